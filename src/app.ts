@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Config } from './config.js';
+import type { Pool } from './db/pool.js';
+import { errorMiddleware } from './errors.js';
+import type { Catalog } from './gateway/catalog.js';
+import { authenticate } from './http/middleware/auth.js';
+import { requestContext } from './http/middleware/requestContext.js';
+import { auditLogRoutes } from './http/routes/auditLog.js';
+import { modelRoutes } from './http/routes/models.js';
+import { openapiRoutes } from './http/routes/openapi.js';
+import { opsRoutes } from './http/routes/ops.js';
+import type { AppState } from './http/state.js';
+import { Validator } from './http/validation.js';
+import type { Logger } from './logger.js';
+import { KeyResolver } from './tenancy/keys.js';
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  log: Logger;
+  catalog: Catalog;
+  keys?: KeyResolver;
+  validator?: Validator;
+}
+
+/** Builds the Koa app: the middleware chain and every router. It does not listen; tests mount it. */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const keys = deps.keys ?? new KeyResolver(deps.pool);
+  const validator = deps.validator ?? new Validator();
+
+  const app = new Koa<AppState>();
+  // Errors are answered and logged by errorMiddleware; Koa's own stderr printing would duplicate them.
+  app.silent = true;
+  app.use(requestContext(deps.log));
+  app.use(errorMiddleware);
+
+  const open = new Router<AppState>();
+  opsRoutes(open, deps.pool);
+  openapiRoutes(open);
+  app.use(open.routes());
+
+  const api = new Router<AppState>({ prefix: '/v1' });
+  api.use(authenticate(keys));
+  modelRoutes(api, { catalog: deps.catalog });
+  auditLogRoutes(api, { pool: deps.pool, validator });
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true }));
+
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { Queryable } from '../db/pool.js';
+
+export type ActorKind = 'organization' | 'restricted' | 'operator';
+
+export interface AuditEntry {
+  event_id: string;
+  organization_id: string;
+  workspace_id: string | null;
+  at: string;
+  actor: { key_id: string | null; kind: ActorKind };
+  action: string;
+  target: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Idempotent on event_id, so a retried job never writes an entry twice. */
+export async function insertAuditEntry(db: Queryable, entry: AuditEntry): Promise<void> {
+  await db.query(
+    `insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     on conflict (event_id) do nothing`,
+    [
+      entry.event_id,
+      entry.organization_id,
+      entry.workspace_id,
+      entry.at,
+      entry.actor.key_id,
+      entry.actor.kind,
+      entry.action,
+      entry.target,
+      entry.details,
+    ],
+  );
+}
+
+export interface AuditRow {
+  id: string;
+  at: Date;
+  actor_key_id: string | null;
+  actor_kind: ActorKind;
+  action: string;
+  target: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Where the previous page ended: entries are ordered by the time of the event, then by id. */
+export interface AuditPosition {
+  at: string;
+  id: string;
+}
+
+/**
+ * A page of the workspace's audit trail, newest first, including the organization-wide entries
+ * (workspace_id null) of the workspace's organization. Jobs write entries in any order, so the
+ * order is the event's time, not the row id.
+ */
+export async function listAuditEntries(
+  db: Queryable,
+  scope: { organizationId: string; workspaceId: string },
+  page: { action?: string; after?: AuditPosition; limit: number },
+): Promise<AuditRow[]> {
+  const { rows } = await db.query<AuditRow>(
+    `select id::text, at, actor_key_id, actor_kind, action, target, details
+       from audit_log
+      where organization_id = $1
+        and (workspace_id = $2 or workspace_id is null)
+        and ($3::text is null or action = $3)
+        and ($4::timestamptz is null or (at, id) < ($4::timestamptz, $5::bigint))
+      order by at desc, id desc
+      limit $6`,
+    [scope.organizationId, scope.workspaceId, page.action ?? null, page.after?.at ?? null, page.after?.id ?? null, page.limit],
+  );
+  return rows;
+}

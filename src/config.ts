@@ -1,0 +1,45 @@
+import { fromRoot } from './paths.js';
+
+// Every environment variable the service reads, parsed and checked once at start.
+export interface Config {
+  databaseUrl: string;
+  port: number;
+  catalogFile: string;
+  logLevel: string;
+  workerConcurrency: number;
+  bodyLimitBytes: number;
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  }
+  const port = positiveInteger(env, 'PORT', 8080);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  return {
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    port,
+    catalogFile: env.CATALOG_FILE || fromRoot('catalog/catalog.yaml'),
+    logLevel,
+    workerConcurrency: positiveInteger(env, 'WORKER_CONCURRENCY', 8),
+    bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
+  };
+}

@@ -1,0 +1,131 @@
+import type { Context, Next } from 'koa';
+
+// The single list of errors the API answers with. Each carries the contract's top-level body and
+// the OpenAI-style `error` object that the official SDKs read.
+export type OpenAiErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+export type FieldErrors = Record<string, string[]>;
+
+interface ApiErrorInit {
+  status: number;
+  message: string;
+  type: OpenAiErrorType;
+  code?: string;
+  errors?: FieldErrors;
+  /** Extra top-level body fields the contract names for this case (attempts, provider …). */
+  fields?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly type: OpenAiErrorType;
+  readonly code: string | undefined;
+  readonly errors: FieldErrors | undefined;
+  readonly fields: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(init: ApiErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.type = init.type;
+    this.code = init.code;
+    this.errors = init.errors;
+    this.fields = init.fields ?? {};
+    this.headers = init.headers ?? {};
+  }
+
+  body(): Record<string, unknown> {
+    const param = this.errors ? (Object.keys(this.errors)[0] ?? null) : null;
+    return {
+      message: this.message,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.code ? { code: this.code } : {}),
+      ...this.fields,
+      error: { message: this.message, type: this.type, code: this.code ?? null, param },
+    };
+  }
+}
+
+export const unauthorized = (message: string) =>
+  new ApiError({ status: 401, message, type: 'authentication_error', code: 'invalid_api_key' });
+
+export const insufficientScope = (scope: string) =>
+  new ApiError({
+    status: 403,
+    message: `this key lacks the scope ${scope}`,
+    type: 'permission_error',
+    code: 'insufficient_scope',
+  });
+
+export const egressRefused = (message: string) =>
+  new ApiError({ status: 403, message, type: 'permission_error', code: 'egress_refused' });
+
+export const notFound = (message: string) => new ApiError({ status: 404, message, type: 'not_found_error' });
+
+export const conflict = (message: string) => new ApiError({ status: 409, message, type: 'conflict_error' });
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new ApiError({
+    status: 413,
+    message: `request body exceeds the limit of ${limitBytes} bytes`,
+    type: 'invalid_request_error',
+    code: 'payload_too_large',
+  });
+
+export const badRequest = (message: string, code?: string) =>
+  new ApiError({ status: 400, message, type: 'invalid_request_error', ...(code ? { code } : {}) });
+
+export const validationFailed = (errors: FieldErrors, message = 'the request is invalid') =>
+  new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
+
+export const internalErrorBody = (requestId: string) => ({
+  message: 'internal error',
+  request_id: requestId,
+  error: { message: 'internal error', type: 'api_error', code: null, param: null },
+});
+
+// The one error middleware: it turns any thrown error into the contract's body. Unknown faults are
+// logged with their stack and answered with a bare 500, never the stack or SQL text.
+export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw notFound(`no route for ${ctx.method} ${ctx.path}`);
+    }
+  } catch (err) {
+    const apiError = asApiError(err);
+    if (apiError) {
+      ctx.status = apiError.status;
+      ctx.set(apiError.headers);
+      ctx.body = apiError.body();
+      return;
+    }
+    ctx.state.log?.error({ err }, 'unhandled error');
+    ctx.status = 500;
+    ctx.body = internalErrorBody(String(ctx.state.requestId ?? ''));
+  }
+}
+
+// Errors raised by Koa or its dependencies (http-errors) carry a client status; keep those as
+// client errors rather than turning them into 500s.
+function asApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown } | null)?.status;
+  const expose = (err as { expose?: unknown } | null)?.expose;
+  if (typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
+    const message = err instanceof Error ? err.message : 'bad request';
+    if (status === 404) return notFound(message);
+    if (status === 405) return new ApiError({ status, message, type: 'invalid_request_error' });
+    return badRequest(message);
+  }
+  return undefined;
+}

@@ -1,0 +1,406 @@
+// The model catalogue: providers, models, aliases and service prices, loaded from a file an
+// operator can replace (CATALOG_FILE). Everything is checked at start, and every problem is
+// reported at once, so a broken catalogue is fixed in one edit rather than one error per restart.
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { parseDocument } from 'yaml';
+import { fromRoot } from '../paths.js';
+
+export type Region = 'eu' | 'external';
+export type ProviderKind = 'openai' | 'local';
+export type ModelType = 'chat' | 'embedding';
+export type Capability = 'tools' | 'json_schema' | 'vision' | 'audio' | 'files';
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+export interface CatalogProvider {
+  id: string;
+  region: Region;
+  kind: ProviderKind;
+  baseUrl?: string;
+  /** Non-enumerable, so JSON.stringify, object spread and loggers never carry the secret. */
+  apiKey?: string;
+  timeoutMs: number;
+  /** False when the api_key names an unset variable; such a provider is skipped, not fatal. */
+  available: boolean;
+  unavailableReason?: string;
+}
+
+export interface CatalogEndpoint {
+  provider: string;
+  upstreamModel: string;
+  /** The provider's region: the egress guard judges each endpoint on its own. */
+  region: Region;
+}
+
+/** Credits per 1,000 tokens; `completion` is 0 for embedding models. */
+export interface ModelPricing {
+  prompt: number;
+  completion: number;
+}
+
+interface ModelBase {
+  id: string;
+  vendor: string;
+  /** 'eu' only when every endpoint is served from the EU; what GET /models shows. */
+  region: Region;
+  pricing: ModelPricing;
+  capabilities: Capability[];
+  reasoningEffort: ReasoningEffort[];
+  /** In catalogue order, which is the default provider order. */
+  endpoints: CatalogEndpoint[];
+}
+
+export interface ChatModel extends ModelBase {
+  type: 'chat';
+  contextLength: number;
+}
+
+export interface EmbeddingModel extends ModelBase {
+  type: 'embedding';
+  dimensions: number;
+  /** Whether a smaller `dimensions` may be asked for (native reduction). */
+  reducible: boolean;
+  maxInputTokens: number;
+  /** Inputs per upstream request; larger batches are split. */
+  maxBatch: number;
+}
+
+export type CatalogModel = ChatModel | EmbeddingModel;
+
+export interface ServicePrices {
+  firewallPer1kTokens: number;
+  retrievalPerCall: number;
+  ingestPerChunk: number;
+}
+
+export interface Catalog {
+  providers: Map<string, CatalogProvider>;
+  models: Map<string, CatalogModel>;
+  /** Alias name → model ids, nested aliases already expanded, duplicates removed. */
+  aliases: Map<string, string[]>;
+  services: ServicePrices;
+  /** Absolute path of the file it was loaded from. */
+  file: string;
+}
+
+export class CatalogError extends Error {
+  override name = 'CatalogError';
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`catalog ${file} is invalid: ${problems.join('; ')}`);
+  }
+}
+
+// The file's shape once the schema has accepted it (and filled its defaults).
+interface RawProvider {
+  id: string;
+  region: Region;
+  kind: ProviderKind;
+  base_url?: string;
+  api_key?: string;
+  timeout_ms: number;
+}
+interface RawModel {
+  id: string;
+  type: ModelType;
+  context_length?: number;
+  dimensions?: number;
+  reducible?: boolean;
+  max_input_tokens?: number;
+  max_batch?: number;
+  pricing: { prompt: number; completion?: number };
+  capabilities: Capability[];
+  reasoning_effort: ReasoningEffort[];
+  endpoints: { provider: string; upstream_model: string }[];
+}
+interface RawCatalog {
+  providers: RawProvider[];
+  models: RawModel[];
+  aliases: Record<string, string[]>;
+  services: { firewall_per_1k_tokens: number; retrieval_per_call: number; ingest_per_chunk: number };
+}
+
+const MODEL_ID = /^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+const ALIAS_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+// Read at run time rather than imported: JSON imports still warn on Node 20, and tsc would have
+// to copy the file into dist/ for an import to resolve there.
+let validateShape: ValidateFunction | undefined;
+function shapeValidator(): ValidateFunction {
+  if (!validateShape) {
+    const schema = JSON.parse(readFileSync(fromRoot('src/gateway/catalog.schema.json'), 'utf8'));
+    validateShape = new Ajv2020({ allErrors: true, useDefaults: true }).compile(schema);
+  }
+  return validateShape;
+}
+
+export function loadCatalog(options: { file?: string; env?: Record<string, string | undefined> } = {}): Catalog {
+  const file = resolve(options.file ?? fromRoot('catalog/catalog.yaml'));
+  const env = options.env ?? process.env;
+
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CatalogError(file, [`the file cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  const data = parse(file, text);
+
+  const problems: string[] = [];
+  const unsetKeys = new Map<number, string[]>(); // provider index → unset variables in its api_key
+  const reported = new Set<string>(); // paths already reported as unset, so the schema does not repeat them
+  const expanded = expandEnv(data, [], env, (path, names) => {
+    if (path.length === 3 && path[0] === 'providers' && path[2] === 'api_key') {
+      unsetKeys.set(Number(path[1]), names);
+    } else {
+      const field = path.join('.');
+      reported.add(field);
+      problems.push(`${field} uses ${names.map((n) => '${' + n + '}').join(', ')}, which ${names.length > 1 ? 'are' : 'is'} not set`);
+    }
+  });
+
+  const validate = shapeValidator();
+  if (!validate(expanded)) {
+    for (const e of validate.errors ?? []) {
+      const at = pointerToPath(e.instancePath);
+      if (!reported.has(at)) problems.push(describe(e, at));
+    }
+    throw new CatalogError(file, problems);
+  }
+  const raw = expanded as RawCatalog;
+  const catalog = build(raw, file, unsetKeys, problems);
+  if (problems.length > 0) throw new CatalogError(file, problems);
+  return catalog;
+}
+
+/** Replaces aliases by their models in place; keeps order; keeps the first of any duplicate.
+ *  Unknown slugs pass through unchanged so the caller can report them in its own terms. */
+export function expandChain(catalog: Catalog, slugs: string[]): string[] {
+  const chain: string[] = [];
+  for (const slug of slugs) {
+    for (const id of catalog.aliases.get(slug) ?? [slug]) {
+      if (!chain.includes(id)) chain.push(id);
+    }
+  }
+  return chain;
+}
+
+export function getModel(catalog: Catalog, id: string): CatalogModel | undefined {
+  return catalog.models.get(id);
+}
+
+function parse(file: string, text: string): unknown {
+  if (extname(file).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new CatalogError(file, [jsonSyntaxProblem(text, err as Error)]);
+    }
+  }
+  const doc = parseDocument(text);
+  const first = doc.errors[0];
+  if (first) {
+    // Only the first line of yaml's message: the rest quotes the source, which may hold a key.
+    const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const pos = first.linePos?.[0];
+    throw new CatalogError(file, [`YAML syntax error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${reason}`]);
+  }
+  try {
+    return doc.toJS();
+  } catch (err) {
+    throw new CatalogError(file, [`YAML error: ${(err as Error).message.split('\n')[0]}`]);
+  }
+}
+
+// V8 quotes part of the source in some JSON errors; that part is dropped for the same reason.
+function jsonSyntaxProblem(text: string, err: Error): string {
+  const reason = err.message.replace(/, ".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '');
+  const position = /at position (\d+)/.exec(err.message);
+  if (!position) return `JSON syntax error: ${reason}`;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const col = before.length - before.lastIndexOf('\n');
+  return `JSON syntax error at line ${line}, column ${col}: ${reason}`;
+}
+
+function expandEnv(
+  value: unknown,
+  path: string[],
+  env: Record<string, string | undefined>,
+  onUnset: (path: string[], names: string[]) => void,
+): unknown {
+  if (typeof value === 'string') {
+    const unset: string[] = [];
+    // An empty variable counts as unset: `KEY=` in an .env file means "no key", not "empty key".
+    const out = value.replace(ENV_REF, (ref, name: string) => {
+      const v = env[name];
+      if (v === undefined || v === '') {
+        unset.push(name);
+        return ref;
+      }
+      return v;
+    });
+    if (unset.length > 0) onUnset(path, unset);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, [...path, String(i)], env, onUnset));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, expandEnv(v, [...path, k], env, onUnset)]),
+    );
+  }
+  return value;
+}
+
+function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function describe(e: ErrorObject, at: string): string {
+  const field = (name: string) => (at ? `${at}.${name}` : name);
+  switch (e.keyword) {
+    case 'required':
+      return `${field(e.params.missingProperty as string)} is required`;
+    case 'additionalProperties':
+      return `${field(e.params.additionalProperty as string)} is not a known field`;
+    case 'enum':
+      return `${at || 'the document'} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return `${at || 'the document'} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, problems: string[]): Catalog {
+  const providers = new Map<string, CatalogProvider>();
+  raw.providers.forEach((p, i) => {
+    const at = `providers.${i}`;
+    if (providers.has(p.id)) problems.push(`${at}.id "${p.id}" is used by an earlier provider`);
+    if (p.kind === 'openai' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind openai`);
+    if (p.kind === 'local') {
+      if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
+      if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
+    }
+    const unset = p.kind === 'local' ? undefined : unsetKeys.get(i);
+    const provider: CatalogProvider = {
+      id: p.id,
+      region: p.region,
+      kind: p.kind,
+      timeoutMs: p.timeout_ms,
+      available: unset === undefined,
+    };
+    if (p.base_url !== undefined) provider.baseUrl = p.base_url.replace(/\/+$/, '');
+    if (unset) provider.unavailableReason = `${unset.join(', ')} ${unset.length > 1 ? 'are' : 'is'} not set`;
+    else if (p.api_key !== undefined && p.kind !== 'local') {
+      Object.defineProperty(provider, 'apiKey', { value: p.api_key, enumerable: false });
+    }
+    if (!providers.has(p.id)) providers.set(p.id, provider);
+  });
+
+  const models = new Map<string, CatalogModel>();
+  raw.models.forEach((m, i) => {
+    const at = `models.${i}`;
+    if (!MODEL_ID.test(m.id)) problems.push(`${at}.id must have the form <vendor>/<model>`);
+    else if (models.has(m.id)) problems.push(`${at}.id "${m.id}" is used by an earlier model`);
+    const vendor = m.id.split('/')[0]!;
+
+    const endpoints: CatalogEndpoint[] = [];
+    m.endpoints.forEach((e, j) => {
+      const field = `${at}.endpoints.${j}.provider`;
+      const provider = providers.get(e.provider);
+      if (!provider) problems.push(`${field} names unknown provider "${e.provider}"`);
+      else if (endpoints.some((x) => x.provider === e.provider)) problems.push(`${field} "${e.provider}" is listed twice`);
+      else if (provider.kind === 'local' && vendor !== 'local') {
+        problems.push(`${field} "${e.provider}" is a local provider, which serves only local/... models`);
+      } else endpoints.push({ provider: e.provider, upstreamModel: e.upstream_model, region: provider.region });
+    });
+
+    const base = {
+      id: m.id,
+      vendor,
+      region: endpoints.every((e) => e.region === 'eu') ? ('eu' as const) : ('external' as const),
+      pricing: { prompt: m.pricing.prompt, completion: m.pricing.completion ?? 0 },
+      capabilities: m.capabilities,
+      reasoningEffort: m.reasoning_effort,
+      endpoints,
+    };
+    const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'];
+    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length'];
+    const fields = m as unknown as Record<string, unknown>;
+    for (const f of own) if (fields[f] === undefined) problems.push(`${at}.${f} is required for ${m.type} models`);
+    for (const f of others) if (fields[f] !== undefined) problems.push(`${at}.${f} is not used by ${m.type} models`);
+
+    let model: CatalogModel;
+    if (m.type === 'chat') {
+      if (m.pricing.completion === undefined) problems.push(`${at}.pricing.completion is required for chat models`);
+      model = { ...base, type: 'chat', contextLength: m.context_length ?? 0 };
+    } else {
+      if (m.reasoning_effort.length > 0) problems.push(`${at}.reasoning_effort is not used by embedding models`);
+      model = {
+        ...base,
+        type: 'embedding',
+        dimensions: m.dimensions ?? 0,
+        reducible: m.reducible ?? false,
+        maxInputTokens: m.max_input_tokens ?? 0,
+        maxBatch: m.max_batch ?? 0,
+      };
+    }
+    if (!models.has(m.id)) models.set(m.id, model);
+  });
+
+  return {
+    providers,
+    models,
+    aliases: expandAliases(raw.aliases, models, problems),
+    services: {
+      firewallPer1kTokens: raw.services.firewall_per_1k_tokens,
+      retrievalPerCall: raw.services.retrieval_per_call,
+      ingestPerChunk: raw.services.ingest_per_chunk,
+    },
+    file,
+  };
+}
+
+function expandAliases(raw: Record<string, string[]>, models: Map<string, CatalogModel>, problems: string[]): Map<string, string[]> {
+  const done = new Map<string, string[]>();
+  const visiting: string[] = [];
+
+  const expand = (name: string): string[] => {
+    const known = done.get(name);
+    if (known) return known;
+    if (visiting.includes(name)) {
+      const cycle = [...visiting.slice(visiting.indexOf(name)), name];
+      problems.push(`aliases.${cycle[0]} is part of a cycle (${cycle.join(' → ')})`);
+      return [];
+    }
+    visiting.push(name);
+    const out: string[] = [];
+    raw[name]!.forEach((member, i) => {
+      const ids = models.has(member) ? [member] : Object.hasOwn(raw, member) ? expand(member) : undefined;
+      if (!ids) problems.push(`aliases.${name}.${i} names unknown model or alias "${member}"`);
+      else for (const id of ids) if (!out.includes(id)) out.push(id);
+    });
+    visiting.pop();
+    done.set(name, out);
+    return out;
+  };
+
+  for (const name of Object.keys(raw)) {
+    if (!ALIAS_NAME.test(name)) {
+      problems.push(`aliases.${name} must be lowercase letters, digits, '.', '_' or '-' (no '/', which marks a model id)`);
+      continue;
+    }
+    const ids = expand(name);
+    const types = new Set(ids.map((id) => models.get(id)!.type));
+    if (types.size > 1) problems.push(`aliases.${name} mixes chat and embedding models`);
+  }
+  // Rebuilt so the map follows the file's order, not the order the recursion finished in.
+  return new Map(Object.keys(raw).flatMap((name) => (done.has(name) ? [[name, done.get(name)!] as const] : [])));
+}

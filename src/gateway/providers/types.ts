@@ -1,0 +1,156 @@
+import type { CatalogProvider } from '../catalog.js';
+import type { components } from '../../generated/openapi.js';
+
+// The boundary between the gateway and a provider adapter (providers/<name>/). The gateway hands
+// an adapter the upstream-ready request (our own fields removed, personal data already masked)
+// and gets back OpenAI-shaped results; an adapter never sees tenants, billing or the firewall.
+
+type Schemas = components['schemas'];
+
+export type ChatMessage = Schemas['ChatMessage'];
+export type ChatToolCall = Schemas['ChatToolCall'];
+
+/** The OpenAI wire fields a provider may receive. `model` and `stream` are set by the adapter. */
+export interface UpstreamChatRequest {
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  top_p?: number;
+  stop?: string | string[];
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  n?: number;
+  seed?: number;
+  logit_bias?: Record<string, number>;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  tools?: Schemas['ChatTool'][];
+  tool_choice?: Schemas['ChatToolChoice'];
+  parallel_tool_calls?: boolean;
+  reasoning_effort?: Exclude<Schemas['ReasoningEffort'], null>;
+  response_format?: Schemas['ResponseFormat'];
+  user?: string;
+  /** Only set for streams: ask the provider to report usage on its last chunk. */
+  stream_options?: { include_usage: boolean };
+}
+
+export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options'>;
+
+export interface UpstreamUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+export interface UpstreamChoice {
+  index: number;
+  message: {
+    role: 'assistant';
+    content: string | null;
+    tool_calls?: (ChatToolCall & { type: 'function' })[];
+    refusal?: string | null;
+  };
+  finish_reason: string | null;
+  logprobs?: unknown;
+}
+
+export interface UpstreamCompletion {
+  id: string;
+  created: number;
+  choices: UpstreamChoice[];
+  /** Absent when the provider reported none; the gateway then counts with the tokenizer. */
+  usage?: UpstreamUsage;
+}
+
+export interface UpstreamToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface UpstreamChunk {
+  choices: {
+    index: number;
+    delta: { role?: 'assistant'; content?: string | null; tool_calls?: UpstreamToolCallDelta[]; refusal?: string | null };
+    finish_reason: string | null;
+    logprobs?: unknown;
+  }[];
+  usage?: UpstreamUsage | null;
+}
+
+export interface EmbeddingInput {
+  input: string[];
+  /** Only passed for models that reduce natively. */
+  dimensions?: number;
+  user?: string;
+}
+
+export interface EmbeddingOutput {
+  /** One vector per input, in input order. */
+  embeddings: number[][];
+  usage?: { prompt_tokens: number; total_tokens: number };
+}
+
+/** Where one attempt goes: a provider from the catalogue and the model name it knows. */
+export interface UpstreamTarget {
+  provider: CatalogProvider;
+  upstreamModel: string;
+  /** Our catalogue id, e.g. mistral/mistral-small-latest. */
+  modelId: string;
+}
+
+export type UpstreamFailureKind = 'connect' | 'timeout' | 'status' | 'protocol' | 'aborted';
+
+/**
+ * A failed upstream call. `retryable` decides fallback: connection errors, timeouts, 408, 429
+ * and 5xx move on to the next candidate; any other 4xx stops the chain (400 upstream_rejected).
+ */
+export class UpstreamError extends Error {
+  override name = 'UpstreamError';
+  readonly kind: UpstreamFailureKind;
+  readonly status: number | undefined;
+  readonly retryAfter: string | undefined;
+  /** The provider's own error message, when it sent one (never includes our key). */
+  readonly upstreamMessage: string | undefined;
+
+  constructor(
+    kind: UpstreamFailureKind,
+    message: string,
+    details: { status?: number; retryAfter?: string; upstreamMessage?: string } = {},
+  ) {
+    super(message);
+    this.kind = kind;
+    this.status = details.status;
+    this.retryAfter = details.retryAfter;
+    this.upstreamMessage = details.upstreamMessage;
+  }
+
+  get retryable(): boolean {
+    if (this.kind !== 'status') return this.kind !== 'aborted';
+    const status = this.status ?? 0;
+    return status === 408 || status === 429 || status >= 500;
+  }
+}
+
+export interface ChatStream {
+  /** The chunks, starting with the first one, which the adapter has already received. */
+  chunks: AsyncIterable<UpstreamChunk>;
+}
+
+export interface ProviderAdapter {
+  /** The request parameters this provider takes (for strict mode and for dropping the rest). */
+  supportedParameters(target: UpstreamTarget): ReadonlySet<UpstreamParameter>;
+  complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion>;
+  /**
+   * Resolves once the provider answered 200 AND its first chunk arrived, so a stream that fails
+   * before its first byte rejects here (with an UpstreamError) and the gateway can fall back.
+   * Failures after that are thrown by the iterator as UpstreamError.
+   */
+  stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream>;
+  embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput>;
+  /** Closes pools and sockets (graceful shutdown, tests). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,180 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import type { Next } from 'koa';
+import { validationFailed, type FieldErrors } from '../errors.js';
+import { fromRoot } from '../paths.js';
+import type { AppContext } from './state.js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose .default is the plugin.
+const addFormats = ajvFormats.default;
+
+export const SCHEMA_DOCUMENT_ID = 'polder';
+
+export interface OperationInfo {
+  method: string;
+  path: string;
+  scope: string | null;
+  body: string | null;
+  query: string | null;
+}
+
+interface SchemaDocument {
+  $defs: Record<string, unknown>;
+  'x-operations': Record<string, OperationInfo>;
+}
+
+function collectVendorKeywords(node: unknown, found: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collectVendorKeywords(item, found);
+  } else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key.startsWith('x-')) found.add(key);
+      collectVendorKeywords(value, found);
+    }
+  }
+}
+
+/**
+ * Compiles the generated schemas once at start. Bodies are validated as they are; query strings
+ * are validated with type coercion, because every query value arrives as a string.
+ */
+export class Validator {
+  private readonly bodies: Ajv2020;
+  private readonly queries: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+  readonly operations: Record<string, OperationInfo>;
+
+  constructor(file = fromRoot('src/generated/schemas.json')) {
+    const document = JSON.parse(readFileSync(file, 'utf8')) as SchemaDocument;
+    this.operations = document['x-operations'];
+    const vendorKeywords = new Set<string>();
+    collectVendorKeywords(document.$defs, vendorKeywords);
+    const { 'x-operations': _operations, ...schemas } = document;
+    const make = (coerceTypes: boolean) => {
+      const ajv = new Ajv2020({ allErrors: true, strict: true, coerceTypes, useDefaults: true });
+      addFormats(ajv);
+      ajv.addVocabulary([...vendorKeywords]);
+      ajv.addSchema(schemas, SCHEMA_DOCUMENT_ID);
+      return ajv;
+    };
+    this.bodies = make(false);
+    this.queries = make(true);
+    for (const operation of Object.values(this.operations)) {
+      if (operation.body) this.compile(operation.body, false);
+      if (operation.query) this.compile(operation.query, true);
+    }
+  }
+
+  private compile(name: string, coerce: boolean): ValidateFunction {
+    const key = `${coerce ? 'query' : 'body'}:${name}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      const ajv = coerce ? this.queries : this.bodies;
+      validate = ajv.compile({ $ref: `${SCHEMA_DOCUMENT_ID}#/$defs/${name}` });
+      this.compiled.set(key, validate);
+    }
+    return validate;
+  }
+
+  /** Returns the field errors of `value` against schema `name`, or undefined when it is valid. */
+  check(name: string, value: unknown, { query = false } = {}): FieldErrors | undefined {
+    const validate = this.compile(name, query);
+    return validate(value) ? undefined : toFieldErrors(validate.errors ?? []);
+  }
+
+  body(name: string) {
+    return async (ctx: AppContext, next: Next): Promise<void> => {
+      const errors = this.check(name, ctx.state.body);
+      if (errors) throw validationFailed(errors);
+      await next();
+    };
+  }
+
+  query(name: string) {
+    return async (ctx: AppContext, next: Next): Promise<void> => {
+      const query: Record<string, unknown> = { ...ctx.query };
+      const errors = this.check(name, query, { query: true });
+      if (errors) throw validationFailed(errors);
+      ctx.state.query = query;
+      await next();
+    };
+  }
+}
+
+function dottedPath(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function join(path: string, field: string): string {
+  return path ? `${path}.${field}` : field;
+}
+
+function describe(error: ErrorObject): { field: string; message: string } {
+  const path = dottedPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { field: join(path, String(params.missingProperty)), message: 'is required' };
+    case 'additionalProperties':
+      return { field: join(path, String(params.additionalProperty)), message: 'is not a known field' };
+    case 'enum':
+      return {
+        field: path,
+        message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
+    case 'const':
+      return { field: path, message: `must be ${JSON.stringify(params.allowedValue)}` };
+    default:
+      return { field: path, message: error.message ?? 'is invalid' };
+  }
+}
+
+/**
+ * Turns Ajv's errors into the contract's map of dotted field paths. For a union (anyOf/oneOf),
+ * Ajv reports every branch; when one branch got deeper than the union's own level, the value had
+ * that branch's shape, so only its errors are kept; otherwise the branches' type errors are
+ * merged into one "must be a or b".
+ */
+export function toFieldErrors(allErrors: ErrorObject[]): FieldErrors {
+  // A failed if/then also reports "must match then schema" beside the useful error from inside it.
+  const errors = allErrors.filter((e) => e.keyword !== 'if');
+  const unionPaths = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  );
+  const result: FieldErrors = {};
+  const add = (field: string, message: string) => {
+    const key = field || 'body';
+    const list = (result[key] ??= []);
+    if (!list.includes(message)) list.push(message);
+  };
+  for (const unionPath of unionPaths) {
+    const inside = errors.filter((e) => e.instancePath === unionPath && e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+    const deeper = errors.some((e) => e.instancePath.startsWith(`${unionPath}/`));
+    const types = [
+      ...new Set(inside.filter((e) => e.keyword === 'type').flatMap((e) => String((e.params as { type: unknown }).type).split(','))),
+    ];
+    if (!deeper) {
+      const others = inside.filter((e) => e.keyword !== 'type');
+      if (types.length > 0 && others.length === 0) add(dottedPath(unionPath), `must be ${types.join(' or ')}`);
+      for (const other of others) {
+        const { field, message } = describe(other);
+        add(field, message);
+      }
+    }
+  }
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    if (unionPaths.has(error.instancePath)) {
+      const deeper = errors.some((e) => e.instancePath.startsWith(`${error.instancePath}/`));
+      if (!deeper || error.keyword === 'type') continue;
+    }
+    const { field, message } = describe(error);
+    add(field, message);
+  }
+  return result;
+}

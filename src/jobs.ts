@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { Logger as WorkerLogger, type Task, type TaskList } from 'graphile-worker';
+import auditRecord from '../tasks/audit__record.js';
+import type { AuditEntry } from './audit/store.js';
+import type { Pool, Queryable } from './db/pool.js';
+import type { Logger } from './logger.js';
+import type { TaskDefinition } from './task.js';
+
+// The registry of tasks/: one entry per file. Payload types come from each task's parser, so
+// addJob cannot enqueue a payload its task would refuse.
+const definitions = {
+  audit__record: auditRecord,
+};
+
+type Definitions = typeof definitions;
+export type TaskName = keyof Definitions;
+export type PayloadOf<K extends TaskName> = Definitions[K] extends TaskDefinition<infer P> ? P : never;
+
+export interface JobOptions {
+  /** Deduplicates: a second job with the same key replaces a pending one instead of adding another. */
+  jobKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+  queueName?: string;
+}
+
+/** Enqueues a job through the given connection, so it commits (or not) with the caller's transaction. */
+export async function addJob<K extends TaskName>(
+  db: Queryable,
+  name: K,
+  payload: PayloadOf<K>,
+  options: JobOptions = {},
+): Promise<void> {
+  await db.query(
+    `select graphile_worker.add_job(
+       identifier => $1, payload => $2::json, queue_name => $3, run_at => $4,
+       max_attempts => $5, job_key => $6)`,
+    [
+      name,
+      JSON.stringify(payload),
+      options.queueName ?? null,
+      options.runAt ?? null,
+      options.maxAttempts ?? null,
+      options.jobKey ?? null,
+    ],
+  );
+}
+
+/** Queues an audit entry in the caller's transaction. */
+export async function recordAudit(
+  db: Queryable,
+  entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string },
+): Promise<void> {
+  await addJob(db, 'audit__record', { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() });
+}
+
+export function buildTaskList(pool: Pool, log: Logger): TaskList {
+  const list: TaskList = {};
+  for (const definition of Object.values(definitions) as TaskDefinition<unknown>[]) {
+    const task: Task = async (raw, helpers) => {
+      const jobLog = log.child({ job_id: helpers.job.id, task: definition.name, attempt: helpers.job.attempts });
+      const payload = definition.parse(raw);
+      await definition.run(payload, { db: pool, log: jobLog, helpers });
+    };
+    list[definition.name] = task;
+  }
+  return list;
+}
+
+// graphile-worker logs through its own interface; route it into pino so every line is JSON.
+export function workerLogger(log: Logger): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const method = level === 'warning' ? 'warn' : level;
+    log[method]({ ...scope, ...meta }, message);
+  });
+}

@@ -1,0 +1,38 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { createPool } from './db/pool.js';
+import { loadCatalog } from './gateway/catalog.js';
+import { createLogger } from './logger.js';
+import { configOrExit, onShutdown, startupFailure } from './process.js';
+
+const config = configOrExit();
+const log = createLogger(config.logLevel);
+
+const catalog = (() => {
+  try {
+    return loadCatalog({ file: config.catalogFile });
+  } catch (err) {
+    return startupFailure(log, err);
+  }
+})();
+
+const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
+const app = createApp({ config, pool, log, catalog });
+const server = createServer(app.callback());
+// Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
+server.listen(config.port, () => {
+  log.info({ port: config.port, catalog: catalog.file }, 'web listening');
+});
+
+onShutdown(log, 'web', async () => {
+  // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets, then the pool.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+  await closed;
+  clearTimeout(forced);
+  await pool.end();
+});

@@ -1,0 +1,33 @@
+import { Ajv, type SchemaObject } from 'ajv';
+import type { JobHelpers } from 'graphile-worker';
+import type { Pool } from './db/pool.js';
+import type { Logger } from './logger.js';
+
+// What every task receives besides its payload: the shared pool and a logger bound to the job.
+export interface TaskContext {
+  db: Pool;
+  log: Logger;
+  helpers: JobHelpers;
+}
+
+export interface TaskDefinition<P> {
+  name: string;
+  /** Throws when the payload is not what the task expects, so a bad job fails loudly, not half-way. */
+  parse(raw: unknown): P;
+  run(payload: P, ctx: TaskContext): Promise<void>;
+}
+
+const ajv = new Ajv({ allErrors: true });
+
+export function payloadParser<P>(taskName: string, schema: SchemaObject): (raw: unknown) => P {
+  const validate = ajv.compile<P>(schema);
+  return (raw: unknown): P => {
+    if (validate(raw)) return raw;
+    const reasons = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+    throw new Error(`${taskName}: invalid payload: ${reasons.join('; ')}`);
+  };
+}
+
+export function defineTask<P>(definition: TaskDefinition<P>): TaskDefinition<P> {
+  return definition;
+}

@@ -1,0 +1,26 @@
+import { run } from 'graphile-worker';
+import { createPool } from './db/pool.js';
+import { buildTaskList, workerLogger } from './jobs.js';
+import { createLogger } from './logger.js';
+import { configOrExit, onShutdown } from './process.js';
+
+const config = configOrExit();
+const log = createLogger(config.logLevel).child({ process: 'worker' });
+const pool = createPool(config.databaseUrl, config.workerConcurrency + 2, (err) =>
+  log.warn({ err }, 'database connection error'),
+);
+
+const runner = await run({
+  pgPool: pool,
+  concurrency: config.workerConcurrency,
+  taskList: buildTaskList(pool, log),
+  logger: workerLogger(log),
+  noHandleSignals: true,
+});
+log.info({ concurrency: config.workerConcurrency }, 'worker running');
+
+onShutdown(log, 'worker', async () => {
+  // stop() lets running jobs finish before it resolves.
+  await runner.stop();
+  await pool.end();
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { runScript } from '../helpers/processes.js';
+
+describe('cli/admin', () => {
+  let app: TestApp;
+  const admin = (...args: string[]) => runScript('src/cli/admin.js', args, { DATABASE_URL: app.db.url });
+
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('create-key prints one JSON line with a working secret', async () => {
+    const result = await admin('create-key', '--org', 'acme', '--workspace', 'prod');
+    expect(result.code, result.stderr).to.equal(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).to.have.length(1);
+    const created = JSON.parse(lines[0]!);
+    expect(created).to.have.all.keys('key', 'key_id', 'organization_id', 'workspace_id', 'kind', 'scopes');
+    expect(created.kind).to.equal('organization');
+    expect(created.scopes).to.include('embeddings.create');
+    expect((await api(app.baseUrl, '/v1/models', { key: created.key })).status).to.equal(200);
+  });
+
+  it('creates restricted keys with exactly the given scopes, in the same workspace', async () => {
+    const first = JSON.parse((await admin('create-key', '--org', 'acme', '--workspace', 'prod')).stdout);
+    const result = await admin(
+      'create-key', '--org', 'acme', '--workspace', 'prod', '--kind', 'restricted', '--scopes', 'chat.create,memory.read',
+    );
+    const created = JSON.parse(result.stdout);
+    expect(created.kind).to.equal('restricted');
+    expect(created.scopes).to.deep.equal(['chat.create', 'memory.read']);
+    expect(created.workspace_id).to.equal(first.workspace_id);
+  });
+
+  it('list-keys shows keys without their secrets, and revoke-key stops one', async () => {
+    const created = JSON.parse((await admin('create-key', '--org', 'listed', '--workspace', 'w')).stdout);
+    const listed = await admin('list-keys', '--org', 'listed');
+    expect(listed.code).to.equal(0);
+    const body = JSON.parse(listed.stdout);
+    expect(body.keys).to.have.length(1);
+    expect(body.keys[0]).to.include({ key_id: created.key_id, workspace: 'w', revoked_at: null });
+    expect(listed.stdout).not.to.contain(created.key);
+
+    const revoked = await admin('revoke-key', created.key_id);
+    expect(revoked.code).to.equal(0);
+    expect(JSON.parse(revoked.stdout)).to.deep.equal({ key_id: created.key_id, revoked: true });
+    const after = JSON.parse((await admin('list-keys', '--org', 'listed')).stdout);
+    expect(after.keys[0].revoked_at).to.be.a('string');
+    await waitFor(async () => (await api(app.baseUrl, '/v1/models', { key: created.key })).status === 401, {
+      timeoutMs: 5000,
+      what: 'the revoked key to be refused',
+    });
+    expect((await admin('revoke-key', created.key_id)).code).to.equal(1);
+  });
+
+  it('records and withdraws the non-EU acceptance, audited', async () => {
+    await admin('create-key', '--org', 'privacy', '--workspace', 'w');
+    const accepted = await admin('accept-non-eu', '--org', 'privacy', '--by', 'sofie@example.eu');
+    expect(accepted.code, accepted.stderr).to.equal(0);
+    expect(JSON.parse(accepted.stdout)).to.include({ non_eu_accepted: true, accepted_by: 'sofie@example.eu' });
+    const withdrawn = await admin('withdraw-non-eu', '--org', 'privacy');
+    expect(JSON.parse(withdrawn.stdout)).to.include({ non_eu_accepted: false, accepted_by: null });
+    await app.startWorker();
+    const actions = await waitFor(
+      async () => {
+        const { rows } = await app.db.pool.query(
+          "select action from audit_log where action like 'non_eu_acceptance.%' order by id",
+        );
+        return rows.length === 2 ? rows.map((r) => r.action) : undefined;
+      },
+      { what: 'both acceptance changes in the audit log' },
+    );
+    expect(actions).to.deep.equal(['non_eu_acceptance.recorded', 'non_eu_acceptance.withdrawn']);
+  });
+
+  it('exits 2 with the usage for bad arguments', async () => {
+    for (const args of [[], ['frobnicate'], ['create-key', '--org', 'x'], ['create-key', '--org', 'x', '--workspace', 'y', '--kind', 'restricted', '--scopes', 'fly']]) {
+      const result = await admin(...args);
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stderr).to.contain('usage:');
+    }
+  });
+});

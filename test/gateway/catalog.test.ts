@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CatalogError, expandChain, getModel, loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { fromRoot } from '../../src/paths.js';
+
+const fixture = (name: string) => fromRoot('test/fixtures/catalog', name);
+
+// Catalogues that are easier to read inline than as fixture files.
+const scratch = mkdtempSync(join(tmpdir(), 'polder-catalog-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+function writeScratch(name: string, text: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Loads a file that must fail and returns the CatalogError's message. */
+function failure(file: string, env: Record<string, string | undefined> = {}): string {
+  try {
+    loadCatalog({ file, env });
+  } catch (err) {
+    expect(err).to.be.instanceOf(CatalogError);
+    expect((err as Error).name).to.equal('CatalogError');
+    return (err as Error).message;
+  }
+  throw new Error(`${file} loaded, but it should not have`);
+}
+
+describe('catalog', () => {
+  describe('the bundled catalogue', () => {
+    const allKeys = {
+      MISTRAL_API_KEY: 'mistral-key',
+      SCW_SECRET_KEY: 'scw-key',
+      OPENAI_API_KEY: 'openai-key',
+      ANTHROPIC_API_KEY: 'anthropic-key',
+    };
+    let catalog: Catalog;
+    before(() => {
+      catalog = loadCatalog({ env: allKeys });
+    });
+
+    it('loads from catalog/catalog.yaml by default', () => {
+      expect(catalog.file).to.equal(fromRoot('catalog/catalog.yaml'));
+    });
+
+    it('holds every model the contract and the tests rely on', () => {
+      for (const id of [
+        'mistral/mistral-large-latest',
+        'mistral/mistral-medium-latest',
+        'mistral/mistral-small-latest',
+        'mistral/magistral-medium-latest',
+        'openai/gpt-4.1',
+        'openai/gpt-4.1-mini',
+        'openai/gpt-5',
+        'openai/o4-mini',
+        'anthropic/claude-sonnet-4-5',
+        'mistral/mistral-embed',
+        'openai/text-embedding-3-small',
+        'openai/text-embedding-3-large',
+        'local/echo',
+        'local/embed-1024',
+      ]) {
+        expect(getModel(catalog, id), id).to.not.equal(undefined);
+      }
+    });
+
+    it('describes the embedding models as the interface does', () => {
+      const expected = {
+        'mistral/mistral-embed': { region: 'eu', dimensions: 1024, reducible: false },
+        'openai/text-embedding-3-small': { region: 'external', dimensions: 1536, reducible: true },
+        'openai/text-embedding-3-large': { region: 'external', dimensions: 3072, reducible: true },
+        'local/embed-1024': { region: 'eu', dimensions: 1024, reducible: false },
+      };
+      for (const [id, want] of Object.entries(expected)) {
+        const m = getModel(catalog, id);
+        if (m?.type !== 'embedding') throw new Error(`${id} is not an embedding model`);
+        expect({ region: m.region, dimensions: m.dimensions, reducible: m.reducible }, id).to.deep.equal(want);
+        expect(m.maxInputTokens).to.be.greaterThan(0);
+        expect(m.maxBatch).to.be.greaterThan(0);
+      }
+    });
+
+    it('gives local/echo tools, json_schema, reasoning levels and a non-zero price', () => {
+      const echo = getModel(catalog, 'local/echo');
+      if (echo?.type !== 'chat') throw new Error('local/echo is not a chat model');
+      expect(echo.region).to.equal('eu');
+      expect(echo.capabilities).to.include.members(['tools', 'json_schema']);
+      expect(echo.reasoningEffort).to.include.members(['none', 'low', 'high']);
+      expect(echo.pricing.prompt).to.be.greaterThan(0);
+      expect(echo.pricing.completion).to.be.greaterThan(0);
+      expect(echo.endpoints).to.deep.equal([{ provider: 'local', upstreamModel: 'echo', region: 'eu' }]);
+    });
+
+    it('has the service prices', () => {
+      expect(catalog.services).to.deep.equal({ firewallPer1kTokens: 0.01, retrievalPerCall: 0.05, ingestPerChunk: 0.02 });
+    });
+
+    it('expands the eu-fast alias', () => {
+      expect(catalog.aliases.get('eu-fast')).to.deep.equal(['mistral/mistral-small-latest', 'local/echo']);
+    });
+
+    it('loads with no keys at all: the external providers are unavailable, local is not', () => {
+      const bare = loadCatalog({ env: {} });
+      expect(bare.providers.get('mistral')).to.include({ available: false, unavailableReason: 'MISTRAL_API_KEY is not set' });
+      expect(bare.providers.get('openai')?.available).to.equal(false);
+      expect(bare.providers.get('local')?.available).to.equal(true);
+      expect(getModel(bare, 'mistral/mistral-embed')).to.not.equal(undefined);
+    });
+  });
+
+  describe('${VAR} expansion and availability', () => {
+    const env = { EU_HOST_URL: 'https://eu.example.com', EU_HOST_KEY: 'eu-secret', US_HOST_KEY: 'us-secret' };
+
+    it('loads a JSON catalogue and expands variables in any string', () => {
+      const c = loadCatalog({ file: fixture('valid.json'), env });
+      const eu = c.providers.get('eu-host')!;
+      expect(eu.baseUrl).to.equal('https://eu.example.com/v1');
+      expect(eu.apiKey).to.equal('eu-secret');
+      expect(eu.available).to.equal(true);
+      expect(eu.timeoutMs).to.equal(60000);
+      expect(c.providers.get('us-host')!.timeoutMs).to.equal(5000);
+    });
+
+    it('keeps endpoints in catalogue order and derives the model region from them', () => {
+      const c = loadCatalog({ file: fixture('valid.json'), env });
+      const small = getModel(c, 'acme/chat-small')!;
+      expect(small.endpoints.map((e) => [e.provider, e.upstreamModel, e.region])).to.deep.equal([
+        ['eu-host', 'chat-small-v1', 'eu'],
+        ['us-host', 'chat-small', 'external'],
+      ]);
+      expect(small.region).to.equal('external');
+      expect(getModel(c, 'acme/chat-eu')!.region).to.equal('eu');
+      expect(small.vendor).to.equal('acme');
+      expect(small.reasoningEffort).to.deep.equal(['low', 'high']);
+      expect(getModel(c, 'acme/chat-eu')!.capabilities).to.deep.equal([]);
+      expect(getModel(c, 'acme/embed')!.pricing).to.deep.equal({ prompt: 0.05, completion: 0 });
+    });
+
+    it('marks a provider whose key variable is unset unavailable, and still lists its models', () => {
+      const c = loadCatalog({ file: fixture('valid.json'), env: { EU_HOST_URL: 'https://eu.example.com', US_HOST_KEY: 'us' } });
+      const eu = c.providers.get('eu-host')!;
+      expect(eu.available).to.equal(false);
+      expect(eu.unavailableReason).to.equal('EU_HOST_KEY is not set');
+      expect(eu.apiKey).to.equal(undefined);
+      expect(getModel(c, 'acme/chat-eu')).to.not.equal(undefined);
+    });
+
+    it('treats an empty key variable as unset', () => {
+      const c = loadCatalog({ file: fixture('valid.json'), env: { ...env, EU_HOST_KEY: '' } });
+      expect(c.providers.get('eu-host')!.available).to.equal(false);
+    });
+
+    it('keeps the key out of JSON and of object spreads', () => {
+      const c = loadCatalog({ file: fixture('valid.json'), env });
+      const eu = c.providers.get('eu-host')!;
+      expect(JSON.stringify(eu)).to.not.include('eu-secret');
+      expect(JSON.stringify({ ...eu })).to.not.include('eu-secret');
+    });
+
+    it('refuses an unset variable outside api_key, naming the field and the variable', () => {
+      const message = failure(fixture('unset-base-url.yaml'), { EU_HOST_KEY: 'k' });
+      expect(message).to.include('providers.0.base_url').and.include('EU_HOST_URL').and.include('not set');
+    });
+  });
+
+  describe('broken catalogues', () => {
+    it('names the file', () => {
+      expect(failure(fixture('wrong-type.yaml'))).to.include(`catalog ${fixture('wrong-type.yaml')} is invalid:`);
+    });
+
+    it('a value of the wrong type', () => {
+      expect(failure(fixture('wrong-type.yaml'))).to.include('models.0.pricing.prompt must be number');
+    });
+
+    it('an unknown region', () => {
+      expect(failure(fixture('unknown-region.yaml'))).to.include('providers.0.region must be one of eu, external');
+    });
+
+    it('an endpoint naming a missing provider', () => {
+      expect(failure(fixture('missing-provider.yaml'))).to.include('models.0.endpoints.0.provider names unknown provider "nowhere"');
+    });
+
+    it('an alias naming an unknown model', () => {
+      expect(failure(fixture('unknown-alias-member.yaml'))).to.include('aliases.fast.1 names unknown model or alias "acme/ghost"');
+    });
+
+    it('aliases that form a cycle', () => {
+      expect(failure(fixture('alias-cycle.yaml'))).to.match(/aliases\.(fast|slow) is part of a cycle/);
+    });
+
+    it('a YAML syntax error, by line', () => {
+      expect(failure(fixture('syntax-error.yaml'))).to.match(/YAML syntax error at line \d+, column \d+/);
+    });
+
+    it('every problem at once', () => {
+      const message = failure(fixture('many-errors.yaml'));
+      for (const field of [
+        'providers.0.region must be one of',
+        'providers.0.kind must be one of openai, local',
+        'providers.0.colour is not a known field',
+        'models.0.context_length must be integer',
+        'models.0.pricing.prompt must be >= 0',
+      ]) {
+        expect(message).to.include(field);
+      }
+    });
+
+    it('a file that does not exist', () => {
+      expect(failure(fixture('no-such-file.yaml'))).to.include('cannot be read (ENOENT)');
+    });
+
+    describe('semantic checks', () => {
+      const write = (name: string, data: unknown) => writeScratch(name, JSON.stringify(data));
+      const services = { firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0 };
+      const local = { id: 'local', region: 'eu', kind: 'local' };
+      const chat = (id: string, provider = 'local', extra: object = {}) => ({
+        id,
+        type: 'chat',
+        context_length: 10,
+        pricing: { prompt: 1, completion: 1 },
+        endpoints: [{ provider, upstream_model: 'x' }],
+        ...extra,
+      });
+
+      it('per-type fields, id form, duplicates, and providers', () => {
+        const file = write('semantic.json', {
+          providers: [local, { id: 'local', region: 'eu', kind: 'local' }, { id: 'up', region: 'eu', kind: 'openai' }],
+          models: [
+            chat('no-slash'),
+            chat('local/a', 'local', { context_length: undefined, dimensions: 3 }),
+            chat('local/a'),
+            chat('acme/b', 'local'),
+            { id: 'local/e', type: 'embedding', dimensions: 4, pricing: { prompt: 1 }, endpoints: [{ provider: 'local', upstream_model: 'e' }] },
+            chat('local/c', 'local', { pricing: { prompt: 1 } }),
+          ],
+          aliases: { mixed: ['local/c', 'local/e'], 'bad/name': ['local/c'] },
+          services,
+        });
+        const message = failure(file);
+        for (const problem of [
+          'providers.1.id "local" is used by an earlier provider',
+          'providers.2.base_url is required for kind openai',
+          'models.0.id must have the form <vendor>/<model>',
+          'models.1.context_length is required for chat models',
+          'models.1.dimensions is not used by chat models',
+          'models.2.id "local/a" is used by an earlier model',
+          'models.3.endpoints.0.provider "local" is a local provider, which serves only local/... models',
+          'models.4.reducible is required for embedding models',
+          'models.4.max_input_tokens is required for embedding models',
+          'models.5.pricing.completion is required for chat models',
+          'aliases.mixed mixes chat and embedding models',
+          'aliases.bad/name must be',
+        ]) {
+          expect(message).to.include(problem);
+        }
+      });
+    });
+  });
+
+  describe('secrets', () => {
+    const secret = 'sk-env-secret-value-42';
+
+    it('never appear in the message of a broken catalogue', () => {
+      for (const name of ['unknown-region.yaml', 'many-errors.yaml', 'wrong-type.yaml', 'syntax-error.yaml']) {
+        expect(failure(fixture(name), { EU_HOST_KEY: secret })).to.not.include(secret);
+      }
+    });
+
+    it('never appear in a syntax error next to a literal key', () => {
+      for (const name of ['secret-syntax-error.json', 'secret-syntax-error.yaml']) {
+        const message = failure(fixture(name));
+        expect(message).to.match(/syntax error at line \d+/);
+        expect(message).to.not.include('sk-literal-secret');
+      }
+    });
+
+    it('never appear when a key is given where it does not belong', () => {
+      const file = writeScratch(
+        'local-key.yaml',
+        [
+          'providers: [{id: local, region: eu, kind: local, api_key: "${KEY}"}]',
+          'models: [{id: local/echo, type: chat, context_length: 1, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: local, upstream_model: echo}]}]',
+          'services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}',
+        ].join('\n'),
+      );
+      const message = failure(file, { KEY: secret });
+      expect(message).to.include('providers.0.api_key is not used by a local provider');
+      expect(message).to.not.include(secret);
+    });
+  });
+
+  describe('expandChain', () => {
+    const c = () => loadCatalog({ file: fixture('valid.json'), env: { EU_HOST_URL: 'https://eu.example.com' } });
+
+    it('expands nested aliases in place, keeping the first of any duplicate', () => {
+      expect(c().aliases.get('all')).to.deep.equal(['acme/chat-small', 'local/echo', 'acme/chat-eu']);
+      expect(expandChain(c(), ['acme/chat-eu', 'fast', 'local/echo', 'acme/embed'])).to.deep.equal([
+        'acme/chat-eu',
+        'acme/chat-small',
+        'local/echo',
+        'acme/embed',
+      ]);
+    });
+
+    it('leaves a single model alone and passes unknown slugs through for the caller to report', () => {
+      expect(expandChain(c(), ['local/echo'])).to.deep.equal(['local/echo']);
+      expect(expandChain(c(), ['nope/nope', 'fast'])).to.deep.equal(['nope/nope', 'acme/chat-small', 'local/echo']);
+    });
+  });
+});

@@ -1,0 +1,101 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { run, type Runner } from 'graphile-worker';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { buildTaskList, workerLogger } from '../../src/jobs.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { createKey, type CreatedKey } from '../../src/tenancy/keys.js';
+import type { KeyKind, Scope } from '../../src/tenancy/scopes.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+
+export interface TestApp {
+  baseUrl: string;
+  db: TestDatabase;
+  config: Config;
+  catalog: Catalog;
+  log: Logger;
+  server: Server;
+  /** Creates a key in this test's database. */
+  key(options?: { org?: string; workspace?: string; kind?: KeyKind; scopes?: Scope[] }): Promise<CreatedKey>;
+  /** Starts a real graphile-worker over tasks/ against this test's database. */
+  startWorker(): Promise<Runner>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  options: { env?: NodeJS.ProcessEnv; catalog?: Catalog; log?: Logger } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({ ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...options.env });
+  const log = options.log ?? createLogger(config.logLevel);
+  const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
+  const app = createApp({ config, pool: db.pool, log, catalog });
+  const server = createServer(app.callback());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const runners: Runner[] = [];
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    db,
+    config,
+    catalog,
+    log,
+    server,
+    key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
+      createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
+    async startWorker() {
+      const runner = await run({
+        pgPool: db.pool,
+        concurrency: 2,
+        pollInterval: 50,
+        taskList: buildTaskList(db.pool, log),
+        noHandleSignals: true,
+        logger: workerLogger(log),
+      });
+      runners.push(runner);
+      return runner;
+    },
+    async close() {
+      for (const runner of runners) await runner.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.drop();
+    },
+  };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** fetch with JSON in and out; `key` becomes the bearer token. */
+export async function api(
+  baseUrl: string,
+  path: string,
+  { method = 'GET', key, body, raw, headers = {} }: { method?: string; key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<JsonResponse> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(raw !== undefined ? { body: raw } : body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}

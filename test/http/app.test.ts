@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { capturedLogger } from '../helpers/logs.js';
+
+describe('app', () => {
+  let app: TestApp;
+  let logs: ReturnType<typeof capturedLogger>;
+  let key: string;
+  before(async () => {
+    logs = capturedLogger();
+    app = await startTestApp({ log: logs.log });
+    key = (await app.key()).key;
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('answers an unknown route with a 404 JSON body', async () => {
+    const response = await api(app.baseUrl, '/v1/no-such-thing', { key });
+    expect(response.status).to.equal(404);
+    expect(response.headers.get('content-type')).to.match(/application\/json/);
+    expect(response.body.message).to.contain('/v1/no-such-thing');
+    expect(response.body.error).to.include({ type: 'not_found_error' });
+    const outside = await api(app.baseUrl, '/nowhere');
+    expect(outside.status).to.equal(404);
+    expect(outside.body.message).to.be.a('string');
+  });
+
+  it('echoes the caller request id, or generates one, on every response', async () => {
+    const given = await api(app.baseUrl, '/v1/models', { key, headers: { 'x-request-id': 'req-123' } });
+    expect(given.headers.get('x-request-id')).to.equal('req-123');
+    const alias = await api(app.baseUrl, '/healthz', { headers: { 'idempotency-key': 'idem-9' } });
+    expect(alias.headers.get('x-request-id')).to.equal('idem-9');
+    const onError = await api(app.baseUrl, '/v1/models', { headers: { 'x-request-id': 'req-401' } });
+    expect(onError.status).to.equal(401);
+    expect(onError.headers.get('x-request-id')).to.equal('req-401');
+    const generated = await api(app.baseUrl, '/healthz');
+    expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    const tooLong = await api(app.baseUrl, '/healthz', { headers: { 'x-request-id': 'x'.repeat(256) } });
+    expect(tooLong.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports health and readiness', async () => {
+    expect((await api(app.baseUrl, '/healthz')).body).to.deep.equal({ status: 'ok' });
+    const ready = await api(app.baseUrl, '/readyz');
+    expect(ready.status).to.equal(200);
+    expect(ready.body).to.deep.equal({ status: 'ready' });
+  });
+
+  it('serves the OpenAPI spec without a key', async () => {
+    const response = await api(app.baseUrl, '/v1/openapi.json');
+    expect(response.status).to.equal(200);
+    expect(response.body.openapi).to.match(/^3\.1/);
+    expect(response.body.info.version).to.equal('0.0.1');
+    expect(response.body.paths).to.have.property('/chat/completions');
+  });
+
+  it('answers a wrong method on a known route with a JSON error', async () => {
+    const response = await api(app.baseUrl, '/v1/models', { method: 'DELETE', key });
+    expect(response.status).to.equal(405);
+    expect(response.body.message).to.be.a('string');
+  });
+
+  it('logs one JSON line per request with the request id and never the bearer token', async () => {
+    await api(app.baseUrl, '/v1/models', { key, headers: { 'x-request-id': 'log-check-1' } });
+    const line = logs.lines().find((l) => l.request_id === 'log-check-1');
+    expect(line, 'access log line').to.exist;
+    expect(line).to.include({ msg: 'request', status: 200 });
+    expect((line!.req as { headers: Record<string, string> }).headers.authorization).to.equal('[redacted]');
+    expect(logs.text()).not.to.contain(key);
+  });
+});

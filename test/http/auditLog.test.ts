@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { changeNonEuAcceptance, revokeKey } from '../../src/tenancy/keys.js';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+
+describe('GET /v1/audit-log', () => {
+  let app: TestApp;
+  let reader: string;
+  before(async () => {
+    app = await startTestApp();
+    await app.startWorker();
+    reader = (await app.key({ org: 'acme', workspace: 'main' })).key;
+    for (let i = 0; i < 4; i += 1) {
+      const created = await app.key({ org: 'acme', workspace: 'main', kind: 'restricted', scopes: ['chat.create'] });
+      await revokeKey(app.db.pool, created.key_id);
+    }
+    await app.key({ org: 'acme', workspace: 'other' });
+    await app.key({ org: 'elsewhere', workspace: 'main' });
+    await changeNonEuAcceptance(app.db.pool, 'acme', 'sofie');
+    await waitFor(
+      async () => (await app.db.pool.query('select count(*)::int as n from audit_log')).rows[0].n === 12,
+      { what: 'all audit rows' },
+    );
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('lists the workspace entries and its organization-wide ones, newest first, never another workspace', async () => {
+    const response = await api(app.baseUrl, '/v1/audit-log?limit=100', { key: reader });
+    expect(response.status).to.equal(200);
+    const actions = response.body.data.map((e: any) => e.action);
+    expect(actions[0]).to.equal('non_eu_acceptance.recorded');
+    expect(actions.filter((a: string) => a === 'api_key.created')).to.have.length(5);
+    expect(actions.filter((a: string) => a === 'api_key.revoked')).to.have.length(4);
+    expect(actions).to.have.length(10);
+    const entry = response.body.data[1];
+    expect(entry).to.have.all.keys('id', 'at', 'actor', 'action', 'target', 'details');
+    expect(entry.actor).to.deep.equal({ key_id: null, kind: 'operator' });
+    expect(response.body.next_cursor).to.equal(null);
+  });
+
+  it('filters by action and pages with an opaque cursor', async () => {
+    const first = await api(app.baseUrl, '/v1/audit-log?action=api_key.revoked&limit=3', { key: reader });
+    expect(first.body.data).to.have.length(3);
+    expect(first.body.next_cursor).to.be.a('string');
+    const second = await api(
+      app.baseUrl,
+      `/v1/audit-log?action=api_key.revoked&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      { key: reader },
+    );
+    expect(second.body.data).to.have.length(1);
+    expect(second.body.next_cursor).to.equal(null);
+    const ids = [...first.body.data, ...second.body.data].map((e: any) => e.id);
+    expect(new Set(ids).size).to.equal(4);
+  });
+
+  it('rejects a bad limit or a forged cursor with 422', async () => {
+    const limit = await api(app.baseUrl, '/v1/audit-log?limit=0', { key: reader });
+    expect(limit.status).to.equal(422);
+    expect(limit.body.errors).to.have.property('limit');
+    const cursor = await api(app.baseUrl, '/v1/audit-log?cursor=bm90LWEtY3Vyc29y', { key: reader });
+    expect(cursor.status).to.equal(422);
+    expect(cursor.body.errors).to.have.property('cursor');
+  });
+});

@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+
+describe('GET /v1/models', () => {
+  let app: TestApp;
+  let key: string;
+  before(async () => {
+    app = await startTestApp();
+    key = (await app.key()).key;
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('lists the catalogue in the OpenAI shape, with type, region, size, pricing and capabilities', async () => {
+    const response = await api(app.baseUrl, '/v1/models', { key });
+    expect(response.status).to.equal(200);
+    expect(response.body.object).to.equal('list');
+    const byId = new Map<string, any>(response.body.data.map((m: any) => [m.id, m]));
+    for (const id of ['mistral/mistral-embed', 'openai/text-embedding-3-small', 'openai/text-embedding-3-large', 'local/echo', 'local/embed-1024']) {
+      expect(byId.has(id), id).to.equal(true);
+    }
+    expect(byId.get('mistral/mistral-embed')).to.include({ object: 'model', type: 'embedding', region: 'eu', dimensions: 1024, reducible: false });
+    expect(byId.get('openai/text-embedding-3-large')).to.include({ region: 'external', dimensions: 3072, reducible: true });
+    const echo = byId.get('local/echo');
+    expect(echo).to.include({ type: 'chat', region: 'eu', available: true });
+    expect(echo.context_length).to.be.a('number');
+    expect(echo.pricing).to.have.keys('prompt', 'completion');
+    expect(echo.capabilities).to.include('tools');
+    const chatModels = [...byId.values()].filter((m) => m.type === 'chat');
+    expect(chatModels.some((m) => m.id.startsWith('mistral/') && m.region === 'eu')).to.equal(true);
+    expect(chatModels.some((m) => m.region === 'external')).to.equal(true);
+    expect(response.text).not.to.match(/api_key|API_KEY/);
+  });
+
+  it('fetches one model by its id, and 404s an unknown one', async () => {
+    const one = await api(app.baseUrl, '/v1/models/local/echo', { key });
+    expect(one.status).to.equal(200);
+    expect(one.body.id).to.equal('local/echo');
+    const missing = await api(app.baseUrl, '/v1/models/nope/nothing', { key });
+    expect(missing.status).to.equal(404);
+  });
+});

@@ -1,0 +1,147 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import { expect } from 'chai';
+import Koa from 'koa';
+import { errorMiddleware } from '../../src/errors.js';
+import { jsonBody } from '../../src/http/middleware/body.js';
+import { requestContext } from '../../src/http/middleware/requestContext.js';
+import type { AppState } from '../../src/http/state.js';
+import { Validator } from '../../src/http/validation.js';
+import { api } from '../helpers/app.js';
+import { capturedLogger } from '../helpers/logs.js';
+
+// The request pipeline's own middleware (request context, error handling, body limit, JSON
+// parsing, schema validation against the generated schemas), mounted on routes of this test.
+describe('http/validation and body parsing', () => {
+  const limit = 64 * 1024;
+  const logs = capturedLogger();
+  const validator = new Validator();
+  let server: Server;
+  let baseUrl: string;
+
+  before(async () => {
+    const app = new Koa<AppState>();
+    app.silent = true;
+    app.use(requestContext(logs.log));
+    app.use(errorMiddleware);
+    const router = new Router<AppState>();
+    for (const schema of ['ChatCompletionRequest', 'EmbeddingRequest', 'DocumentIngestRequest']) {
+      router.post(`/${schema}`, jsonBody(limit), validator.body(schema), (ctx) => {
+        ctx.body = { ok: true, body: ctx.state.body };
+      });
+    }
+    router.get('/boom', () => {
+      throw new Error('relation "secret_table" does not exist at select * from secret_table');
+    });
+    app.use(router.routes());
+    server = createServer(app.callback()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const chat = (extra: Record<string, unknown>) => ({
+    model: 'local/echo',
+    messages: [{ role: 'user', content: 'Hallo' }],
+    ...extra,
+  });
+
+  async function expect422(schema: string, body: unknown, fields: string[]) {
+    const response = await api(baseUrl, `/${schema}`, { method: 'POST', body });
+    expect(response.status, JSON.stringify(response.body)).to.equal(422);
+    expect(response.body.message).to.be.a('string');
+    expect(Object.keys(response.body.errors)).to.have.members(fields);
+    for (const field of fields) expect(response.body.errors[field]).to.be.an('array').that.is.not.empty;
+    expect(response.body.error.type).to.equal('invalid_request_error');
+    expect(fields).to.include(response.body.error.param);
+    return response.body.errors as Record<string, string[]>;
+  }
+
+  it('accepts a valid chat body and keeps unknown chat fields out of the errors', async () => {
+    const body = chat({ messages: [{ role: 'assistant', content: 'x', refusal: null }, { role: 'user', content: 'y' }] });
+    const response = await api(baseUrl, '/ChatCompletionRequest', { method: 'POST', body });
+    expect(response.status).to.equal(200);
+  });
+
+  it('names a bad role by its dotted path', async () => {
+    const errors = await expect422('ChatCompletionRequest', chat({ messages: [{ role: 'robot', content: 'hi' }] }), [
+      'messages.0.role',
+    ]);
+    expect(errors['messages.0.role']![0]).to.contain('"user"');
+  });
+
+  it('names a missing nested field by its dotted path', async () => {
+    await expect422('ChatCompletionRequest', chat({ messages: [{ role: 'user', content: 'a' }, { content: 'b' }] }), [
+      'messages.1.role',
+    ]);
+  });
+
+  it('reports several bounds at once', async () => {
+    await expect422(
+      'ChatCompletionRequest',
+      chat({ messages: [], top_p: 2, tags: Array.from({ length: 11 }, (_, i) => `t${i}`), name: 'n'.repeat(121) }),
+      ['messages', 'top_p', 'tags', 'name'],
+    );
+  });
+
+  it('names an entry inside a map and inside an array', async () => {
+    await expect422(
+      'ChatCompletionRequest',
+      chat({ logit_bias: { '50256': 101 }, tags: ['ok', 't'.repeat(65)], provider: { order: 'mistral' } }),
+      ['logit_bias.50256', 'tags.1', 'provider.order'],
+    );
+  });
+
+  it('explains a union field with the types it accepts', async () => {
+    const errors = await expect422('ChatCompletionRequest', chat({ stop: 5 }), ['stop']);
+    expect(errors.stop!.join(' ')).to.match(/string/).and.match(/array/);
+  });
+
+  it('refuses base64 embeddings and empty inputs with their paths', async () => {
+    await expect422('EmbeddingRequest', { model: 'local/embed-1024', input: ['a', ''], encoding_format: 'base64' }, [
+      'input.1',
+      'encoding_format',
+    ]);
+  });
+
+  it('refuses unknown top-level fields outside chat, and missing required ones', async () => {
+    await expect422('DocumentIngestRequest', { title: 't'.repeat(256), collection: 'c', colour: 'red' }, [
+      'title',
+      'text',
+      'colour',
+    ]);
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const response = await api(baseUrl, '/ChatCompletionRequest', {
+      method: 'POST',
+      raw: JSON.stringify(chat({ messages: [{ role: 'user', content: 'x'.repeat(limit) }] })),
+    });
+    expect(response.status).to.equal(413);
+    expect(response.body.message).to.contain(String(limit));
+  });
+
+  it('answers 400 for malformed JSON and for an empty body', async () => {
+    const broken = await api(baseUrl, '/ChatCompletionRequest', { method: 'POST', raw: '{"model": "x",' });
+    expect(broken.status).to.equal(400);
+    expect(broken.body.message).to.match(/not valid JSON/);
+    expect(broken.body.error).to.include({ type: 'invalid_request_error' });
+    const empty = await api(baseUrl, '/ChatCompletionRequest', { method: 'POST', raw: '' });
+    expect(empty.status).to.equal(400);
+  });
+
+  it('answers an unexpected fault with a bare 500 and logs the cause', async () => {
+    const response = await api(baseUrl, '/boom', { headers: { 'x-request-id': 'boom-1' } });
+    expect(response.status).to.equal(500);
+    expect(response.body).to.deep.include({ message: 'internal error', request_id: 'boom-1' });
+    expect(response.text).not.to.contain('secret_table');
+    expect(response.text).not.to.match(/at .*\.js/);
+    const logged = logs.lines().find((l) => l.request_id === 'boom-1' && l.msg === 'unhandled error');
+    expect(JSON.stringify(logged)).to.contain('secret_table');
+  });
+});

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
+import { exited, startProcess } from './helpers/processes.js';
+
+// The Procfile's processes, started as a person or a platform would start them.
+describe('web and worker processes', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => {
+    await db.drop();
+  });
+
+  it('web refuses to start with a broken catalogue, naming the bad field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'polder-catalog-'));
+    const file = join(dir, 'catalog.yaml');
+    writeFileSync(
+      file,
+      'providers:\n  - {id: p, region: mars, kind: openai, base_url: "http://x"}\nmodels: []\nservices: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}\n',
+    );
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, CATALOG_FILE: file, PORT: '18099' });
+    expect(await exited(web.child)).to.equal(1);
+    expect(web.output()).to.contain('providers.0.region');
+  });
+
+  it('web serves, then stops cleanly on SIGTERM', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info' });
+    const ready = await waitFor(
+      async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 15_000, what: 'web to answer /readyz' },
+    );
+    expect(ready).to.equal(true);
+    web.child.kill('SIGTERM');
+    expect(await exited(web.child)).to.equal(0);
+    expect(web.output()).to.contain('web stopped');
+  });
+
+  it('worker runs, then stops cleanly on SIGTERM', async () => {
+    const worker = startProcess('src/worker.js', { DATABASE_URL: db.url, LOG_LEVEL: 'info' });
+    await waitFor(async () => worker.output().includes('worker running'), { timeoutMs: 15_000, what: 'worker start' });
+    worker.child.kill('SIGTERM');
+    expect(await exited(worker.child)).to.equal(0);
+    expect(worker.output()).to.contain('worker stopped');
+  });
+});
