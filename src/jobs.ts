@@ -67,10 +67,13 @@ export function buildTaskList(pool: Pool, log: Logger): TaskList {
   return list;
 }
 
-// graphile-worker logs through its own interface; route it into pino so every line is JSON.
+// graphile-worker logs through its own interface; route it into pino so every line is JSON. Its
+// meta can hold a whole job row, payload included, so only the job's id and task are kept.
 export function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const method = level === 'warning' ? 'warn' : level;
-    log[method]({ ...scope, ...meta }, message);
+    const { job, ...rest } = (meta ?? {}) as { job?: { id?: string; task_identifier?: string } };
+    const jobFields = job ? { job_id: job.id, task: job.task_identifier } : {};
+    log[method]({ ...scope, ...rest, ...jobFields }, message);
   });
 }

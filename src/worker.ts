@@ -16,6 +16,8 @@ const runner = await run({
   taskList: buildTaskList(pool, log),
   logger: workerLogger(log),
   noHandleSignals: true,
+  // Recurring jobs are declared in code (none yet); no crontab file is read.
+  parsedCronItems: [],
 });
 log.info({ concurrency: config.workerConcurrency }, 'worker running');
 
