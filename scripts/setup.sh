@@ -61,11 +61,13 @@ ensure_tmp() {
 }
 
 # Run a noisy command with its output in a log; on failure show the tail.
+# fd 9 (the setup lock) is closed for the command: a server started from
+# here (pg_ctlcluster, apt postinst) would otherwise hold the lock forever.
 run_logged() {
   ensure_tmp
   local log="$TMP_DIR/command.log"
   local rc=0
-  "$@" >"$log" 2>&1 || rc=$?
+  "$@" >"$log" 2>&1 9>&- || rc=$?
   if [[ $rc -eq 0 ]]; then return 0; fi
   err "command failed (exit $rc): $*"
   tail -n 40 -- "$log" | sed 's/^/setup:   | /' >&2
@@ -229,7 +231,7 @@ apt_update() {
 # normal `apt-get update` once and try again.
 apt_install() {
   say "apt-get install -y $*"
-  if [[ $APT_UPDATED -eq 0 ]] && "${APT_INSTALL[@]}" "$@" >/dev/null 2>&1; then
+  if [[ $APT_UPDATED -eq 0 ]] && "${APT_INSTALL[@]}" "$@" >/dev/null 2>&1 9>&-; then
     return 0
   fi
   apt_update
@@ -292,7 +294,7 @@ ensure_local_server() {
   if [[ -z $info ]]; then
     if [[ -n $(pg_lsclusters -h 2>/dev/null) ]]; then
       die "no PostgreSQL cluster is configured on port $port. Existing clusters:" \
-        "$(pg_lsclusters 2>/dev/null | tr '\n' ';')" \
+        "$(pg_lsclusters -h 2>/dev/null | awk '{ printf "%s%s/%s on port %s (%s)", (NR > 1 ? ", " : ""), $1, $2, $3, $4 }')" \
         "Set DATABASE_URL to one of them, or move one to port $port."
     fi
     is_root || die "no PostgreSQL cluster exists. Run:" \
@@ -456,6 +458,17 @@ if [[ -n ${DATABASE_URL:-} ]]; then say "using DATABASE_URL=$MASKED"; fi
 LOCAL=0
 if is_local; then LOCAL=1; fi
 
+# 0. client tools (psql, pg_isready)
+if ! command -v psql >/dev/null || ! command -v pg_isready >/dev/null; then
+  if [[ $LOCAL -eq 1 ]]; then
+    install_server # the server package brings the client
+  elif is_root && is_debian; then
+    apt_install postgresql-client
+  else
+    die "psql is not installed. Run: sudo apt-get install -y postgresql-client (or your OS's equivalent)"
+  fi
+fi
+
 # 1. server up
 if ! pg_isready -q -d "$URL"; then
   if [[ $LOCAL -eq 1 ]]; then
@@ -481,16 +494,21 @@ for attempt in 1 2 3; do
     exists=$(psql_q "$U_MAINT" -v db="$U_DB" -f - <<<"select 1 from pg_database where datname = :'db';")
     if [[ $exists == 1 ]]; then die "cannot connect to database $U_DB:" "$conn_err"; fi
     say "creating database $U_DB"
-    psql_q "$U_MAINT" -v db="$U_DB" -f - >/dev/null <<<"select format('create database %I', :'db') \\gexec" ||
-      die "could not create database $U_DB. A superuser must run: create database \"$U_DB\" owner \"$U_USER\";"
+    create_err=$(psql_q "$U_MAINT" -v db="$U_DB" -f - 2>&1 >/dev/null <<<"select format('create database %I', :'db') \\gexec") ||
+      die "could not create database $U_DB:" "$create_err" \
+        "A superuser must run: create database \"$U_DB\" owner \"$U_USER\";"
     continue
   fi
   if [[ $attempt -lt 3 && $U_USER == postgres && $U_HOST != /* && -n $U_HOST ]] &&
     [[ $maint_err == *authentication* || $maint_err == *password* ]] && is_root && allow_trust; then
     continue
   fi
+  if [[ -n ${DATABASE_URL:-} ]]; then
+    die "cannot connect with DATABASE_URL ($MASKED):" "$maint_err" "Check the user/password in DATABASE_URL."
+  fi
   die "cannot connect to the local PostgreSQL server ($MASKED):" "$maint_err" \
-    "user '$U_USER' must be able to connect to 127.0.0.1 without a password (trust in pg_hba.conf)," \
+    "User 'postgres' must be able to connect to $LOCAL_HOST without a password: as root, put" \
+    "'host all postgres $LOCAL_HOST/32 trust' first in pg_hba.conf and reload PostgreSQL," \
     "or set DATABASE_URL with the right credentials."
 done
 [[ $connected -eq 1 ]] || die "cannot connect to database $U_DB ($MASKED):" "$conn_err"
