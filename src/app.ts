@@ -4,15 +4,20 @@ import type { Config } from './config.js';
 import type { Pool } from './db/pool.js';
 import { errorMiddleware } from './errors.js';
 import type { Catalog } from './gateway/catalog.js';
+import { ChatService } from './gateway/chat.js';
+import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
+import { chatRoutes } from './http/routes/chat.js';
 import { modelRoutes } from './http/routes/models.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { opsRoutes } from './http/routes/ops.js';
+import { threadRoutes } from './http/routes/threads.js';
 import type { AppState } from './http/state.js';
 import { Validator } from './http/validation.js';
 import type { Logger } from './logger.js';
+import type { GroupCommitter } from './metering/groupCommit.js';
 import { KeyResolver } from './tenancy/keys.js';
 
 export interface AppDeps {
@@ -20,6 +25,8 @@ export interface AppDeps {
   pool: Pool;
   log: Logger;
   catalog: Catalog;
+  adapters: Adapters;
+  committer: GroupCommitter;
   keys?: KeyResolver;
   validator?: Validator;
 }
@@ -42,7 +49,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/v1' });
   api.use(authenticate(keys));
+  const chat = new ChatService({ pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, committer: deps.committer });
+  chatRoutes(api, { chat, validator, bodyLimitBytes: deps.config.bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
+  threadRoutes(api, { pool: deps.pool });
   auditLogRoutes(api, { pool: deps.pool, validator });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Logger as WorkerLogger, type Task, type TaskList } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker';
 import auditRecord from '../tasks/audit__record.js';
+import cacheExpire from '../tasks/cache__expire.js';
+import threadAppend from '../tasks/thread__append.js';
+import traceRecord from '../tasks/trace__record.js';
+import usageRecord from '../tasks/usage__record.js';
 import type { AuditEntry } from './audit/store.js';
 import type { Pool, Queryable } from './db/pool.js';
 import type { Logger } from './logger.js';
@@ -10,6 +14,10 @@ import type { TaskDefinition } from './task.js';
 // addJob cannot enqueue a payload its task would refuse.
 const definitions = {
   audit__record: auditRecord,
+  cache__expire: cacheExpire,
+  thread__append: threadAppend,
+  trace__record: traceRecord,
+  usage__record: usageRecord,
 };
 
 type Definitions = typeof definitions;
@@ -46,12 +54,16 @@ export async function addJob<K extends TaskName>(
   );
 }
 
+export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string }): AuditEntry {
+  return { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() };
+}
+
 /** Queues an audit entry in the caller's transaction. */
 export async function recordAudit(
   db: Queryable,
   entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string },
 ): Promise<void> {
-  await addJob(db, 'audit__record', { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() });
+  await addJob(db, 'audit__record', { entries: [auditEntry(entry)] });
 }
 
 export function buildTaskList(pool: Pool, log: Logger): TaskList {
@@ -76,4 +88,9 @@ export function workerLogger(log: Logger): WorkerLogger {
     const jobFields = job ? { job_id: job.id, task: job.task_identifier } : {};
     log[method]({ ...scope, ...rest, ...jobFields }, message);
   });
+}
+
+/** Recurring jobs. */
+export function cronItems(): ParsedCronItem[] {
+  return parseCronItems([{ task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' }]);
 }

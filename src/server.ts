@@ -2,6 +2,8 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
+import { closeAdapters, createAdapters } from './gateway/providers/index.js';
+import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 
@@ -17,7 +19,9 @@ const catalog = (() => {
 })();
 
 const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
-const app = createApp({ config, pool, log, catalog });
+const adapters = createAdapters();
+const committer = new GroupCommitter(config.databaseUrl);
+const app = createApp({ config, pool, log, catalog, adapters, committer });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
@@ -34,5 +38,6 @@ onShutdown(log, 'web', async () => {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
+  await Promise.all([closeAdapters(adapters), committer.close()]);
   await pool.end();
 });

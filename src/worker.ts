@@ -1,6 +1,6 @@
 import { run } from 'graphile-worker';
 import { createPool } from './db/pool.js';
-import { buildTaskList, workerLogger } from './jobs.js';
+import { buildTaskList, cronItems, workerLogger } from './jobs.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown } from './process.js';
 
@@ -16,8 +16,8 @@ const runner = await run({
   taskList: buildTaskList(pool, log),
   logger: workerLogger(log),
   noHandleSignals: true,
-  // Recurring jobs are declared in code (none yet); no crontab file is read.
-  parsedCronItems: [],
+  // Recurring jobs are declared in code; no crontab file is read.
+  parsedCronItems: cronItems(),
 });
 log.info({ concurrency: config.workerConcurrency }, 'worker running');
 

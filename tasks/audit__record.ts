@@ -1,9 +1,9 @@
-import { insertAuditEntry, type AuditEntry } from '../src/audit/store.js';
+import { insertAuditEntries, type AuditEntry } from '../src/audit/store.js';
 import { defineTask, payloadParser } from '../src/task.js';
 
 const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
-const schema = {
+const entrySchema = {
   type: 'object',
   required: ['event_id', 'organization_id', 'workspace_id', 'at', 'actor', 'action', 'target', 'details'],
   additionalProperties: false,
@@ -27,11 +27,19 @@ const schema = {
   },
 };
 
+const schema = {
+  type: 'object',
+  required: ['entries'],
+  additionalProperties: false,
+  properties: { entries: { type: 'array', minItems: 1, maxItems: 10_000, items: entrySchema } },
+};
+
+// Audit entries: one for a single action, or all those of a group-committed batch of requests.
 export default defineTask({
   name: 'audit__record',
-  parse: payloadParser<AuditEntry>('audit__record', schema),
-  async run(entry, { db, log }) {
-    await insertAuditEntry(db, entry);
-    log.debug({ action: entry.action, event_id: entry.event_id }, 'audit entry written');
+  parse: payloadParser<{ entries: AuditEntry[] }>('audit__record', schema),
+  async run({ entries }, { db, log }) {
+    await insertAuditEntries(db, entries);
+    log.debug({ entries: entries.length, actions: [...new Set(entries.map((e) => e.action))] }, 'audit entries written');
   },
 });

@@ -14,22 +14,16 @@ export interface AuditEntry {
 }
 
 /** Idempotent on event_id, so a retried job never writes an entry twice. */
-export async function insertAuditEntry(db: Queryable, entry: AuditEntry): Promise<void> {
+export async function insertAuditEntries(db: Queryable, entries: AuditEntry[]): Promise<void> {
   await db.query(
     `insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     select e.event_id, e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind',
+            e.action, e.target, e.details
+       from jsonb_to_recordset($1::jsonb) as e(
+              event_id uuid, organization_id uuid, workspace_id uuid, at timestamptz, actor jsonb, action text,
+              target text, details jsonb)
      on conflict (event_id) do nothing`,
-    [
-      entry.event_id,
-      entry.organization_id,
-      entry.workspace_id,
-      entry.at,
-      entry.actor.key_id,
-      entry.actor.kind,
-      entry.action,
-      entry.target,
-      entry.details,
-    ],
+    [JSON.stringify(entries)],
   );
 }
 

@@ -5,6 +5,8 @@ import type { Principal } from '../tenancy/store.js';
 
 export interface AppState {
   requestId: string;
+  /** The request id came from the caller (X-Request-Id or Idempotency-Key), not generated. */
+  requestIdGiven: boolean;
   log: Logger;
   principal?: Principal;
   /** The parsed and validated JSON body, set by the body and validation middleware. */

@@ -3,12 +3,26 @@ import type { KeyKind, Scope } from './scopes.js';
 
 // SQL for organizations, workspaces and API keys.
 
+export interface WorkspaceSettings {
+  /** null: every provider of the catalogue. */
+  allowedProviders: string[] | null;
+  /** null: every model of the catalogue. */
+  allowedModels: string[] | null;
+  firewallDefault: boolean;
+  firewallLanguage: 'auto' | 'nl' | 'en' | 'fr' | 'de';
+  cacheEnabled: boolean;
+  extractionModel: string | null;
+}
+
 export interface Principal {
   keyId: string;
   kind: KeyKind;
   scopes: Scope[];
   organizationId: string;
   workspaceId: string;
+  /** The organization recorded its acceptance of routing outside the EU. */
+  nonEuAccepted: boolean;
+  settings: WorkspaceSettings;
 }
 
 export interface KeyRow {
@@ -61,7 +75,10 @@ export async function insertApiKey(
   return rows[0]!.id;
 }
 
-/** The live (unrevoked) key with this hash, or undefined. */
+/**
+ * The live (unrevoked) key with this hash, with what every request needs to know about its
+ * organization and workspace (the non-EU acceptance, the routing settings), or undefined.
+ */
 export async function findPrincipalByHash(db: Queryable, hash: Buffer): Promise<Principal | undefined> {
   const { rows } = await db.query<{
     id: string;
@@ -69,22 +86,42 @@ export async function findPrincipalByHash(db: Queryable, hash: Buffer): Promise<
     scopes: Scope[];
     organization_id: string;
     workspace_id: string;
+    non_eu_accepted: boolean;
+    allowed_providers: string[] | null;
+    allowed_models: string[] | null;
+    firewall_default: boolean | null;
+    firewall_language: WorkspaceSettings['firewallLanguage'] | null;
+    cache_enabled: boolean | null;
+    extraction_model: string | null;
   }>(
-    `select id, kind, scopes, organization_id, workspace_id
-       from api_keys
-      where key_hash = $1 and revoked_at is null`,
+    `select k.id, k.kind, k.scopes, k.organization_id, k.workspace_id,
+            o.non_eu_accepted_at is not null as non_eu_accepted,
+            s.allowed_providers, s.allowed_models, s.firewall_default, s.firewall_language,
+            s.cache_enabled, s.extraction_model
+       from api_keys k
+       join organizations o on o.id = k.organization_id
+       left join workspace_settings s on s.workspace_id = k.workspace_id
+      where k.key_hash = $1 and k.revoked_at is null`,
     [hash],
   );
   const row = rows[0];
-  return row
-    ? {
-        keyId: row.id,
-        kind: row.kind,
-        scopes: row.scopes,
-        organizationId: row.organization_id,
-        workspaceId: row.workspace_id,
-      }
-    : undefined;
+  if (!row) return undefined;
+  return {
+    keyId: row.id,
+    kind: row.kind,
+    scopes: row.scopes,
+    organizationId: row.organization_id,
+    workspaceId: row.workspace_id,
+    nonEuAccepted: row.non_eu_accepted,
+    settings: {
+      allowedProviders: row.allowed_providers,
+      allowedModels: row.allowed_models,
+      firewallDefault: row.firewall_default ?? true,
+      firewallLanguage: row.firewall_language ?? 'auto',
+      cacheEnabled: row.cache_enabled ?? true,
+      extractionModel: row.extraction_model,
+    },
+  };
 }
 
 /** Marks the key revoked; returns it, or undefined when there is no such live key. */

@@ -5,7 +5,9 @@ import { run, type Runner } from 'graphile-worker';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { closeAdapters, createAdapters, type Adapters } from '../../src/gateway/providers/index.js';
 import { buildTaskList, workerLogger } from '../../src/jobs.js';
+import { GroupCommitter } from '../../src/metering/groupCommit.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createKey, type CreatedKey } from '../../src/tenancy/keys.js';
 import type { KeyKind, Scope } from '../../src/tenancy/scopes.js';
@@ -16,6 +18,7 @@ export interface TestApp {
   db: TestDatabase;
   config: Config;
   catalog: Catalog;
+  adapters: Adapters;
   log: Logger;
   server: Server;
   /** Creates a key in this test's database. */
@@ -32,7 +35,9 @@ export async function startTestApp(
   const config = loadConfig({ ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...options.env });
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
-  const app = createApp({ config, pool: db.pool, log, catalog });
+  const adapters = createAdapters();
+  const committer = new GroupCommitter(db.url);
+  const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer });
   const server = createServer(app.callback());
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -43,6 +48,7 @@ export async function startTestApp(
     db,
     config,
     catalog,
+    adapters,
     log,
     server,
     key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
@@ -63,6 +69,7 @@ export async function startTestApp(
       for (const runner of runners) await runner.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closeAdapters(adapters), committer.close()]);
       await db.drop();
     },
   };

@@ -28,8 +28,8 @@ describe('tasks/audit__record', () => {
       target: 'thing-1',
       details: { n: 1 },
     };
-    await addJob(app.db.pool, 'audit__record', entry);
-    await addJob(app.db.pool, 'audit__record', entry);
+    await addJob(app.db.pool, 'audit__record', { entries: [entry] });
+    await addJob(app.db.pool, 'audit__record', { entries: [entry] });
     const row = await waitFor(
       async () => (await app.db.pool.query('select * from audit_log where event_id = $1', [eventId])).rows[0],
       { what: 'the audit row' },

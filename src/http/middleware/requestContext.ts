@@ -6,17 +6,19 @@ import type { AppContext } from '../state.js';
 const MAX_REQUEST_ID_LENGTH = 255;
 
 // The caller's own id makes retries idempotent, so it is taken as given when it fits the contract.
-function requestIdFrom(ctx: AppContext): string {
+function givenRequestId(ctx: AppContext): string | undefined {
   const given = ctx.get('x-request-id') || ctx.get('idempotency-key');
-  return given && given.length <= MAX_REQUEST_ID_LENGTH ? given : randomUUID();
+  return given && given.length <= MAX_REQUEST_ID_LENGTH ? given : undefined;
 }
 
 /** Request id, a child logger per request, and one access-log line when the response is done. */
 export function requestContext(rootLog: Logger) {
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
-    const requestId = requestIdFrom(ctx);
+    const given = givenRequestId(ctx);
+    const requestId = given ?? randomUUID();
     ctx.state.requestId = requestId;
+    ctx.state.requestIdGiven = given !== undefined;
     ctx.state.log = rootLog.child({ request_id: requestId });
     ctx.set('X-Request-Id', requestId);
     try {

@@ -1,0 +1,527 @@
+import type { Pool } from '../db/pool.js';
+import { ApiError, egressRefused } from '../errors.js';
+import type { ChatCompletionRequest } from '../generated/openapi.js';
+import { auditEntry } from '../jobs.js';
+import type { Logger } from '../logger.js';
+import { creditsFor, type Credits } from '../metering/credits.js';
+import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
+import { bodyHash, claimRequestId, releaseRequestId, type StoredResponse } from '../metering/requestIds.js';
+import type { Principal } from '../tenancy/store.js';
+import type { TraceRecord } from '../traces/store.js';
+import type { Catalog, ChatModel } from './catalog.js';
+import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
+import { chunksOf, CompletionAccumulator } from './completionStream.js';
+import { ChainFailed, clientGone, firstThatAnswers, type Attempt } from './fallback.js';
+import type { Adapters } from './providers/index.js';
+import {
+  UpstreamError,
+  type UpstreamChatRequest,
+  type UpstreamChunk,
+  type UpstreamCompletion,
+} from './providers/types.js';
+import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse } from './responseCache.js';
+import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
+import { countCompletionTokens, countMessageTokens } from './tokens.js';
+
+// A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
+// policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
+// credits → one group commit (replayable response, usage, trace, audit, thread) → the answer.
+
+export interface TraceContext {
+  traceId: string;
+  parentSpanId: string;
+}
+
+export interface ChatContext {
+  principal: Principal;
+  requestId: string;
+  /** The caller sent its own request id: a retry may follow, so the id is claimed first. */
+  callerRequestId: boolean;
+  application: string | null;
+  traceContext: TraceContext | null;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export interface ChatReply {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** Where a streamed answer goes: Server-Sent Events on the client's response. */
+export interface SseSink {
+  open(headers: Record<string, string>): void;
+  send(data: unknown): Promise<void>;
+  end(withDone: boolean): void;
+}
+
+type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+interface Prepared {
+  started: number;
+  body: ChatCompletionRequest;
+  hash: Buffer;
+  plan: RoutingPlan<ChatModel>;
+  request: UpstreamChatRequest;
+  cacheStatus: CacheStatus;
+  cacheKey: Buffer | undefined;
+  cached: CachedResponse | undefined;
+  claimed: boolean;
+}
+
+interface Answer {
+  completion: UpstreamCompletion;
+  model: ChatModel;
+  provider: string;
+  attempts: Attempt[];
+  notes: string[];
+  sentUpstream: UpstreamChatRequest;
+}
+
+interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  credits: Credits;
+}
+
+export interface ChatServiceDeps {
+  pool: Pool;
+  catalog: Catalog;
+  adapters: Adapters;
+  committer: GroupCommitter;
+}
+
+export class ChatService {
+  constructor(private readonly deps: ChatServiceDeps) {}
+
+  async complete(ctx: ChatContext, body: ChatCompletionRequest): Promise<ChatReply> {
+    const started = performance.now();
+    const prepared = await this.prepare(ctx, body, started);
+    if ('replay' in prepared) return prepared.replay;
+    try {
+      const answer = prepared.cached
+        ? this.fromCache(prepared, prepared.cached)
+        : await this.callChain(prepared, (candidate, request) =>
+            candidate.adapter.complete(candidate.target, request, ctx.signal),
+          );
+      return await this.settle(ctx, prepared, answer);
+    } catch (err) {
+      await this.fail(ctx, prepared, err);
+      throw err instanceof ChainFailed ? err.apiError : err;
+    }
+  }
+
+  async stream(ctx: ChatContext, body: ChatCompletionRequest, sink: SseSink): Promise<void> {
+    const started = performance.now();
+    const prepared = await this.prepare(ctx, body, started);
+    const includeUsage = body.stream_options?.include_usage === true;
+    if ('replay' in prepared) {
+      await replayAsStream(sink, prepared.replay, includeUsage);
+      return;
+    }
+    if (prepared.cached) {
+      const reply = await this.settle(ctx, prepared, this.fromCache(prepared, prepared.cached));
+      await replayAsStream(sink, reply, includeUsage);
+      return;
+    }
+
+    let served;
+    try {
+      served = await this.callChainStreaming(prepared, ctx.signal);
+    } catch (err) {
+      await this.fail(ctx, prepared, err);
+      throw err instanceof ChainFailed ? err.apiError : err;
+    }
+    const { answerOf, chunks, candidate } = served;
+    sink.open(replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus));
+    const created = Math.floor(Date.now() / 1000);
+    const frame = (choices: UpstreamChunk['choices']) => ({
+      id: ctx.requestId,
+      object: 'chat.completion.chunk',
+      created,
+      model: candidate.model.id,
+      choices,
+    });
+    const accumulator = new CompletionAccumulator();
+    const opened = new Set<number>();
+    const finishes = new Map<number, string>();
+    try {
+      for await (const chunk of chunks) {
+        accumulator.add(chunk);
+        const choices = chunk.choices.flatMap((choice) => {
+          if (choice.finish_reason) finishes.set(choice.index, choice.finish_reason);
+          const delta = { ...choice.delta };
+          if (!opened.has(choice.index)) {
+            opened.add(choice.index);
+            delta.role = 'assistant';
+          }
+          const empty = Object.keys(delta).length === 0;
+          // Finish reasons are held back: the finish chunk must carry the usage, known only at the end.
+          return empty ? [] : [{ index: choice.index, delta, finish_reason: null, ...(choice.logprobs ? { logprobs: choice.logprobs } : {}) }];
+        });
+        if (choices.length > 0) await sink.send(frame(choices));
+      }
+    } catch (err) {
+      const aborted = ctx.signal.aborted || (err instanceof UpstreamError && err.kind === 'aborted');
+      await this.fail(ctx, prepared, aborted ? clientGone() : err, served.attempts);
+      if (!aborted) {
+        await sink.send({
+          error: {
+            message: `the stream from ${candidate.target.provider.id} broke off: ${(err as Error).message}`,
+            type: 'api_error',
+            code: 'upstream_stream_error',
+          },
+        });
+      }
+      sink.end(false);
+      return;
+    }
+
+    const answer = answerOf(accumulator.completion(ctx.requestId, created));
+    const reply = await this.settle(ctx, prepared, answer);
+    const usage = reply.body.usage as Usage;
+    const indexes = answer.completion.choices.map((c) => c.index);
+    for (const [position, index] of indexes.entries()) {
+      const last = position === indexes.length - 1;
+      await sink.send({
+        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop' }]),
+        ...(last ? { usage, sources: [] } : {}),
+      });
+    }
+    if (includeUsage) await sink.send({ ...frame([]), usage });
+    sink.end(true);
+  }
+
+  private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
+    const { principal } = ctx;
+    checkChatRules(body);
+    const firewall = body.firewall === false ? false : principal.settings.firewallDefault;
+    if (!firewall && !principal.nonEuAccepted) {
+      throw egressRefused(
+        'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
+      );
+    }
+    const hash = bodyHash(body as Record<string, unknown>);
+    let claimed = false;
+    if (ctx.callerRequestId) {
+      const stored = await claimRequestId(this.deps.pool, {
+        workspaceId: principal.workspaceId,
+        organizationId: principal.organizationId,
+        requestId: ctx.requestId,
+        kind: 'chat',
+        hash,
+      });
+      if (stored) return { replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
+      claimed = true;
+    }
+    try {
+      const { request, parameters } = upstreamRequestOf(body);
+      const plan = planRoute<ChatModel>(this.deps.catalog, this.deps.adapters, {
+        chain: body.model !== undefined ? [body.model] : (body.models ?? []),
+        chainField: body.model !== undefined ? 'model' : 'models',
+        type: 'chat',
+        ...(body.provider ? { provider: body.provider } : {}),
+        parameters,
+        reasoningEffort: body.reasoning_effort ?? null,
+        nonEuAccepted: principal.nonEuAccepted,
+        settings: principal.settings,
+      });
+      const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
+      const key = cacheable
+        ? cacheKey(
+            principal.workspaceId,
+            plan.candidates.map((c) => `${c.model.id}@${c.target.provider.id}`),
+            request,
+          )
+        : undefined;
+      const cached = key ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
+      return {
+        started,
+        body,
+        hash,
+        plan,
+        request,
+        cacheStatus: !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS',
+        cacheKey: key,
+        cached,
+        claimed,
+      };
+    } catch (err) {
+      if (claimed) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
+      throw err;
+    }
+  }
+
+  private fromCache(prepared: Prepared, cached: CachedResponse): Answer {
+    const model = this.deps.catalog.models.get(cached.model) as ChatModel | undefined;
+    const candidate = prepared.plan.candidates.find((c) => c.model.id === cached.model) ?? prepared.plan.candidates[0]!;
+    return {
+      completion: cached.completion,
+      model: model ?? candidate.model,
+      provider: cached.provider,
+      attempts: [],
+      notes: ['answered from the response cache'],
+      sentUpstream: withoutParameters(prepared.request, candidate.dropped),
+    };
+  }
+
+  private async callChain(
+    prepared: Prepared,
+    call: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest) => Promise<UpstreamCompletion>,
+  ): Promise<Answer> {
+    const served = await firstThatAnswers(prepared.plan, (candidate) =>
+      call(candidate, withoutParameters(prepared.request, candidate.dropped)),
+    );
+    return {
+      completion: served.result,
+      model: served.candidate.model,
+      provider: served.candidate.target.provider.id,
+      attempts: served.attempts,
+      notes: prepared.plan.notes,
+      sentUpstream: withoutParameters(prepared.request, served.candidate.dropped),
+    };
+  }
+
+  private async callChainStreaming(prepared: Prepared, signal: AbortSignal) {
+    const served = await firstThatAnswers(prepared.plan, (candidate) =>
+      candidate.adapter.stream(candidate.target, withoutParameters(prepared.request, candidate.dropped), signal),
+    );
+    const { candidate, attempts } = served;
+    return {
+      candidate,
+      attempts,
+      chunks: served.result.chunks,
+      answerOf: (completion: UpstreamCompletion): Answer => ({
+        completion,
+        model: candidate.model,
+        provider: candidate.target.provider.id,
+        attempts,
+        notes: prepared.plan.notes,
+        sentUpstream: withoutParameters(prepared.request, candidate.dropped),
+      }),
+    };
+  }
+
+  /** Usage, credits and the reply; durable (group commit) before it is returned. */
+  private async settle(ctx: ChatContext, prepared: Prepared, answer: Answer): Promise<ChatReply> {
+    const { principal } = ctx;
+    const hit = prepared.cacheStatus === 'HIT';
+    const prompt = answer.completion.usage?.prompt_tokens ?? countMessageTokens(answer.sentUpstream.messages);
+    const completionTokens =
+      answer.completion.usage?.completion_tokens ??
+      answer.completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0);
+    const credits = creditsFor(answer.model.pricing, { prompt, completion: completionTokens }, { cacheHit: hit });
+    const usage: Usage = {
+      prompt_tokens: prompt,
+      completion_tokens: completionTokens,
+      total_tokens: prompt + completionTokens,
+      prompt_tokens_details: { cached_tokens: hit ? prompt : (answer.completion.usage?.prompt_tokens_details?.cached_tokens ?? 0) },
+      credits,
+    };
+    const body = {
+      id: ctx.requestId,
+      object: 'chat.completion',
+      created: answer.completion.created || Math.floor(Date.now() / 1000),
+      model: answer.model.id,
+      choices: answer.completion.choices.map((choice) => ({
+        index: choice.index,
+        message: {
+          role: 'assistant',
+          content: choice.message.content,
+          ...(choice.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
+          ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
+        },
+        finish_reason: choice.finish_reason ?? 'stop',
+        logprobs: choice.logprobs ?? null,
+      })),
+      usage,
+      sources: [],
+    };
+    const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
+    const now = new Date().toISOString();
+    const settlement: Settlement = {
+      request: {
+        workspace_id: principal.workspaceId,
+        organization_id: principal.organizationId,
+        request_id: ctx.requestId,
+        kind: 'chat',
+        body_hash: prepared.hash.toString('hex'),
+        response: { body, headers } satisfies StoredResponse,
+      },
+      usage: {
+        organization_id: principal.organizationId,
+        workspace_id: principal.workspaceId,
+        request_id: ctx.requestId,
+        kind: 'chat',
+        model: answer.model.id,
+        provider: answer.provider,
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        cached_tokens: usage.prompt_tokens_details.cached_tokens,
+        credits,
+        created_at: now,
+      },
+      trace: this.trace(ctx, prepared, {
+        status: 200,
+        model: answer.model.id,
+        provider: answer.provider,
+        attempts: answer.attempts,
+        usage,
+        input: answer.sentUpstream,
+        output: answer.completion.choices,
+        notes: answer.notes,
+        createdAt: now,
+      }),
+      audit: this.audit(ctx, prepared, 200, answer.model.id, answer.provider),
+      ...(prepared.body.thread ? { thread: threadAppend(ctx, prepared.body, answer.completion, now) } : {}),
+      ...(prepared.cacheStatus === 'MISS' && prepared.cacheKey
+        ? {
+            cache: {
+              workspace_id: principal.workspaceId,
+              cache_key: prepared.cacheKey.toString('hex'),
+              response: { completion: answer.completion, model: answer.model.id, provider: answer.provider },
+              ttl_seconds: CACHE_TTL_SECONDS,
+            },
+          }
+        : {}),
+    };
+    await this.deps.committer.settle(settlement);
+    return { body, headers };
+  }
+
+  /** A failed request is traced and audited, not billed, and its id is freed for a retry. */
+  private async fail(ctx: ChatContext, prepared: Prepared, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
+    const apiError = err instanceof ChainFailed ? err.apiError : err instanceof ApiError ? err : undefined;
+    const attempts = err instanceof ChainFailed ? err.attempts : (servedAttempts ?? []);
+    const status = apiError?.status ?? 502;
+    try {
+      if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
+      const now = new Date().toISOString();
+      await this.deps.committer.settle({
+        trace: this.trace(ctx, prepared, {
+          status,
+          model: null,
+          provider: null,
+          attempts,
+          usage: undefined,
+          input: prepared.request,
+          output: { error: apiError?.message ?? (err as Error).message },
+          notes: prepared.plan.notes,
+          createdAt: now,
+        }),
+        audit: this.audit(ctx, prepared, status, null, null),
+      });
+    } catch (recordErr) {
+      ctx.log.error({ err: recordErr }, 'could not record a failed chat request');
+    }
+  }
+
+  private trace(
+    ctx: ChatContext,
+    prepared: Prepared,
+    outcome: {
+      status: number;
+      model: string | null;
+      provider: string | null;
+      attempts: Attempt[];
+      usage: Usage | undefined;
+      input: unknown;
+      output: unknown;
+      notes: string[];
+      createdAt: string;
+    },
+  ): TraceRecord {
+    const { principal } = ctx;
+    const body = prepared.body;
+    return {
+      workspace_id: principal.workspaceId,
+      organization_id: principal.organizationId,
+      id: ctx.requestId,
+      key_id: principal.keyId,
+      name: body.name ?? null,
+      tags: body.tags ?? [],
+      thread: body.thread ?? null,
+      end_user: body.user ?? null,
+      application: ctx.application,
+      trace_id: ctx.traceContext?.traceId ?? null,
+      parent_span_id: ctx.traceContext?.parentSpanId ?? null,
+      model: outcome.model,
+      provider: outcome.provider,
+      attempts: outcome.attempts,
+      status: outcome.status,
+      latency_ms: performance.now() - prepared.started,
+      prompt_tokens: outcome.usage?.prompt_tokens ?? 0,
+      completion_tokens: outcome.usage?.completion_tokens ?? 0,
+      cached_tokens: outcome.usage?.prompt_tokens_details.cached_tokens ?? 0,
+      credits: outcome.usage?.credits ?? { base: 0, services: 0, total: 0 },
+      stream: body.stream === true,
+      cache: prepared.cacheStatus,
+      input: outcome.input,
+      output: outcome.output,
+      notes: outcome.notes,
+      sources: [],
+      created_at: outcome.createdAt,
+    };
+  }
+
+  private audit(ctx: ChatContext, prepared: Prepared, status: number, model: string | null, provider: string | null) {
+    const { principal } = ctx;
+    return auditEntry({
+      organization_id: principal.organizationId,
+      workspace_id: principal.workspaceId,
+      actor: { key_id: principal.keyId, kind: principal.kind },
+      action: 'chat.completion',
+      target: ctx.requestId,
+      details: {
+        status,
+        model,
+        provider,
+        ...(prepared.body.user ? { user: prepared.body.user } : {}),
+        ...(ctx.application ? { application: ctx.application } : {}),
+      },
+    });
+  }
+}
+
+function replyHeaders(model: string, provider: string, cache: CacheStatus): Record<string, string> {
+  return { 'X-Model': model, 'X-Provider': provider, 'X-Cache': cache };
+}
+
+/** Thread messages: the request's messages after its last assistant message, then the reply. */
+function threadAppend(ctx: ChatContext, body: ChatCompletionRequest, completion: UpstreamCompletion, now: string) {
+  let lastAssistant = -1;
+  body.messages.forEach((message, index) => {
+    if (message.role === 'assistant') lastAssistant = index;
+  });
+  const reply = completion.choices[0]?.message;
+  return {
+    workspace_id: ctx.principal.workspaceId,
+    organization_id: ctx.principal.organizationId,
+    thread: body.thread!,
+    request_id: ctx.requestId,
+    created_at: now,
+    messages: [
+      ...body.messages.slice(lastAssistant + 1).map((m) => ({ role: m.role, content: m.content ?? null })),
+      ...(reply
+        ? [{ role: 'assistant', content: reply.tool_calls?.length ? { content: reply.content, tool_calls: reply.tool_calls } : reply.content }]
+        : []),
+    ],
+  };
+}
+
+/** A stored or cached JSON answer, sent in the stream form the request asked for. */
+async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boolean): Promise<void> {
+  const body = reply.body as { id: string; created: number; model: string; choices: UpstreamCompletion['choices']; usage: Usage; sources: unknown[] };
+  sink.open(reply.headers);
+  const frame = (choices: UpstreamChunk['choices']) => ({ id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, choices });
+  const chunks = chunksOf({ id: body.id, created: body.created, choices: body.choices });
+  for (const [position, chunk] of chunks.entries()) {
+    const last = position === chunks.length - 1;
+    await sink.send({ ...frame(chunk.choices), ...(last ? { usage: body.usage, sources: body.sources } : {}) });
+  }
+  if (includeUsage) await sink.send({ ...frame([]), usage: body.usage });
+  sink.end(true);
+}

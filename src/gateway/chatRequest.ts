@@ -1,0 +1,93 @@
+import { validationFailed, type FieldErrors } from '../errors.js';
+import type { ChatCompletionRequest } from '../generated/openapi.js';
+import type { UpstreamChatRequest, UpstreamParameter } from './providers/types.js';
+
+// The rules of a chat body that a JSON Schema cannot say, and the body as it goes upstream.
+
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+/** Bytes once decoded: base64 carries 3 bytes per 4 characters. */
+function decodedSize(data: string): number {
+  const comma = data.startsWith('data:') ? data.indexOf(',') : -1;
+  const payload = comma === -1 ? data : data.slice(comma + 1);
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  return Math.floor((payload.length * 3) / 4) - padding;
+}
+
+function attachmentData(part: Record<string, unknown>): string | undefined {
+  const imageUrl = (part.image_url as { url?: unknown } | undefined)?.url;
+  if (typeof imageUrl === 'string' && imageUrl.startsWith('data:')) return imageUrl;
+  const audio = (part.input_audio as { data?: unknown } | undefined)?.data;
+  if (typeof audio === 'string') return audio;
+  const file = (part.file as { file_data?: unknown } | undefined)?.file_data;
+  if (typeof file === 'string') return file;
+  return undefined;
+}
+
+export function checkChatRules(body: ChatCompletionRequest): void {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
+  if (body.model === undefined && body.models === undefined) add('model', 'is required (or models, a chain of models)');
+  body.messages.forEach((message, m) => {
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((part, p) => {
+      const record = part as unknown as Record<string, unknown>;
+      if ((record.file as { file_id?: unknown } | undefined)?.file_id !== undefined) {
+        add(`messages.${m}.content.${p}`, 'file_id is not supported (there is no files API); send file_data instead');
+      }
+      const data = attachmentData(record);
+      if (data !== undefined && decodedSize(data) > MAX_ATTACHMENT_BYTES) {
+        add(`messages.${m}.content.${p}`, `an attachment may hold at most ${MAX_ATTACHMENT_BYTES} bytes once decoded`);
+      }
+    });
+  });
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+// The OpenAI parameters that are passed upstream; everything else in the body is ours or unknown.
+const UPSTREAM_PARAMETERS: readonly UpstreamParameter[] = [
+  'temperature',
+  'max_tokens',
+  'max_completion_tokens',
+  'top_p',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'n',
+  'seed',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'reasoning_effort',
+  'response_format',
+];
+
+/**
+ * The request as providers receive it: only known OpenAI fields, never our own (firewall,
+ * collection, thread, tags, name, cache, provider) and never the end-user id, which is ours to
+ * keep. A null `reasoning_effort` means "model default", so it is not sent.
+ */
+export function upstreamRequestOf(body: ChatCompletionRequest): { request: UpstreamChatRequest; parameters: UpstreamParameter[] } {
+  const request: UpstreamChatRequest = { messages: body.messages };
+  const parameters: UpstreamParameter[] = [];
+  const source = body as Record<string, unknown>;
+  for (const parameter of UPSTREAM_PARAMETERS) {
+    const value = source[parameter];
+    if (value === undefined || value === null) continue;
+    (request as unknown as Record<string, unknown>)[parameter] = value;
+    parameters.push(parameter);
+  }
+  return { request, parameters };
+}
+
+/** The request for one candidate: the parameters it does not take removed. */
+export function withoutParameters(request: UpstreamChatRequest, dropped: readonly UpstreamParameter[]): UpstreamChatRequest {
+  if (dropped.length === 0) return request;
+  const copy: Record<string, unknown> = { ...request };
+  for (const parameter of dropped) delete copy[parameter];
+  return copy as unknown as UpstreamChatRequest;
+}

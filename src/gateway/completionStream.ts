@@ -1,0 +1,66 @@
+import type { UpstreamChoice, UpstreamChunk, UpstreamCompletion, UpstreamUsage } from './providers/types.js';
+
+/**
+ * Rebuilds the whole completion from a stream's chunks, so a streamed answer can be replayed,
+ * cached, traced and counted exactly like a JSON one.
+ */
+export class CompletionAccumulator {
+  private readonly choices = new Map<number, UpstreamChoice>();
+  usage: UpstreamUsage | undefined;
+
+  add(chunk: UpstreamChunk): void {
+    if (chunk.usage) this.usage = chunk.usage;
+    for (const { index, delta, finish_reason: finish } of chunk.choices) {
+      let choice = this.choices.get(index);
+      if (!choice) {
+        choice = { index, message: { role: 'assistant', content: null }, finish_reason: null };
+        this.choices.set(index, choice);
+      }
+      if (typeof delta.content === 'string') choice.message.content = (choice.message.content ?? '') + delta.content;
+      if (typeof delta.refusal === 'string') choice.message.refusal = (choice.message.refusal ?? '') + delta.refusal;
+      for (const call of delta.tool_calls ?? []) {
+        const calls = (choice.message.tool_calls ??= []);
+        const existing = calls[call.index];
+        if (!existing) {
+          calls[call.index] = {
+            id: call.id ?? '',
+            type: 'function',
+            function: { name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' },
+          };
+        } else {
+          if (call.id) existing.id = call.id;
+          if (call.function?.name) existing.function.name += call.function.name;
+          if (call.function?.arguments) existing.function.arguments += call.function.arguments;
+        }
+      }
+      if (finish) choice.finish_reason = finish;
+    }
+  }
+
+  completion(id: string, created: number): UpstreamCompletion {
+    const choices = [...this.choices.values()].sort((a, b) => a.index - b.index);
+    return { id, created, choices, ...(this.usage ? { usage: this.usage } : {}) };
+  }
+}
+
+/** A stored completion as stream chunks (replays and cache hits): one delta per choice, then its finish. */
+export function chunksOf(completion: UpstreamCompletion): UpstreamChunk[] {
+  return completion.choices.flatMap((choice) => [
+    {
+      choices: [
+        {
+          index: choice.index,
+          delta: {
+            role: 'assistant' as const,
+            content: choice.message.content,
+            ...(choice.message.tool_calls
+              ? { tool_calls: choice.message.tool_calls.map((call, index) => ({ index, ...call })) }
+              : {}),
+          },
+          finish_reason: null,
+        },
+      ],
+    },
+    { choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] },
+  ]);
+}

@@ -1,0 +1,105 @@
+import { ApiError } from '../errors.js';
+import type { CatalogModel } from './catalog.js';
+import { UpstreamError } from './providers/types.js';
+import type { Candidate, RoutingPlan } from './routing.js';
+
+export interface Attempt {
+  model: string;
+  provider: string;
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+export interface Served<R, M extends CatalogModel> {
+  result: R;
+  candidate: Candidate<M>;
+  attempts: Attempt[];
+}
+
+/** Thrown when the chain ended on a failure; carries the attempts for the trace. */
+export class ChainFailed extends Error {
+  constructor(
+    readonly apiError: ApiError,
+    readonly attempts: Attempt[],
+  ) {
+    super(apiError.message);
+  }
+}
+
+function describe(err: UpstreamError): string {
+  return err.upstreamMessage ? `${err.message}: ${err.upstreamMessage}` : err.message;
+}
+
+/**
+ * Tries the plan's candidates in order until one answers. A provider that is unavailable
+ * (connection error, timeout, 408, 429, 5xx, or a stream failing before its first byte) moves the
+ * chain on; any other upstream 4xx stops it with 400 upstream_rejected, because the next provider
+ * would refuse the same request.
+ */
+export async function firstThatAnswers<R, M extends CatalogModel>(
+  plan: RoutingPlan<M>,
+  call: (candidate: Candidate<M>) => Promise<R>,
+): Promise<Served<R, M>> {
+  const attempts: Attempt[] = plan.skipped.map((s) => ({
+    model: s.model,
+    provider: s.provider,
+    status: null,
+    error: `not configured: ${s.reason}`,
+    latency_ms: 0,
+  }));
+  let retryAfter: string | undefined;
+  for (const candidate of plan.candidates) {
+    const started = performance.now();
+    try {
+      const result = await call(candidate);
+      attempts.push({
+        model: candidate.model.id,
+        provider: candidate.target.provider.id,
+        status: 200,
+        error: null,
+        latency_ms: performance.now() - started,
+      });
+      return { result, candidate, attempts };
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      attempts.push({
+        model: candidate.model.id,
+        provider: candidate.target.provider.id,
+        status: err.status ?? null,
+        error: describe(err),
+        latency_ms: performance.now() - started,
+      });
+      if (err.kind === 'aborted') throw new ChainFailed(clientGone(), attempts);
+      if (!err.retryable) {
+        throw new ChainFailed(
+          new ApiError({
+            status: 400,
+            message: `${candidate.target.provider.id} rejected the request: ${err.upstreamMessage ?? err.message}`,
+            type: 'invalid_request_error',
+            code: 'upstream_rejected',
+            fields: { provider: candidate.target.provider.id },
+          }),
+          attempts,
+        );
+      }
+      retryAfter = err.retryAfter ?? retryAfter;
+    }
+  }
+  throw new ChainFailed(
+    new ApiError({
+      status: 503,
+      message: 'every model and provider in the chain is unavailable',
+      type: 'api_error',
+      code: 'providers_unavailable',
+      fields: { attempts: attempts.map(({ latency_ms: _latency, ...attempt }) => attempt) },
+      ...(retryAfter ? { headers: { 'retry-after': retryAfter } } : {}),
+    }),
+    attempts,
+  );
+}
+
+/** Nobody is left to answer; 499 is what proxies log for a client that closed the request. */
+export function clientGone(): ApiError {
+  return new ApiError({ status: 499, message: 'the client closed the request', type: 'api_error', code: 'client_closed' });
+}

@@ -1,0 +1,98 @@
+// The `local` provider (kind: local): models that run inside the gateway process, with no key
+// and no network, so the service works offline and in tests. Upstream model names (the
+// catalogue's `upstream_model`): `echo` (chat, ./echo.ts) and `embed-1024` (embeddings,
+// ./embed.ts). Anything else is answered as an upstream 404 would be.
+import { countTokens } from '../../tokens.js';
+import {
+  UpstreamError,
+  type ChatStream,
+  type EmbeddingInput,
+  type EmbeddingOutput,
+  type ProviderAdapter,
+  type UpstreamChatRequest,
+  type UpstreamCompletion,
+  type UpstreamParameter,
+  type UpstreamTarget,
+} from '../types.js';
+import { abortedError, echoCompletion, echoStream } from './echo.js';
+import { LOCAL_EMBED_DIMENSIONS, embedBatch, toNumberArray } from './embed.js';
+
+export const LOCAL_CHAT_MODELS: readonly string[] = ['echo'];
+export const LOCAL_EMBEDDING_MODELS: readonly string[] = ['embed-1024'];
+
+// A Record keyed by the union, so a parameter added to UpstreamChatRequest must be listed here.
+const PARAMETERS: Record<UpstreamParameter, true> = {
+  temperature: true,
+  max_tokens: true,
+  max_completion_tokens: true,
+  top_p: true,
+  stop: true,
+  presence_penalty: true,
+  frequency_penalty: true,
+  n: true,
+  seed: true,
+  logit_bias: true,
+  logprobs: true,
+  top_logprobs: true,
+  tools: true,
+  tool_choice: true,
+  parallel_tool_calls: true,
+  reasoning_effort: true,
+  response_format: true,
+  user: true,
+};
+const ALL_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set(Object.keys(PARAMETERS) as UpstreamParameter[]);
+
+// Inputs embedded between two looks at the abort signal.
+const EMBED_SLICE = 32;
+
+export interface LocalAdapterOptions {
+  /** Delay before each streamed chunk after the first, to exercise slow streams (default 0). */
+  streamChunkDelayMs?: number;
+}
+
+export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
+  return {
+    supportedParameters(): ReadonlySet<UpstreamParameter> {
+      return ALL_PARAMETERS;
+    },
+
+    async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
+      if (signal.aborted) throw abortedError();
+      requireModel(target, LOCAL_CHAT_MODELS, 'chat');
+      return echoCompletion(request);
+    },
+
+    async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
+      if (signal.aborted) throw abortedError();
+      requireModel(target, LOCAL_CHAT_MODELS, 'chat');
+      return { chunks: echoStream(request, { signal, chunkDelayMs: options.streamChunkDelayMs ?? 0 }) };
+    },
+
+    async embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput> {
+      if (signal.aborted) throw abortedError();
+      requireModel(target, LOCAL_EMBEDDING_MODELS, 'embedding');
+      if (request.dimensions !== undefined && request.dimensions !== LOCAL_EMBED_DIMENSIONS) {
+        const message = `${target.modelId} has ${LOCAL_EMBED_DIMENSIONS} dimensions and cannot reduce them`;
+        throw new UpstreamError('status', message, { status: 400, upstreamMessage: message });
+      }
+      const embeddings: number[][] = [];
+      let tokens = 0;
+      for (let i = 0; i < request.input.length; i += EMBED_SLICE) {
+        if (signal.aborted) throw abortedError();
+        const slice = request.input.slice(i, i + EMBED_SLICE);
+        for (const vector of embedBatch(slice)) embeddings.push(toNumberArray(vector));
+        for (const text of slice) tokens += countTokens(text);
+      }
+      return { embeddings, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+    },
+
+    async close(): Promise<void> {},
+  };
+}
+
+function requireModel(target: UpstreamTarget, known: readonly string[], kind: 'chat' | 'embedding'): void {
+  if (known.includes(target.upstreamModel)) return;
+  const message = `the local provider has no ${kind} model "${target.upstreamModel}"`;
+  throw new UpstreamError('status', message, { status: 404, upstreamMessage: message });
+}

@@ -1,0 +1,203 @@
+// The declarative parameter map: which request parameters each OpenAI-compatible provider
+// takes, under which name, and how its messages and streams differ from OpenAI's. Keyed by the
+// catalogue's provider id; a provider without an entry (vLLM, Ollama, llama.cpp, any other
+// OpenAI-compatible host) gets DEFAULT_PROFILE.
+//
+// A parameter missing from a profile is not sent: supportedParameters() reports it as not
+// taken, so the gateway drops it (noted on the trace) or, in strict mode, answers 422. Sources
+// are the providers' own API references; several of these hosts (Mistral above all) reject
+// unknown fields with a 422, so the maps list what is accepted, not what is merely ignored.
+import type { UpstreamParameter } from '../types.js';
+
+/** How one parameter goes on the wire: as it is (`true`), or renamed and/or transformed. */
+export type ParameterRule = true | { readonly to?: string; readonly transform?: (value: unknown) => unknown };
+
+export interface ProviderProfile {
+  /** The parameters the provider takes. */
+  readonly parameters: { readonly [P in UpstreamParameter]?: ParameterRule };
+  /** What a `developer` message becomes (providers without that role take it as `system`). */
+  readonly developerRole: 'developer' | 'system';
+  /** Whether system/user/assistant messages may carry `name` (a tool message always keeps its own). */
+  readonly messageNames: boolean;
+  /**
+   * Whether a stream asks for usage with `stream_options: {include_usage: true}`. False for a
+   * provider that rejects the field and reports usage on its last chunk unasked.
+   */
+  readonly streamOptions: boolean;
+  readonly embeddings: {
+    /** The wire name of `dimensions`. */
+    readonly dimensions: string;
+    readonly user: boolean;
+  };
+}
+
+/** Every parameter in UpstreamChatRequest; the check below fails to compile if one is added there. */
+export const ALL_PARAMETERS = [
+  'temperature',
+  'max_tokens',
+  'max_completion_tokens',
+  'top_p',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'n',
+  'seed',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'reasoning_effort',
+  'response_format',
+  'user',
+] as const satisfies readonly UpstreamParameter[];
+type Unlisted = Exclude<UpstreamParameter, (typeof ALL_PARAMETERS)[number]>;
+const everyParameterListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyParameterListed;
+
+/** Every parameter as it is, minus `except`, with `rules` on top. */
+function allBut(
+  except: readonly UpstreamParameter[],
+  rules: { readonly [P in UpstreamParameter]?: ParameterRule } = {},
+): ProviderProfile['parameters'] {
+  const out: { [P in UpstreamParameter]?: ParameterRule } = {};
+  for (const p of ALL_PARAMETERS) if (!except.includes(p)) out[p] = rules[p] ?? true;
+  return out;
+}
+
+/** OpenAI-compatible hosts we have no entry for: vLLM, Ollama, llama.cpp, LocalAI, … */
+export const DEFAULT_PROFILE: ProviderProfile = {
+  // Every open server takes max_tokens; not all know max_completion_tokens yet.
+  parameters: allBut([], { max_completion_tokens: { to: 'max_tokens' } }),
+  // Many open-weight chat templates know no `developer` role.
+  developerRole: 'system',
+  messageNames: true,
+  streamOptions: true,
+  embeddings: { dimensions: 'dimensions', user: true },
+};
+
+export const PROVIDER_PROFILES: Readonly<Record<string, ProviderProfile>> = {
+  // api.openai.com takes everything. Its reasoning models refuse max_tokens ("use
+  // max_completion_tokens instead"), which every current model takes, so it is sent as that.
+  openai: {
+    parameters: allBut([], { max_tokens: { to: 'max_completion_tokens' } }),
+    developerRole: 'developer',
+    messageNames: true,
+    streamOptions: true,
+    embeddings: { dimensions: 'dimensions', user: true },
+  },
+
+  // Mistral (La Plateforme) forbids unknown fields (422 "Extra inputs are not permitted"),
+  // including stream_options (usage comes on the last chunk anyway), max_completion_tokens,
+  // `user`, and `name` on non-tool messages. Its seed is `random_seed`. reasoning_effort is
+  // passed for the models the catalogue lists levels for (the gateway checks them).
+  mistral: {
+    parameters: allBut(['logit_bias', 'logprobs', 'top_logprobs', 'user'], {
+      max_completion_tokens: { to: 'max_tokens' },
+      seed: { to: 'random_seed' },
+    }),
+    developerRole: 'system',
+    messageNames: false,
+    streamOptions: false,
+    embeddings: { dimensions: 'output_dimension', user: false },
+  },
+
+  // Anthropic's OpenAI-compatible endpoint ignores these silently; claiming them would let a
+  // strict-mode request believe they had effect (response_format and reasoning_effort included:
+  // the catalogue lists no json_schema and no reasoning levels for Claude there). `n` must be 1,
+  // which the provider checks itself.
+  anthropic: {
+    parameters: allBut([
+      'logit_bias',
+      'logprobs',
+      'top_logprobs',
+      'seed',
+      'presence_penalty',
+      'frequency_penalty',
+      'user',
+      'response_format',
+      'reasoning_effort',
+    ]),
+    developerRole: 'system',
+    messageNames: true,
+    streamOptions: true,
+    embeddings: { dimensions: 'dimensions', user: false },
+  },
+
+  // Scaleway Generative APIs: its reference lists frequency_penalty, n, top_logprobs,
+  // logit_bias and user as unsupported.
+  scaleway: {
+    parameters: allBut(['frequency_penalty', 'n', 'top_logprobs', 'logit_bias', 'user'], {
+      max_completion_tokens: { to: 'max_tokens' },
+    }),
+    developerRole: 'system',
+    messageNames: true,
+    streamOptions: true,
+    embeddings: { dimensions: 'dimensions', user: false },
+  },
+};
+
+/** A profile prepared for the hot path: the fields to copy as an array, the supported set built once. */
+export interface CompiledProfile {
+  readonly id: string;
+  readonly supported: ReadonlySet<UpstreamParameter>;
+  /** Renamed fields first, so a field sent under its own name wins when two land on one name. */
+  readonly fields: readonly { readonly from: UpstreamParameter; readonly to: string; readonly transform?: (value: unknown) => unknown }[];
+  readonly developerRole: 'developer' | 'system';
+  readonly messageNames: boolean;
+  readonly streamOptions: boolean;
+  readonly embeddings: ProviderProfile['embeddings'];
+}
+
+export function compileProfile(id: string, profile: ProviderProfile): CompiledProfile {
+  const renamed: CompiledProfile['fields'][number][] = [];
+  const direct: CompiledProfile['fields'][number][] = [];
+  const supported = new Set<UpstreamParameter>();
+  for (const p of ALL_PARAMETERS) {
+    const rule = profile.parameters[p];
+    if (rule === undefined) continue;
+    supported.add(p);
+    if (rule === true) direct.push({ from: p, to: p });
+    else {
+      const to = rule.to ?? p;
+      const field = rule.transform ? { from: p, to, transform: rule.transform } : { from: p, to };
+      (to === p ? direct : renamed).push(field);
+    }
+  }
+  return {
+    id,
+    supported,
+    fields: [...renamed, ...direct],
+    developerRole: profile.developerRole,
+    messageNames: profile.messageNames,
+    streamOptions: profile.streamOptions,
+    embeddings: profile.embeddings,
+  };
+}
+
+/**
+ * Resolves provider ids to compiled profiles, once per id. `overrides` replace or add entries
+ * (an operator's own host, tests); `defaultProfile` replaces DEFAULT_PROFILE.
+ */
+export class ProfileRegistry {
+  private readonly compiled = new Map<string, CompiledProfile>();
+  private readonly profiles: Readonly<Record<string, ProviderProfile>>;
+
+  constructor(
+    overrides: Readonly<Record<string, ProviderProfile>> = {},
+    private readonly defaultProfile: ProviderProfile = DEFAULT_PROFILE,
+  ) {
+    this.profiles = { ...PROVIDER_PROFILES, ...overrides };
+  }
+
+  get(providerId: string): CompiledProfile {
+    let c = this.compiled.get(providerId);
+    if (!c) {
+      const own = Object.hasOwn(this.profiles, providerId) ? this.profiles[providerId] : undefined;
+      c = compileProfile(providerId, own ?? this.defaultProfile);
+      this.compiled.set(providerId, c);
+    }
+    return c;
+  }
+}

@@ -1,0 +1,199 @@
+// The provider's JSON → our shapes. Providers differ in small ways (a missing `type` on a tool
+// call, arguments sent as an object, content as an array of parts, usage without a total), so
+// each result is rebuilt from the fields we know rather than passed through.
+import type {
+  EmbeddingOutput,
+  UpstreamChoice,
+  UpstreamChunk,
+  UpstreamCompletion,
+  UpstreamToolCallDelta,
+  UpstreamUsage,
+} from '../types.js';
+import { isRecord, protocolError } from './errors.js';
+
+type Json = Record<string, unknown>;
+
+export function toCompletion(raw: unknown, providerId: string): UpstreamCompletion {
+  if (!isRecord(raw) || !Array.isArray(raw.choices)) throw protocolError(providerId, 'the response has no choices');
+  const choices: UpstreamChoice[] = [];
+  for (let i = 0; i < raw.choices.length; i++) {
+    const c: unknown = raw.choices[i];
+    if (!isRecord(c) || !isRecord(c.message)) throw protocolError(providerId, `choice ${i} has no message`);
+    const m = c.message;
+    const message: UpstreamChoice['message'] = { role: 'assistant', content: textOf(m.content) ?? null };
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+      message.tool_calls = m.tool_calls.map((t, j) => toolCall(t, j, providerId));
+    }
+    if (typeof m.refusal === 'string') message.refusal = m.refusal;
+    const choice: UpstreamChoice = {
+      index: typeof c.index === 'number' ? c.index : i,
+      message,
+      finish_reason: typeof c.finish_reason === 'string' ? c.finish_reason : null,
+    };
+    if (c.logprobs !== undefined && c.logprobs !== null) choice.logprobs = c.logprobs;
+    choices.push(choice);
+  }
+  const out: UpstreamCompletion = {
+    id: typeof raw.id === 'string' ? raw.id : '',
+    created: typeof raw.created === 'number' ? raw.created : Math.floor(Date.now() / 1000),
+    choices,
+  };
+  const usage = toUsage(raw.usage);
+  if (usage) out.usage = usage;
+  return out;
+}
+
+function toolCall(t: unknown, j: number, providerId: string): NonNullable<UpstreamChoice['message']['tool_calls']>[number] {
+  if (!isRecord(t) || !isRecord(t.function) || typeof t.function.name !== 'string') {
+    throw protocolError(providerId, `tool call ${j} is malformed`);
+  }
+  return {
+    id: typeof t.id === 'string' ? t.id : `call_${j}`,
+    type: 'function',
+    function: { name: t.function.name, arguments: argumentsOf(t.function.arguments) ?? '' },
+  };
+}
+
+/** Arguments are a JSON string in OpenAI's format; some servers send the object itself. */
+function argumentsOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return undefined;
+  return JSON.stringify(v);
+}
+
+/**
+ * Message content as text: a string as it is; an array of parts (Mistral's reasoning models)
+ * as the concatenation of its text parts, with thinking parts left out.
+ */
+function textOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (!Array.isArray(v)) return undefined;
+  let text: string | undefined;
+  for (const part of v) {
+    if (typeof part === 'string') text = (text ?? '') + part;
+    else if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') text = (text ?? '') + part.text;
+  }
+  return text;
+}
+
+export function toUsage(u: unknown): UpstreamUsage | undefined {
+  if (!isRecord(u)) return undefined;
+  const prompt = u.prompt_tokens;
+  const completion = u.completion_tokens;
+  if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
+  const usage: UpstreamUsage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion,
+  };
+  const details = u.prompt_tokens_details;
+  if (isRecord(details) && typeof details.cached_tokens === 'number') {
+    usage.prompt_tokens_details = { cached_tokens: details.cached_tokens };
+  }
+  return usage;
+}
+
+/** One parsed `chat.completion.chunk`. */
+export function toChunk(raw: Json, providerId: string): UpstreamChunk {
+  const choices: UpstreamChunk['choices'] = [];
+  const rawChoices = raw.choices;
+  if (Array.isArray(rawChoices)) {
+    for (let i = 0; i < rawChoices.length; i++) {
+      const c: unknown = rawChoices[i];
+      if (!isRecord(c)) throw protocolError(providerId, `stream choice ${i} is malformed`);
+      const d = isRecord(c.delta) ? c.delta : undefined;
+      const delta: UpstreamChunk['choices'][number]['delta'] = {};
+      if (d) {
+        if (d.role === 'assistant') delta.role = 'assistant';
+        const content = textOf(d.content);
+        if (content !== undefined) delta.content = content;
+        if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) delta.tool_calls = d.tool_calls.map(toolCallDelta);
+        if (typeof d.refusal === 'string') delta.refusal = d.refusal;
+      }
+      const choice: UpstreamChunk['choices'][number] = {
+        index: typeof c.index === 'number' ? c.index : i,
+        delta,
+        finish_reason: typeof c.finish_reason === 'string' ? c.finish_reason : null,
+      };
+      if (c.logprobs !== undefined && c.logprobs !== null) choice.logprobs = c.logprobs;
+      choices.push(choice);
+    }
+  } else if (rawChoices !== undefined && rawChoices !== null) {
+    throw protocolError(providerId, 'a stream chunk has malformed choices');
+  }
+  const chunk: UpstreamChunk = { choices };
+  const usage = toUsage(raw.usage);
+  if (usage) chunk.usage = usage;
+  return chunk;
+}
+
+function toolCallDelta(t: unknown, position: number): UpstreamToolCallDelta {
+  const out: UpstreamToolCallDelta = { index: position };
+  if (!isRecord(t)) return out;
+  if (typeof t.index === 'number') out.index = t.index;
+  if (typeof t.id === 'string') out.id = t.id;
+  if (t.type === 'function' || typeof t.id === 'string') out.type = 'function';
+  if (isRecord(t.function)) {
+    const fn: NonNullable<UpstreamToolCallDelta['function']> = {};
+    if (typeof t.function.name === 'string') fn.name = t.function.name;
+    const args = argumentsOf(t.function.arguments);
+    if (args !== undefined) fn.arguments = args;
+    out.function = fn;
+  }
+  return out;
+}
+
+/** A whole completion as one chunk: for a server that answered a stream request with plain JSON. */
+export function completionAsChunk(c: UpstreamCompletion): UpstreamChunk {
+  const chunk: UpstreamChunk = {
+    choices: c.choices.map((choice) => {
+      const delta: UpstreamChunk['choices'][number]['delta'] = { role: 'assistant', content: choice.message.content };
+      if (choice.message.tool_calls) {
+        delta.tool_calls = choice.message.tool_calls.map((t, index) => ({
+          index,
+          id: t.id,
+          type: 'function',
+          function: { name: t.function.name, arguments: t.function.arguments },
+        }));
+      }
+      if (choice.message.refusal !== undefined) delta.refusal = choice.message.refusal;
+      const out: UpstreamChunk['choices'][number] = { index: choice.index, delta, finish_reason: choice.finish_reason };
+      if (choice.logprobs !== undefined) out.logprobs = choice.logprobs;
+      return out;
+    }),
+  };
+  if (c.usage) chunk.usage = c.usage;
+  return chunk;
+}
+
+export function toEmbeddings(raw: unknown, count: number, providerId: string): EmbeddingOutput {
+  if (!isRecord(raw) || !Array.isArray(raw.data)) throw protocolError(providerId, 'the embeddings response has no data');
+  const data = raw.data;
+  if (data.length !== count) {
+    throw protocolError(providerId, `asked for ${count} embedding${count === 1 ? '' : 's'}, got ${data.length}`);
+  }
+  const embeddings = new Array<number[]>(count);
+  for (let i = 0; i < count; i++) {
+    const item: unknown = data[i];
+    if (!isRecord(item)) throw protocolError(providerId, `embedding ${i} is malformed`);
+    const index = item.index === undefined ? i : item.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) {
+      throw protocolError(providerId, `embedding ${i} has index ${JSON.stringify(index)}`);
+    }
+    if (embeddings[index] !== undefined) throw protocolError(providerId, `two embeddings have index ${index}`);
+    const vector = item.embedding;
+    if (!Array.isArray(vector) || vector.length === 0 || typeof vector[0] !== 'number') {
+      throw protocolError(providerId, `embedding ${i} is not an array of floats`);
+    }
+    embeddings[index] = vector as number[];
+  }
+  const out: EmbeddingOutput = { embeddings };
+  const u = raw.usage;
+  if (isRecord(u) && typeof u.prompt_tokens === 'number') {
+    out.usage = {
+      prompt_tokens: u.prompt_tokens,
+      total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.prompt_tokens,
+    };
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/pool.js';
+import type { UpstreamCompletion } from './providers/types.js';
+
+// A cached answer lives this long; the cache__expire cron task deletes what has expired.
+export const CACHE_TTL_SECONDS = 3600;
+
+export interface CachedResponse {
+  completion: UpstreamCompletion;
+  model: string;
+  provider: string;
+}
+
+/**
+ * The key covers the workspace, the resolved chain, and the request as it goes upstream (after
+ * masking and retrieval), which holds every field that changes the output and none of those
+ * that do not (`stream`, `user`, `thread`, `tags`, `name`). Masked placeholders are restored per
+ * request, so two callers whose personal data masks alike share an answer safely.
+ */
+export function cacheKey(workspaceId: string, chain: string[], upstreamRequest: unknown): Buffer {
+  return createHash('sha256').update(workspaceId).update('\0').update(chain.join('\0')).update('\0').update(JSON.stringify(upstreamRequest)).digest();
+}
+
+export async function findCachedResponse(db: Queryable, workspaceId: string, key: Buffer): Promise<CachedResponse | undefined> {
+  const { rows } = await db.query<{ response: CachedResponse }>(
+    'select response from response_cache where workspace_id = $1 and cache_key = $2 and expires_at > now()',
+    [workspaceId, key],
+  );
+  return rows[0]?.response;
+}
+
+export async function deleteExpiredResponses(db: Queryable, limit = 10_000): Promise<number> {
+  const result = await db.query(
+    `delete from response_cache
+      where ctid in (select ctid from response_cache where expires_at <= now() limit $1)`,
+    [limit],
+  );
+  return result.rowCount ?? 0;
+}

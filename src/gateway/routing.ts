@@ -1,0 +1,184 @@
+import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../errors.js';
+import type { WorkspaceSettings } from '../tenancy/store.js';
+import type { Catalog, CatalogModel, ChatModel, EmbeddingModel } from './catalog.js';
+import type { Adapters } from './providers/index.js';
+import type { ProviderAdapter, UpstreamParameter, UpstreamTarget } from './providers/types.js';
+
+// The routing plan: which (model, provider) pairs a request may try, in order. It applies, in
+// this order: aliases, the workspace policy, the caller's `provider` narrowing, the egress guard,
+// and the parameters each candidate takes. Nothing here calls a provider.
+
+export interface ProviderPreferences {
+  order?: string[];
+  only?: string[];
+  ignore?: string[];
+  allow_fallbacks?: boolean;
+  require_parameters?: boolean;
+}
+
+export interface Candidate<M extends CatalogModel = CatalogModel> {
+  model: M;
+  target: UpstreamTarget;
+  adapter: ProviderAdapter;
+  /** Parameters this candidate does not take, removed from its request (never in strict mode). */
+  dropped: UpstreamParameter[];
+}
+
+/** A provider that could not be tried at all (no key configured): reported in a 503's attempts. */
+export interface Skipped {
+  model: string;
+  provider: string;
+  reason: string;
+}
+
+export interface RoutingPlan<M extends CatalogModel = CatalogModel> {
+  candidates: Candidate<M>[];
+  skipped: Skipped[];
+  /** Human-readable notes for the trace: dropped parameters, policy decisions. */
+  notes: string[];
+}
+
+export interface RoutingInput {
+  /** The `model` (as a chain of one) or `models`, as given. */
+  chain: string[];
+  /** The body field the chain came from, for 422 paths: 'model' or 'models'. */
+  chainField: 'model' | 'models';
+  type: 'chat' | 'embedding';
+  provider?: ProviderPreferences;
+  /** Parameters present in the request (for strict mode and for dropping). */
+  parameters: UpstreamParameter[];
+  reasoningEffort?: string | null;
+  /** Whether the organization recorded its non-EU acceptance. */
+  nonEuAccepted: boolean;
+  settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
+}
+
+/** Capabilities a parameter needs from the model, beyond the provider taking it. */
+function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
+  if ((parameter === 'tools' || parameter === 'tool_choice' || parameter === 'parallel_tool_calls') && !model.capabilities.includes('tools')) {
+    return `${model.id} does not take tools`;
+  }
+  if (parameter === 'response_format' && !model.capabilities.includes('json_schema')) {
+    return `${model.id} does not take response_format`;
+  }
+  if (parameter === 'reasoning_effort' && input.reasoningEffort != null && !model.reasoningEffort.includes(input.reasoningEffort as never)) {
+    const levels = model.reasoningEffort.length > 0 ? model.reasoningEffort.join(', ') : 'none';
+    return `${model.id} does not take reasoning_effort "${input.reasoningEffort}" (levels: ${levels})`;
+  }
+  return undefined;
+}
+
+function expand(catalog: Catalog, input: RoutingInput): { models: CatalogModel[]; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const seen = new Set<string>();
+  const models: CatalogModel[] = [];
+  input.chain.forEach((slug, index) => {
+    const field = input.chainField === 'model' ? 'model' : `models.${index}`;
+    const ids = catalog.aliases.get(slug) ?? [slug];
+    for (const id of ids) {
+      const model = catalog.models.get(id);
+      if (!model) {
+        (errors[field] ??= []).push(`unknown model "${id}"; GET /v1/models lists them`);
+        continue;
+      }
+      if (model.type !== input.type) {
+        (errors[field] ??= []).push(`"${id}" is an ${model.type} model, not a ${input.type} model`);
+        continue;
+      }
+      if (input.settings.allowedModels && !input.settings.allowedModels.includes(id)) {
+        (errors[field] ??= []).push(`"${id}" is not allowed by the workspace's routing policy`);
+        continue;
+      }
+      if (!seen.has(id)) {
+        seen.add(id);
+        models.push(model);
+      }
+    }
+  });
+  return { models, errors };
+}
+
+/** Providers for one model: policy ∩ only − ignore, ordered by `order` then catalogue order. */
+function providersFor(model: CatalogModel, input: RoutingInput) {
+  const prefs = input.provider ?? {};
+  let endpoints = model.endpoints.filter(
+    (e) =>
+      (!input.settings.allowedProviders || input.settings.allowedProviders.includes(e.provider)) &&
+      (!prefs.only || prefs.only.includes(e.provider)) &&
+      !(prefs.ignore ?? []).includes(e.provider),
+  );
+  const order = prefs.order ?? [];
+  const rank = (provider: string) => {
+    const at = order.indexOf(provider);
+    return at === -1 ? order.length : at;
+  };
+  endpoints = [...endpoints].sort((a, b) => rank(a.provider) - rank(b.provider));
+  if (prefs.allow_fallbacks === false) {
+    endpoints = order.length > 0 ? endpoints.filter((e) => order.includes(e.provider)) : endpoints.slice(0, 1);
+  }
+  return endpoints;
+}
+
+export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Adapters, input: RoutingInput): RoutingPlan<M> {
+  const { models, errors } = expand(catalog, input);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  const strict = input.provider?.require_parameters === true;
+  const candidates: Candidate<M>[] = [];
+  const skipped: Skipped[] = [];
+  const notes: string[] = [];
+  const strictRefusals: string[] = [];
+  let refusedForEgress = 0;
+
+  for (const model of models) {
+    for (const endpoint of providersFor(model, input)) {
+      const provider = catalog.providers.get(endpoint.provider)!;
+      if (endpoint.region !== 'eu' && !input.nonEuAccepted) {
+        refusedForEgress += 1;
+        continue;
+      }
+      if (!provider.available) {
+        skipped.push({ model: model.id, provider: provider.id, reason: provider.unavailableReason ?? 'not configured' });
+        continue;
+      }
+      const adapter = adapters[provider.kind];
+      const target: UpstreamTarget = { provider, upstreamModel: endpoint.upstreamModel, modelId: model.id };
+      const supported = adapter.supportedParameters(target);
+      const refused = input.parameters.flatMap((parameter) => {
+        if (!supported.has(parameter)) return [{ parameter, why: `${provider.id} does not take ${parameter}` }];
+        const why = parameterNeedsCapability(model, parameter, input);
+        return why ? [{ parameter, why }] : [];
+      });
+      if (refused.length > 0 && strict) {
+        strictRefusals.push(...refused.map((r) => r.why));
+        continue;
+      }
+      for (const r of refused) notes.push(`dropped ${r.parameter} for ${model.id} via ${provider.id}: ${r.why}`);
+      candidates.push({ model: model as M, target, adapter, dropped: refused.map((r) => r.parameter) });
+    }
+  }
+
+  if (candidates.length === 0) {
+    if (strictRefusals.length > 0) {
+      throw validationFailed(
+        { 'provider.require_parameters': [...new Set(strictRefusals)] },
+        'no provider in the chain takes every parameter of this request',
+      );
+    }
+    if (refusedForEgress > 0 && skipped.length === 0) {
+      throw egressRefused(
+        'every model in the chain is served outside the EU, and the organization has not recorded the non-EU routing acceptance',
+      );
+    }
+    if (skipped.length === 0) {
+      throw new ApiError({
+        status: 422,
+        message: 'no provider is left for this chain after the workspace policy and the provider preferences',
+        type: 'invalid_request_error',
+        code: 'validation_failed',
+        errors: { provider: ['leaves no provider for any model in the chain'] },
+      });
+    }
+  }
+  return { candidates, skipped, notes };
+}
