@@ -8,6 +8,8 @@ export interface Config {
   logLevel: string;
   workerConcurrency: number;
   bodyLimitBytes: number;
+  /** synchronous_commit of the metering writer's commits (see metering/groupCommit.ts). */
+  meteringSynchronousCommit: 'on' | 'off';
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
@@ -34,7 +36,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = positiveInteger(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const meteringSynchronousCommit = env.METERING_SYNCHRONOUS_COMMIT || 'off';
+  if (meteringSynchronousCommit !== 'on' && meteringSynchronousCommit !== 'off') {
+    throw new ConfigError(`METERING_SYNCHRONOUS_COMMIT must be on or off, got ${JSON.stringify(meteringSynchronousCommit)}`);
+  }
   return {
+    meteringSynchronousCommit,
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     port,
     catalogFile: env.CATALOG_FILE || fromRoot('catalog/catalog.yaml'),

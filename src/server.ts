@@ -20,7 +20,7 @@ const catalog = (() => {
 
 const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
 const adapters = createAdapters();
-const committer = new GroupCommitter(config.databaseUrl);
+const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit });
 const app = createApp({ config, pool, log, catalog, adapters, committer });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
