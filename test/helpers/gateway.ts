@@ -109,8 +109,12 @@ services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_ch
   };
 }
 
+let bodies = 0;
+
+/** A chat body whose message is new every time, so the response cache never answers it by accident. */
 export function chatBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model: 'test/chat-a', messages: [{ role: 'user', content: 'Hallo' }], ...extra };
+  bodies += 1;
+  return { model: 'test/chat-a', messages: [{ role: 'user', content: `Hallo ${bodies}` }], ...extra };
 }
 
 /** Reads a Server-Sent Events response into its data payloads ([DONE] kept as the string). */

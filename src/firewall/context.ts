@@ -1,0 +1,122 @@
+// Small helpers the recognizers share: looking for cue words around a candidate, cheap
+// pre-filters. All regexes passed in are precompiled by the callers at module load.
+
+const DIGIT = /\d/;
+
+export function hasDigit(text: string): boolean {
+  return DIGIT.test(text);
+}
+
+/** The `before` characters ending at `start`, cut at the last line break. */
+export function windowBefore(text: string, start: number, before: number): string {
+  const from = Math.max(0, start - before);
+  const slice = text.slice(from, start);
+  const nl = slice.lastIndexOf('\n');
+  return nl >= 0 ? slice.slice(nl + 1) : slice;
+}
+
+/** The `after` characters starting at `end`, cut at the first line break. */
+export function windowAfter(text: string, end: number, after: number): string {
+  const slice = text.slice(end, end + after);
+  const nl = slice.indexOf('\n');
+  return nl >= 0 ? slice.slice(0, nl) : slice;
+}
+
+export interface CueWindows {
+  before: number;
+  after: number;
+}
+
+/** Whether `re` matches in the text just before or just after [start, end) (same line). */
+export function cueNear(text: string, start: number, end: number, re: RegExp, w: CueWindows): boolean {
+  if (w.before > 0 && re.test(windowBefore(text, start, w.before))) return true;
+  if (w.after > 0 && re.test(windowAfter(text, end, w.after))) return true;
+  return false;
+}
+
+const globalCopies = new WeakMap<RegExp, RegExp>();
+
+function globalCopy(re: RegExp): RegExp {
+  let g = globalCopies.get(re);
+  if (!g) {
+    g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+    globalCopies.set(re, g);
+  }
+  return g;
+}
+
+/**
+ * Distance in characters from [start, end) to the nearest match of `re` in the windows around it
+ * (same line), or Infinity.
+ */
+export function cueDistance(text: string, start: number, end: number, re: RegExp, w: CueWindows): number {
+  const g = globalCopy(re);
+  let best = Infinity;
+  if (w.before > 0) {
+    const win = windowBefore(text, start, w.before);
+    g.lastIndex = 0;
+    for (let m = g.exec(win); m; m = g.exec(win)) {
+      best = Math.min(best, win.length - (m.index + m[0].length));
+      if (m[0].length === 0) g.lastIndex++;
+    }
+  }
+  if (w.after > 0) {
+    const win = windowAfter(text, end, w.after);
+    g.lastIndex = 0;
+    const m = g.exec(win);
+    if (m) best = Math.min(best, m.index);
+  }
+  return best;
+}
+
+export type CueVerdict = 'positive' | 'negative' | 'none';
+
+/**
+ * Reads the surroundings of a numeric candidate: the nearer of a positive cue (e.g. "BSN", "tel")
+ * and a negative one (e.g. "order", "factuur") decides; a tie goes to the positive cue.
+ */
+export function nearestCue(
+  text: string,
+  start: number,
+  end: number,
+  positive: RegExp | null,
+  negative: RegExp | null,
+  w: CueWindows,
+): CueVerdict {
+  const p = positive ? cueDistance(text, start, end, positive, w) : Infinity;
+  const n = negative ? cueDistance(text, start, end, negative, w) : Infinity;
+  if (p === Infinity && n === Infinity) return 'none';
+  return p <= n ? 'positive' : 'negative';
+}
+
+/**
+ * Words near a number that say it is not about a person: orders, invoices, products, versions,
+ * tracking, amounts. Shared by the numeric recognizers (each adds its own positive cues).
+ */
+export const NON_PERSONAL_NUMBER_CUE = new RegExp(
+  [
+    // en
+    '\\border', 'invoice', 'inv\\.?\\s*(?:no|#)', '\\bref(?:erence)?\\b', '\\bticket', 'tracking', 'shipment', 'parcel',
+    '\\bsku', '\\bean\\b', '\\bupc\\b', '\\bisbn', '\\bproduct', '\\bitem', '\\barticle', '\\bserial', '\\bversion', '\\bbuild', '\\brelease', '\\bbatch',
+    '\\blot\\b', '\\bcase\\s*(?:no|number|#)', '\\bbooking', 'reservation', 'confirmation', 'transaction', '\\breceipt',
+    '\\bamount', '\\btotal', '\\bprice', '\\bbalance', '\\bquote', '\\bpo\\s*(?:no|number|#)', '\\bcontract', '\\bpolicy', '\\bclaim',
+    '\\bpart\\s*(?:no|number)', '\\bmodel', 'account\\s*id', 'customer\\s*(?:no|number|id)', '\\bsession', 'request\\s*id', '\\berror', '\\bcode',
+    // nl
+    'bestel', 'factuur', 'facturen', 'kenmerk', 'referentie', 'zending', 'pakket', 'artikel', 'versie',
+    'bedrag', 'totaal', 'prijs', 'saldo', 'offerte', 'dossier', 'zaaknummer', 'klantnummer', 'boeking',
+    '\\bpolis', 'contractnummer', 'volgnummer', 'betalingskenmerk', 'transactie', '\\bbon\\b', 'foutcode',
+    // de
+    'bestell', 'rechnung', 'auftrag', 'vorgang', 'aktenzeichen', 'sendung', 'paket', 'artikel', 'produkt',
+    'betrag', 'summe', 'preis', 'angebot', 'vertrag', 'kundennummer', 'buchung', 'beleg', 'quittung',
+    'seriennummer', 'fehlercode', 'ticketnummer', 'lieferschein', 'kassenbon',
+    // fr
+    'commande', 'facture', 'référence', 'reference', 'colis', 'envoi', 'produit', 'montant', 'prix', 'solde',
+    'devis', 'dossier', 'contrat', 'numéro\\s+client', 'réservation', 'reçu', 'ticket', 'suivi', '\\blot\\b',
+    // company identifiers
+    '\\bkvk', 'handelsregister', '\\bsiret', '\\bsiren', '\\bbtw', '\\btva\\b', '\\bvat\\b', '\\bust', 'transaktion',
+    '\\bpatch', 'hotfix',
+    // symbols and currencies
+    '€', '\\$', '£', '\\beur\\b', '\\busd\\b', '\\bgbp\\b', '#',
+  ].join('|'),
+  'i',
+);

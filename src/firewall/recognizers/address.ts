@@ -1,0 +1,159 @@
+// Street addresses with a house number and a postcode:
+//   NL  Keizersgracht 123, 1015 CJ Amsterdam        (street number, 1234 AB city)
+//   DE  Hauptstraße 5a, 10115 Berlin                (street number, 5 digits city)
+//   FR  12 rue de la Paix, 75002 Paris              (number street, 5 digits city)
+//   BE  Rue de la Loi 16, 1000 Bruxelles            (street number, 4 digits city)
+//   UK  221B Baker Street, London NW1 6XE           (number street, town, postcode)
+// The scan is anchored on postcodes (rare in text), then the street and house number are matched
+// backwards in a bounded window just before the postcode and the town forwards after it. The
+// street may sit on the line above the postcode.
+import { hasDigit } from '../context.js';
+import { isNonNameWord, isStreetLeadingWord } from '../words.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+const B = '(?<![\\p{L}\\p{N}])';
+const E = '(?![\\p{L}\\p{N}])';
+
+// Postcodes. NL: 1234 AB; DE/FR/IT/ES: 5 digits; BE/AT/CH/LU/DK: 4 digits; UK: outward + inward.
+const POSTCODE = new RegExp(
+  [
+    `${B}(?<nl>[1-9]\\d{3}[ \\u00a0]?(?!SA|SD|SS)[A-Z]{2})${E}`,
+    `(?<![\\p{L}\\p{N}.,/-])(?:[DFLA]-)?(?<five>\\d{5})(?![\\p{L}\\p{N}]|[.,/-]\\d)`,
+    `(?<![\\p{L}\\p{N}.,/-])(?:[BLA]-)?(?<four>[1-9]\\d{3})(?![\\p{L}\\p{N}]|[.,/-]\\d)`,
+    `${B}(?<uk>(?:[A-Z]{1,2}\\d[A-Z\\d]?|GIR)[ \\u00a0]?\\d[A-Z]{2})${E}`,
+  ].join('|'),
+  'gu',
+);
+
+const CAP = "\\p{Lu}[\\p{L}'’.-]*";
+const PARTICLE =
+  "(?:van|de|der|den|het|'t|ter|ten|te|op|aan|bij|in|des|du|la|le|les|l'|d'|von|vom|zu|zum|zur|am|im|unter|auf|sur|sous|en|of|the|di|da|del|della)";
+// A house number with an optional addition: 12, 12a, 12 A, 12-14, 12/3, 12-II, 12 bis, 12 hs.
+const NUM = "\\d{1,5}(?:[ ]?[a-zA-Z](?![\\p{L}])|[-/]\\d{1,4}|-[A-Z]{1,3}(?![\\p{L}])|[ ](?:bis|ter|hs|huis|boven|I{1,3})(?![\\p{L}]))?";
+
+// Street then number (NL, DE, BE, AT, CH): capitalised words joined by spaces, hyphens or particles.
+const STREET_FIRST = new RegExp(`(?<![\\p{L}\\p{N}'’.-])(?<street>${CAP}(?:[ \\t](?:${PARTICLE}[ \\t])*${CAP}){0,3})[ \\t]+(?<num>${NUM})$`, 'u');
+// Number then a French street type word then the name.
+const FR_TYPES =
+  'rue|avenue|av\\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|square|passage|rond-point|esplanade|sentier|faubourg|résidence|lieu-dit|cité|voie|parvis|promenade|rampe|villa|hameau';
+const FR_STREET = new RegExp(
+  `${B}(?<num>\\d{1,4}(?:[ ]?(?:bis|ter|[A-Da-d])(?![\\p{L}]))?),?[ \\t]+(?:${FR_TYPES})[ \\t]+[\\p{L}'’.-]+(?:[ \\t][\\p{L}'’.-]+){0,6}$`,
+  'iu',
+);
+// French-Belgian order: street type first, then name, then number ("Rue de la Loi 16", "Avenue Louise 54").
+const TYPE_FIRST = new RegExp(
+  `(?<![\\p{L}])(?:${FR_TYPES}|straße|strasse|laan|weg|plein|kade|dreef|steenweg|chaussée)[ \\t]+[\\p{L}'’.-]+(?:[ \\t][\\p{L}'’.-]+){0,5}[ \\t]+(?:${NUM})$`,
+  'iu',
+);
+// UK: number, street words, a street type; then optional locality/town parts before the postcode.
+const UK_TYPES =
+  'Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Close|Way|Place|Pl|Court|Ct|Gardens|Gdns|Crescent|Cres|Terrace|Square|Sq|Hill|Row|Grove|Park|Mews|Walk|Green|Parade|Rise|View|Boulevard|Embankment|Broadway|Wharf|Yard|Gate';
+const UK_STREET = new RegExp(
+  `${B}(?:(?:Flat|Apt\\.?|Apartment|Unit)[ \\t]\\d{1,4}[A-Za-z]?,?[ \\t])?\\d{1,4}[A-Za-z]?,?[ \\t]+(?:${CAP}[ \\t]){1,3}(?:${UK_TYPES})\\.?(?:,?[ \\t]*\\n?[ \\t]*${CAP}(?:[ \\t]${CAP}){0,2}){0,3},?[ \\t]*\\n?[ \\t]*$`,
+  'u',
+);
+// Without a street type word ("56 Kingsway, Manchester M19 2LL"): the town must follow a comma.
+const UK_STREET_BARE = new RegExp(
+  `${B}\\d{1,4}[A-Za-z]?[ \\t]+${CAP}(?:[ \\t]${CAP}){0,2},[ \\t]*\\n?[ \\t]*${CAP}(?:[ \\t]${CAP}){0,2},?[ \\t]*\\n?[ \\t]*$`,
+  'u',
+);
+
+const CITY_TOKEN = "\\p{Lu}[\\p{L}'’]*(?:-\\p{L}[\\p{L}'’]*)*";
+const CITY = new RegExp(
+  `[ \\t\\u00a0]+(?:(?:'s-|Den[ ]|De[ ]|La[ ]|Le[ ]|Les[ ]|Bad[ ]|Sankt[ ]|St\\.[ ]|Saint[ ]|Sint[ ])?${CITY_TOKEN}(?:[ ](?:am|an der|an|aan de|aan den|aan|sur|sous|en|bei|im|ob|upon|on|le|la)[ ]${CITY_TOKEN})?(?:[ ]?\\((?:${CITY_TOKEN})\\))?)`,
+  'uy',
+);
+
+const CITY_PREFIX = new Set(['Den', 'De', 'La', 'Le', 'Les', 'Bad', 'Sankt', 'St.', 'Saint', 'Sint']);
+
+// Between the street part and the postcode: a comma, spaces, or one line break.
+const SEP = /(?:,[ \t]*|[ \t]*\n[ \t]*|[ \t]+)$/;
+const WINDOW = 100;
+
+function cityAfter(text: string, end: number): number {
+  CITY.lastIndex = end;
+  const m = CITY.exec(text);
+  if (!m) return -1;
+  // The town must not be a function word ("10115 Sie …" is not a town); "Den Haag", "Le Havre"
+  // and the like are read as one town by the regex.
+  const first = m[0].trim().split(/[ -]/)[0]!;
+  if (isNonNameWord(first) && !CITY_PREFIX.has(first)) return -1;
+  return end + m[0].length;
+}
+
+/** Start of the street part ending right before `sepStart`, or -1. */
+function streetStart(text: string, sepStart: number, kind: 'continental' | 'uk'): number {
+  const from = Math.max(0, sepStart - WINDOW);
+  let win = text.slice(from, sepStart);
+  // At most the current line and the one above.
+  const nl = win.lastIndexOf('\n');
+  const nl2 = nl > 0 ? win.lastIndexOf('\n', nl - 1) : -1;
+  let base = from;
+  if (nl2 >= 0) {
+    win = win.slice(nl2 + 1);
+    base = from + nl2 + 1;
+  }
+  if (kind === 'uk') {
+    const m = UK_STREET.exec(win) ?? UK_STREET_BARE.exec(win);
+    return m ? base + m.index : -1;
+  }
+  const fr = FR_STREET.exec(win) ?? TYPE_FIRST.exec(win);
+  if (fr) return base + fr.index;
+  // Street-first: street words must be on one line; trim leading function words ("Mijn", "Wir").
+  const lineStart = win.lastIndexOf('\n') + 1;
+  const line = win.slice(lineStart);
+  const m = STREET_FIRST.exec(line);
+  if (!m) return -1;
+  let s = m.index;
+  const street = m.groups!.street!;
+  const tokens = street.split(/[ \t]+/);
+  let i = 0;
+  const trim = (t: string) => isNonNameWord(t) && !isStreetLeadingWord(t);
+  while (i < tokens.length - 1 && trim(tokens[i]!)) {
+    s += tokens[i]!.length;
+    while (line[s] === ' ' || line[s] === '\t') s++;
+    i++;
+  }
+  if (i === tokens.length - 1 && trim(tokens[i]!)) return -1;
+  return base + lineStart + s;
+}
+
+export function findAddresses(text: string): Detection[] {
+  if (!hasDigit(text)) return [];
+  const out: Detection[] = [];
+  POSTCODE.lastIndex = 0;
+  for (let m = POSTCODE.exec(text); m; m = POSTCODE.exec(text)) {
+    const g = m.groups!;
+    const pcStart = m.index;
+    const pcEnd = pcStart + m[0].length;
+    const before = text.slice(Math.max(0, pcStart - WINDOW), pcStart);
+    const sep = SEP.exec(before);
+    if (!sep) continue;
+    const sepStart = pcStart - sep[0].length;
+    let start: number;
+    let end: number;
+    if (g.uk) {
+      start = streetStart(text, pcStart, 'uk');
+      end = pcEnd;
+    } else {
+      start = streetStart(text, sepStart, 'continental');
+      const cityEnd = cityAfter(text, pcEnd);
+      // NL postcodes (1234 AB) are distinctive enough on their own; digit-only ones need a town.
+      if (cityEnd < 0 && !g.nl) continue;
+      end = cityEnd < 0 ? pcEnd : cityEnd;
+    }
+    if (start < 0) continue;
+    const value = text.slice(start, end);
+    out.push({ type: 'ADDRESS', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
+    POSTCODE.lastIndex = end;
+  }
+  return out;
+}
+
+export const addressRecognizer: Recognizer = {
+  type: 'ADDRESS',
+  needsDigit: true,
+  detect(text: string, _language: Language): Detection[] {
+    return findAddresses(text);
+  },
+};

@@ -1,0 +1,83 @@
+// Payment card numbers (PANs): 12–19 digits, compact or grouped the way cards are printed
+// (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4), a known issuer prefix for that length, and Luhn.
+import { luhnValid, digitsOnly } from '../checksums.js';
+import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+const CANDIDATE = /(?<![\p{L}\p{N}.,/-])\d(?:[ -]?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
+
+const CARD_CUE =
+  /card|kaart|karte|carte|\bcb\b|visa|master\s?card|\bamex\b|american express|maestro|v\s?pay|discover|\bjcb\b|diners|\bpan\b|cvv|cvc|expir|vervaldatum|gültig bis|date d'expiration/i;
+
+interface Scheme {
+  prefixes: Array<[number, number]>; // inclusive ranges over the first N digits (N = digits of the bound)
+  lengths: number[];
+}
+
+const SCHEMES: Scheme[] = [
+  { prefixes: [[4, 4]], lengths: [13, 16, 19] }, // Visa
+  { prefixes: [[51, 55], [2221, 2720]], lengths: [16] }, // Mastercard
+  { prefixes: [[34, 34], [37, 37]], lengths: [15] }, // American Express
+  { prefixes: [[6011, 6011], [644, 649], [65, 65]], lengths: [16, 17, 18, 19] }, // Discover
+  { prefixes: [[3528, 3589]], lengths: [16, 17, 18, 19] }, // JCB
+  { prefixes: [[300, 305], [36, 36], [38, 39]], lengths: [14, 15, 16, 17, 18, 19] }, // Diners
+  { prefixes: [[62, 62]], lengths: [16, 17, 18, 19] }, // UnionPay
+  { prefixes: [[50, 50], [56, 69]], lengths: [12, 13, 14, 15, 16, 17, 18, 19] }, // Maestro (incl. Bancontact)
+];
+
+export function hasCardPrefix(digits: string): boolean {
+  for (const s of SCHEMES) {
+    if (!s.lengths.includes(digits.length)) continue;
+    for (const [lo, hi] of s.prefixes) {
+      const n = String(lo).length;
+      const p = Number(digits.slice(0, n));
+      if (p >= lo && p <= hi) return true;
+    }
+  }
+  return false;
+}
+
+function groupingOk(value: string): boolean {
+  const groups = value.split(/[ -]/);
+  if (groups.length === 1) return true;
+  const seps = value.match(/[ -]/g)!;
+  if (seps.some((s) => s !== seps[0])) return false;
+  const lens = groups.map((g) => g.length);
+  const key = lens.join('-');
+  if (key === '4-6-5' || key === '4-6-4') return true;
+  return lens.every((l, i) => (i < lens.length - 1 ? l === 4 : l >= 1 && l <= 4));
+}
+
+export function isCardNumber(value: string): boolean {
+  const digits = digitsOnly(value);
+  return groupingOk(value) && hasCardPrefix(digits) && luhnValid(digits);
+}
+
+export function findCards(text: string): Detection[] {
+  if (!hasDigit(text)) return [];
+  const out: Detection[] = [];
+  CANDIDATE.lastIndex = 0;
+  for (let m = CANDIDATE.exec(text); m; m = CANDIDATE.exec(text)) {
+    let value = m[0];
+    // A trailing group may belong to something else ("… 1111 12/26"): retry without it.
+    while (!isCardNumber(value)) {
+      const cut = Math.max(value.lastIndexOf(' '), value.lastIndexOf('-'));
+      if (cut <= 0) break;
+      value = value.slice(0, cut);
+    }
+    if (!isCardNumber(value)) continue;
+    const start = m.index;
+    const end = start + value.length;
+    if (nearestCue(text, start, end, CARD_CUE, NON_PERSONAL_NUMBER_CUE, { before: 40, after: 20 }) === 'negative') continue;
+    out.push({ type: 'CARD', start, end, text: value, checksum: true, normalized: digitsOnly(value) });
+  }
+  return out;
+}
+
+export const cardRecognizer: Recognizer = {
+  type: 'CARD',
+  needsDigit: true,
+  detect(text: string, _language: Language): Detection[] {
+    return findCards(text);
+  },
+};

@@ -1,0 +1,117 @@
+// Dates of birth: a real calendar date (numeric or with a month name in nl/en/fr/de) with a birth
+// cue just before it ("geboren op", "date of birth:", "né le", "Geburtsdatum") or just after it
+// ("… 1985 geboren"). Other dates (appointments, timestamps, invoice dates) are not personal data
+// by themselves and are left alone.
+import { cueNear, hasDigit } from '../context.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+const MONTHS: Array<[number, string[]]> = [
+  [1, ['januari', 'january', 'janvier', 'januar', 'jänner', 'jan']],
+  [2, ['februari', 'february', 'février', 'fevrier', 'februar', 'feb', 'febr', 'fév', 'fevr', 'févr']],
+  [3, ['maart', 'march', 'mars', 'märz', 'maerz', 'mrt', 'mar', 'mär']],
+  [4, ['april', 'avril', 'apr', 'avr']],
+  [5, ['mei', 'may', 'mai']],
+  [6, ['juni', 'june', 'juin', 'jun']],
+  [7, ['juli', 'july', 'juillet', 'jul', 'juil']],
+  [8, ['augustus', 'august', 'août', 'aout', 'aug']],
+  [9, ['september', 'septembre', 'sep', 'sept']],
+  [10, ['oktober', 'october', 'octobre', 'okt', 'oct']],
+  [11, ['november', 'novembre', 'nov']],
+  [12, ['december', 'décembre', 'decembre', 'dezember', 'dec', 'déc', 'dez']],
+];
+const MONTH_OF = new Map<string, number>();
+for (const [n, names] of MONTHS) for (const name of names) MONTH_OF.set(name, n);
+// Longest names first so that "juillet" is not read as "jul".
+const MONTH_ALT = [...MONTH_OF.keys()].sort((a, b) => b.length - a.length).join('|');
+
+const B = '(?<![\\p{L}\\p{N}])';
+const E = '(?![\\p{L}\\p{N}])';
+const DATE = new RegExp(
+  [
+    // 31-12-1985, 31.12.1985, 31/12/85, 12/31/1985 (US order accepted when unambiguous)
+    `${B}(?<d1>\\d{1,2})(?<s1>[./-])(?<m1>\\d{1,2})\\k<s1>(?<y1>\\d{4}|\\d{2})${E}`,
+    // 1985-12-31
+    `${B}(?<y2>(?:19|20)\\d{2})-(?<m2>\\d{1,2})-(?<d2>\\d{1,2})${E}`,
+    // 31 december 1985, 31. Dezember 1985, 1er mars 1990, 3rd of May 1990
+    `${B}(?<d3>\\d{1,2})(?:er|e|st|nd|rd|th)?\\.?\\s+(?:of\\s+)?(?<mn3>${MONTH_ALT})\\.?,?\\s+(?<y3>\\d{4})${E}`,
+    // December 31, 1985 / May 3rd 1990
+    `${B}(?<mn4>${MONTH_ALT})\\.?\\s+(?<d4>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y4>\\d{4})${E}`,
+  ].join('|'),
+  'giu',
+);
+
+const CUE_BEFORE =
+  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt/iu;
+const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
+
+function daysIn(month: number, year: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function fullYear(y: string): number {
+  const n = Number(y);
+  if (y.length === 4) return n;
+  const now = new Date().getUTCFullYear() % 100;
+  return n <= now ? 2000 + n : 1900 + n;
+}
+
+function plausible(day: number, month: number, year: number): boolean {
+  const thisYear = new Date().getUTCFullYear();
+  return year >= 1900 && year <= thisYear && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(month, year);
+}
+
+/** Parses one DATE match to y/m/d, or null when it is not a real date. */
+function parse(g: Record<string, string | undefined>): { y: number; m: number; d: number } | null {
+  if (g.d1 !== undefined) {
+    const y = fullYear(g.y1!);
+    const a = Number(g.d1);
+    const b = Number(g.m1);
+    if (plausible(a, b, y)) return { y, m: b, d: a };
+    if (plausible(b, a, y)) return { y, m: a, d: b }; // month first (US)
+    return null;
+  }
+  if (g.y2 !== undefined) {
+    const r = { y: Number(g.y2), m: Number(g.m2), d: Number(g.d2) };
+    return plausible(r.d, r.m, r.y) ? r : null;
+  }
+  const mn = (g.mn3 ?? g.mn4)!.toLowerCase();
+  const month = MONTH_OF.get(mn);
+  const day = Number(g.d3 ?? g.d4);
+  const year = Number(g.y3 ?? g.y4);
+  if (!month || !plausible(day, month, year)) return null;
+  return { y: year, m: month, d: day };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+export function findDatesOfBirth(text: string): Detection[] {
+  if (!hasDigit(text)) return [];
+  const out: Detection[] = [];
+  DATE.lastIndex = 0;
+  for (let m = DATE.exec(text); m; m = DATE.exec(text)) {
+    const date = parse(m.groups ?? {});
+    if (!date) continue;
+    const start = m.index;
+    const end = start + m[0].length;
+    const before = cueNear(text, start, end, CUE_BEFORE, { before: 48, after: 0 });
+    const after = !before && CUE_AFTER.test(text.slice(end, end + 30));
+    if (!before && !after) continue;
+    out.push({
+      type: 'DATE_OF_BIRTH',
+      start,
+      end,
+      text: m[0],
+      checksum: false,
+      normalized: `${date.y}-${pad(date.m)}-${pad(date.d)}`,
+    });
+  }
+  return out;
+}
+
+export const dateOfBirthRecognizer: Recognizer = {
+  type: 'DATE_OF_BIRTH',
+  needsDigit: true,
+  detect(text: string, _language: Language): Detection[] {
+    return findDatesOfBirth(text);
+  },
+};

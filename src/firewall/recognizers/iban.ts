@@ -1,0 +1,51 @@
+// IBANs, printed compact ("NL91ABNA0417164300") or in groups ("NL91 ABNA 0417 1643 00").
+// Validation by ibantools: the country's registered length and BBAN format, and the ISO 13616
+// mod-97 check digits. The candidate is read up to exactly the country's length, so a number
+// that follows the IBAN is never swallowed.
+import { getCountrySpecifications, isValidIBAN } from 'ibantools';
+import { hasDigit } from '../context.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+const SPECS = getCountrySpecifications();
+const START = /(?<![\p{L}\p{N}])([A-Za-z]{2})(\d{2})/gu;
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+export function findIbans(text: string): Detection[] {
+  if (!hasDigit(text)) return [];
+  const out: Detection[] = [];
+  START.lastIndex = 0;
+  for (let m = START.exec(text); m; m = START.exec(text)) {
+    const country = m[1]!.toUpperCase();
+    const length = SPECS[country]?.chars;
+    if (!length) continue;
+    let compact = country + m[2]!;
+    let i = m.index + m[0].length;
+    // Read alphanumerics, allowing one space or hyphen between groups.
+    while (compact.length < length && i < text.length) {
+      const c = text.charCodeAt(i);
+      if (isAlnum(c)) {
+        compact += text[i]!.toUpperCase();
+        i++;
+      } else if ((c === 32 || c === 45 || c === 0xa0) && i + 1 < text.length && isAlnum(text.charCodeAt(i + 1))) {
+        i++;
+      } else break;
+    }
+    if (compact.length !== length) continue;
+    if (i < text.length && isAlnum(text.charCodeAt(i))) continue;
+    if (!isValidIBAN(compact)) continue;
+    out.push({ type: 'IBAN', start: m.index, end: i, text: text.slice(m.index, i), checksum: true, normalized: compact });
+    START.lastIndex = i;
+  }
+  return out;
+}
+
+export const ibanRecognizer: Recognizer = {
+  type: 'IBAN',
+  needsDigit: true,
+  detect(text: string, _language: Language): Detection[] {
+    return findIbans(text);
+  },
+};

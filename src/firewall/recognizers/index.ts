@@ -1,0 +1,45 @@
+// Every recognizer, one module each. Order matters only for exact ties in overlap resolution
+// (same checksum status, same span): earlier wins.
+import type { Recognizer } from '../types.js';
+import { addressRecognizer } from './address.js';
+import { beNationalNumberRecognizer } from './be-national-number.js';
+import { bsnRecognizer } from './bsn.js';
+import { cardRecognizer } from './card.js';
+import { dateOfBirthRecognizer } from './date-of-birth.js';
+import { emailRecognizer } from './email.js';
+import { ibanRecognizer } from './iban.js';
+import { ipRecognizer } from './ip.js';
+import { nirRecognizer } from './nir.js';
+import { personRecognizer } from './person.js';
+import { phoneRecognizer } from './phone.js';
+import { steuerIdRecognizer } from './steuer-id.js';
+
+export {
+  addressRecognizer,
+  beNationalNumberRecognizer,
+  bsnRecognizer,
+  cardRecognizer,
+  dateOfBirthRecognizer,
+  emailRecognizer,
+  ibanRecognizer,
+  ipRecognizer,
+  nirRecognizer,
+  personRecognizer,
+  phoneRecognizer,
+  steuerIdRecognizer,
+};
+
+export const RECOGNIZERS: readonly Recognizer[] = [
+  emailRecognizer,
+  ibanRecognizer,
+  cardRecognizer,
+  bsnRecognizer,
+  nirRecognizer,
+  steuerIdRecognizer,
+  beNationalNumberRecognizer,
+  ipRecognizer,
+  dateOfBirthRecognizer,
+  addressRecognizer,
+  phoneRecognizer,
+  personRecognizer,
+];

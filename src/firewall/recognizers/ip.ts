@@ -1,0 +1,48 @@
+// IP addresses. IPv4: four decimal octets 0–255 without leading zeros; dotted version numbers
+// ("v1.2.3.4", "version 10.0.19045.1") are left alone. IPv6: a hex-and-colon token validated by
+// node:net's parser (so "14:32:10" and MAC addresses are not addresses).
+import { isIPv6 } from 'node:net';
+import { cueNear } from '../context.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`(?<![\\p{L}\\p{N}._:-])${OCTET}(?:\\.${OCTET}){3}(?:/\\d{1,2})?(?![\\p{L}\\p{N}_-]|\\.\\d)`, 'gu');
+const IPV6 = /(?<![\p{L}\p{N}_:.-])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?:\/\d{1,3})?(?![\p{L}\p{N}_:-]|\.\d)/gu;
+const VERSION_CUE = /\bv(?:er(?:s(?:ion|ie)?)?)?\.?\s*$|version|versie|\bbuild|release|firmware|\bpatch|hotfix|\bwindows|\bandroid|\bios\b|\bmacos|chrome|firefox|node(?:\.js)?\s*$/i;
+
+export function findIps(text: string): Detection[] {
+  const out: Detection[] = [];
+  if (text.includes('.')) {
+    IPV4.lastIndex = 0;
+    for (let m = IPV4.exec(text); m; m = IPV4.exec(text)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (cueNear(text, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
+      out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });
+    }
+  }
+  if (text.includes(':')) {
+    IPV6.lastIndex = 0;
+    for (let m = IPV6.exec(text); m; m = IPV6.exec(text)) {
+      const value = m[0];
+      const slash = value.indexOf('/');
+      const addr = slash >= 0 ? value.slice(0, slash) : value;
+      if (!isIPv6(addr)) continue;
+      // "::" alone or tiny tokens like "a::b" in prose are not worth masking, real addresses have
+      // at least one hex digit group of two or more characters.
+      if (!/[0-9A-Fa-f]{2}/.test(addr)) continue;
+      out.push({ type: 'IP', start: m.index, end: m.index + value.length, text: value, checksum: false, normalized: addr.toLowerCase() });
+    }
+  }
+  return out;
+}
+
+export const ipRecognizer: Recognizer = {
+  type: 'IP',
+  // IPv6 addresses can in principle be digit-free ("fe80::abcd"), so no digit pre-filter here;
+  // the recognizer has its own ('.' / ':') pre-filter instead.
+  needsDigit: false,
+  detect(text: string, _language: Language): Detection[] {
+    return findIps(text);
+  },
+};

@@ -1,0 +1,52 @@
+// Shared scanner for national identification numbers: a precompiled candidate regex, a
+// check-digit validator and context cues. A candidate that fails its check digits is never
+// reported; one that passes is dropped only when a "not about a person" cue (order, invoice,
+// amount …) is nearer to it than a cue for the identifier itself.
+import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import type { Detection, EntityType, Language, Recognizer } from '../types.js';
+
+export interface NumericIdSpec {
+  type: EntityType;
+  /** Global regex; group 0 is the candidate as written. */
+  candidate: RegExp;
+  /** Canonical compact form of a candidate (digits only, upper case …). */
+  compact(value: string): string;
+  /** Check digits and structure of the compact form. */
+  valid(compact: string): boolean;
+  /** Words that name this identifier ("BSN", "Steuer-ID" …). */
+  cue: RegExp;
+  /** When true, a candidate is reported only with `cue` nearby. Default false. */
+  requireCue?: boolean;
+}
+
+const WINDOWS = { before: 48, after: 24 };
+
+export function scanNumericIds(text: string, spec: NumericIdSpec): Detection[] {
+  if (!hasDigit(text)) return [];
+  const out: Detection[] = [];
+  const re = spec.candidate;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const value = m[0];
+    const compact = spec.compact(value);
+    if (!spec.valid(compact)) continue;
+    const start = m.index;
+    const end = start + value.length;
+    const verdict = nearestCue(text, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
+    if (verdict === 'negative') continue;
+    if (spec.requireCue && verdict !== 'positive') continue;
+    out.push({ type: spec.type, start, end, text: value, checksum: true, normalized: compact });
+  }
+  return out;
+}
+
+export function numericIdRecognizer(spec: NumericIdSpec): Recognizer & { spec: NumericIdSpec } {
+  return {
+    type: spec.type,
+    needsDigit: true,
+    spec,
+    detect(text: string, _language: Language): Detection[] {
+      return scanNumericIds(text, spec);
+    },
+  };
+}

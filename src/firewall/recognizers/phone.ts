@@ -1,0 +1,135 @@
+// Phone numbers, validated by libphonenumber-js (full "max" metadata: per-country number plans,
+// not just lengths). The default region comes from the message language (nl→NL, de→DE, fr→FR,
+// en→GB); international numbers (+CC / 00CC) are recognised whatever the language.
+//
+// Cost control: a precompiled pre-filter finds digit-dense runs (≥ 7 digits with phone-style
+// separators); only those runs are handed to libphonenumber, so digit-free or digit-poor text never
+// reaches it. A run that could not be accepted anyway (no +/00/0 prefix and no phone cue, or a
+// date) is dropped before parsing; a run is parsed whole first (cheap) and searched for several
+// numbers only when it is long enough to hold more than one. Context then removes what the number plan alone cannot: dates, amounts, order and
+// invoice numbers that happen to fit a national plan.
+import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+export const REGION_OF_LANGUAGE: Record<Language, CountryCode> = { nl: 'NL', en: 'GB', fr: 'FR', de: 'DE' };
+const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
+
+// A run that starts with '+', '(' or a digit, holds only digits and phone separators, and ends with a
+// digit. Bounded quantifiers and a single character class: linear time.
+const RUN = /(?<![\p{L}\p{N}@_+\-/.,])(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
+const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}[-./]\d{1,2})$/;
+const TIME_OR_VERSION = /^\d{1,2}[:.]\d{2}(?:[:.]\d{2})?$|^\d+\.\d+\.\d+/;
+
+export const PHONE_CUE = new RegExp(
+  [
+    '\\btel\\b', 'telefo', 'phone', '\\bcall', '\\bring\\b', 'text me', 'whats\\s?app', '\\bsms\\b', '\\bcell', '\\bmobile?\\b',
+    '\\bmob\\b', '\\bfax', 'reach me', 'contact', 'dial', 'landline',
+    '\\bbel\\b', '\\bbellen', 'gebeld', 'belt\\b', 'mobiel', '\\bgsm', '06-nummer', 'terugbellen', 'bereikbaar',
+    'telefon', 'handy', '\\bmobil\\b', 'rufnummer', 'anruf', '\\bruf', 'erreichbar', 'festnetz', 'durchwahl',
+    'téléphone', 'telephone', '\\btél', 'portable', 'appel', 'joindre', 'fixe', 'rappeler',
+  ].join('|'),
+  'i',
+);
+
+const WINDOWS = { before: 40, after: 20 };
+
+function digitCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
+}
+
+interface Candidate {
+  start: number;
+  end: number;
+  e164: string;
+}
+
+function trimBrackets(run: string, s: number, e: number): [number, number] {
+  // "(06 12345678)": keep an unbalanced bracket outside the number.
+  const value = run.slice(s, e);
+  if (value.startsWith('(') && !value.includes(')')) s++;
+  if (value.endsWith(')') && !value.includes('(')) e--;
+  return [s, e];
+}
+
+const ANOTHER_NUMBER_INSIDE = /[\s(/](?:\+|0)\d/;
+
+function findInRun(run: string, offset: number, region: CountryCode): Candidate[] {
+  const whole = parsePhoneNumberFromString(run, region);
+  if (whole?.isValid()) {
+    const [s, e] = trimBrackets(run, 0, run.length);
+    return [{ start: offset + s, end: offset + e, e164: whole.number }];
+  }
+  // Several numbers in one run ("020 1234567 / 06 12345678"), or a number after other digits.
+  if (digitCount(run) < 12 && !ANOTHER_NUMBER_INSIDE.test(run)) return [];
+  const out: Candidate[] = [];
+  for (const f of findNumbers(run, { defaultCountry: region, v2: true })) {
+    const [s, e] = trimBrackets(run, f.startsAt, f.endsAt);
+    out.push({ start: offset + s, end: offset + e, e164: f.number.number });
+  }
+  return out;
+}
+
+function accept(text: string, c: Candidate, cued: boolean): boolean {
+  const value = text.slice(c.start, c.end);
+  if (DATE_LIKE.test(value) || TIME_OR_VERSION.test(value)) return false;
+  const international = value.startsWith('+') || value.startsWith('00');
+  const trunk = /^\(?0/.test(value);
+  const verdict = nearestCue(text, c.start, c.end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS);
+  if (verdict === 'negative') return false;
+  // Numbering plans allow short national numbers (a German "020-4812"), but people rarely have
+  // them; without a cue a national number needs eight digits.
+  if (!international && digitCount(value) < 8 && !cued && verdict !== 'positive') return false;
+  if (verdict === 'positive' || cued) return true;
+  // Without a cue, only numbers written the way people write phone numbers: international, or
+  // national with the trunk prefix 0. A bare run of digits is more likely an id or an amount.
+  return international || trunk;
+}
+
+export function findPhones(text: string, language: Language): Detection[] {
+  if (!hasDigit(text)) return [];
+  const region = REGION_OF_LANGUAGE[language];
+  const out: Detection[] = [];
+  RUN.lastIndex = 0;
+  for (let m = RUN.exec(text); m; m = RUN.exec(text)) {
+    const run = m[0];
+    if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run)) continue;
+    // Only runs that accept() could keep: written like a phone number, or with a phone cue.
+    const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
+    if (!phoneLike && !nearestCueIsPositive(text, m.index, m.index + run.length)) continue;
+    let found = findInRun(run, m.index, region);
+    let cued = false;
+    if (found.length === 0) {
+      // A national number from another country than the language suggests (a Belgian number in a
+      // Dutch message, a Dutch mobile in an English one, or a short message whose language was
+      // guessed wrong): when written with the trunk prefix 0, or with an explicit phone cue.
+      cued = nearestCueIsPositive(text, m.index, m.index + run.length);
+      if (!cued && !/^\(?0[1-9]/.test(run)) continue;
+      for (const r of FALLBACK_REGIONS) {
+        if (r === region) continue;
+        found = findInRun(run, m.index, r);
+        if (found.length > 0) break;
+      }
+    }
+    for (const c of found) {
+      if (!accept(text, c, cued)) continue;
+      out.push({ type: 'PHONE', start: c.start, end: c.end, text: text.slice(c.start, c.end), checksum: false, normalized: c.e164 });
+    }
+  }
+  return out;
+}
+
+function nearestCueIsPositive(text: string, start: number, end: number): boolean {
+  return nearestCue(text, start, end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS) === 'positive';
+}
+
+export const phoneRecognizer: Recognizer = {
+  type: 'PHONE',
+  needsDigit: true,
+  detect: findPhones,
+};

@@ -1,0 +1,219 @@
+// Restoring placeholders in the model's reply, in one piece or streamed.
+//
+// The model may alter a placeholder slightly; all of these restore `[EMAIL_1]`:
+//   [EMAIL_1]  [email_1]  Email_1  EMAIL_1  [ EMAIL_1 ]  [EMAIL_1  EMAIL_1]  \[EMAIL\_1\]  [EMAIL-1]
+// A bracket-less placeholder must not be glued to a preceding letter or digit ("XEMAIL_1" is not
+// one). A placeholder the vault does not know is left as written.
+//
+// Streams: `createStreamRestorer` emits everything at once except a tail that could still grow into
+// a placeholder (`[EMA`, `EMAIL_`, `[PERSON_1`, `PERSON_1 `), which it holds until the next chunk
+// decides it. The concatenated output equals `restoreText` of the concatenated input for every way
+// of splitting it.
+import { ENTITY_TYPES, type EntityType } from './types.js';
+import type { Vault } from './vault.js';
+
+const MAX_DIGITS = 6;
+const MAX_PAD = 2;
+
+/** Type names split on '_' and upper-cased: [['EMAIL'], ['STEUER', 'ID'], …]. */
+const TYPE_PARTS: ReadonlyArray<{ type: EntityType; parts: string[] }> = ENTITY_TYPES.map((t) => ({ type: t, parts: t.split('_') }));
+const FIRST_LETTERS = new Set(ENTITY_TYPES.map((t) => t[0]!));
+
+type Scan = { kind: 'match'; end: number; key: string } | { kind: 'partial' } | null;
+const PARTIAL: Scan = { kind: 'partial' };
+
+function upper(c: string | undefined): string | undefined {
+  return c === undefined ? undefined : c.toUpperCase();
+}
+
+function isWordChar(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const x = c.charCodeAt(0);
+  return (x >= 48 && x <= 57) || (x >= 65 && x <= 90) || (x >= 97 && x <= 122) || x === 95 || x > 127;
+}
+
+/**
+ * Length of a separator at `p` ('_', '\_' or '-'), 0 when there is none, -1 when the input ends
+ * in the middle of one (a lone trailing backslash).
+ */
+function sepAt(s: string, p: number, final: boolean): number {
+  const c = s[p];
+  if (c === '_' || c === '-') return 1;
+  if (c === '\\') {
+    if (p + 1 >= s.length) return final ? 0 : -1;
+    return s[p + 1] === '_' ? 2 : 0;
+  }
+  return 0;
+}
+
+/** Tries one type name with its number at `p` (after any opening bracket). */
+function scanType(s: string, p: number, parts: string[], final: boolean): { end: number; n: string } | 'partial' | null {
+  const len = s.length;
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k]!;
+    for (let j = 0; j < part.length; j++) {
+      if (p >= len) return final ? null : 'partial';
+      if (upper(s[p]) !== part[j]) return null;
+      p++;
+    }
+    // After each part a separator: between parts of the name, and before the number.
+    if (p >= len) return final ? null : 'partial';
+    const sep = sepAt(s, p, final);
+    if (sep < 0) return 'partial';
+    if (sep === 0) return null;
+    p += sep;
+  }
+  const digitsStart = p;
+  while (p < len && p - digitsStart < MAX_DIGITS + 1 && s.charCodeAt(p) >= 48 && s.charCodeAt(p) <= 57) p++;
+  const nd = p - digitsStart;
+  if (nd === 0) return p >= len && !final ? 'partial' : null;
+  if (nd > MAX_DIGITS) return null;
+  if (p >= len && !final) return 'partial'; // more digits may follow
+  return { end: p, n: s.slice(digitsStart, p) };
+}
+
+/**
+ * Reads a placeholder starting at `i`. `final` says whether the input is complete; when it is
+ * not, a placeholder that the rest of the input could still complete or extend gives 'partial'.
+ */
+export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
+  const len = s.length;
+  let p = i;
+  if (s[p] === '\\') {
+    if (p + 1 >= len) return final ? null : PARTIAL;
+    if (s[p + 1] !== '[') return null;
+    p++;
+  }
+  if (s[p] === '[') {
+    p++;
+    let pad = 0;
+    while (p < len && s[p] === ' ' && pad < MAX_PAD) {
+      p++;
+      pad++;
+    }
+    if (p >= len) return final ? null : PARTIAL;
+  }
+  const c = upper(s[p]);
+  if (c === undefined || !FIRST_LETTERS.has(c)) return null;
+  let partial = false;
+  for (const { type, parts } of TYPE_PARTS) {
+    if (parts[0]![0] !== c) continue;
+    const r = scanType(s, p, parts, final);
+    if (r === 'partial') {
+      partial = true;
+      continue;
+    }
+    if (!r) continue;
+    // Optional closing: up to two spaces, an optional backslash, then ']'.
+    let q = r.end;
+    let pad = 0;
+    while (q < len && s[q] === ' ' && pad < MAX_PAD) {
+      q++;
+      pad++;
+    }
+    if (q < len && s[q] === '\\') q++;
+    // Only padding (or a backslash) up to the end of the input: the closing bracket may follow.
+    if (q >= len && !final) return PARTIAL;
+    const end = q < len && s[q] === ']' ? q + 1 : r.end;
+    return { kind: 'match', end, key: `${type}_${Number(r.n)}` };
+  }
+  return partial && !final ? PARTIAL : null;
+}
+
+/** Whether a placeholder may start at `i`, given the character before it. */
+function candidateStart(s: string, i: number, prev: string | undefined): boolean {
+  const c = s[i]!;
+  if (c === '[' || c === '\\') return true;
+  return FIRST_LETTERS.has(c.toUpperCase()) && !isWordChar(prev);
+}
+
+export interface RestoreOptions {
+  /** Escape restored values for the inside of a JSON string (tool-call arguments). */
+  json?: boolean;
+}
+
+function render(value: string, opts: RestoreOptions | undefined): string {
+  return opts?.json ? JSON.stringify(value).slice(1, -1) : value;
+}
+
+interface Progress {
+  out: string;
+  /** Index where scanning stopped: the input length, or the start of a held-back tail. */
+  stop: number;
+}
+
+function run(s: string, prev: string | undefined, final: boolean, vault: Vault, opts: RestoreOptions | undefined): Progress {
+  let out = '';
+  let last = 0;
+  let i = 0;
+  while (i < s.length) {
+    const before = i === 0 ? prev : s[i - 1];
+    if (!candidateStart(s, i, before)) {
+      i++;
+      continue;
+    }
+    const r = scanPlaceholder(s, i, final);
+    if (r === null) {
+      i++;
+      continue;
+    }
+    if (r.kind === 'partial') return { out: out + s.slice(last, i), stop: i };
+    const value = vault.valueOf(r.key);
+    if (value !== undefined) {
+      out += s.slice(last, i) + render(value, opts);
+      last = r.end;
+    }
+    i = r.end;
+  }
+  return { out: out + s.slice(last), stop: s.length };
+}
+
+/** Puts the original values back in place of the placeholders the vault knows. */
+export function restoreText(text: string, vault: Vault, opts?: RestoreOptions): string {
+  if (vault.size === 0 || text.length === 0) return text;
+  return run(text, undefined, true, vault, opts).out;
+}
+
+export interface StreamRestorer {
+  /** Feeds the next chunk; returns the text that can be emitted now. */
+  push(chunk: string): string;
+  /** Ends the stream; returns whatever was held back, restored. */
+  flush(): string;
+  /** Characters currently held back (for tests and metrics). */
+  readonly pending: number;
+}
+
+export function createStreamRestorer(vault: Vault, opts?: RestoreOptions): StreamRestorer {
+  let held = '';
+  let prev: string | undefined;
+  return {
+    push(chunk: string): string {
+      if (chunk.length === 0) return '';
+      const s = held + chunk;
+      if (vault.size === 0) {
+        held = '';
+        prev = s[s.length - 1];
+        return s;
+      }
+      const { out, stop } = run(s, prev, false, vault, opts);
+      if (stop > 0) prev = s[stop - 1];
+      held = s.slice(stop);
+      return out;
+    },
+    flush(): string {
+      if (held.length === 0) return '';
+      const { out } = run(held, prev, true, vault, opts);
+      prev = held[held.length - 1];
+      held = '';
+      return out;
+    },
+    get pending(): number {
+      return held.length;
+    },
+  };
+}
+
+/** Restores placeholders inside tool-call arguments (a JSON text), escaping the values for JSON. */
+export function restoreJsonArguments(json: string, vault: Vault): string {
+  return restoreText(json, vault, { json: true });
+}

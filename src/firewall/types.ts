@@ -1,0 +1,56 @@
+// Shared types of the personal-data firewall. The firewall is a pure library: no HTTP, no DB.
+
+export const ENTITY_TYPES = [
+  'EMAIL',
+  'PHONE',
+  'IBAN',
+  'CARD',
+  'BSN',
+  'NIR',
+  'STEUER_ID',
+  'BE_NATIONAL_NUMBER',
+  'IP',
+  'DATE_OF_BIRTH',
+  'ADDRESS',
+  'PERSON',
+] as const;
+
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export const LANGUAGES = ['nl', 'en', 'fr', 'de'] as const;
+
+export type Language = (typeof LANGUAGES)[number];
+
+export function isLanguage(value: unknown): value is Language {
+  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
+}
+
+export function isEntityType(value: unknown): value is EntityType {
+  return typeof value === 'string' && (ENTITY_TYPES as readonly string[]).includes(value);
+}
+
+/** One piece of personal data found in a text. `start`/`end` are UTF-16 offsets, `end` exclusive. */
+export interface Detection {
+  type: EntityType;
+  start: number;
+  end: number;
+  /** Exactly `text.slice(start, end)` of the scanned text. */
+  text: string;
+  /** True when the value passed a real check-digit test (mod 97, Luhn, 11-proof, ISO 7064 …). */
+  checksum: boolean;
+  /**
+   * Canonical form used to give the same value the same placeholder (e.g. E.164 for phones,
+   * digits only for identifiers, lower case for e-mail). Optional; the vault derives one otherwise.
+   */
+  normalized?: string;
+}
+
+export interface Recognizer {
+  readonly type: EntityType;
+  /**
+   * True when the recognizer can only match text that contains an ASCII digit; the detector then
+   * skips it for digit-free text without calling it.
+   */
+  readonly needsDigit: boolean;
+  detect(text: string, language: Language): Detection[];
+}

@@ -1,0 +1,95 @@
+// The per-request vault: which placeholder stands for which original value. Held in memory only,
+// created for one request and dropped with it; nothing here is ever persisted or logged.
+import { digitsOnly } from './checksums.js';
+import { ENTITY_TYPES, type Detection, type EntityType } from './types.js';
+
+const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER']);
+
+/** The canonical form of a value, so that "06-12345678" and "06 12345678" share a placeholder. */
+export function normalizeValue(type: EntityType, value: string): string {
+  if (type === 'EMAIL') return value.toLowerCase();
+  if (NUMERIC.has(type)) return digitsOnly(value);
+  if (type === 'IBAN' || type === 'NIR') return value.replace(/[\s.-]/g, '').toUpperCase();
+  return value.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+export function placeholderKey(type: EntityType, n: number): string {
+  return `${type}_${n}`;
+}
+
+export function formatPlaceholder(type: EntityType, n: number): string {
+  return `[${placeholderKey(type, n)}]`;
+}
+
+export interface VaultEntry {
+  type: EntityType;
+  n: number;
+  /** The value as first seen; restoration puts this back. */
+  value: string;
+}
+
+export class Vault {
+  readonly #byValue = new Map<string, VaultEntry>();
+  readonly #byKey = new Map<string, VaultEntry>();
+  readonly #next = new Map<EntityType, number>();
+  readonly #occurrences = new Map<EntityType, number>();
+
+  /** The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. */
+  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized'>): string {
+    const norm = d.normalized ?? normalizeValue(d.type, d.text);
+    const id = `${d.type}\u0000${norm}`;
+    let entry = this.#byValue.get(id);
+    if (!entry) {
+      const n = (this.#next.get(d.type) ?? 0) + 1;
+      this.#next.set(d.type, n);
+      entry = { type: d.type, n, value: d.text };
+      this.#byValue.set(id, entry);
+      this.#byKey.set(placeholderKey(d.type, n), entry);
+    }
+    this.#occurrences.set(d.type, (this.#occurrences.get(d.type) ?? 0) + 1);
+    return formatPlaceholder(entry.type, entry.n);
+  }
+
+  /** The original value for a placeholder key such as `EMAIL_1` (upper case), or undefined. */
+  valueOf(key: string): string | undefined {
+    return this.#byKey.get(key)?.value;
+  }
+
+  has(key: string): boolean {
+    return this.#byKey.has(key);
+  }
+
+  /** Number of distinct values held. */
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  /** Masked occurrences per entity type (for traces: counts only, never values). */
+  counts(): Partial<Record<EntityType, number>> {
+    const out: Partial<Record<EntityType, number>> = {};
+    for (const t of ENTITY_TYPES) {
+      const c = this.#occurrences.get(t);
+      if (c) out[t] = c;
+    }
+    return out;
+  }
+
+  /** Distinct values per entity type. */
+  distinctCounts(): Partial<Record<EntityType, number>> {
+    const out: Partial<Record<EntityType, number>> = {};
+    for (const t of ENTITY_TYPES) {
+      const c = this.#next.get(t);
+      if (c) out[t] = c;
+    }
+    return out;
+  }
+
+  /** Never serialise the originals by accident (JSON.stringify, loggers). */
+  toJSON(): { size: number; counts: Partial<Record<EntityType, number>> } {
+    return { size: this.size, counts: this.counts() };
+  }
+}
+
+export function createVault(): Vault {
+  return new Vault();
+}

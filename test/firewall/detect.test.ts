@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { detectEntities, resolveOverlaps } from '../../src/firewall/detect.js';
+import { RECOGNIZERS } from '../../src/firewall/recognizers/index.js';
+import type { Detection, Language, Recognizer } from '../../src/firewall/types.js';
+
+function d(type: Detection['type'], start: number, end: number, checksum = false): Detection {
+  return { type, start, end, text: 'x'.repeat(end - start), checksum };
+}
+
+describe('firewall detection and overlap resolution', () => {
+  it('a 9-digit BSN is not a phone number', () => {
+    // libphonenumber reads 111222333 as a valid Dutch (and French) number; the 11-proof wins.
+    const text = 'Mijn BSN is 111222333, bel me maar.';
+    for (const lang of ['nl', 'fr'] as Language[]) {
+      const found = detectEntities(text, lang);
+      expect(found.map((x) => [x.type, x.text])).to.deep.equal([['BSN', '111222333']]);
+    }
+    // Even when the phone recognizer does report the number, overlap resolution keeps the BSN.
+    const phone: Detection = { type: 'PHONE', start: 12, end: 21, text: '111222333', checksum: false };
+    const bsn: Detection = { type: 'BSN', start: 12, end: 21, text: '111222333', checksum: true };
+    expect(resolveOverlaps([phone, bsn])).to.deep.equal([bsn]);
+  });
+
+  it('checksum beats length', () => {
+    const longer = d('PHONE', 0, 20);
+    const checked = d('IBAN', 5, 15, true);
+    expect(resolveOverlaps([longer, checked])).to.deep.equal([checked]);
+  });
+
+  it('then the longest wins', () => {
+    const person = d('PERSON', 0, 10);
+    const address = d('ADDRESS', 0, 30);
+    expect(resolveOverlaps([person, address])).to.deep.equal([address]);
+  });
+
+  it('then the earliest wins, and non-overlapping detections all stay, in text order', () => {
+    const a = d('PERSON', 5, 10);
+    const b = d('PERSON', 8, 13);
+    const c = d('EMAIL', 20, 30);
+    expect(resolveOverlaps([c, b, a])).to.deep.equal([a, c]);
+  });
+
+  it('a card number is not also a phone number', () => {
+    const found = detectEntities('Card 4111 1111 1111 1111, phone +31 6 12345678', 'en');
+    expect(found.map((x) => [x.type, x.text])).to.deep.equal([
+      ['CARD', '4111 1111 1111 1111'],
+      ['PHONE', '+31 6 12345678'],
+    ]);
+  });
+
+  it('an IBAN is not split into a BSN or phone number', () => {
+    const found = detectEntities('IBAN DE89 3704 0044 0532 0130 00 graag', 'nl');
+    expect(found.map((x) => [x.type, x.text])).to.deep.equal([['IBAN', 'DE89 3704 0044 0532 0130 00']]);
+  });
+
+  it('skips every digit-requiring recognizer on digit-free text', () => {
+    const calls: string[] = [];
+    const spies: Recognizer[] = RECOGNIZERS.map((r) => ({
+      type: r.type,
+      needsDigit: r.needsDigit,
+      detect(text: string, lang: Language) {
+        calls.push(r.type);
+        return r.detect(text, lang);
+      },
+    }));
+    detectEntities('Hoi Jan, hoe gaat het? Mail me op jan@example.nl.', 'nl', spies);
+    expect(calls.sort()).to.deep.equal(['EMAIL', 'IP', 'PERSON']);
+    calls.length = 0;
+    detectEntities('Bel 06 12345678', 'nl', spies);
+    expect(calls.length).to.equal(RECOGNIZERS.length);
+  });
+
+  it('returns offsets that slice back to the detected text', () => {
+    const text = 'Naam: Jan Jansen\nIBAN: NL91 ABNA 0417 1643 00\nTel: 06 12345678\nDOB: 1990-01-31 (geboren)';
+    for (const x of detectEntities(text, 'nl')) expect(text.slice(x.start, x.end)).to.equal(x.text);
+  });
+});

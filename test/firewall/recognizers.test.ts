@@ -1,0 +1,241 @@
+import { expect } from 'chai';
+import {
+  addressRecognizer,
+  beNationalNumberRecognizer,
+  bsnRecognizer,
+  cardRecognizer,
+  dateOfBirthRecognizer,
+  emailRecognizer,
+  ibanRecognizer,
+  ipRecognizer,
+  nirRecognizer,
+  personRecognizer,
+  phoneRecognizer,
+  steuerIdRecognizer,
+} from '../../src/firewall/recognizers/index.js';
+import type { Language, Recognizer } from '../../src/firewall/types.js';
+
+function found(r: Recognizer, text: string, lang: Language = 'en'): string[] {
+  const ds = r.detect(text, lang);
+  for (const d of ds) {
+    expect(d.type).to.equal(r.type);
+    expect(text.slice(d.start, d.end)).to.equal(d.text);
+  }
+  return ds.map((d) => d.text);
+}
+
+describe('firewall recognizers', () => {
+  describe('EMAIL', () => {
+    it('finds addresses with the exact span', () => {
+      expect(found(emailRecognizer, 'Mail me at jan.de.vries+work@example.co.uk.')).to.deep.equal(['jan.de.vries+work@example.co.uk']);
+      expect(found(emailRecognizer, 'josé@exemple.fr, anna@web.de')).to.deep.equal(['josé@exemple.fr', 'anna@web.de']);
+    });
+    it('rejects what is not an address', () => {
+      expect(found(emailRecognizer, 'Follow @polder on social media')).to.deep.equal([]);
+      expect(found(emailRecognizer, 'user@localhost and a..b@example.com and x@1.2')).to.deep.equal([]);
+      expect(found(emailRecognizer, 'no at sign here')).to.deep.equal([]);
+    });
+    it('normalises to lower case', () => {
+      expect(emailRecognizer.detect('Jan@Example.NL', 'en')[0]!.normalized).to.equal('jan@example.nl');
+    });
+  });
+
+  describe('PHONE', () => {
+    it('uses the message language for the default region', () => {
+      expect(found(phoneRecognizer, 'Bel me op 06-12345678', 'nl')).to.deep.equal(['06-12345678']);
+      expect(found(phoneRecognizer, 'Ruf mich an: 0151 23456789', 'de')).to.deep.equal(['0151 23456789']);
+      expect(found(phoneRecognizer, 'Appelez-moi au 06 12 34 56 78', 'fr')).to.deep.equal(['06 12 34 56 78']);
+      expect(found(phoneRecognizer, 'Call me on 07911 123456', 'en')).to.deep.equal(['07911 123456']);
+    });
+    it('finds international numbers whatever the language', () => {
+      expect(found(phoneRecognizer, 'Reach me at +44 20 7946 0018 or 0031 6 12345678', 'de')).to.deep.equal([
+        '+44 20 7946 0018',
+        '0031 6 12345678',
+      ]);
+    });
+    it('normalises to E.164 so that both notations share a placeholder', () => {
+      const [a] = phoneRecognizer.detect('bel 06 12345678', 'nl');
+      const [b] = phoneRecognizer.detect('call +31 6 12345678', 'en');
+      expect(a!.normalized).to.equal('+31612345678');
+      expect(b!.normalized).to.equal('+31612345678');
+    });
+    it('leaves dates, times, versions, amounts and order numbers alone', () => {
+      expect(found(phoneRecognizer, 'Termin 2024-03-15 um 14:32:10, Version 2.14.3, Betrag 1.234.567,89 €', 'de')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'Bestellnummer 0151 23456789 bitte angeben', 'de')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'Uw bestelling met nummer 0612345678 komt morgen', 'nl')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'Rechnung 4051234567 vom März', 'de')).to.deep.equal([]);
+    });
+    it('needs a cue for a bare run of digits without trunk prefix', () => {
+      expect(found(phoneRecognizer, 'het getal 612345678 staat erop', 'nl')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'mijn mobiel: 612345678', 'nl')).to.deep.equal(['612345678']);
+    });
+    it('costs nothing on digit-free text', () => {
+      expect(found(phoneRecognizer, 'Geen cijfers in deze zin, alleen woorden.', 'nl')).to.deep.equal([]);
+    });
+  });
+
+  describe('IBAN', () => {
+    it('accepts valid IBANs, compact or grouped', () => {
+      expect(found(ibanRecognizer, 'IBAN NL91 ABNA 0417 1643 00.')).to.deep.equal(['NL91 ABNA 0417 1643 00']);
+      expect(found(ibanRecognizer, 'Konto DE89370400440532013000 bitte')).to.deep.equal(['DE89370400440532013000']);
+      expect(found(ibanRecognizer, 'BE68 5390 0754 7034 en FR14 2004 1010 0505 0001 3M02 606')).to.deep.equal([
+        'BE68 5390 0754 7034',
+        'FR14 2004 1010 0505 0001 3M02 606',
+      ]);
+    });
+    it('rejects wrong check digits and wrong lengths', () => {
+      expect(found(ibanRecognizer, 'IBAN NL92 ABNA 0417 1643 00')).to.deep.equal([]); // mod 97 fails
+      expect(found(ibanRecognizer, 'IBAN NL91 ABNA 0417 1643 0')).to.deep.equal([]); // too short for NL
+      expect(found(ibanRecognizer, 'Referentie RF18 5390 0754 7034')).to.deep.equal([]); // creditor reference, not an IBAN
+    });
+    it('does not swallow a following number', () => {
+      expect(found(ibanRecognizer, 'NL91 ABNA 0417 1643 00 12 euro')).to.deep.equal(['NL91 ABNA 0417 1643 00']);
+    });
+  });
+
+  describe('CARD', () => {
+    it('accepts Luhn-valid numbers with a known issuer prefix', () => {
+      expect(found(cardRecognizer, 'card 4111 1111 1111 1111 exp 12/26')).to.deep.equal(['4111 1111 1111 1111']);
+      expect(found(cardRecognizer, 'Amex 3782 822463 10005')).to.deep.equal(['3782 822463 10005']);
+      expect(found(cardRecognizer, 'MC 5500-0055-5555-5559')).to.deep.equal(['5500-0055-5555-5559']);
+    });
+    it('rejects Luhn failures, unknown prefixes and odd grouping', () => {
+      expect(found(cardRecognizer, 'card 4111 1111 1111 1112')).to.deep.equal([]);
+      expect(found(cardRecognizer, 'card 1111 1111 1111 1117')).to.deep.equal([]); // Luhn ok, no issuer
+      expect(found(cardRecognizer, 'card 41 1111111 1111111')).to.deep.equal([]);
+    });
+    it('drops a valid-looking number in a transaction or serial-number context', () => {
+      expect(found(cardRecognizer, 'Serial number 4111-1111-1111-1111 on the label')).to.deep.equal([]);
+    });
+  });
+
+  describe('BSN', () => {
+    it('accepts 11-proof numbers', () => {
+      expect(found(bsnRecognizer, 'Mijn BSN is 111222333.')).to.deep.equal(['111222333']);
+      expect(found(bsnRecognizer, 'BSN 1112.22.333 en 123 456 782')).to.deep.equal(['1112.22.333', '123 456 782']);
+    });
+    it('rejects numbers that fail the 11-proof', () => {
+      expect(found(bsnRecognizer, 'Mijn BSN is 111222334.')).to.deep.equal([]);
+      expect(found(bsnRecognizer, 'Mijn BSN is 123456789.')).to.deep.equal([]);
+    });
+    it('drops an 11-proof number that is an order number', () => {
+      expect(found(bsnRecognizer, 'Ordernummer 111222333 is verzonden')).to.deep.equal([]);
+    });
+  });
+
+  describe('NIR', () => {
+    it('accepts a valid key, written grouped or compact, including Corsica', () => {
+      expect(found(nirRecognizer, 'sécu : 2 55 08 14 168 025 38', 'fr')).to.deep.equal(['2 55 08 14 168 025 38']);
+      expect(found(nirRecognizer, 'NIR 255081416802538', 'fr')).to.deep.equal(['255081416802538']);
+      expect(found(nirRecognizer, 'NIR 2 35 11 2A 761 691 32', 'fr')).to.deep.equal(['2 35 11 2A 761 691 32']);
+      expect(found(nirRecognizer, 'NIR 2 54 11 2B 421 789 15', 'fr')).to.deep.equal(['2 54 11 2B 421 789 15']);
+    });
+    it('rejects a wrong key', () => {
+      expect(found(nirRecognizer, 'sécu : 2 55 08 14 168 025 39', 'fr')).to.deep.equal([]);
+      expect(found(nirRecognizer, 'NIR 2 35 11 2B 761 691 32', 'fr')).to.deep.equal([]); // 2A number with 2B
+    });
+  });
+
+  describe('STEUER_ID', () => {
+    it('accepts a valid ISO 7064 check digit', () => {
+      expect(found(steuerIdRecognizer, 'Steuer-ID 86095742719', 'de')).to.deep.equal(['86095742719']);
+      expect(found(steuerIdRecognizer, 'IdNr. 86 095 742 719', 'de')).to.deep.equal(['86 095 742 719']);
+    });
+    it('rejects a wrong check digit or a number breaking the digit rules', () => {
+      expect(found(steuerIdRecognizer, 'Steuer-ID 86095742718', 'de')).to.deep.equal([]);
+      expect(found(steuerIdRecognizer, 'Steuer-ID 12345678903', 'de')).to.deep.equal([]); // no repeated digit
+    });
+  });
+
+  describe('BE_NATIONAL_NUMBER', () => {
+    it('accepts valid numbers, before and after 2000', () => {
+      expect(found(beNationalNumberRecognizer, 'rijksregisternummer 85.07.30-033.28', 'nl')).to.deep.equal(['85.07.30-033.28']);
+      expect(found(beNationalNumberRecognizer, 'numéro national 01022461785', 'fr')).to.deep.equal(['01022461785']);
+    });
+    it('rejects a wrong check number', () => {
+      expect(found(beNationalNumberRecognizer, 'rijksregisternummer 85.07.30-033.29', 'nl')).to.deep.equal([]);
+    });
+  });
+
+  describe('IP', () => {
+    it('finds IPv4 and IPv6', () => {
+      expect(found(ipRecognizer, 'from 192.168.1.20 and 2001:db8::8a2e:370:7334.')).to.deep.equal(['192.168.1.20', '2001:db8::8a2e:370:7334']);
+      expect(found(ipRecognizer, 'mapped ::ffff:192.0.2.1 here')).to.deep.equal(['::ffff:192.0.2.1']);
+    });
+    it('rejects invalid octets, versions, times and MAC addresses', () => {
+      expect(found(ipRecognizer, '256.1.1.1 and 1.2.3 and 01.02.2024')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'version 10.0.19045.1 and v1.2.3.4 and firmware 2.4.10.1')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'at 14:32:10, MAC 00:1A:2B:3C:4D:5E')).to.deep.equal([]);
+    });
+  });
+
+  describe('DATE_OF_BIRTH', () => {
+    it('finds dates next to a birth cue, in each language', () => {
+      expect(found(dateOfBirthRecognizer, 'geboren op 14-02-1987', 'nl')).to.deep.equal(['14-02-1987']);
+      expect(found(dateOfBirthRecognizer, 'Ik ben op 3 maart 1992 in Utrecht geboren', 'nl')).to.deep.equal(['3 maart 1992']);
+      expect(found(dateOfBirthRecognizer, 'DOB: 1979-11-02', 'en')).to.deep.equal(['1979-11-02']);
+      expect(found(dateOfBirthRecognizer, 'born on July 21, 1983', 'en')).to.deep.equal(['July 21, 1983']);
+      expect(found(dateOfBirthRecognizer, 'née le 1er mars 1990', 'fr')).to.deep.equal(['1er mars 1990']);
+      expect(found(dateOfBirthRecognizer, 'Geburtsdatum: 12. März 1985', 'de')).to.deep.equal(['12. März 1985']);
+    });
+    it('ignores dates without a cue and impossible dates', () => {
+      expect(found(dateOfBirthRecognizer, 'De vergadering is op 14-06-2024', 'nl')).to.deep.equal([]);
+      expect(found(dateOfBirthRecognizer, 'geboren op 31-02-1987', 'nl')).to.deep.equal([]);
+      expect(found(dateOfBirthRecognizer, 'born 12/04/2999', 'en')).to.deep.equal([]);
+    });
+  });
+
+  describe('ADDRESS', () => {
+    it('finds NL, DE, FR, BE and UK addresses with house number and postcode', () => {
+      expect(found(addressRecognizer, 'Ik woon op de Keizersgracht 123, 1015 CJ Amsterdam.', 'nl')).to.deep.equal([
+        'Keizersgracht 123, 1015 CJ Amsterdam',
+      ]);
+      expect(found(addressRecognizer, 'Wir wohnen in der Hauptstraße 5a, 10115 Berlin.', 'de')).to.deep.equal(['Hauptstraße 5a, 10115 Berlin']);
+      expect(found(addressRecognizer, "J'habite au 12 rue de la Paix, 75002 Paris.", 'fr')).to.deep.equal(['12 rue de la Paix, 75002 Paris']);
+      expect(found(addressRecognizer, 'Il habite Rue de la Loi 16, 1000 Bruxelles.', 'fr')).to.deep.equal(['Rue de la Loi 16, 1000 Bruxelles']);
+      expect(found(addressRecognizer, 'Send it to 221B Baker Street, London NW1 6XE.', 'en')).to.deep.equal([
+        '221B Baker Street, London NW1 6XE',
+      ]);
+      expect(found(addressRecognizer, 'Adres:\nZeestraat 102\n2518 AD Den Haag', 'nl')).to.deep.equal(['Zeestraat 102\n2518 AD Den Haag']);
+    });
+    it('needs both a house number and a postcode', () => {
+      expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
+      expect(found(addressRecognizer, 'Die Postleitzahl 80331 gehört zu München.', 'de')).to.deep.equal([]);
+      expect(found(addressRecognizer, 'Rendez-vous au 12 rue de Rivoli pour la réunion.', 'fr')).to.deep.equal([]);
+    });
+  });
+
+  describe('PERSON', () => {
+    it('finds names after cue phrases in each language', () => {
+      expect(found(personRecognizer, 'Hoi, mijn naam is Jan de Vries.', 'nl')).to.deep.equal(['Jan de Vries']);
+      expect(found(personRecognizer, 'Ich heiße Xaver Oberhuber.', 'de')).to.deep.equal(['Xaver Oberhuber']);
+      expect(found(personRecognizer, "Je m'appelle Jean-Pierre Dubois.", 'fr')).to.deep.equal(['Jean-Pierre Dubois']);
+      expect(found(personRecognizer, 'My name is Okonkwo Adebayo.', 'en')).to.deep.equal(['Okonkwo Adebayo']);
+    });
+    it('finds names after titles, leaving the title outside the span', () => {
+      expect(found(personRecognizer, 'Dhr. Jansen en mevr. A.M. van der Berg', 'nl')).to.deep.equal(['Jansen', 'A.M. van der Berg']);
+      expect(found(personRecognizer, 'Frau Dr. Anna Schmidt und Herr Müller', 'de')).to.deep.equal(['Anna Schmidt', 'Müller']);
+      expect(found(personRecognizer, 'M. Dupont et Mme Lefèvre', 'fr')).to.deep.equal(['Dupont', 'Lefèvre']);
+      expect(found(personRecognizer, 'Mr Thompson and Ms Patel', 'en')).to.deep.equal(['Thompson', 'Patel']);
+    });
+    it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
+      expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);
+      expect(found(personRecognizer, 'I spoke with Sarah from accounts.', 'en')).to.deep.equal(['Sarah']);
+    });
+    it('does not flag names that are common words, months or brands', () => {
+      expect(found(personRecognizer, 'Will you mark the date? May I come in April or August?', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Mark the date in your calendar.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'I bought a Mercedes last year.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Bij Albert Heijn is de koffie in de aanbieding.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Die Mark war bis 2001 die Währung.', 'de')).to.deep.equal([]);
+    });
+    it('accepts a common-word name when a cue says it is a name', () => {
+      expect(found(personRecognizer, 'Hi Will, thanks!', 'en')).to.deep.equal(['Will']);
+      expect(found(personRecognizer, 'Will Smith is not a customer.', 'en')).to.deep.equal(['Will Smith']);
+    });
+    it('reads signatures after a sign-off line', () => {
+      expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
+      expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
+    });
+  });
+});

@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
+import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+
+describe('POST /v1/chat/completions: routing, fallback and egress', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+    gw.ext.reset();
+  });
+
+  async function chat(body: Record<string, unknown>, key = gw.key) {
+    const response = await postChat(gw, body, {}, key);
+    return { response, body: (await response.json()) as any };
+  }
+
+  it('sends the upstream model name and only known fields, with the provider key', async () => {
+    const { response, body } = await chat(chatBody({ thread: 't', tags: ['x'], name: 'n', unknown_field: 1 }));
+    expect(response.status).to.equal(200);
+    expect(body.model).to.equal('test/chat-a');
+    expect(response.headers.get('x-model')).to.equal('test/chat-a');
+    expect(response.headers.get('x-provider')).to.equal('eu-a');
+    const sent = gw.euA.requests[0]!;
+    expect(sent.body.model).to.equal('chat-a-upstream');
+    expect(sent.headers.authorization).to.equal('Bearer sk-stub-secret');
+    for (const ours of ['thread', 'tags', 'name', 'unknown_field', 'firewall', 'cache', 'provider', 'user']) {
+      expect(sent.body, ours).not.to.have.property(ours);
+    }
+  });
+
+  it('falls back to the next provider on a 503, and bills the one that served', async () => {
+    gw.euA.script({ type: 'status', status: 503 });
+    const { response, body } = await chat(chatBody());
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    expect(gw.euB.requests[0]!.body.model).to.equal('chat-a-on-b');
+    expect(body.usage.credits.base).to.be.above(0);
+  });
+
+  it('falls back on 429, on a connection error, on a provider with no key, and on a hang (header timeout)', async () => {
+    gw.euA.script({ type: 'status', status: 429 });
+    expect((await chat(chatBody())).response.headers.get('x-provider')).to.equal('eu-b');
+
+    const flaky = await chat(chatBody({ model: 'test/flaky' }));
+    expect(flaky.response.status).to.equal(200);
+    expect(flaky.response.headers.get('x-provider')).to.equal('eu-b');
+
+    gw.euA.script({ type: 'hang' });
+    const started = Date.now();
+    const hung = await chat(chatBody());
+    expect(hung.response.status).to.equal(200);
+    expect(hung.response.headers.get('x-provider')).to.equal('eu-b');
+    expect(Date.now() - started).to.be.below(2000);
+  });
+
+  it('walks a chain of models (an alias) when every provider of the first fails', async () => {
+    gw.euA.script({ type: 'status', status: 500 });
+    gw.euB.script({ type: 'status', status: 502 });
+    const { response, body } = await chat(chatBody({ model: undefined, models: ['test-chain'] }));
+    expect(response.status).to.equal(200);
+    expect(body.model).to.equal('test/chat-b');
+    expect(response.headers.get('x-model')).to.equal('test/chat-b');
+    expect(gw.euB.requests.map((r) => r.body.model)).to.deep.equal(['chat-a-on-b', 'chat-b-upstream']);
+  });
+
+  it('answers 503 with every attempt and retry-after when the whole chain is down', async () => {
+    gw.euA.script({ type: 'status', status: 503, retryAfter: '7' });
+    gw.euB.script({ type: 'status', status: 503 });
+    const { response, body } = await chat(chatBody());
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('7');
+    expect(body.attempts).to.deep.equal([
+      { model: 'test/chat-a', provider: 'eu-a', status: 503, error: body.attempts[0].error },
+      { model: 'test/chat-a', provider: 'eu-b', status: 503, error: body.attempts[1].error },
+    ]);
+    expect(body.error.type).to.equal('api_error');
+  });
+
+  it('stops the chain on an upstream 400 and says which provider refused', async () => {
+    gw.euA.script({ type: 'status', status: 400, message: 'messages too long' });
+    const { response, body } = await chat(chatBody());
+    expect(response.status).to.equal(400);
+    expect(body).to.include({ code: 'upstream_rejected', provider: 'eu-a' });
+    expect(body.message).to.contain('messages too long');
+    expect(gw.euB.requests).to.have.length(0);
+  });
+
+  it('narrows by provider.order, only and ignore', async () => {
+    expect((await chat(chatBody({ provider: { order: ['eu-b', 'eu-a'] } }))).response.headers.get('x-provider')).to.equal('eu-b');
+    expect((await chat(chatBody({ provider: { only: ['eu-b'] } }))).response.headers.get('x-provider')).to.equal('eu-b');
+    expect((await chat(chatBody({ provider: { ignore: ['eu-a'] } }))).response.headers.get('x-provider')).to.equal('eu-b');
+    const none = await chat(chatBody({ provider: { only: ['ext'] } }));
+    expect(none.response.status).to.equal(422);
+    expect(none.body.errors).to.have.property('provider');
+  });
+
+  it('does not fall back with allow_fallbacks: false', async () => {
+    gw.euA.script({ type: 'status', status: 503 });
+    const { response, body } = await chat(chatBody({ provider: { allow_fallbacks: false } }));
+    expect(response.status).to.equal(503);
+    expect(body.attempts.map((a: any) => a.provider)).to.deep.equal(['eu-a']);
+    expect(gw.euB.requests).to.have.length(0);
+    gw.euB.script({ type: 'status', status: 503 });
+    const ordered = await chat(chatBody({ provider: { allow_fallbacks: false, order: ['eu-b'] } }));
+    expect(ordered.body.attempts.map((a: any) => a.provider)).to.deep.equal(['eu-b']);
+  });
+
+  it('refuses a reasoning level the model does not take in strict mode, drops it otherwise', async () => {
+    const strict = await chat(chatBody({ reasoning_effort: 'max', provider: { require_parameters: true } }));
+    expect(strict.response.status).to.equal(422);
+    expect(strict.body.errors['provider.require_parameters'][0]).to.contain('reasoning_effort "max"');
+    const lenient = await chat(chatBody({ reasoning_effort: 'max' }));
+    expect(lenient.response.status).to.equal(200);
+    expect(gw.euA.requests.at(-1)!.body).not.to.have.property('reasoning_effort');
+    const taken = await chat(chatBody({ reasoning_effort: 'high' }));
+    expect(taken.response.status).to.equal(200);
+    expect(gw.euA.requests.at(-1)!.body.reasoning_effort).to.equal('high');
+  });
+
+  it('in strict mode skips a model lacking a capability, and 422s when none is left', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+    const skipped = await chat({ models: ['test/chat-b', 'test/chat-a'], messages: [{ role: 'user', content: 'x' }], tools, provider: { require_parameters: true } });
+    expect(skipped.response.status).to.equal(200);
+    expect(skipped.body.model).to.equal('test/chat-a');
+    const none = await chat({ model: 'test/chat-b', messages: [{ role: 'user', content: 'x' }], tools, provider: { require_parameters: true } });
+    expect(none.response.status).to.equal(422);
+  });
+
+  it('is EU-only by default: refuses an external model, then serves it after the acceptance', async () => {
+    const refused = await chat(chatBody({ model: 'test/external' }));
+    expect(refused.response.status).to.equal(403);
+    expect(refused.body.code).to.equal('egress_refused');
+    expect(gw.ext.requests).to.have.length(0);
+
+    const mixed = await chat(chatBody({ model: 'test/mixed' }));
+    expect(mixed.response.headers.get('x-provider')).to.equal('eu-b');
+    expect(gw.ext.requests).to.have.length(0);
+
+    const firewallOff = await chat(chatBody({ firewall: false }));
+    expect(firewallOff.response.status).to.equal(403);
+    expect(firewallOff.body.code).to.equal('egress_refused');
+
+    const other = await gw.app.key({ org: 'accepting', workspace: 'w' });
+    await changeNonEuAcceptance(gw.app.db.pool, 'accepting', 'sofie');
+    const allowed = await chat(chatBody({ model: 'test/external' }), other.key);
+    expect(allowed.response.status).to.equal(200);
+    expect(allowed.response.headers.get('x-provider')).to.equal('ext');
+    const ordered = await chat(chatBody({ model: 'test/mixed' }), other.key);
+    expect(ordered.response.headers.get('x-provider')).to.equal('ext');
+    expect((await chat(chatBody({ firewall: false }), other.key)).response.status).to.equal(200);
+  });
+
+  it('answers 422 for an unknown model, an embedding model and both model and models', async () => {
+    const unknown = await chat(chatBody({ model: 'nope/never' }));
+    expect(unknown.response.status).to.equal(422);
+    expect(unknown.body.errors.model[0]).to.contain('nope/never');
+    const chain = await chat({ models: ['test/chat-a', 'nope/never'], messages: [{ role: 'user', content: 'x' }] });
+    expect(chain.body.errors).to.have.property('models.1');
+    const embedding = await chat(chatBody({ model: 'local/embed-1024' }));
+    expect(embedding.response.status).to.equal(422);
+    const both = await chat(chatBody({ models: ['test/chat-b'] }));
+    expect(both.response.status).to.equal(422);
+    expect(both.body.errors).to.have.property('model');
+    const neither = await chat({ messages: [{ role: 'user', content: 'x' }] });
+    expect(neither.response.status).to.equal(422);
+  });
+});

@@ -1,0 +1,265 @@
+import { expect } from 'chai';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+
+describe('POST /v1/chat/completions', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+  });
+
+  const usageRows = async (requestId: string) =>
+    (await gw.app.db.pool.query('select * from usage where request_id = $1', [requestId])).rows;
+
+  it('answers in the OpenAI shape with usage, credits from the catalogue, and empty sources', async () => {
+    const response = await postChat(gw, chatBody({ model: 'local/echo', messages: [{ role: 'user', content: 'Goedemorgen' }] }));
+    expect(response.status).to.equal(200);
+    const body = (await response.json()) as any;
+    expect(body).to.include({ object: 'chat.completion', model: 'local/echo' });
+    expect(body.id).to.equal(response.headers.get('x-request-id'));
+    expect(body.created).to.be.a('number');
+    expect(body.choices).to.deep.equal([
+      { index: 0, message: { role: 'assistant', content: 'Echo: Goedemorgen' }, finish_reason: 'stop', logprobs: null },
+    ]);
+    const { prompt_tokens: prompt, completion_tokens: completion } = body.usage;
+    expect(body.usage.total_tokens).to.equal(prompt + completion);
+    expect(body.usage.prompt_tokens_details).to.deep.equal({ cached_tokens: 0 });
+    const base = Math.round(((prompt * 0.01 + completion * 0.02) / 1000) * 1e8) / 1e8;
+    expect(body.usage.credits).to.deep.equal({ base, services: 0, total: base });
+    expect(body.sources).to.deep.equal([]);
+    expect(response.headers.get('x-cache')).to.equal('MISS');
+  });
+
+  it('records the usage row, the trace with every field, and the audit entry', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const response = await postChat(
+      gw,
+      chatBody({ name: 'greeting', tags: ['a', 'b'], thread: 'conv-1', user: 'customer-42' }),
+      { 'x-request-id': 'trace-me-1', 'x-title': 'Helpdesk', traceparent },
+    );
+    const body = (await response.json()) as any;
+    const usage = await waitFor(async () => (await usageRows('trace-me-1'))[0], { what: 'the usage row' });
+    expect(usage).to.include({ kind: 'chat', model: 'test/chat-a', provider: 'eu-a' });
+    expect(usage.prompt_tokens).to.equal(body.usage.prompt_tokens);
+    expect(Number(usage.credits_total)).to.equal(body.usage.credits.total);
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'trace-me-1'")).rows[0],
+      { what: 'the trace' },
+    );
+    expect(trace).to.include({
+      name: 'greeting',
+      thread: 'conv-1',
+      end_user: 'customer-42',
+      application: 'Helpdesk',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parent_span_id: '00f067aa0ba902b7',
+      model: 'test/chat-a',
+      provider: 'eu-a',
+      status: 200,
+      cache: 'MISS',
+    });
+    expect(trace.tags).to.deep.equal(['a', 'b']);
+    expect(trace.attempts.map((a: any) => [a.provider, a.status])).to.deep.equal([['eu-a', 200]]);
+    expect(trace.latency_ms).to.be.above(0);
+    expect(trace.prompt_tokens).to.equal(body.usage.prompt_tokens);
+    expect(trace.input.messages[0].content).to.match(/^Hallo/);
+    expect(trace.output[0].message.content).to.match(/^echo: Hallo/);
+    const audit = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from audit_log where target = 'trace-me-1'")).rows[0],
+      { what: 'the audit entry' },
+    );
+    expect(audit.action).to.equal('chat.completion');
+    expect(audit.details).to.include({ model: 'test/chat-a', provider: 'eu-a', user: 'customer-42', application: 'Helpdesk' });
+  });
+
+  it('ignores an over-long application name and an unparsable traceparent', async () => {
+    const response = await postChat(gw, chatBody(), {
+      'x-request-id': 'ignored-headers',
+      'x-application-name': 'a'.repeat(121),
+      traceparent: 'not-a-trace',
+    });
+    expect(response.status).to.equal(200);
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'ignored-headers'")).rows[0],
+      { what: 'the trace' },
+    );
+    expect(trace.application).to.equal(null);
+    expect(trace.trace_id).to.equal(null);
+  });
+
+  it('records failed requests on the trace without billing them', async () => {
+    gw.euA.script({ type: 'status', status: 503 });
+    gw.euB.script({ type: 'status', status: 503 });
+    const response = await postChat(gw, chatBody(), { 'x-request-id': 'failed-1' });
+    expect(response.status).to.equal(503);
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'failed-1'")).rows[0],
+      { what: 'the failure trace' },
+    );
+    expect(trace.status).to.equal(503);
+    expect(trace.attempts).to.have.length(2);
+    expect(await usageRows('failed-1')).to.have.length(0);
+  });
+
+  describe('idempotent retries', () => {
+    it('replays a retry with the same id and body, billed once', async () => {
+      const body = chatBody();
+      const first = await postChat(gw, body, { 'x-request-id': 'retry-1' });
+      const firstBody = await first.json();
+      const second = await postChat(gw, body, { 'idempotency-key': 'retry-1' });
+      expect(second.status).to.equal(200);
+      expect(await second.json()).to.deep.equal(firstBody);
+      expect(second.headers.get('x-provider')).to.equal('eu-a');
+      expect(gw.euA.requests).to.have.length(1);
+      await waitFor(async () => (await usageRows('retry-1')).length === 1, { what: 'one usage row' });
+      // Give the worker the chance to write a second row, if the replay had enqueued one.
+      await waitFor(
+        async () => (await gw.app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'usage__record'")).rows[0].n === 0,
+        { what: 'the usage queue to drain' },
+      );
+      expect(await usageRows('retry-1')).to.have.length(1);
+    });
+
+    it('replays as a stream when the retry asks for one', async () => {
+      const body = chatBody();
+      const first = (await (await postChat(gw, body, { 'x-request-id': 'retry-stream' })).json()) as any;
+      const retry = await postChat(gw, { ...body, stream: true }, { 'x-request-id': 'retry-stream' });
+      expect(retry.headers.get('content-type')).to.match(/text\/event-stream/);
+      const events = await readSse(retry);
+      expect(events.at(-1)).to.equal('[DONE]');
+      const text = events.flatMap((e) => (e === '[DONE]' ? [] : e.choices.map((c: any) => c.delta.content ?? ''))).join('');
+      expect(text).to.equal(first.choices[0].message.content);
+      expect(gw.euA.requests).to.have.length(1);
+    });
+
+    it('refuses the same id with another body (422) and while the first still runs (409)', async () => {
+      await postChat(gw, chatBody(), { 'x-request-id': 'retry-2' });
+      const other = await postChat(gw, chatBody(), { 'x-request-id': 'retry-2' });
+      expect(other.status).to.equal(422);
+      expect(((await other.json()) as any).errors).to.have.property('X-Request-Id');
+
+      gw.euA.script({ type: 'answer', delayMs: 300 });
+      const body = chatBody();
+      const running = postChat(gw, body, { 'x-request-id': 'retry-3' });
+      await gw.euA.waitFor(() => gw.euA.requests.length > 0);
+      const concurrent = await postChat(gw, body, { 'x-request-id': 'retry-3' });
+      expect(concurrent.status).to.equal(409);
+      expect((await running).status).to.equal(200);
+    });
+
+    it('runs a retry anew when the first attempt failed', async () => {
+      const body = chatBody();
+      gw.euA.script({ type: 'status', status: 503 });
+      gw.euB.script({ type: 'status', status: 503 });
+      expect((await postChat(gw, body, { 'x-request-id': 'retry-4' })).status).to.equal(503);
+      const retry = await postChat(gw, body, { 'x-request-id': 'retry-4' });
+      expect(retry.status).to.equal(200);
+      await waitFor(async () => (await usageRows('retry-4')).length === 1, { what: 'the retry billed' });
+    });
+  });
+
+  describe('response cache', () => {
+    it('answers a repeated request from the cache, with no base credits and cached tokens', async () => {
+      const body = chatBody({ tags: ['first'] });
+      const miss = await postChat(gw, body);
+      const missBody = (await miss.json()) as any;
+      expect(miss.headers.get('x-cache')).to.equal('MISS');
+      const hit = await postChat(gw, { ...body, tags: ['other'], user: 'someone', thread: 'cache-thread', name: 'again' });
+      const hitBody = (await hit.json()) as any;
+      expect(hit.headers.get('x-cache')).to.equal('HIT');
+      expect(hitBody.choices).to.deep.equal(missBody.choices);
+      expect(hitBody.usage.credits.base).to.equal(0);
+      expect(hitBody.usage.prompt_tokens_details.cached_tokens).to.equal(hitBody.usage.prompt_tokens);
+      expect(gw.euA.requests).to.have.length(1);
+      const streamed = await postChat(gw, { ...body, stream: true });
+      expect(streamed.headers.get('x-cache')).to.equal('HIT');
+      expect((await readSse(streamed)).at(-1)).to.equal('[DONE]');
+      expect(gw.euA.requests).to.have.length(1);
+    });
+
+    it('bypasses the cache with cache: false', async () => {
+      const body = chatBody();
+      await postChat(gw, body);
+      const bypass = await postChat(gw, { ...body, cache: false });
+      expect(bypass.headers.get('x-cache')).to.equal('BYPASS');
+      expect(gw.euA.requests).to.have.length(2);
+    });
+
+    it('keeps answers apart for different models and workspaces', async () => {
+      const body = chatBody();
+      await postChat(gw, body);
+      const otherModel = await postChat(gw, { ...body, model: 'test/chat-b' });
+      expect(otherModel.headers.get('x-cache')).to.equal('MISS');
+      const elsewhere = await gw.app.key({ org: 'acme', workspace: 'elsewhere' });
+      const otherWorkspace = await postChat(gw, body, {}, elsewhere.key);
+      expect(otherWorkspace.headers.get('x-cache')).to.equal('MISS');
+    });
+  });
+
+  describe('threads', () => {
+    it('appends the new messages and the reply, and can be fetched and deleted', async () => {
+      await postChat(gw, { model: 'local/echo', thread: 'support-7', messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Eerste vraag' }] });
+      await postChat(gw, {
+        model: 'local/echo',
+        thread: 'support-7',
+        messages: [
+          { role: 'system', content: 'Be brief' },
+          { role: 'user', content: 'Eerste vraag' },
+          { role: 'assistant', content: 'Echo: Eerste vraag' },
+          { role: 'user', content: 'Tweede vraag' },
+        ],
+      });
+      const thread = await waitFor(
+        async () => {
+          const response = await api(gw.app.baseUrl, '/v1/recall/threads/support-7', { key: gw.key });
+          return response.status === 200 && response.body.messages.length === 5 ? response.body : undefined;
+        },
+        { what: 'five thread messages' },
+      );
+      expect(thread.id).to.equal('support-7');
+      expect(thread.messages.map((m: any) => [m.role, m.content])).to.deep.equal([
+        ['system', 'Be brief'],
+        ['user', 'Eerste vraag'],
+        ['assistant', 'Echo: Eerste vraag'],
+        ['user', 'Tweede vraag'],
+        ['assistant', 'Echo: Tweede vraag'],
+      ]);
+      expect(thread.messages[0]).to.have.all.keys('role', 'content', 'created_at', 'request_id');
+
+      const elsewhere = await gw.app.key({ org: 'other-org', workspace: 'main' });
+      expect((await api(gw.app.baseUrl, '/v1/recall/threads/support-7', { key: elsewhere.key })).status).to.equal(404);
+      expect((await api(gw.app.baseUrl, '/v1/memory/threads/support-7', { method: 'DELETE', key: elsewhere.key })).status).to.equal(404);
+
+      const deleted = await api(gw.app.baseUrl, '/v1/memory/threads/support-7', { method: 'DELETE', key: gw.key });
+      expect(deleted.body).to.deep.equal({ deleted: true });
+      expect((await api(gw.app.baseUrl, '/v1/recall/threads/support-7', { key: gw.key })).status).to.equal(404);
+    });
+  });
+
+  describe('validation', () => {
+    it('refuses a file_id attachment and one over 10 MiB with the part path', async () => {
+      const fileId = await postChat(gw, chatBody({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] }));
+      expect(fileId.status).to.equal(422);
+      expect(((await fileId.json()) as any).errors).to.have.property('messages.0.content.0');
+      const big = 'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4);
+      const tooBig = await postChat(gw, chatBody({ messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${big}` } }] }] }));
+      expect(tooBig.status).to.equal(422);
+      expect(((await tooBig.json()) as any).errors).to.have.property('messages.0.content.1');
+    });
+
+    it('needs the chat.create scope', async () => {
+      const restricted = await gw.app.key({ kind: 'restricted', scopes: ['embeddings.create'] });
+      const response = await postChat(gw, chatBody(), {}, restricted.key);
+      expect(response.status).to.equal(403);
+    });
+  });
+});
