@@ -84,7 +84,14 @@ export const payloadTooLarge = (limitBytes: number) =>
 export const badRequest = (message: string, code?: string) =>
   new ApiError({ status: 400, message, type: 'invalid_request_error', ...(code ? { code } : {}) });
 
-export const validationFailed = (errors: FieldErrors, message = 'the request is invalid') =>
+/** SDKs show only the message, so it names the failing fields itself. */
+function describeFieldErrors(errors: FieldErrors): string {
+  const parts = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join('; ')}`);
+  const shown = parts.slice(0, 3).join('; ');
+  return `invalid request: ${shown}${parts.length > 3 ? `; and ${parts.length - 3} more` : ''}`;
+}
+
+export const validationFailed = (errors: FieldErrors, message = describeFieldErrors(errors)) =>
   new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
 
 export const internalErrorBody = (requestId: string) => ({

@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { waitFor } from '../helpers/db.js';
+import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+
+describe('POST /v1/chat/completions with stream: true', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+  });
+
+  const contentOf = (events: Awaited<ReturnType<typeof readSse>>) =>
+    events.flatMap((e) => (e === '[DONE]' ? [] : e.choices.map((c: any) => c.delta?.content ?? ''))).join('');
+
+  it('streams chunks with the role first, usage and sources on the finish chunk, then [DONE]', async () => {
+    gw.euA.script({ type: 'answer', chunks: ['Hoi ', 'daar ', 'Noor'] });
+    const response = await postChat(gw, chatBody({ stream: true }), { 'x-request-id': 'stream-1' });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/event-stream/);
+    expect(response.headers.get('x-model')).to.equal('test/chat-a');
+    expect(response.headers.get('x-provider')).to.equal('eu-a');
+    expect(response.headers.get('x-request-id')).to.equal('stream-1');
+    const events = await readSse(response);
+    expect(events.at(-1)).to.equal('[DONE]');
+    const chunks = events.slice(0, -1) as Record<string, any>[];
+    for (const chunk of chunks) {
+      expect(chunk).to.include({ id: 'stream-1', object: 'chat.completion.chunk', model: 'test/chat-a' });
+    }
+    expect(chunks[0]!.choices[0].delta.role).to.equal('assistant');
+    expect(contentOf(events)).to.equal('Hoi daar Noor');
+    const finish = chunks.at(-1)!;
+    expect(finish.choices[0].finish_reason).to.equal('stop');
+    expect(finish.usage.credits.total).to.be.above(0);
+    expect(finish.sources).to.deep.equal([]);
+    expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).to.equal(true);
+    expect(gw.euA.requests[0]!.body.stream).to.equal(true);
+    const usage = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from usage where request_id = 'stream-1'")).rows[0],
+      { what: 'the usage row of the stream' },
+    );
+    expect(usage.completion_tokens).to.equal(finish.usage.completion_tokens);
+  });
+
+  it('adds one usage chunk with empty choices when include_usage is set', async () => {
+    const events = await readSse(await postChat(gw, chatBody({ stream: true, stream_options: { include_usage: true, other: 1 } })));
+    const chunks = events.slice(0, -1) as Record<string, any>[];
+    const last = chunks.at(-1)!;
+    expect(last.choices).to.deep.equal([]);
+    expect(last.usage).to.deep.equal(chunks.at(-2)!.usage);
+    expect(chunks.at(-2)!.choices[0].finish_reason).to.equal('stop');
+  });
+
+  it('counts tokens with the tokenizer when the provider reports no usage', async () => {
+    gw.euA.script({ type: 'answer', content: 'een twee drie', usage: false });
+    const events = await readSse(await postChat(gw, chatBody({ stream: true })));
+    const finish = events.at(-2) as Record<string, any>;
+    expect(finish.usage.completion_tokens).to.be.above(0);
+    expect(finish.usage.prompt_tokens).to.be.above(0);
+  });
+
+  it('falls back when a stream fails before its first byte', async () => {
+    gw.euA.script({ type: 'cutMidStream', afterChunks: 0 });
+    const response = await postChat(gw, chatBody({ stream: true }));
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    const events = await readSse(response);
+    expect(events.at(-1)).to.equal('[DONE]');
+  });
+
+  it('answers a JSON 503 when every provider fails before the first byte', async () => {
+    gw.euA.script({ type: 'status', status: 500 });
+    gw.euB.script({ type: 'hang' });
+    const response = await postChat(gw, chatBody({ stream: true }));
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('content-type')).to.match(/application\/json/);
+    expect(((await response.json()) as any).attempts).to.have.length(2);
+  });
+
+  it('ends a stream cut mid-way with an error event and no [DONE], unbilled', async () => {
+    gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
+    const response = await postChat(gw, chatBody({ stream: true }), { 'x-request-id': 'cut-1' });
+    expect(response.status).to.equal(200);
+    const events = await readSse(response);
+    expect(events).not.to.include('[DONE]');
+    const error = events.at(-1) as Record<string, any>;
+    expect(error).to.have.all.keys('error');
+    expect(error.error).to.include({ type: 'api_error', code: 'upstream_stream_error' });
+    expect(error.error.message).to.be.a('string');
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'cut-1'")).rows[0],
+      { what: 'the trace of the broken stream' },
+    );
+    expect(trace.status).to.equal(502);
+    expect((await gw.app.db.pool.query("select * from usage where request_id = 'cut-1'")).rows).to.have.length(0);
+  });
+
+  it('aborts the upstream call when the client goes away', async () => {
+    gw.euA.script({ type: 'answer', chunks: Array.from({ length: 50 }, (_, i) => `w${i} `), chunkDelayMs: 40 });
+    const controller = new AbortController();
+    const response = await fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody({ stream: true })),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await gw.euA.waitFor(() => gw.euA.requests[0]?.closedEarly === true, 3000);
+    expect(gw.euA.requests[0]!.closedEarly).to.equal(true);
+  });
+
+  it('streams tool calls with their index, and a local/echo tool call end to end', async () => {
+    const tools = [{ type: 'function', function: { name: 'get_policy', parameters: { type: 'object', properties: { number: { type: 'string' } }, required: ['number'] } } }];
+    const response = await postChat(gw, { model: 'local/echo', stream: true, tools, tool_choice: 'required', messages: [{ role: 'user', content: 'polis 123' }] });
+    const events = (await readSse(response)).slice(0, -1) as Record<string, any>[];
+    const calls = events.flatMap((e) => e.choices.flatMap((c: any) => c.delta.tool_calls ?? []));
+    expect(calls.length).to.be.greaterThan(0);
+    expect(calls.every((c: any) => c.index === 0)).to.equal(true);
+    expect(calls[0]).to.include({ type: 'function' });
+    expect(calls[0].function.name).to.equal('get_policy');
+    const args = calls.map((c: any) => c.function?.arguments ?? '').join('');
+    expect(JSON.parse(args)).to.have.property('number');
+    expect(events.at(-1)!.choices[0].finish_reason).to.equal('tool_calls');
+  });
+});
