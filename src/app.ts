@@ -5,11 +5,13 @@ import type { Pool } from './db/pool.js';
 import { errorMiddleware } from './errors.js';
 import type { Catalog } from './gateway/catalog.js';
 import { ChatService } from './gateway/chat.js';
+import { EmbeddingService } from './gateway/embeddings.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { embeddingRoutes } from './http/routes/embeddings.js';
 import { modelRoutes } from './http/routes/models.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { opsRoutes } from './http/routes/ops.js';
@@ -49,8 +51,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/v1' });
   api.use(authenticate(keys));
-  const chat = new ChatService({ pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, committer: deps.committer });
-  chatRoutes(api, { chat, validator, bodyLimitBytes: deps.config.bodyLimitBytes });
+  const services = { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, committer: deps.committer };
+  const bodyLimitBytes = deps.config.bodyLimitBytes;
+  chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });
+  embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });
   auditLogRoutes(api, { pool: deps.pool, validator });

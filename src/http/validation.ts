@@ -83,10 +83,14 @@ export class Validator {
     return validate(value) ? undefined : toFieldErrors(validate.errors ?? []);
   }
 
-  body(name: string) {
+  /** `hints` replace the generic message of a field that fails, where a caller needs to be told more. */
+  body(name: string, hints: Record<string, string> = {}) {
     return async (ctx: AppContext, next: Next): Promise<void> => {
       const errors = this.check(name, ctx.state.body);
-      if (errors) throw validationFailed(errors);
+      if (errors) {
+        for (const [field, hint] of Object.entries(hints)) if (errors[field]) errors[field] = [hint];
+        throw validationFailed(errors);
+      }
       await next();
     };
   }

@@ -86,6 +86,25 @@ models:
     pricing: {prompt: 0.01}
     endpoints:
       - {provider: local, upstream_model: embed-1024}
+  - id: test/ext-embed
+    type: embedding
+    dimensions: 1536
+    reducible: true
+    max_input_tokens: 8192
+    max_batch: 2
+    pricing: {prompt: 0.02}
+    endpoints:
+      - {provider: ext, upstream_model: text-embedding-3-small}
+  - id: test/eu-embed
+    type: embedding
+    dimensions: 8
+    reducible: false
+    max_input_tokens: 50
+    max_batch: 2
+    pricing: {prompt: 0.1}
+    endpoints:
+      - {provider: eu-a, upstream_model: eu-embed}
+      - {provider: eu-b, upstream_model: eu-embed-on-b}
 aliases:
   test-chain: [test/chat-a, test/chat-b]
 services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}

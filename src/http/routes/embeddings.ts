@@ -1,0 +1,36 @@
+import type { EmbeddingService } from '../../gateway/embeddings.js';
+import type { EmbeddingRequest } from '../../generated/openapi.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireScope } from '../middleware/auth.js';
+import { clientSignal } from '../requestMeta.js';
+import { principalOf, type AppRouter } from '../state.js';
+import type { Validator } from '../validation.js';
+
+const BASE64_HINT =
+  'only "float" is supported; pass encoding_format: "float" (the OpenAI SDK and LangChain ask for base64 unless told otherwise)';
+
+export function embeddingRoutes(
+  router: AppRouter,
+  { embeddings, validator, bodyLimitBytes }: { embeddings: EmbeddingService; validator: Validator; bodyLimitBytes: number },
+): void {
+  router.post(
+    '/embeddings',
+    requireScope('embeddings.create'),
+    jsonBody(bodyLimitBytes),
+    validator.body('EmbeddingRequest', { encoding_format: BASE64_HINT }),
+    async (ctx) => {
+      const reply = await embeddings.create(
+        {
+          principal: principalOf(ctx),
+          requestId: ctx.state.requestId,
+          callerRequestId: ctx.state.requestIdGiven,
+          signal: clientSignal(ctx),
+          log: ctx.state.log,
+        },
+        ctx.state.body as EmbeddingRequest,
+      );
+      ctx.set(reply.headers);
+      ctx.body = reply.body;
+    },
+  );
+}

@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { countTokens } from '../../src/gateway/tokens.js';
+import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { stubEmbedding } from '../helpers/stubProvider.js';
+
+describe('POST /v1/embeddings', () => {
+  let gw: GatewayFixture;
+  let acceptedKey: string;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+    acceptedKey = (await gw.app.key({ org: 'accepting', workspace: 'w' })).key;
+    await changeNonEuAcceptance(gw.app.db.pool, 'accepting', 'sofie');
+    // A fresh key after the acceptance: the key cache holds what it read for a few seconds.
+    acceptedKey = (await gw.app.key({ org: 'accepting', workspace: 'w' })).key;
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+    gw.ext.reset();
+  });
+
+  const embed = (body: Record<string, unknown>, { key = gw.key, headers = {} }: { key?: string; headers?: Record<string, string> } = {}) =>
+    api(gw.app.baseUrl, '/v1/embeddings', { method: 'POST', key, body, headers });
+
+  const passages = (n: number) => Array.from({ length: n }, (_, i) => `Passage ${i}: de polisvoorwaarden van verzekering ${i}`);
+
+  for (const n of [1, 3, 300]) {
+    it(`answers one vector per input, in order, for a batch of ${n} (local/embed-1024)`, async () => {
+      const input = passages(n);
+      const response = await embed({ model: 'local/embed-1024', input });
+      expect(response.status).to.equal(200);
+      expect(response.body.object).to.equal('list');
+      expect(response.body.model).to.equal('local/embed-1024');
+      expect(response.body.data.map((d: any) => d.index)).to.deep.equal(input.map((_, i) => i));
+      for (const item of response.body.data) {
+        expect(item.object).to.equal('embedding');
+        expect(item.embedding).to.have.length(1024);
+      }
+      // Identical text gives the identical vector wherever it stands in the batch.
+      const single = await embed({ model: 'local/embed-1024', input: input[n - 1] });
+      expect(single.body.data[0].embedding).to.deep.equal(response.body.data[n - 1].embedding);
+      const tokens = input.reduce((sum, text) => sum + countTokens(text), 0);
+      expect(response.body.usage).to.deep.equal({ prompt_tokens: tokens, total_tokens: tokens });
+    });
+  }
+
+  it('splits a batch into provider-sized requests and reassembles them in order', async () => {
+    gw.euA.script({ type: 'answer', reverse: true }, { type: 'answer' }, { type: 'answer', reverse: true });
+    const input = ['een', 'twee', 'drie', 'vier', 'vijf'];
+    const response = await embed({ model: 'test/eu-embed', input });
+    expect(response.status).to.equal(200);
+    expect(gw.euA.requests.map((r) => r.body.input)).to.have.deep.members([['een', 'twee'], ['drie', 'vier'], ['vijf']]);
+    expect(response.body.data.map((d: any) => d.embedding)).to.deep.equal(input.map((text) => stubEmbedding(text, 8)));
+  });
+
+  it('fails the whole call when one part fails everywhere (no partial result)', async () => {
+    gw.euA.script({ type: 'answer' }, { type: 'status', status: 503 });
+    gw.euB.script({ type: 'status', status: 503 });
+    const response = await embed({ model: 'test/eu-embed', input: ['a', 'b', 'c'] });
+    expect(response.status).to.equal(503);
+    expect(response.body).not.to.have.property('data');
+  });
+
+  it('applies the dimension rules', async () => {
+    expect((await embed({ model: 'local/embed-1024', input: 'x', dimensions: 1024 })).status).to.equal(200);
+    const reduced = await embed({ model: 'local/embed-1024', input: 'x', dimensions: 512 });
+    expect(reduced.status).to.equal(400);
+    expect(reduced.body.errors.dimensions[0]).to.contain('cannot reduce');
+    const ext = await embed({ model: 'test/ext-embed', input: 'x', dimensions: 256 }, { key: acceptedKey });
+    expect(ext.status).to.equal(200);
+    expect(gw.ext.requests[0]!.body.dimensions).to.equal(256);
+    expect(ext.body.data[0].embedding).to.have.length(256);
+    const native = await embed({ model: 'test/ext-embed', input: 'x', dimensions: 1536 }, { key: acceptedKey });
+    expect(native.status).to.equal(200);
+    expect(gw.ext.requests[1]!.body).not.to.have.property('dimensions');
+    const tooMany = await embed({ model: 'test/ext-embed', input: 'x', dimensions: 4000 }, { key: acceptedKey });
+    expect(tooMany.status).to.equal(400);
+    expect(tooMany.body.errors).to.have.property('dimensions');
+  });
+
+  it('refuses base64 with a message saying to pass float, and other bad input with 422', async () => {
+    const base64 = await embed({ model: 'local/embed-1024', input: 'x', encoding_format: 'base64' });
+    expect(base64.status).to.equal(422);
+    expect(base64.body.errors.encoding_format[0]).to.contain('encoding_format: "float"');
+    for (const [body, field] of [
+      [{ input: 'x' }, 'model'],
+      [{ model: 'local/embed-1024', input: [] }, 'input'],
+      [{ model: 'local/embed-1024', input: ['ok', ''] }, 'input.1'],
+      [{ model: 'local/embed-1024', input: 'x', dimensions: 0 }, 'dimensions'],
+      [{ model: 'local/embed-1024', input: 'x', user: 'u'.repeat(256) }, 'user'],
+      [{ model: 'local/embed-1024', input: 'x', extra: true }, 'extra'],
+      [{ model: 'embed-without-vendor', input: 'x' }, 'model'],
+      [{ model: 'nope/never', input: 'x' }, 'model'],
+      [{ model: 'local/echo', input: 'x' }, 'model'],
+      [{ model: 'test/eu-embed', input: ['short', 'word '.repeat(60)] }, 'input.1'],
+    ] as const) {
+      const response = await embed(body);
+      expect(response.status, JSON.stringify(body)).to.equal(422);
+      expect(response.body.errors, JSON.stringify(body)).to.have.property(field);
+    }
+  });
+
+  it('needs the embeddings.create scope on a restricted key', async () => {
+    const without = await gw.app.key({ kind: 'restricted', scopes: ['chat.create'] });
+    const refused = await embed({ model: 'local/embed-1024', input: 'x' }, { key: without.key });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.code).to.equal('insufficient_scope');
+    const withScope = await gw.app.key({ kind: 'restricted', scopes: ['embeddings.create'] });
+    expect((await embed({ model: 'local/embed-1024', input: 'x' }, { key: withScope.key })).status).to.equal(200);
+  });
+
+  it('keeps text in the EU: an external model needs the acceptance', async () => {
+    const refused = await embed({ model: 'test/ext-embed', input: 'x' });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.code).to.equal('egress_refused');
+    expect(gw.ext.requests).to.have.length(0);
+    const allowed = await embed({ model: 'test/ext-embed', input: ['x', 'y', 'z'], user: 'end-user-9' }, { key: acceptedKey, headers: { 'x-request-id': 'ext-embed-1' } });
+    expect(allowed.status).to.equal(200);
+    expect(allowed.headers.get('x-provider')).to.equal('ext');
+    expect(gw.ext.requests[0]!.body.user).to.equal('end-user-9');
+    expect(gw.ext.requests[0]!.body.encoding_format).to.equal('float');
+    const audit = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from audit_log where target = 'ext-embed-1'")).rows[0],
+      { what: 'the audit entry' },
+    );
+    expect(audit.action).to.equal('embeddings.create');
+    expect(audit.details).to.include({ user: 'end-user-9', model: 'test/ext-embed', inputs: 3 });
+  });
+
+  it('meters per input token as an embeddings line, billed once for a retry', async () => {
+    const body = { model: 'test/eu-embed', input: ['a b c', 'd e'] };
+    const first = await embed(body, { headers: { 'x-request-id': 'embed-retry' } });
+    const retry = await embed(body, { headers: { 'x-request-id': 'embed-retry' } });
+    expect(retry.status).to.equal(200);
+    expect(retry.body).to.deep.equal(first.body);
+    expect(gw.euA.requests).to.have.length(1);
+    const row = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from usage where request_id = 'embed-retry'")).rows[0],
+      { what: 'the usage row' },
+    );
+    expect(row).to.include({ kind: 'embeddings', model: 'test/eu-embed', completion_tokens: 0 });
+    expect(row.prompt_tokens).to.equal(first.body.usage.prompt_tokens);
+    expect(Number(row.credits_base)).to.be.closeTo((first.body.usage.prompt_tokens * 0.1) / 1000, 1e-8);
+    await waitFor(
+      async () => (await gw.app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'usage__record'")).rows[0].n === 0,
+      { what: 'the usage queue to drain' },
+    );
+    expect((await gw.app.db.pool.query("select * from usage where request_id = 'embed-retry'")).rows).to.have.length(1);
+  });
+
+  it('works with the official openai SDK when encoding_format is float', async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const result = await client.embeddings.create({ model: 'local/embed-1024', input: ['hallo', 'wereld'], encoding_format: 'float' });
+    expect(result.data).to.have.length(2);
+    expect(result.data[1]!.index).to.equal(1);
+    expect(result.data[0]!.embedding).to.have.length(1024);
+    try {
+      await client.embeddings.create({ model: 'local/embed-1024', input: 'hallo' });
+      expect.fail('the SDK asks for base64 by default, which is refused');
+    } catch (err) {
+      expect(err).to.be.instanceOf(OpenAI.UnprocessableEntityError);
+      expect((err as Error).message).to.contain('float');
+    }
+  });
+});
