@@ -6,9 +6,9 @@ import threadAppend from '../tasks/thread__append.js';
 import traceRecord from '../tasks/trace__record.js';
 import usageRecord from '../tasks/usage__record.js';
 import type { AuditEntry } from './audit/store.js';
-import type { Pool, Queryable } from './db/pool.js';
+import type { Queryable } from './db/pool.js';
 import type { Logger } from './logger.js';
-import type { TaskDefinition } from './task.js';
+import type { TaskDefinition, WorkerServices } from './task.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so
 // addJob cannot enqueue a payload its task would refuse.
@@ -66,13 +66,13 @@ export async function recordAudit(
   await addJob(db, 'audit__record', { entries: [auditEntry(entry)] });
 }
 
-export function buildTaskList(pool: Pool, log: Logger): TaskList {
+export function buildTaskList(services: WorkerServices, log: Logger): TaskList {
   const list: TaskList = {};
   for (const definition of Object.values(definitions) as TaskDefinition<unknown>[]) {
     const task: Task = async (raw, helpers) => {
       const jobLog = log.child({ job_id: helpers.job.id, task: definition.name, attempt: helpers.job.attempts });
       const payload = definition.parse(raw);
-      await definition.run(payload, { db: pool, log: jobLog, helpers });
+      await definition.run(payload, { ...services, log: jobLog, helpers });
     };
     list[definition.name] = task;
   }

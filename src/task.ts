@@ -1,11 +1,19 @@
 import { Ajv, type SchemaObject } from 'ajv';
 import type { JobHelpers } from 'graphile-worker';
 import type { Pool } from './db/pool.js';
+import type { Catalog } from './gateway/catalog.js';
+import type { Adapters } from './gateway/providers/index.js';
 import type { Logger } from './logger.js';
 
-// What every task receives besides its payload: the shared pool and a logger bound to the job.
-export interface TaskContext {
+/** What the worker process shares with its tasks. */
+export interface WorkerServices {
   db: Pool;
+  catalog: Catalog;
+  adapters: Adapters;
+}
+
+// What every task receives besides its payload: the shared services and a logger bound to the job.
+export interface TaskContext extends WorkerServices {
   log: Logger;
   helpers: JobHelpers;
 }

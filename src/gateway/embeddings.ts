@@ -95,7 +95,7 @@ export class EmbeddingService {
       if (stored) return { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } };
     }
     try {
-      const { vectors, provider, usageTokens } = await this.embedAll(plan, inputs, dimensions, body.user, ctx.signal);
+      const { vectors, provider, usageTokens } = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal);
       const promptTokens = usageTokens ?? tokens.reduce((sum, n) => sum + n, 0);
       const responseBody = {
         object: 'list',
@@ -148,46 +148,46 @@ export class EmbeddingService {
       throw err instanceof ChainFailed ? err.apiError : err;
     }
   }
+}
 
-  /**
-   * Splits the inputs into the model's batch size, embeds the parts (a few at a time, each with
-   * the chain's fallback) and puts the vectors back in input order. One failed part fails the call.
-   */
-  private async embedAll(
-    plan: RoutingPlan<EmbeddingModel>,
-    inputs: string[],
-    dimensions: number | undefined,
-    user: string | undefined,
-    signal: AbortSignal,
-  ): Promise<{ vectors: number[][]; provider: string; usageTokens: number | undefined }> {
-    const size = plan.candidates[0]?.model.maxBatch ?? inputs.length;
-    const parts: string[][] = [];
-    for (let start = 0; start < inputs.length; start += size) parts.push(inputs.slice(start, start + size));
-    const results: { output: EmbeddingOutput; provider: string }[] = new Array(parts.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < parts.length) {
-        const index = next++;
-        const input = parts[index]!;
-        const served = await firstThatAnswers(plan, (candidate) =>
-          candidate.adapter.embed(
-            candidate.target,
-            { input, ...(dimensions !== undefined ? { dimensions } : {}), ...(user ? { user } : {}) },
-            signal,
-          ),
-        );
-        if (served.result.embeddings.length !== input.length) {
-          throw new Error(`${served.candidate.target.provider.id} returned ${served.result.embeddings.length} vectors for ${input.length} inputs`);
-        }
-        results[index] = { output: served.result, provider: served.candidate.target.provider.id };
+/**
+ * Splits the inputs into the model's batch size, embeds the parts (a few at a time, each with
+ * the chain's fallback) and puts the vectors back in input order. One failed part fails the call.
+ */
+export async function embedInParts(
+  plan: RoutingPlan<EmbeddingModel>,
+  inputs: string[],
+  dimensions: number | undefined,
+  user: string | undefined,
+  signal: AbortSignal,
+): Promise<{ vectors: number[][]; provider: string; usageTokens: number | undefined }> {
+  const size = plan.candidates[0]?.model.maxBatch ?? inputs.length;
+  const parts: string[][] = [];
+  for (let start = 0; start < inputs.length; start += size) parts.push(inputs.slice(start, start + size));
+  const results: { output: EmbeddingOutput; provider: string }[] = new Array(parts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < parts.length) {
+      const index = next++;
+      const input = parts[index]!;
+      const served = await firstThatAnswers(plan, (candidate) =>
+        candidate.adapter.embed(
+          candidate.target,
+          { input, ...(dimensions !== undefined ? { dimensions } : {}), ...(user ? { user } : {}) },
+          signal,
+        ),
+      );
+      if (served.result.embeddings.length !== input.length) {
+        throw new Error(`${served.candidate.target.provider.id} returned ${served.result.embeddings.length} vectors for ${input.length} inputs`);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts.length) }, worker));
-    const everyPartCounted = results.every((r) => r.output.usage !== undefined);
-    return {
-      vectors: results.flatMap((r) => r.output.embeddings),
-      provider: results[0]!.provider,
-      usageTokens: everyPartCounted ? results.reduce((sum, r) => sum + r.output.usage!.prompt_tokens, 0) : undefined,
-    };
-  }
+      results[index] = { output: served.result, provider: served.candidate.target.provider.id };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts.length) }, worker));
+  const everyPartCounted = results.every((r) => r.output.usage !== undefined);
+  return {
+    vectors: results.flatMap((r) => r.output.embeddings),
+    provider: results[0]!.provider,
+    usageTokens: everyPartCounted ? results.reduce((sum, r) => sum + r.output.usage!.prompt_tokens, 0) : undefined,
+  };
 }

@@ -58,7 +58,7 @@ export async function startTestApp(
         pgPool: db.pool,
         concurrency: 2,
         pollInterval: 50,
-        taskList: buildTaskList(db.pool, log),
+        taskList: buildTaskList({ db: db.pool, catalog, adapters }, log),
         noHandleSignals: true,
         logger: workerLogger(log),
       });
