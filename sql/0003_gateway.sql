@@ -82,6 +82,8 @@ create table traces (
   output jsonb,
   notes jsonb not null default '[]',
   sources jsonb not null default '[]',
+  -- What the firewall found: counts per entity type and the languages; never the values.
+  firewall jsonb,
   created_at timestamptz not null,
   primary key (workspace_id, id)
 );

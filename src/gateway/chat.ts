@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool.js';
+import { createFirewall, type Firewall } from '../firewall/index.js';
 import { ApiError, egressRefused } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { auditEntry } from '../jobs.js';
@@ -9,6 +10,7 @@ import { bodyHash, claimRequestId, releaseRequestId, type StoredResponse } from 
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
+import { maskMessages, restoreCompletion, StreamUnmasker } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { ChainFailed, clientGone, firstThatAnswers, type Attempt } from './fallback.js';
@@ -68,6 +70,8 @@ interface Prepared {
   cacheKey: Buffer | undefined;
   cached: CachedResponse | undefined;
   claimed: boolean;
+  /** Present when the firewall is on: it masked the request and restores the reply. */
+  firewall: Firewall | undefined;
 }
 
 interface Answer {
@@ -146,6 +150,7 @@ export class ChatService {
       choices,
     });
     const accumulator = new CompletionAccumulator();
+    const unmasker = prepared.firewall ? new StreamUnmasker(prepared.firewall) : undefined;
     const opened = new Set<number>();
     const finishes = new Map<number, string>();
     try {
@@ -153,7 +158,8 @@ export class ChatService {
         accumulator.add(chunk);
         const choices = chunk.choices.flatMap((choice) => {
           if (choice.finish_reason) finishes.set(choice.index, choice.finish_reason);
-          const delta = { ...choice.delta };
+          const delta = unmasker ? unmasker.delta(choice.index, choice.delta) : { ...choice.delta };
+          if (delta.content === '' && opened.has(choice.index)) delete delta.content;
           if (!opened.has(choice.index)) {
             opened.add(choice.index);
             delta.role = 'assistant';
@@ -181,6 +187,11 @@ export class ChatService {
     }
 
     const answer = answerOf(accumulator.completion(ctx.requestId, created));
+    const held = answer.completion.choices.flatMap((choice) => {
+      const delta = unmasker?.flush(choice.index);
+      return delta ? [{ index: choice.index, delta, finish_reason: null }] : [];
+    });
+    if (held.length > 0) await sink.send(frame(held));
     const reply = await this.settle(ctx, prepared, answer);
     const usage = reply.body.usage as Usage;
     const indexes = answer.completion.choices.map((c) => c.index);
@@ -198,8 +209,8 @@ export class ChatService {
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
     checkChatRules(body);
-    const firewall = body.firewall === false ? false : principal.settings.firewallDefault;
-    if (!firewall && !principal.nonEuAccepted) {
+    const firewallOn = body.firewall === false ? false : principal.settings.firewallDefault;
+    if (!firewallOn && !principal.nonEuAccepted) {
       throw egressRefused(
         'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
       );
@@ -219,6 +230,10 @@ export class ChatService {
     }
     try {
       const { request, parameters } = upstreamRequestOf(body);
+      const firewall = firewallOn
+        ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
+        : undefined;
+      if (firewall) request.messages = maskMessages(firewall, body.messages);
       const plan = planRoute<ChatModel>(this.deps.catalog, this.deps.adapters, {
         chain: body.model !== undefined ? [body.model] : (body.models ?? []),
         chainField: body.model !== undefined ? 'model' : 'models',
@@ -248,6 +263,7 @@ export class ChatService {
         cacheKey: key,
         cached,
         claimed,
+        firewall,
       };
     } catch (err) {
       if (claimed) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
@@ -313,7 +329,10 @@ export class ChatService {
     const completionTokens =
       answer.completion.usage?.completion_tokens ??
       answer.completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0);
-    const credits = creditsFor(answer.model.pricing, { prompt, completion: completionTokens }, { cacheHit: hit });
+    // The firewall's fee is per 1,000 prompt tokens scanned.
+    const services = prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0;
+    const credits = creditsFor(answer.model.pricing, { prompt, completion: completionTokens }, { cacheHit: hit, services });
+    const visible = prepared.firewall ? restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,
@@ -326,7 +345,7 @@ export class ChatService {
       object: 'chat.completion',
       created: answer.completion.created || Math.floor(Date.now() / 1000),
       model: answer.model.id,
-      choices: answer.completion.choices.map((choice) => ({
+      choices: visible.choices.map((choice) => ({
         index: choice.index,
         message: {
           role: 'assistant',
@@ -376,7 +395,7 @@ export class ChatService {
         createdAt: now,
       }),
       audit: this.audit(ctx, prepared, 200, answer.model.id, answer.provider),
-      ...(prepared.body.thread ? { thread: threadAppend(ctx, prepared.body, answer.completion, now) } : {}),
+      ...(prepared.body.thread ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
       ...(prepared.cacheStatus === 'MISS' && prepared.cacheKey
         ? {
             cache: {
@@ -463,6 +482,7 @@ export class ChatService {
       output: outcome.output,
       notes: outcome.notes,
       sources: [],
+      firewall: prepared.firewall ? { ...prepared.firewall.stats(), language: body.firewall_language ?? principal.settings.firewallLanguage } : null,
       created_at: outcome.createdAt,
     };
   }

@@ -33,8 +33,11 @@ describe('POST /v1/chat/completions', () => {
     const { prompt_tokens: prompt, completion_tokens: completion } = body.usage;
     expect(body.usage.total_tokens).to.equal(prompt + completion);
     expect(body.usage.prompt_tokens_details).to.deep.equal({ cached_tokens: 0 });
-    const base = Math.round(((prompt * 0.01 + completion * 0.02) / 1000) * 1e8) / 1e8;
-    expect(body.usage.credits).to.deep.equal({ base, services: 0, total: base });
+    const round = (value: number) => Math.round(value * 1e8) / 1e8;
+    const base = round((prompt * 0.01 + completion * 0.02) / 1000);
+    // The firewall is on by default; its scan costs 0.01 credits per 1,000 prompt tokens.
+    const services = round((prompt * 0.01) / 1000);
+    expect(body.usage.credits).to.deep.equal({ base, services, total: round(base + services) });
     expect(body.sources).to.deep.equal([]);
     expect(response.headers.get('x-cache')).to.equal('MISS');
   });

@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
+import { waitFor } from '../helpers/db.js';
+import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+
+// Personal data in a chat request never reaches the provider in clear, and the caller still
+// reads the original values in the answer.
+describe('the personal-data firewall in chat', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => gw.euA.reset());
+
+  const ORIGINALS = ['NL91ABNA0417164300', 'noor.devries@example.nl', '+31 6 12345678', 'Noor de Vries'];
+  const MESSAGE = `Mijn naam is Noor de Vries, mijn IBAN is NL91ABNA0417164300, mail noor.devries@example.nl of bel +31 6 12345678.`;
+  const upstreamText = () => JSON.stringify(gw.euA.requests.map((r) => r.body));
+  const streamedText = (events: Awaited<ReturnType<typeof readSse>>) =>
+    events.flatMap((e) => (e === '[DONE]' ? [] : e.choices.map((c: any) => c.delta?.content ?? ''))).join('');
+
+  it('masks every message before it leaves and restores the reply', async () => {
+    const response = await postChat(gw, chatBody({ messages: [{ role: 'system', content: 'Help Noor de Vries.' }, { role: 'user', content: MESSAGE }] }), {
+      'x-request-id': 'fw-plain',
+    });
+    const body = (await response.json()) as any;
+    const sent = upstreamText();
+    for (const value of ORIGINALS) expect(sent, value).not.to.contain(value);
+    expect(sent).to.contain('[IBAN_1]').and.contain('[EMAIL_1]').and.contain('[PHONE_1]').and.contain('[PERSON_1]');
+    // The same value gets the same placeholder in every message.
+    expect(gw.euA.requests[0]!.body.messages[0].content).to.contain('[PERSON_1]');
+    expect(body.choices[0].message.content).to.equal(`echo: ${MESSAGE}`);
+    expect(body.usage.credits.services).to.be.closeTo((body.usage.prompt_tokens * 0.01) / 1000, 1e-8);
+    expect(body.usage.credits.total).to.be.closeTo(body.usage.credits.base + body.usage.credits.services, 1e-8);
+
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'fw-plain'")).rows[0],
+      { what: 'the trace' },
+    );
+    const kept = JSON.stringify([trace.input, trace.output, trace.firewall]);
+    for (const value of ORIGINALS) expect(kept, value).not.to.contain(value);
+    expect(trace.firewall.counts).to.include({ IBAN: 1, EMAIL: 1, PHONE: 1 });
+    expect(trace.firewall.counts.PERSON).to.be.at.least(1);
+  });
+
+  it('restores placeholders split across stream chunks at every offset', async () => {
+    await postChat(gw, chatBody({ messages: [{ role: 'user', content: MESSAGE }], cache: false }));
+    const masked = `echo: ${gw.euA.requests[0]!.body.messages[0].content as string}`;
+    for (let offset = 1; offset < masked.length; offset += 1) {
+      gw.euA.script({ type: 'answer', chunks: [masked.slice(0, offset), masked.slice(offset)] });
+      const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: MESSAGE }], stream: true, cache: false }));
+      const events = await readSse(response);
+      expect(events.at(-1), `offset ${offset}`).to.equal('[DONE]');
+      expect(streamedText(events), `offset ${offset}`).to.equal(`echo: ${MESSAGE}`);
+    }
+  });
+
+  it('masks tool-call arguments going out and restores them coming back', async () => {
+    const tools = [{ type: 'function', function: { name: 'pay', parameters: { type: 'object', properties: { iban: { type: 'string' } } } } }];
+    gw.euA.script({ type: 'answer', toolCalls: [{ name: 'pay', arguments: '{"iban":"[IBAN_1]"}' }] });
+    const response = await postChat(
+      gw,
+      chatBody({
+        tools,
+        messages: [
+          { role: 'user', content: 'Betaal naar NL91ABNA0417164300' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'pay', arguments: '{"iban":"NL91ABNA0417164300"}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: 'gelukt' },
+        ],
+      }),
+    );
+    const body = (await response.json()) as any;
+    expect(upstreamText()).not.to.contain('NL91ABNA0417164300');
+    expect(gw.euA.requests[0]!.body.messages[1].tool_calls[0].function.arguments).to.contain('[IBAN_1]');
+    expect(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments)).to.deep.equal({ iban: 'NL91ABNA0417164300' });
+  });
+
+  it('sends text unmasked with firewall: false only for an organization that accepted non-EU routing', async () => {
+    const refused = await postChat(gw, chatBody({ firewall: false, messages: [{ role: 'user', content: MESSAGE }] }));
+    expect(refused.status).to.equal(403);
+    expect(((await refused.json()) as any).code).to.equal('egress_refused');
+    expect(gw.euA.requests).to.have.length(0);
+
+    await gw.app.key({ org: 'open-org', workspace: 'w' });
+    await changeNonEuAcceptance(gw.app.db.pool, 'open-org', 'sofie');
+    const key = (await gw.app.key({ org: 'open-org', workspace: 'w' })).key;
+    const allowed = await postChat(gw, chatBody({ firewall: false, messages: [{ role: 'user', content: MESSAGE }] }), {}, key);
+    const body = (await allowed.json()) as any;
+    expect(allowed.status).to.equal(200);
+    expect(upstreamText()).to.contain('NL91ABNA0417164300');
+    expect(body.usage.credits.services).to.equal(0);
+  });
+
+  it('takes the language per call over the workspace setting, and records it on the trace', async () => {
+    const response = await postChat(gw, chatBody({ firewall_language: 'de', messages: [{ role: 'user', content: 'Meine Steuer-ID ist 86095742719.' }] }), {
+      'x-request-id': 'fw-lang',
+    });
+    expect(response.status).to.equal(200);
+    expect(upstreamText()).not.to.contain('86095742719');
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select firewall from traces where id = 'fw-lang'")).rows[0],
+      { what: 'the trace' },
+    );
+    expect(trace.firewall.language).to.equal('de');
+    expect(trace.firewall.counts).to.have.property('STEUER_ID', 1);
+  });
+});
