@@ -6,7 +6,7 @@ import { auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor, type Credits } from '../metering/credits.js';
 import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
-import { bodyHash, claimRequestId, releaseRequestId, type StoredResponse } from '../metering/requestIds.js';
+import { bodyHash, claimOrReplay, releaseRequestId, type StoredResponse } from '../metering/requestIds.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
@@ -216,18 +216,8 @@ export class ChatService {
       );
     }
     const hash = bodyHash(body as Record<string, unknown>);
-    let claimed = false;
-    if (ctx.callerRequestId) {
-      const stored = await claimRequestId(this.deps.pool, {
-        workspaceId: principal.workspaceId,
-        organizationId: principal.organizationId,
-        requestId: ctx.requestId,
-        kind: 'chat',
-        hash,
-      });
-      if (stored) return { replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
-      claimed = true;
-    }
+    const { claimed, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', hash });
+    if (replay) return { replay };
     try {
       const { request, parameters } = upstreamRequestOf(body);
       const firewall = firewallOn

@@ -1,6 +1,6 @@
 import { validationFailed, type FieldErrors } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
-import type { UpstreamChatRequest, UpstreamParameter } from './providers/types.js';
+import { ALL_PARAMETERS, type UpstreamChatRequest, type UpstreamParameter } from './providers/types.js';
 
 // The rules of a chat body that a JSON Schema cannot say, and the body as it goes upstream.
 
@@ -45,26 +45,9 @@ export function checkChatRules(body: ChatCompletionRequest): void {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
-// The OpenAI parameters that are passed upstream; everything else in the body is ours or unknown.
-const UPSTREAM_PARAMETERS: readonly UpstreamParameter[] = [
-  'temperature',
-  'max_tokens',
-  'max_completion_tokens',
-  'top_p',
-  'stop',
-  'presence_penalty',
-  'frequency_penalty',
-  'n',
-  'seed',
-  'logit_bias',
-  'logprobs',
-  'top_logprobs',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'reasoning_effort',
-  'response_format',
-];
+// The OpenAI parameters passed upstream; everything else in the body is ours or unknown. The
+// end-user id is ours to keep: it scopes memory and never goes to a chat provider.
+const UPSTREAM_PARAMETERS = ALL_PARAMETERS.filter((parameter) => parameter !== 'user');
 
 /**
  * The request as providers receive it: only known OpenAI fields, never our own (firewall,

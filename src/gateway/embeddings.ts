@@ -5,7 +5,7 @@ import { auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import { bodyHash, claimRequestId, releaseRequestId } from '../metering/requestIds.js';
+import { bodyHash, claimOrReplay, releaseRequestId } from '../metering/requestIds.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
 import { ChainFailed, firstThatAnswers } from './fallback.js';
@@ -84,16 +84,8 @@ export class EmbeddingService {
     }
 
     const hash = bodyHash(body as Record<string, unknown>);
-    if (ctx.callerRequestId) {
-      const stored = await claimRequestId(this.deps.pool, {
-        workspaceId: principal.workspaceId,
-        organizationId: principal.organizationId,
-        requestId: ctx.requestId,
-        kind: 'embeddings',
-        hash,
-      });
-      if (stored) return { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } };
-    }
+    const { replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', hash });
+    if (replay) return replay;
     try {
       const { vectors, provider, usageTokens } = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal);
       const promptTokens = usageTokens ?? tokens.reduce((sum, n) => sum + n, 0);

@@ -73,3 +73,34 @@ export async function releaseRequestId(db: Queryable, workspaceId: string, reque
     requestId,
   ]);
 }
+
+export interface Replay {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * The idempotency step of chat and embeddings: when the caller chose the request id, claim it,
+ * or return the replay of the first successful response (marked with X-Replay).
+ */
+export async function claimOrReplay(
+  db: Queryable,
+  request: {
+    principal: { workspaceId: string; organizationId: string };
+    requestId: string;
+    callerRequestId: boolean;
+    kind: RequestKind;
+    hash: Buffer;
+  },
+): Promise<{ claimed: boolean; replay?: Replay }> {
+  if (!request.callerRequestId) return { claimed: false };
+  const stored = await claimRequestId(db, {
+    workspaceId: request.principal.workspaceId,
+    organizationId: request.principal.organizationId,
+    requestId: request.requestId,
+    kind: request.kind,
+    hash: request.hash,
+  });
+  if (stored) return { claimed: false, replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
+  return { claimed: true };
+}

@@ -37,6 +37,31 @@ export interface UpstreamChatRequest {
 
 export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options'>;
 
+// Keyed by the union, so a field added to UpstreamChatRequest fails to compile until it is listed.
+const PARAMETERS: Record<UpstreamParameter, true> = {
+  temperature: true,
+  max_tokens: true,
+  max_completion_tokens: true,
+  top_p: true,
+  stop: true,
+  presence_penalty: true,
+  frequency_penalty: true,
+  n: true,
+  seed: true,
+  logit_bias: true,
+  logprobs: true,
+  top_logprobs: true,
+  tools: true,
+  tool_choice: true,
+  parallel_tool_calls: true,
+  reasoning_effort: true,
+  response_format: true,
+  user: true,
+};
+
+/** Every parameter a provider may receive besides the messages. */
+export const ALL_PARAMETERS = Object.keys(PARAMETERS) as readonly UpstreamParameter[];
+
 export interface UpstreamUsage {
   prompt_tokens: number;
   completion_tokens: number;

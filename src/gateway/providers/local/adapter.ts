@@ -4,6 +4,7 @@
 // ./embed.ts). Anything else is answered as an upstream 404 would be.
 import { countTokens } from '../../tokens.js';
 import {
+  ALL_PARAMETERS,
   UpstreamError,
   type ChatStream,
   type EmbeddingInput,
@@ -20,28 +21,7 @@ import { LOCAL_EMBED_DIMENSIONS, embedBatch, toNumberArray } from './embed.js';
 export const LOCAL_CHAT_MODELS: readonly string[] = ['echo'];
 export const LOCAL_EMBEDDING_MODELS: readonly string[] = ['embed-1024'];
 
-// A Record keyed by the union, so a parameter added to UpstreamChatRequest must be listed here.
-const PARAMETERS: Record<UpstreamParameter, true> = {
-  temperature: true,
-  max_tokens: true,
-  max_completion_tokens: true,
-  top_p: true,
-  stop: true,
-  presence_penalty: true,
-  frequency_penalty: true,
-  n: true,
-  seed: true,
-  logit_bias: true,
-  logprobs: true,
-  top_logprobs: true,
-  tools: true,
-  tool_choice: true,
-  parallel_tool_calls: true,
-  reasoning_effort: true,
-  response_format: true,
-  user: true,
-};
-const ALL_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set(Object.keys(PARAMETERS) as UpstreamParameter[]);
+const EVERY_PARAMETER: ReadonlySet<UpstreamParameter> = new Set(ALL_PARAMETERS);
 
 // Inputs embedded between two looks at the abort signal.
 const EMBED_SLICE = 32;
@@ -54,7 +34,7 @@ export interface LocalAdapterOptions {
 export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
   return {
     supportedParameters(): ReadonlySet<UpstreamParameter> {
-      return ALL_PARAMETERS;
+      return EVERY_PARAMETER;
     },
 
     async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {

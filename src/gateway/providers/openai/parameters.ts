@@ -7,7 +7,9 @@
 // taken, so the gateway drops it (noted on the trace) or, in strict mode, answers 422. Sources
 // are the providers' own API references; several of these hosts (Mistral above all) reject
 // unknown fields with a 422, so the maps list what is accepted, not what is merely ignored.
-import type { UpstreamParameter } from '../types.js';
+import { ALL_PARAMETERS, type UpstreamParameter } from '../types.js';
+
+export { ALL_PARAMETERS };
 
 /** How one parameter goes on the wire: as it is (`true`), or renamed and/or transformed. */
 export type ParameterRule = true | { readonly to?: string; readonly transform?: (value: unknown) => unknown };
@@ -31,30 +33,6 @@ export interface ProviderProfile {
   };
 }
 
-/** Every parameter in UpstreamChatRequest; the check below fails to compile if one is added there. */
-export const ALL_PARAMETERS = [
-  'temperature',
-  'max_tokens',
-  'max_completion_tokens',
-  'top_p',
-  'stop',
-  'presence_penalty',
-  'frequency_penalty',
-  'n',
-  'seed',
-  'logit_bias',
-  'logprobs',
-  'top_logprobs',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'reasoning_effort',
-  'response_format',
-  'user',
-] as const satisfies readonly UpstreamParameter[];
-type Unlisted = Exclude<UpstreamParameter, (typeof ALL_PARAMETERS)[number]>;
-const everyParameterListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyParameterListed;
 
 /** Every parameter as it is, minus `except`, with `rules` on top. */
 function allBut(
