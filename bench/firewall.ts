@@ -1,101 +1,299 @@
-// Firewall scan benchmark: per-message time (µs, p50/p99) and throughput (MB/s) on a mix of short
-// chat messages, digit-free and with numbers, plus long and adversarial inputs.
-//   npx tsc -p tsconfig.json && node dist/bench/firewall.js
+// Personal-data firewall benchmark (`npm run bench:firewall`): detection quality on the labelled
+// evaluation set and speed on one core, each against the targets of the issue:
+//   - precision ≥ 0.97 and recall ≥ 0.97 on the checksum-backed identifiers (IBAN, card, BSN, NIR,
+//     Steuer-ID, Belgian national number);
+//   - recall ≥ 0.90 on names introduced by a cue or a title;
+//   - overall F1 ≥ 0.93;
+//   - ≥ 20 MB/s on prose: typical chat prompts and long (50 KB) documents;
+//   - ≤ 0.2 ms added by `createFirewall().mask()` (language 'auto') to a 2,000-character prompt.
+// Digit-heavy text (logs, CSV exports, statements) has no target in the issue: its rate is shown
+// without a verdict. The chat prompts are also shown split into those without and with digits.
+//
+// Quality is scored by test/firewall/eval-lib.ts, the same code the eval tests use.
+//
+// Speed is what the masking costs one core, measured so that other work on the machine distorts
+// it as little as possible (the benchmark is often run beside test suites):
+//   - throughput: on-CPU time of the main thread (Linux /proc/thread-self/schedstat) over batches
+//     of about 250 ms — time spent waiting for the CPU and V8's background GC/compiler threads are
+//     not counted; on an idle machine this equals the wall time. The figure is the median of 11
+//     batches; the best batch and the wall-clock rate are printed beside it. Where schedstat is
+//     missing, the process CPU time (`process.cpuUsage`) stands in.
+//   - prompt latency: wall time per call, p50/p99 over 2,000 calls, judged on the calls during
+//     which the thread was not switched out (schedstat's count of timeslices did not change), so
+//     that a preemption by another process is not charged to the firewall; all calls and the
+//     share of preempted ones are printed too.
+//
+//   npm run bench:firewall                  (or: npx tsc -p tsconfig.json && node dist/bench/firewall.js)
+//   node dist/bench/firewall.js --strict    exit code 1 when a target is missed
+//   node dist/bench/firewall.js --misses    also list the evaluation's false positives and negatives
+import { closeSync, openSync, readSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { detectEntities } from '../src/firewall/detect.js';
 import { createFirewall } from '../src/firewall/firewall.js';
 import { preloadGazetteer } from '../src/firewall/gazetteer/index.js';
-import { detectLanguage } from '../src/firewall/language.js';
-import type { Language } from '../src/firewall/types.js';
+import { ENTITY_TYPES, LANGUAGES, type EntityType } from '../src/firewall/types.js';
+import {
+  CHECKSUM_TYPES,
+  checksumGroup,
+  cuedNames,
+  evaluateAll,
+  f1,
+  formatMisses,
+  precision,
+  recall,
+  sumCounts,
+  type Report,
+  type TypeCounts,
+} from '../test/firewall/eval-lib.js';
+import { CHAT_PROMPTS, PROMPTS_2000, digitHeavyTexts, longDocument } from './firewall-corpus.js';
 
-const DIGIT_FREE: string[] = [
-  'Hoi, kun je me helpen met mijn bestelling? Hij is nog steeds niet binnen.',
-  'Can you summarise this article in three bullet points for our newsletter?',
-  'Bonjour, pouvez-vous reformuler ce paragraphe de façon plus formelle ?',
-  'Kannst du mir eine höfliche Antwort an den Kunden schreiben?',
-  'Thanks Sarah, that was really helpful. Could you also check the tone?',
-  'Mijn collega Pieter Bakker vroeg of je de notulen nog hebt.',
-  'Write a SQL query that lists all customers who ordered last month.',
-  'Merci Camille, je transmets la demande à Monsieur Dupont.',
-  'Bitte fasse die wichtigsten Punkte des Vertrags zusammen.',
-  'What is the difference between a list and a tuple in Python?',
-];
+const TARGET = {
+  checksumPrecision: 0.97,
+  checksumRecall: 0.97,
+  cuedNameRecall: 0.9,
+  overallF1: 0.93,
+  proseMBps: 20,
+  promptMicros: 200,
+};
 
-const WITH_NUMBERS: string[] = [
-  'Mijn naam is Jan de Vries, BSN 111222333, bel me op 06-12345678.',
-  'Please refund to NL91 ABNA 0417 1643 00, order 88421937 was cancelled.',
-  'Ich bin am 12.03.1985 geboren, Steuer-ID 86095742719, Hauptstraße 5a, 10115 Berlin.',
-  "J'habite au 12 rue de la Paix, 75002 Paris, tél. 06 12 34 56 78.",
-  'The server 192.168.1.20 logged 2024-03-15 14:32:10, version 2.14.3.',
-  'Card 4111 1111 1111 1111 was charged €1.234,56 on invoice 2024-0012.',
-  'Order 123456789 shipped in 3 boxes, total 59.90 EUR.',
-  'Rijksregisternummer 85.07.30-033.28, e-mail jan@example.be.',
-  'Meeting moved to 10:30 on Thursday, room 4.12.',
-  'Mon numéro de sécu est le 2 55 08 14 168 025 38.',
-];
+const results: Array<{ what: string; pass: boolean }> = [];
+
+function verdict(what: string, pass: boolean): string {
+  results.push({ what, pass });
+  return pass ? 'PASS' : 'MISS';
+}
+
+const fmt3 = (x: number) => x.toFixed(3);
+const pad = (s: string | number, n: number) => String(s).padStart(n);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+// ---------------------------------------------------------------------------------------------
+// Quality
+
+function countsRow(label: string, c: TypeCounts): string {
+  const gold = c.tp + c.fn;
+  return `  ${label.padEnd(24)} ${pad(gold, 5)} ${pad(c.tp, 5)} ${pad(c.fp, 4)} ${pad(c.fn, 4)}   ${fmt3(precision(c))}  ${fmt3(recall(c))}  ${fmt3(f1(c))}`;
+}
+
+function printQuality(r: Report): void {
+  console.log(
+    `\n1. Detection quality — evaluation set test/fixtures/firewall: ${r.snippets} snippets + ${r.messages} conversation messages,`,
+  );
+  console.log(
+    `   recognizers run with the detected language (auto); language detected correctly for ${r.languageCorrect}/${r.languageTotal}.`,
+  );
+  console.log('   A detection counts when type and span match a labelled entity (IoU ≥ 0.5).\n');
+  console.log(`  ${'type / language'.padEnd(24)} ${pad('gold', 5)} ${pad('tp', 5)} ${pad('fp', 4)} ${pad('fn', 4)}   ${'P'.padEnd(5)}  ${'R'.padEnd(5)}  F1`);
+  for (const t of ENTITY_TYPES) {
+    for (const l of LANGUAGES) {
+      const c = r.perTypeLanguage[t][l];
+      if (c.tp + c.fn + c.fp > 0) console.log(countsRow(`${t} ${l}`, c));
+    }
+    console.log(countsRow(`${t} all`, r.perType[t]));
+  }
+  for (const l of LANGUAGES) console.log(countsRow(`all types ${l}`, sumCounts(ENTITY_TYPES.map((t) => r.perTypeLanguage[t][l]))));
+  console.log(countsRow('all types, all languages', r.overall));
+
+  const cs = checksumGroup(r);
+  const names = cuedNames(r);
+  const plain = r.gold.filter((g) => g.type === 'PERSON' && g.cue === null);
+  const csOk = precision(cs) >= TARGET.checksumPrecision && recall(cs) >= TARGET.checksumRecall;
+  const perTypeOk = CHECKSUM_TYPES.every(
+    (t: EntityType) => precision(r.perType[t]) >= TARGET.checksumPrecision && recall(r.perType[t]) >= TARGET.checksumRecall,
+  );
+  const line = (what: string, target: string, measured: string, v: string) =>
+    console.log(`  ${what.padEnd(52)} ${target.padEnd(20)} ${measured.padEnd(40)} ${v}`);
+  console.log('');
+  line('group', 'target', 'measured', 'verdict');
+  line(
+    `checksum-backed identifiers (${CHECKSUM_TYPES.length} types, ${cs.tp + cs.fn} gold)`,
+    `P ≥ ${TARGET.checksumPrecision}, R ≥ ${TARGET.checksumRecall}`,
+    `P ${fmt3(precision(cs))}, R ${fmt3(recall(cs))}${perTypeOk ? ', each type too' : ''}`,
+    verdict('checksum-backed identifiers P/R ≥ 0.97', csOk),
+  );
+  line(
+    `names with a cue or title (${names.total} of ${names.total + plain.length} names)`,
+    `R ≥ ${TARGET.cuedNameRecall.toFixed(2)}`,
+    `R ${fmt3(names.recall)} (${names.found}/${names.total})`,
+    verdict('names with a cue or title R ≥ 0.90', names.recall >= TARGET.cuedNameRecall),
+  );
+  line(
+    `all types (${r.overall.tp + r.overall.fn} gold entities)`,
+    `F1 ≥ ${TARGET.overallF1}`,
+    `F1 ${fmt3(f1(r.overall))} (P ${fmt3(precision(r.overall))}, R ${fmt3(recall(r.overall))})`,
+    verdict('overall F1 ≥ 0.93', f1(r.overall) >= TARGET.overallF1),
+  );
+  const plainFound = plain.filter((g) => g.hit).length;
+  console.log(`  (names without a cue, gazetteer only: R ${fmt3(plain.length ? plainFound / plain.length : 1)} (${plainFound}/${plain.length}); no target)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Speed
+
+/**
+ * The calling thread's on-CPU time in µs (updated by the kernel at each scheduler tick, so only
+ * good over long intervals) and how many times it has been switched onto a CPU.
+ */
+interface ThreadClock {
+  readonly source: string;
+  read(): { run: number; slices: number };
+  close(): void;
+}
+
+function threadClock(): ThreadClock {
+  try {
+    const fd = openSync('/proc/thread-self/schedstat', 'r');
+    const buf = Buffer.alloc(96);
+    const read = () => {
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      const [run, , slices] = buf.toString('latin1', 0, n).trim().split(' ');
+      return { run: Number(run) / 1000, slices: Number(slices) };
+    };
+    read();
+    return { source: 'main-thread on-CPU time (/proc/thread-self/schedstat)', read, close: () => closeSync(fd) };
+  } catch {
+    return {
+      source: 'process CPU time (process.cpuUsage; no schedstat on this system)',
+      read: () => {
+        const u = process.cpuUsage();
+        return { run: u.user + u.system, slices: -1 };
+      },
+      close: () => {},
+    };
+  }
+}
+
+const clock = threadClock();
+
+interface Throughput {
+  medianMBps: number;
+  bestMBps: number;
+  wallMBps: number;
+  bytes: number;
+}
+
+/**
+ * Runs `round` (one pass over the texts, `bytes` long in UTF-8) repeatedly: a warm-up, then 11
+ * batches of about `batchMs` each. MB/s per batch from on-CPU time; the median batch is the figure.
+ */
+function throughput(bytes: number, round: () => void, batchMs = 250): Throughput {
+  const warmUntil = performance.now() + 400;
+  let perBatch = 0;
+  while (performance.now() < warmUntil) {
+    round();
+    perBatch++;
+  }
+  // Size the batches from the warm-up rate.
+  perBatch = Math.max(1, Math.round((perBatch * batchMs) / 400));
+  const cpuRates: number[] = [];
+  const wallRates: number[] = [];
+  for (let b = 0; b < 11; b++) {
+    const c0 = clock.read().run;
+    const w0 = performance.now();
+    for (let i = 0; i < perBatch; i++) round();
+    const cpu = clock.read().run - c0;
+    const wall = (performance.now() - w0) * 1000;
+    cpuRates.push((bytes * perBatch) / Math.max(cpu, 1));
+    wallRates.push((bytes * perBatch) / Math.max(wall, 1));
+  }
+  const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { medianMBps: median(cpuRates), bestMBps: Math.max(...cpuRates), wallMBps: median(wallRates), bytes };
+}
 
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-interface Result {
-  name: string;
-  p50: number;
-  p99: number;
-  mbps: number;
-  n: number;
-}
+function printSpeed(): void {
+  preloadGazetteer();
+  const cpu = cpus();
+  console.log(`\n2. Speed — one core, ${cpu[0]?.model.trim() ?? 'unknown CPU'} (${cpu.length} CPUs on the machine), node ${process.version}.`);
+  console.log(`   Time = ${clock.source}.`);
+  console.log('   MB/s = UTF-8 megabytes masked per second of that time (median of 11 batches; best batch and wall clock');
+  console.log('   beside it). Each text is masked by a new createFirewall() in auto language, as the gateway does per request.\n');
 
-function bench(name: string, texts: string[], scan: (t: string) => unknown, rounds: number): Result {
-  for (let i = 0; i < 200; i++) for (const t of texts) scan(t); // warm-up (JIT, lazy loads)
-  const times: number[] = [];
-  let bytes = 0;
-  let total = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (const t of texts) {
-      const t0 = performance.now();
-      scan(t);
-      const dt = performance.now() - t0;
-      times.push(dt * 1000);
-      total += dt;
-      bytes += Buffer.byteLength(t, 'utf8');
+  const byteLen = (ts: string[]) => ts.reduce((a, t) => a + Buffer.byteLength(t, 'utf8'), 0);
+  const maskAll = (texts: string[]) => () => {
+    for (const t of texts) createFirewall({ language: 'auto' }).mask(t);
+  };
+
+  const chat = CHAT_PROMPTS.map((p) => p.text);
+  const chatDigits = chat.filter((t) => /\d/.test(t));
+  const chatProse = chat.filter((t) => !/\d/.test(t));
+  const docs = LANGUAGES.map((l) => longDocument(l));
+  const heavy = digitHeavyTexts();
+  const avg = (ts: string[]) => Math.round(byteLen(ts) / ts.length);
+  const withPhone = CHAT_PROMPTS.filter((p) => detectEntities(p.text, p.lang).some((d) => d.type === 'PHONE')).length;
+
+  const rows: Array<[string, string, Throughput, number | null]> = [
+    ['typical chat prompts', `${chat.length} prompts nl/en/fr/de, ${chatDigits.length} with numbers, avg ${avg(chat)} B`, throughput(byteLen(chat), maskAll(chat)), TARGET.proseMBps],
+    ['  of which no digits', `${chatProse.length} prompts, avg ${avg(chatProse)} B`, throughput(byteLen(chatProse), maskAll(chatProse)), null],
+    ['  of which with digits', `${chatDigits.length} prompts (${withPhone} with a phone number), avg ${avg(chatDigits)} B`, throughput(byteLen(chatDigits), maskAll(chatDigits)), null],
+    ['long documents (prose)', `${docs.length} × ${Math.round(byteLen(docs) / docs.length / 1000)} KB reports, nl/en/fr/de`, throughput(byteLen(docs), maskAll(docs)), TARGET.proseMBps],
+    ['digit-heavy text', `log, CSV export, bank statement, ${Math.round(byteLen(heavy) / heavy.length / 1000)} KB each`, throughput(byteLen(heavy), maskAll(heavy)), null],
+  ];
+  console.log(`  ${'scenario'.padEnd(24)} ${'texts'.padEnd(48)} ${pad('MB/s', 7)} ${pad('best', 7)} ${pad('wall', 7)}   target       verdict`);
+  for (const [name, what, t, target] of rows) {
+    const judged = target === null ? `${'—'.padEnd(12)} —` : `≥ ${String(target).padEnd(2)} MB/s   ${verdict(`${name} ≥ ${target} MB/s`, t.medianMBps >= target)}`;
+    console.log(
+      `  ${name.padEnd(24)} ${what.padEnd(48)} ${pad(t.medianMBps.toFixed(1), 7)} ${pad(t.bestMBps.toFixed(1), 7)} ${pad(t.wallMBps.toFixed(1), 7)}   ${judged}`,
+    );
+  }
+
+  // Latency added to one ~2,000-character prompt: a new firewall and mask(), language 'auto'.
+  const prompts = PROMPTS_2000.map((p) => p.text);
+  const warmUntil = performance.now() + 400;
+  while (performance.now() < warmUntil) for (const p of prompts) createFirewall({ language: 'auto' }).mask(p);
+  const clean: number[] = [];
+  const all: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    for (const p of prompts) {
+      const c0 = clock.read().slices;
+      const w0 = performance.now();
+      createFirewall({ language: 'auto' }).mask(p);
+      const w1 = performance.now();
+      const c1 = clock.read().slices;
+      const us = (w1 - w0) * 1000;
+      all.push(us);
+      if (c1 === c0) clean.push(us);
     }
   }
-  times.sort((a, b) => a - b);
-  return { name, p50: percentile(times, 50), p99: percentile(times, 99), mbps: bytes / 1e6 / (total / 1000), n: times.length };
+  clock.close();
+  clean.sort((a, b) => a - b);
+  all.sort((a, b) => a - b);
+  const judged = clean.length >= 100 ? clean : all;
+  const lengths = prompts.map((p) => p.length);
+  const p50 = percentile(judged, 50);
+  const p99 = percentile(judged, 99);
+  console.log(
+    `\n  createFirewall().mask() on a ~2,000-character prompt (${prompts.length} prompts nl/en/fr/de, ${Math.min(...lengths)}–${Math.max(...lengths)} chars,`,
+  );
+  console.log(`  each with a name, an e-mail address, a phone number and an order number; ${all.length} calls):`);
+  console.log(
+    `    ${(judged === clean ? `not preempted (${clean.length})` : 'all calls').padEnd(20)} p50 ${pad(p50.toFixed(0), 4)} µs   p99 ${pad(p99.toFixed(0), 4)} µs   target ≤ ${TARGET.promptMicros} µs   ` +
+      `p50 ${verdict('2,000-char prompt p50 ≤ 200 µs', p50 <= TARGET.promptMicros)}, p99 ${verdict('2,000-char prompt p99 ≤ 200 µs', p99 <= TARGET.promptMicros)}`,
+  );
+  console.log(
+    `    ${`all calls (${all.length})`.padEnd(20)} p50 ${pad(percentile(all, 50).toFixed(0), 4)} µs   p99 ${pad(percentile(all, 99).toFixed(0), 4)} µs   ` +
+      `(${((100 * (all.length - clean.length)) / all.length).toFixed(1)}% of the calls were preempted by other processes)`,
+  );
+  console.log(
+    `    fastest call ${all[0]!.toFixed(0)} µs: about what a call costs when nothing else competes for the core (a busy SMT sibling can double it).`,
+  );
 }
 
-function row(r: Result): string {
-  return `${r.name.padEnd(42)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.mbps.toFixed(2).padStart(8)} ${String(r.n).padStart(7)}`;
-}
+// ---------------------------------------------------------------------------------------------
 
-preloadGazetteer();
-const scanOnly = (lang: Language) => (t: string) => detectEntities(t, lang);
-const scanWithLanguage = (t: string) => detectEntities(t, detectLanguage(t, 'en'));
-const mix = [...DIGIT_FREE, ...WITH_NUMBERS];
-const longPassage = Array.from({ length: 40 }, (_, i) => mix[i % mix.length]).join('\n'); // ≈ 3 KB retrieved passage
-const adversarial = [
-  '1 '.repeat(5000),
-  'a'.repeat(20000) + '@',
-  'Aa '.repeat(5000),
-  '1.'.repeat(5000),
-  ':'.repeat(10000),
-  '[EMAIL_'.repeat(2000),
-  'Jan '.repeat(5000),
-];
-
-console.log(`${'scenario'.padEnd(42)} ${'p50 µs'.padStart(8)} ${'p99 µs'.padStart(8)} ${'MB/s'.padStart(8)} ${'n'.padStart(7)}`);
-console.log(row(bench('digit-free chat messages (detect)', DIGIT_FREE, scanOnly('en'), 500)));
-console.log(row(bench('chat messages with numbers (detect)', WITH_NUMBERS, scanOnly('en'), 500)));
-console.log(row(bench('mixed chat messages (detect)', mix, scanOnly('en'), 500)));
-console.log(row(bench('mixed chat messages (language + detect)', mix, scanWithLanguage, 500)));
-const session = createFirewall({ language: 'auto' });
-console.log(row(bench('digit-free chat messages (firewall.mask)', DIGIT_FREE, (t) => session.mask(t), 500)));
-console.log(row(bench('chat messages with numbers (firewall.mask)', WITH_NUMBERS, (t) => session.mask(t), 500)));
-console.log(row(bench('mixed chat messages (firewall.mask)', mix, (t) => session.mask(t), 500)));
-console.log(row(bench('3 KB retrieved passage (language + detect)', [longPassage], scanWithLanguage, 300)));
-console.log(row(bench('mask a 4-message request (createFirewall)', [mix.slice(0, 4).join('\u0000')], (t) => {
-  const fw = createFirewall();
-  for (const m of t.split('\u0000')) fw.mask(m);
-}, 500)));
-console.log(row(bench('adversarial 10-20 KB inputs (detect)', adversarial, scanOnly('en'), 5)));
+console.log(`Personal-data firewall benchmark — ${new Date().toISOString()}, load average ${load()} (1/5/15 min)`);
+const report = evaluateAll();
+printQuality(report);
+printSpeed();
+const missed = results.filter((r) => !r.pass);
+console.log(`\nload average at the end ${load()}`);
+console.log(missed.length === 0 ? `all ${results.length} targets met` : `MISSED ${missed.length} of ${results.length}: ${missed.map((m) => m.what).join('; ')}`);
+if (process.argv.includes('--misses') && report.misses.length > 0) console.log(`\nevaluation misses:\n${formatMisses(report)}`);
+if (process.argv.includes('--strict') && missed.length > 0) process.exitCode = 1;

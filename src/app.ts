@@ -11,10 +11,19 @@ import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import { scoreRoutes } from './http/routes/scores.js';
+import { settingsRoutes } from './http/routes/settings.js';
+import { traceRoutes } from './http/routes/traces.js';
+import { usageRoutes } from './http/routes/usage.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { collectionRoutes } from './http/routes/collections.js';
+import { documentRoutes } from './http/routes/documents.js';
 import { embeddingRoutes } from './http/routes/embeddings.js';
+import { factRoutes } from './http/routes/facts.js';
 import { modelRoutes } from './http/routes/models.js';
 import { openapiRoutes } from './http/routes/openapi.js';
+import { consoleRoutes } from './http/routes/console.js';
 import { opsRoutes } from './http/routes/ops.js';
 import { threadRoutes } from './http/routes/threads.js';
 import type { AppState } from './http/state.js';
@@ -50,6 +59,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const open = new Router<AppState>();
   opsRoutes(open, deps.pool);
   openapiRoutes(open);
+  consoleRoutes(open);
+  metricsRoutes(open, { pool: deps.pool });
   app.use(open.routes());
 
   const api = new Router<AppState>({ prefix: '/v1' });
@@ -60,7 +71,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });
+  factRoutes(api, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, validator, bodyLimitBytes });
+  collectionRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
+  documentRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   auditLogRoutes(api, { pool: deps.pool, validator });
+  usageRoutes(api, { pool: deps.pool, validator });
+  traceRoutes(api, { pool: deps.pool, validator });
+  scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
+  settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, validator, bodyLimitBytes });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

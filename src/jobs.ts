@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Logger as WorkerLogger, parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker';
 import auditRecord from '../tasks/audit__record.js';
 import cacheExpire from '../tasks/cache__expire.js';
+import memoryExtractFacts from '../tasks/memory__extract_facts.js';
+import memoryIngestDocument from '../tasks/memory__ingest_document.js';
 import threadAppend from '../tasks/thread__append.js';
 import traceRecord from '../tasks/trace__record.js';
 import usageRecord from '../tasks/usage__record.js';
@@ -15,6 +17,8 @@ import type { TaskDefinition, WorkerServices } from './task.js';
 const definitions = {
   audit__record: auditRecord,
   cache__expire: cacheExpire,
+  memory__extract_facts: memoryExtractFacts,
+  memory__ingest_document: memoryIngestDocument,
   thread__append: threadAppend,
   trace__record: traceRecord,
   usage__record: usageRecord,

@@ -1,10 +1,11 @@
-import { run } from 'graphile-worker';
+import { run, type Runner } from 'graphile-worker';
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
 import { buildTaskList, cronItems, workerLogger } from './jobs.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
+import { WorkerLiveness } from './workerLiveness.js';
 
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
@@ -20,8 +21,20 @@ const catalog = (() => {
   }
 })();
 const adapters = createAdapters();
+// Heartbeats of this process's pool, and a sweep that frees the jobs of workers that died.
+const liveness = new WorkerLiveness(pool, log).start();
 
-const runner = await run({
+// Signals are handled before the runner starts, so a stop that arrives during start-up is clean too.
+let runner: Runner | undefined;
+onShutdown(log, 'worker', async () => {
+  // stop() lets running jobs finish before it resolves.
+  await runner?.stop();
+  await liveness.stop();
+  await closeAdapters(adapters);
+  await pool.end();
+});
+
+runner = await run({
   pgPool: pool,
   concurrency: config.workerConcurrency,
   taskList: buildTaskList({ db: pool, catalog, adapters }, log),
@@ -29,12 +42,6 @@ const runner = await run({
   noHandleSignals: true,
   // Recurring jobs are declared in code; no crontab file is read.
   parsedCronItems: cronItems(),
+  events: liveness.events,
 });
 log.info({ concurrency: config.workerConcurrency }, 'worker running');
-
-onShutdown(log, 'worker', async () => {
-  // stop() lets running jobs finish before it resolves.
-  await runner.stop();
-  await closeAdapters(adapters);
-  await pool.end();
-});

@@ -1,5 +1,11 @@
 // Small helpers the recognizers share: looking for cue words around a candidate, cheap
 // pre-filters. All regexes passed in are precompiled by the callers at module load.
+//
+// A cue regex is not walked over its window position by position: the two-character prefixes a
+// match can start with are derived from its source (regex-prefix.ts), and the regex is tried,
+// sticky, only where the window has one — with the same matches as a global scan.
+import { foldCode, textPrefixFilter } from './regex-prefix.js';
+import { isReferenceScanning } from './scan.js';
 
 const DIGIT = /\d/;
 
@@ -27,22 +33,48 @@ export interface CueWindows {
   after: number;
 }
 
-/** Whether `re` matches in the text just before or just after [start, end) (same line). */
-export function cueNear(text: string, start: number, end: number, re: RegExp, w: CueWindows): boolean {
-  if (w.before > 0 && re.test(windowBefore(text, start, w.before))) return true;
-  if (w.after > 0 && re.test(windowAfter(text, end, w.after))) return true;
-  return false;
+interface CueScanner {
+  global: RegExp;
+  sticky: RegExp;
+  /** Folded two-character keys a match can start with, or null: try everywhere. */
+  keys: Uint8Array | null;
 }
 
-const globalCopies = new WeakMap<RegExp, RegExp>();
+const scanners = new WeakMap<RegExp, CueScanner>();
 
-function globalCopy(re: RegExp): RegExp {
-  let g = globalCopies.get(re);
-  if (!g) {
-    g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
-    globalCopies.set(re, g);
+function scannerOf(re: RegExp): CueScanner {
+  let s = scanners.get(re);
+  if (!s) {
+    const flags = re.flags.replace(/[gy]/g, '');
+    s = { global: new RegExp(re.source, flags + 'g'), sticky: new RegExp(re.source, flags + 'y'), keys: textPrefixFilter(re.source)?.keys ?? null };
+    scanners.set(re, s);
   }
-  return g;
+  return s;
+}
+
+/** The first match of the cue in `win` at or after `from`, as a global regex would find it. */
+function nextMatch(s: CueScanner, win: string, from: number): RegExpExecArray | null {
+  const { keys } = s;
+  if (keys === null || isReferenceScanning()) {
+    s.global.lastIndex = from;
+    return s.global.exec(win);
+  }
+  const n = win.length;
+  for (let i = from; i < n; i++) {
+    if (keys[foldCode(win.charCodeAt(i)) * 128 + (i + 1 < n ? foldCode(win.charCodeAt(i + 1)) : 0)] === 0) continue;
+    s.sticky.lastIndex = i;
+    const m = s.sticky.exec(win);
+    if (m !== null) return m;
+  }
+  return null;
+}
+
+/** Whether `re` matches in the text just before or just after [start, end) (same line). */
+export function cueNear(text: string, start: number, end: number, re: RegExp, w: CueWindows): boolean {
+  const s = scannerOf(re);
+  if (w.before > 0 && nextMatch(s, windowBefore(text, start, w.before), 0) !== null) return true;
+  if (w.after > 0 && nextMatch(s, windowAfter(text, end, w.after), 0) !== null) return true;
+  return false;
 }
 
 /**
@@ -50,20 +82,19 @@ function globalCopy(re: RegExp): RegExp {
  * (same line), or Infinity.
  */
 export function cueDistance(text: string, start: number, end: number, re: RegExp, w: CueWindows): number {
-  const g = globalCopy(re);
+  const s = scannerOf(re);
   let best = Infinity;
   if (w.before > 0) {
     const win = windowBefore(text, start, w.before);
-    g.lastIndex = 0;
-    for (let m = g.exec(win); m; m = g.exec(win)) {
-      best = Math.min(best, win.length - (m.index + m[0].length));
-      if (m[0].length === 0) g.lastIndex++;
+    // Every match, left to right without overlap: the last one ends nearest to the candidate.
+    for (let m = nextMatch(s, win, 0); m; ) {
+      const matchEnd = m.index + m[0].length;
+      best = Math.min(best, win.length - matchEnd);
+      m = nextMatch(s, win, m[0].length === 0 ? matchEnd + 1 : matchEnd);
     }
   }
   if (w.after > 0) {
-    const win = windowAfter(text, end, w.after);
-    g.lastIndex = 0;
-    const m = g.exec(win);
+    const m = nextMatch(s, windowAfter(text, end, w.after), 0);
     if (m) best = Math.min(best, m.index);
   }
   return best;

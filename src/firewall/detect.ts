@@ -1,18 +1,25 @@
 // Runs every recognizer over a text and resolves overlaps: a detection that passed a checksum
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
-import { hasDigit } from './context.js';
 import { RECOGNIZERS } from './recognizers/index.js';
+import { phoneRegionMatters } from './recognizers/phone.js';
+import { scanOf, scanText, type TextScan } from './scan.js';
 import type { Detection, Language, Recognizer } from './types.js';
+
+const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
 
 export function resolveOverlaps(detections: Detection[], order: readonly Recognizer[] = RECOGNIZERS): Detection[] {
   if (detections.length < 2) return detections.slice();
-  const rank = new Map(order.map((r, i) => [r.type, i] as const));
+  let rank = ranks.get(order);
+  if (!rank) {
+    rank = new Map(order.map((r, i) => [r.type, i] as const));
+    ranks.set(order, rank);
+  }
   const ranked = detections.slice().sort(
     (a, b) =>
       Number(b.checksum) - Number(a.checksum) ||
       b.end - b.start - (a.end - a.start) ||
       a.start - b.start ||
-      (rank.get(a.type) ?? 99) - (rank.get(b.type) ?? 99),
+      (rank!.get(a.type) ?? 99) - (rank!.get(b.type) ?? 99),
   );
   const kept: Detection[] = [];
   for (const d of ranked) {
@@ -22,24 +29,51 @@ export function resolveOverlaps(detections: Detection[], order: readonly Recogni
   return kept.sort((a, b) => a.start - b.start);
 }
 
-const FRENCH_TITLE = /(?<![\p{L}\p{N}])M\.[ \u00a0]+\p{Lu}/u;
+const FRENCH_TITLE = /(?<![\p{L}\p{N}])M\.[ \u00a0]+\p{Lu}/uy;
+
+function hasFrenchTitle(text: string): boolean {
+  // Tried only where "M." occurs, instead of walking the text with the regex.
+  for (let at = text.indexOf('M.'); at >= 0; at = text.indexOf('M.', at + 2)) {
+    FRENCH_TITLE.lastIndex = at;
+    if (FRENCH_TITLE.test(text)) return true;
+  }
+  return false;
+}
 
 /**
  * Whether the language of `text` can change what `detectEntities` finds. It does only through the
- * default phone region (text with digits) and the French title "M." — so a caller with language
- * 'auto' can skip language detection for other texts.
+ * default phone region (a number that is not in international "+CC" form, see
+ * `phoneRegionMatters`) and the French title "M." — so a caller with language 'auto' can skip
+ * language detection for other texts. `scan` may pass the text's pre-scan when there is one.
  */
-export function languageMatters(text: string): boolean {
-  return hasDigit(text) || FRENCH_TITLE.test(text);
+export function languageMatters(text: string, scan?: TextScan): boolean {
+  return hasFrenchTitle(text) || phoneRegionMatters(text, scan);
 }
 
-export function detectEntities(text: string, language: Language, recognizers: readonly Recognizer[] = RECOGNIZERS): Detection[] {
+/**
+ * Runs the recognizers over `text`. One pre-scan of the text (scan.ts) is shared by all of them;
+ * recognizers that need a digit are skipped for digit-free text.
+ */
+export function detectEntities(
+  text: string,
+  language: Language,
+  recognizers: readonly Recognizer[] = RECOGNIZERS,
+  scan?: TextScan,
+): Detection[] {
   if (text.length === 0) return [];
-  const digits = hasDigit(text);
+  const s = scan === undefined ? scanText(text) : scanOf(text, scan);
+  const digits = s.digitRuns.length > 0;
+  // Checksum detections let later recognizers skip candidates inside them (see isClaimed); only in
+  // the default order, where every checksum recognizer comes first.
+  const claim = recognizers === RECOGNIZERS;
+  s.claimed.length = 0;
   const all: Detection[] = [];
   for (const r of recognizers) {
     if (r.needsDigit && !digits) continue;
-    for (const d of r.detect(text, language)) all.push(d);
+    for (const d of r.detect(text, language, s)) {
+      all.push(d);
+      if (claim && d.checksum) s.claimed.push(d.start, d.end);
+    }
   }
   return resolveOverlaps(all, recognizers);
 }

@@ -5,6 +5,7 @@ import { languageMatters } from './detect.js';
 import { guessLanguage } from './language.js';
 import { maskJsonArguments, maskTextDetailed } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
+import { scanText } from './scan.js';
 import type { EntityType, Language } from './types.js';
 import { createVault, type Vault } from './vault.js';
 
@@ -65,16 +66,19 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     languageOf,
     mask(text: string): string {
       if (text.length === 0) return text;
+      // One pre-scan serves the language decision and every recognizer.
+      const scan = scanText(text);
       let lang: Language;
-      if (setting === 'auto' && !languageMatters(text)) {
-        // Digit-free text: the language would change nothing, so tinyld is not run.
+      if (setting === 'auto' && !languageMatters(text, scan)) {
+        // No national phone number and no French "M.": the language would change nothing, so it
+        // is not detected.
         lang = previous;
         languages.skipped = (languages.skipped ?? 0) + 1;
       } else {
         lang = languageOf(text);
         languages[lang] = (languages[lang] ?? 0) + 1;
       }
-      return maskTextDetailed(text, lang, vault).text;
+      return maskTextDetailed(text, lang, vault, scan).text;
     },
     maskToolArguments(json: string): string {
       if (setting !== 'auto') return maskJsonArguments(json, setting, vault);

@@ -1,6 +1,8 @@
 // Masking: replaces each detection with its typed, numbered placeholder from the request's vault.
 import { detectEntities } from './detect.js';
 import { detectLanguage } from './language.js';
+import { RECOGNIZERS } from './recognizers/index.js';
+import type { TextScan } from './scan.js';
 import type { Detection, Language } from './types.js';
 import type { Vault } from './vault.js';
 
@@ -9,18 +11,21 @@ export interface MaskResult {
   detections: Detection[];
 }
 
-/** Masks `text`, returning the masked text and what was found (offsets refer to the input). */
-export function maskTextDetailed(text: string, language: Language, vault: Vault): MaskResult {
-  const detections = detectEntities(text, language);
+/**
+ * Masks `text`, returning the masked text and what was found (offsets refer to the input). `scan`
+ * may pass the text's pre-scan when the caller already made one.
+ */
+export function maskTextDetailed(text: string, language: Language, vault: Vault, scan?: TextScan): MaskResult {
+  const detections = detectEntities(text, language, RECOGNIZERS, scan);
   if (detections.length === 0) return { text, detections };
-  let out = '';
+  const parts: string[] = [];
   let last = 0;
   for (const d of detections) {
-    out += text.slice(last, d.start) + vault.placeholderFor(d);
+    parts.push(text.slice(last, d.start), vault.placeholderFor(d));
     last = d.end;
   }
-  out += text.slice(last);
-  return { text: out, detections };
+  parts.push(text.slice(last));
+  return { text: parts.join(''), detections };
 }
 
 export function maskText(text: string, language: Language, vault: Vault): string {

@@ -1,4 +1,5 @@
 // Shared types of the personal-data firewall. The firewall is a pure library: no HTTP, no DB.
+import type { TextScan } from './scan.js';
 
 export const ENTITY_TYPES = [
   'EMAIL',
@@ -52,5 +53,10 @@ export interface Recognizer {
    * skips it for digit-free text without calling it.
    */
   readonly needsDigit: boolean;
-  detect(text: string, language: Language): Detection[];
+  /**
+   * Finds the recognizer's entities in `text`. `scan` is the pre-scan of this same text
+   * (`scanText`), computed once by the detector and shared by all recognizers; a recognizer that
+   * does not get one makes its own when it needs it.
+   */
+  detect(text: string, language: Language, scan?: TextScan): Detection[];
 }

@@ -1,5 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
+import { countCacheResult, countFirewallDetections } from '../metrics.js';
 import { ApiError, egressRefused } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { auditEntry } from '../jobs.js';
@@ -7,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { creditsFor, type Credits } from '../metering/credits.js';
 import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
 import { bodyHash, claimOrReplay, releaseRequestId, type StoredResponse } from '../metering/requestIds.js';
+import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
@@ -72,6 +74,7 @@ interface Prepared {
   claimed: boolean;
   /** Present when the firewall is on: it masked the request and restores the reply. */
   firewall: Firewall | undefined;
+  retrieval: Retrieval;
 }
 
 interface Answer {
@@ -99,7 +102,11 @@ export interface ChatServiceDeps {
 }
 
 export class ChatService {
-  constructor(private readonly deps: ChatServiceDeps) {}
+  private readonly presence: MemoryPresence;
+
+  constructor(private readonly deps: ChatServiceDeps) {
+    this.presence = new MemoryPresence(deps.pool);
+  }
 
   async complete(ctx: ChatContext, body: ChatCompletionRequest): Promise<ChatReply> {
     const started = performance.now();
@@ -199,7 +206,7 @@ export class ChatService {
       const last = position === indexes.length - 1;
       await sink.send({
         ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop' }]),
-        ...(last ? { usage, sources: [] } : {}),
+        ...(last ? { usage, sources: prepared.retrieval.sources } : {}),
       });
     }
     if (includeUsage) await sink.send({ ...frame([]), usage });
@@ -209,7 +216,7 @@ export class ChatService {
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
     checkChatRules(body);
-    const firewallOn = body.firewall === false ? false : principal.settings.firewallDefault;
+    const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {
       throw egressRefused(
         'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
@@ -224,6 +231,20 @@ export class ChatService {
         ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
         : undefined;
       if (firewall) request.messages = maskMessages(firewall, body.messages);
+      const retrieval = await retrieve(
+        { ...this.deps, presence: this.presence },
+        {
+          workspaceId: principal.workspaceId,
+          userRef: body.user ?? null,
+          collection: body.collection,
+          query: lastUserText(body.messages),
+        },
+        ctx.signal,
+      );
+      if (retrieval.message) {
+        const knowledge = firewall ? firewall.mask(retrieval.message) : retrieval.message;
+        request.messages = withKnowledge(request.messages, knowledge);
+      }
       const plan = planRoute<ChatModel>(this.deps.catalog, this.deps.adapters, {
         chain: body.model !== undefined ? [body.model] : (body.models ?? []),
         chainField: body.model !== undefined ? 'model' : 'models',
@@ -243,17 +264,21 @@ export class ChatService {
           )
         : undefined;
       const cached = key ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
+      const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
+      countCacheResult(cacheStatus);
+      if (firewall) countFirewallDetections(firewall.stats().counts);
       return {
         started,
         body,
         hash,
         plan,
         request,
-        cacheStatus: !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS',
+        cacheStatus,
         cacheKey: key,
         cached,
         claimed,
         firewall,
+        retrieval,
       };
     } catch (err) {
       if (claimed) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
@@ -320,7 +345,9 @@ export class ChatService {
       answer.completion.usage?.completion_tokens ??
       answer.completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0);
     // The firewall's fee is per 1,000 prompt tokens scanned.
-    const services = prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0;
+    const services =
+      (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
+      (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
     const credits = creditsFor(answer.model.pricing, { prompt, completion: completionTokens }, { cacheHit: hit, services });
     const visible = prepared.firewall ? restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const usage: Usage = {
@@ -347,7 +374,7 @@ export class ChatService {
         logprobs: choice.logprobs ?? null,
       })),
       usage,
-      sources: [],
+      sources: prepared.retrieval.sources,
     };
     const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
     const now = new Date().toISOString();
@@ -471,7 +498,8 @@ export class ChatService {
       input: outcome.input,
       output: outcome.output,
       notes: outcome.notes,
-      sources: [],
+      // The passages' texts are in the (masked) input; the trace keeps which sources were used.
+      sources: prepared.retrieval.sources.map(({ text: _text, ...source }) => source),
       firewall: prepared.firewall ? { ...prepared.firewall.stats(), language: body.firewall_language ?? principal.settings.firewallLanguage } : null,
       created_at: outcome.createdAt,
     };
@@ -534,4 +562,25 @@ async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boo
   }
   if (includeUsage) await sink.send({ ...frame([]), usage: body.usage });
   sink.end(true);
+}
+
+function textOf(content: ChatCompletionRequest['messages'][number]['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.flatMap((part) => (part.type === 'text' && part.text ? [part.text] : [])).join('\n');
+}
+
+/** What retrieval searches for: the last thing the end-user said. */
+function lastUserText(messages: ChatCompletionRequest['messages']): string {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    if (messages[i]!.role === 'user') return textOf(messages[i]!.content);
+  }
+  return '';
+}
+
+/** The knowledge goes in as one system message, after the caller's own leading instructions. */
+function withKnowledge(messages: UpstreamChatRequest['messages'], knowledge: string): UpstreamChatRequest['messages'] {
+  let at = 0;
+  while (at < messages.length && (messages[at]!.role === 'system' || messages[at]!.role === 'developer')) at += 1;
+  return [...messages.slice(0, at), { role: 'system', content: knowledge }, ...messages.slice(at)];
 }

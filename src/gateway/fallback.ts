@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { countFallback, observeUpstreamAttempt, upstreamOutcomeOf } from '../metrics.js';
 import type { CatalogModel } from './catalog.js';
 import { UpstreamError } from './providers/types.js';
 import type { Candidate, RoutingPlan } from './routing.js';
@@ -49,10 +50,12 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
     latency_ms: 0,
   }));
   let retryAfter: string | undefined;
-  for (const candidate of plan.candidates) {
+  for (const [index, candidate] of plan.candidates.entries()) {
     const started = performance.now();
+    const provider = candidate.target.provider.id;
     try {
       const result = await call(candidate);
+      observeUpstreamAttempt(provider, 'ok', (performance.now() - started) / 1000);
       attempts.push({
         model: candidate.model.id,
         provider: candidate.target.provider.id,
@@ -63,6 +66,7 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
       return { result, candidate, attempts };
     } catch (err) {
       if (!(err instanceof UpstreamError)) throw err;
+      observeUpstreamAttempt(provider, upstreamOutcomeOf(err), (performance.now() - started) / 1000);
       attempts.push({
         model: candidate.model.id,
         provider: candidate.target.provider.id,
@@ -84,6 +88,8 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
         );
       }
       retryAfter = err.retryAfter ?? retryAfter;
+      const next = plan.candidates[index + 1];
+      if (next) countFallback(provider, next.target.provider.id);
     }
   }
   throw new ChainFailed(

@@ -601,7 +601,11 @@ export interface paths {
          *     withdraws, the organization's acceptance of routing outside the EU; only an organization
          *     key may do either (403 `insufficient_scope` otherwise), and both are written to the audit
          *     log. Allowed providers and models narrow what the catalogue offers; they never widen the
-         *     egress guard.
+         *     egress guard. Ids the catalogue does not know, an empty list, or an `extraction_model` that
+         *     is not a chat model of the catalogue are a 422. `firewall_default: false` sends personal data
+         *     unmasked, so it needs the organization's acceptance (403 `egress_refused` otherwise). Every
+         *     change is written to the audit log with its old and new values. The process that answers
+         *     applies a change at once; other processes within 4 seconds.
          */
         put: operations["updateRouterSettings"];
         post?: never;
@@ -737,7 +741,9 @@ export interface components {
             provider: string;
             /** @description The upstream HTTP status, or null on a connection error or timeout. */
             status: number | null;
-            error: string;
+            error: string | null;
+            /** @description In traces only: how long the attempt took. */
+            latency_ms?: number;
         };
         /** @description Error body of 500. */
         InternalErrorResponse: {
@@ -765,9 +771,9 @@ export interface components {
             stream?: boolean;
             stream_options?: components["schemas"]["StreamOptions"];
             /**
-             * @description False opts out of the personal-data firewall and accepts non-EU routing; honoured only
+             * @description Defaults to the workspace's firewall setting, which is on unless changed (so: true).
+             *     False opts out of the personal-data firewall and accepts non-EU routing; honoured only
              *     when the organization recorded the non-EU acceptance, otherwise 403 `egress_refused`.
-             * @default true
              */
             firewall?: boolean;
             firewall_language?: components["schemas"]["FirewallLanguage"];
@@ -1265,6 +1271,8 @@ export interface components {
                 prompt_tokens?: number;
                 completion_tokens?: number;
                 total_tokens?: number;
+                /** @description Prompt tokens answered from a cache. */
+                cached_tokens?: number;
                 credits?: components["schemas"]["Credits"];
             } | null;
         };
@@ -1283,6 +1291,10 @@ export interface components {
             /** @description Parameters the served model does not take, dropped outside strict mode. */
             dropped_parameters?: string[];
             sources?: components["schemas"]["RetrievalSource"][];
+            /** @description What the firewall masked: `counts` per entity type (never the values) and the `language` setting; null when it was off. */
+            firewall?: Record<string, unknown> | null;
+            /** @description What the gateway decided on the way (dropped parameters, a cache answer, ...). */
+            notes?: string[];
             scores?: components["schemas"]["Score"][];
         };
         TraceList: {
@@ -1311,6 +1323,7 @@ export interface components {
         };
         ScoreList: {
             data: components["schemas"]["Score"][];
+            next_cursor: string | null;
         };
         /** @description An ISO 8601 date (`2025-01-31`) or date-time (`2025-01-31T12:00:00Z`). */
         DateOrDateTime: string;
@@ -1328,12 +1341,18 @@ export interface components {
             requests: number;
             prompt_tokens: number;
             completion_tokens: number;
+            /** @description Prompt tokens answered from a cache (billed no base credits). */
+            cached_tokens: number;
             total_tokens: number;
             credits: components["schemas"]["Credits"];
         };
         /** @description One group: `key` is the day (`YYYY-MM-DD`), the model slug, or the kind (`chat`, `embeddings`, `ingest`). */
         UsageRow: {
             key: string;
+            /** @description With `group_by` day or model: the row split by kind (`chat`, `embeddings`, `ingest`; only the kinds that occur). */
+            kinds?: {
+                [key: string]: components["schemas"]["UsageFigures"];
+            };
         } & components["schemas"]["UsageFigures"];
         /** @description The workspace routing policy. */
         RouterSettings: {
@@ -1359,6 +1378,8 @@ export interface components {
             accepted_at: string | null;
             /** @description Who recorded it (a key id or the operator's name). */
             accepted_by: string | null;
+            /** @description In plain language: what the acceptance allows, and whether it is in force. */
+            statement: string;
         };
         /** @description Only the fields given change. `non_eu_acceptance` needs an organization key. */
         RouterSettingsUpdate: {
@@ -2215,7 +2236,7 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Only entries with this action (e.g. `chat.create`, `memory.erase`, `settings.non_eu_acceptance.record`). */
+                /** @description Only entries with this action (e.g. `chat.completion`, `settings.router.updated`, `non_eu_acceptance.recorded`). */
                 action?: string;
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: components["parameters"]["Cursor"];
@@ -2356,6 +2377,10 @@ export interface operations {
             query?: {
                 /** @description Only the scores of this trace. */
                 trace_id?: string;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
             };
             header?: {
                 /**

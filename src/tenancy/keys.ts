@@ -118,7 +118,9 @@ interface CacheEntry {
 /**
  * Resolves bearer secrets to principals with a short in-memory cache, so a warm request costs no
  * key query. Entries live at most `ttlMs`, which bounds how long a key revoked by another
- * process (the admin CLI) keeps working.
+ * process (the admin CLI) keeps working, and how long another process routes by a workspace's
+ * old settings or its organization's old non-EU acceptance after a change (this process forgets
+ * them at once: forgetWorkspace, forgetOrganization).
  */
 export class KeyResolver {
   private readonly cache = new Map<string, CacheEntry>();
@@ -143,8 +145,22 @@ export class KeyResolver {
   }
 
   forgetKey(keyId: string): void {
+    this.forgetWhere((principal) => principal.keyId === keyId);
+  }
+
+  /** After a change of a workspace's routing settings, which every principal of it carries. */
+  forgetWorkspace(workspaceId: string): void {
+    this.forgetWhere((principal) => principal.workspaceId === workspaceId);
+  }
+
+  /** After a change of the organization's non-EU acceptance, which every principal of it carries. */
+  forgetOrganization(organizationId: string): void {
+    this.forgetWhere((principal) => principal.organizationId === organizationId);
+  }
+
+  private forgetWhere(matches: (principal: Principal) => boolean): void {
     for (const [cacheKey, entry] of this.cache) {
-      if (entry.principal?.keyId === keyId) this.cache.delete(cacheKey);
+      if (entry.principal && matches(entry.principal)) this.cache.delete(cacheKey);
     }
   }
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { languageMatters } from '../../src/firewall/detect.js';
 import { detectLanguage, guessLanguage } from '../../src/firewall/language.js';
+import { voteLanguage } from '../../src/firewall/language-words.js';
 import { createFirewall } from '../../src/firewall/firewall.js';
 import type { Language } from '../../src/firewall/types.js';
 
@@ -91,5 +93,52 @@ describe('firewall language detection', () => {
   it('a fixed language setting overrides detection', () => {
     const fw = createFirewall({ language: 'de' });
     expect(fw.languageOf('This is clearly an English sentence.')).to.equal('de');
+  });
+});
+
+describe('firewall language detection: function-word vote and when it is needed', () => {
+  it('decides clear texts from their function words, without tinyld', () => {
+    const cases: Array<[Language, string]> = [
+      ['nl', 'Kun je me helpen een antwoord te schrijven op de onderstaande klacht van de klant?'],
+      ['en', 'Could you help me write a reply to the customer email below? Keep it short.'],
+      ['fr', "Peux-tu m'aider à rédiger une réponse à la réclamation ci-dessous ? C'est urgent."],
+      ['de', 'Kannst du mir helfen, eine Antwort auf die folgende Beschwerde zu schreiben?'],
+    ];
+    for (const [lang, text] of cases) {
+      expect(voteLanguage(text)?.language, text).to.equal(lang);
+      expect(guessLanguage(text, 'en').method, text).to.equal('words');
+    }
+  });
+
+  it('abstains when the words do not point clearly to one language; tinyld decides then', () => {
+    expect(voteLanguage('Factuurnummer 2024-0012345, vervaldatum 15-03-2024.')).to.equal(null);
+    expect(voteLanguage('Cheers, Dave')).to.equal(null);
+    const g = guessLanguage('Rekeningoverzicht Kontoauszug Relevé Energie Huur Zorgverzekering', 'en');
+    expect(g.method).to.equal('ngrams');
+  });
+
+  it('does not read e-mail addresses, domains or URLs as words ("web.de" is no German)', () => {
+    expect(voteLanguage('j.de.vries@web.de s.van.dam@die.de www.die.de/der/das')).to.equal(null);
+    // Elisions and contractions count: French before the apostrophe, English after it.
+    expect(voteLanguage("j'ai l'adresse d'un ami qu'il connaît")?.language).to.equal('fr');
+    expect(voteLanguage("it's fine, I'm sure we'll manage, don't worry")?.language).to.equal('en');
+  });
+
+  it('the language matters only for national phone numbers and the French title "M."', () => {
+    expect(languageMatters('Bel me op 06 12345678.')).to.equal(true);
+    expect(languageMatters('Bonjour, M. Dupont vous rappellera.')).to.equal(true);
+    expect(languageMatters('Bestelling 88421937 van 3 mei, totaal € 59,95.')).to.equal(false);
+    expect(languageMatters('Call me on +31 6 12345678 tomorrow.')).to.equal(false); // international: any region reads it the same
+    expect(languageMatters('Call me on +31 6 12345678 or 020 794 6120.')).to.equal(true);
+    expect(languageMatters('Bel me: 12345678')).to.equal(true); // a bare run with a phone cue
+    expect(languageMatters('Version 2.14.3 on 192.168.1.20 at 14:32:10')).to.equal(false);
+  });
+
+  it('masking skips detection for digits that no region reads differently', () => {
+    const fw = createFirewall({ language: 'auto' });
+    fw.mask('Mijn bestelling 88421937 van 3 mei is nog niet binnen.');
+    fw.mask('Please call +31 6 12345678 after five.');
+    fw.mask('Bel me op 06 12345678, dank je wel.');
+    expect(fw.stats().languages).to.deep.equal({ skipped: 2, nl: 1 });
   });
 });

@@ -7,7 +7,7 @@
 // The scan is anchored on postcodes (rare in text), then the street and house number are matched
 // backwards in a bounded window just before the postcode and the town forwards after it. The
 // street may sit on the line above the postcode.
-import { hasDigit } from '../context.js';
+import { Matcher, runLength, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord, isStreetLeadingWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -118,14 +118,34 @@ function streetStart(text: string, sepStart: number, kind: 'continental' | 'uk')
   return base + lineStart + s;
 }
 
-export function findAddresses(text: string): Detection[] {
-  if (!hasDigit(text)) return [];
+/**
+ * Whether a postcode can have its first digit at the digit run at `p`: four or five digits (NL,
+ * DE, FR, BE …), or a UK outward code — one or two digits right after a capital letter ("NW1",
+ * "M19") — or the "0" of GIR 0AA.
+ */
+function postcodeCanStartAt(text: string, p: number): boolean {
+  const len = runLength(text, p);
+  if (len === 4 || len === 5) return true;
+  if (len > 2) return false;
+  const before = text.charCodeAt(p - 1);
+  if (before >= 65 && before <= 90) return true;
+  return text.startsWith('GIR', p - 4) || text.startsWith('GIR', p - 3);
+}
+
+export function findAddresses(text: string, scan?: TextScan): Detection[] {
+  const { digitRuns } = scanOf(text, scan);
+  if (digitRuns.length === 0) return [];
   const out: Detection[] = [];
-  POSTCODE.lastIndex = 0;
-  for (let m = POSTCODE.exec(text); m; m = POSTCODE.exec(text)) {
+  // A postcode starts at most four characters before its first digit ("GIR 0AA", "D-10115").
+  const starts = digitRuns.filter((p) => postcodeCanStartAt(text, p));
+  const postcodes = new Matcher(POSTCODE, text, starts, { back: 4 });
+  for (let m = postcodes.exec(); m; m = postcodes.exec()) {
     const g = m.groups!;
     const pcStart = m.index;
     const pcEnd = pcStart + m[0].length;
+    // SEP ends with a space, a tab, a line break or a comma: check that before running it.
+    const c = pcStart > 0 ? text.charCodeAt(pcStart - 1) : -1;
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 44) continue;
     const before = text.slice(Math.max(0, pcStart - WINDOW), pcStart);
     const sep = SEP.exec(before);
     if (!sep) continue;
@@ -136,16 +156,17 @@ export function findAddresses(text: string): Detection[] {
       start = streetStart(text, pcStart, 'uk');
       end = pcEnd;
     } else {
-      start = streetStart(text, sepStart, 'continental');
+      // The town first: cheaper than the street, and most 4- and 5-digit numbers have none.
       const cityEnd = cityAfter(text, pcEnd);
       // NL postcodes (1234 AB) are distinctive enough on their own; digit-only ones need a town.
       if (cityEnd < 0 && !g.nl) continue;
+      start = streetStart(text, sepStart, 'continental');
       end = cityEnd < 0 ? pcEnd : cityEnd;
     }
     if (start < 0) continue;
     const value = text.slice(start, end);
     out.push({ type: 'ADDRESS', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
-    POSTCODE.lastIndex = end;
+    postcodes.lastIndex = end;
   }
   return out;
 }
@@ -153,7 +174,7 @@ export function findAddresses(text: string): Detection[] {
 export const addressRecognizer: Recognizer = {
   type: 'ADDRESS',
   needsDigit: true,
-  detect(text: string, _language: Language): Detection[] {
-    return findAddresses(text);
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findAddresses(text, scan);
   },
 };

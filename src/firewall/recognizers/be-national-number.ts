@@ -10,5 +10,6 @@ export const beNationalNumberRecognizer = numericIdRecognizer({
     /(?<![\p{L}\p{N}.,/+-])\d{2}([. ]?)\d{2}\1\d{2}[ .-]?\d{3}[ .-]?\d{2}(?![\p{L}\p{N}]|[.,/-]\d)/gu,
   compact: digitsOnly,
   valid: beNationalNumberValid,
+  minDigits: 11,
   cue: /rijksregister|\brrn\b|\bnn\b|national(?:e)? (?:number|nummer)|num[ée]ro national|registre national|\binsz\b|\bniss\b|identificatienummer|nationalregister/i,
 });

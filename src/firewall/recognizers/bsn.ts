@@ -9,5 +9,6 @@ export const bsnRecognizer = numericIdRecognizer({
     /(?<![\p{L}\p{N}.,/+-])(?:\d{9}|\d{4}([ .])\d{2}\1\d{3}|\d{3}([ .])\d{3}\2\d{3}|\d{2}\.\d{2}\.\d{2}\.\d{3})(?![\p{L}\p{N}]|[.,/-]\d)/gu,
   compact: digitsOnly,
   valid: bsnValid,
+  minDigits: 9,
   cue: /\bbsn\b|burger\s?service\s?nummer|sofi|citizen service number|persoonsnummer|persoonlijk nummer/i,
 });

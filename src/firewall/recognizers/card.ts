@@ -1,7 +1,8 @@
 // Payment card numbers (PANs): 12–19 digits, compact or grouped the way cards are printed
 // (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4), a known issuer prefix for that length, and Luhn.
 import { luhnValid, digitsOnly } from '../checksums.js';
-import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
+import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const CANDIDATE = /(?<![\p{L}\p{N}.,/-])\d(?:[ -]?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
@@ -53,11 +54,13 @@ export function isCardNumber(value: string): boolean {
   return groupingOk(value) && hasCardPrefix(digits) && luhnValid(digits);
 }
 
-export function findCards(text: string): Detection[] {
-  if (!hasDigit(text)) return [];
+export function findCards(text: string, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return [];
   const out: Detection[] = [];
-  CANDIDATE.lastIndex = 0;
-  for (let m = CANDIDATE.exec(text); m; m = CANDIDATE.exec(text)) {
+  // A candidate starts with the first digit of a digit run, and has at least 12 digits.
+  const matches = new Matcher(CANDIDATE, text, runsWithDigits(s, 12));
+  for (let m = matches.exec(); m; m = matches.exec()) {
     let value = m[0];
     // A trailing group may belong to something else ("… 1111 12/26"): retry without it.
     while (!isCardNumber(value)) {
@@ -77,7 +80,7 @@ export function findCards(text: string): Detection[] {
 export const cardRecognizer: Recognizer = {
   type: 'CARD',
   needsDigit: true,
-  detect(text: string, _language: Language): Detection[] {
-    return findCards(text);
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findCards(text, scan);
   },
 };

@@ -2,7 +2,8 @@
 // cue just before it ("geboren op", "date of birth:", "né le", "Geburtsdatum") or just after it
 // ("… 1985 geboren"). Other dates (appointments, timestamps, invoice dates) are not personal data
 // by themselves and are left alone.
-import { cueNear, hasDigit } from '../context.js';
+import { cueNear } from '../context.js';
+import { Matcher, isLetterCode, isSpaceCode, runLength, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const MONTHS: Array<[number, string[]]> = [
@@ -44,19 +45,23 @@ const CUE_BEFORE =
   /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt/iu;
 const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
 
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysIn(month: number, year: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : DAYS[month - 1]!;
 }
+
+// The current year, looked up once per scan rather than per candidate date.
+let thisYear = new Date().getUTCFullYear();
 
 function fullYear(y: string): number {
   const n = Number(y);
   if (y.length === 4) return n;
-  const now = new Date().getUTCFullYear() % 100;
-  return n <= now ? 2000 + n : 1900 + n;
+  return n <= thisYear % 100 ? 2000 + n : 1900 + n;
 }
 
 function plausible(day: number, month: number, year: number): boolean {
-  const thisYear = new Date().getUTCFullYear();
   return year >= 1900 && year <= thisYear && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(month, year);
 }
 
@@ -84,11 +89,46 @@ function parse(g: Record<string, string | undefined>): { y: number; m: number; d
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-export function findDatesOfBirth(text: string): Detection[] {
-  if (!hasDigit(text)) return [];
+/**
+ * Whether a DATE match can start at the digit run at `p`: 1–2 digits then a separator, a suffix
+ * ("1er", "3rd"), a dot or a space (31-12-1985, 31 december, 1er mars), or 4 digits then a hyphen
+ * (1985-12-31).
+ */
+function dateCanStartAt(text: string, p: number): boolean {
+  const len = runLength(text, p);
+  const c = text.charCodeAt(p + len);
+  if (len === 4) return c === 45;
+  if (len > 2) return false;
+  return c === 46 || c === 47 || c === 45 || isSpaceCode(c) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+/**
+ * Where a DATE match can start: at the first digit of a digit run, or — month name first, "May 3,
+ * 1990" — at the start of the word that ends right before the run's spaces (and optional dot).
+ */
+function dateStarts(text: string, digitRuns: readonly number[]): number[] {
+  const out: number[] = [];
+  for (const p of digitRuns) {
+    let i = p;
+    while (i > 0 && isSpaceCode(text.charCodeAt(i - 1))) i--;
+    if (i < p) {
+      if (i > 0 && text.charCodeAt(i - 1) === 46) i--; // "Dec. 31"
+      let w = i;
+      while (w > 0 && isLetterCode(text.charCodeAt(w - 1))) w--;
+      if (w < i && w > (out.length > 0 ? out[out.length - 1]! : -1)) out.push(w);
+    }
+    if (dateCanStartAt(text, p)) out.push(p);
+  }
+  return out;
+}
+
+export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
+  const { digitRuns } = scanOf(text, scan);
+  if (digitRuns.length === 0) return [];
+  thisYear = new Date().getUTCFullYear();
   const out: Detection[] = [];
-  DATE.lastIndex = 0;
-  for (let m = DATE.exec(text); m; m = DATE.exec(text)) {
+  const matches = new Matcher(DATE, text, dateStarts(text, digitRuns));
+  for (let m = matches.exec(); m; m = matches.exec()) {
     const date = parse(m.groups ?? {});
     if (!date) continue;
     const start = m.index;
@@ -111,7 +151,7 @@ export function findDatesOfBirth(text: string): Detection[] {
 export const dateOfBirthRecognizer: Recognizer = {
   type: 'DATE_OF_BIRTH',
   needsDigit: true,
-  detect(text: string, _language: Language): Detection[] {
-    return findDatesOfBirth(text);
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findDatesOfBirth(text, scan);
   },
 };

@@ -3,7 +3,7 @@
 // mod-97 check digits. The candidate is read up to exactly the country's length, so a number
 // that follows the IBAN is never swallowed.
 import { getCountrySpecifications, isValidIBAN } from 'ibantools';
-import { hasDigit } from '../context.js';
+import { Matcher, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const SPECS = getCountrySpecifications();
@@ -13,11 +13,13 @@ function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
-export function findIbans(text: string): Detection[] {
-  if (!hasDigit(text)) return [];
+export function findIbans(text: string, scan?: TextScan): Detection[] {
+  const { digitRuns } = scanOf(text, scan);
+  if (digitRuns.length === 0) return [];
   const out: Detection[] = [];
-  START.lastIndex = 0;
-  for (let m = START.exec(text); m; m = START.exec(text)) {
+  // An IBAN starts two letters before the first digit of a digit run.
+  const matches = new Matcher(START, text, digitRuns, { back: 2 });
+  for (let m = matches.exec(); m; m = matches.exec()) {
     const country = m[1]!.toUpperCase();
     const length = SPECS[country]?.chars;
     if (!length) continue;
@@ -37,7 +39,7 @@ export function findIbans(text: string): Detection[] {
     if (i < text.length && isAlnum(text.charCodeAt(i))) continue;
     if (!isValidIBAN(compact)) continue;
     out.push({ type: 'IBAN', start: m.index, end: i, text: text.slice(m.index, i), checksum: true, normalized: compact });
-    START.lastIndex = i;
+    matches.lastIndex = i;
   }
   return out;
 }
@@ -45,7 +47,7 @@ export function findIbans(text: string): Detection[] {
 export const ibanRecognizer: Recognizer = {
   type: 'IBAN',
   needsDigit: true,
-  detect(text: string, _language: Language): Detection[] {
-    return findIbans(text);
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findIbans(text, scan);
   },
 };

@@ -3,6 +3,7 @@
 // node:net's parser (so "14:32:10" and MAC addresses are not addresses).
 import { isIPv6 } from 'node:net';
 import { cueNear } from '../context.js';
+import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
@@ -10,20 +11,25 @@ const IPV4 = new RegExp(`(?<![\\p{L}\\p{N}._:-])${OCTET}(?:\\.${OCTET}){3}(?:/\\
 const IPV6 = /(?<![\p{L}\p{N}_:.-])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?:\/\d{1,3})?(?![\p{L}\p{N}_:-]|\.\d)/gu;
 const VERSION_CUE = /\bv(?:er(?:s(?:ion|ie)?)?)?\.?\s*$|version|versie|\bbuild|release|firmware|\bpatch|hotfix|\bwindows|\bandroid|\bios\b|\bmacos|chrome|firefox|node(?:\.js)?\s*$/i;
 
-export function findIps(text: string): Detection[] {
+export function findIps(text: string, scan?: TextScan): Detection[] {
   const out: Detection[] = [];
-  if (text.includes('.')) {
-    IPV4.lastIndex = 0;
-    for (let m = IPV4.exec(text); m; m = IPV4.exec(text)) {
+  const s = scanOf(text, scan);
+  const { digitRuns, colonRuns } = s;
+  if (digitRuns.length > 0 && text.includes('.')) {
+    // An IPv4 address starts with the first digit of a digit run, and has four dot-separated numbers.
+    const v4 = new Matcher(IPV4, text, runsWithDigits(s, 4));
+    for (let m = v4.exec(); m; m = v4.exec()) {
       const start = m.index;
       const end = start + m[0].length;
       if (cueNear(text, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
       out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });
     }
   }
-  if (text.includes(':')) {
-    IPV6.lastIndex = 0;
-    for (let m = IPV6.exec(text); m; m = IPV6.exec(text)) {
+  if (colonRuns.length > 0) {
+    // An IPv6 address has two colons at most five characters apart, and starts at most four hex
+    // digits before the first of them.
+    const v6 = new Matcher(IPV6, text, colonRuns, { back: 4 });
+    for (let m = v6.exec(); m; m = v6.exec()) {
       const value = m[0];
       const slash = value.indexOf('/');
       const addr = slash >= 0 ? value.slice(0, slash) : value;
@@ -42,7 +48,7 @@ export const ipRecognizer: Recognizer = {
   // IPv6 addresses can in principle be digit-free ("fe80::abcd"), so no digit pre-filter here;
   // the recognizer has its own ('.' / ':') pre-filter instead.
   needsDigit: false,
-  detect(text: string, _language: Language): Detection[] {
-    return findIps(text);
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findIps(text, scan);
   },
 };

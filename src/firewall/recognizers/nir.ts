@@ -12,5 +12,7 @@ export const nirRecognizer = numericIdRecognizer({
     /(?<![\p{L}\p{N}.,/+-])[1-478][ .]?\d{2}[ .]?\d{2}[ .]?(?:\d{2}|2[AaBb])[ .]?\d{3}[ .]?\d{3}[ .]?\d{2}(?![\p{L}\p{N}]|[.,/-]\d)/gu,
   compact: (v) => v.replace(SEPARATORS, '').toUpperCase(),
   valid: nirValid,
+  // sex, year, month and at least the first digit of the département (2A/2B) come before a letter
+  minDigits: 6,
   cue: /\bnir\b|s[ée]curit[ée] sociale|\bs[ée]cu\b|insee|carte vitale|social security|sozialversicherung/i,
 });

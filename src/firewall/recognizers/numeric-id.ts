@@ -2,7 +2,8 @@
 // check-digit validator and context cues. A candidate that fails its check digits is never
 // reported; one that passes is dropped only when a "not about a person" cue (order, invoice,
 // amount …) is nearer to it than a cue for the identifier itself.
-import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
+import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, EntityType, Language, Recognizer } from '../types.js';
 
 export interface NumericIdSpec {
@@ -17,16 +18,23 @@ export interface NumericIdSpec {
   cue: RegExp;
   /** When true, a candidate is reported only with `cue` nearby. Default false. */
   requireCue?: boolean;
+  /**
+   * Fewest digits a candidate has before its first letter, if any, when its digits are at most one
+   * separator (space, dot, hyphen, slash) apart: digit runs that hold fewer are not tried.
+   */
+  minDigits?: number;
 }
 
 const WINDOWS = { before: 48, after: 24 };
 
-export function scanNumericIds(text: string, spec: NumericIdSpec): Detection[] {
-  if (!hasDigit(text)) return [];
+export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return [];
   const out: Detection[] = [];
-  const re = spec.candidate;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
+  // Every candidate starts with the first digit of a digit run (its lookbehind refuses a digit).
+  const starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits);
+  const matches = new Matcher(spec.candidate, text, starts);
+  for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[0];
     const compact = spec.compact(value);
     if (!spec.valid(compact)) continue;
@@ -45,8 +53,8 @@ export function numericIdRecognizer(spec: NumericIdSpec): Recognizer & { spec: N
     type: spec.type,
     needsDigit: true,
     spec,
-    detect(text: string, _language: Language): Detection[] {
-      return scanNumericIds(text, spec);
+    detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+      return scanNumericIds(text, spec, scan);
     },
   };
 }

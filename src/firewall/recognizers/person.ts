@@ -13,7 +13,14 @@
 // Brands and places named after people ("Albert Heijn", "Hugo Boss") are skipped without a cue.
 // The gazetteer is generated from @faker-js/faker's locale data (see ../gazetteer/build.mjs).
 // Titles stay outside the span: "Dhr. [PERSON_1]" keeps the form of address for the model.
+//
+// Cost: the cue regexes and the token regex are not run over the whole text; the pre-scan
+// (../scan.ts) lists the word starts whose first characters (up to four) can begin a cue — from
+// each cue regex's own prefix set, see ../regex-prefix.ts — and the capitalised word starts, and
+// each regex is tried, sticky, only there, with the same matches as a global scan.
 import { isKnownFirstName, isKnownLastName } from '../gazetteer/index.js';
+import { firstChars, foldCode, wordPrefixFilter, type FirstChars } from '../regex-prefix.js';
+import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -22,6 +29,8 @@ const TOKEN_SRC =
   "(?:\\p{Lu}['’]\\p{Lu}\\p{Ll}+|\\p{Lu}\\p{Ll}+(?:\\p{Lu}\\p{Ll}+)?|\\p{Lu}{2,})(?:-(?:\\p{Lu}\\p{Ll}+|\\p{Lu}{2,}))*";
 const TOKEN_Y = new RegExp(`${TOKEN_SRC}(?![\\p{L}\\p{N}])`, 'uy');
 const TOKEN_G = new RegExp(`(?<![\\p{L}\\p{N}'’-])${TOKEN_SRC}(?![\\p{L}\\p{N}])`, 'gu');
+// TOKEN_G at the pre-scan's capitalised word starts, which already satisfy its lookbehind.
+const TOKEN_AT_CAP = TOKEN_Y;
 // Name particles between first name and surname (lower case), or leading a surname (capitalised).
 const PARTICLE_Y =
   /(?:van der|van den|van de|von der|von und zu|de la|de los|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
@@ -79,10 +88,51 @@ const TITLE_FR = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR
 const EPONYM =
   /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou)(?![\p{L}])/uy;
 
+const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
+
 function isEponym(text: string, start: number): boolean {
+  if (EPONYM_KEYS[foldCode(text.charCodeAt(start)) * 128 + foldCode(text.charCodeAt(start + 1))] === 0) return false;
   EPONYM.lastIndex = start;
   return EPONYM.test(text);
 }
+
+/** The source of a cue regex without its leading lookbehind (the pre-scan checks word starts). */
+function body(re: RegExp): string {
+  const m = /^\(\?<!\[[^\]]*\]\)/.exec(re.source);
+  if (!m) throw new Error(`person: cue regex without a leading lookbehind: ${re.source}`);
+  return re.source.slice(m[0].length);
+}
+
+interface Cue {
+  re: RegExp;
+  mode: Mode;
+  /** Pre-scan bit: word starts whose first four characters may begin this cue. */
+  bit: number;
+  /** Tried at those word starts. */
+  sticky: RegExp;
+}
+
+function cue(re: RegExp, mode: Mode, bit: number, keepLookbehind = false): Cue {
+  // The candidates are word starts (a letter not preceded by a letter), which is what the
+  // lookbehind `(?<![\p{L}])` asks; TITLE's also refuses a preceding number, so it stays there.
+  const sticky = keepLookbehind ? new RegExp(re.source, 'yu') : new RegExp(body(re), re.flags.replace('g', '') + 'y');
+  return { re, mode, bit, sticky };
+}
+
+// One pre-scan bit per cue regex. TITLE_FR is TITLE plus "M.", so its prefix set serves both.
+const TITLE_BIT = registerCue(body(TITLE_FR));
+const CUES = {
+  strong: cue(STRONG_CUE, 'strong', registerCue(body(STRONG_CUE))),
+  signoff: cue(SIGNOFF_LINE, 'strong', registerCue(body(SIGNOFF_LINE))),
+  title: cue(TITLE, 'title', TITLE_BIT, true),
+  titleFr: cue(TITLE_FR, 'title', TITLE_BIT, true),
+  weak: cue(WEAK_CUE, 'weak', registerCue(body(WEAK_CUE))),
+};
+const CUES_EN = [CUES.strong, CUES.signoff, CUES.title, CUES.weak];
+const CUES_FR = [CUES.strong, CUES.signoff, CUES.titleFr, CUES.weak];
+const BITS = CUES_EN.map((c) => c.bit);
+// Candidates are selective: even a few per word are cheaper tried one by one than a global scan.
+const ALWAYS_STICKY = Infinity;
 
 type Mode = 'strong' | 'title' | 'weak' | 'gazetteer';
 
@@ -91,8 +141,9 @@ function knownFirst(token: string): boolean {
   // Anne-Sophie, Jean-Pierre, Hans-Peter: a compound whose first part is a known first name.
   const dash = token.indexOf('-');
   if (dash > 0 && isKnownFirstName(token.slice(0, dash))) return true;
-  // DUPONT / JEAN written in capitals.
-  if (token.length > 1 && token === token.toUpperCase()) {
+  // DUPONT / JEAN written in capitals (a lower-case ASCII second letter rules that out cheaply).
+  const c2 = token.charCodeAt(1);
+  if (token.length > 1 && !(c2 >= 97 && c2 <= 122) && token === token.toUpperCase()) {
     const title = token[0] + token.slice(1).toLowerCase();
     return isKnownFirstName(title);
   }
@@ -100,12 +151,27 @@ function knownFirst(token: string): boolean {
 }
 
 function tokenAt(text: string, i: number): string | null {
+  // A token starts with an upper-case letter: ASCII A–Z, or beyond ASCII.
+  const c = text.charCodeAt(i);
+  if (c < 128 && !(c >= 65 && c <= 90)) return null;
   TOKEN_Y.lastIndex = i;
   const m = TOKEN_Y.exec(text);
   return m ? m[0] : null;
 }
 
+const firstOf = new Map<RegExp, FirstChars | null>();
+
+/** End of the sticky regex's match at `i`, or -1; a character that cannot start one costs no call. */
 function stickyAt(re: RegExp, text: string, i: number): number {
+  let f = firstOf.get(re);
+  if (f === undefined) {
+    f = firstChars(re);
+    firstOf.set(re, f);
+  }
+  if (f !== null) {
+    const c = text.charCodeAt(i);
+    if (c < 128 ? f.ascii[c] === 0 : !f.other) return -1;
+  }
   re.lastIndex = i;
   return re.exec(text) ? re.lastIndex : -1;
 }
@@ -206,6 +272,8 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
 
 /** End of a known surname (optionally after particles) right after `i`, or -1. */
 function knownSurnameAfter(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c !== 32 && c !== 0xa0) return -1; // what SPACE_Y needs, without a regex call
   let j = stickyAt(SPACE_Y, text, i);
   if (j < 0) return -1;
   const p = stickyAt(PARTICLE_Y, text, j);
@@ -222,7 +290,8 @@ function push(out: Detection[], text: string, start: number, end: number): void 
   out.push({ type: 'PERSON', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
 }
 
-export function findPersons(text: string, language: Language): Detection[] {
+export function findPersons(text: string, language: Language, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
   const out: Detection[] = [];
   // Characters already inside a name: one byte per character keeps every check O(span).
   let covered: Uint8Array | null = null;
@@ -234,34 +303,32 @@ export function findPersons(text: string, language: Language): Detection[] {
     push(out, text, start, end);
   };
 
-  const title = language === 'fr' ? TITLE_FR : TITLE;
-  for (const [re, mode] of [
-    [STRONG_CUE, 'strong'],
-    [SIGNOFF_LINE, 'strong'],
-    [title, 'title'],
-    [WEAK_CUE, 'weak'],
-  ] as Array<[RegExp, Mode]>) {
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
+  const cueList = language === 'fr' ? CUES_FR : CUES_EN;
+  const positions = cuePositions(s, BITS);
+  for (let c = 0; c < cueList.length; c++) {
+    const { re, mode, sticky } = cueList[c]!;
+    const cues = new Matcher(re, text, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
+    for (let m = cues.exec(); m; m = cues.exec()) {
       const pos = m.index + m[0].length;
       if (m[0].length === 0) {
-        re.lastIndex++;
+        cues.lastIndex++;
         continue;
       }
       const name = parseName(text, pos, mode);
       if (!name) continue;
       take(pos, name.end);
-      re.lastIndex = Math.max(re.lastIndex, name.end);
+      cues.lastIndex = Math.max(cues.lastIndex, name.end);
     }
   }
 
-  TOKEN_G.lastIndex = 0;
-  for (let m = TOKEN_G.exec(text); m; m = TOKEN_G.exec(text)) {
+  // A token starts at an upper-case letter not preceded by a letter, number, apostrophe or hyphen.
+  const tokens = new Matcher(TOKEN_G, text, s.capAt, { sparse: ALWAYS_STICKY, sticky: TOKEN_AT_CAP });
+  for (let m = tokens.exec(); m; m = tokens.exec()) {
     const start = m.index;
     if (isCovered(start)) continue;
     const tok = m[0];
     if (isEponym(text, start)) {
-      TOKEN_G.lastIndex = EPONYM.lastIndex;
+      tokens.lastIndex = EPONYM.lastIndex;
       continue;
     }
     if (knownFirst(tok)) {
@@ -269,14 +336,14 @@ export function findPersons(text: string, language: Language): Detection[] {
       if (!name) continue;
       if (name.tokens === 1 && !loneNameOk(text, start, name.end, tok)) continue;
       take(start, name.end);
-      TOKEN_G.lastIndex = Math.max(TOKEN_G.lastIndex, name.end);
+      tokens.lastIndex = Math.max(tokens.lastIndex, name.end);
       continue;
     }
     // An unknown capitalised token directly followed by a known surname: "Hanneke Kramer".
     const end = knownSurnameAfter(text, start + tok.length);
     if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase()) {
       take(start, end);
-      TOKEN_G.lastIndex = Math.max(TOKEN_G.lastIndex, end);
+      tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
   }
   // Coordination: "Victoria Hughes and Mark Stevens" — a first name right after a name and a

@@ -9,7 +9,8 @@
 // numbers only when it is long enough to hold more than one. Context then removes what the number plan alone cannot: dates, amounts, order and
 // invoice numbers that happen to fit a national plan.
 import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import { NON_PERSONAL_NUMBER_CUE, hasDigit, nearestCue } from '../context.js';
+import { NON_PERSONAL_NUMBER_CUE, cueDistance, nearestCue } from '../context.js';
+import { Matcher, isClaimed, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 export const REGION_OF_LANGUAGE: Record<Language, CountryCode> = { nl: 'NL', en: 'GB', fr: 'FR', de: 'DE' };
@@ -91,28 +92,26 @@ function accept(text: string, c: Candidate, cued: boolean): boolean {
   return international || trunk;
 }
 
-export function findPhones(text: string, language: Language): Detection[] {
-  if (!hasDigit(text)) return [];
+export function findPhones(text: string, language: Language, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  const { digitRuns } = s;
+  if (digitRuns.length === 0) return [];
   const region = REGION_OF_LANGUAGE[language];
   const out: Detection[] = [];
-  RUN.lastIndex = 0;
-  for (let m = RUN.exec(text); m; m = RUN.exec(text)) {
-    const run = m[0];
-    if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run)) continue;
-    // Only runs that accept() could keep: written like a phone number, or with a phone cue.
-    const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
-    if (!phoneLike && !nearestCueIsPositive(text, m.index, m.index + run.length)) continue;
-    let found = findInRun(run, m.index, region);
+  for (const { run, index } of runsWorthParsing(text, s)) {
+    // Inside an IBAN, card or national number: overlap resolution would drop the phone anyway.
+    if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
+    let found = findInRun(run, index, region);
     let cued = false;
     if (found.length === 0) {
       // A national number from another country than the language suggests (a Belgian number in a
       // Dutch message, a Dutch mobile in an English one, or a short message whose language was
       // guessed wrong): when written with the trunk prefix 0, or with an explicit phone cue.
-      cued = nearestCueIsPositive(text, m.index, m.index + run.length);
+      cued = nearestCueIsPositive(text, index, index + run.length);
       if (!cued && !/^\(?0[1-9]/.test(run)) continue;
       for (const r of FALLBACK_REGIONS) {
         if (r === region) continue;
-        found = findInRun(run, m.index, r);
+        found = findInRun(run, index, r);
         if (found.length > 0) break;
       }
     }
@@ -124,8 +123,55 @@ export function findPhones(text: string, language: Language): Detection[] {
   return out;
 }
 
+interface Run {
+  run: string;
+  index: number;
+}
+
+// Per text (per pre-scan): the runs worth parsing, shared by phoneRegionMatters and findPhones.
+const runsOfScan = new WeakMap<TextScan, Run[]>();
+
+/** The digit runs of the text that are worth handing to libphonenumber, in text order. */
+function runsWorthParsing(text: string, s: TextScan): Run[] {
+  let out = runsOfScan.get(s);
+  if (out) return out;
+  out = [];
+  // A run starts at most three characters ("+ (") before its first digit.
+  const runs = new Matcher(RUN, text, s.digitRuns, { back: 3 });
+  for (let m = runs.exec(); m; m = runs.exec()) {
+    if (worthParsing(text, m[0], m.index)) out.push({ run: m[0], index: m.index });
+  }
+  runsOfScan.set(s, out);
+  return out;
+}
+
+/** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
+function worthParsing(text: string, run: string, index: number): boolean {
+  if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run)) return false;
+  // Written like a phone number, or with a phone cue.
+  const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
+  return phoneLike || nearestCueIsPositive(text, index, index + run.length);
+}
+
+/**
+ * Whether the default region — the message language — can change what `findPhones` finds in
+ * `text`. Only runs worth parsing count, and of those not a lone international number
+ * ("+31 6 12345678"): libphonenumber reads "+CC" the same whatever the default region.
+ */
+export function phoneRegionMatters(text: string, scan?: TextScan): boolean {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return false;
+  for (const { run } of runsWorthParsing(text, s)) {
+    const lone = run.startsWith('+') && digitCount(run) < 12 && !ANOTHER_NUMBER_INSIDE.test(run);
+    if (!lone) return true;
+  }
+  return false;
+}
+
+/** `nearestCue(…) === 'positive'`, without reading the negative cues when there is no phone cue. */
 function nearestCueIsPositive(text: string, start: number, end: number): boolean {
-  return nearestCue(text, start, end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS) === 'positive';
+  const p = cueDistance(text, start, end, PHONE_CUE, WINDOWS);
+  return p !== Infinity && p <= cueDistance(text, start, end, NON_PERSONAL_NUMBER_CUE, WINDOWS);
 }
 
 export const phoneRecognizer: Recognizer = {

@@ -8,5 +8,6 @@ export const steuerIdRecognizer = numericIdRecognizer({
   candidate: /(?<![\p{L}\p{N}.,/+-])(?:\d{11}|\d{2}([ /])\d{3}\1\d{3}\1\d{3})(?![\p{L}\p{N}]|[.,/-]\d)/gu,
   compact: digitsOnly,
   valid: steuerIdValid,
+  minDigits: 11,
   cue: /steuer|\bidnr\b|\bid-nr|identifikationsnummer|\btin\b|tax\s?id|tax identification|numéro fiscal|fiscaal nummer/i,
 });

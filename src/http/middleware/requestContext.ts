@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Logger } from '../../logger.js';
+import { observeHttpRequest, UNMATCHED_ROUTE } from '../../metrics.js';
 import type { AppContext } from '../state.js';
 
 const MAX_REQUEST_ID_LENGTH = 255;
@@ -11,7 +12,27 @@ function givenRequestId(ctx: AppContext): string | undefined {
   return given && given.length <= MAX_REQUEST_ID_LENGTH ? given : undefined;
 }
 
-/** Request id, a child logger per request, and one access-log line when the response is done. */
+interface MatchedLayer {
+  path: string | RegExp;
+  methods: string[];
+}
+
+// The route pattern that served the request (e.g. /v1/traces/:id), for metric labels: a raw URL
+// carries ids and would make a series per request. @koa/router lists the layers whose path
+// matched; the route is the last one that takes this method (a 401 from the auth middleware still
+// names the route it guarded; a 404 or 405 names none).
+function routeOf(ctx: AppContext): string {
+  const matched = (ctx as { matched?: MatchedLayer[] }).matched;
+  if (matched) {
+    for (let i = matched.length - 1; i >= 0; i--) {
+      const layer = matched[i]!;
+      if (layer.methods.includes(ctx.method)) return String(layer.path);
+    }
+  }
+  return UNMATCHED_ROUTE;
+}
+
+/** Request id, a child logger per request, one access-log line and the request metrics when the response is done. */
 export function requestContext(rootLog: Logger) {
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
@@ -25,11 +46,13 @@ export function requestContext(rootLog: Logger) {
       await next();
     } finally {
       const principal = ctx.state.principal;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      observeHttpRequest(ctx.method, routeOf(ctx), ctx.status, durationMs / 1000);
       ctx.state.log.info(
         {
           req: { method: ctx.method, url: ctx.url, headers: ctx.headers },
           status: ctx.status,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: durationMs,
           ...(principal ? { key_id: principal.keyId, workspace_id: principal.workspaceId } : {}),
         },
         'request',

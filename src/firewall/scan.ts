@@ -1,0 +1,415 @@
+// The pre-scan: one pass over the text's char codes (no regex, no substrings) that records where a
+// recognizer can possibly match, so that the recognizers' regexes run only at those places instead
+// of walking the whole text from every position:
+//   - digit runs (an ASCII digit not preceded by one): every numeric recognizer's match contains
+//     a digit and starts at most a few characters before the first digit of its run;
+//   - colon runs followed by another colon within five characters (IPv6 candidates);
+//   - word starts whose first characters (up to four) can begin a person-name cue (the cue regexes
+//     register their prefix sets, derived from their sources by regex-prefix.ts);
+//   - capitalised word starts (where a name token can begin).
+// `Matcher` then replays a global regex over the text by trying it, sticky, only at those
+// positions; the matches are exactly those of `re.exec` in a loop (each regex keeps its own
+// lookbehind and lookahead, the candidate positions only have to include every possible start).
+import { combineFilters, firstChars, foldCode, wordPrefixFilter, wordPrefixTest, type FirstChars, type PrefixFilter, type PrefixTest } from './regex-prefix.js';
+
+const LETTER = 1;
+const UPPER = 2;
+/** \p{N}: any number character, ASCII digits included. */
+const NUMBER = 4;
+/** ASCII digit 0-9 (what `\d` matches). */
+const DIGIT = 8;
+/** ' ’ - : characters that glue a capital letter to the word before it ("O'Brien", "Jean-Pierre"). */
+const GLUE = 16;
+const COLON = 32;
+const KNOWN = 128;
+
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = LETTER | UPPER;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = LETTER;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = NUMBER | DIGIT;
+ASCII_CLASS[39] = GLUE; // '
+ASCII_CLASS[45] = GLUE; // -
+ASCII_CLASS[58] = COLON;
+
+const P_LETTER = /\p{L}/u;
+const P_UPPER = /\p{Lu}/u;
+const P_NUMBER = /\p{N}/u;
+
+function classify(ch: string): number {
+  let k = KNOWN;
+  if (P_LETTER.test(ch)) k |= LETTER;
+  if (P_UPPER.test(ch)) k |= UPPER;
+  if (P_NUMBER.test(ch)) k |= NUMBER;
+  if (ch === '’') k |= GLUE;
+  return k;
+}
+
+// Non-ASCII classes, computed on first sight (Unicode property tests are too slow per character).
+const BMP_CLASS = new Uint8Array(0x10000);
+const ASTRAL_CLASS = new Map<number, number>();
+
+function bmpClass(c: number): number {
+  let k = BMP_CLASS[c]!;
+  if (k === 0) {
+    // Lone surrogates are no letters or numbers.
+    k = c >= 0xd800 && c <= 0xdfff ? KNOWN : classify(String.fromCharCode(c));
+    BMP_CLASS[c] = k;
+  }
+  return k;
+}
+
+function astralClass(cp: number): number {
+  let k = ASTRAL_CLASS.get(cp);
+  if (k === undefined) {
+    k = classify(String.fromCodePoint(cp));
+    ASTRAL_CLASS.set(cp, k);
+  }
+  return k;
+}
+
+// Cue prefix filters registered by the recognizers (person.ts) at module load, one bit each: a
+// table of the first two characters, then maps of the first one to four characters (folded keys,
+// see regex-prefix.ts) to the bits of the cues that admit them.
+const cueFilters: PrefixFilter[] = [];
+let cueTable: Uint8Array = new Uint8Array(128 * 128);
+const cueKeys = [new Map<number, number>(), new Map<number, number>(), new Map<number, number>(), new Map<number, number>()] as const;
+
+/**
+ * Registers a cue regex (its source without the leading lookbehind, which word starts satisfy);
+ * returns its bit in `TextScan.cueBits`. The word starts recorded for it are those whose first
+ * four characters may begin a match.
+ */
+export function registerCue(source: string): number {
+  const test: PrefixTest = wordPrefixTest(source);
+  cueFilters.push(wordPrefixFilter(source));
+  cueTable = combineFilters(cueFilters);
+  const bit = 1 << (cueFilters.length - 1);
+  test.keysByLength.forEach((keys, len) => {
+    const map = cueKeys[len]!;
+    for (const key of keys) map.set(key, (map.get(key) ?? 0) | bit);
+  });
+  return bit;
+}
+
+export interface TextScan {
+  readonly text: string;
+  /** Positions of the ASCII digits that are not preceded by an ASCII digit, ascending. */
+  readonly digitRuns: number[];
+  /** Positions of ':' not preceded by ':' with another ':' within the next five characters. */
+  readonly colonRuns: number[];
+  /** Word starts (a letter not preceded by a letter) whose first four characters may begin a registered cue … */
+  readonly cueAt: number[];
+  /** … and, in parallel, which cues (bits from `registerCueFilter`). */
+  readonly cueBits: number[];
+  /** Upper-case letters not preceded by a letter, a number, an apostrophe or a hyphen. */
+  readonly capAt: number[];
+  /**
+   * Spans of checksum-validated detections found so far, as [start, end) pairs: `detectEntities`
+   * adds them as the recognizers run (in the default order, every checksum recognizer runs before
+   * the ones without checksums). See `isClaimed`.
+   */
+  readonly claimed: number[];
+}
+
+/**
+ * Whether [start, end) lies inside a claimed span that no other claimed span overlaps. Such a
+ * checksum detection survives overlap resolution (only another checksum detection could beat it),
+ * and it beats anything without a checksum that overlaps it — so a recognizer without checksums
+ * may skip a candidate lying there: the result of `detectEntities` is the same.
+ */
+export function isClaimed(scan: TextScan, start: number, end: number): boolean {
+  const c = scan.claimed;
+  for (let k = 0; k < c.length; k += 2) {
+    const a = c[k]!;
+    const b = c[k + 1]!;
+    if (!(a <= start && end <= b)) continue;
+    let alone = true;
+    for (let j = 0; j < c.length && alone; j += 2) if (j !== k && c[j]! < b && a < c[j + 1]!) alone = false;
+    if (alone) return true;
+  }
+  return false;
+}
+
+/** Scans `text` once; see the module comment. Cost: one char-code loop, no allocation per character. */
+export function scanText(text: string): TextScan {
+  const digitRuns: number[] = [];
+  const colonRuns: number[] = [];
+  const cueAt: number[] = [];
+  const cueBits: number[] = [];
+  const capAt: number[] = [];
+  const table = cueTable;
+  const [keys1, keys2, keys3, keys4] = cueKeys;
+  const n = text.length;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    // Fast path: the inside of a word in lower-case ASCII, most of any text.
+    if (c >= 97 && c <= 122 && (prev & LETTER) !== 0) {
+      do c = text.charCodeAt(++i);
+      while (c >= 97 && c <= 122);
+      prev = LETTER;
+      if (i >= n) break;
+    }
+    let k: number;
+    let width = 1;
+    if (c < 128) k = ASCII_CLASS[c]!;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        k = astralClass(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000);
+        width = 2;
+      } else k = KNOWN;
+    } else k = bmpClass(c);
+
+    if (k & LETTER) {
+      if ((prev & LETTER) === 0) {
+        const f1 = foldCode(c);
+        const f2 = i + width < n ? foldCode(text.charCodeAt(i + width)) : 0;
+        let bits = table[f1 * 128 + f2]!;
+        if (bits !== 0) {
+          // Refine on up to four characters: one map lookup per prefix length, for all cues.
+          const k2 = f1 | (f2 << 7);
+          const k3 = k2 | ((i + 2 < n ? foldCode(text.charCodeAt(i + 2)) : 0) << 14);
+          const k4 = k3 | ((i + 3 < n ? foldCode(text.charCodeAt(i + 3)) : 0) << 21);
+          bits &= (keys1.get(f1) ?? 0) | (keys2.get(k2) ?? 0) | (keys3.get(k3) ?? 0) | (keys4.get(k4) ?? 0);
+          if (bits !== 0) {
+            cueAt.push(i);
+            cueBits.push(bits);
+          }
+        }
+        if ((k & UPPER) !== 0 && (prev & (NUMBER | GLUE)) === 0) capAt.push(i);
+      }
+    } else if (k & DIGIT) {
+      if ((prev & DIGIT) === 0) digitRuns.push(i);
+    } else if (k & COLON && (prev & COLON) === 0) {
+      const end = Math.min(n, i + 6);
+      for (let j = i + 1; j < end; j++) {
+        if (text.charCodeAt(j) === 58) {
+          colonRuns.push(i);
+          break;
+        }
+      }
+    }
+    prev = k;
+    i += width - 1;
+  }
+  return { text, digitRuns, colonRuns, cueAt, cueBits, capAt, claimed: [] };
+}
+
+/** The scan for `text`: the one given when it is for this text, a new one otherwise. */
+export function scanOf(text: string, scan: TextScan | undefined): TextScan {
+  return scan !== undefined && scan.text === text ? scan : scanText(text);
+}
+
+const firstCharsOf = new WeakMap<RegExp, FirstChars | null>();
+
+/** The characters a match of `re` can start with (computed once per regex), or null for any. */
+function firstCharsCached(re: RegExp): FirstChars | null {
+  let f = firstCharsOf.get(re);
+  if (f === undefined) {
+    f = firstChars(re);
+    firstCharsOf.set(re, f);
+  }
+  return f;
+}
+
+const stickyCopies = new WeakMap<RegExp, RegExp>();
+
+/** A sticky copy of a (global) regex, made once. */
+export function stickyOf(re: RegExp): RegExp {
+  let s = stickyCopies.get(re);
+  if (!s) {
+    s = new RegExp(re.source, re.flags.replace('g', '') + 'y');
+    stickyCopies.set(re, s);
+  }
+  return s;
+}
+
+/** For each of `bits`, the positions of `scan.cueAt` that carry it; one pass. */
+export function cuePositions(scan: TextScan, bits: readonly number[]): number[][] {
+  const out = bits.map((): number[] => []);
+  const { cueAt, cueBits } = scan;
+  for (let k = 0; k < cueAt.length; k++) {
+    const b = cueBits[k]!;
+    for (let j = 0; j < bits.length; j++) if ((b & bits[j]!) !== 0) out[j]!.push(cueAt[k]!);
+  }
+  return out;
+}
+
+// Below this many candidate tries per character, trying a sticky regex at each candidate is
+// cheaper than letting the global regex walk the text (measured on digit-heavy logs and tables).
+export const SPARSE = 1 / 4;
+
+let referenceMode = false;
+
+/**
+ * For tests: when on, every Matcher walks the text with its global regex, as the recognizers did
+ * before the pre-scan — the results must be the same either way.
+ */
+export function setReferenceScanning(on: boolean): void {
+  referenceMode = on;
+}
+
+export function isReferenceScanning(): boolean {
+  return referenceMode;
+}
+
+/**
+ * Iterates the matches of the global regex `re` over `text` exactly as `re.exec(text)` in a loop
+ * would (including `lastIndex` set by the caller to skip ahead), given that every match starts in
+ * [p - back, p] for some p in `starts` (ascending). When there are more than `sparse` tries per
+ * character, the global regex is used as it is (same matches, fewer calls).
+ */
+export interface MatcherOptions {
+  /** A match starts at most this many characters before its candidate position. Default 0. */
+  back?: number;
+  /** Tries per character above which the global regex is used instead. Default `SPARSE`. */
+  sparse?: number;
+  /**
+   * The sticky regex to try at the candidates, when not simply a sticky copy of `re` — e.g. one
+   * without a lookbehind that the candidate positions already guarantee.
+   */
+  sticky?: RegExp;
+}
+
+export class Matcher {
+  /** Where the next search starts, like `RegExp.lastIndex` of a global regex. */
+  lastIndex = 0;
+  private readonly sticky: RegExp | null;
+  private readonly first: FirstChars | null;
+  private readonly back: number;
+  private k = 0;
+  private tried = -1;
+
+  constructor(
+    private readonly re: RegExp,
+    private readonly text: string,
+    private readonly starts: readonly number[],
+    options: MatcherOptions = {},
+  ) {
+    this.back = options.back ?? 0;
+    const tries = starts.length * (this.back + 1);
+    this.sticky = !referenceMode && tries <= text.length * (options.sparse ?? SPARSE) ? (options.sticky ?? stickyOf(re)) : null;
+    // A try where the text's character cannot start a match is skipped without calling the regex.
+    this.first = this.sticky === null ? null : firstCharsCached(this.sticky);
+  }
+
+  exec(): RegExpExecArray | null {
+    const { text } = this;
+    if (this.sticky === null) {
+      if (this.lastIndex > text.length) return null;
+      this.re.lastIndex = this.lastIndex;
+      const m = this.re.exec(text);
+      this.lastIndex = m ? this.re.lastIndex : text.length + 1;
+      return m;
+    }
+    const re = this.sticky;
+    const { starts, back, first } = this;
+    while (this.k < starts.length) {
+      const p = starts[this.k]!;
+      let pos = Math.max(p - back, this.lastIndex, this.tried + 1, 0);
+      for (; pos <= p; pos++) {
+        this.tried = pos;
+        if (first !== null) {
+          const c = text.charCodeAt(pos);
+          if (c < 128 ? first.ascii[c] === 0 : !first.other) continue;
+        }
+        re.lastIndex = pos;
+        const m = re.exec(text);
+        if (m !== null) {
+          this.lastIndex = pos + m[0].length;
+          return m;
+        }
+      }
+      this.k++;
+    }
+    return null;
+  }
+}
+
+/**
+ * Digits in the number that starts at `start`: digits, each pair of them at most one separator
+ * (space, no-break space, . - /) apart. A regex for an identifier of n digits written with such
+ * single separators cannot match at `start` when this is below n.
+ */
+export function clusterDigits(text: string, start: number): number {
+  let n = 0;
+  let i = start;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      n++;
+      i++;
+      continue;
+    }
+    if (isClusterSeparator(c)) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 48 && d <= 57) {
+        i++;
+        continue;
+      }
+    }
+    return n;
+  }
+}
+
+function isClusterSeparator(c: number): boolean {
+  return c === 32 || c === 46 || c === 45 || c === 47 || c === 0xa0;
+}
+
+const clusterSizes = new WeakMap<TextScan, Int32Array>();
+
+/** `clusterDigits` at every digit run of the scan, computed once in one backward pass. */
+function clusterSizesOf(scan: TextScan): Int32Array {
+  let sizes = clusterSizes.get(scan);
+  if (sizes) return sizes;
+  const { text, digitRuns } = scan;
+  sizes = new Int32Array(digitRuns.length);
+  for (let k = digitRuns.length - 1; k >= 0; k--) {
+    let end = digitRuns[k]!;
+    while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+    let n = end - digitRuns[k]!;
+    // A single separator and then a digit: the next digit run belongs to the same number.
+    if (k + 1 < digitRuns.length && digitRuns[k + 1] === end + 1 && isClusterSeparator(text.charCodeAt(end))) n += sizes[k + 1]!;
+    sizes[k] = n;
+  }
+  clusterSizes.set(scan, sizes);
+  return sizes;
+}
+
+/** The digit runs of `scan` where a number of at least `min` digits starts (see clusterDigits). */
+export function runsWithDigits(scan: TextScan, min: number): number[] {
+  const sizes = clusterSizesOf(scan);
+  const out: number[] = [];
+  for (let k = 0; k < sizes.length; k++) if (sizes[k]! >= min) out.push(scan.digitRuns[k]!);
+  return out;
+}
+
+/** Number of ASCII digits from `start` on. */
+export function runLength(text: string, start: number): number {
+  let i = start;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i));
+  return i - start;
+}
+
+/** Whether the UTF-16 code unit is a letter (\p{L}); surrogate halves count as no letter. */
+export function isLetterCode(c: number): boolean {
+  return ((c < 128 ? ASCII_CLASS[c]! : bmpClass(c)) & LETTER) !== 0;
+}
+
+/** Whether the code unit is one `\s` matches. */
+export function isSpaceCode(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}

@@ -1,0 +1,66 @@
+import type { TraceDetailRow, TraceSummaryRow } from '../../traces/store.js';
+
+// A trace as the explorer lists it (no input or output) and as it shows one.
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+export function presentTraceSummary(row: TraceSummaryRow) {
+  const credits = { base: Number(row.credits_base), services: Number(row.credits_services), total: Number(row.credits_total) };
+  return {
+    id: row.id,
+    created_at: row.created_at.toISOString(),
+    kind: 'chat',
+    model: row.model,
+    provider: row.provider,
+    status: row.status,
+    thread: row.thread,
+    tags: row.tags,
+    application: row.application,
+    user: row.end_user,
+    name: row.name,
+    cache: row.cache,
+    stream: row.stream,
+    latency_ms: Math.round(row.latency_ms),
+    // A failed call is traced but not billed: it has no usage to show.
+    usage:
+      row.status < 400
+        ? {
+            prompt_tokens: row.prompt_tokens,
+            completion_tokens: row.completion_tokens,
+            total_tokens: row.prompt_tokens + row.completion_tokens,
+            cached_tokens: row.cached_tokens,
+            credits,
+          }
+        : null,
+  };
+}
+
+// Routing notes read "dropped <parameter> for <model> via <provider>: <why>" (gateway/routing.ts).
+const DROPPED = /^dropped (\S+) for (\S+) via (\S+):/;
+
+/** The parameters dropped for the candidate that answered (notes list them for every candidate). */
+function droppedParameters(row: TraceDetailRow): string[] {
+  const dropped = new Set<string>();
+  for (const note of row.notes) {
+    const match = DROPPED.exec(note);
+    if (match && match[2] === row.model && match[3] === row.provider) dropped.add(match[1]!);
+  }
+  return [...dropped];
+}
+
+export function presentTrace(row: TraceDetailRow) {
+  return {
+    ...presentTraceSummary(row),
+    trace_context: row.trace_id ? { trace_id: row.trace_id, parent_span_id: row.parent_span_id } : null,
+    // As sent to the provider, so masked when the firewall was on.
+    request: row.input,
+    // The choices as the provider returned them (masked), or the error of a failed call.
+    response: Array.isArray(row.output) ? { choices: row.output } : (row.output ?? null),
+    attempts: row.attempts.map((a) => (typeof a.latency_ms === 'number' ? { ...a, latency_ms: round1(a.latency_ms) } : a)),
+    dropped_parameters: droppedParameters(row),
+    notes: row.notes,
+    sources: row.sources,
+    firewall: row.firewall ?? null,
+    scores: row.scores,
+  };
+}

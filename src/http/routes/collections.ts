@@ -1,0 +1,37 @@
+import type { Pool } from '../../db/pool.js';
+import { notFound } from '../../errors.js';
+import { createCollection, deleteCollection, listCollections } from '../../memory/collections.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireScope } from '../middleware/auth.js';
+import { presentCollection } from '../presenters/collection.js';
+import { principalOf, type AppRouter } from '../state.js';
+import type { Validator } from '../validation.js';
+
+export function collectionRoutes(
+  router: AppRouter,
+  { pool, validator, bodyLimitBytes }: { pool: Pool; validator: Validator; bodyLimitBytes: number },
+): void {
+  router.post(
+    '/recall/collections',
+    requireScope('memory.write'),
+    jsonBody(bodyLimitBytes),
+    validator.body('CollectionCreateRequest'),
+    async (ctx) => {
+      const { name } = ctx.state.body as { name: string };
+      const collection = await createCollection(pool, principalOf(ctx), name);
+      ctx.status = 201;
+      ctx.body = { data: presentCollection(collection) };
+    },
+  );
+
+  router.get('/recall/collections', requireScope('memory.read'), async (ctx) => {
+    const collections = await listCollections(pool, principalOf(ctx).workspaceId);
+    ctx.body = { data: collections.map(presentCollection) };
+  });
+
+  router.delete('/recall/collections/:slug', requireScope('memory.write'), async (ctx) => {
+    const slug = ctx.params.slug!;
+    if (!(await deleteCollection(pool, principalOf(ctx).workspaceId, slug))) throw notFound(`no collection ${slug}`);
+    ctx.body = { deleted: true };
+  });
+}

@@ -1,0 +1,60 @@
+import type { Pool, PoolClient } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { recordAudit } from '../jobs.js';
+import type { Principal } from '../tenancy/store.js';
+import { deleteTracesOfEndUser } from '../traces/store.js';
+import { lockEndUser } from './facts.js';
+
+// The right to erasure: one call removes everything the workspace holds about one end-user:
+// their facts (with their embeddings and text-search vectors, which live in the same rows) and
+// every submission, including those still queued or being extracted. Nothing may reappear:
+// the erasure holds the end-user lock that an extraction's write step also takes, and deletes the
+// submissions that the write step re-checks under that lock (see extraction.ts).
+
+export interface Erasure {
+  userRef: string;
+  erasedAt: Date;
+  facts: number;
+  submissions: number;
+  /** Chat traces that named the end-user (`user`): masked, but still about them. */
+  traces: number;
+}
+
+type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
+
+export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string): Promise<Erasure> {
+  return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef));
+}
+
+/**
+ * The erasure inside the caller's transaction (which must commit for it to count). The audit
+ * entry is queued in the same transaction: there is no erasure without its record, nor a record
+ * of an erasure that rolled back.
+ */
+export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: string): Promise<Erasure> {
+  await lockEndUser(db, { workspaceId: actor.workspaceId, userRef });
+  const facts = await db.query('delete from facts where workspace_id = $1 and user_ref = $2', [actor.workspaceId, userRef]);
+  const submissions = await db.query('delete from fact_submissions where workspace_id = $1 and user_ref = $2', [
+    actor.workspaceId,
+    userRef,
+  ]);
+  const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
+  const erasure: Erasure = {
+    userRef,
+    erasedAt: new Date(),
+    facts: facts.rowCount ?? 0,
+    submissions: submissions.rowCount ?? 0,
+    traces,
+  };
+  await recordAudit(db, {
+    organization_id: actor.organizationId,
+    workspace_id: actor.workspaceId,
+    at: erasure.erasedAt.toISOString(),
+    actor: { key_id: actor.keyId, kind: actor.kind },
+    action: 'memory.erased',
+    // The caller's own reference for its end-user: the proof of which erasure was done.
+    target: userRef,
+    details: { facts: erasure.facts, submissions: erasure.submissions, traces: erasure.traces },
+  });
+  return erasure;
+}

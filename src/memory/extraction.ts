@@ -1,0 +1,224 @@
+import type { Pool } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { ApiError } from '../errors.js';
+import type { Catalog } from '../gateway/catalog.js';
+import { ChainFailed } from '../gateway/fallback.js';
+import type { Adapters } from '../gateway/providers/index.js';
+import { embedForMemory } from './embedder.js';
+import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
+import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
+import {
+  claimSubmission,
+  findDuplicate,
+  findSameText,
+  finishSubmission,
+  holdPendingSubmission,
+  insertFact,
+  lockEndUser,
+  nearestFacts,
+  rewriteFact,
+  deleteFactInScope,
+  type ClaimedSubmission,
+  type FactScope,
+  type NewFact,
+  type SubmissionOutcome,
+} from './facts.js';
+import { withVectorScan } from './factSearch.js';
+
+// The memory__extract_facts job: a submission becomes facts. The slow part (the model, the
+// embeddings) runs outside any transaction; then one short transaction, under the end-user lock,
+// re-checks that the submission still exists and writes. An erasure takes the same lock and
+// deletes the submission, so whichever commits second sees the other's work: an erasure after
+// the write deletes the new facts, and a write after the erasure finds no submission and stores
+// nothing. A job that was still queued finds no submission at the start.
+
+export interface ExtractionServices {
+  db: Pool;
+  catalog: Catalog;
+  adapters: Adapters;
+  signal: AbortSignal;
+}
+
+type Operation =
+  | { kind: 'add'; fact: NewFact }
+  | { kind: 'update'; id: string; fact: NewFact }
+  | { kind: 'delete'; id: string };
+
+interface WritePlan {
+  extractor: string;
+  /** Facts the extractor found in the submission (before reconciliation). */
+  found: number;
+  operations: Operation[];
+}
+
+export type ExtractionResult = { status: 'gone' } | SubmissionOutcome;
+
+/** Existing facts shown to the model per new fact, as mem0 does (its search limit for updates). */
+const SIMILAR_PER_FACT = 5;
+
+function scopeOf(submission: ClaimedSubmission): FactScope {
+  return { workspaceId: submission.workspace_id, userRef: submission.user_ref };
+}
+
+/**
+ * Extracts and stores the facts of one submission. `attempt`/`maxAttempts` are the job's: a
+ * failure that another attempt could cure is thrown (graphile-worker retries with backoff), except
+ * on the last attempt, where it is recorded on the submission like a failure no retry can cure.
+ */
+export async function extractSubmission(
+  services: ExtractionServices,
+  submissionId: string,
+  { attempt, maxAttempts }: { attempt: number; maxAttempts: number },
+): Promise<ExtractionResult> {
+  const submission = await claimSubmission(services.db, submissionId);
+  if (!submission) return { status: 'gone' };
+  const extractor = submission.settings.extractionModel ?? 'rules';
+  try {
+    const plan = submission.settings.extractionModel
+      ? await planWithModel(services, submission, submission.settings.extractionModel)
+      : await planWithRules(services, submission);
+    return await store(services.db, submission, plan);
+  } catch (err) {
+    const permanent = permanentFailure(err);
+    if (!permanent && attempt < maxAttempts) throw err;
+    const outcome: SubmissionOutcome = {
+      status: 'failed',
+      extractor,
+      found: 0,
+      added: 0,
+      updated: 0,
+      deleted: 0,
+      error: permanent ?? `gave up after ${attempt} attempts: ${(err as Error).message}`,
+    };
+    await finishSubmission(services.db, submission.id, outcome);
+    return outcome;
+  }
+}
+
+/** Why no retry can help (the model is not allowed or refused the request), or undefined. */
+function permanentFailure(err: unknown): string | undefined {
+  // 503: every provider unavailable, try later. 499: the worker is stopping. 400: the provider
+  // rejected the request as invalid, which a retry repeats.
+  if (err instanceof ChainFailed) return err.apiError.status === 400 ? err.apiError.message : undefined;
+  // From the routing plan: an unknown model, one the workspace policy forbids, or the egress guard.
+  if (err instanceof ApiError) return `extraction model: ${err.message}`;
+  return undefined;
+}
+
+async function planWithRules(services: ExtractionServices, submission: ClaimedSubmission): Promise<WritePlan> {
+  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
+  const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
+  if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
+  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, statements, services.signal);
+  const tsConfig = TS_CONFIG_OF[language];
+  return {
+    extractor: 'rules',
+    found: statements.length,
+    operations: statements.map((content, i) => ({ kind: 'add', fact: { content, model: model.id, embedding: vectors[i]!, tsConfig } })),
+  };
+}
+
+async function planWithModel(services: ExtractionServices, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
+  const extraction: ExtractionModel = {
+    catalog: services.catalog,
+    adapters: services.adapters,
+    modelId,
+    // Read from the organization when the job started: the guard fails closed on a withdrawal.
+    nonEuAccepted: submission.non_eu_accepted,
+    settings: submission.settings,
+    signal: services.signal,
+  };
+  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
+  const candidates = await extractWithModel(extraction, submission.content, submission.user_ref !== null);
+  if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [] };
+
+  const embedded = await embedForMemory(services.catalog, services.adapters, candidates, services.signal);
+  const memoryModel = embedded.model.id;
+  const scope = scopeOf(submission);
+  const existing = await withVectorScan(services.db, SIMILAR_PER_FACT, (db) =>
+    nearestFacts(db, scope, memoryModel, embedded.vectors, SIMILAR_PER_FACT),
+  );
+  // Nothing held yet: every fact is new, and a second question to the model would be wasted.
+  const decisions: Decision[] =
+    existing.length === 0
+      ? candidates.map((text) => ({ event: 'ADD', id: null, text }))
+      : await reconcileWithModel(extraction, existing, candidates);
+
+  // Texts the model rewrote (an UPDATE merges two facts) need their own embeddings.
+  const vectorOf = new Map(candidates.map((text, i) => [text, embedded.vectors[i]!]));
+  const rewritten = [...new Set(decisions.filter((d) => (d.event === 'ADD' || d.event === 'UPDATE') && !vectorOf.has(d.text)).map((d) => d.text))];
+  if (rewritten.length > 0) {
+    const more = await embedForMemory(services.catalog, services.adapters, rewritten, services.signal);
+    rewritten.forEach((text, i) => vectorOf.set(text, more.vectors[i]!));
+  }
+  const factOf = (text: string): NewFact => ({ content: text, model: memoryModel, embedding: vectorOf.get(text)!, tsConfig: tsConfigFor(text, language) });
+
+  const operations = decisions.flatMap((d): Operation[] => {
+    switch (d.event) {
+      case 'ADD':
+        return [{ kind: 'add', fact: factOf(d.text) }];
+      case 'UPDATE':
+        return [{ kind: 'update', id: d.id!, fact: factOf(d.text) }];
+      case 'DELETE':
+        return [{ kind: 'delete', id: d.id! }];
+      case 'NONE':
+        return [];
+    }
+  });
+  return { extractor: modelId, found: candidates.length, operations };
+}
+
+/** The write step: one transaction under the end-user lock; nothing at all once erased. */
+async function store(pool: Pool, submission: ClaimedSubmission, plan: WritePlan): Promise<ExtractionResult> {
+  const scope = scopeOf(submission);
+  const owner = { organizationId: submission.organization_id, ...scope };
+  return withTransaction(pool, async (db) => {
+    await lockEndUser(db, scope);
+    if (!(await holdPendingSubmission(db, submission.id))) return { status: 'gone' } as const;
+    // Duplicate checks look for the nearest neighbours among this end-user's facts only.
+    await db.query(`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+    let added = 0;
+    let updated = 0;
+    let deleted = 0;
+    const addOrMerge = async (fact: NewFact) => {
+      const duplicate = await findDuplicate(db, scope, fact);
+      if (duplicate && (await rewriteFact(db, scope, duplicate.id, fact, submission.id))) updated += 1;
+      else {
+        await insertFact(db, owner, fact, submission.id);
+        added += 1;
+      }
+    };
+    // In order: a later operation sees what an earlier one wrote, so two restatements of one
+    // fact in the same submission become one fact.
+    for (const op of plan.operations) {
+      if (op.kind === 'add') {
+        await addOrMerge(op.fact);
+      } else if (op.kind === 'update') {
+        const sameText = await findSameText(db, scope, op.fact.content);
+        if (sameText && sameText !== op.id) {
+          // The update says what another fact already says: keep that one, drop the old.
+          await rewriteFact(db, scope, sameText, op.fact, submission.id);
+          if (await deleteFactInScope(db, scope, op.id)) deleted += 1;
+          updated += 1;
+        } else if (await rewriteFact(db, scope, op.id, op.fact, submission.id)) {
+          updated += 1;
+        } else {
+          // Forgotten meanwhile (DELETE /memory/facts/{id}): what the submission said is still new.
+          await addOrMerge(op.fact);
+        }
+      } else if (await deleteFactInScope(db, scope, op.id)) {
+        deleted += 1;
+      }
+    }
+    const outcome: SubmissionOutcome = {
+      status: plan.found === 0 ? 'empty' : 'done',
+      extractor: plan.extractor,
+      found: plan.found,
+      added,
+      updated,
+      deleted,
+    };
+    await finishSubmission(db, submission.id, outcome);
+    return outcome;
+  });
+}

@@ -1,0 +1,408 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import type { Catalog } from '../gateway/catalog.js';
+import type { Adapters } from '../gateway/providers/index.js';
+import { addJob } from '../jobs.js';
+import type { Principal, WorkspaceSettings } from '../tenancy/store.js';
+import { embedForMemory } from './embedder.js';
+import { fuseFactHits, searchFacts } from './factSearch.js';
+
+// SQL for facts and their submissions, and the services the routes call. Whose facts a query
+// touches is always a scope: the workspace plus one end-user (user_ref), or the workspace's
+// shared knowledge (user_ref null).
+
+export interface FactScope {
+  workspaceId: string;
+  /** null: the workspace's shared knowledge. */
+  userRef: string | null;
+}
+
+export interface FactRow {
+  id: string;
+  user_ref: string | null;
+  content: string;
+  created_at: Date;
+  updated_at: Date;
+  /** Relevance, when searched. */
+  score?: number;
+}
+
+/** Attempts of one extraction job: the model may be down for a while, but not forever. */
+export const EXTRACTION_MAX_ATTEMPTS = 8;
+/** A listing has no pagination in the contract; this bounds one answer. */
+export const LIST_LIMIT = 1000;
+/** Results of a search with `q`. */
+export const SEARCH_LIMIT = 20;
+
+// Cosine similarity of memory embeddings at or above which a new fact is the same statement as an
+// existing one, so it updates that fact (newest wording wins) instead of being added again.
+// local/embed-1024 is lexical: on pairs measured for this threshold, restatements of one fact
+// (punctuation, contractions, "now" added, "with my wife" → "with my wife and kids", a negation or
+// a corrected number) scored 0.86–1.0, while different facts sharing most words (mother/father
+// lives in Ghent 0.76, son plays football/tennis 0.70, Amsterdam/Rotterdam 0.66) stayed ≤ 0.76.
+// A wrong merge loses a fact and a missed one only leaves a duplicate, so the threshold sits
+// above the gap's middle. Spelling variants (favourite/favorite 0.80) are the price.
+// Semantic models such as mistral-embed score even unrelated texts far above 0, and there was no
+// key to measure mistral-embed here: 0.95 (also for any other model) keeps to near-verbatim
+// restatements until someone measures. Equal normalised text always merges, whatever the model. test/memory/facts.dedup.test.ts pins the local pairs.
+const DUPLICATE_SIMILARITY: Record<string, number> = {
+  'local/embed-1024': 0.85,
+  'mistral/mistral-embed': 0.95,
+};
+const DEFAULT_DUPLICATE_SIMILARITY = 0.95;
+
+// Below this cosine, a vector hit of a search with `q` is noise, not a weak match: for the lexical
+// local model, texts without a shared word score 0 ± 0.05. Other models: no floor known, so none.
+const RELATED_SIMILARITY: Record<string, number> = { 'local/embed-1024': 0.1 };
+
+export function duplicateThreshold(model: string): number {
+  return DUPLICATE_SIMILARITY[model] ?? DEFAULT_DUPLICATE_SIMILARITY;
+}
+
+/** Case, accents, punctuation and spacing folded: two texts equal here say the same thing. */
+export function normalizeFact(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export function contentHash(text: string): Buffer {
+  return createHash('sha256').update(normalizeFact(text)).digest();
+}
+
+// `user_ref = $n` never matches null, so the shared scope has its own condition. Pushes the
+// parameter it needs onto `params`.
+function scopeSql(scope: FactScope, params: unknown[], alias = ''): string {
+  return scope.userRef === null ? `${alias}user_ref is null` : `${alias}user_ref = $${params.push(scope.userRef)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// ---------------------------------------------------------------------------------------------
+// The end-user lock: the erasure and the write step of an extraction take it, so one of them
+// always runs entirely after the other (see src/memory/erasure.ts).
+// ---------------------------------------------------------------------------------------------
+
+/** Any constant works; it namespaces these advisory locks from the others in the database. */
+const END_USER_LOCK_CLASS = 72_011_005;
+
+/** Transaction-level: released by commit or rollback, never leaked by a crashed process. */
+export async function lockEndUser(db: PoolClient, scope: FactScope): Promise<void> {
+  await db.query('select pg_advisory_xact_lock($1, hashtext($2))', [
+    END_USER_LOCK_CLASS,
+    `${scope.workspaceId}:${scope.userRef ?? ''}`,
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Submissions
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Records the submission and enqueues its extraction in one transaction: either both exist or
+ * neither. The job carries only the submission's id, so the text lives in one row that an
+ * erasure can delete, never in the queue.
+ */
+export async function submitFact(pool: Pool, principal: Principal, input: { content: string; user_ref?: string }): Promise<string> {
+  return withTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ id: string }>(
+      `insert into fact_submissions (organization_id, workspace_id, user_ref, content)
+       values ($1, $2, $3, $4)
+       returning id`,
+      [principal.organizationId, principal.workspaceId, input.user_ref ?? null, input.content],
+    );
+    const id = rows[0]!.id;
+    await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS });
+    return id;
+  });
+}
+
+export interface ClaimedSubmission {
+  id: string;
+  organization_id: string;
+  workspace_id: string;
+  user_ref: string | null;
+  content: string;
+  non_eu_accepted: boolean;
+  settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels' | 'extractionModel' | 'firewallLanguage'>;
+}
+
+/**
+ * Marks a pending submission as processing and returns it with what extraction needs to know about
+ * its workspace (the extraction model, the routing policy) and organization (the non-EU
+ * acceptance, read now rather than at submission: a withdrawal applies to queued work). Undefined
+ * when it is gone (erased) or already finished (a retried job).
+ */
+export async function claimSubmission(db: Queryable, id: string): Promise<ClaimedSubmission | undefined> {
+  const { rows } = await db.query<{
+    id: string;
+    organization_id: string;
+    workspace_id: string;
+    user_ref: string | null;
+    content: string;
+    non_eu_accepted: boolean;
+    allowed_providers: string[] | null;
+    allowed_models: string[] | null;
+    extraction_model: string | null;
+    firewall_language: WorkspaceSettings['firewallLanguage'] | null;
+  }>(
+    `with claimed as (
+       update fact_submissions set status = 'processing'
+        where id = $1 and status in ('queued', 'processing') and content is not null
+       returning id, organization_id, workspace_id, user_ref, content
+     )
+     select c.id, c.organization_id, c.workspace_id, c.user_ref, c.content,
+            o.non_eu_accepted_at is not null as non_eu_accepted,
+            s.allowed_providers, s.allowed_models, s.extraction_model, s.firewall_language
+       from claimed c
+       join organizations o on o.id = c.organization_id
+       left join workspace_settings s on s.workspace_id = c.workspace_id`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    workspace_id: row.workspace_id,
+    user_ref: row.user_ref,
+    content: row.content,
+    non_eu_accepted: row.non_eu_accepted,
+    settings: {
+      allowedProviders: row.allowed_providers,
+      allowedModels: row.allowed_models,
+      extractionModel: row.extraction_model,
+      firewallLanguage: row.firewall_language ?? 'auto',
+    },
+  };
+}
+
+/**
+ * Under the end-user lock: whether the submission is still waiting for its facts, locking its
+ * row. False means an erasure (or a finished duplicate run) got there first: store nothing.
+ */
+export async function holdPendingSubmission(db: PoolClient, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `select 1 from fact_submissions where id = $1 and status in ('queued', 'processing') for update`,
+    [id],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export interface SubmissionOutcome {
+  status: 'done' | 'empty' | 'failed';
+  extractor: string;
+  found: number;
+  added: number;
+  updated: number;
+  deleted: number;
+  error?: string;
+}
+
+/** Records how extraction ended and drops the submitted text, which has served its purpose. */
+export async function finishSubmission(db: Queryable, id: string, outcome: SubmissionOutcome): Promise<void> {
+  await db.query(
+    `update fact_submissions
+        set status = $2, extractor = $3, facts_found = $4, facts_added = $5, facts_updated = $6,
+            facts_deleted = $7, error = $8, content = null, completed_at = now()
+      where id = $1`,
+    [id, outcome.status, outcome.extractor, outcome.found, outcome.added, outcome.updated, outcome.deleted, outcome.error ?? null],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Facts
+// ---------------------------------------------------------------------------------------------
+
+export interface NewFact {
+  content: string;
+  model: string;
+  embedding: number[];
+  tsConfig: string;
+}
+
+const vectorText = (embedding: number[]) => JSON.stringify(embedding);
+
+/**
+ * The fact that `fact` restates: one with equal normalised text, else the nearest at or above the
+ * model's duplicate threshold. Runs in the write transaction, after hnsw.iterative_scan was set,
+ * so a filter on one end-user still finds neighbours among many other users' facts.
+ */
+export async function findDuplicate(db: PoolClient, scope: FactScope, fact: NewFact): Promise<{ id: string } | undefined> {
+  const params: unknown[] = [scope.workspaceId, contentHash(fact.content), vectorText(fact.embedding), fact.model, duplicateThreshold(fact.model)];
+  const owner = scopeSql(scope, params);
+  const { rows } = await db.query<{ id: string }>(
+    `with same_text as (
+       select id from facts where workspace_id = $1 and ${owner} and content_hash = $2
+     ), nearest as materialized (
+       select id, embedding <=> $3::vector as distance
+         from facts
+        where workspace_id = $1 and ${owner} and model = $4
+        order by embedding <=> $3::vector
+        limit 5
+     )
+     select id from same_text
+     union all
+     (select id from nearest where 1 - distance >= $5 order by distance, id limit 1)
+     limit 1`,
+    params,
+  );
+  return rows[0];
+}
+
+/** The id of the scope's fact whose normalised text equals `content`'s, if any. */
+export async function findSameText(db: Queryable, scope: FactScope, content: string): Promise<string | undefined> {
+  const params: unknown[] = [scope.workspaceId, contentHash(content)];
+  const { rows } = await db.query<{ id: string }>(
+    `select id from facts where workspace_id = $1 and ${scopeSql(scope, params)} and content_hash = $2`,
+    params,
+  );
+  return rows[0]?.id;
+}
+
+export async function insertFact(
+  db: Queryable,
+  owner: { organizationId: string } & FactScope,
+  fact: NewFact,
+  submissionId: string,
+): Promise<void> {
+  await db.query(
+    `insert into facts (organization_id, workspace_id, user_ref, content, content_hash, model, embedding, ts_config, submission_id)
+     values ($1, $2, $3, $4, $5, $6, $7::vector, $8::regconfig, $9)`,
+    [
+      owner.organizationId,
+      owner.workspaceId,
+      owner.userRef,
+      fact.content,
+      contentHash(fact.content),
+      fact.model,
+      vectorText(fact.embedding),
+      fact.tsConfig,
+      submissionId,
+    ],
+  );
+}
+
+/** Rewrites a fact of the scope with new content; false when it no longer exists. */
+export async function rewriteFact(db: Queryable, scope: FactScope, id: string, fact: NewFact, submissionId: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const params: unknown[] = [
+    scope.workspaceId,
+    id,
+    fact.content,
+    contentHash(fact.content),
+    fact.model,
+    vectorText(fact.embedding),
+    fact.tsConfig,
+    submissionId,
+  ];
+  const { rowCount } = await db.query(
+    `update facts
+        set content = $3, content_hash = $4, model = $5, embedding = $6::vector, ts_config = $7::regconfig,
+            submission_id = $8, updated_at = now()
+      where workspace_id = $1 and id = $2 and ${scopeSql(scope, params)}`,
+    params,
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Deletes one fact of the scope (an extraction's DELETE); false when it was already gone. */
+export async function deleteFactInScope(db: Queryable, scope: FactScope, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const params: unknown[] = [scope.workspaceId, id];
+  const { rowCount } = await db.query(`delete from facts where workspace_id = $1 and id = $2 and ${scopeSql(scope, params)}`, params);
+  return (rowCount ?? 0) > 0;
+}
+
+/** DELETE /memory/facts/{id}: any fact of the workspace; false for an unknown id or another workspace's. */
+export async function forgetFact(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const { rowCount } = await db.query('delete from facts where workspace_id = $1 and id = $2', [workspaceId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** The scope's facts, newest first. */
+export async function listFacts(db: Queryable, scope: FactScope, limit = LIST_LIMIT): Promise<FactRow[]> {
+  const params: unknown[] = [scope.workspaceId, limit];
+  const { rows } = await db.query<FactRow>(
+    `select id, user_ref, content, created_at, updated_at
+       from facts
+      where workspace_id = $1 and ${scopeSql(scope, params)}
+      order by created_at desc, id desc
+      limit $2`,
+    params,
+  );
+  return rows;
+}
+
+/**
+ * For reconciliation by a model: the existing facts of the scope nearest to each embedding (up to
+ * `perEmbedding` each, without repeats).
+ */
+export async function nearestFacts(
+  db: Queryable,
+  scope: FactScope,
+  model: string,
+  embeddings: number[][],
+  perEmbedding: number,
+): Promise<{ id: string; content: string }[]> {
+  if (embeddings.length === 0) return [];
+  const params: unknown[] = [scope.workspaceId, embeddings.map(vectorText), model, perEmbedding];
+  const { rows } = await db.query<{ id: string; content: string }>(
+    `select distinct on (n.id) n.id, n.content
+       from unnest($2::text[]) as q(embedding)
+       cross join lateral (
+         select f.id, f.content from facts f
+          where f.workspace_id = $1 and ${scopeSql(scope, params, 'f.')} and f.model = $3
+          order by f.embedding <=> q.embedding::vector
+          limit $4
+       ) n
+      order by n.id`,
+    params,
+  );
+  return rows;
+}
+
+/**
+ * GET /recall/facts: the scope's facts newest first, or with `q` the most relevant ones (the
+ * vector and the full-text rankings fused).
+ */
+export async function findFacts(
+  services: { pool: Pool; catalog: Catalog; adapters: Adapters },
+  principal: Principal,
+  query: { user_ref?: string; q?: string },
+): Promise<FactRow[]> {
+  const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
+  if (query.q === undefined) return listFacts(services.pool, scope);
+  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [query.q]);
+  const rankings = await searchFacts(services.pool, {
+    workspaceId: scope.workspaceId,
+    userRef: scope.userRef,
+    // Without user_ref the caller asked for the shared facts; with it, for that end-user's only.
+    includeShared: scope.userRef === null,
+    model: model.id,
+    embedding: vectors[0]!,
+    query: query.q,
+    limit: SEARCH_LIMIT,
+  });
+  const floor = RELATED_SIMILARITY[model.id] ?? -1;
+  const fused = fuseFactHits({ byVector: rankings.byVector.filter((h) => h.score >= floor), byText: rankings.byText }).slice(
+    0,
+    SEARCH_LIMIT,
+  );
+  if (fused.length === 0) return [];
+  const { rows } = await services.pool.query<FactRow>(
+    `select id, user_ref, content, created_at, updated_at from facts where workspace_id = $1 and id = any($2::uuid[])`,
+    [scope.workspaceId, fused.map((h) => h.id)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // A fact deleted between the search and this read is left out.
+  return fused.flatMap((hit) => {
+    const row = byId.get(hit.id);
+    return row ? [{ ...row, score: hit.score }] : [];
+  });
+}

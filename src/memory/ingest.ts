@@ -1,0 +1,156 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pool } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
+import type { Adapters } from '../gateway/providers/index.js';
+import { countTokens } from '../gateway/tokens.js';
+import type { Logger } from '../logger.js';
+import { creditsFor } from '../metering/credits.js';
+import { insertUsage } from '../metering/usageStore.js';
+import { chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunker.js';
+import { replaceChunks, type ChunkToStore } from './chunks.js';
+import { claimDocument, lockDocument, markReady, markUnfinished } from './documents.js';
+import { embedForMemory, memoryEmbeddingModel } from './embedder.js';
+import { textSearchConfig } from './textSearch.js';
+
+// The ingest pipeline run by tasks/memory__ingest_document.ts:
+// processing → chunk → embed in batches → one transaction (chunks, ready, usage row) → ready.
+
+/** A failure that a retry cannot fix: the document is marked failed at once. */
+export class PermanentIngestError extends Error {
+  override name = 'PermanentIngestError';
+}
+
+/** Texts per embedding call: bounds the memory of one call and the work lost to a failure. */
+export const EMBED_BATCH = 64;
+const MAX_ERROR_LENGTH = 300;
+
+/** Chunk size for a model: about 512 tokens, never more than the model takes in one input. */
+export function chunkTokensFor(model: EmbeddingModel): number {
+  return model.maxInputTokens > 0 ? Math.min(DEFAULT_CHUNK_TOKENS, model.maxInputTokens) : DEFAULT_CHUNK_TOKENS;
+}
+
+export interface IngestServices {
+  db: Pool;
+  catalog: Catalog;
+  adapters: Adapters;
+  log: Logger;
+}
+
+export interface IngestJob {
+  documentId: string;
+  workspaceId: string;
+  /** This run's attempt (1-based) and the job's last one. */
+  attempt: number;
+  maxAttempts: number;
+  /** Test hook: wait this long once the document is processing (see the task). */
+  delayMs?: number;
+}
+
+/**
+ * Ingests one document. A failure marks the document failed (with a short reason) when it is
+ * permanent or this was the last attempt; otherwise the document goes back to queued and the
+ * error is rethrown for graphile-worker to retry with backoff.
+ */
+export async function ingestDocument(services: IngestServices, job: IngestJob): Promise<void> {
+  const { db, catalog, adapters, log } = services;
+  const document = await claimDocument(db, job.workspaceId, job.documentId);
+  if (!document) {
+    log.info({ document_id: job.documentId }, 'document deleted or already ready; nothing to ingest');
+    return;
+  }
+  // Where the time goes, in the log line of each document (an operator's first question when
+  // ingest is slow).
+  const timings = { chunk: 0, embed: 0, store: 0 };
+  let mark = performance.now();
+  const lap = (phase: keyof typeof timings) => {
+    const at = performance.now();
+    timings[phase] = Math.round((at - mark) * 10) / 10;
+    mark = at;
+  };
+  try {
+    if (job.delayMs) await sleep(job.delayMs);
+    mark = performance.now();
+    let model: EmbeddingModel;
+    try {
+      model = memoryEmbeddingModel(catalog);
+    } catch (err) {
+      throw new PermanentIngestError((err as Error).message);
+    }
+    const tsConfig = textSearchConfig(document.text);
+    const chunks = chunkText(document.text, { maxTokens: chunkTokensFor(model), overlapTokens: DEFAULT_OVERLAP_TOKENS });
+    if (chunks.length === 0) throw new PermanentIngestError('the document has no text to index');
+    lap('chunk');
+
+    const stored: ChunkToStore[] = [];
+    let embeddedTokens = 0;
+    for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+      const batch = chunks.slice(i, i + EMBED_BATCH);
+      const embedded = await embedForMemory(
+        catalog,
+        adapters,
+        batch.map((c) => c.text),
+      );
+      embeddedTokens += embedded.tokens;
+      batch.forEach((chunk, j) => stored.push({ text: chunk.text, tokens: chunk.tokens, embedding: embedded.vectors[j]! }));
+    }
+    lap('embed');
+    const tokenCount = countTokens(document.text);
+    const credits = creditsFor(model.pricing, { prompt: embeddedTokens, completion: 0 }, {
+      services: chunks.length * catalog.services.ingestPerChunk,
+    });
+
+    const written = await withTransaction(db, async (client) => {
+      if (!(await lockDocument(client, job.workspaceId, document.id))) return false;
+      await replaceChunks(
+        client,
+        {
+          organizationId: document.organization_id,
+          workspaceId: document.workspace_id,
+          collectionId: document.collection_id,
+          documentId: document.id,
+        },
+        stored,
+        { model: model.id, tsConfig },
+      );
+      await markReady(client, document.id, { chunkCount: stored.length, tokenCount, tsConfig });
+      // Billed in the same transaction as the chunks: unique per request id, so a rerun of a
+      // job whose commit succeeded (but whose completion was lost) cannot bill twice.
+      await insertUsage(client, [
+        {
+          organization_id: document.organization_id,
+          workspace_id: document.workspace_id,
+          request_id: `ingest:${document.id}`,
+          kind: 'ingest',
+          model: model.id,
+          provider: null,
+          prompt_tokens: embeddedTokens,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          credits,
+          created_at: new Date().toISOString(),
+        },
+      ]);
+      return true;
+    });
+    lap('store');
+    if (written) log.info({ document_id: document.id, chunks: stored.length, tokens: tokenCount, ms: timings }, 'document ready');
+    else log.info({ document_id: document.id }, 'document deleted during ingest; nothing stored');
+  } catch (err) {
+    const reason = shortReason(err);
+    const final = err instanceof PermanentIngestError || job.attempt >= job.maxAttempts;
+    if (final) {
+      await markUnfinished(db, job.workspaceId, document.id, { status: 'failed', error: reason });
+      log.warn({ document_id: document.id, err }, 'document ingest failed');
+      return;
+    }
+    await markUnfinished(db, job.workspaceId, document.id, { status: 'queued' });
+    throw err;
+  }
+}
+
+/** The caller reads this in the document's `error`: one line, no stack, bounded. */
+function shortReason(err: unknown): string {
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() || 'ingest failed';
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
+}

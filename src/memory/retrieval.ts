@@ -1,0 +1,153 @@
+import type { Pool } from '../db/pool.js';
+import type { Catalog } from '../gateway/catalog.js';
+import type { Adapters } from '../gateway/providers/index.js';
+import { countTokens } from '../gateway/tokens.js';
+import { embedForMemory } from './embedder.js';
+import { searchFacts } from './factSearch.js';
+import { resolveCollectionSlugs, searchChunks } from './search.js';
+
+// Retrieval at chat time: the facts of the end-user, the workspace's shared facts and chunks of
+// its collections (or, narrowed by `collection`, the end-user's facts and those collections'
+// chunks), each ranked twice (by embedding and by full text) and fused by reciprocal rank.
+
+export interface Source {
+  type: 'fact' | 'chunk';
+  id: string;
+  score: number;
+  text: string;
+  document_id?: string;
+  title?: string;
+  collection?: string;
+}
+
+export interface Retrieval {
+  sources: Source[];
+  /** The system message that carries the passages to the model, or null when none was found. */
+  message: string | null;
+  /** Whether a search ran (the fee is charged only then). */
+  searched: boolean;
+}
+
+export interface RetrievalRequest {
+  workspaceId: string;
+  userRef: string | null;
+  /** The chat's `collection`: narrows to those collections (unknown slug → 422). */
+  collection: string | string[] | undefined;
+  query: string;
+}
+
+// k of reciprocal rank fusion: 60 is the value of the original paper, and ranks beyond the first
+// few then differ little, so neither ranking dominates.
+const RRF_K = 60;
+const CANDIDATES = 20;
+const MAX_PASSAGES = 8;
+const TOKEN_BUDGET = 1500;
+
+interface Ranked {
+  source: Omit<Source, 'score'>;
+  score: number;
+}
+
+function fuse(lists: { key: (hit: never) => string; hits: unknown[]; toSource: (hit: never) => Omit<Source, 'score'> }[]): Ranked[] {
+  const fused = new Map<string, Ranked>();
+  for (const list of lists) {
+    list.hits.forEach((hit, rank) => {
+      const key = list.key(hit as never);
+      const entry = fused.get(key) ?? { source: list.toSource(hit as never), score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(key, entry);
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Whether the workspace holds anything to retrieve for this end-user. Cached briefly per
+ * workspace so a workspace without memory pays no search (and no fee) on every chat call.
+ */
+export class MemoryPresence {
+  private readonly cache = new Map<string, { present: boolean; until: number }>();
+
+  constructor(private readonly pool: Pool) {}
+
+  async has(workspaceId: string, userRef: string | null): Promise<boolean> {
+    const key = `${workspaceId}\0${userRef ?? ''}`;
+    const cached = this.cache.get(key);
+    if (cached && cached.until > Date.now()) return cached.present;
+    const { rows } = await this.pool.query<{ present: boolean }>(
+      `select exists (select 1 from chunks where workspace_id = $1)
+           or exists (select 1 from facts where workspace_id = $1 and (user_ref is null or user_ref = $2)) as present`,
+      [workspaceId, userRef],
+    );
+    const present = rows[0]?.present === true;
+    // Absence is re-checked soon, so new memory is used within seconds; presence rarely ends.
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { present, until: Date.now() + (present ? 60_000 : 2_000) });
+    return present;
+  }
+}
+
+export async function retrieve(
+  deps: { pool: Pool; catalog: Catalog; adapters: Adapters; presence: MemoryPresence },
+  request: RetrievalRequest,
+  signal: AbortSignal,
+): Promise<Retrieval> {
+  const narrowed = request.collection !== undefined;
+  const collectionIds = narrowed
+    ? await resolveCollectionSlugs(deps.pool, request.workspaceId, request.collection!, 'collection')
+    : null;
+  const none: Retrieval = { sources: [], message: null, searched: false };
+  if (request.query.trim() === '' || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
+
+  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [request.query], signal);
+  const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query: request.query, limit: CANDIDATES };
+  const [chunks, facts] = await Promise.all([
+    collectionIds !== null && collectionIds.length === 0 ? { byVector: [], byText: [] } : searchChunks(deps.pool, { ...search, collectionIds }),
+    request.userRef !== null || !narrowed
+      ? searchFacts(deps.pool, { ...search, userRef: request.userRef, includeShared: !narrowed })
+      : { byVector: [], byText: [] },
+  ]);
+  type ChunkHit = (typeof chunks.byVector)[number];
+  type FactHit = (typeof facts.byVector)[number];
+  const chunkList = (hits: ChunkHit[]) => ({
+    hits,
+    key: (hit: ChunkHit) => `chunk:${hit.id}`,
+    toSource: (hit: ChunkHit): Omit<Source, 'score'> => ({
+      type: 'chunk',
+      id: hit.id,
+      text: hit.text,
+      document_id: hit.documentId,
+      title: hit.title,
+      collection: hit.collection,
+    }),
+  });
+  const factList = (hits: FactHit[]) => ({
+    hits,
+    key: (hit: FactHit) => `fact:${hit.id}`,
+    toSource: (hit: FactHit): Omit<Source, 'score'> => ({ type: 'fact', id: hit.id, text: hit.content }),
+  });
+  const ranked = fuse([chunkList(chunks.byVector), chunkList(chunks.byText), factList(facts.byVector), factList(facts.byText)]);
+
+  const sources: Source[] = [];
+  let tokens = 0;
+  for (const { source, score } of ranked) {
+    if (sources.length >= MAX_PASSAGES) break;
+    const cost = countTokens(source.text);
+    if (tokens + cost > TOKEN_BUDGET) continue;
+    tokens += cost;
+    sources.push({ ...source, score: Math.round(score * 1e6) / 1e6 });
+  }
+  return { sources, message: sources.length > 0 ? knowledgeMessage(sources) : null, searched: true };
+}
+
+function knowledgeMessage(sources: Source[]): string {
+  const lines = sources.map((source, index) => {
+    const origin =
+      source.type === 'fact' ? 'remembered fact' : `document "${source.title}" in collection ${source.collection}`;
+    return `[${index + 1}] (${origin}) ${source.text}`;
+  });
+  return [
+    'Knowledge retrieved for this conversation. Use it when it helps to answer, and say so when it does not cover the question.',
+    ...lines,
+  ].join('\n');
+}

@@ -1,0 +1,341 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { createCollection, ingest, prose, settled } from '../memory/documentsFixture.js';
+import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched } from './browser.js';
+
+// The console in real headless Chromium, against a real app and worker on loopback, with data
+// made through the public APIs the way Noor's app, Joost and Sofie would make it.
+
+const EMAIL = 'jan.jansen@voorbeeld.nl';
+
+describe('the console in a browser', function () {
+  this.timeout(60_000);
+
+  let gw: GatewayFixture;
+  let browser: Browser;
+  let desktop: Watched;
+  let page: Page;
+  let base: string;
+
+  const v1 = (path: string, options: Parameters<typeof api>[2] = {}) => api(gw.app.baseUrl, `/v1${path}`, { key: gw.key, ...options });
+
+  async function signIn(p: Page, key: string): Promise<void> {
+    await p.goto(`${base}/console`);
+    await p.getByLabel('API key').fill(key);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.locator('body:not(.signed-out)').waitFor();
+  }
+
+  /** Goes to a console page by its hash and waits for its heading. */
+  async function visit(p: Page, hash: string, heading: string | RegExp): Promise<void> {
+    await p.evaluate((h) => (location.hash = h), hash);
+    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  before(async function () {
+    this.timeout(60_000);
+    [gw, browser] = await Promise.all([startGatewayFixture(), launchChromium()]);
+    await gw.app.startWorker();
+    base = gw.app.baseUrl;
+
+    // Noor's assistant and a back-office tool call the gateway; the last Helpdesk call carries personal data.
+    const chats: [Record<string, unknown>, Record<string, string>][] = [
+      [{ model: 'local/echo', thread: 'conv-1', user: 'cust-42', tags: ['billing'], messages: [{ role: 'user', content: 'Wat is mijn eigen risico?' }] }, { 'x-application-name': 'Helpdesk' }],
+      [{ model: 'local/echo', thread: 'conv-2', messages: [{ role: 'user', content: 'Exporteer de polissen van vandaag' }] }, { 'x-application-name': 'Backoffice' }],
+      [{ model: 'test/chat-a', messages: [{ role: 'user', content: 'Vat de voorwaarden samen' }] }, {}],
+      [
+        {
+          model: 'local/echo',
+          thread: 'conv-1',
+          user: 'cust-42',
+          tags: ['billing', 'vip'],
+          messages: [{ role: 'user', content: `Stuur de polis naar ${EMAIL} alstublieft, <script>alert(1)</script>` }],
+        },
+        { 'x-application-name': 'Helpdesk' },
+      ],
+    ];
+    for (const [body, headers] of chats) {
+      const response = await postChat(gw, body, headers);
+      expect(response.status, await response.clone().text()).to.equal(200);
+    }
+    expect((await v1('/embeddings', { method: 'POST', body: { model: 'local/embed-1024', input: ['polisvoorwaarden', 'eigen risico'] } })).status).to.equal(200);
+    const collection = await createCollection(gw.app, gw.key, 'Polissen');
+    const document = await ingest(gw.app, gw.key, { title: 'Voorwaarden inboedel 2025', text: prose(3000), collection });
+    expect((await settled(gw.app, gw.key, document)).status).to.equal('ready');
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'cust-42', content: 'I live in Delft. I am a teacher.' } })).status).to.equal(202);
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'cust-7', content: 'I have a dog.' } })).status).to.equal(202);
+
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=cust-42')).body.data.length >= 2 ? true : undefined), { what: 'the facts of cust-42' });
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=cust-7')).body.data.length >= 1 ? true : undefined), { what: 'the facts of cust-7' });
+    await waitFor(async () => ((await v1('/traces?limit=100')).body.data.length >= 4 ? true : undefined), { what: 'four traces' });
+    await waitFor(
+      async () => {
+        const kinds = (await v1('/usage?group_by=kind')).body.data.map((row: { key: string }) => row.key);
+        return ['chat', 'embeddings', 'ingest'].every((k) => kinds.includes(k)) ? true : undefined;
+      },
+      { what: 'usage of every kind' },
+    );
+    desktop = await openPage(browser, DESKTOP);
+    page = desktop.page;
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
+
+  it('is served with a strict content security policy and only its own files', async () => {
+    const shell = await fetch(`${base}/console`);
+    expect(shell.status).to.equal(200);
+    expect(shell.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    expect(shell.headers.get('content-security-policy')).to.include("default-src 'self'").and.include("script-src 'self'").and.include("frame-ancestors 'none'");
+    expect(shell.headers.get('content-security-policy')).to.not.include('unsafe-inline');
+    expect(shell.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(shell.headers.get('cache-control')).to.equal('no-cache');
+    const html = await shell.text();
+    expect(html).to.match(/<script type="module" src="\/console\/app\.js"><\/script>/);
+    expect(html).to.not.match(/<script>|<script type="module">|\son[a-z]+=/i);
+
+    const script = await fetch(`${base}/console/app.js`);
+    expect(script.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
+    const etag = script.headers.get('etag')!;
+    expect((await fetch(`${base}/console/app.js`, { headers: { 'if-none-match': etag } })).status).to.equal(304);
+    expect((await fetch(`${base}/console/console.css`)).headers.get('content-type')).to.equal('text/css; charset=utf-8');
+    for (const path of ['/console/..%2Fpackage.json', '/console/%2e%2e%2fpackage.json', '/console/../package.json', '/console/nope.js', '/console/public/app.js']) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status, path).to.equal(404);
+      expect(await response.text(), path).to.not.include('"name": "polder"');
+    }
+  });
+
+  it('signs in with an API key kept in the session only', async () => {
+    await page.goto(`${base}/console`);
+    await page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
+    await screenshot(page, 'sign-in-1280');
+    await page.getByLabel('API key').fill('pld_notarealkeynotarealkeynotarealkeynotareal');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'That key was refused' }).first().waitFor();
+
+    await page.getByLabel('API key').fill(gw.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+    const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie }));
+    expect(stored).to.deep.equal({ session: [gw.key], local: 0, cookie: '' });
+  });
+
+  it('shows a usage chart with data, stacked by kind, and a table per model', async () => {
+    await page.locator('svg.chart rect.bar').first().waitFor();
+    const kinds = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => b.getAttribute('data-kind')));
+    expect(new Set(kinds)).to.deep.equal(new Set(['chat', 'embeddings', 'ingest']));
+    const heights = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
+    expect(Math.max(...heights)).to.be.above(20);
+    expect(await page.locator('svg.chart').getAttribute('role')).to.equal('img');
+    expect(await page.locator('svg.chart desc').textContent()).to.match(/credits over the last 30 days \(Chat .*, Embeddings .*, Ingest .*\)/);
+    const models = await page.getByRole('region', { name: 'Usage per model table', exact: true }).locator('tbody tr td:first-child').allTextContents();
+    expect(models).to.include.members(['local/echo', 'test/chat-a', 'local/embed-1024']);
+    await screenshot(page, 'usage-1280');
+  });
+
+  it('filters traces by application name', async () => {
+    await visit(page, '#/traces', 'Traces');
+    await page.getByRole('region', { name: 'Traces table', exact: true }).locator('tbody tr').nth(3).waitFor();
+    await page.getByLabel('Application', { exact: true }).fill('Helpdesk');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: '2 traces with application “Helpdesk”' }).first().waitFor();
+    expect(await page.evaluate(() => location.hash)).to.equal('#/traces?application=Helpdesk');
+    const apps = await page.locator('td.col-application').allTextContents();
+    expect(apps).to.deep.equal(['Helpdesk', 'Helpdesk']);
+    await screenshot(page, 'traces-1280');
+  });
+
+  it('shows a trace with attempts, timings and masked input, and records a score', async () => {
+    const first = page.locator('a[data-trace-id]').first();
+    const traceId = (await first.getAttribute('data-trace-id'))!;
+    await first.click();
+    await page.getByRole('heading', { level: 1, name: /^Trace/ }).waitFor();
+    const attempts = page.getByRole('region', { name: 'Attempts table', exact: true });
+    await attempts.locator('tbody tr').first().waitFor();
+    expect(await attempts.locator('tbody tr td').nth(2).textContent()).to.equal('local');
+    expect(await page.locator('svg.timing').count()).to.be.at.least(1);
+    const input = (await page.locator('section', { has: page.getByRole('heading', { name: 'Input' }) }).textContent())!;
+    expect(input).to.include('Stuur de polis naar');
+    expect(input).to.not.include(EMAIL);
+    // The caller's text is shown as text, never parsed as markup.
+    expect(input).to.include('<script>alert(1)</script>');
+    expect(await page.locator('main script').count()).to.equal(0);
+
+    await page.getByLabel('Score name').fill('helpful');
+    await page.getByLabel('Value', { exact: true }).fill('1');
+    await page.getByLabel('Comment (optional)').fill('Clear answer');
+    await page.getByRole('button', { name: 'Add score' }).click();
+    await page.getByRole('region', { name: 'Scores table', exact: true }).locator('tbody tr td', { hasText: 'helpful' }).waitFor();
+    const scores = await v1(`/scores?trace_id=${encodeURIComponent(traceId)}`);
+    expect(scores.body.data).to.have.length(1);
+    expect(scores.body.data[0]).to.include({ name: 'helpful', value: 1, comment: 'Clear answer' });
+    await screenshot(page, 'trace-detail-1280');
+  });
+
+  it('records and withdraws the non-EU acceptance, and both show in the audit log', async () => {
+    await visit(page, '#/settings', 'Router settings');
+    const section = page.locator('section.acceptance');
+    await section.waitFor();
+    expect(await section.getAttribute('data-accepted')).to.equal('false');
+    expect(await section.textContent()).to.include('Not accepted: nothing leaves the EU');
+
+    // Escape cancels the confirmation and changes nothing.
+    await page.getByRole('button', { name: 'Record acceptance…' }).click();
+    await page.getByRole('dialog', { name: 'Record the non-EU acceptance?' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect((await v1('/settings/router')).body.non_eu_acceptance.accepted).to.equal(false);
+
+    await page.getByRole('button', { name: 'Record acceptance…' }).click();
+    const record = page.getByRole('dialog', { name: 'Record the non-EU acceptance?' });
+    await record.getByLabel(/I have read what the acceptance allows/).check();
+    await screenshot(page, 'settings-confirm-1280', { viewport: true });
+    await record.getByRole('button', { name: 'Record acceptance' }).click();
+    await page.locator('section.acceptance[data-accepted="true"]').waitFor();
+    expect((await v1('/settings/router')).body.non_eu_acceptance.accepted).to.equal(true);
+    expect(await page.locator('section.acceptance .statement').textContent()).to.match(/^Accepted on /);
+    await screenshot(page, 'settings-1280');
+
+    await page.getByRole('button', { name: 'Withdraw acceptance…' }).click();
+    await page.getByRole('dialog', { name: 'Withdraw the non-EU acceptance?' }).getByRole('button', { name: 'Withdraw acceptance' }).click();
+    await page.locator('section.acceptance[data-accepted="false"]').waitFor();
+    expect((await v1('/settings/router')).body.non_eu_acceptance.accepted).to.equal(false);
+
+    // Audit entries are written by a job: wait for them, then read them on the page.
+    await waitFor(
+      async () => {
+        const actions = (await v1('/audit-log?limit=100')).body.data.map((e: { action: string }) => e.action);
+        return actions.includes('non_eu_acceptance.recorded') && actions.includes('non_eu_acceptance.withdrawn') ? true : undefined;
+      },
+      { what: 'the acceptance audit entries' },
+    );
+    await visit(page, '#/audit', 'Audit log');
+    await page.locator('code.audit-action').first().waitFor();
+    const actions = await page.locator('code.audit-action').allTextContents();
+    expect(actions).to.include.members(['non_eu_acceptance.recorded', 'non_eu_acceptance.withdrawn', 'chat.completion', 'score.created']);
+    expect(actions.indexOf('non_eu_acceptance.withdrawn')).to.be.below(actions.indexOf('non_eu_acceptance.recorded'));
+    await page.getByLabel('Action', { exact: true }).selectOption('non_eu_acceptance.recorded');
+    await page.getByRole('status').filter({ hasText: '1 entry' }).first().waitFor();
+    expect(await page.locator('code.audit-action').allTextContents()).to.deep.equal(['non_eu_acceptance.recorded']);
+    await page.getByLabel('Action', { exact: true }).selectOption('');
+    await page.getByRole('status').filter({ hasText: /entries/ }).first().waitFor();
+    await screenshot(page, 'audit-1280');
+  });
+
+  it('lists collections and documents, and erases an end-user after a confirmation', async () => {
+    await visit(page, '#/memory', 'Memory');
+    await page.getByRole('region', { name: 'Collections table', exact: true }).getByRole('cell', { name: 'Polissen', exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Documents table', exact: true }).locator('[data-status="ready"]').waitFor();
+    const held = (await v1('/recall/facts?user_ref=cust-42')).body.data.length as number;
+    expect(held).to.be.at.least(2);
+    await page.getByLabel('End-user reference (user_ref)').fill('cust-42');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator(`[data-fact-count="${held}"]`).waitFor();
+    expect(await page.getByRole('region', { name: 'Facts about cust-42 table', exact: true }).locator('tbody tr').count()).to.equal(held);
+    await screenshot(page, 'memory-1280');
+
+    await page.getByRole('button', { name: 'Erase end-user…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Erase everything about “cust-42”?' });
+    await dialog.waitFor();
+    // Focus starts on Cancel: Enter alone never erases.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Cancel');
+    await screenshot(page, 'memory-confirm-1280', { viewport: true });
+    await dialog.getByRole('button', { name: 'Erase end-user' }).click();
+    await page.getByRole('status').filter({ hasText: `Erased ${held} facts about “cust-42”.` }).first().waitFor();
+    await page.locator('[data-fact-count="0"]').waitFor();
+    expect((await v1('/recall/facts?user_ref=cust-42')).body.data).to.deep.equal([]);
+    await screenshot(page, 'memory-erased-1280');
+
+    // One fact forgotten, after its own confirmation; the other end-user keeps the rest.
+    const before = (await v1('/recall/facts?user_ref=cust-7')).body.data as { id: string; content: string }[];
+    await page.getByLabel('End-user reference (user_ref)').fill('cust-7');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator(`[data-fact-count="${before.length}"]`).waitFor();
+    await page.getByRole('button', { name: `Forget the fact: ${before[0]!.content}` }).click();
+    await page.getByRole('dialog', { name: 'Forget this fact?' }).getByRole('button', { name: 'Forget fact' }).click();
+    await page.locator(`[data-fact-count="${before.length - 1}"]`).waitFor();
+    expect((await v1('/recall/facts?user_ref=cust-7')).body.data.map((f: { id: string }) => f.id)).to.not.include(before[0]!.id);
+  });
+
+  it('says which scope a restricted key lacks', async () => {
+    const limited = await gw.app.key({ kind: 'restricted', scopes: ['chat.create', 'traces.read'] });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, limited.key);
+      await watched.page.getByRole('alert').filter({ hasText: 'This key lacks the scope usage.read' }).first().waitFor();
+      await visit(watched.page, '#/settings', 'Router settings');
+      await watched.page.getByRole('alert').filter({ hasText: 'This key lacks the scope settings.write' }).first().waitFor();
+      await visit(watched.page, '#/traces', 'Traces');
+      await watched.page.locator('a[data-trace-id]').first().waitFor();
+
+      // A key that stops working mid-session (here: replaced by a wrong one) leads back to sign-in.
+      await watched.page.evaluate(() => sessionStorage.setItem('polder.console.key', 'pld_revokedrevokedrevokedrevokedrevokedrevok'));
+      await visit(watched.page, '#/audit', 'Sign in to the Polder console');
+      await watched.page.getByRole('alert').filter({ hasText: 'The service refused the key' }).first().waitFor();
+      expect(await watched.page.evaluate(() => sessionStorage.length)).to.equal(0);
+
+      // Signing out forgets the key.
+      await signIn(watched.page, limited.key);
+      await watched.page.getByRole('button', { name: 'Sign out' }).click();
+      await watched.page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
+      expect(await watched.page.evaluate(() => sessionStorage.length)).to.equal(0);
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('works at 390×844: the menu collapses and nothing overflows the screen', async () => {
+    const phone = await openPage(browser, PHONE);
+    const p = phone.page;
+    try {
+      await p.goto(`${base}/console`);
+      await p.getByLabel('API key').waitFor();
+      await screenshot(p, 'sign-in-390');
+      await signIn(p, gw.key);
+      await p.locator('svg.chart rect.bar').first().waitFor();
+
+      const nav = p.getByRole('navigation', { name: 'Console pages' });
+      expect(await nav.isVisible()).to.equal(false);
+      await p.getByRole('button', { name: 'Menu' }).click();
+      expect(await p.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).to.equal('true');
+      await screenshot(p, 'menu-390');
+      await nav.getByRole('link', { name: 'Traces' }).click();
+      await p.getByRole('heading', { level: 1, name: 'Traces' }).waitFor();
+      expect(await nav.isVisible()).to.equal(false);
+
+      const pages: [string, string | RegExp, string, string][] = [
+        ['#/usage', 'Usage', 'svg.chart rect.bar', 'usage-390'],
+        ['#/traces', 'Traces', 'a[data-trace-id]', 'traces-390'],
+        ['#/settings', 'Router settings', 'section.acceptance', 'settings-390'],
+        ['#/memory?user=cust-42', 'Memory', '[data-fact-count]', 'memory-390'],
+        ['#/audit', 'Audit log', 'code.audit-action', 'audit-390'],
+      ];
+      for (const [hash, heading, ready, name] of pages) {
+        await visit(p, hash, heading);
+        await p.locator(ready).first().waitFor();
+        const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${hash} overflows by ${overflow}px`).to.equal(0);
+        await screenshot(p, name);
+      }
+      const traceId = (await v1('/traces?application=Backoffice&limit=1')).body.data[0].id as string;
+      await visit(p, `#/traces/${encodeURIComponent(traceId)}`, /^Trace/);
+      await p.getByRole('region', { name: 'Attempts table', exact: true }).waitFor();
+      expect(await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).to.equal(0);
+      await screenshot(p, 'trace-detail-390');
+      expect(phone.problems).to.deep.equal([]);
+    } finally {
+      await phone.context.close();
+    }
+  });
+
+  it('met no script errors or CSP violations on the way', () => {
+    expect(desktop.problems).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { createCollection, ingest, settled } from '../memory/documentsFixture.js';
+
+// Memory retrieved into a chat: the end-user's facts, the workspace's shared facts and the chunks
+// of its collections, or — narrowed by `collection` — the user's facts and those collections only.
+describe('retrieval in chat', () => {
+  let gw: GatewayFixture;
+  let other: string;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+    const key = gw.key;
+    const polissen = await createCollection(gw.app, key, 'Polissen');
+    const handboek = await createCollection(gw.app, key, 'Handboek');
+    const ids = [
+      await ingest(gw.app, key, { title: 'Inboedel', collection: polissen, text: 'Het eigen risico van de inboedelverzekering is 250 euro per schade. Stort de premie op NL91ABNA0417164300.' }),
+      await ingest(gw.app, key, { title: 'Verzuim', collection: handboek, text: 'Medewerkers melden ziekte voor negen uur bij hun leidinggevende.' }),
+    ];
+    for (const id of ids) expect((await settled(gw.app, key, id)).status).to.equal('ready');
+    await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik heb een inboedelverzekering sinds 2019.', user_ref: 'klant-1' } });
+    await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Het kantoor is op zaterdag gesloten.' } });
+    await waitFor(
+      async () => {
+        const personal = await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-1', { key });
+        const shared = await api(gw.app.baseUrl, '/v1/recall/facts', { key });
+        return personal.body.data.length === 1 && shared.body.data.length === 1;
+      },
+      { what: 'the personal and the shared fact', timeoutMs: 15_000 },
+    );
+    // Another workspace with memory of its own, which must never show up here.
+    other = (await gw.app.key({ org: 'other', workspace: 'w' })).key;
+    const theirs = await createCollection(gw.app, other, 'Polissen');
+    const theirDoc = await ingest(gw.app, other, { title: 'Geheim', collection: theirs, text: 'Het eigen risico van de geheime verzekering is nul euro.' });
+    await settled(gw.app, other, theirDoc);
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => gw.euA.reset());
+
+  const ask = async (extra: Record<string, unknown>, key = gw.key) => {
+    const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: 'Wat is het eigen risico van mijn inboedelverzekering?' }], ...extra }), {}, key);
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it('blends personal facts, shared facts and every collection without a narrowing', async () => {
+    const { status, body } = await ask({ user: 'klant-1' });
+    expect(status).to.equal(200);
+    const kinds = body.sources.map((s: any) => (s.type === 'fact' ? `fact:${s.text}` : `chunk:${s.collection}`));
+    expect(kinds).to.include('fact:Ik heb een inboedelverzekering sinds 2019.');
+    expect(kinds).to.include('fact:Het kantoor is op zaterdag gesloten.');
+    expect(kinds).to.include('chunk:polissen');
+    expect(kinds).to.include('chunk:handboek');
+    expect(body.sources[0]).to.include({ type: 'chunk', collection: 'polissen', title: 'Inboedel' });
+    for (const source of body.sources) {
+      expect(source.score).to.be.a('number');
+      if (source.type === 'chunk') expect(source).to.have.all.keys('type', 'id', 'score', 'text', 'document_id', 'title', 'collection');
+    }
+    expect(JSON.stringify(body.sources)).not.to.contain('geheime');
+    // The passages reach the model as one system message, masked like everything else.
+    const sent = gw.euA.requests[0]!.body.messages;
+    expect(sent[0].role).to.equal('system');
+    expect(sent[0].content).to.contain('250 euro');
+    expect(JSON.stringify(sent)).not.to.contain('NL91ABNA0417164300');
+    expect(JSON.stringify(sent)).to.contain('[IBAN_1]');
+    // The retrieval fee is a service credit.
+    expect(body.usage.credits.services).to.be.at.least(0.05);
+  });
+
+  it('narrows to the named collections plus the user own facts', async () => {
+    const { body } = await ask({ user: 'klant-1', collection: 'polissen' });
+    expect(body.sources.length).to.be.greaterThan(0);
+    for (const source of body.sources) {
+      if (source.type === 'chunk') expect(source.collection).to.equal('polissen');
+      else expect(source.text).to.equal('Ik heb een inboedelverzekering sinds 2019.');
+    }
+    expect(body.sources.some((s: any) => s.type === 'fact')).to.equal(true);
+    const many = await ask({ collection: ['handboek'] });
+    expect(many.body.sources.every((s: any) => s.type === 'chunk' && s.collection === 'handboek')).to.equal(true);
+  });
+
+  it('refuses an unknown collection slug with 422', async () => {
+    const one = await ask({ collection: 'bestaat-niet' });
+    expect(one.status).to.equal(422);
+    expect(one.body.errors).to.have.property('collection');
+    const list = await ask({ collection: ['polissen', 'bestaat-niet'] });
+    expect(list.body.errors).to.have.property('collection.1');
+    const theirs = await ask({ collection: 'handboek' }, other);
+    expect(theirs.status).to.equal(422);
+  });
+
+  it('gives no sources and charges no retrieval fee where there is no memory', async () => {
+    const empty = (await gw.app.key({ org: 'empty', workspace: 'w' })).key;
+    const { body } = await ask({}, empty);
+    expect(body.sources).to.deep.equal([]);
+    expect(body.usage.credits.services).to.be.below(0.05);
+    expect(gw.euA.requests[0]!.body.messages.every((m: any) => m.role !== 'system')).to.equal(true);
+  });
+
+  it('sends sources on the finish chunk of a stream', async () => {
+    const response = await postChat(gw, chatBody({ stream: true, user: 'klant-1', messages: [{ role: 'user', content: 'eigen risico inboedel?' }] }));
+    const text = await response.text();
+    const finish = text
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: {'))
+      .map((b) => JSON.parse(b.slice(6)))
+      .find((c) => c.choices[0]?.finish_reason);
+    expect(finish.sources.length).to.be.greaterThan(0);
+  });
+});

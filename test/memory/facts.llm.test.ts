@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { addJob } from '../../src/jobs.js';
+import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
+import {
+  factContents,
+  getFacts,
+  jsonAnswer,
+  setExtractionModel,
+  startFactsFixture,
+  submitFact,
+  waitForFacts,
+  waitForNoExtractionJobs,
+  waitForSubmission,
+  type FactsFixture,
+} from './factsFixture.js';
+
+// Facts extracted by the workspace's extraction model (a stub provider scripted with answers):
+// the facts as JSON, then the reconciliation with the facts already held (add/update/delete/none).
+describe('facts (extraction model)', () => {
+  let fx: FactsFixture;
+  before(async () => {
+    fx = await startFactsFixture();
+    await setExtractionModel(fx, 'test/extractor');
+    await fx.app.startWorker();
+  });
+  after(async () => {
+    await fx.close();
+  });
+  beforeEach(() => {
+    fx.eu.reset();
+    fx.ext.reset();
+  });
+
+  it('asks the model for the facts as JSON and adds them; nothing held yet, so no second question', async () => {
+    fx.eu.script(jsonAnswer({ facts: ['I live in Delft', 'I have a daughter called Mia', 'I live in Delft'] }));
+    const content = 'Hi! I live in Delft with my daughter Mia. What should we do this weekend?';
+    expect((await submitFact(fx.app, fx.key, { content, user_ref: 'llm-add' })).status).to.equal(202);
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-add');
+    expect(submission).to.include({ status: 'done', extractor: 'test/extractor', facts_found: 2, facts_added: 2 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-add' })).to.have.members(['I live in Delft', 'I have a daughter called Mia']);
+
+    expect(fx.eu.requests).to.have.length(1);
+    const request = fx.eu.requests[0]!.body;
+    expect(request.model).to.equal('extractor-upstream');
+    expect(request.temperature).to.equal(0);
+    expect(request.response_format.type).to.equal('json_schema');
+    expect(request.response_format.json_schema.schema.required).to.deep.equal(['facts']);
+    expect(request.messages[0].role).to.equal('system');
+    expect(request.messages[1]).to.deep.equal({ role: 'user', content });
+  });
+
+  it('reconciles new facts with the similar ones held: update, delete, nothing, add', async () => {
+    fx.eu.script(jsonAnswer({ facts: ['I live in Leiden', 'I like green tea', 'I work at the university'] }));
+    await submitFact(fx.app, fx.key, { content: 'I live in Leiden, like green tea and work at the university.', user_ref: 'llm-rec' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'llm-rec' }, (c) => c.length === 3);
+    const held = (await getFacts(fx.app, fx.key, { user_ref: 'llm-rec' })).body.data as { id: string; content: string }[];
+    // The model is shown the held facts as "0", "1", … in id order.
+    const shown = [...held].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const number = (content: string) => String(shown.findIndex((f) => f.content === content));
+    const leiden = held.find((f) => f.content === 'I live in Leiden')!;
+    fx.eu.reset();
+    fx.eu.script(
+      jsonAnswer({ facts: ['I moved to Rotterdam', 'I left the university', 'I like green tea', 'I cycle to work'] }),
+      jsonAnswer({
+        actions: [
+          { event: 'UPDATE', id: number('I live in Leiden'), text: 'I live in Rotterdam' },
+          { event: 'DELETE', id: number('I work at the university'), text: 'I work at the university' },
+          { event: 'NONE', id: number('I like green tea'), text: 'I like green tea' },
+          { event: 'ADD', id: null, text: 'I cycle to work' },
+          // An id the model was not shown points nowhere: ignored.
+          { event: 'DELETE', id: '17', text: 'whatever' },
+        ],
+      }),
+    );
+    await submitFact(fx.app, fx.key, {
+      content: 'I moved to Rotterdam and left the university. Still love green tea. I cycle to work now.',
+      user_ref: 'llm-rec',
+    });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-rec');
+    expect(submission).to.include({ status: 'done', facts_found: 4, facts_added: 1, facts_updated: 1, facts_deleted: 1 });
+
+    const after = (await getFacts(fx.app, fx.key, { user_ref: 'llm-rec' })).body.data as { id: string; content: string }[];
+    expect(after.map((f) => f.content)).to.have.members(['I live in Rotterdam', 'I like green tea', 'I cycle to work']);
+    // An update keeps the fact (its id), with the new text.
+    expect(after.find((f) => f.content === 'I live in Rotterdam')!.id).to.equal(leiden.id);
+
+    expect(fx.eu.requests).to.have.length(2);
+    const reconciliation = fx.eu.requests[1]!.body;
+    expect(reconciliation.response_format.json_schema.name).to.equal('memory_actions');
+    const asked = JSON.parse(reconciliation.messages[1].content);
+    expect(asked.new_facts).to.deep.equal(['I moved to Rotterdam', 'I left the university', 'I like green tea', 'I cycle to work']);
+    expect(asked.memories).to.deep.equal(shown.map((f, i) => ({ id: String(i), text: f.content })));
+  });
+
+  it('records a submission where the model found nothing as empty, and asks for shared knowledge differently', async () => {
+    fx.eu.script(jsonAnswer({ facts: [] }));
+    await submitFact(fx.app, fx.key, { content: 'Hello, anyone there?' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, null);
+    expect(submission).to.include({ status: 'empty', extractor: 'test/extractor', facts_found: 0 });
+    expect(fx.eu.requests[0]!.body.messages[0].content).to.contain('shared knowledge');
+  });
+
+  it('keeps personal data in the EU: an external extraction model needs the organization’s acceptance', async () => {
+    await setExtractionModel(fx, 'test/ext-extractor');
+    try {
+      await submitFact(fx.app, fx.key, { content: 'I live in Haarlem.', user_ref: 'llm-eu' });
+      const refused = await waitForSubmission(fx.app, fx.workspaceId, 'llm-eu');
+      expect(refused.status).to.equal('failed');
+      expect(refused.error).to.match(/outside the EU/);
+      expect(fx.ext.requests).to.have.length(0);
+      expect(await factContents(fx.app, fx.key, { user_ref: 'llm-eu' })).to.deep.equal([]);
+
+      await changeNonEuAcceptance(fx.app.db.pool, 'acme', 'sofie');
+      fx.ext.script(jsonAnswer({ facts: ['I live in Haarlem'] }));
+      await submitFact(fx.app, fx.key, { content: 'I live in Haarlem.', user_ref: 'llm-eu' });
+      await waitForFacts(fx.app, fx.key, { user_ref: 'llm-eu' }, (c) => c.length === 1);
+      expect(fx.ext.requests).to.have.length(1);
+    } finally {
+      await changeNonEuAcceptance(fx.app.db.pool, 'acme', null);
+      await setExtractionModel(fx, 'test/extractor');
+    }
+  });
+
+  it('retries while the model is unavailable', async function () {
+    this.timeout(20_000);
+    fx.eu.script({ type: 'status', status: 503 }, jsonAnswer({ facts: ['I speak Frisian'] }));
+    await submitFact(fx.app, fx.key, { content: 'I speak Frisian.', user_ref: 'llm-retry' });
+    // graphile-worker's backoff puts the second attempt about e¹ ≈ 2.7 s after the first.
+    const contents = await waitForFacts(fx.app, fx.key, { user_ref: 'llm-retry' }, (c) => c.length === 1);
+    expect(contents).to.deep.equal(['I speak Frisian']);
+    expect(fx.eu.requests).to.have.length(2);
+  });
+
+  it('records the failure on the last attempt when the model never answers usable JSON', async () => {
+    const { rows } = await fx.app.db.pool.query<{ id: string }>(
+      `insert into fact_submissions (organization_id, workspace_id, user_ref, content) values ($1, $2, 'llm-bad', 'I like chess.')
+       returning id`,
+      [fx.organizationId, fx.workspaceId],
+    );
+    fx.eu.script({ type: 'answer', content: 'Sure! Here are the facts: the user likes chess.' });
+    await addJob(fx.app.db.pool, 'memory__extract_facts', { submission_id: rows[0]!.id }, { maxAttempts: 1 });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-bad');
+    expect(submission.status).to.equal('failed');
+    expect(submission.error).to.contain('did not answer with JSON');
+    expect(submission.content).to.equal(null);
+    // Recorded on the submission, so the job itself ends rather than lingering as failed.
+    await waitForNoExtractionJobs(fx.app);
+  });
+});

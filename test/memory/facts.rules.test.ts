@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { extractByRules, isQuestion, splitSentences, submissionLanguage } from '../../src/memory/factRules.js';
+
+const personal = (content: string, userRef = 'user-1') =>
+  extractByRules({ content, userRef, language: submissionLanguage(content, 'auto') });
+const shared = (content: string) => extractByRules({ content, userRef: null, language: submissionLanguage(content, 'auto') });
+
+describe('facts: the rule-based extractor', () => {
+  it('cuts sentences at stops and lines, not after abbreviations', () => {
+    expect(splitSentences('Dr. Jansen is my GP. I live in Delft.\n- I have a cat\n- I have a dog', 'en')).to.deep.equal([
+      'Dr. Jansen is my GP.',
+      'I live in Delft.',
+      'I have a cat',
+      'I have a dog',
+    ]);
+    expect(splitSentences('Ik heb bijv. twee katten. Ze heten Tom en Jerry.', 'nl')).to.deep.equal([
+      'Ik heb bijv. twee katten.',
+      'Ze heten Tom en Jerry.',
+    ]);
+    expect(splitSentences('I pay by email. cust-42 pays by post.', 'en')).to.deep.equal(['I pay by email.', 'cust-42 pays by post.']);
+  });
+
+  it('knows questions, with or without a question mark', () => {
+    for (const q of ['Where do I park?', 'Do you know a good dentist', 'Heb je tijd morgen', 'Est-ce que tu viens', 'Kannst du mir helfen', 'What is my balance', 'Wat is mijn saldo']) {
+      expect(isQuestion(q), q).to.equal(true);
+    }
+    for (const s of ['When I was young I lived in Ghent.', 'What I like most is cycling.', 'I wonder about nothing.']) {
+      expect(isQuestion(s), s).to.equal(false);
+    }
+  });
+
+  it('keeps first-person statements and drops greetings, questions, filler and requests', () => {
+    expect(
+      personal('Hi Anna, I am a teacher. Thanks! Can you remind me tomorrow? Tell me a joke. I have a question. OK. It is sunny today.'),
+    ).to.deep.equal(['I am a teacher.']);
+    expect(personal('Hallo ik ben Sofie en ik werk bij de gemeente')).to.deep.equal(['Ik ben Sofie en ik werk bij de gemeente']);
+    expect(personal('Please note that I am vegan. FYI my flat is on the 3rd floor.')).to.deep.equal([
+      'I am vegan.',
+      'My flat is on the 3rd floor.',
+    ]);
+  });
+
+  it('does not mistake words for greetings', () => {
+    expect(personal('Thanks to my job I travel a lot.')).to.deep.equal(['Thanks to my job I travel a lot.']);
+    expect(personal('Lieber trinke ich Tee als Kaffee.')).to.deep.equal(['Lieber trinke ich Tee als Kaffee.']);
+  });
+
+  it('tells Dutch "je" (you) from French "je" (I)', () => {
+    expect(personal('Je hebt een mooie fiets gekocht.')).to.deep.equal([]);
+    expect(personal("Je travaille à Nantes depuis deux ans.")).to.deep.equal(["Je travaille à Nantes depuis deux ans."]);
+  });
+
+  it('keeps statements naming the user: the user_ref, an introduced name, or "the customer"', () => {
+    expect(personal('My name is Bram. Bram works at the harbour. Piet works there too.')).to.deep.equal([
+      'My name is Bram.',
+      'Bram works at the harbour.',
+    ]);
+    expect(personal('cust-42 owns two cars. The customer prefers email. De klant woont in Gouda.', 'cust-42')).to.deep.equal([
+      'cust-42 owns two cars.',
+      'The customer prefers email.',
+      'De klant woont in Gouda.',
+    ]);
+  });
+
+  it('keeps every statement for shared knowledge, still without questions and greetings', () => {
+    expect(shared('Hello everyone! Our office is closed on Sundays. Refunds take 14 days. When do we open? Thanks.')).to.deep.equal([
+      'Our office is closed on Sundays.',
+      'Refunds take 14 days.',
+    ]);
+  });
+
+  it('keeps a statement once per submission', () => {
+    expect(personal('I live in Delft. I live in Delft!')).to.deep.equal(['I live in Delft.']);
+  });
+});

@@ -1,0 +1,159 @@
+import { expect } from 'chai';
+import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { addJob } from '../../src/jobs.js';
+import { ingestJobKey } from '../../src/memory/documents.js';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { createCollection, ingest, prose, settled } from './documentsFixture.js';
+
+describe('tasks/memory__ingest_document', () => {
+  let app: TestApp;
+  let key: string;
+  let workspaceId: string;
+  let slug: string;
+  before(async () => {
+    app = await startTestApp();
+    await app.startWorker();
+    const created = await app.key({ org: 'acme', workspace: 'main' });
+    key = created.key;
+    workspaceId = created.workspace_id;
+    slug = await createCollection(app, key, 'Handboek');
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const chunkRows = async (id: string) =>
+    (await app.db.pool.query('select position, token_count, model, ts_config::text from chunks where document_id = $1 order by position', [id]))
+      .rows;
+
+  it('bills one ingest usage row: embedded tokens at the model price plus a fee per chunk', async () => {
+    const id = await ingest(app, key, { title: 'Billed', text: prose(8_000, 'de'), collection: slug });
+    const document = await settled(app, key, id);
+    expect(document.status).to.equal('ready');
+    const chunks = await chunkRows(id);
+    expect(chunks).to.have.length(document.chunk_count);
+    expect(chunks.every((c) => c.model === 'local/embed-1024' && c.ts_config === 'german')).to.equal(true);
+    const embedded = chunks.reduce((sum, c) => sum + c.token_count, 0);
+
+    const { rows } = await app.db.pool.query('select * from usage where workspace_id = $1 and request_id = $2', [
+      workspaceId,
+      `ingest:${id}`,
+    ]);
+    expect(rows).to.have.length(1);
+    const usage = rows[0];
+    const model = app.catalog.models.get('local/embed-1024')!;
+    const base = Math.round(((embedded * model.pricing.prompt) / 1000) * 1e8) / 1e8;
+    const services = Math.round(document.chunk_count * app.catalog.services.ingestPerChunk * 1e8) / 1e8;
+    expect(usage).to.include({ kind: 'ingest', model: 'local/embed-1024', prompt_tokens: embedded, completion_tokens: 0 });
+    expect(Number(usage.credits_base)).to.be.closeTo(base, 1e-8);
+    expect(Number(usage.credits_services)).to.be.closeTo(services, 1e-8);
+    expect(Number(usage.credits_total)).to.be.closeTo(base + services, 1e-8);
+    expect(services).to.be.greaterThan(0);
+  });
+
+  it('a retried job replaces the chunks instead of adding to them, and bills once', async () => {
+    const id = await ingest(app, key, { title: 'Retried', text: prose(7_000, 'fr'), collection: slug });
+    const first = await settled(app, key, id);
+    expect(first.status).to.equal('ready');
+    const before = await chunkRows(id);
+    // As if the worker died after its commit but before graphile-worker recorded the job done,
+    // and the job ran again from the start: the document is processing again.
+    await app.db.pool.query(`update documents set status = 'processing' where id = $1`, [id]);
+    await addJob(app.db.pool, 'memory__ingest_document', { document_id: id, workspace_id: workspaceId }, { jobKey: ingestJobKey(id) });
+    const again = await settled(app, key, id);
+    expect(again).to.deep.include({ status: 'ready', chunk_count: first.chunk_count, token_count: first.token_count });
+    const after = await chunkRows(id);
+    expect(after.map((c) => c.position)).to.deep.equal(before.map((c) => c.position));
+    const usage = await app.db.pool.query('select count(*)::int as n from usage where request_id = $1', [`ingest:${id}`]);
+    expect(usage.rows[0].n).to.equal(1);
+  });
+
+  it('a job for a document that is already ready does nothing', async () => {
+    const id = await ingest(app, key, { title: 'Done', text: prose(2_000), collection: slug });
+    await settled(app, key, id);
+    const ids = (await app.db.pool.query('select id from chunks where document_id = $1 order by id', [id])).rows;
+    await addJob(app.db.pool, 'memory__ingest_document', { document_id: id, workspace_id: workspaceId });
+    await waitFor(async () => (await app.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'memory__ingest_document'`)).rows[0].n === 0, {
+      what: 'the job to run',
+    });
+    // The same chunk rows (same ids), not a new set.
+    expect((await app.db.pool.query('select id from chunks where document_id = $1 order by id', [id])).rows).to.deep.equal(ids);
+  });
+
+  it('a document deleted while it is being ingested is not brought back, nor billed', async () => {
+    process.env.POLDER_TEST_INGEST_DELAY_MS = '1500';
+    let id: string;
+    try {
+      id = await ingest(app, key, { title: 'Deleted midway', text: prose(5_000), collection: slug });
+      await waitFor(
+        async () => (await api(app.baseUrl, `/v1/memory/documents/${id}`, { key })).body.data.status === 'processing',
+        { what: 'the ingest to start' },
+      );
+    } finally {
+      delete process.env.POLDER_TEST_INGEST_DELAY_MS;
+    }
+    const deleted = await api(app.baseUrl, `/v1/memory/documents/${id}`, { method: 'DELETE', key });
+    expect(deleted.body).to.deep.equal({ deleted: true });
+    await waitFor(
+      async () =>
+        (await app.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [ingestJobKey(id)])).rows[0].n === 0,
+      { what: 'the ingest job to end' },
+    );
+    expect((await api(app.baseUrl, `/v1/memory/documents/${id}`, { key })).status).to.equal(404);
+    expect(await chunkRows(id)).to.deep.equal([]);
+    const usage = await app.db.pool.query('select count(*)::int as n from usage where request_id = $1', [`ingest:${id}`]);
+    expect(usage.rows[0].n).to.equal(0);
+  });
+
+  it('indexes each document in the text-search configuration of its language, simple when unsure', async () => {
+    const cases: [string, string][] = [
+      [prose(1_500, 'nl'), 'dutch'],
+      [prose(1_500, 'en'), 'english'],
+      [prose(1_500, 'fr'), 'french'],
+      [prose(1_500, 'de'), 'german'],
+      // Short, and taken for French by tinyld alone.
+      ['Die Kündigung der Kfz-Versicherung ist jeweils zum Ablauf des Versicherungsjahres möglich.', 'german'],
+      ['La póliza cubre los daños a su vivienda causados por incendio y tormenta.', 'simple'],
+      ['X-42 / 7.', 'simple'],
+    ];
+    for (const [text, config] of cases) {
+      const id = await ingest(app, key, { title: config, text, collection: slug });
+      expect((await settled(app, key, id)).status).to.equal('ready');
+      const chunks = await chunkRows(id);
+      expect(chunks.length).to.be.greaterThan(0);
+      expect(chunks.every((c) => c.ts_config === config), config).to.equal(true);
+    }
+  });
+});
+
+describe('tasks/memory__ingest_document when ingest cannot succeed', () => {
+  let app: TestApp;
+  let key: string;
+  before(async () => {
+    // Every provider switched off: the catalogue has no EU embedding model left for memory.
+    const full = loadCatalog();
+    const providers = new Map([...full.providers].map(([id, p]) => [id, { ...p, available: false }]));
+    const catalog: Catalog = { ...full, providers };
+    app = await startTestApp({ catalog });
+    await app.startWorker();
+    key = (await app.key()).key;
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('marks the document failed with a short reason, no stack, no chunks, no bill', async () => {
+    const slug = await createCollection(app, key, 'Nergens');
+    const id = await ingest(app, key, { title: 'Kan niet', text: prose(2_000), collection: slug });
+    const document = await settled(app, key, id);
+    expect(document).to.include({ status: 'failed', chunk_count: null, token_count: null });
+    expect(document.error).to.be.a('string').and.match(/embedding model/);
+    expect(document.error).not.to.match(/\n|\bat \S+ \(/);
+    expect(document.error.length).to.be.at.most(300);
+    const chunks = await app.db.pool.query('select count(*)::int as n from chunks where document_id = $1', [id]);
+    expect(chunks.rows[0].n).to.equal(0);
+    const usage = await app.db.pool.query('select count(*)::int as n from usage');
+    expect(usage.rows[0].n).to.equal(0);
+  });
+});

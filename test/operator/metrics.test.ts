@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { runOnce } from 'graphile-worker';
+import { addJob, buildTaskList, workerLogger } from '../../src/jobs.js';
+import {
+  countCacheResult,
+  countFallback,
+  countFirewallDetections,
+  JOB_STATS_TTL_MS,
+  observeUpstreamAttempt,
+  renderMetrics,
+  upstreamOutcomeOf,
+} from '../../src/metrics.js';
+import { UpstreamError } from '../../src/gateway/providers/types.js';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Parses the Prometheus text format's sample lines (comments and blank lines skipped). */
+function parse(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+const find = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+describe('GET /metrics', () => {
+  let app: TestApp;
+  let key: string;
+  before(async () => {
+    app = await startTestApp();
+    key = (await app.key()).key;
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const scrape = async () => {
+    const response = await fetch(`${app.baseUrl}/metrics`);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    return { text, samples: parse(text) };
+  };
+
+  it('needs no key and exposes request counts and latency by route pattern and status, never raw ids', async () => {
+    await api(app.baseUrl, '/v1/traces/some-secret-id-123', { key });
+    await api(app.baseUrl, '/v1/traces/another-id-456', { key });
+    await api(app.baseUrl, '/v1/traces/no-key-789');
+    await api(app.baseUrl, '/v1/models', { key });
+    await api(app.baseUrl, '/v1/nowhere/at-all', { key });
+    const { text, samples } = await scrape();
+    expect(text).to.not.include('some-secret-id-123');
+    expect(text).to.not.include('/v1/nowhere');
+    const notFound = find(samples, 'polder_http_requests_total', { method: 'GET', route: '/v1/traces/:id', status: '404' });
+    expect(notFound).to.have.length(1);
+    expect(notFound[0]!.value).to.be.at.least(2);
+    expect(find(samples, 'polder_http_requests_total', { route: '/v1/traces/:id', status: '401' })[0]!.value).to.be.at.least(1);
+    expect(find(samples, 'polder_http_requests_total', { route: '/v1/models', status: '200' })[0]!.value).to.be.at.least(1);
+    expect(find(samples, 'polder_http_requests_total', { route: 'unmatched', status: '404' })[0]!.value).to.be.at.least(1);
+    const buckets = find(samples, 'polder_http_request_duration_seconds_bucket', { route: '/v1/traces/:id', status: '404' });
+    expect(buckets.length).to.be.above(5);
+    expect(buckets.find((b) => b.labels.le === '+Inf')!.value).to.be.at.least(2);
+    expect(find(samples, 'polder_http_request_duration_seconds_count', { route: '/v1/traces/:id', status: '404' })[0]!.value).to.be.at.least(2);
+    // Node's own process metrics.
+    expect(find(samples, 'process_cpu_user_seconds_total')).to.have.length(1);
+    expect(find(samples, 'nodejs_eventloop_lag_seconds')).to.have.length(1);
+    expect(find(samples, 'process_resident_memory_bytes')).to.have.length(1);
+  });
+
+  it('exposes what the chat pipeline reports: upstream latency, fallbacks, cache results, firewall detections', async () => {
+    observeUpstreamAttempt('metrics-test-eu', 'ok', 0.12);
+    observeUpstreamAttempt('metrics-test-eu', 'unavailable', 0.4);
+    observeUpstreamAttempt('metrics-test-eu', 'not-an-outcome' as never, 0.1);
+    expect(upstreamOutcomeOf(new UpstreamError('timeout', 'slow'))).to.equal('timeout');
+    expect(upstreamOutcomeOf(new UpstreamError('connect', 'refused'))).to.equal('unavailable');
+    expect(upstreamOutcomeOf(new UpstreamError('status', '503', { status: 503 }))).to.equal('unavailable');
+    expect(upstreamOutcomeOf(new UpstreamError('status', '400', { status: 400 }))).to.equal('rejected');
+    expect(upstreamOutcomeOf(new UpstreamError('aborted', 'gone'))).to.equal('aborted');
+    expect(upstreamOutcomeOf(new Error('bug'))).to.equal('error');
+    countFallback('metrics-test-eu', 'metrics-test-b');
+    countFallback('metrics-test-eu', 'metrics-test-b');
+    countCacheResult('HIT');
+    countFirewallDetections({ EMAIL: 2, IBAN: 1, NOT_A_TYPE: 5 });
+    const { samples } = await scrape();
+    expect(find(samples, 'polder_upstream_request_duration_seconds_count', { provider: 'metrics-test-eu', outcome: 'ok' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_upstream_request_duration_seconds_sum', { provider: 'metrics-test-eu', outcome: 'ok' })[0]!.value).to.be.closeTo(0.12, 1e-9);
+    expect(find(samples, 'polder_upstream_request_duration_seconds_count', { provider: 'metrics-test-eu', outcome: 'unavailable' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_upstream_request_duration_seconds_count', { provider: 'metrics-test-eu', outcome: 'error' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_upstream_fallbacks_total', { from_provider: 'metrics-test-eu', to_provider: 'metrics-test-b' })[0]!.value).to.equal(2);
+    expect(find(samples, 'polder_chat_cache_results_total', { status: 'HIT' })[0]!.value).to.be.at.least(1);
+    expect(find(samples, 'polder_chat_cache_results_total').map((s) => s.labels.status).sort()).to.deep.equal(['BYPASS', 'HIT', 'MISS']);
+    expect(find(samples, 'polder_firewall_detections_total', { type: 'EMAIL' })[0]!.value).to.be.at.least(2);
+    expect(find(samples, 'polder_firewall_detections_total', { type: 'IBAN' })[0]!.value).to.be.at.least(1);
+    expect(find(samples, 'polder_firewall_detections_total', { type: 'NOT_A_TYPE' })).to.have.length(0);
+  });
+
+  it('exposes the job queue depth per task and the failed jobs', async () => {
+    await addJob(app.db.pool, 'cache__expire', {} as never);
+    await addJob(app.db.pool, 'cache__expire', {} as never);
+    await addJob(app.db.pool, 'thread__append', {} as never, { runAt: new Date(Date.now() + 3_600_000) });
+    // A payload the task refuses, with one attempt: the worker fails it for good.
+    await addJob(app.db.pool, 'usage__record', { records: 'not a list' } as never, { maxAttempts: 1 });
+    // One pass of a real worker over the due jobs, then it exits (the later job stays queued).
+    await runOnce({
+      pgPool: app.db.pool,
+      taskList: buildTaskList({ db: app.db.pool, catalog: app.catalog, adapters: app.adapters }, app.log),
+      logger: workerLogger(app.log),
+    });
+    // runOnce can resolve before the worker has written the failure back.
+    await waitFor(
+      async () =>
+        (
+          await app.db.pool.query(
+            "select 1 from graphile_worker.jobs where task_identifier = 'usage__record' and attempts = 1 and last_error is not null and locked_at is null",
+          )
+        ).rowCount === 1,
+      { what: 'the bad job to fail' },
+    );
+    await addJob(app.db.pool, 'cache__expire', {} as never);
+    // A fresh scrape of this app's database (the queue is read at most once per JOB_STATS_TTL_MS).
+    const text = await renderMetrics(app.db.pool, Date.now() + JOB_STATS_TTL_MS);
+    const samples = parse(text);
+    expect(find(samples, 'polder_job_queue_depth', { task: 'cache__expire' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_jobs_scheduled', { task: 'thread__append' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_job_queue_depth', { task: 'usage__record' })[0]!.value).to.equal(0);
+    expect(find(samples, 'polder_job_failures', { task: 'usage__record', state: 'failed' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_job_failures', { task: 'usage__record', state: 'retrying' })[0]!.value).to.equal(0);
+    expect(find(samples, 'polder_job_stats_up')[0]!.value).to.equal(1);
+  });
+
+  it('reads the job queue at most once per few seconds, however often it is scraped', async () => {
+    let queries = 0;
+    const counting = {
+      query: async () => {
+        queries += 1;
+        return { rows: [{ task: 'counting_task', ready: 3, scheduled: 0, running: 0, retrying: 0, failed: 0 }] };
+      },
+    } as never;
+    const start = Date.now();
+    await Promise.all([renderMetrics(counting, start), renderMetrics(counting, start + 10), renderMetrics(counting, start + JOB_STATS_TTL_MS - 1)]);
+    expect(queries).to.equal(1);
+    const text = await renderMetrics(counting, start + JOB_STATS_TTL_MS);
+    expect(queries).to.equal(2);
+    expect(find(parse(text), 'polder_job_queue_depth', { task: 'counting_task' })[0]!.value).to.equal(3);
+
+    const failing = { query: async () => Promise.reject(new Error('database down')) } as never;
+    const down = parse(await renderMetrics(failing));
+    expect(find(down, 'polder_job_stats_up')[0]!.value).to.equal(0);
+    expect(find(down, 'polder_job_queue_depth')).to.have.length(0);
+  });
+});
