@@ -62,6 +62,16 @@ export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: s
   return { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() };
 }
 
+export interface JobSpec {
+  identifier: TaskName;
+  payload: unknown;
+}
+
+/** A job for graphile_worker.add_jobs, typed like addJob. */
+export function jobSpec<K extends TaskName>(name: K, payload: PayloadOf<K>): JobSpec {
+  return { identifier: name, payload };
+}
+
 /** Queues an audit entry in the caller's transaction. */
 export async function recordAudit(
   db: Queryable,

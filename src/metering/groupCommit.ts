@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { AuditEntry } from '../audit/store.js';
-import type { PayloadOf } from '../jobs.js';
+import { jobSpec, type JobSpec } from '../jobs.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { ThreadAppend } from '../threads/store.js';
 import type { CachedResponse } from '../gateway/responseCache.js';
@@ -36,8 +36,9 @@ interface Waiter {
 const MAX_BATCH = 500;
 
 // One statement is one transaction and one round trip: it stores the replayable responses and
-// enqueues one job per kind of record. Data-modifying CTEs always run; the job CTEs run because
-// the final select reads them, and only when they have records.
+// enqueues one job per kind of record, all in one add_jobs call (each add_job call costs about as
+// much as the rest of the statement). Data-modifying CTEs always run; the jobs CTE runs because
+// the final select reads it.
 const SETTLE_SQL = `
   with stored as (
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
@@ -53,18 +54,19 @@ const SETTLE_SQL = `
   cached as (
     insert into response_cache (workspace_id, cache_key, response, expires_at)
     select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
-      from jsonb_to_recordset($6::jsonb) as c(workspace_id uuid, cache_key text, response jsonb, ttl_seconds integer)
+      from jsonb_to_recordset($3::jsonb) as c(workspace_id uuid, cache_key text, response jsonb, ttl_seconds integer)
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
     returning 1
   ),
-  usage_job as (select graphile_worker.add_job('usage__record', $2::json) as job where $2::json is not null),
-  audit_job as (select graphile_worker.add_job('audit__record', $3::json) as job),
-  trace_job as (select graphile_worker.add_job('trace__record', $4::json) as job where $4::json is not null),
-  thread_job as (select graphile_worker.add_job('thread__append', $5::json) as job where $5::json is not null)
+  jobs as (
+    select graphile_worker.add_jobs(array(
+      select (j.identifier, j.payload, null, null, null, null, null, null)::graphile_worker.job_spec
+        from json_to_recordset($2::json) as j(identifier text, payload json)
+    )) as job
+  )
   select (select count(*) from stored) as stored, (select count(*) from cached) as cached,
-         (select count(*) from usage_job) + (select count(*) from audit_job)
-           + (select count(*) from trace_job) + (select count(*) from thread_job) as jobs`;
+         (select count(*) from jobs) as jobs`;
 
 /**
  * The group-commit writer. Requests that finish while a commit is in flight wait and share the
@@ -123,16 +125,17 @@ export class GroupCommitter {
   }
 
   private async write(batch: Settlement[]): Promise<void> {
-    const usage: PayloadOf<'usage__record'> = { records: batch.flatMap((s) => (s.usage ? [s.usage] : [])) };
-    const audit: PayloadOf<'audit__record'> = { entries: batch.map((s) => s.audit) };
-    const traces: PayloadOf<'trace__record'> = { traces: batch.flatMap((s) => (s.trace ? [s.trace] : [])) };
-    const appends: PayloadOf<'thread__append'> = { appends: batch.flatMap((s) => (s.thread ? [s.thread] : [])) };
+    const jobs: JobSpec[] = [];
+    const records = batch.flatMap((s) => (s.usage ? [s.usage] : []));
+    if (records.length > 0) jobs.push(jobSpec('usage__record', { records }));
+    jobs.push(jobSpec('audit__record', { entries: batch.map((s) => s.audit) }));
+    const traces = batch.flatMap((s) => (s.trace ? [s.trace] : []));
+    if (traces.length > 0) jobs.push(jobSpec('trace__record', { traces }));
+    const appends = batch.flatMap((s) => (s.thread ? [s.thread] : []));
+    if (appends.length > 0) jobs.push(jobSpec('thread__append', { appends }));
     await this.pool.query(SETTLE_SQL, [
       JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : []))),
-      usage.records.length > 0 ? JSON.stringify(usage) : null,
-      JSON.stringify(audit),
-      traces.traces.length > 0 ? JSON.stringify(traces) : null,
-      appends.appends.length > 0 ? JSON.stringify(appends) : null,
+      JSON.stringify(jobs),
       JSON.stringify(batch.flatMap((s) => (s.cache ? [s.cache] : []))),
     ]);
   }
