@@ -101,6 +101,17 @@ export async function stopAll(): Promise<void> {
   await Promise.all(all.map((m) => stop(m)));
 }
 
+/** The pids of every registered process, with their descendants (npx's server, for one). */
+export function managedPids(): number[] {
+  const pids: number[] = [];
+  for (const m of managed) {
+    const pid = m.child.pid;
+    if (pid === undefined) continue;
+    pids.push(pid, ...(m.group ? descendantsOf(pid) : []));
+  }
+  return pids;
+}
+
 /** Synchronous last resort (process 'exit'): SIGKILL whatever is still registered. */
 export function killAllNow(): void {
   for (const m of [...managed]) signal(m, 'SIGKILL');

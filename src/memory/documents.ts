@@ -164,30 +164,25 @@ export async function claimDocument(db: Queryable, workspaceId: string, id: stri
 }
 
 /**
- * Locks the document row for the rest of the caller's transaction, and says whether it still
- * exists. A delete waits for that transaction; a delete that came first makes this false, so the
- * job never writes chunks for (or resurrects) a deleted document.
+ * Marks the document ready, in the caller's transaction (so it shows only with its chunks), and
+ * says whether it still exists. The update also locks the row until that transaction ends: a
+ * delete waits for it, and a delete that came first makes this false, so the job never writes
+ * chunks for (or resurrects) a deleted document.
  */
-export async function lockDocument(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('select 1 from documents where workspace_id = $1 and id = $2 for update', [
-    workspaceId,
-    id,
-  ]);
-  return (rowCount ?? 0) > 0;
-}
-
 export async function markReady(
   db: Queryable,
+  workspaceId: string,
   id: string,
   result: { chunkCount: number; tokenCount: number; tsConfig: string },
-): Promise<void> {
-  await db.query(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     `update documents
-        set status = 'ready', chunk_count = $2, token_count = $3, ts_config = $4::regconfig, error = null,
+        set status = 'ready', chunk_count = $3, token_count = $4, ts_config = $5::regconfig, error = null,
             updated_at = now()
-      where id = $1`,
-    [id, result.chunkCount, result.tokenCount, result.tsConfig],
+      where workspace_id = $1 and id = $2`,
+    [workspaceId, id, result.chunkCount, result.tokenCount, result.tsConfig],
   );
+  return (rowCount ?? 0) > 0;
 }
 
 /** `failed` with the reason, or back to `queued` while a retry is pending. Never touches a ready one. */

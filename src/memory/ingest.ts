@@ -9,7 +9,7 @@ import { creditsFor } from '../metering/credits.js';
 import { insertUsage } from '../metering/usageStore.js';
 import { chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunker.js';
 import { replaceChunks, type ChunkToStore } from './chunks.js';
-import { claimDocument, lockDocument, markReady, markUnfinished } from './documents.js';
+import { claimDocument, markReady, markUnfinished } from './documents.js';
 import { embedForMemory, memoryEmbeddingModel } from './embedder.js';
 import { textSearchConfig } from './textSearch.js';
 
@@ -86,11 +86,7 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     let embeddedTokens = 0;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       const batch = chunks.slice(i, i + EMBED_BATCH);
-      const embedded = await embedForMemory(
-        catalog,
-        adapters,
-        batch.map((c) => c.text),
-      );
+      const embedded = await embedForMemory(catalog, adapters, batch.map((c) => c.text));
       embeddedTokens += embedded.tokens;
       batch.forEach((chunk, j) => stored.push({ text: chunk.text, tokens: chunk.tokens, embedding: embedded.vectors[j]! }));
     }
@@ -101,7 +97,8 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     });
 
     const written = await withTransaction(db, async (client) => {
-      if (!(await lockDocument(client, job.workspaceId, document.id))) return false;
+      const ready = { chunkCount: stored.length, tokenCount, tsConfig };
+      if (!(await markReady(client, job.workspaceId, document.id, ready))) return false;
       await replaceChunks(
         client,
         {
@@ -113,7 +110,6 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
         stored,
         { model: model.id, tsConfig },
       );
-      await markReady(client, document.id, { chunkCount: stored.length, tokenCount, tsConfig });
       // Billed in the same transaction as the chunks: unique per request id, so a rerun of a
       // job whose commit succeeded (but whose completion was lost) cannot bill twice.
       await insertUsage(client, [

@@ -106,6 +106,12 @@ describe('tasks/memory__ingest_document', () => {
     expect(usage.rows[0].n).to.equal(0);
   });
 
+  it('marks a document of only whitespace failed: there is nothing to index', async () => {
+    const id = await ingest(app, key, { title: 'Leeg', text: ' \n\n\t ', collection: slug });
+    const document = await settled(app, key, id);
+    expect(document).to.include({ status: 'failed', error: 'the document has no text to index', chunk_count: null });
+  });
+
   it('indexes each document in the text-search configuration of its language, simple when unsure', async () => {
     const cases: [string, string][] = [
       [prose(1_500, 'nl'), 'dutch'],
