@@ -93,19 +93,18 @@ export async function searchChunks(db: Pool, search: ChunkSearch): Promise<{ byV
 }
 
 /**
- * Runs `work` in a transaction whose settings are `set local` (they end with it), in one round
- * trip with the begin. JIT is always off: compiling takes tens of milliseconds, and pgvector's
- * cost estimate of an HNSW scan (hundreds of thousands) is far above jit_above_cost, so a query
- * of a few milliseconds would be compiled every time.
+ * Runs `work` in a transaction whose settings are `set local` (they end with it). JIT is always
+ * off: compiling takes tens of milliseconds, and pgvector's cost estimate of an HNSW scan
+ * (hundreds of thousands) is far above jit_above_cost, so a query of a few milliseconds would be
+ * compiled every time. The settings are bound as parameters of set_config, never spliced in.
  */
 async function withSettings<T>(db: Pool, settings: Record<string, string>, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const all: Record<string, string> = { jit: 'off', ...settings };
-  const names = Object.keys(all);
-  if (!names.every((name) => /^[a-z_.]+$/.test(name))) throw new Error('unexpected setting name');
-  const set = names.map((name) => `set_config('${name}', ${literal(all[name]!)}, true)`).join(', ');
+  const entries = Object.entries({ jit: 'off', ...settings });
+  const calls = entries.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ');
   const client = await db.connect();
   try {
-    await client.query(`begin; select ${set}`);
+    await client.query('begin');
+    await client.query(`select ${calls}`, entries.flat());
     const result = await work(client);
     await client.query('commit');
     return result;
@@ -116,9 +115,6 @@ async function withSettings<T>(db: Pool, settings: Record<string, string>, work:
     client.release();
   }
 }
-
-// The settings' values are ours (numbers, keywords); quoted all the same.
-const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 interface HitRow {
   id: string;
