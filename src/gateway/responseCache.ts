@@ -22,10 +22,12 @@ export function cacheKey(workspaceId: string, chain: string[], upstreamRequest: 
 }
 
 export async function findCachedResponse(db: Queryable, workspaceId: string, key: Buffer): Promise<CachedResponse | undefined> {
-  const { rows } = await db.query<{ response: CachedResponse }>(
-    'select response from response_cache where workspace_id = $1 and cache_key = $2 and expires_at > now()',
-    [workspaceId, key],
-  );
+  // Named: on the path of every cacheable chat request, so planned once per connection.
+  const { rows } = await db.query<{ response: CachedResponse }>({
+    name: 'polder-cache-lookup',
+    text: 'select response from response_cache where workspace_id = $1 and cache_key = $2 and expires_at > now()',
+    values: [workspaceId, key],
+  });
   return rows[0]?.response;
 }
 

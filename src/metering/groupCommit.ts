@@ -133,10 +133,11 @@ export class GroupCommitter {
     if (traces.length > 0) jobs.push(jobSpec('trace__record', { traces }));
     const appends = batch.flatMap((s) => (s.thread ? [s.thread] : []));
     if (appends.length > 0) jobs.push(jobSpec('thread__append', { appends }));
-    await this.pool.query(SETTLE_SQL, [
+    // Named, so each connection parses and plans this long statement once, not on every batch.
+    await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
       JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : []))),
       JSON.stringify(jobs),
       JSON.stringify(batch.flatMap((s) => (s.cache ? [s.cache] : []))),
-    ]);
+    ] });
   }
 }
