@@ -79,7 +79,8 @@ const DISTURBED_CPU = 25;
 const RETRY_BUDGET_MS = QUICK ? 10_000 : 75_000;
 const PORTKEY_PACKAGE = '@portkey-ai/gateway@1.15.2';
 const PORTKEY_START_TIMEOUT_MS = 180_000;
-const BENCH_DB = 'polder_bench_gateway';
+/** Per run (the pid), so that two runs at once on one Postgres never drop each other's database. */
+const BENCH_DB = `polder_bench_gateway_${process.pid}`;
 const MODEL = 'bench/chat';
 
 const TARGETS = { portkeyRatio: 4, passthroughShare: 0.33, addedP50Ms: 0.6, rssMiB: 250 };
@@ -97,6 +98,8 @@ interface Step extends StepResult {
   auxCpu: number;
   /** The load generator's CPU, % of one core. */
   loadCpu: number;
+  /** The stub upstream, when it is not the target itself, % of one core. */
+  stubCpu: number;
   /** Every PostgreSQL process together, % of one core. */
   pgCpu: number;
   /** Everything else on the machine (other people's work, the kernel), % of one core. */
@@ -243,10 +246,12 @@ async function runLoadStep(target: Target, concurrency: number): Promise<Step> {
     const pg = cpuOfPids(await ourPostgresPids());
     const serverPid = target.serverPid();
     const auxPid = target.auxPid?.();
+    const stubPid = stub?.child.pid;
     return {
       at: process.hrtime.bigint(),
       server: serverPid ? cpuMsOf(serverPid) : 0,
       aux: auxPid ? cpuMsOf(auxPid) : 0,
+      stub: stubPid && stubPid !== serverPid ? cpuMsOf(stubPid) : 0,
       pg,
       machine: machineCpu(),
     };
@@ -274,14 +279,16 @@ async function runLoadStep(target: Target, concurrency: number): Promise<Step> {
   const auxCpu = ((last.aux - from.aux) / wallMs) * 100;
   const loadCpu = (result.loadCpuMs / result.windowMs) * 100;
   const pgCpu = (cpuDelta(from.pg, last.pg) / wallMs) * 100;
+  const stubCpu = ((last.stub - from.stub) / wallMs) * 100;
   const machineBusy = machineTotal > 0 ? ((last.machine.busy - from.machine.busy) / machineTotal) * CORES * 100 : NaN;
   return {
     ...result,
     serverCpu,
     auxCpu,
     loadCpu,
+    stubCpu,
     pgCpu,
-    otherCpu: Math.max(0, machineBusy - serverCpu - auxCpu - loadCpu - pgCpu),
+    otherCpu: Math.max(0, machineBusy - serverCpu - auxCpu - loadCpu - stubCpu - pgCpu),
     machineBusy,
   };
 }
@@ -349,7 +356,7 @@ async function measure(target: Target): Promise<TargetResult> {
       `  ${target.label.padEnd(34)} c=${String(concurrency).padStart(3)}  ${fmt(step.rps, 0).padStart(6)} req/s  ` +
         `p50 ${fmt(step.p50, 3)} ms  p99 ${fmt(step.p99, 3)} ms  errors ${step.errors}  ` +
         `cpu: server ${fmt(step.serverCpu, 0)}%${target.auxPid ? ` worker ${fmt(step.auxCpu, 0)}%` : ''} load ${fmt(step.loadCpu, 0)}% ` +
-        `pg ${fmt(step.pgCpu, 0)}% other ${fmt(step.otherCpu, 0)}% machine ${fmt(step.machineBusy, 0)}/${CORES * 100}%`,
+        `${target.key === 'direct' ? '' : `stub ${fmt(step.stubCpu, 0)}% `}pg ${fmt(step.pgCpu, 0)}% other ${fmt(step.otherCpu, 0)}% machine ${fmt(step.machineBusy, 0)}/${CORES * 100}%`,
     );
     for (const sampleError of step.errorSamples) log(`    error: ${sampleError}`);
     if (step.count === 0) break;
@@ -377,7 +384,10 @@ async function measure(target: Target): Promise<TargetResult> {
 
 // ---- our gateway ----------------------------------------------------------------------------
 
+/** A fresh bench database (dropped first when it exists), migrated, with one organization key. */
 async function createBenchDatabase(): Promise<string> {
+  await dbPool?.end().catch(() => undefined);
+  dbPool = undefined;
   await withMaintenance(async (client) => {
     await client.query(`drop database if exists ${BENCH_DB} with (force)`);
     await client.query(`create database ${BENCH_DB}`);
@@ -749,6 +759,7 @@ function report(facts: string): string {
         fmt(s.serverCpu, 0),
         r.auxName ? fmt(s.auxCpu, 0) : '',
         fmt(s.loadCpu, 0),
+        r.key === 'direct' ? '' : fmt(s.stubCpu, 0),
         fmt(s.pgCpu, 0),
         fmt(s.otherCpu, 0),
         fmt(s.machineBusy, 0),
@@ -758,9 +769,9 @@ function report(facts: string): string {
   out.push(`every step; CPU in % of one core during the window (machine: all ${CORES} cores, so at most ${CORES * 100}; other = machine − the rest)`);
   out.push(
     table(
-      ['target', 'c', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'err', 'server', 'worker', 'load', 'postgres', 'other', 'machine'],
+      ['target', 'c', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'err', 'server', 'worker', 'load', 'stub', 'postgres', 'other', 'machine'],
       stepRows,
-      [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
+      [false, true, true, true, true, true, true, true, true, true, true, true, true, true, true],
     ),
   );
   const disturbed = results.flatMap((r) => r.steps.filter((s) => s.otherCpu > DISTURBED_CPU).map((s) => `${r.label} c=${s.concurrency}`));
@@ -770,20 +781,34 @@ function report(facts: string): string {
   const checks = results.filter((r) => r.upstreamCheck && r.upstreamCheck !== 'ok');
   for (const r of checks) out.push(`warning: ${r.label}: ${r.upstreamCheck}`);
 
-  // What limits the gateway, from the figures at its best step.
+  // What limits the gateway, from the CPU figures at its best step.
   const main = gateways[0];
-  const best = bestOf(main);
+  const best = bestOf(main) ?? main?.steps.find((s) => s.count > 0);
   if (main && best) {
     out.push('');
-    const serverBound = best.serverCpu >= 85;
+    const perRequest = (cpu: number) => (cpu * 10) / best.rps; // % of a core → ms of CPU per request
+    const parts = [
+      { name: 'Postgres', cpu: best.pgCpu },
+      { name: 'the web process', cpu: best.serverCpu },
+      { name: 'the worker', cpu: best.auxCpu },
+      { name: 'the load generator', cpu: best.loadCpu },
+      { name: 'the stub', cpu: best.stubCpu },
+    ].sort((x, y) => y.cpu - x.cpu);
+    const saturated = best.machineBusy >= CORES * 100 * 0.9;
     out.push(
-      `at its best step (c=${best.concurrency}) the gateway's web process used ${fmt(best.serverCpu, 0)} % of a core, its worker ${fmt(best.auxCpu, 0)} %, ` +
-        `Postgres ${fmt(best.pgCpu, 0)} %, the load generator ${fmt(best.loadCpu, 0)} %; the machine was ${fmt(best.machineBusy, 0)} % busy of ${CORES * 100} %: ` +
-        (serverBound
-          ? 'the web process is CPU-bound on its one event loop.'
-          : 'the web process is not saturated; the limit is elsewhere (machine CPU shared with Postgres, worker and load generator, or waiting on the database).'),
+      `${main.label} at c=${best.concurrency} (${fmt(best.rps, 0)} req/s), CPU per request: ` +
+        parts.map((p) => `${p.name} ${fmt(perRequest(p.cpu), 2)} ms (${fmt(p.cpu, 0)} % of a core)`).join(', ') +
+        `; the machine was ${fmt(best.machineBusy, 0)} % busy of ${CORES * 100} % (other work ${fmt(best.otherCpu, 0)} %).`,
     );
-    out.push(PROFILE ? `CPU profiles: ${profileDir}` : 'run with --profile for where that CPU goes (a profile, not a guess).');
+    out.push(
+      saturated
+        ? `The machine's CPU is the limit, and ${parts[0]!.name} takes the largest share of it` +
+            (best.serverCpu >= 85 ? '; the web process is also CPU-bound on its one event loop.' : '.')
+        : best.serverCpu >= 85
+          ? 'The web process is CPU-bound on its one event loop.'
+          : 'Neither the machine nor the web process is saturated: the time goes in waiting (on Postgres, for the most part).',
+    );
+    out.push(PROFILE ? `CPU profiles: ${profileDir}` : 'Run with --profile for where the web process spends its CPU (a profile, not a guess).');
   }
   out.push(`total bench time ${fmt((Date.now() - started) / 1000, 0)} s`);
   return out.join('\n');
@@ -846,7 +871,7 @@ async function main(): Promise<number> {
   const { port: passthroughPort } = await nextMessage<{ type: 'ready'; port: number }>(passthrough.child, 'ready');
 
   log('setting up the bench database…');
-  const apiKey = await createBenchDatabase();
+  let apiKey = await createBenchDatabase();
   const catalogFile = writeCatalog(stubPort);
   const gatewayEnv: NodeJS.ProcessEnv = { ...npxEnv(), DATABASE_URL: benchDbUrl, CATALOG_FILE: catalogFile, STUB_KEY: 'sk-bench-stub' };
   log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);
@@ -880,24 +905,26 @@ async function main(): Promise<number> {
   await stop(passthrough);
 
   log('our gateway');
-  const workerLog = join(tmp, 'worker.log');
-  const workerFd = openSync(workerLog, 'a');
-  const worker = spawnManaged('worker', process.execPath, ['--enable-source-maps', fromRoot('dist/src/worker.js')], {
-    cwd: fromRoot(),
-    env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', workerFd, workerFd],
-  });
-  closeSync(workerFd);
   const variants: GatewayVariant[] = [
     { key: 'gateway-warn', label: 'gateway (LOG_LEVEL=warn)', logLevel: 'warn', synchronousCommit: 'off' },
     { key: 'gateway-info', label: 'gateway (LOG_LEVEL=info)', logLevel: 'info', synchronousCommit: 'off' },
     { key: 'gateway-sync', label: 'gateway (warn, sync commit on)', logLevel: 'warn', synchronousCommit: 'on' },
   ];
-  for (const variant of variants) {
+  for (const [i, variant] of variants.entries()) {
     log(variant.label);
+    // Each variant on a fresh database with its own worker: the jobs table's churn and the tables'
+    // growth during one variant would otherwise slow the next one down.
+    if (i > 0) apiKey = await createBenchDatabase();
+    const workerFd = openSync(join(tmp, `worker-${variant.key}.log`), 'a');
+    const worker = spawnManaged('worker', process.execPath, ['--enable-source-maps', fromRoot('dist/src/worker.js')], {
+      cwd: fromRoot(),
+      env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', workerFd, workerFd],
+    });
+    closeSync(workerFd);
     await measureGateway(variant, gatewayEnv, worker, apiKey);
+    await stop(worker);
   }
-  await stop(worker);
 
   log(`Portkey ${PORTKEY_PACKAGE}`);
   try {
