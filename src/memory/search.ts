@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
 import { validationFailed } from '../errors.js';
 import { ALL_TS_CONFIGS } from './textSearch.js';
 
@@ -101,19 +102,10 @@ export async function searchChunks(db: Pool, search: ChunkSearch): Promise<{ byV
 async function withSettings<T>(db: Pool, settings: Record<string, string>, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const entries = Object.entries({ jit: 'off', ...settings });
   const calls = entries.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ');
-  const client = await db.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(db, async (client) => {
     await client.query(`select ${calls}`, entries.flat());
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    return work(client);
+  });
 }
 
 interface HitRow {
