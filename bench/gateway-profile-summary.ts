@@ -89,7 +89,10 @@ export interface ProfileSummary {
   totalMs: number;
   idleMs: number;
   busyMs: number;
-  owners: { owner: string; ms: number; share: number }[];
+  /** Self time of the native writev (socket writes); on a busy machine mostly waiting for a core. */
+  writevMs: number;
+  /** share: of busy time; shareWithoutWritev: of busy time less writev. */
+  owners: { owner: string; ms: number; share: number; shareWithoutWritev: number }[];
   topSelf: { label: string; owner: string; ms: number; share: number }[];
   topOursInclusive: { label: string; ms: number; share: number }[];
 }
@@ -125,9 +128,11 @@ export function summarize(profile: CpuProfile, top = 25, window?: SampleWindow):
 
   const owners = new Map<string, number>();
   const selfByLabel = new Map<string, { owner: string; us: number }>();
+  let writev = 0;
   for (const [id, us] of self) {
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') continue;
+    if (frame.functionName === 'writev' && !frame.url) writev += us;
     const owner = ownerOf(frame);
     owners.set(owner, (owners.get(owner) ?? 0) + us);
     const key = label(frame);
@@ -170,7 +175,13 @@ export function summarize(profile: CpuProfile, top = 25, window?: SampleWindow):
     totalMs: total / 1000,
     idleMs: idle / 1000,
     busyMs: busy / 1000,
-    owners: [...owners.entries()].sort((a, b) => b[1] - a[1]).map(([owner, us]) => ({ owner, ms: us / 1000, share: share(us) })),
+    writevMs: writev / 1000,
+    owners: [...owners.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([owner, us]) => {
+        const own = owner === 'V8 builtins / native' ? us - writev : us;
+        return { owner, ms: us / 1000, share: share(us), shareWithoutWritev: busy > writev ? own / (busy - writev) : 0 };
+      }),
     topSelf: [...selfByLabel.entries()]
       .sort((a, b) => b[1].us - a[1].us)
       .slice(0, top)
@@ -190,8 +201,8 @@ export function formatSummary(file: string, s: ProfileSummary, window?: SampleWi
   lines.push(`profile ${file}${window ? ' (samples of the load window only, start-up left out)' : ' (all samples)'}`);
   lines.push(`  sampled ${(s.totalMs / 1000).toFixed(1)} s, idle ${(s.idleMs / 1000).toFixed(1)} s, busy ${(s.busyMs / 1000).toFixed(1)} s (shares below are of busy time)`);
   lines.push('');
-  lines.push('  self time by owner');
-  for (const o of s.owners) lines.push(`    ${o.owner.padEnd(26)} ${ms(o.ms)} ms ${pct(o.share)}`);
+  lines.push(`  self time by owner (last column: without writev, ${(s.writevMs / 1000).toFixed(1)} s, which on a busy machine is mostly waiting for a core)`);
+  for (const o of s.owners) lines.push(`    ${o.owner.padEnd(26)} ${ms(o.ms)} ms ${pct(o.share)}   ${pct(o.shareWithoutWritev)}`);
   lines.push('');
   lines.push('  top functions by self time');
   for (const f of s.topSelf) lines.push(`    ${pct(f.share)} ${ms(f.ms)} ms  ${f.owner.padEnd(22)} ${f.label}`);
