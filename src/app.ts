@@ -7,6 +7,7 @@ import { preloadGazetteer } from './firewall/index.js';
 import type { Catalog } from './gateway/catalog.js';
 import { ChatService } from './gateway/chat.js';
 import { EmbeddingService } from './gateway/embeddings.js';
+import { lookUpEveryKey, type CacheKeyLookup } from './gateway/responseCache.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { requestContext } from './http/middleware/requestContext.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
   catalog: Catalog;
   adapters: Adapters;
   committer: GroupCommitter;
+  /** Answers most cache misses without a lookup; without it every cacheable request looks up. */
+  cacheKeys?: CacheKeyLookup;
   keys?: KeyResolver;
   validator?: Validator;
 }
@@ -65,7 +68,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/v1' });
   api.use(authenticate(keys));
-  const services = { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, committer: deps.committer };
+  const services = {
+    pool: deps.pool,
+    catalog: deps.catalog,
+    adapters: deps.adapters,
+    committer: deps.committer,
+    cacheKeys: deps.cacheKeys ?? lookUpEveryKey,
+  };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
   chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });

@@ -4,9 +4,7 @@ import auditRecord from '../tasks/audit__record.js';
 import cacheExpire from '../tasks/cache__expire.js';
 import memoryExtractFacts from '../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../tasks/memory__ingest_document.js';
-import threadAppend from '../tasks/thread__append.js';
-import traceRecord from '../tasks/trace__record.js';
-import usageRecord from '../tasks/usage__record.js';
+import settlementsDrain from '../tasks/settlements__drain.js';
 import type { AuditEntry } from './audit/store.js';
 import type { Queryable } from './db/pool.js';
 import type { Logger } from './logger.js';
@@ -19,9 +17,7 @@ const definitions = {
   cache__expire: cacheExpire,
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
-  thread__append: threadAppend,
-  trace__record: traceRecord,
-  usage__record: usageRecord,
+  settlements__drain: settlementsDrain,
 };
 
 type Definitions = typeof definitions;
@@ -62,16 +58,6 @@ export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: s
   return { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() };
 }
 
-export interface JobSpec {
-  identifier: TaskName;
-  payload: unknown;
-}
-
-/** A job for graphile_worker.add_jobs, typed like addJob. */
-export function jobSpec<K extends TaskName>(name: K, payload: PayloadOf<K>): JobSpec {
-  return { identifier: name, payload };
-}
-
 /** Queues an audit entry in the caller's transaction. */
 export async function recordAudit(
   db: Queryable,
@@ -106,5 +92,9 @@ export function workerLogger(log: Logger): WorkerLogger {
 
 /** Recurring jobs. */
 export function cronItems(): ParsedCronItem[] {
-  return parseCronItems([{ task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' }]);
+  return parseCronItems([
+    { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
+    // The safety net under the drains that group commits trigger (see SettlementDrainScheduler).
+    { task: 'settlements__drain', match: '* * * * *', identifier: 'settlements__drain', options: { jobKey: 'settlements__drain' } },
+  ]);
 }

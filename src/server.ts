@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { createPool } from './db/pool.js';
+import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
+import { CACHE_TTL_SECONDS } from './gateway/responseCache.js';
 import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
@@ -21,7 +23,10 @@ const catalog = (() => {
 const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
 const adapters = createAdapters();
 const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit });
-const app = createApp({ config, pool, log, catalog, adapters, committer });
+// Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.
+const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS });
+await cacheKeys.start();
+const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
@@ -38,6 +43,6 @@ onShutdown(log, 'web', async () => {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
-  await Promise.all([closeAdapters(adapters), committer.close()]);
+  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close()]);
   await pool.end();
 });

@@ -1,8 +1,8 @@
-import { run, type Runner } from 'graphile-worker';
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
-import { buildTaskList, cronItems, workerLogger } from './jobs.js';
+import { cronItems } from './jobs.js';
+import { startJobRunner, type JobRunner } from './jobRunner.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 import { WorkerLiveness } from './workerLiveness.js';
@@ -25,23 +25,20 @@ const adapters = createAdapters();
 const liveness = new WorkerLiveness(pool, log).start();
 
 // Signals are handled before the runner starts, so a stop that arrives during start-up is clean too.
-let runner: Runner | undefined;
+let jobs: JobRunner | undefined;
 onShutdown(log, 'worker', async () => {
-  // stop() lets running jobs finish before it resolves.
-  await runner?.stop();
+  await jobs?.stop();
   await liveness.stop();
   await closeAdapters(adapters);
   await pool.end();
 });
 
-runner = await run({
-  pgPool: pool,
+jobs = await startJobRunner({
+  services: { db: pool, catalog, adapters },
+  connectionString: config.databaseUrl,
+  log,
   concurrency: config.workerConcurrency,
-  taskList: buildTaskList({ db: pool, catalog, adapters }, log),
-  logger: workerLogger(log),
-  noHandleSignals: true,
-  // Recurring jobs are declared in code; no crontab file is read.
-  parsedCronItems: cronItems(),
+  cron: cronItems(),
   events: liveness.events,
 });
 log.info({ concurrency: config.workerConcurrency }, 'worker running');

@@ -23,7 +23,7 @@ import {
   type UpstreamChunk,
   type UpstreamCompletion,
 } from './providers/types.js';
-import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse } from './responseCache.js';
+import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
 import { countCompletionTokens, countMessageTokens } from './tokens.js';
 
@@ -65,7 +65,8 @@ type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 interface Prepared {
   started: number;
   body: ChatCompletionRequest;
-  hash: Buffer;
+  /** Only when the caller chose the request id: a retry is compared against it. */
+  hash: Buffer | undefined;
   plan: RoutingPlan<ChatModel>;
   request: UpstreamChatRequest;
   cacheStatus: CacheStatus;
@@ -99,6 +100,7 @@ export interface ChatServiceDeps {
   catalog: Catalog;
   adapters: Adapters;
   committer: GroupCommitter;
+  cacheKeys: CacheKeyLookup;
 }
 
 export class ChatService {
@@ -222,8 +224,8 @@ export class ChatService {
         'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
       );
     }
-    const hash = bodyHash(body as Record<string, unknown>);
-    const { claimed, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', hash });
+    const hash = ctx.callerRequestId ? bodyHash(body as Record<string, unknown>) : undefined;
+    const { claimed, replay } = hash ? await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', hash }) : { claimed: false, replay: undefined };
     if (replay) return { replay };
     try {
       const { request, parameters } = upstreamRequestOf(body);
@@ -263,7 +265,9 @@ export class ChatService {
             request,
           )
         : undefined;
-      const cached = key ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
+      // Nearly every request is a miss; the filter answers those without a round trip.
+      const cached =
+        key && this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
@@ -379,13 +383,15 @@ export class ChatService {
     const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
     const now = new Date().toISOString();
     const settlement: Settlement = {
+      workspaceId: principal.workspaceId,
       request: {
         workspace_id: principal.workspaceId,
         organization_id: principal.organizationId,
         request_id: ctx.requestId,
         kind: 'chat',
-        body_hash: prepared.hash.toString('hex'),
-        response: { body, headers } satisfies StoredResponse,
+        body_hash: prepared.hash?.toString('hex') ?? '',
+        // A generated id is taken but its answer not kept: only a caller who chose the id can retry.
+        response: prepared.hash ? ({ body, headers } satisfies StoredResponse) : null,
       },
       usage: {
         organization_id: principal.organizationId,
@@ -425,6 +431,7 @@ export class ChatService {
         : {}),
     };
     await this.deps.committer.settle(settlement);
+    if (settlement.cache) this.deps.cacheKeys.add(prepared.cacheKey!);
     return { body, headers };
   }
 
@@ -437,6 +444,7 @@ export class ChatService {
       if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
       const now = new Date().toISOString();
       await this.deps.committer.settle({
+        workspaceId: ctx.principal.workspaceId,
         trace: this.trace(ctx, prepared, {
           status,
           model: null,

@@ -98,20 +98,17 @@ export class EmbeddingService {
       const headers = { 'X-Model': model.id, 'X-Provider': provider };
       const now = new Date().toISOString();
       await this.deps.committer.settle({
-        // A generated id cannot be retried by a caller who never chose it: large vectors are only
-        // kept for replay when the caller sent its own id.
-        ...(ctx.callerRequestId
-          ? {
-              request: {
-                workspace_id: principal.workspaceId,
-                organization_id: principal.organizationId,
-                request_id: ctx.requestId,
-                kind: 'embeddings' as const,
-                body_hash: hash.toString('hex'),
-                response: { body: responseBody, headers },
-              },
-            }
-          : {}),
+        workspaceId: principal.workspaceId,
+        request: {
+          workspace_id: principal.workspaceId,
+          organization_id: principal.organizationId,
+          request_id: ctx.requestId,
+          kind: 'embeddings',
+          body_hash: hash.toString('hex'),
+          // A generated id cannot be retried by a caller who never chose it: large vectors are only
+          // kept for replay when the caller sent its own id.
+          response: ctx.callerRequestId ? { body: responseBody, headers } : null,
+        },
         usage: {
           organization_id: principal.organizationId,
           workspace_id: principal.workspaceId,

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/pool.js';
 import type { UpstreamCompletion } from './providers/types.js';
 
+/** Where the settle statement announces the keys it stored: base64, comma-separated, ≤ 100 per message. */
+export const CACHE_KEYS_CHANNEL = 'polder_cache_keys';
+
 // A cached answer lives this long; the cache__expire cron task deletes what has expired.
 export const CACHE_TTL_SECONDS = 3600;
 
@@ -10,6 +13,16 @@ export interface CachedResponse {
   model: string;
   provider: string;
 }
+
+/** Asked before a lookup: false only when the key is certainly not stored (see CacheKeyFilter). */
+export interface CacheKeyLookup {
+  mightContain(key: Buffer): boolean;
+  /** A key this process has just stored. */
+  add(key: Buffer): void;
+}
+
+/** Without a filter, every key is looked up. */
+export const lookUpEveryKey: CacheKeyLookup = { mightContain: () => true, add: () => undefined };
 
 /**
  * The key covers the workspace, the resolved chain, and the request as it goes upstream (after

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../jobs.js';
 import type { Principal } from '../tenancy/store.js';
+import { dropPendingTracesOfEndUser } from '../metering/pendingSettlements.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { lockEndUser } from './facts.js';
 
@@ -38,7 +39,9 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     actor.workspaceId,
     userRef,
   ]);
-  const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
+  // Pending first: a drain writing one of them is waited for, and what it wrote is deleted next.
+  const pendingTraces = await dropPendingTracesOfEndUser(db, actor.workspaceId, userRef);
+  const traces = pendingTraces + (await deleteTracesOfEndUser(db, actor.workspaceId, userRef));
   const erasure: Erasure = {
     userRef,
     erasedAt: new Date(),

@@ -54,6 +54,13 @@ export async function claimRequestId(
   );
   const row = rows[0];
   if (!row) return claimRequestId(db, claim);
+  if (row.state === 'completed' && !row.response) {
+    // The id was generated for a request that did not name one; its answer was not kept.
+    throw validationFailed(
+      { 'X-Request-Id': ['was already used for a request whose answer is not kept for replay; use a new id for a new request'] },
+      'this request id belongs to another request',
+    );
+  }
   if (!row.body_hash.equals(claim.hash)) {
     throw validationFailed(
       { 'X-Request-Id': ['was already used for a request with another body; use a new id for a new request'] },

@@ -126,8 +126,8 @@ describe('POST /v1/chat/completions', () => {
       await waitFor(async () => (await usageRows('retry-1')).length === 1, { what: 'one usage row' });
       // Give the worker the chance to write a second row, if the replay had enqueued one.
       await waitFor(
-        async () => (await gw.app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'usage__record'")).rows[0].n === 0,
-        { what: 'the usage queue to drain' },
+        async () => (await gw.app.db.pool.query('select count(*)::int as n from pending_settlements')).rows[0].n === 0,
+        { what: 'the pending settlements to drain' },
       );
       expect(await usageRows('retry-1')).to.have.length(1);
     });
@@ -167,6 +167,19 @@ describe('POST /v1/chat/completions', () => {
       const retry = await postChat(gw, body, { 'x-request-id': 'retry-4' });
       expect(retry.status).to.equal(200);
       await waitFor(async () => (await usageRows('retry-4')).length === 1, { what: 'the retry billed' });
+    });
+
+    it('refuses to run again under an id it generated, which was billed but not kept (422)', async () => {
+      const body = chatBody();
+      const first = await postChat(gw, body);
+      expect(first.status).to.equal(200);
+      const generated = first.headers.get('x-request-id')!;
+      // At once, before the worker has written the first one's usage row.
+      const reused = await postChat(gw, body, { 'x-request-id': generated });
+      expect(reused.status).to.equal(422);
+      expect(((await reused.json()) as any).errors['X-Request-Id'][0]).to.match(/not kept for replay/);
+      expect(gw.euA.requests).to.have.length(1);
+      await waitFor(async () => (await usageRows(generated)).length === 1, { what: 'the first billed' });
     });
   });
 

@@ -150,8 +150,8 @@ describe('POST /v1/embeddings', () => {
     expect(row.prompt_tokens).to.equal(first.body.usage.prompt_tokens);
     expect(Number(row.credits_base)).to.be.closeTo((first.body.usage.prompt_tokens * 0.1) / 1000, 1e-8);
     await waitFor(
-      async () => (await gw.app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'usage__record'")).rows[0].n === 0,
-      { what: 'the usage queue to drain' },
+      async () => (await gw.app.db.pool.query('select count(*)::int as n from pending_settlements')).rows[0].n === 0,
+      { what: 'the pending settlements to drain' },
     );
     expect((await gw.app.db.pool.query("select * from usage where request_id = 'embed-retry'")).rows).to.have.length(1);
   });

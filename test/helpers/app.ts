@@ -1,12 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { run, type Runner } from 'graphile-worker';
+import type { Runner } from 'graphile-worker';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { CacheKeyFilter } from '../../src/gateway/cacheKeyFilter.js';
 import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { CACHE_TTL_SECONDS } from '../../src/gateway/responseCache.js';
 import { closeAdapters, createAdapters, type Adapters } from '../../src/gateway/providers/index.js';
-import { buildTaskList, workerLogger } from '../../src/jobs.js';
+import { startJobRunner, type JobRunner } from '../../src/jobRunner.js';
 import { GroupCommitter } from '../../src/metering/groupCommit.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createKey, type CreatedKey } from '../../src/tenancy/keys.js';
@@ -23,7 +25,7 @@ export interface TestApp {
   server: Server;
   /** Creates a key in this test's database. */
   key(options?: { org?: string; workspace?: string; kind?: KeyKind; scopes?: Scope[] }): Promise<CreatedKey>;
-  /** Starts a real graphile-worker over tasks/ against this test's database. */
+  /** Starts a real graphile-worker over tasks/ (and the settlements drain trigger) against this test's database. */
   startWorker(): Promise<Runner>;
   close(): Promise<void>;
 }
@@ -37,12 +39,14 @@ export async function startTestApp(
   const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
   const adapters = createAdapters();
   const committer = new GroupCommitter(db.url);
-  const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer });
+  const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS });
+  await cacheKeys.start();
+  const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer, cacheKeys });
   const server = createServer(app.callback());
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  const runners: Runner[] = [];
+  const runners: JobRunner[] = [];
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     db,
@@ -54,22 +58,21 @@ export async function startTestApp(
     key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
       createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
     async startWorker() {
-      const runner = await run({
-        pgPool: db.pool,
+      const jobs = await startJobRunner({
+        services: { db: db.pool, catalog, adapters },
+        connectionString: db.url,
+        log,
         concurrency: 2,
         pollInterval: 50,
-        taskList: buildTaskList({ db: db.pool, catalog, adapters }, log),
-        noHandleSignals: true,
-        logger: workerLogger(log),
       });
-      runners.push(runner);
-      return runner;
+      runners.push(jobs);
+      return jobs.runner;
     },
     async close() {
       for (const runner of runners) await runner.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([closeAdapters(adapters), committer.close()]);
+      await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close()]);
       await db.drop();
     },
   };

@@ -1,0 +1,388 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { CACHE_KEYS_CHANNEL, type CacheKeyLookup } from './responseCache.js';
+
+// One definition: the settle statement (metering/groupCommit.ts) notifies on the same constant.
+export { CACHE_KEYS_CHANNEL };
+
+/**
+ * The notification format, shared by `encodeKeys` and the settle statement:
+ *
+ *   each key as standard base64 with padding (44 characters for a 32-byte key), keys joined by
+ *   ',', at most 100 keys per notification (4,499 bytes, well under Postgres' 8,000-byte limit).
+ *
+ * From SQL, over a set `stored(cache_key bytea)` of the rows just written:
+ *
+ *   select pg_notify('polder_cache_keys', string_agg(encode(k.cache_key, 'base64'), ','))
+ *     from (select cache_key, (row_number() over ()) / 100 as chunk from stored) as k
+ *    group by k.chunk
+ *
+ * The reader also accepts base64url and ignores whitespace (Postgres' encode() breaks lines every
+ * 76 characters, which a 32-byte key never reaches). A notification it cannot read in full makes
+ * the filter resync, since a key it skipped would be a false negative.
+ */
+export const KEYS_PER_NOTIFICATION = 100;
+
+const KEY_BYTES = 32;
+// 43 significant characters carry 32 bytes; standard base64 pads to 44 with '='.
+const ENCODED_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+export function encodeKeys(keys: Buffer[]): string[] {
+  const payloads: string[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_NOTIFICATION) {
+    const chunk = keys.slice(i, i + KEYS_PER_NOTIFICATION);
+    for (const key of chunk) {
+      if (key.length !== KEY_BYTES) throw new RangeError(`cache keys are ${KEY_BYTES} bytes, not ${key.length}`);
+    }
+    payloads.push(chunk.map((key) => key.toString('base64')).join(','));
+  }
+  return payloads;
+}
+
+/** The keys in one notification, or undefined when any part of it is not a key. */
+export function decodeKeys(payload: string): Buffer[] | undefined {
+  const compact = payload.replace(/\s+/g, '');
+  if (compact === '') return [];
+  const keys: Buffer[] = [];
+  for (const encoded of compact.split(',')) {
+    if (!ENCODED_KEY.test(encoded)) return undefined;
+    keys.push(Buffer.from(encoded, 'base64'));
+  }
+  return keys;
+}
+
+/** Size of one generation's Bloom filter for `keys` insertions at false-positive rate `rate`. */
+export function bloomGeometry(keys: number, rate: number): { bits: number; hashes: number; bytes: number } {
+  if (!Number.isInteger(keys) || keys < 1) throw new RangeError('expectedKeysPerGeneration must be a positive integer');
+  if (!(rate > 0 && rate < 1)) throw new RangeError('falsePositiveRate must be between 0 and 1');
+  const optimalBits = (-keys * Math.log(rate)) / Math.LN2 ** 2;
+  const bits = Math.ceil(optimalBits / 32) * 32;
+  // Bit positions are computed modulo `bits` from 32-bit words, and stored in 32-bit words.
+  if (bits > 2 ** 32) throw new RangeError('a generation would need more than 2^32 bits; use more generations');
+  return { bits, hashes: Math.max(1, Math.round((bits / keys) * Math.LN2)), bytes: bits / 8 };
+}
+
+class Generation {
+  readonly words: Uint32Array;
+  keys = 0;
+  newestInsertAt: number;
+
+  constructor(
+    bits: number,
+    readonly startedAt: number,
+  ) {
+    this.words = new Uint32Array(bits / 32);
+    this.newestInsertAt = startedAt;
+  }
+
+  set(positions: Uint32Array, now: number): void {
+    for (const position of positions) this.words[position >>> 5]! |= 1 << (position & 31);
+    this.keys++;
+    this.newestInsertAt = now;
+  }
+
+  hasAll(positions: Uint32Array): boolean {
+    for (const position of positions) {
+      if ((this.words[position >>> 5]! & (1 << (position & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** The union of two Bloom filters of one geometry is a Bloom filter of the union of their keys. */
+  absorb(older: Generation): void {
+    for (let i = 0; i < this.words.length; i++) this.words[i]! |= older.words[i]!;
+    this.keys += older.keys;
+    this.newestInsertAt = Math.max(this.newestInsertAt, older.newestInsertAt);
+  }
+}
+
+export interface GenerationalBloomFilterOptions {
+  keysPerGeneration: number;
+  falsePositiveRate: number;
+  /** A generation is dropped once its newest key is this old: every key in it has expired. */
+  retainMs: number;
+  /** A generation that holds keys stops taking new ones at this age, so it can be dropped sooner. */
+  rotateAfterMs: number;
+  maxGenerations: number;
+  now: () => number;
+}
+
+/**
+ * Bloom filters in generations, newest last. Memory stays within maxGenerations × bytesPerGeneration.
+ *
+ * When a new generation would exceed maxGenerations, the two oldest are merged (bitwise or) instead
+ * of dropping the in-sync claim. A merge never loses a key, so the filter stays correct; only the
+ * merged generation's false-positive rate rises, towards 100 % (a lookup for every key, as with no
+ * filter) under load it was not sized for. That degrades only the part of the key space held by
+ * old keys, needs no resync (a reload under the same load would fill up again at once), and heals
+ * by itself: the merged generation is dropped once its newest key has expired.
+ */
+export class GenerationalBloomFilter {
+  readonly bits: number;
+  readonly hashes: number;
+  readonly bytesPerGeneration: number;
+  private generations: Generation[] = [];
+  // Reused: one key's positions are the same in every generation.
+  private readonly positions: Uint32Array;
+
+  constructor(private readonly options: GenerationalBloomFilterOptions) {
+    if (options.maxGenerations < 2) throw new RangeError('maxGenerations must be at least 2, to merge');
+    const geometry = bloomGeometry(options.keysPerGeneration, options.falsePositiveRate);
+    this.bits = geometry.bits;
+    this.hashes = geometry.hashes;
+    this.bytesPerGeneration = geometry.bytes;
+    this.positions = new Uint32Array(geometry.hashes);
+  }
+
+  get generationCount(): number {
+    return this.generations.length;
+  }
+
+  get byteLength(): number {
+    return this.generations.length * this.bytesPerGeneration;
+  }
+
+  /** Keys of another length are never added, and mightContain is always true for them. */
+  add(key: Buffer): void {
+    if (key.length !== KEY_BYTES) return;
+    const now = this.options.now();
+    this.dropExpired(now);
+    let current = this.generations.at(-1);
+    if (!current || current.keys >= this.options.keysPerGeneration || now - current.startedAt >= this.options.rotateAfterMs) {
+      current = this.startGeneration(now);
+    }
+    current.set(this.positionsOf(key), now);
+  }
+
+  mightContain(key: Buffer): boolean {
+    if (key.length !== KEY_BYTES) return true;
+    this.dropExpired(this.options.now());
+    const positions = this.positionsOf(key);
+    for (let i = this.generations.length - 1; i >= 0; i--) {
+      if (this.generations[i]!.hasAll(positions)) return true;
+    }
+    return false;
+  }
+
+  clear(): void {
+    this.generations = [];
+  }
+
+  private startGeneration(now: number): Generation {
+    if (this.generations.length >= this.options.maxGenerations) {
+      const [oldest, nextOldest] = this.generations;
+      nextOldest!.absorb(oldest!);
+      this.generations.shift();
+    }
+    const generation = new Generation(this.bits, now);
+    this.generations.push(generation);
+    return generation;
+  }
+
+  private dropExpired(now: number): void {
+    while (this.generations.length > 0 && now - this.generations[0]!.newestInsertAt > this.options.retainMs) {
+      this.generations.shift();
+    }
+  }
+
+  // The key is a sha256 digest, so its words are already uniform: double hashing from the first
+  // two (Kirsch–Mitzenmacher) gives k positions with the false-positive rate of k hash functions.
+  private positionsOf(key: Buffer): Uint32Array {
+    const first = key.readUInt32LE(0);
+    const step = key.readUInt32LE(4);
+    for (let i = 0; i < this.positions.length; i++) this.positions[i] = (first + i * step) % this.bits;
+    return this.positions;
+  }
+}
+
+export interface CacheKeyFilterOptions {
+  connectionString: string;
+  log: Logger;
+  /** The longest TTL any writer gives a response_cache row; a shorter one here means false negatives. */
+  ttlSeconds: number;
+  expectedKeysPerGeneration?: number;
+  /** Per generation: a miss is tested against each live generation, so overall ≈ generations × this. */
+  falsePositiveRate?: number;
+  reconnectDelayMs?: number;
+  /** Milliseconds on a monotonic clock; tests pass a fake one. */
+  now?: () => number;
+}
+
+export const LISTENER_APPLICATION_NAME = 'polder-cache-keys';
+const MAX_GENERATIONS = 64;
+// Generation ages are measured on this process's monotonic clock, so its wall clock may jump: a
+// row's expires_at is its transaction's start + TTL, which is before this process hears of the key
+// (or loads it), so TTL after hearing is always late enough. The margin covers Postgres' own clock
+// being stepped back, which would make rows outlive their TTL.
+const CLOCK_SKEW_MARGIN_MS = 60_000;
+// With a quarter of the TTL per generation, about six generations are alive at a time, and a key
+// stays in the filter at most ~1.25 × TTL + margin.
+const GENERATIONS_PER_TTL = 4;
+const LOAD_PAGE_ROWS = 10_000;
+
+// Keyset pages along the primary key, so each page is an index range scan, not a sort of the
+// table. The first page starts after (nil uuid, empty bytea), below every real key (32 bytes).
+const LOAD_PAGE_SQL = `
+  select workspace_id, cache_key from response_cache
+   where (workspace_id, cache_key) > ($1::uuid, $2::bytea) and expires_at > now()
+   order by workspace_id, cache_key
+   limit $3`;
+const BEFORE_FIRST_KEY = ['00000000-0000-0000-0000-000000000000', Buffer.alloc(0)] as const;
+
+/**
+ * Answers "might this key be in response_cache?" without a round trip, so a cache miss costs none.
+ *
+ * It is in sync once it LISTENs for the keys the settle statement announces and has then loaded
+ * every unexpired key; listening first means a key stored during the load is announced, not lost.
+ * While out of sync (before start, after a lost connection, after close) every key might be present.
+ * Only the settle statement writes response_cache, and it always notifies; another writer would
+ * have to notify too.
+ */
+export class CacheKeyFilter implements CacheKeyLookup {
+  private readonly keys: GenerationalBloomFilter;
+  private readonly log: Logger;
+  private readonly connectionString: string;
+  private readonly reconnectDelayMs: number;
+  private client: pg.Client | undefined;
+  private inSync = false;
+  private started = false;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> | undefined;
+  private readonly endingClients = new Set<Promise<void>>();
+
+  constructor(options: CacheKeyFilterOptions) {
+    this.log = options.log;
+    this.connectionString = options.connectionString;
+    this.reconnectDelayMs = options.reconnectDelayMs ?? 1000;
+    const ttlMs = options.ttlSeconds * 1000;
+    this.keys = new GenerationalBloomFilter({
+      keysPerGeneration: options.expectedKeysPerGeneration ?? 1_000_000,
+      falsePositiveRate: options.falsePositiveRate ?? 0.01,
+      retainMs: ttlMs + CLOCK_SKEW_MARGIN_MS,
+      rotateAfterMs: ttlMs / GENERATIONS_PER_TTL,
+      maxGenerations: MAX_GENERATIONS,
+      now: options.now ?? (() => performance.now()),
+    });
+  }
+
+  get synced(): boolean {
+    return this.inSync;
+  }
+
+  /** Bytes held by the live generations. */
+  get byteLength(): number {
+    return this.keys.byteLength;
+  }
+
+  async start(): Promise<void> {
+    if (!this.closed && !this.started) {
+      this.started = true;
+      this.syncing = this.sync();
+    }
+    await this.syncing;
+  }
+
+  mightContain(key: Buffer): boolean {
+    return !this.inSync || this.keys.mightContain(key);
+  }
+
+  // Also while out of sync: a key added during the load is one the load may already have passed.
+  add(key: Buffer): void {
+    this.keys.add(key);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.inSync = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    if (client) this.endClient(client);
+    await this.syncing;
+    await Promise.all(this.endingClients);
+    this.keys.clear();
+  }
+
+  private async sync(): Promise<void> {
+    // Keys announced while disconnected were missed, and the load brings back every live one.
+    this.keys.clear();
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: LISTENER_APPLICATION_NAME });
+    this.client = client;
+    client.on('notification', (message) => this.onNotification(client, message));
+    // pg emits 'error' (which would throw unheard) and then 'end' when the server goes away.
+    client.on('error', (err) => this.lose(client, err, 'cache key filter lost its connection; resyncing'));
+    client.on('end', () => this.lose(client, new Error('connection ended'), 'cache key filter lost its connection; resyncing'));
+    try {
+      await connectUnlessEnded(client);
+      await client.query(`listen ${CACHE_KEYS_CHANNEL}`);
+      const loaded = await this.loadUnexpiredKeys(client);
+      if (this.client !== client) return;
+      this.inSync = true;
+      this.log.info({ keys: loaded, generations: this.keys.generationCount }, 'cache key filter in sync');
+    } catch (err) {
+      this.lose(client, err, 'cache key filter could not sync; retrying');
+    }
+  }
+
+  private async loadUnexpiredKeys(client: pg.Client): Promise<number> {
+    let after: readonly [string, Buffer] = BEFORE_FIRST_KEY;
+    let loaded = 0;
+    for (;;) {
+      const { rows } = await client.query<{ workspace_id: string; cache_key: Buffer }>({
+        name: 'polder-cache-keys-page',
+        text: LOAD_PAGE_SQL,
+        values: [after[0], after[1], LOAD_PAGE_ROWS],
+      });
+      for (const row of rows) this.keys.add(row.cache_key);
+      loaded += rows.length;
+      const last = rows.at(-1);
+      if (!last || rows.length < LOAD_PAGE_ROWS) return loaded;
+      after = [last.workspace_id, last.cache_key];
+    }
+  }
+
+  private onNotification(client: pg.Client, message: pg.Notification): void {
+    if (this.client !== client || message.channel !== CACHE_KEYS_CHANNEL) return;
+    const keys = decodeKeys(message.payload ?? '');
+    if (!keys) {
+      this.lose(client, new Error('unreadable cache key notification'), 'cache key filter missed keys; resyncing');
+      return;
+    }
+    for (const key of keys) this.keys.add(key);
+  }
+
+  /** Out of sync at once; a fresh connection and load follow after the delay. */
+  private lose(client: pg.Client, err: unknown, message: string): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.inSync = false;
+    this.log.warn({ err, retryInMs: this.reconnectDelayMs }, message);
+    this.endClient(client);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      // close() awaits this.syncing, so the attempt is never left running.
+      this.syncing = this.sync();
+    }, this.reconnectDelayMs);
+    this.reconnectTimer.unref();
+  }
+
+  private endClient(client: pg.Client): void {
+    const ended: Promise<void> = client
+      .end()
+      .catch(() => undefined)
+      .finally(() => this.endingClients.delete(ended));
+    this.endingClients.add(ended);
+  }
+}
+
+// pg never settles connect() when end() is called during the handshake (as close() may), but the
+// client still emits 'end'.
+function connectUnlessEnded(client: pg.Client): Promise<void> {
+  return new Promise((resolve, reject) => {
+    client.once('end', () => reject(new Error('connection ended while connecting')));
+    client.connect().then(() => resolve(), reject);
+  });
+}

@@ -1,0 +1,78 @@
+import type { Queryable } from '../db/pool.js';
+import type { AuditEntry } from '../audit/store.js';
+import type { ThreadAppend } from '../threads/store.js';
+import type { TraceRecord } from '../traces/store.js';
+import type { UsageRecord } from './usageStore.js';
+
+// The outbox between the group commit and the settlements__drain job (sql/0007): one row per
+// settled request, written on the request's path, moved into the real tables by the job.
+
+export const SETTLEMENTS_CHANNEL = 'polder_settlements';
+
+/** What one finished (or failed) request leaves for the drain to write. */
+export interface SettlementRecords {
+  workspace_id: string;
+  /** The chat request's `user`: an erasure of that end-user drops the pending trace too. */
+  end_user: string | null;
+  usage: UsageRecord | null;
+  trace: TraceRecord | null;
+  audit: AuditEntry;
+  thread: ThreadAppend | null;
+}
+
+export interface PendingSettlement {
+  id: string;
+  usage: unknown;
+  trace: unknown;
+  audit: unknown;
+  thread: unknown;
+}
+
+/**
+ * Locks and returns the oldest rows no other drain holds. `skip locked` lets two drains (a job and
+ * the minutely sweep) share the backlog instead of waiting on each other.
+ */
+export async function lockPendingSettlements(db: Queryable, limit: number): Promise<PendingSettlement[]> {
+  const { rows } = await db.query<PendingSettlement>(
+    `select id, usage, trace, audit, thread
+       from pending_settlements
+      where failed_at is null
+      order by id
+      limit $1
+        for update skip locked`,
+    [limit],
+  );
+  return rows;
+}
+
+export async function deletePendingSettlements(db: Queryable, ids: string[]): Promise<void> {
+  await db.query('delete from pending_settlements where id = any($1::bigint[])', [ids]);
+}
+
+/** Keeps a row the drain cannot write, with the reason, out of the way of the others. */
+export async function markPendingSettlementFailed(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query('update pending_settlements set failed_at = now(), error = $2 where id = $1', [id, error]);
+}
+
+/**
+ * An erasure of an end-user also reaches traces still on their way: they are dropped here, before
+ * the drain writes them. A row a drain holds right now is waited for; its trace then is in
+ * `traces`, where the erasure deletes it next.
+ */
+export async function dropPendingTracesOfEndUser(db: Queryable, workspaceId: string, endUser: string): Promise<number> {
+  const result = await db.query(
+    `update pending_settlements set trace = null
+      where workspace_id = $1 and end_user = $2 and trace is not null`,
+    [workspaceId, endUser],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function countPendingSettlements(db: Queryable): Promise<{ pending: number; failed: number }> {
+  const { rows } = await db.query<{ pending: number; failed: number }>(
+    `select count(*) filter (where failed_at is null)::int as pending,
+            count(*) filter (where failed_at is not null)::int as failed
+       from pending_settlements`,
+  );
+  return rows[0] ?? { pending: 0, failed: 0 };
+}

@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { auditEntry } from '../../src/jobs.js';
+import { GroupCommitter, type Settlement } from '../../src/metering/groupCommit.js';
+import { eraseEndUser } from '../../src/memory/erasure.js';
+import type { CreatedKey } from '../../src/tenancy/keys.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+
+// What the group commit leaves in pending_settlements reaches usage, traces, audit_log and
+// thread_messages through the settlements__drain job, which a committed batch triggers.
+describe('tasks/settlements__drain', () => {
+  let app: TestApp;
+  let key: CreatedKey;
+  let committer: GroupCommitter;
+  before(async () => {
+    app = await startTestApp();
+    key = await app.key();
+    committer = new GroupCommitter(app.db.url);
+  });
+  after(async () => {
+    await committer.close();
+    await app.close();
+  });
+
+  const pendingCount = async () => (await app.db.pool.query('select count(*)::int as n from pending_settlements where failed_at is null')).rows[0].n as number;
+
+  function settlement(requestId: string, { user = null as string | null, thread = null as string | null } = {}): Settlement {
+    const now = new Date().toISOString();
+    const ids = { workspace_id: key.workspace_id, organization_id: key.organization_id };
+    return {
+      workspaceId: key.workspace_id,
+      usage: {
+        ...ids,
+        request_id: requestId,
+        kind: 'chat',
+        model: 'test/model',
+        provider: 'eu-a',
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        cached_tokens: 0,
+        credits: { base: 0.002, services: 0, total: 0.002 },
+        created_at: now,
+      },
+      trace: {
+        ...ids,
+        id: requestId,
+        key_id: key.key_id,
+        name: null,
+        tags: ['t'],
+        thread,
+        end_user: user,
+        application: null,
+        trace_id: null,
+        parent_span_id: null,
+        model: 'test/model',
+        provider: 'eu-a',
+        attempts: [],
+        status: 200,
+        latency_ms: 1.5,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        cached_tokens: 0,
+        credits: { base: 0.002, services: 0, total: 0.002 },
+        stream: false,
+        cache: 'MISS',
+        input: { messages: [{ role: 'user', content: 'hi' }] },
+        output: [],
+        notes: [],
+        sources: [],
+        firewall: null,
+        created_at: now,
+      },
+      audit: auditEntry({ ...ids, actor: { key_id: key.key_id, kind: 'organization' }, action: 'chat.completion', target: requestId, details: {} }),
+      ...(thread
+        ? {
+            thread: {
+              ...ids,
+              thread,
+              request_id: requestId,
+              created_at: now,
+              messages: [
+                { role: 'user', content: 'hi' },
+                { role: 'assistant', content: 'hello' },
+              ],
+            },
+          }
+        : {}),
+    };
+  }
+
+  it('keeps a settled batch pending until a worker runs, then writes every part once', async () => {
+    const ids = ['drain-1', 'drain-2', 'drain-3'];
+    await Promise.all(ids.map((id, i) => committer.settle(settlement(id, { thread: i === 0 ? 'drain-thread' : null }))));
+    expect(await pendingCount()).to.equal(3);
+    expect((await app.db.pool.query('select 1 from usage where request_id = any($1)', [ids])).rowCount).to.equal(0);
+
+    await app.startWorker();
+    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    const usage = await app.db.pool.query('select request_id, prompt_tokens, credits_total from usage where request_id = any($1) order by request_id', [ids]);
+    expect(usage.rows.map((r) => r.request_id)).to.deep.equal(ids);
+    expect(Number(usage.rows[0].credits_total)).to.be.closeTo(0.002, 1e-9);
+    expect((await app.db.pool.query('select 1 from traces where id = any($1)', [ids])).rowCount).to.equal(3);
+    expect((await app.db.pool.query("select 1 from audit_log where action = 'chat.completion' and target = any($1)", [ids])).rowCount).to.equal(3);
+    const messages = await app.db.pool.query("select role from thread_messages where thread_id = 'drain-thread' order by position");
+    expect(messages.rows.map((r) => r.role)).to.deep.equal(['user', 'assistant']);
+  });
+
+  it('writes nothing twice when the same records are settled again', async () => {
+    const again = settlement('drain-1');
+    await committer.settle(again);
+    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    expect((await app.db.pool.query("select 1 from usage where request_id = 'drain-1'")).rowCount).to.equal(1);
+    expect((await app.db.pool.query("select 1 from traces where id = 'drain-1'")).rowCount).to.equal(1);
+  });
+
+  it('sets a row it cannot write aside, with the reason, and writes the rest of its batch', async () => {
+    const bad = settlement('drain-bad');
+    // Valid JSON, refused by the usage table: the workspace does not exist.
+    bad.usage = { ...bad.usage!, workspace_id: randomUUID() };
+    const unreadable = settlement('drain-unreadable');
+    (unreadable.usage as unknown as Record<string, unknown>).prompt_tokens = 'many';
+    await Promise.all([committer.settle(bad), committer.settle(unreadable), committer.settle(settlement('drain-good'))]);
+    await waitFor(async () => (await app.db.pool.query("select 1 from usage where request_id = 'drain-good'")).rowCount === 1, {
+      what: 'the good row of the batch',
+    });
+    const failed = await waitFor(
+      async () => {
+        const { rows } = await app.db.pool.query('select error from pending_settlements where failed_at is not null order by id');
+        return rows.length === 2 ? rows : undefined;
+      },
+      { what: 'two rows set aside' },
+    );
+    expect(failed[0].error).to.match(/foreign key/);
+    expect(failed[1].error).to.match(/usage\/prompt_tokens must be integer/);
+    expect((await app.db.pool.query("select 1 from usage where request_id in ('drain-bad', 'drain-unreadable')")).rowCount).to.equal(0);
+    expect(await pendingCount()).to.equal(0);
+  });
+
+  it('lets an erasure drop the trace of the end-user before it lands, and still bills the request', async () => {
+    await app.close();
+    app = await startTestApp();
+    key = await app.key();
+    await committer.close();
+    committer = new GroupCommitter(app.db.url);
+    await committer.settle(settlement('erased-1', { user: 'ann' }));
+    await committer.settle(settlement('kept-1', { user: 'bob' }));
+    const erasure = await eraseEndUser(app.db.pool, { workspaceId: key.workspace_id, organizationId: key.organization_id, keyId: key.key_id, kind: 'organization' }, 'ann');
+    expect(erasure.traces).to.equal(1);
+    await app.startWorker();
+    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    expect((await app.db.pool.query("select id from traces order by id")).rows.map((r) => r.id)).to.deep.equal(['kept-1']);
+    expect((await app.db.pool.query("select request_id from usage order by request_id")).rows.map((r) => r.request_id)).to.deep.equal(['erased-1', 'kept-1']);
+  });
+});
