@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 
-// Reads of the usage table for reports. Rows are written by the usage__record job
+// Reads of the usage table for reports. Rows are written by the settlements__drain job
 // (src/metering/usageStore.ts); this module only sums them.
 
 export type UsageGrouping = 'day' | 'model' | 'kind';
