@@ -7,7 +7,7 @@ import { preloadGazetteer } from './firewall/index.js';
 import type { Catalog } from './gateway/catalog.js';
 import { ChatService } from './gateway/chat.js';
 import { EmbeddingService } from './gateway/embeddings.js';
-import { lookUpEveryKey, type CacheKeyLookup } from './gateway/responseCache.js';
+import type { CacheKeyLookup } from './gateway/responseCache.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { requestContext } from './http/middleware/requestContext.js';
@@ -40,8 +40,8 @@ export interface AppDeps {
   catalog: Catalog;
   adapters: Adapters;
   committer: GroupCommitter;
-  /** Answers most cache misses without a lookup; without it every cacheable request looks up. */
-  cacheKeys?: CacheKeyLookup;
+  /** Answers most cache misses without a lookup (a CacheKeyFilter). */
+  cacheKeys: CacheKeyLookup;
   keys?: KeyResolver;
   validator?: Validator;
 }
@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     catalog: deps.catalog,
     adapters: deps.adapters,
     committer: deps.committer,
-    cacheKeys: deps.cacheKeys ?? lookUpEveryKey,
+    cacheKeys: deps.cacheKeys,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
   chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });

@@ -8,6 +8,7 @@ import settlementsDrain from '../tasks/settlements__drain.js';
 import type { AuditEntry } from './audit/store.js';
 import type { Queryable } from './db/pool.js';
 import type { Logger } from './logger.js';
+import { DRAIN_JOB_KEY } from './metering/pendingSettlements.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so
@@ -95,6 +96,6 @@ export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
     // The safety net under the drains that group commits trigger (see SettlementDrainScheduler).
-    { task: 'settlements__drain', match: '* * * * *', identifier: 'settlements__drain', options: { jobKey: 'settlements__drain' } },
+    { task: 'settlements__drain', match: '* * * * *', identifier: 'settlements__drain', options: { jobKey: DRAIN_JOB_KEY } },
   ]);
 }

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { auditEntrySchema } from '../src/audit/schema.js';
-import { insertAuditEntries, type AuditEntry } from '../src/audit/store.js';
+import { insertAuditEntries } from '../src/audit/store.js';
 import { withTransaction } from '../src/db/transaction.js';
 import type { PoolClient } from '../src/db/pool.js';
 import {
@@ -8,11 +8,13 @@ import {
   lockPendingSettlements,
   markPendingSettlementFailed,
   type PendingSettlement,
+  type SettlementParts,
 } from '../src/metering/pendingSettlements.js';
-import { insertUsage, type UsageRecord } from '../src/metering/usageStore.js';
+import type { Logger } from '../src/logger.js';
+import { insertUsage } from '../src/metering/usageStore.js';
 import { defineTask } from '../src/task.js';
-import { appendToThreads, type ThreadAppend } from '../src/threads/store.js';
-import { insertTraces, type TraceRecord } from '../src/traces/store.js';
+import { appendToThreads } from '../src/threads/store.js';
+import { insertTraces } from '../src/traces/store.js';
 
 // Moves what settled requests left in pending_settlements into usage, traces, audit_log and
 // thread_messages: a batch at a time, each in one transaction with the rows' deletion, until none
@@ -88,13 +90,7 @@ const checks: Record<'usage' | 'trace' | 'audit' | 'thread', ValidateFunction> =
   thread: nullable(threadSchema),
 };
 
-interface Settlement {
-  id: string;
-  usage: UsageRecord | null;
-  trace: TraceRecord | null;
-  audit: AuditEntry;
-  thread: ThreadAppend | null;
-}
+type Settlement = SettlementParts & { id: string };
 
 /** The rows are this job's real input: each is checked as a job payload would be. */
 function check(row: PendingSettlement): { settlement: Settlement } | { error: string } {
@@ -107,6 +103,7 @@ function check(row: PendingSettlement): { settlement: Settlement } | { error: st
   return { settlement: row as Settlement };
 }
 
+/** Writes every part of the settlements, then deletes their rows. */
 async function write(db: PoolClient, settlements: Settlement[]): Promise<void> {
   if (settlements.length === 0) return;
   const usage = settlements.flatMap((s) => (s.usage ? [s.usage] : []));
@@ -116,6 +113,43 @@ async function write(db: PoolClient, settlements: Settlement[]): Promise<void> {
   if (traces.length > 0) await insertTraces(db, traces);
   await insertAuditEntries(db, settlements.map((s) => s.audit));
   if (threads.length > 0) await appendToThreads(db, threads);
+  await deletePendingSettlements(db, settlements.map((s) => s.id));
+}
+
+/**
+ * Writes a batch in the caller's transaction and deletes its rows. When the batch fails, its rows
+ * are written one by one, each under its own savepoint, and those that fail alone are set aside:
+ * one bad row must not hold back everyone's usage.
+ */
+async function writeBatch(tx: PoolClient, settlements: Settlement[], log: Logger): Promise<{ written: number; failed: number }> {
+  try {
+    await withSavepoint(tx, () => write(tx, settlements));
+  } catch (batchErr) {
+    log.warn({ err: batchErr, rows: settlements.length }, 'settlement batch failed; writing its rows one by one');
+    let failed = 0;
+    for (const settlement of settlements) {
+      try {
+        await withSavepoint(tx, () => write(tx, [settlement]));
+      } catch (rowErr) {
+        failed += 1;
+        log.error({ err: rowErr, pending_settlement: settlement.id }, 'pending settlement could not be written');
+        await markPendingSettlementFailed(tx, settlement.id, (rowErr as Error).message);
+      }
+    }
+    return { written: settlements.length - failed, failed };
+  }
+  return { written: settlements.length, failed: 0 };
+}
+
+async function withSavepoint(tx: PoolClient, work: () => Promise<void>): Promise<void> {
+  await tx.query('savepoint settlements');
+  try {
+    await work();
+    await tx.query('release savepoint settlements');
+  } catch (err) {
+    await tx.query('rollback to savepoint settlements');
+    throw err;
+  }
 }
 
 export default defineTask({
@@ -135,37 +169,17 @@ export default defineTask({
         const good: Settlement[] = [];
         for (const row of rows) {
           const checked = check(row);
-          if ('settlement' in checked) good.push(checked.settlement);
-          else {
-            failed += 1;
-            log.error({ pending_settlement: row.id, error: checked.error }, 'pending settlement rejected');
-            await markPendingSettlementFailed(tx, row.id, checked.error);
+          if ('settlement' in checked) {
+            good.push(checked.settlement);
+            continue;
           }
+          failed += 1;
+          log.error({ pending_settlement: row.id, error: checked.error }, 'pending settlement rejected');
+          await markPendingSettlementFailed(tx, row.id, checked.error);
         }
-        await tx.query('savepoint batch');
-        try {
-          await write(tx, good);
-          written += good.length;
-          await deletePendingSettlements(tx, good.map((s) => s.id));
-        } catch (batchErr) {
-          // One bad row must not hold back everyone's usage: write them one by one and set aside
-          // those that fail on their own.
-          await tx.query('rollback to savepoint batch');
-          log.warn({ err: batchErr, rows: good.length }, 'settlement batch failed; writing its rows one by one');
-          for (const settlement of good) {
-            await tx.query('savepoint row');
-            try {
-              await write(tx, [settlement]);
-              await deletePendingSettlements(tx, [settlement.id]);
-              written += 1;
-            } catch (rowErr) {
-              await tx.query('rollback to savepoint row');
-              failed += 1;
-              log.error({ err: rowErr, pending_settlement: settlement.id }, 'pending settlement could not be written');
-              await markPendingSettlementFailed(tx, settlement.id, (rowErr as Error).message);
-            }
-          }
-        }
+        const outcome = await writeBatch(tx, good, log);
+        written += outcome.written;
+        failed += outcome.failed;
         return rows.length;
       });
       if (taken < BATCH) break;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
+import { ChannelListener } from '../db/listener.js';
 import type { Logger } from '../logger.js';
 import { CACHE_KEYS_CHANNEL, type CacheKeyLookup } from './responseCache.js';
 
@@ -242,20 +243,11 @@ const BEFORE_FIRST_KEY = ['00000000-0000-0000-0000-000000000000', Buffer.alloc(0
 export class CacheKeyFilter implements CacheKeyLookup {
   private readonly keys: GenerationalBloomFilter;
   private readonly log: Logger;
-  private readonly connectionString: string;
-  private readonly reconnectDelayMs: number;
-  private client: pg.Client | undefined;
+  private readonly listener: ChannelListener;
   private inSync = false;
-  private started = false;
-  private closed = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private syncing: Promise<void> | undefined;
-  private readonly endingClients = new Set<Promise<void>>();
 
   constructor(options: CacheKeyFilterOptions) {
     this.log = options.log;
-    this.connectionString = options.connectionString;
-    this.reconnectDelayMs = options.reconnectDelayMs ?? 1000;
     const ttlMs = options.ttlSeconds * 1000;
     this.keys = new GenerationalBloomFilter({
       keysPerGeneration: options.expectedKeysPerGeneration ?? 1_000_000,
@@ -265,6 +257,23 @@ export class CacheKeyFilter implements CacheKeyLookup {
       maxGenerations: MAX_GENERATIONS,
       now: options.now ?? (() => performance.now()),
     });
+    const reconnectDelayMs = options.reconnectDelayMs ?? 1000;
+    this.listener = new ChannelListener(
+      { connectionString: options.connectionString, channel: CACHE_KEYS_CHANNEL, applicationName: LISTENER_APPLICATION_NAME, reconnectDelayMs },
+      {
+        listening: async (client) => {
+          const loaded = await this.loadUnexpiredKeys(client);
+          this.inSync = true;
+          this.log.info({ keys: loaded, generations: this.keys.generationCount }, 'cache key filter in sync');
+        },
+        notified: (payload) => this.onNotification(payload),
+        lost: (err, stage) => {
+          this.outOfSync();
+          const message = stage === 'connected' ? 'cache key filter lost its connection; resyncing' : 'cache key filter could not sync; retrying';
+          this.log.warn({ err, retryInMs: reconnectDelayMs }, message);
+        },
+      },
+    );
   }
 
   get synced(): boolean {
@@ -276,12 +285,9 @@ export class CacheKeyFilter implements CacheKeyLookup {
     return this.keys.byteLength;
   }
 
+  /** Never throws: until it is in sync, every key might be present, and it keeps retrying. */
   async start(): Promise<void> {
-    if (!this.closed && !this.started) {
-      this.started = true;
-      this.syncing = this.sync();
-    }
-    await this.syncing;
+    await this.listener.start();
   }
 
   mightContain(key: Buffer): boolean {
@@ -294,37 +300,15 @@ export class CacheKeyFilter implements CacheKeyLookup {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    this.inSync = false;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    const client = this.client;
-    this.client = undefined;
-    if (client) this.endClient(client);
-    await this.syncing;
-    await Promise.all(this.endingClients);
+    this.outOfSync();
+    await this.listener.close();
     this.keys.clear();
   }
 
-  private async sync(): Promise<void> {
-    // Keys announced while disconnected were missed, and the load brings back every live one.
+  /** Keys announced from now on are missed until the next load brings back every live one. */
+  private outOfSync(): void {
+    this.inSync = false;
     this.keys.clear();
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: LISTENER_APPLICATION_NAME });
-    this.client = client;
-    client.on('notification', (message) => this.onNotification(client, message));
-    // pg emits 'error' (which would throw unheard) and then 'end' when the server goes away.
-    client.on('error', (err) => this.lose(client, err, 'cache key filter lost its connection; resyncing'));
-    client.on('end', () => this.lose(client, new Error('connection ended'), 'cache key filter lost its connection; resyncing'));
-    try {
-      await connectUnlessEnded(client);
-      await client.query(`listen ${CACHE_KEYS_CHANNEL}`);
-      const loaded = await this.loadUnexpiredKeys(client);
-      if (this.client !== client) return;
-      this.inSync = true;
-      this.log.info({ keys: loaded, generations: this.keys.generationCount }, 'cache key filter in sync');
-    } catch (err) {
-      this.lose(client, err, 'cache key filter could not sync; retrying');
-    }
   }
 
   private async loadUnexpiredKeys(client: pg.Client): Promise<number> {
@@ -344,45 +328,14 @@ export class CacheKeyFilter implements CacheKeyLookup {
     }
   }
 
-  private onNotification(client: pg.Client, message: pg.Notification): void {
-    if (this.client !== client || message.channel !== CACHE_KEYS_CHANNEL) return;
-    const keys = decodeKeys(message.payload ?? '');
+  private onNotification(payload: string): void {
+    const keys = decodeKeys(payload);
     if (!keys) {
-      this.lose(client, new Error('unreadable cache key notification'), 'cache key filter missed keys; resyncing');
+      this.outOfSync();
+      this.log.warn({ err: new Error('unreadable cache key notification') }, 'cache key filter missed keys; resyncing');
+      this.listener.restart();
       return;
     }
     for (const key of keys) this.keys.add(key);
   }
-
-  /** Out of sync at once; a fresh connection and load follow after the delay. */
-  private lose(client: pg.Client, err: unknown, message: string): void {
-    if (this.client !== client) return;
-    this.client = undefined;
-    this.inSync = false;
-    this.log.warn({ err, retryInMs: this.reconnectDelayMs }, message);
-    this.endClient(client);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      // close() awaits this.syncing, so the attempt is never left running.
-      this.syncing = this.sync();
-    }, this.reconnectDelayMs);
-    this.reconnectTimer.unref();
-  }
-
-  private endClient(client: pg.Client): void {
-    const ended: Promise<void> = client
-      .end()
-      .catch(() => undefined)
-      .finally(() => this.endingClients.delete(ended));
-    this.endingClients.add(ended);
-  }
-}
-
-// pg never settles connect() when end() is called during the handshake (as close() may), but the
-// client still emits 'end'.
-function connectUnlessEnded(client: pg.Client): Promise<void> {
-  return new Promise((resolve, reject) => {
-    client.once('end', () => reject(new Error('connection ended while connecting')));
-    client.connect().then(() => resolve(), reject);
-  });
 }

@@ -7,7 +7,7 @@ import { auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor, type Credits } from '../metering/credits.js';
 import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
-import { bodyHash, claimOrReplay, releaseRequestId, type StoredResponse } from '../metering/requestIds.js';
+import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
@@ -224,8 +224,7 @@ export class ChatService {
         'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
       );
     }
-    const hash = ctx.callerRequestId ? bodyHash(body as Record<string, unknown>) : undefined;
-    const { claimed, replay } = hash ? await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', hash }) : { claimed: false, replay: undefined };
+    const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
     if (replay) return { replay };
     try {
       const { request, parameters } = upstreamRequestOf(body);
@@ -384,15 +383,7 @@ export class ChatService {
     const now = new Date().toISOString();
     const settlement: Settlement = {
       workspaceId: principal.workspaceId,
-      request: {
-        workspace_id: principal.workspaceId,
-        organization_id: principal.organizationId,
-        request_id: ctx.requestId,
-        kind: 'chat',
-        body_hash: prepared.hash?.toString('hex') ?? '',
-        // A generated id is taken but its answer not kept: only a caller who chose the id can retry.
-        response: prepared.hash ? ({ body, headers } satisfies StoredResponse) : null,
-      },
+      request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }),
       usage: {
         organization_id: principal.organizationId,
         workspace_id: principal.workspaceId,

@@ -5,7 +5,7 @@ import { auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import { bodyHash, claimOrReplay, releaseRequestId } from '../metering/requestIds.js';
+import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
 import { ChainFailed, firstThatAnswers } from './fallback.js';
@@ -83,8 +83,7 @@ export class EmbeddingService {
       );
     }
 
-    const hash = bodyHash(body as Record<string, unknown>);
-    const { replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', hash });
+    const { replay, hash } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', body: body as Record<string, unknown> });
     if (replay) return replay;
     try {
       const { vectors, provider, usageTokens } = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal);
@@ -99,16 +98,8 @@ export class EmbeddingService {
       const now = new Date().toISOString();
       await this.deps.committer.settle({
         workspaceId: principal.workspaceId,
-        request: {
-          workspace_id: principal.workspaceId,
-          organization_id: principal.organizationId,
-          request_id: ctx.requestId,
-          kind: 'embeddings',
-          body_hash: hash.toString('hex'),
-          // A generated id cannot be retried by a caller who never chose it: large vectors are only
-          // kept for replay when the caller sent its own id.
-          response: ctx.callerRequestId ? { body: responseBody, headers } : null,
-        },
+        // Large vectors are kept for replay only when the caller sent its own id.
+        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }),
         usage: {
           organization_id: principal.organizationId,
           workspace_id: principal.workspaceId,

@@ -21,9 +21,6 @@ export interface CacheKeyLookup {
   add(key: Buffer): void;
 }
 
-/** Without a filter, every key is looked up. */
-export const lookUpEveryKey: CacheKeyLookup = { mightContain: () => true, add: () => undefined };
-
 /**
  * The key covers the workspace, the resolved chain, and the request as it goes upstream (after
  * masking and retrieval), which holds every field that changes the output and none of those

@@ -1,10 +1,8 @@
-import pg from 'pg';
+import { ChannelListener } from '../db/listener.js';
 import type { Pool } from '../db/pool.js';
 import { addJob } from '../jobs.js';
 import type { Logger } from '../logger.js';
-import { SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
-
-const DRAIN_JOB_KEY = 'settlements__drain';
+import { DRAIN_JOB_KEY, SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
 
 /**
  * Runs in the worker process. Every group commit notifies SETTLEMENTS_CHANNEL once it has
@@ -16,11 +14,9 @@ const DRAIN_JOB_KEY = 'settlements__drain';
  * enqueues a drain at once, and a cron job drains every minute whatever happened.
  */
 export class SettlementDrainScheduler {
-  private client: pg.Client | undefined;
+  private readonly listener: ChannelListener;
   private timer: NodeJS.Timeout | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private enqueuing: Promise<void> | undefined;
-  private connecting: Promise<void> | undefined;
   private stopped = false;
 
   constructor(
@@ -32,57 +28,28 @@ export class SettlementDrainScheduler {
       windowMs?: number;
       reconnectDelayMs?: number;
     },
-  ) {}
+  ) {
+    const reconnectDelayMs = options.reconnectDelayMs ?? 1_000;
+    this.listener = new ChannelListener(
+      { connectionString: options.connectionString, channel: SETTLEMENTS_CHANNEL, applicationName: 'polder-settlements-listener', reconnectDelayMs },
+      {
+        // Whatever was committed while nobody listened.
+        listening: async () => this.soon(),
+        notified: () => this.soon(),
+        lost: (err) => options.log.warn({ err, retryInMs: reconnectDelayMs }, 'settlements listener lost its connection; reconnecting'),
+      },
+    );
+  }
 
   async start(): Promise<void> {
-    this.connecting = this.connect();
-    await this.connecting;
+    await this.listener.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearTimeout(this.reconnectTimer);
-    await this.connecting;
+    await this.listener.close();
     await this.enqueuing;
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: 'polder-settlements-listener' });
-    client.on('notification', () => this.soon());
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client, undefined));
-    try {
-      await client.connect();
-      await client.query(`listen ${SETTLEMENTS_CHANNEL}`);
-    } catch (err) {
-      this.lost(client, err);
-      return;
-    }
-    if (this.stopped) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
-    // Whatever was committed while nobody listened.
-    this.soon();
-  }
-
-  private lost(client: pg.Client, err: unknown): void {
-    if (this.stopped || this.reconnectTimer) return;
-    if (this.client === client) this.client = undefined;
-    client.end().catch(() => undefined);
-    this.options.log.warn({ err }, 'settlements listener lost its connection; reconnecting');
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      // connect() reports its own failures; stop() awaits it.
-      this.connecting = this.connect();
-    }, this.options.reconnectDelayMs ?? 1_000);
-    this.reconnectTimer.unref();
   }
 
   private soon(): void {

@@ -4,24 +4,14 @@ import { CACHE_KEYS_CHANNEL, type CachedResponse } from '../gateway/responseCach
 import type { ThreadAppend } from '../threads/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import { SETTLEMENTS_CHANNEL, type SettlementRecords } from './pendingSettlements.js';
-import type { RequestKind, StoredResponse } from './requestIds.js';
+import type { SettledRequest } from './requestIds.js';
 import type { UsageRecord } from './usageStore.js';
 
 /** Everything a finished request leaves behind, written before its caller sees the answer. */
 export interface Settlement {
   workspaceId: string;
-  /**
-   * The request id, taken for good. Absent for a request that failed (its id stays free for a
-   * retry). `response` is kept only when the caller chose the id, the only way to retry it.
-   */
-  request?: {
-    workspace_id: string;
-    organization_id: string;
-    request_id: string;
-    kind: RequestKind;
-    body_hash: string;
-    response: StoredResponse | null;
-  };
+  /** The request id, taken for good; absent for a failed request, whose id stays free for a retry. */
+  request?: SettledRequest;
   usage?: UsageRecord;
   trace?: TraceRecord;
   audit: AuditEntry;
@@ -93,23 +83,15 @@ const SETTLE_SQL = `
  */
 export class GroupCommitter {
   private readonly queue: Waiter[] = [];
-  private readonly flushing = new Set<Promise<void>>();
+  private flushing: Promise<void> | undefined;
   private readonly pool: pg.Pool;
-  private readonly connections: number;
 
-  /**
-   * `connections`: batches in flight at once. One (the default) makes the largest batches: those
-   * who arrive during a commit share the next one. On the 2-core bench machine a second connection
-   * made smaller batches and no more requests per second (bench/README.md).
-   */
-  constructor(
-    connectionString: string,
-    { synchronousCommit = 'off', connections = 1 }: { synchronousCommit?: 'on' | 'off'; connections?: number } = {},
-  ) {
-    this.connections = connections;
+  constructor(connectionString: string, { synchronousCommit = 'off' }: { synchronousCommit?: 'on' | 'off' } = {}) {
+    // One connection makes the largest batches. On the 2-core bench machine a second one (batches
+    // in flight at once) made smaller batches and no more requests per second (bench/README.md).
     this.pool = new pg.Pool({
       connectionString,
-      max: connections,
+      max: 1,
       application_name: 'polder-settle',
       options: `-c synchronous_commit=${synchronousCommit}`,
     });
@@ -120,23 +102,22 @@ export class GroupCommitter {
     const done = new Promise<void>((resolve, reject) => {
       this.queue.push({ settlement, settled: (error) => (error === undefined ? resolve() : reject(error)) });
     });
-    this.startFlushes();
+    this.startFlush();
     await done;
   }
 
   async close(): Promise<void> {
-    while (this.flushing.size > 0) await Promise.all(this.flushing);
+    while (this.flushing) await this.flushing;
     await this.pool.end();
   }
 
-  private startFlushes(): void {
-    while (this.flushing.size < this.connections && this.queue.length > 0) {
-      const flush: Promise<void> = this.flushBatch(this.queue.splice(0, MAX_BATCH)).finally(() => {
-        this.flushing.delete(flush);
-        this.startFlushes();
-      });
-      this.flushing.add(flush);
-    }
+  /** Those who arrive while a batch commits share the next one, started when it is done. */
+  private startFlush(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = this.flushBatch(this.queue.splice(0, MAX_BATCH)).finally(() => {
+      this.flushing = undefined;
+      this.startFlush();
+    });
   }
 
   /** Never rejects: each waiter hears its batch's outcome. */

@@ -9,24 +9,26 @@ import type { UsageRecord } from './usageStore.js';
 
 export const SETTLEMENTS_CHANNEL = 'polder_settlements';
 
+/** One key for every settlements__drain job, the triggered ones and the minutely cron one alike. */
+export const DRAIN_JOB_KEY = 'settlements__drain';
+
 /** What one finished (or failed) request leaves for the drain to write. */
-export interface SettlementRecords {
-  workspace_id: string;
-  /** The chat request's `user`: an erasure of that end-user drops the pending trace too. */
-  end_user: string | null;
+export interface SettlementParts {
   usage: UsageRecord | null;
   trace: TraceRecord | null;
   audit: AuditEntry;
   thread: ThreadAppend | null;
 }
 
-export interface PendingSettlement {
-  id: string;
-  usage: unknown;
-  trace: unknown;
-  audit: unknown;
-  thread: unknown;
+/** A row as the group commit inserts it. */
+export interface SettlementRecords extends SettlementParts {
+  workspace_id: string;
+  /** The chat request's `user`: an erasure of that end-user drops the pending trace too. */
+  end_user: string | null;
 }
+
+/** A row as the drain reads it: unchecked until the drain has checked it. */
+export type PendingSettlement = { id: string } & Record<keyof SettlementParts, unknown>;
 
 /**
  * Locks and returns the oldest rows no other drain holds. `skip locked` lets two drains (a job and
@@ -66,13 +68,4 @@ export async function dropPendingTracesOfEndUser(db: Queryable, workspaceId: str
     [workspaceId, endUser],
   );
   return result.rowCount ?? 0;
-}
-
-export async function countPendingSettlements(db: Queryable): Promise<{ pending: number; failed: number }> {
-  const { rows } = await db.query<{ pending: number; failed: number }>(
-    `select count(*) filter (where failed_at is null)::int as pending,
-            count(*) filter (where failed_at is not null)::int as failed
-       from pending_settlements`,
-  );
-  return rows[0] ?? { pending: 0, failed: 0 };
 }

@@ -86,28 +86,68 @@ export interface Replay {
   headers: Record<string, string>;
 }
 
+/** Who asks, under which request id, and whether the caller chose it (only then can it retry). */
+export interface IdempotencyContext {
+  principal: { workspaceId: string; organizationId: string };
+  requestId: string;
+  callerRequestId: boolean;
+}
+
+export interface Claim {
+  /** The id is held for this request until it settles or is released. */
+  claimed: boolean;
+  /** The body's hash, when the caller chose the id; a retry is compared against it. */
+  hash: Buffer | undefined;
+  replay?: Replay;
+}
+
 /**
  * The idempotency step of chat and embeddings: when the caller chose the request id, claim it,
- * or return the replay of the first successful response (marked with X-Replay).
+ * or return the replay of the first successful response (marked with X-Replay). A generated id
+ * needs neither a claim nor a hash: nobody can send it before it is answered.
  */
 export async function claimOrReplay(
   db: Queryable,
-  request: {
-    principal: { workspaceId: string; organizationId: string };
-    requestId: string;
-    callerRequestId: boolean;
-    kind: RequestKind;
-    hash: Buffer;
-  },
-): Promise<{ claimed: boolean; replay?: Replay }> {
-  if (!request.callerRequestId) return { claimed: false };
+  request: IdempotencyContext & { kind: RequestKind; body: Record<string, unknown> },
+): Promise<Claim> {
+  if (!request.callerRequestId) return { claimed: false, hash: undefined };
+  const hash = bodyHash(request.body);
   const stored = await claimRequestId(db, {
     workspaceId: request.principal.workspaceId,
     organizationId: request.principal.organizationId,
     requestId: request.requestId,
     kind: request.kind,
-    hash: request.hash,
+    hash,
   });
-  if (stored) return { claimed: false, replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
-  return { claimed: true };
+  if (stored) return { claimed: false, hash, replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
+  return { claimed: true, hash };
+}
+
+/** The requests row a successful request leaves in its group commit. */
+export interface SettledRequest {
+  workspace_id: string;
+  organization_id: string;
+  request_id: string;
+  kind: RequestKind;
+  body_hash: string;
+  response: StoredResponse | null;
+}
+
+/**
+ * Takes the request id for good. The answer is kept only when the caller chose the id (`hash` is
+ * then set): the only way to retry it. A caller who later sends a generated id gets a 422.
+ */
+export function settledRequest(
+  request: IdempotencyContext & { kind: RequestKind },
+  hash: Buffer | undefined,
+  response: StoredResponse,
+): SettledRequest {
+  return {
+    workspace_id: request.principal.workspaceId,
+    organization_id: request.principal.organizationId,
+    request_id: request.requestId,
+    kind: request.kind,
+    body_hash: hash?.toString('hex') ?? '',
+    response: hash ? response : null,
+  };
 }

@@ -1,0 +1,113 @@
+import pg from 'pg';
+
+export interface ChannelHandlers {
+  /**
+   * After LISTEN, on the first connection and on every reconnection: notifications sent while
+   * nobody listened are lost, so this is where the owner catches up. It may query `client`;
+   * throwing counts as a failed attempt.
+   */
+  listening(client: pg.Client): Promise<void>;
+  notified(payload: string): void;
+  /** The connection failed or went away; another attempt follows after the delay. */
+  lost(err: unknown, stage: 'connecting' | 'connected'): void;
+}
+
+/**
+ * One connection that LISTENs on a channel, outside any pool (a pooled connection would hand
+ * the LISTEN to whoever takes it next), and comes back by itself after it is lost.
+ */
+export class ChannelListener {
+  private client: pg.Client | undefined;
+  private connected = false;
+  private started = false;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private attempt: Promise<void> | undefined;
+  private readonly ending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly options: { connectionString: string; channel: string; applicationName: string; reconnectDelayMs: number },
+    private readonly handlers: ChannelHandlers,
+  ) {}
+
+  /** Resolves after the first attempt, whether it succeeded or not; never throws. */
+  async start(): Promise<void> {
+    if (!this.closed && !this.started) {
+      this.started = true;
+      this.attempt = this.connect();
+    }
+    await this.attempt;
+  }
+
+  /** Drops the connection and connects anew after the delay, without calling `lost`. */
+  restart(): void {
+    if (this.client) this.drop(this.client);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    if (client) this.end(client);
+    await this.attempt;
+    await Promise.all(this.ending);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: this.options.applicationName });
+    this.client = client;
+    this.connected = false;
+    client.on('notification', (message) => {
+      if (this.client === client && message.channel === this.options.channel) this.handlers.notified(message.payload ?? '');
+    });
+    // pg emits 'error' (which would throw unheard) and then 'end' when the server goes away.
+    client.on('error', (err) => this.fail(client, err));
+    client.on('end', () => this.fail(client, new Error('connection ended')));
+    try {
+      await connectUnlessEnded(client);
+      await client.query(`listen ${this.options.channel}`);
+      await this.handlers.listening(client);
+      if (this.client === client) this.connected = true;
+    } catch (err) {
+      this.fail(client, err);
+    }
+  }
+
+  private fail(client: pg.Client, err: unknown): void {
+    if (this.client !== client) return;
+    const stage = this.connected ? 'connected' : 'connecting';
+    this.drop(client);
+    this.handlers.lost(err, stage);
+  }
+
+  private drop(client: pg.Client): void {
+    this.client = undefined;
+    this.end(client);
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      // close() awaits this.attempt, so an attempt is never left running.
+      this.attempt = this.connect();
+    }, this.options.reconnectDelayMs);
+    this.retryTimer.unref();
+  }
+
+  private end(client: pg.Client): void {
+    const ended: Promise<void> = client
+      .end()
+      .catch(() => undefined)
+      .finally(() => this.ending.delete(ended));
+    this.ending.add(ended);
+  }
+}
+
+// pg never settles connect() when end() is called during the handshake (as close() may), but the
+// client still emits 'end'.
+function connectUnlessEnded(client: pg.Client): Promise<void> {
+  return new Promise((resolve, reject) => {
+    client.once('end', () => reject(new Error('connection ended while connecting')));
+    client.connect().then(() => resolve(), reject);
+  });
+}
