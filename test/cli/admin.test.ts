@@ -69,7 +69,7 @@ describe('cli/admin', () => {
     const actions = await waitFor(
       async () => {
         const { rows } = await app.db.pool.query(
-          "select action from audit_log where action like 'non_eu_acceptance.%' order by id",
+          "select action from audit_log where action like 'non_eu_acceptance.%' order by at, id",
         );
         return rows.length === 2 ? rows.map((r) => r.action) : undefined;
       },
