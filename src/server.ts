@@ -22,7 +22,7 @@ const catalog = (() => {
 
 const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
 const adapters = createAdapters();
-const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit });
+const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit, log });
 // Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.
 const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS });
 await cacheKeys.start();

@@ -4,16 +4,17 @@ import { ChannelListener } from '../db/listener.js';
 import type { Logger } from '../logger.js';
 import { CACHE_KEYS_CHANNEL, type CacheKeyLookup } from './responseCache.js';
 
-// One definition: the settle statement (metering/groupCommit.ts) notifies on the same constant.
+// One definition: the CommitAnnouncer (metering/commitAnnouncer.ts) notifies on the same constant.
 export { CACHE_KEYS_CHANNEL };
 
 /**
- * The notification format, shared by `encodeKeys` and the settle statement:
+ * The notification format, written by `encodeKeys` (for the CommitAnnouncer) and read by `decodeKeys`:
  *
  *   each key as standard base64 with padding (44 characters for a 32-byte key), keys joined by
  *   ',', at most 100 keys per notification (4,499 bytes, well under Postgres' 8,000-byte limit).
  *
- * From SQL, over a set `stored(cache_key bytea)` of the rows just written:
+ * Another writer of response_cache can announce from SQL, over a set `stored(cache_key bytea)` of the
+ * rows it wrote:
  *
  *   select pg_notify('polder_cache_keys', string_agg(encode(k.cache_key, 'base64'), ','))
  *     from (select cache_key, (row_number() over ()) / 100 as chunk from stored) as k
@@ -234,11 +235,12 @@ const BEFORE_FIRST_KEY = ['00000000-0000-0000-0000-000000000000', Buffer.alloc(0
 /**
  * Answers "might this key be in response_cache?" without a round trip, so a cache miss costs none.
  *
- * It is in sync once it LISTENs for the keys the settle statement announces and has then loaded
+ * It is in sync once it LISTENs for the keys the group commits announce and has then loaded
  * every unexpired key; listening first means a key stored during the load is announced, not lost.
  * While out of sync (before start, after a lost connection, after close) every key might be present.
- * Only the settle statement writes response_cache, and it always notifies; another writer would
- * have to notify too.
+ * Only the group commit writes response_cache, and its CommitAnnouncer tells every key, within
+ * 100 ms; another writer would have to notify too. Until then another process answers that key
+ * with a MISS.
  */
 export class CacheKeyFilter implements CacheKeyLookup {
   private readonly keys: GenerationalBloomFilter;

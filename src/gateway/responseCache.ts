@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/pool.js';
 import type { UpstreamCompletion } from './providers/types.js';
 
-/** Where the settle statement announces the keys it stored: base64, comma-separated, ≤ 100 per message. */
+/** Where the group commits announce the keys they stored: base64, comma-separated, ≤ 100 per message. */
 export const CACHE_KEYS_CHANNEL = 'polder_cache_keys';
 
 // A cached answer lives this long; the cache__expire cron task deletes what has expired.

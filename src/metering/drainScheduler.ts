@@ -5,9 +5,9 @@ import type { Logger } from '../logger.js';
 import { DRAIN_JOB_KEY, SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
 
 /**
- * Runs in the worker process. Every group commit notifies SETTLEMENTS_CHANNEL once it has
- * committed; this turns the stream of notifications into at most one settlements__drain job per
- * window. The job key folds a request into the job still waiting; when that job is already
+ * Runs in the worker process. Every web process notifies SETTLEMENTS_CHANNEL after its group
+ * commits, at most once per 100 ms (CommitAnnouncer); this turns the notifications of all of them
+ * into at most one settlements__drain job per window. The job key folds a request into the job still waiting; when that job is already
  * running, graphile-worker adds a new one, so a row committed during a drain is not left behind.
  *
  * Notifications are lost while this process is down or reconnecting, so every (re)connection

@@ -1,9 +1,11 @@
 import pg from 'pg';
 import type { AuditEntry } from '../audit/store.js';
-import { CACHE_KEYS_CHANNEL, type CachedResponse } from '../gateway/responseCache.js';
+import type { CachedResponse } from '../gateway/responseCache.js';
+import type { Logger } from '../logger.js';
 import type { ThreadAppend } from '../threads/store.js';
 import type { TraceRecord } from '../traces/store.js';
-import { SETTLEMENTS_CHANNEL, type SettlementRecords } from './pendingSettlements.js';
+import { CommitAnnouncer } from './commitAnnouncer.js';
+import type { SettlementRecords } from './pendingSettlements.js';
 import type { SettledRequest } from './requestIds.js';
 import type { UsageRecord } from './usageStore.js';
 
@@ -32,10 +34,8 @@ const MAX_BATCH = 500;
 // responses kept for replay and the fresh cache entries, and leaves one pending_settlements row per
 // request for the settlements__drain job, which writes usage, traces, audit and threads off the
 // request's path. Inserting those rows costs a fraction of enqueueing jobs (graphile_worker.add_jobs
-// took ~0.8 ms per call here). Notifications go out on commit: the worker's drain scheduler wakes
-// on the first; every web process adds the new cache keys to its CacheKeyFilter (at most 100 keys
-// per notification, far below Postgres' 8,000-byte limit). Data-modifying CTEs always run; the
-// notifying ones run because the final select reads them.
+// took ~0.8 ms per call here). It notifies nobody: the CommitAnnouncer does, at most every 100 ms.
+// Data-modifying CTEs always run, whether the final select reads them or not.
 const SETTLE_SQL = `
   with stored as (
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
@@ -46,31 +46,18 @@ const SETTLE_SQL = `
     on conflict (workspace_id, request_id) do update
        set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
      where requests.state = 'running'
-    returning 1
   ),
   pending as (
     insert into pending_settlements (workspace_id, end_user, usage, trace, audit, thread)
     select s.workspace_id, s.end_user, s.usage, s.trace, s.audit, s.thread
       from json_to_recordset($2::json) as s(
              workspace_id uuid, end_user text, usage json, trace json, audit json, thread json)
-    returning 1
-  ),
-  cached as (
-    insert into response_cache (workspace_id, cache_key, response, expires_at)
-    select c.workspace_id, decode(c.cache_key, 'hex'), c.response::jsonb, now() + make_interval(secs => c.ttl_seconds)
-      from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
-    on conflict (workspace_id, cache_key) do update
-       set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
-    returning cache_key
-  ),
-  cache_keys_told as (
-    select pg_notify('${CACHE_KEYS_CHANNEL}', string_agg(encode(k.cache_key, 'base64'), ','))
-      from (select cache_key, (row_number() over ()) / 100 as chunk from cached) as k
-     group by k.chunk
   )
-  select (select count(*) from stored) as stored, (select count(*) from pending) as pending,
-         (select count(*) from cache_keys_told) as cache_notices,
-         pg_notify('${SETTLEMENTS_CHANNEL}', '') as settled`;
+  insert into response_cache (workspace_id, cache_key, response, expires_at)
+  select c.workspace_id, decode(c.cache_key, 'hex'), c.response::jsonb, now() + make_interval(secs => c.ttl_seconds)
+    from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
+  on conflict (workspace_id, cache_key) do update
+     set response = excluded.response, created_at = now(), expires_at = excluded.expires_at`;
 
 /**
  * The group-commit writer. Requests that finish while a commit is in flight wait and share the
@@ -85,8 +72,13 @@ export class GroupCommitter {
   private readonly queue: Waiter[] = [];
   private flushing: Promise<void> | undefined;
   private readonly pool: pg.Pool;
+  private readonly announcer: CommitAnnouncer;
+  private closing: Promise<void> | undefined;
 
-  constructor(connectionString: string, { synchronousCommit = 'off' }: { synchronousCommit?: 'on' | 'off' } = {}) {
+  constructor(
+    connectionString: string,
+    { synchronousCommit = 'off', log }: { synchronousCommit?: 'on' | 'off'; log?: Logger } = {},
+  ) {
     // One connection makes the largest batches. On the 2-core bench machine a second one (batches
     // in flight at once) made smaller batches and no more requests per second (bench/README.md).
     this.pool = new pg.Pool({
@@ -96,6 +88,10 @@ export class GroupCommitter {
       options: `-c synchronous_commit=${synchronousCommit}`,
     });
     this.pool.on('error', () => undefined);
+    this.announcer = new CommitAnnouncer(
+      (statement) => this.pool.query(statement),
+      (err) => log?.warn({ err }, 'could not announce settled requests; retrying'),
+    );
   }
 
   async settle(settlement: Settlement): Promise<void> {
@@ -106,9 +102,14 @@ export class GroupCommitter {
     await done;
   }
 
-  async close(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    await this.pool.end();
+  /** Waits for the batches in flight and announces them; safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      while (this.flushing) await this.flushing;
+      await this.announcer.flush();
+      await this.pool.end();
+    })();
+    return this.closing;
   }
 
   /** Those who arrive while a batch commits share the next one, started when it is done. */
@@ -132,6 +133,7 @@ export class GroupCommitter {
   }
 
   private async write(batch: Settlement[]): Promise<void> {
+    const cache = batch.flatMap((s) => (s.cache ? [s.cache] : []));
     const pending = batch.map(
       (s): SettlementRecords => ({
         workspace_id: s.workspaceId,
@@ -146,7 +148,8 @@ export class GroupCommitter {
     await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
       JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : []))),
       JSON.stringify(pending),
-      JSON.stringify(batch.flatMap((s) => (s.cache ? [s.cache] : []))),
+      JSON.stringify(cache),
     ] });
+    this.announcer.committed(cache.map((entry) => Buffer.from(entry.cache_key, 'hex')));
   }
 }

@@ -222,7 +222,7 @@ describe('CacheKeyFilter', () => {
     expect(keys.some((key) => logs.text().includes(key.toString('base64')))).to.equal(false);
   });
 
-  it('adds keys announced from SQL the way the settle statement does', async () => {
+  it('adds keys announced from SQL in the documented form', async () => {
     const { filter } = newFilter();
     await filter.start();
     const prefix = randomBytes(8).toString('hex');

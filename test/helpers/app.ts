@@ -38,7 +38,7 @@ export async function startTestApp(
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
   const adapters = createAdapters();
-  const committer = new GroupCommitter(db.url);
+  const committer = new GroupCommitter(db.url, { log });
   const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS });
   await cacheKeys.start();
   const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer, cacheKeys });
