@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../../src/jobs.js';
 import { GroupCommitter, type Settlement } from '../../src/metering/groupCommit.js';
 import { eraseEndUser } from '../../src/memory/erasure.js';
@@ -116,8 +115,8 @@ describe('tasks/settlements__drain', () => {
 
   it('sets a row it cannot write aside, with the reason, and writes the rest of its batch', async () => {
     const bad = settlement('drain-bad');
-    // Valid JSON, refused by the usage table: the workspace does not exist.
-    bad.usage = { ...bad.usage!, workspace_id: randomUUID() };
+    // Valid by the drain's schema, refused by the usage table: more tokens than its integer column holds.
+    bad.usage = { ...bad.usage!, prompt_tokens: 2 ** 31 };
     const unreadable = settlement('drain-unreadable');
     (unreadable.usage as unknown as Record<string, unknown>).prompt_tokens = 'many';
     await Promise.all([committer.settle(bad), committer.settle(unreadable), committer.settle(settlement('drain-good'))]);
@@ -131,7 +130,7 @@ describe('tasks/settlements__drain', () => {
       },
       { what: 'two rows set aside' },
     );
-    expect(failed[0].error).to.match(/foreign key/);
+    expect(failed[0].error).to.match(/out of range for type integer/);
     expect(failed[1].error).to.match(/usage\/prompt_tokens must be integer/);
     expect((await app.db.pool.query("select 1 from usage where request_id in ('drain-bad', 'drain-unreadable')")).rowCount).to.equal(0);
     expect(await pendingCount()).to.equal(0);
