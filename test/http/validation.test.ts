@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { expect } from 'chai';
@@ -124,6 +124,22 @@ describe('http/validation and body parsing', () => {
     });
     expect(response.status).to.equal(413);
     expect(response.body.message).to.contain(String(limit));
+  });
+
+  it('answers 413 for a chunked upload that crosses the limit, without reading the rest of it', async () => {
+    const request = httpRequest(`${baseUrl}/ChatCompletionRequest`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const answered = once(request, 'response') as Promise<[IncomingMessage]>;
+    request.on('error', () => undefined);
+    // No content-length: the limit can only be noticed while reading. Well past it, the client keeps sending.
+    const chunk = Buffer.alloc(16 * 1024, 'x');
+    request.write('{"model":"local/echo","messages":[{"role":"user","content":"');
+    for (let sent = 0; sent <= limit + chunk.length; sent += chunk.length) request.write(chunk);
+    const [response] = await answered;
+    const text = (await response.toArray()).join('');
+    expect(response.statusCode).to.equal(413);
+    expect(response.headers.connection).to.equal('close');
+    expect(JSON.parse(text).message).to.contain(String(limit));
+    request.destroy();
   });
 
   it('answers 400 for malformed JSON and for an empty body', async () => {

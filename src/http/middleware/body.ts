@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Next } from 'koa';
 import { badRequest, payloadTooLarge } from '../../errors.js';
 import type { AppContext } from '../state.js';
@@ -10,14 +11,13 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
   return async function jsonBodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const declared = Number(ctx.get('content-length') || NaN);
     if (declared > limitBytes) throw payloadTooLarge(limitBytes);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limitBytes) throw payloadTooLarge(limitBytes);
-      chunks.push(chunk);
+    const read = await readBody(ctx.req, limitBytes);
+    if (read === 'too large') {
+      // The rest of the upload is not read: the connection closes once the 413 is sent.
+      ctx.set('Connection', 'close');
+      throw payloadTooLarge(limitBytes);
     }
-    const text = Buffer.concat(chunks, size).toString('utf8');
+    const text = read.toString('utf8');
     if (text.trim() === '') {
       if (!optional) throw badRequest('the request body must be a JSON object', 'invalid_json');
       ctx.state.body = undefined;
@@ -30,4 +30,28 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
     }
     await next();
   };
+}
+
+// Plain stream events: an async iterator over the request costs several objects and promises per
+// request, a measurable share of the gateway's CPU for bodies that arrive in one chunk.
+function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        req.pause();
+        settle(() => resolve('too large'));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => settle(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    const onError = (err: Error) => settle(() => reject(err));
+    const onClose = () => settle(() => reject(new Error('the client closed the connection before the body was complete')));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
