@@ -1,7 +1,8 @@
 // Token counts from a real tokenizer: OpenAI's o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series),
 // through gpt-tokenizer. Only that encoding's module is imported (`gpt-tokenizer/encoding/
 // o200k_base`), not the package root, which would also load the cl100k tables and the model
-// map. Loading it takes ~0.2 s and ~70 MB RSS (~35 MB heap) once per process.
+// map. Loading it takes ~0.2 s and ~55 MB RSS (~20 MB heap) once per process, so it is loaded on
+// first use: a web process whose providers report usage never needs it.
 //
 // The figures are what the gateway bills when a provider reports no usage, and what the local
 // models report. For other vendors' models (Mistral, Llama, Claude) they are only an estimate:
@@ -16,8 +17,19 @@
 //   MAX_RUN letters, punctuation or whitespace is counted in MAX_RUN-character slices. That
 //   changes the count by at most one token per slice, and only for such runs (no word of a
 //   European language has 256 letters); CJK and Thai text, which has no spaces, is affected.
-import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import type { ChatMessage } from './providers/types.js';
+
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
+
+// A synchronous require of the package's CommonJS build keeps every count synchronous; an import()
+// would block the event loop as long, evaluating the same tables.
+const requireFromHere = createRequire(import.meta.url);
+let encoding: Encoding | undefined;
+function o200k(): Encoding {
+  encoding ??= requireFromHere('gpt-tokenizer/encoding/o200k_base') as Encoding;
+  return encoding;
+}
 
 /** The tokenizer's encoding name. */
 export const TOKEN_ENCODING = 'o200k_base';
@@ -85,7 +97,7 @@ function isHighSurrogate(code: number): boolean {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   let n = 0;
-  for (const piece of pieces(text)) n += countO200k(piece, AS_TEXT);
+  for (const piece of pieces(text)) n += o200k().countTokens(piece, AS_TEXT);
   return n;
 }
 
@@ -109,7 +121,7 @@ function tokenPrefix(text: string, max: number): string {
   let used = 0;
   let prefix = '';
   for (const piece of pieces(text)) {
-    const tokens = encode(piece, AS_TEXT);
+    const tokens = o200k().encode(piece, AS_TEXT);
     if (used + tokens.length <= max) {
       used += tokens.length;
       prefix += piece;
@@ -118,8 +130,8 @@ function tokenPrefix(text: string, max: number): string {
     // The piece does not fit whole: take its first tokens, backing off while the decoded text
     // ends inside a character (a partial UTF-8 sequence decodes to U+FFFD) or re-tokenises longer.
     for (let k = max - used; k > 0; k--) {
-      const part = decode(tokens.slice(0, k));
-      if (piece.startsWith(part) && countO200k(part, AS_TEXT) <= k) return prefix + part;
+      const part = o200k().decode(tokens.slice(0, k));
+      if (piece.startsWith(part) && o200k().countTokens(part, AS_TEXT) <= k) return prefix + part;
     }
     return prefix;
   }
