@@ -54,7 +54,7 @@ const SETTLE_SQL = `
              workspace_id uuid, end_user text, usage json, trace json, audit json, thread json)
   )
   insert into response_cache (workspace_id, cache_key, response, expires_at)
-  select c.workspace_id, decode(c.cache_key, 'hex'), c.response::jsonb, now() + make_interval(secs => c.ttl_seconds)
+  select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
     from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
   on conflict (workspace_id, cache_key) do update
      set response = excluded.response, created_at = now(), expires_at = excluded.expires_at`;
