@@ -15,7 +15,8 @@
  *                  database and a one-model catalogue pointing at the stub;
  *  - Portkey:      npx -y @portkey-ai/gateway@1.15.2 --headless, from a temp directory.
  *
- * Every target gets the same steps: concurrency 1, 2, 4, … 128, each a warm-up then a measuring
+ * Every target first answers the same number of requests, not recorded (V8 compiles its hot paths
+ * meanwhile), then gets the same steps: concurrency 1, 2, 4, … 128, each a warm-up then a measuring
  * window, stopping once p99 reaches 50 ms or req/s falls below 90 % of the best step. Every
  * gateway variant gets a fresh database and worker. Every process started here is
  * ended here, and the temp files and the bench database are removed, also on Ctrl-C or an error.
@@ -69,6 +70,9 @@ const WARMUP_MS = QUICK ? 300 : 1000;
 const WINDOW_MS = QUICK ? 1000 : 3000;
 const STEPS = QUICK ? [1, 4, 16] : [1, 2, 4, 8, 16, 32, 64, 128];
 const MAX_REQUESTS_PER_STEP = 500_000;
+/** Sent to every target before its first step, not recorded. */
+const JIT_WARMUP_REQUESTS = QUICK ? 500 : 5_000;
+const JIT_WARMUP_CONCURRENCY = 8;
 const P99_LIMIT_MS = 50;
 /** Stepping stops once req/s falls below this share of the best step so far. */
 const RPS_DROP = 0.9;
@@ -121,6 +125,8 @@ interface TargetResult {
   rssMiB?: number;
   auxRssMiB?: number;
   auxName?: string;
+  /** Answers to the warm-up before the first step. */
+  warmupAnswers?: number;
   /** Upstream requests the stub saw vs successful answers, for proxies. */
   upstreamCheck?: string;
   /** The gateway's Postgres work per answered request (bench database, the worker's jobs included). */
@@ -231,7 +237,11 @@ function logTail(file: string, lines = 15): string {
   }
 }
 
-async function runLoadStep(target: Target, concurrency: number): Promise<Step> {
+async function runLoadStep(
+  target: Target,
+  concurrency: number,
+  bounds: Pick<RunSpec, 'warmupMs' | 'windowMs' | 'maxRequests'> = { warmupMs: WARMUP_MS, windowMs: WINDOW_MS, maxRequests: MAX_REQUESTS_PER_STEP },
+): Promise<Step> {
   const id = ++runId;
   const spec: RunSpec = {
     id,
@@ -240,9 +250,7 @@ async function runLoadStep(target: Target, concurrency: number): Promise<Step> {
     headers: target.headers,
     model: MODEL,
     concurrency,
-    warmupMs: WARMUP_MS,
-    windowMs: WINDOW_MS,
-    maxRequests: MAX_REQUESTS_PER_STEP,
+    ...bounds,
   };
   const child = load!.child;
   const sample = async () => {
@@ -350,6 +358,11 @@ async function measure(target: Target): Promise<TargetResult> {
     log(`  ${target.label}: ${result.note}`);
     return result;
   }
+  // The same number of requests for every target before its first step, so that each is measured
+  // running, not while V8 still compiles its hot paths (the gateway's c=1 p50 was ~0.5 ms higher
+  // in its first second than after a few thousand requests).
+  const warm = await runLoadStep(target, JIT_WARMUP_CONCURRENCY, { warmupMs: 0, windowMs: 120_000, maxRequests: JIT_WARMUP_REQUESTS });
+  result.warmupAnswers = warm.totalOk;
   const servedBefore = target.viaStub ? await stubServed() : 0;
   let best: Step | undefined;
   for (const concurrency of STEPS) {
@@ -502,7 +515,7 @@ async function measureGateway(variant: GatewayVariant, env: NodeJS.ProcessEnv, w
   // Postgres publishes its counters about once a second.
   await sleep(1500);
   const activityAfter = await dbActivity();
-  const answered = result.steps.reduce((sum, s) => sum + s.totalOk, 0) + 1; // + the probe
+  const answered = result.steps.reduce((sum, s) => sum + s.totalOk, 0) + (result.warmupAnswers ?? 0) + 1; // + the probe
   if (activityBefore && activityAfter && result.measured) {
     result.pgPerRequest = {
       commits: (activityAfter.commits - activityBefore.commits) / answered,
@@ -639,7 +652,8 @@ async function machineFacts(): Promise<string> {
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`,
     `software: Node ${process.version}, PostgreSQL ${pgVersion}, undici ${undiciVersion()}`,
     `date: ${new Date().toISOString()}`,
-    `load: closed loop, warm-up ${WARMUP_MS / 1000} s + window ${WINDOW_MS / 1000} s per step, concurrency ${STEPS.join(', ')} ` +
+    `load: closed loop; first ${JIT_WARMUP_REQUESTS.toLocaleString('en-US')} requests at c=${JIT_WARMUP_CONCURRENCY} per target, not recorded; ` +
+      `then warm-up ${WARMUP_MS / 1000} s + window ${WINDOW_MS / 1000} s per step, concurrency ${STEPS.join(', ')} ` +
       `(stops at p99 ≥ ${P99_LIMIT_MS} ms or req/s < ${RPS_DROP * 100} % of the best step), all on 127.0.0.1`,
   ].join('\n');
 }
