@@ -1,3 +1,4 @@
+import { CoalescedRun } from '../coalescedRun.js';
 import { encodeKeys } from '../gateway/cacheKeyFilter.js';
 import { CACHE_KEYS_CHANNEL } from '../gateway/responseCache.js';
 import { SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
@@ -26,42 +27,27 @@ export const ANNOUNCE_INTERVAL_MS = 100;
 export class CommitAnnouncer {
   private cacheKeys: Buffer[] = [];
   private settled = false;
-  private timer: NodeJS.Timeout | undefined;
-  private announcing: Promise<void> | undefined;
-  private closed = false;
+  private readonly announcements: CoalescedRun;
 
   constructor(
     private readonly notify: (statement: { text: string; values: unknown[] }) => Promise<unknown>,
     private readonly onError: (err: unknown) => void,
-    private readonly intervalMs = ANNOUNCE_INTERVAL_MS,
-  ) {}
+    intervalMs = ANNOUNCE_INTERVAL_MS,
+  ) {
+    this.announcements = new CoalescedRun(() => this.announce(), intervalMs);
+  }
 
   /** A batch committed: pending settlements for the worker, and the cache keys it stored. */
   committed(cacheKeys: Buffer[]): void {
     this.settled = true;
     this.cacheKeys.push(...cacheKeys);
-    this.schedule();
+    this.announcements.request();
   }
 
   /** On close: announces what is waiting now, once, and schedules nothing more. */
   async flush(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.announcing;
+    await this.announcements.close();
     await this.announce();
-  }
-
-  private schedule(): void {
-    if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.announcing = this.announce().finally(() => {
-        this.timer = undefined;
-        this.announcing = undefined;
-        // What failed, or was committed while the notification was on its way, goes next time.
-        if (this.settled) this.schedule();
-      });
-    }, this.intervalMs);
   }
 
   /** Never rejects: what it could not announce is kept for the next attempt. */
@@ -76,6 +62,7 @@ export class CommitAnnouncer {
       this.cacheKeys = [...keys, ...this.cacheKeys];
       this.settled = true;
       this.onError(err);
+      this.announcements.request();
     }
   }
 }

@@ -1,3 +1,4 @@
+import { CoalescedRun } from '../coalescedRun.js';
 import { ChannelListener } from '../db/listener.js';
 import type { Pool } from '../db/pool.js';
 import { addJob } from '../jobs.js';
@@ -15,9 +16,7 @@ import { DRAIN_JOB_KEY, SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
  */
 export class SettlementDrainScheduler {
   private readonly listener: ChannelListener;
-  private timer: NodeJS.Timeout | undefined;
-  private enqueuing: Promise<void> | undefined;
-  private stopped = false;
+  private readonly drains: CoalescedRun;
 
   constructor(
     private readonly options: {
@@ -29,13 +28,14 @@ export class SettlementDrainScheduler {
       reconnectDelayMs?: number;
     },
   ) {
+    this.drains = new CoalescedRun(() => this.enqueue(), options.windowMs ?? 100);
     const reconnectDelayMs = options.reconnectDelayMs ?? 1_000;
     this.listener = new ChannelListener(
       { connectionString: options.connectionString, channel: SETTLEMENTS_CHANNEL, applicationName: 'polder-settlements-listener', reconnectDelayMs },
       {
         // Whatever was committed while nobody listened.
-        listening: async () => this.soon(),
-        notified: () => this.soon(),
+        listening: async () => this.drains.request(),
+        notified: () => this.drains.request(),
         lost: (err) => options.log.warn({ err, retryInMs: reconnectDelayMs }, 'settlements listener lost its connection; reconnecting'),
       },
     );
@@ -46,20 +46,8 @@ export class SettlementDrainScheduler {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.drains.close();
     await this.listener.close();
-    await this.enqueuing;
-  }
-
-  private soon(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.enqueuing = this.enqueue().finally(() => {
-        this.timer = undefined;
-        this.enqueuing = undefined;
-      });
-    }, this.options.windowMs ?? 100);
   }
 
   private async enqueue(): Promise<void> {
