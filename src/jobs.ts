@@ -4,6 +4,7 @@ import auditRecord from '../tasks/audit__record.js';
 import cacheExpire from '../tasks/cache__expire.js';
 import memoryExtractFacts from '../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../tasks/memory__ingest_document.js';
+import requestsPrune from '../tasks/requests__prune.js';
 import settlementsDrain from '../tasks/settlements__drain.js';
 import type { AuditEntry } from './audit/store.js';
 import type { Queryable } from './db/pool.js';
@@ -18,6 +19,7 @@ const definitions = {
   cache__expire: cacheExpire,
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
+  requests__prune: requestsPrune,
   settlements__drain: settlementsDrain,
 };
 
@@ -95,6 +97,7 @@ export function workerLogger(log: Logger): WorkerLogger {
 export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
+    { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
     // The safety net under the drains that group commits trigger (see SettlementDrainScheduler).
     { task: 'settlements__drain', match: '* * * * *', identifier: 'settlements__drain', options: { jobKey: DRAIN_JOB_KEY } },
   ]);

@@ -31,36 +31,55 @@ export function bodyHash(body: Record<string, unknown>): Buffer {
   return createHash('sha256').update(canonical(rest)).digest();
 }
 
+const NOT_KEPT_FOR_REPLAY = () =>
+  validationFailed(
+    { 'X-Request-Id': ['was already used for a request whose answer is not kept for replay; use a new id for a new request'] },
+    'this request id belongs to another request',
+  );
+
+// A new claim, unless a usage row says the id was used by a request whose requests row is gone
+// (pruneRequestIds drops those of generated ids once they are billed).
+const CLAIM_SQL = `
+  with billed as (
+    select 1 from usage where workspace_id = $1 and request_id = $2
+  ), claimed as (
+    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
+    select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running'
+     where not exists (select 1 from billed)
+    on conflict (workspace_id, request_id) do nothing
+    returning 1
+  )
+  select exists (select 1 from claimed) as claimed, exists (select 1 from billed) as billed`;
+
 /**
  * Claims the request id for this body. Returns the stored response when the same request already
  * succeeded (a replay); throws 409 while it is still running and 422 when the id was used for
- * another body.
+ * another body, or for a request whose answer is not kept.
  */
 export async function claimRequestId(
   db: Queryable,
   claim: { workspaceId: string; organizationId: string; requestId: string; kind: RequestKind; hash: Buffer },
 ): Promise<StoredResponse | undefined> {
-  const inserted = await db.query(
-    `insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
-     values ($1, $2, $3, $4, $5, 'running')
-     on conflict (workspace_id, request_id) do nothing`,
-    [claim.workspaceId, claim.requestId, claim.organizationId, claim.kind, claim.hash],
-  );
-  if (inserted.rowCount === 1) return undefined;
+  const outcome = await db.query<{ claimed: boolean; billed: boolean }>(CLAIM_SQL, [
+    claim.workspaceId,
+    claim.requestId,
+    claim.organizationId,
+    claim.kind,
+    claim.hash,
+  ]);
+  if (outcome.rows[0]?.claimed) return undefined;
   // A separate statement: its snapshot sees a row that a concurrent claim committed meanwhile.
   const { rows } = await db.query<{ state: string; body_hash: Buffer; response: StoredResponse | null }>(
     'select state, body_hash, response from requests where workspace_id = $1 and request_id = $2',
     [claim.workspaceId, claim.requestId],
   );
   const row = rows[0];
-  if (!row) return claimRequestId(db, claim);
-  if (row.state === 'completed' && !row.response) {
-    // The id was generated for a request that did not name one; its answer was not kept.
-    throw validationFailed(
-      { 'X-Request-Id': ['was already used for a request whose answer is not kept for replay; use a new id for a new request'] },
-      'this request id belongs to another request',
-    );
+  if (!row) {
+    if (outcome.rows[0]?.billed) throw NOT_KEPT_FOR_REPLAY();
+    return claimRequestId(db, claim);
   }
+  // The id was generated for a request that did not name one; its answer was not kept.
+  if (row.state === 'completed' && !row.response) throw NOT_KEPT_FOR_REPLAY();
   if (!row.body_hash.equals(claim.hash)) {
     throw validationFailed(
       { 'X-Request-Id': ['was already used for a request with another body; use a new id for a new request'] },
@@ -150,4 +169,30 @@ export function settledRequest(
     body_hash: hash?.toString('hex') ?? '',
     response: hash ? response : null,
   };
+}
+
+/** How long the requests row of a generated id is kept once its usage row has landed. */
+export const GENERATED_ID_RETENTION_SECONDS = 24 * 3600;
+/** A claim still running after this was left by a process that died: its id is freed. */
+export const ABANDONED_CLAIM_SECONDS = 3600;
+
+/**
+ * Keeps the requests table from growing by a row per request forever. Drops, a batch at a time:
+ * the rows of generated ids, once a day old and billed (the usage row then answers a reuse of the
+ * id with the same 422: CLAIM_SQL); and claims left running by a process that died, so that their
+ * ids can be retried. Rows of caller-chosen ids hold the answer a retry replays, and stay.
+ */
+export async function pruneRequestIds(db: Queryable, limit = 10_000): Promise<number> {
+  const result = await db.query(
+    `delete from requests
+      where ctid in (
+        select r.ctid from requests r
+         where (r.state = 'completed' and r.response is null
+                and r.created_at < now() - make_interval(secs => $1)
+                and exists (select 1 from usage u where u.workspace_id = r.workspace_id and u.request_id = r.request_id))
+            or (r.state = 'running' and r.created_at < now() - make_interval(secs => $2))
+         limit $3)`,
+    [GENERATED_ID_RETENTION_SECONDS, ABANDONED_CLAIM_SECONDS, limit],
+  );
+  return result.rowCount ?? 0;
 }

@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { addJob } from '../../src/jobs.js';
+import { bodyHash } from '../../src/metering/requestIds.js';
+import type { CreatedKey } from '../../src/tenancy/keys.js';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+
+// The requests table keeps what a retry needs, not a row per request forever.
+describe('tasks/requests__prune', () => {
+  let app: TestApp;
+  let key: CreatedKey;
+  before(async () => {
+    app = await startTestApp();
+    key = await app.key();
+    await app.startWorker();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const body = { model: 'local/echo', messages: [{ role: 'user', content: 'Goedemorgen' }], cache: false };
+  const chat = (headers: Record<string, string> = {}) => api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key: key.key, headers, body });
+  const requestRow = async (id: string) =>
+    (await app.db.pool.query('select state, response is not null as kept from requests where request_id = $1', [id])).rows[0] as
+      | { state: string; kept: boolean }
+      | undefined;
+  const usageCount = async (id: string) => (await app.db.pool.query('select 1 from usage where request_id = $1', [id])).rowCount;
+  const age = async (id: string, interval: string) => {
+    await app.db.pool.query('update requests set created_at = now() - $2::interval where request_id = $1', [id, interval]);
+  };
+  const prune = async () => {
+    await addJob(app.db.pool, 'requests__prune', {});
+    await waitFor(
+      async () => (await app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'requests__prune'")).rows[0].n === 0,
+      { what: 'the prune job to finish' },
+    );
+  };
+  const billed = async () => {
+    const response = await chat();
+    expect(response.status).to.equal(200);
+    const id = response.headers.get('x-request-id')!;
+    await waitFor(async () => (await usageCount(id)) === 1, { what: 'the usage row' });
+    return id;
+  };
+
+  it("drops a generated id's row once a day old and billed, and still refuses to run that id again", async () => {
+    const old = await billed();
+    const recent = await billed();
+    await age(old, '25 hours');
+    await age(recent, '23 hours');
+    await prune();
+    expect(await requestRow(old)).to.equal(undefined);
+    expect(await requestRow(recent)).to.deep.equal({ state: 'completed', kept: false });
+
+    const reused = await chat({ 'x-request-id': old });
+    expect(reused.status).to.equal(422);
+    expect(reused.body.errors['X-Request-Id'][0]).to.match(/not kept for replay/);
+    expect(await usageCount(old)).to.equal(1);
+    expect(await requestRow(old)).to.equal(undefined);
+  });
+
+  it('keeps a row whose usage has not landed, and the rows of caller-chosen ids with their answers', async () => {
+    const unbilled = await billed();
+    await app.db.pool.query('delete from usage where request_id = $1', [unbilled]);
+    const chosen = await chat({ 'x-request-id': 'prune-chosen-1' });
+    expect(chosen.status).to.equal(200);
+    await age(unbilled, '3 days');
+    await age('prune-chosen-1', '3 days');
+    await prune();
+    expect(await requestRow(unbilled)).to.deep.equal({ state: 'completed', kept: false });
+    expect(await requestRow('prune-chosen-1')).to.deep.equal({ state: 'completed', kept: true });
+    const replay = await chat({ 'x-request-id': 'prune-chosen-1' });
+    expect(replay.status).to.equal(200);
+    expect(replay.headers.get('x-replay')).to.equal('true');
+    expect(replay.body).to.deep.equal(chosen.body);
+  });
+
+  it('frees an id whose claim a dead process left running for an hour, so that its retry runs', async () => {
+    await app.db.pool.query(
+      `insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, created_at)
+       values ($1, 'prune-stuck', $2, 'chat', $3, 'running', now() - interval '61 minutes'),
+              ($1, 'prune-busy', $2, 'chat', $3, 'running', now() - interval '10 minutes')`,
+      [key.workspace_id, key.organization_id, bodyHash(body)],
+    );
+    expect((await chat({ 'x-request-id': 'prune-stuck' })).status).to.equal(409);
+    await prune();
+    expect(await requestRow('prune-busy')).to.deep.equal({ state: 'running', kept: false });
+    const retry = await chat({ 'x-request-id': 'prune-stuck' });
+    expect(retry.status).to.equal(200);
+    await waitFor(async () => (await usageCount('prune-stuck')) === 1, { what: 'the retry billed' });
+  });
+});
