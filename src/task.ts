@@ -39,3 +39,31 @@ export function payloadParser<P>(taskName: string, schema: SchemaObject): (raw: 
 export function defineTask<P>(definition: TaskDefinition<P>): TaskDefinition<P> {
   return definition;
 }
+
+/** The parser of a task that takes no payload (cron jobs pass `{}` or null). */
+export function noPayload(taskName: string): (raw: unknown) => Record<string, never> {
+  return (raw: unknown) => {
+    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new Error(`${taskName}: payload must be an object`);
+    return {};
+  };
+}
+
+/**
+ * A cron task that deletes what is no longer needed a bounded batch at a time, so that one run
+ * never holds long locks, until a batch finds nothing left.
+ */
+export function cleanupTask(
+  taskName: string,
+  deleteBatch: (db: Pool) => Promise<number>,
+  deletedWhat: string,
+): TaskDefinition<Record<string, never>> {
+  return defineTask({
+    name: taskName,
+    parse: noPayload(taskName),
+    async run(_payload, { db, log }) {
+      let deleted = 0;
+      for (let batch = await deleteBatch(db); batch > 0; batch = await deleteBatch(db)) deleted += batch;
+      if (deleted > 0) log.info({ deleted }, `${deletedWhat} deleted`);
+    },
+  });
+}

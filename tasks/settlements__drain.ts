@@ -12,7 +12,7 @@ import {
 } from '../src/metering/pendingSettlements.js';
 import type { Logger } from '../src/logger.js';
 import { insertUsage } from '../src/metering/usageStore.js';
-import { defineTask } from '../src/task.js';
+import { defineTask, noPayload } from '../src/task.js';
 import { appendToThreads } from '../src/threads/store.js';
 import { insertTraces } from '../src/traces/store.js';
 
@@ -154,12 +154,7 @@ async function withSavepoint(tx: PoolClient, work: () => Promise<void>): Promise
 
 export default defineTask({
   name: 'settlements__drain',
-  parse: (raw: unknown) => {
-    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
-      throw new Error('settlements__drain: payload must be an object');
-    }
-    return {};
-  },
+  parse: noPayload('settlements__drain'),
   async run(_payload, { db, log }) {
     let written = 0;
     let failed = 0;
