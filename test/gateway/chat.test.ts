@@ -152,8 +152,10 @@ describe('POST /v1/chat/completions', () => {
 
       gw.euA.script({ type: 'answer', delayMs: 300 });
       const body = chatBody();
+      const seen = gw.euA.requests.length;
       const running = postChat(gw, body, { 'x-request-id': 'retry-3' });
-      await gw.euA.waitFor(() => gw.euA.requests.length > 0);
+      // Until the first one has reached the provider (the retry-2 calls above count too).
+      await gw.euA.waitFor(() => gw.euA.requests.length > seen);
       const concurrent = await postChat(gw, body, { 'x-request-id': 'retry-3' });
       expect(concurrent.status).to.equal(409);
       expect((await running).status).to.equal(200);
