@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Queryable } from '../db/pool.js';
 import type { UpstreamCompletion } from './providers/types.js';
 
@@ -28,7 +28,7 @@ export interface CacheKeyLookup {
  * request, so two callers whose personal data masks alike share an answer safely.
  */
 export function cacheKey(workspaceId: string, chain: string[], upstreamRequest: unknown): Buffer {
-  return createHash('sha256').update(workspaceId).update('\0').update(chain.join('\0')).update('\0').update(JSON.stringify(upstreamRequest)).digest();
+  return hash('sha256', `${workspaceId}\0${chain.join('\0')}\0${JSON.stringify(upstreamRequest)}`, 'buffer');
 }
 
 export async function findCachedResponse(db: Queryable, workspaceId: string, key: Buffer): Promise<CachedResponse | undefined> {

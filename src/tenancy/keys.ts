@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../jobs.js';
@@ -19,8 +19,9 @@ import {
 const KEY_PREFIX = 'pld_';
 const KEY_PATTERN = /^pld_[A-Za-z0-9_-]{43}$/;
 
+// One-shot hashing: every request hashes its key, and a Hash object per call costs more than the digest.
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 export function isWellFormedKey(secret: string): boolean {
@@ -133,12 +134,12 @@ export class KeyResolver {
   ) {}
 
   async resolve(secret: string): Promise<Principal | undefined> {
-    const hash = hashSecret(secret);
-    const cacheKey = hash.toString('base64');
+    const secretHash = hashSecret(secret);
+    const cacheKey = secretHash.toString('base64');
     const now = Date.now();
     const cached = this.cache.get(cacheKey);
     if (cached && cached.expiresAt > now) return cached.principal;
-    const principal = await findPrincipalByHash(this.db, hash);
+    const principal = await findPrincipalByHash(this.db, secretHash);
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(cacheKey, { principal, expiresAt: now + (principal ? this.ttlMs : this.negativeTtlMs) });
     return principal;
