@@ -183,16 +183,26 @@ export const ABANDONED_CLAIM_SECONDS = 3600;
  * ids can be retried. Rows of caller-chosen ids hold the answer a retry replays, and stay.
  */
 export async function pruneRequestIds(db: Queryable, limit = 10_000): Promise<number> {
-  const result = await db.query(
-    `delete from requests
-      where ctid in (
-        select r.ctid from requests r
-         where (r.state = 'completed' and r.response is null
-                and r.created_at < now() - make_interval(secs => $1)
-                and exists (select 1 from usage u where u.workspace_id = r.workspace_id and u.request_id = r.request_id))
-            or (r.state = 'running' and r.created_at < now() - make_interval(secs => $2))
-         limit $3)`,
+  const { rows } = await db.query<{ deleted: number }>(
+    `with billed_generated as (
+       delete from requests
+        where ctid in (
+          select r.ctid from requests r
+           where r.state = 'completed' and r.response is null
+             and r.created_at < now() - make_interval(secs => $1::float8)
+             and exists (select 1 from usage u where u.workspace_id = r.workspace_id and u.request_id = r.request_id)
+           limit $3)
+       returning 1
+     ), abandoned as (
+       delete from requests
+        where ctid in (
+          select r.ctid from requests r
+           where r.state = 'running' and r.created_at < now() - make_interval(secs => $2::float8)
+           limit $3)
+       returning 1
+     )
+     select ((select count(*) from billed_generated) + (select count(*) from abandoned))::int as deleted`,
     [GENERATED_ID_RETENTION_SECONDS, ABANDONED_CLAIM_SECONDS, limit],
   );
-  return result.rowCount ?? 0;
+  return rows[0]?.deleted ?? 0;
 }

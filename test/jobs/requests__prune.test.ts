@@ -31,7 +31,11 @@ describe('tasks/requests__prune', () => {
   const prune = async () => {
     await addJob(app.db.pool, 'requests__prune', {});
     await waitFor(
-      async () => (await app.db.pool.query("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'requests__prune'")).rows[0].n === 0,
+      async () => {
+        const { rows } = await app.db.pool.query("select last_error from graphile_worker.jobs where task_identifier = 'requests__prune'");
+        if (rows[0]?.last_error) throw new Error(`the prune job failed: ${rows[0].last_error}`);
+        return rows.length === 0;
+      },
       { what: 'the prune job to finish' },
     );
   };
