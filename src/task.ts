@@ -43,7 +43,9 @@ export function defineTask<P>(definition: TaskDefinition<P>): TaskDefinition<P> 
 /** The parser of a task that takes no payload (cron jobs pass `{}` or null). */
 export function noPayload(taskName: string): (raw: unknown) => Record<string, never> {
   return (raw: unknown) => {
-    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) throw new Error(`${taskName}: payload must be an object`);
+    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
+      throw new Error(`${taskName}: payload must be an object`);
+    }
     return {};
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
 import type { Queryable } from '../db/pool.js';
 
@@ -28,7 +28,7 @@ function canonical(value: unknown): string {
 /** The request's identity for idempotency: everything but the fields that only choose the answer's form. */
 export function bodyHash(body: Record<string, unknown>): Buffer {
   const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
-  return createHash('sha256').update(canonical(rest)).digest();
+  return crypto.hash('sha256', canonical(rest), 'buffer');
 }
 
 const NOT_KEPT_FOR_REPLAY = () =>
@@ -37,8 +37,9 @@ const NOT_KEPT_FOR_REPLAY = () =>
     'this request id belongs to another request',
   );
 
-// A new claim, unless a usage row says the id was used by a request whose requests row is gone
-// (pruneRequestIds drops those of generated ids once they are billed).
+// A new claim, unless a usage row says the id was already used by a request that has no requests
+// row: a generated id that pruneRequestIds dropped once billed, or a document ingest's id. Either
+// way a second request under it could not be billed (usage is unique per request id).
 const CLAIM_SQL = `
   with billed as (
     select 1 from usage where workspace_id = $1 and request_id = $2
