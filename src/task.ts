@@ -40,12 +40,11 @@ export function defineTask<P>(definition: TaskDefinition<P>): TaskDefinition<P> 
   return definition;
 }
 
-/** The parser of a task that takes no payload (cron jobs pass `{}` or null). */
+/** The parser of a task that takes no payload: an object (cron jobs pass `{}`) or null. */
 export function noPayload(taskName: string): (raw: unknown) => Record<string, never> {
+  const check = payloadParser<object | null>(taskName, { type: ['object', 'null'] });
   return (raw: unknown) => {
-    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
-      throw new Error(`${taskName}: payload must be an object`);
-    }
+    check(raw);
     return {};
   };
 }

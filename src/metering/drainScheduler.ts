@@ -8,8 +8,9 @@ import { DRAIN_JOB_KEY, SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
 /**
  * Runs in the worker process. Every web process notifies SETTLEMENTS_CHANNEL after its group
  * commits, at most once per 100 ms (CommitAnnouncer); this turns the notifications of all of them
- * into at most one settlements__drain job per window. The job key folds a request into the job still waiting; when that job is already
- * running, graphile-worker adds a new one, so a row committed during a drain is not left behind.
+ * into at most one settlements__drain job per window. The job key folds a request into the job
+ * still waiting; when that job is already running, graphile-worker adds a new one, so a row
+ * committed during a drain is not left behind.
  *
  * Notifications are lost while this process is down or reconnecting, so every (re)connection
  * enqueues a drain at once, and a cron job drains every minute whatever happened.

@@ -35,10 +35,11 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
 // Plain stream events: an async iterator over the request costs several objects and promises per
 // request, a measurable share of the gateway's CPU for bodies that arrive in one chunk.
 function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | 'too large'> {
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (outcome: () => void) => {
+    const finish = (outcome: () => void) => {
       req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       outcome();
     };
@@ -46,12 +47,12 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | 't
       size += chunk.length;
       if (size > limitBytes) {
         req.pause();
-        settle(() => resolve('too large'));
+        finish(() => resolve('too large'));
       } else chunks.push(chunk);
     };
-    const onEnd = () => settle(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    const onError = (err: Error) => settle(() => reject(err));
-    const onClose = () => settle(() => reject(new Error('the client closed the connection before the body was complete')));
+    const onEnd = () => finish(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    const onError = (err: Error) => finish(() => reject(err));
+    const onClose = () => finish(() => reject(new Error('the client closed the connection before the body was complete')));
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
