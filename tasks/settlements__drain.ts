@@ -2,9 +2,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { auditEntrySchema } from '../src/audit/schema.js';
 import { insertAuditEntries } from '../src/audit/store.js';
 import { withTransaction } from '../src/db/transaction.js';
-import type { PoolClient } from '../src/db/pool.js';
+import type { Pool, PoolClient } from '../src/db/pool.js';
 import {
   deletePendingSettlements,
+  drainPendingSettlements,
   lockPendingSettlements,
   markPendingSettlementFailed,
   type PendingSettlement,
@@ -17,9 +18,14 @@ import { appendToThreads } from '../src/threads/store.js';
 import { insertTraces } from '../src/traces/store.js';
 
 // Moves what settled requests left in pending_settlements into usage, traces, audit_log and
-// thread_messages: a batch at a time, each in one transaction with the rows' deletion, until none
-// is left. Every write is idempotent (usage per workspace + request id, traces per id, audit per
-// event id, thread messages per request + position), so a retried job writes nothing twice.
+// thread_messages, a batch at a time until none is left. Every write is idempotent (usage per
+// workspace + request id, traces per id, audit per event id, thread messages per request +
+// position), so a retried job writes nothing twice.
+//
+// A batch first goes the fast way: one statement moves it inside Postgres, relying on the tables'
+// types and constraints. Only when that fails are its rows read, checked one by one as a job
+// payload would be, and written each under its own savepoint, so that one bad row is set aside
+// with its reason instead of holding back everyone's usage.
 
 const BATCH = 500;
 
@@ -103,42 +109,28 @@ function check(row: PendingSettlement): { settlement: Settlement } | { error: st
   return { settlement: row as Settlement };
 }
 
-/** Writes every part of the settlements, then deletes their rows. */
-async function write(db: PoolClient, settlements: Settlement[]): Promise<void> {
-  if (settlements.length === 0) return;
-  const usage = settlements.flatMap((s) => (s.usage ? [s.usage] : []));
-  const traces = settlements.flatMap((s) => (s.trace ? [s.trace] : []));
-  const threads = settlements.flatMap((s) => (s.thread ? [s.thread] : []));
-  if (usage.length > 0) await insertUsage(db, usage);
-  if (traces.length > 0) await insertTraces(db, traces);
-  await insertAuditEntries(db, settlements.map((s) => s.audit));
-  if (threads.length > 0) await appendToThreads(db, threads);
-  await deletePendingSettlements(db, settlements.map((s) => s.id));
+/** Writes every part of one settlement, then deletes its row. */
+async function write(db: PoolClient, settlement: Settlement): Promise<void> {
+  if (settlement.usage) await insertUsage(db, [settlement.usage]);
+  if (settlement.trace) await insertTraces(db, [settlement.trace]);
+  await insertAuditEntries(db, [settlement.audit]);
+  if (settlement.thread) await appendToThreads(db, [settlement.thread]);
+  await deletePendingSettlements(db, [settlement.id]);
 }
 
-/**
- * Writes a batch in the caller's transaction and deletes its rows. When the batch fails, its rows
- * are written one by one, each under its own savepoint, and those that fail alone are set aside:
- * one bad row must not hold back everyone's usage.
- */
-async function writeBatch(tx: PoolClient, settlements: Settlement[], log: Logger): Promise<{ written: number; failed: number }> {
-  try {
-    await withSavepoint(tx, () => write(tx, settlements));
-  } catch (batchErr) {
-    log.warn({ err: batchErr, rows: settlements.length }, 'settlement batch failed; writing its rows one by one');
-    let failed = 0;
-    for (const settlement of settlements) {
-      try {
-        await withSavepoint(tx, () => write(tx, [settlement]));
-      } catch (rowErr) {
-        failed += 1;
-        log.error({ err: rowErr, pending_settlement: settlement.id }, 'pending settlement could not be written');
-        await markPendingSettlementFailed(tx, settlement.id, (rowErr as Error).message);
-      }
+/** Writes each row under its own savepoint, in the caller's transaction; those that fail alone are set aside. */
+async function writeEach(tx: PoolClient, settlements: Settlement[], log: Logger): Promise<{ written: number; failed: number }> {
+  let failed = 0;
+  for (const settlement of settlements) {
+    try {
+      await withSavepoint(tx, () => write(tx, settlement));
+    } catch (rowErr) {
+      failed += 1;
+      log.error({ err: rowErr, pending_settlement: settlement.id }, 'pending settlement could not be written');
+      await markPendingSettlementFailed(tx, settlement.id, (rowErr as Error).message);
     }
-    return { written: settlements.length - failed, failed };
   }
-  return { written: settlements.length, failed: 0 };
+  return { written: settlements.length - failed, failed };
 }
 
 async function withSavepoint(tx: PoolClient, work: () => Promise<void>): Promise<void> {
@@ -152,6 +144,27 @@ async function withSavepoint(tx: PoolClient, work: () => Promise<void>): Promise
   }
 }
 
+/** The slow way, for a batch the fast way could not write: every row checked, bad ones set aside. */
+async function checkAndWrite(db: Pool, log: Logger): Promise<{ taken: number; written: number; failed: number }> {
+  return withTransaction(db, async (tx) => {
+    const rows = await lockPendingSettlements(tx, BATCH);
+    const good: Settlement[] = [];
+    let rejected = 0;
+    for (const row of rows) {
+      const checked = check(row);
+      if ('settlement' in checked) {
+        good.push(checked.settlement);
+        continue;
+      }
+      rejected += 1;
+      log.error({ pending_settlement: row.id, error: checked.error }, 'pending settlement rejected');
+      await markPendingSettlementFailed(tx, row.id, checked.error);
+    }
+    const outcome = await writeEach(tx, good, log);
+    return { taken: rows.length, written: outcome.written, failed: rejected + outcome.failed };
+  });
+}
+
 export default defineTask({
   name: 'settlements__drain',
   parse: noPayload('settlements__drain'),
@@ -159,24 +172,18 @@ export default defineTask({
     let written = 0;
     let failed = 0;
     for (;;) {
-      const taken = await withTransaction(db, async (tx) => {
-        const rows = await lockPendingSettlements(tx, BATCH);
-        const good: Settlement[] = [];
-        for (const row of rows) {
-          const checked = check(row);
-          if ('settlement' in checked) {
-            good.push(checked.settlement);
-            continue;
-          }
-          failed += 1;
-          log.error({ pending_settlement: row.id, error: checked.error }, 'pending settlement rejected');
-          await markPendingSettlementFailed(tx, row.id, checked.error);
-        }
-        const outcome = await writeBatch(tx, good, log);
+      let taken: number;
+      try {
+        // One statement, so one transaction: a failure leaves the whole batch pending.
+        taken = await drainPendingSettlements(db, BATCH);
+        written += taken;
+      } catch (err) {
+        log.warn({ err }, 'settlement batch failed; checking and writing its rows one by one');
+        const outcome = await checkAndWrite(db, log);
+        taken = outcome.taken;
         written += outcome.written;
         failed += outcome.failed;
-        return rows.length;
-      });
+      }
       if (taken < BATCH) break;
     }
     if (written + failed > 0) log.debug({ written, failed }, 'settlements drained');

@@ -13,18 +13,9 @@ export interface AuditEntry {
   details: Record<string, unknown>;
 }
 
-/** Idempotent on event_id, so a retried job never writes an entry twice. */
+/** Idempotent on event_id, so a retried job never writes an entry twice. The mapping is sql/0011's. */
 export async function insertAuditEntries(db: Queryable, entries: AuditEntry[]): Promise<void> {
-  await db.query(
-    `insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
-     select e.event_id, e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind',
-            e.action, e.target, e.details
-       from jsonb_to_recordset($1::jsonb) as e(
-              event_id uuid, organization_id uuid, workspace_id uuid, at timestamptz, actor jsonb, action text,
-              target text, details jsonb)
-     on conflict (event_id) do nothing`,
-    [JSON.stringify(entries)],
-  );
+  await db.query('select insert_audit_entries($1::json)', [JSON.stringify(entries)]);
 }
 
 export interface AuditRow {

@@ -31,6 +31,16 @@ export interface SettlementRecords extends SettlementParts {
 export type PendingSettlement = { id: string } & Record<keyof SettlementParts, unknown>;
 
 /**
+ * Moves up to `limit` of the oldest rows into usage, traces, audit_log and thread messages inside
+ * Postgres (sql/0011), in the caller's transaction; returns how many it took. It relies on the
+ * tables' types and constraints: when one row breaks them, the whole batch fails and stays pending.
+ */
+export async function drainPendingSettlements(db: Queryable, limit: number): Promise<number> {
+  const { rows } = await db.query<{ taken: number }>('select drain_pending_settlements($1) as taken', [limit]);
+  return rows[0]?.taken ?? 0;
+}
+
+/**
  * Locks and returns the oldest rows no other drain holds. `skip locked` lets two drains (a job and
  * the minutely sweep) share the backlog instead of waiting on each other.
  */

@@ -17,20 +17,8 @@ export interface UsageRecord {
   created_at: string;
 }
 
-/** Unique per (workspace, request id): a record seen twice is billed once. */
+/** Unique per (workspace, request id): a record seen twice is billed once. The mapping is sql/0011's. */
 export async function insertUsage(db: Queryable, records: UsageRecord[]): Promise<number> {
-  const result = await db.query(
-    `insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
-                        completion_tokens, cached_tokens, credits_base, credits_services, credits_total, created_at)
-     select r.organization_id, r.workspace_id, r.request_id, r.kind, r.model, r.provider, r.prompt_tokens,
-            r.completion_tokens, r.cached_tokens, (r.credits->>'base')::numeric, (r.credits->>'services')::numeric,
-            (r.credits->>'total')::numeric, r.created_at
-       from jsonb_to_recordset($1::jsonb) as r(
-              organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
-              prompt_tokens integer, completion_tokens integer, cached_tokens integer, credits jsonb,
-              created_at timestamptz)
-     on conflict (workspace_id, request_id) do nothing`,
-    [JSON.stringify(records)],
-  );
-  return result.rowCount ?? 0;
+  const { rows } = await db.query<{ inserted: string }>('select insert_usage($1::json) as inserted', [JSON.stringify(records)]);
+  return Number(rows[0]?.inserted ?? 0);
 }

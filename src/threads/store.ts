@@ -14,30 +14,9 @@ export interface ThreadAppend {
   messages: ThreadMessageInput[];
 }
 
-/** Idempotent per (thread, request id, position): a retried job adds nothing twice. */
+/** Idempotent per (thread, request id, position): a retried job adds nothing twice. The mapping is sql/0011's. */
 export async function appendToThreads(db: Queryable, appends: ThreadAppend[]): Promise<void> {
-  await db.query(
-    `with input as (
-       select a.workspace_id, a.organization_id, a.thread, a.request_id, a.created_at, a.messages
-         from jsonb_to_recordset($1::jsonb) as a(
-                workspace_id uuid, organization_id uuid, thread text, request_id text, created_at timestamptz,
-                messages jsonb)
-     ), threads_upserted as (
-       insert into threads (workspace_id, id, organization_id, created_at, updated_at)
-       select distinct on (workspace_id, thread) workspace_id, thread, organization_id, created_at, created_at
-         from input
-        order by workspace_id, thread, created_at desc
-       on conflict (workspace_id, id) do update set updated_at = greatest(threads.updated_at, excluded.updated_at)
-       returning workspace_id, id
-     )
-     insert into thread_messages (workspace_id, thread_id, request_id, position, role, content, created_at)
-     select i.workspace_id, i.thread, i.request_id, m.position - 1, m.message->>'role', m.message->'content', i.created_at
-       from input i
-       cross join lateral jsonb_array_elements(i.messages) with ordinality as m(message, position)
-       join threads_upserted t on t.workspace_id = i.workspace_id and t.id = i.thread
-     on conflict (workspace_id, thread_id, request_id, position) do nothing`,
-    [JSON.stringify(appends)],
-  );
+  await db.query('select append_to_threads($1::json)', [JSON.stringify(appends)]);
 }
 
 export interface ThreadMessageRow {

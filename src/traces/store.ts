@@ -42,26 +42,9 @@ export interface TraceRecord {
   created_at: string;
 }
 
+/** Idempotent per (workspace, id). The column mapping is sql/0011's `insert_traces`. */
 export async function insertTraces(db: Queryable, traces: TraceRecord[]): Promise<void> {
-  await db.query(
-    `insert into traces (workspace_id, organization_id, id, key_id, name, tags, thread, end_user, application,
-                         trace_id, parent_span_id, model, provider, attempts, status, latency_ms, prompt_tokens,
-                         completion_tokens, cached_tokens, credits_base, credits_services, credits_total, stream,
-                         cache, input, output, notes, sources, firewall, created_at)
-     select t.workspace_id, t.organization_id, t.id, t.key_id, t.name,
-            coalesce(array(select jsonb_array_elements_text(t.tags)), '{}'), t.thread, t.end_user, t.application,
-            t.trace_id, t.parent_span_id, t.model, t.provider, t.attempts, t.status, t.latency_ms, t.prompt_tokens,
-            t.completion_tokens, t.cached_tokens, (t.credits->>'base')::numeric, (t.credits->>'services')::numeric,
-            (t.credits->>'total')::numeric, t.stream, t.cache, t.input, t.output, t.notes, t.sources, t.firewall, t.created_at
-       from jsonb_to_recordset($1::jsonb) as t(
-              workspace_id uuid, organization_id uuid, id text, key_id uuid, name text, tags jsonb, thread text,
-              end_user text, application text, trace_id text, parent_span_id text, model text, provider text,
-              attempts jsonb, status integer, latency_ms double precision, prompt_tokens integer,
-              completion_tokens integer, cached_tokens integer, credits jsonb, stream boolean, cache text,
-              input jsonb, output jsonb, notes jsonb, sources jsonb, firewall jsonb, created_at timestamptz)
-     on conflict (workspace_id, id) do nothing`,
-    [JSON.stringify(traces)],
-  );
+  await db.query('select insert_traces($1::json)', [JSON.stringify(traces)]);
 }
 
 export interface TraceRow {

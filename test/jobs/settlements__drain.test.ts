@@ -136,6 +136,20 @@ describe('tasks/settlements__drain', () => {
     expect(await pendingCount()).to.equal(0);
   });
 
+  it('never bills a negative token count: the batch falls back to checking each row, and only that row is set aside', async () => {
+    const negative = settlement('drain-negative');
+    negative.usage = { ...negative.usage!, completion_tokens: -5 };
+    const before = (await app.db.pool.query('select count(*)::int as n from pending_settlements where failed_at is not null')).rows[0].n as number;
+    await Promise.all([committer.settle(negative), committer.settle(settlement('drain-alongside'))]);
+    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    const { rows } = await app.db.pool.query('select error from pending_settlements where failed_at is not null order by id offset $1', [before]);
+    expect(rows).to.have.length(1);
+    expect(rows[0].error).to.match(/usage\/completion_tokens must be >= 0/);
+    const billed = await app.db.pool.query("select request_id from usage where request_id in ('drain-negative', 'drain-alongside')");
+    expect(billed.rows.map((r) => r.request_id)).to.deep.equal(['drain-alongside']);
+    expect((await app.db.pool.query("select 1 from traces where id = 'drain-alongside'")).rowCount).to.equal(1);
+  });
+
   it('lets an erasure drop the trace of the end-user before it lands, and still bills the request', async () => {
     await app.close();
     app = await startTestApp();
