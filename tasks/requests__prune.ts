@@ -1,5 +1,5 @@
 import { pruneRequestIds } from '../src/metering/requestIds.js';
 import { cleanupTask } from '../src/task.js';
 
-// Cron: drops the requests rows no retry needs any more (see pruneRequestIds).
-export default cleanupTask('requests__prune', (db) => pruneRequestIds(db), 'request ids no retry needs');
+// Cron: frees the ids of claims that a process which died left running (see pruneRequestIds).
+export default cleanupTask('requests__prune', (db) => pruneRequestIds(db), 'abandoned request id claims');

@@ -12,8 +12,9 @@ import type { UsageRecord } from './usageStore.js';
 /** Everything a finished request leaves behind, written before its caller sees the answer. */
 export interface Settlement {
   workspaceId: string;
-  /** The request id, taken for good; absent for a failed request, whose id stays free for a retry. */
+  /** The caller chose the request id: its answer, kept for a retry to replay. */
   request?: SettledRequest;
+  /** What the request is billed; its request id is then taken for good (a failed request's stays free for a retry). */
   usage?: UsageRecord;
   trace?: TraceRecord;
   audit: AuditEntry;
@@ -30,8 +31,8 @@ interface Waiter {
 // Largest batch in one statement; the next leader takes the rest.
 const MAX_BATCH = 500;
 
-// One statement is one transaction and one round trip. It takes the request ids, stores the
-// responses kept for replay and the fresh cache entries, and leaves one pending_settlements row per
+// One statement is one transaction and one round trip. It stores the answers kept for replay (of
+// caller-chosen request ids) and the fresh cache entries, and leaves one pending_settlements row per
 // request for the settlements__drain job, which writes usage, traces, audit and threads off the
 // request's path. Inserting those rows costs a fraction of enqueueing jobs (graphile_worker.add_jobs
 // took ~0.8 ms per call here). It notifies nobody: the CommitAnnouncer does, at most every 100 ms.
@@ -48,10 +49,10 @@ const SETTLE_SQL = `
      where requests.state = 'running'
   ),
   pending as (
-    insert into pending_settlements (workspace_id, end_user, usage, trace, audit, thread)
-    select s.workspace_id, s.end_user, s.usage, s.trace, s.audit, s.thread
+    insert into pending_settlements (workspace_id, request_id, end_user, usage, trace, audit, thread)
+    select s.workspace_id, s.request_id, s.end_user, s.usage, s.trace, s.audit, s.thread
       from json_to_recordset($2::json) as s(
-             workspace_id uuid, end_user text, usage json, trace json, audit json, thread json)
+             workspace_id uuid, request_id text, end_user text, usage json, trace json, audit json, thread json)
   )
   insert into response_cache (workspace_id, cache_key, response, expires_at)
   select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
@@ -137,6 +138,7 @@ export class GroupCommitter {
     const pending = batch.map(
       (s): SettlementRecords => ({
         workspace_id: s.workspaceId,
+        request_id: s.usage?.request_id ?? null,
         end_user: s.trace?.end_user ?? null,
         usage: s.usage ?? null,
         trace: s.trace ?? null,

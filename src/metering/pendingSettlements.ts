@@ -23,6 +23,8 @@ export interface SettlementParts {
 /** A row as the group commit inserts it. */
 export interface SettlementRecords extends SettlementParts {
   workspace_id: string;
+  /** The id of the request the usage bills: taken until the usage row has landed (sql/0012). */
+  request_id: string | null;
   /** The chat request's `user`: an erasure of that end-user drops the pending trace too. */
   end_user: string | null;
 }

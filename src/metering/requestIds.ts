@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
 import type { Queryable } from '../db/pool.js';
 
-// Idempotency on the request id: one row per (workspace, request id), holding the hash of the
-// body and, once the request succeeded, its response for replays.
+// Idempotency on the request id. A caller-chosen id gets a requests row, holding the hash of the
+// body and, once the request succeeded, its response for replays. Any billed id, generated ones
+// included, is taken by its usage row, or by its pending settlement until that lands (sql/0012).
 
 export type RequestKind = 'chat' | 'embeddings';
 
@@ -37,12 +38,14 @@ const NOT_KEPT_FOR_REPLAY = () =>
     'this request id belongs to another request',
   );
 
-// A new claim, unless a usage row says the id was already used by a request that has no requests
-// row: a generated id that pruneRequestIds dropped once billed, or a document ingest's id. Either
-// way a second request under it could not be billed (usage is unique per request id).
+// A new claim, unless the id already bills a request that has no requests row: a generated id
+// (its usage row, or its pending settlement before that lands) or a document ingest's id. A second
+// request under it could not be billed (usage is unique per request id).
 const CLAIM_SQL = `
   with billed as (
     select 1 from usage where workspace_id = $1 and request_id = $2
+    union all
+    select 1 from pending_settlements where workspace_id = $1 and request_id = $2
   ), claimed as (
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
     select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running'
@@ -79,8 +82,6 @@ export async function claimRequestId(
     if (outcome.rows[0]?.billed) throw NOT_KEPT_FOR_REPLAY();
     return claimRequestId(db, claim);
   }
-  // The id was generated for a request that did not name one; its answer was not kept.
-  if (row.state === 'completed' && !row.response) throw NOT_KEPT_FOR_REPLAY();
   if (!row.body_hash.equals(claim.hash)) {
     throw validationFailed(
       { 'X-Request-Id': ['was already used for a request with another body; use a new id for a new request'] },
@@ -143,23 +144,20 @@ export async function claimOrReplay(
   return { claimed: true, hash };
 }
 
-/** The requests row a successful request leaves in its group commit. */
+/** The requests row a successful request under a caller-chosen id leaves in its group commit. */
 export interface SettledRequest {
   workspace_id: string;
   organization_id: string;
   request_id: string;
   kind: RequestKind;
   body_hash: string;
-  response: StoredResponse | null;
+  response: StoredResponse;
 }
 
-/**
- * Takes the request id for good. The answer is kept only when the caller chose the id (`hash` is
- * then set): the only way to retry it. A caller who later sends a generated id gets a 422.
- */
+/** Completes the claim of a caller-chosen id (`hash` is its body's) with the answer a retry replays. */
 export function settledRequest(
   request: IdempotencyContext & { kind: RequestKind },
-  hash: Buffer | undefined,
+  hash: Buffer,
   response: StoredResponse,
 ): SettledRequest {
   return {
@@ -167,43 +165,26 @@ export function settledRequest(
     organization_id: request.principal.organizationId,
     request_id: request.requestId,
     kind: request.kind,
-    body_hash: hash?.toString('hex') ?? '',
-    response: hash ? response : null,
+    body_hash: hash.toString('hex'),
+    response,
   };
 }
 
-/** How long the requests row of a generated id is kept once its usage row has landed. */
-export const GENERATED_ID_RETENTION_SECONDS = 24 * 3600;
 /** A claim still running after this was left by a process that died: its id is freed. */
 export const ABANDONED_CLAIM_SECONDS = 3600;
 
 /**
- * Keeps the requests table from growing by a row per request forever. Drops, a batch at a time:
- * the rows of generated ids, once a day old and billed (the usage row then answers a reuse of the
- * id with the same 422: CLAIM_SQL); and claims left running by a process that died, so that their
- * ids can be retried. Rows of caller-chosen ids hold the answer a retry replays, and stay.
+ * Frees, a batch at a time, the ids of claims left running by a process that died, so that their
+ * retries can run. Completed rows hold the answer a retry replays, and stay.
  */
 export async function pruneRequestIds(db: Queryable, limit = 10_000): Promise<number> {
-  const { rows } = await db.query<{ deleted: number }>(
-    `with billed_generated as (
-       delete from requests
-        where ctid in (
-          select r.ctid from requests r
-           where r.state = 'completed' and r.response is null
-             and r.created_at < now() - make_interval(secs => $1::float8)
-             and exists (select 1 from usage u where u.workspace_id = r.workspace_id and u.request_id = r.request_id)
-           limit $3)
-       returning 1
-     ), abandoned as (
-       delete from requests
-        where ctid in (
-          select r.ctid from requests r
-           where r.state = 'running' and r.created_at < now() - make_interval(secs => $2::float8)
-           limit $3)
-       returning 1
-     )
-     select ((select count(*) from billed_generated) + (select count(*) from abandoned))::int as deleted`,
-    [GENERATED_ID_RETENTION_SECONDS, ABANDONED_CLAIM_SECONDS, limit],
+  const { rowCount } = await db.query(
+    `delete from requests
+      where ctid in (
+        select ctid from requests
+         where state = 'running' and created_at < now() - make_interval(secs => $1::float8)
+         limit $2)`,
+    [ABANDONED_CLAIM_SECONDS, limit],
   );
-  return rows[0]?.deleted ?? 0;
+  return rowCount ?? 0;
 }
