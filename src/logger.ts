@@ -17,7 +17,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous writes to stdout: the lines written while one write is in flight go out together,
+  // not as one write(2) each (one access-log line per request at info). pino flushes what is left
+  // when the process exits.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 export type { Logger };
