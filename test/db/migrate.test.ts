@@ -34,6 +34,20 @@ describe('db/migrate', () => {
     expect(jobs.rows[0].ok).to.equal(true);
   });
 
+  it('compresses request payloads with lz4 when the server has it', async () => {
+    const { rows: settings } = await db.pool.query("select enumvals from pg_settings where name = 'default_toast_compression'");
+    const expected = (settings[0].enumvals as string[]).includes('lz4') ? 'l' : '';
+    const { rows } = await db.pool.query(
+      `select attrelid::regclass::text || '.' || attname as column, attcompression as method
+         from pg_attribute
+        where (attrelid::regclass::text, attname) in (('pending_settlements', 'trace'), ('traces', 'input'), ('traces', 'output'),
+                                                      ('response_cache', 'response'), ('requests', 'response'))
+        order by 1`,
+    );
+    expect(rows).to.have.length(5);
+    for (const row of rows) expect(row.method, row.column).to.equal(expected);
+  });
+
   it('changes nothing when run again', async () => {
     const before = await schemaSnapshot(db.pool);
     const applied = await migrate(db.pool);
