@@ -11,7 +11,7 @@
  *  - stub:         bench/gateway-stub.ts, POST /v1/chat/completions → a fixed small completion;
  *  - load:         bench/gateway-load.ts, closed-loop generator on an undici Pool;
  *  - passthrough:  bench/gateway-passthrough.ts, node:http + undici Pool to the stub;
- *  - gateway:      node dist/src/server.js (+ dist/src/worker.js) as in the Procfile, on a fresh
+ *  - gateway:      the Procfile's web and worker commands (node flags included), on a fresh
  *                  database and a one-model catalogue pointing at the stub;
  *  - Portkey:      npx -y @portkey-ai/gateway@1.15.2 --headless, from a temp directory.
  *
@@ -402,6 +402,16 @@ async function measure(target: Target): Promise<TargetResult> {
 
 // ---- our gateway ----------------------------------------------------------------------------
 
+/** Node's flags and the script of a Procfile process (`web: node <flags…> <script>`), so the bench runs it as deployed. */
+function procfileCommand(name: 'web' | 'worker'): { flags: string[]; script: string } {
+  const line = readFileSync(fromRoot('Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${name}:`));
+  const words = line?.slice(name.length + 1).trim().split(/\s+/) ?? [];
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`the Procfile has no "${name}: node … <script>" line`);
+  return { flags: words.slice(1, -1), script: fromRoot(words.at(-1)!) };
+}
+
 /** A fresh bench database (dropped first when it exists), migrated, with one organization key. */
 async function createBenchDatabase(): Promise<string> {
   await dbPool?.end().catch(() => undefined);
@@ -476,9 +486,10 @@ async function measureGateway(variant: GatewayVariant, env: NodeJS.ProcessEnv, w
   const port = await freePort();
   const logFile = join(tmp, `gateway-${variant.key}.log`);
   const fd = openSync(logFile, 'a');
-  const execArgv = ['--enable-source-maps'];
+  const { flags, script } = procfileCommand('web');
+  const execArgv = [...flags];
   if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${variant.key}.cpuprofile`);
-  const web = spawnManaged(`gateway (${variant.label})`, process.execPath, [...execArgv, fromRoot('dist/src/server.js')], {
+  const web = spawnManaged(`gateway (${variant.label})`, process.execPath, [...execArgv, script], {
     cwd: fromRoot(),
     env: { ...env, PORT: String(port), LOG_LEVEL: variant.logLevel, METERING_SYNCHRONOUS_COMMIT: variant.synchronousCommit },
     stdio: ['ignore', fd, fd],
@@ -938,7 +949,8 @@ async function main(): Promise<number> {
     // growth during one variant would otherwise slow the next one down.
     if (i > 0) apiKey = await createBenchDatabase();
     const workerFd = openSync(join(tmp, `worker-${variant.key}.log`), 'a');
-    const worker = spawnManaged('worker', process.execPath, ['--enable-source-maps', fromRoot('dist/src/worker.js')], {
+    const workerCommand = procfileCommand('worker');
+    const worker = spawnManaged('worker', process.execPath, [...workerCommand.flags, workerCommand.script], {
       cwd: fromRoot(),
       env: { ...gatewayEnv, LOG_LEVEL: 'warn' },
       stdio: ['ignore', workerFd, workerFd],

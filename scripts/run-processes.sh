@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the Procfile's web and worker in one terminal; when either exits, both stop.
+# Runs the Procfile's web and worker in one terminal, with the Procfile's commands; when either
+# exits, both stop.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-node --enable-source-maps dist/src/server.js &
+procfile_command() { sed -n "s/^$1: //p" Procfile; }
+# Word splitting is wanted: each command is a plain list of words.
+$(procfile_command web) &
 web=$!
-node --enable-source-maps dist/src/worker.js &
+$(procfile_command worker) &
 worker=$!
 stop() { kill -TERM "$web" "$worker" 2>/dev/null; }
 trap stop INT TERM
