@@ -29,8 +29,7 @@ import { countCompletionTokens, countMessageTokens } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
-// credits → one group commit (replayable response, usage, trace, audit, thread) → the answer, and
-// the fresh answer for the response cache, stored after it.
+// credits → one group commit (replayable response, usage, trace, audit, thread) → the answer.
 
 export interface TraceContext {
   traceId: string;
@@ -265,12 +264,9 @@ export class ChatService {
             request,
           )
         : undefined;
-      // Nearly every request is a miss; the filter answers those without a round trip. An answer
-      // this process gave moments ago may not be stored yet: the committer still holds it.
-      const cached = key
-        ? (this.deps.committer.freshCacheEntry(principal.workspaceId, key) ??
-          (this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined))
-        : undefined;
+      // Nearly every request is a miss; the filter answers those without a round trip.
+      const cached =
+        key && this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
@@ -414,17 +410,19 @@ export class ChatService {
       }),
       audit: this.audit(ctx, prepared, 200, answer.model.id, answer.provider),
       ...(prepared.body.thread ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
+      ...(prepared.cacheStatus === 'MISS' && prepared.cacheKey
+        ? {
+            cache: {
+              workspace_id: principal.workspaceId,
+              cache_key: prepared.cacheKey.toString('hex'),
+              response: { completion: answer.completion, model: answer.model.id, provider: answer.provider },
+              ttl_seconds: CACHE_TTL_SECONDS,
+            },
+          }
+        : {}),
     };
     await this.deps.committer.settle(settlement);
-    if (prepared.cacheStatus === 'MISS' && prepared.cacheKey) {
-      this.deps.committer.storeInCache({
-        workspace_id: principal.workspaceId,
-        cache_key: prepared.cacheKey.toString('hex'),
-        response: { completion: answer.completion, model: answer.model.id, provider: answer.provider },
-        ttl_seconds: CACHE_TTL_SECONDS,
-      });
-      this.deps.cacheKeys.add(prepared.cacheKey);
-    }
+    if (settlement.cache) this.deps.cacheKeys.add(prepared.cacheKey!);
     return { body, headers };
   }
 

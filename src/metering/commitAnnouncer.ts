@@ -3,10 +3,9 @@ import { encodeKeys } from '../gateway/cacheKeyFilter.js';
 import { CACHE_KEYS_CHANNEL } from '../gateway/responseCache.js';
 import { SETTLEMENTS_CHANNEL } from './pendingSettlements.js';
 
-// Both notifications in one round trip; the settlements' only when there were some. The subqueries
-// run because the select list reads them.
+// Both notifications in one round trip. The keys' subquery runs because the select list reads it.
 const ANNOUNCE_SQL = `
-  select (select count(pg_notify($1, '')) where $4::boolean) as settled,
+  select pg_notify($1, '') as settled,
          (select count(pg_notify($2, payload)) from unnest($3::text[]) as payload) as cache_notices`;
 
 /** How long commits are gathered into one announcement. */
@@ -15,7 +14,7 @@ export const ANNOUNCE_INTERVAL_MS = 100;
 /**
  * Tells the other processes, at most once per interval, what the group commits since the last
  * announcement left behind: the worker, that pending settlements wait for a drain; every web
- * process, which cache keys were stored. A NOTIFY inside every commit cost each listener, in Postgres
+ * process, which cache keys are new. A NOTIFY inside every commit cost each listener, in Postgres
  * and in Node, a wake-up (and in Postgres a transaction) per batch: at low concurrency, one per
  * request (bench/README.md). The drain and the cache filter need no more than this: the worker
  * gathers notifications into one job per 100 ms anyway, and the committing process adds its own
@@ -27,7 +26,7 @@ export const ANNOUNCE_INTERVAL_MS = 100;
  */
 export class CommitAnnouncer {
   private cacheKeys: Buffer[] = [];
-  private hasSettlements = false;
+  private settled = false;
   private readonly announcements: CoalescedRun;
 
   constructor(
@@ -38,14 +37,9 @@ export class CommitAnnouncer {
     this.announcements = new CoalescedRun(() => this.announce(), intervalMs);
   }
 
-  /** A batch of settlements committed: they wait for the worker's drain. */
-  settled(): void {
-    this.hasSettlements = true;
-    this.announcements.request();
-  }
-
-  /** Fresh cache entries were stored under these keys. */
-  cached(cacheKeys: Buffer[]): void {
+  /** A batch committed: pending settlements for the worker, and the cache keys it stored. */
+  committed(cacheKeys: Buffer[]): void {
+    this.settled = true;
     this.cacheKeys.push(...cacheKeys);
     this.announcements.request();
   }
@@ -58,16 +52,15 @@ export class CommitAnnouncer {
 
   /** Never rejects: what it could not announce is kept for the next attempt. */
   private async announce(): Promise<void> {
-    if (!this.hasSettlements && this.cacheKeys.length === 0) return;
+    if (!this.settled) return;
     const keys = this.cacheKeys;
-    const settlements = this.hasSettlements;
     this.cacheKeys = [];
-    this.hasSettlements = false;
+    this.settled = false;
     try {
-      await this.notify({ text: ANNOUNCE_SQL, values: [SETTLEMENTS_CHANNEL, CACHE_KEYS_CHANNEL, encodeKeys(keys), settlements] });
+      await this.notify({ text: ANNOUNCE_SQL, values: [SETTLEMENTS_CHANNEL, CACHE_KEYS_CHANNEL, encodeKeys(keys)] });
     } catch (err) {
       this.cacheKeys = [...keys, ...this.cacheKeys];
-      this.hasSettlements ||= settlements;
+      this.settled = true;
       this.onError(err);
       this.announcements.request();
     }

@@ -19,14 +19,8 @@ export interface Settlement {
   trace?: TraceRecord;
   audit: AuditEntry;
   thread?: ThreadAppend;
-}
-
-/** A fresh answer for the response cache; `cache_key` in hex. */
-export interface CacheEntry {
-  workspace_id: string;
-  cache_key: string;
-  response: CachedResponse;
-  ttl_seconds: number;
+  /** A fresh answer for the response cache. */
+  cache?: { workspace_id: string; cache_key: string; response: CachedResponse; ttl_seconds: number };
 }
 
 interface Waiter {
@@ -38,10 +32,10 @@ interface Waiter {
 const MAX_BATCH = 500;
 
 // One statement is one transaction and one round trip. It stores the answers kept for replay (of
-// caller-chosen request ids) and leaves one pending_settlements row per request for the
-// settlements__drain job, which writes usage, traces, audit and threads off the request's path.
-// Inserting those rows costs a fraction of enqueueing jobs (graphile_worker.add_jobs took ~0.8 ms
-// per call here). It notifies nobody: the CommitAnnouncer does, at most every 100 ms.
+// caller-chosen request ids) and the fresh cache entries, and leaves one pending_settlements row per
+// request for the settlements__drain job, which writes usage, traces, audit and threads off the
+// request's path. Inserting those rows costs a fraction of enqueueing jobs (graphile_worker.add_jobs
+// took ~0.8 ms per call here). It notifies nobody: the CommitAnnouncer does, at most every 100 ms.
 // Data-modifying CTEs always run, whether the final select reads them or not.
 const SETTLE_SQL = `
   with stored as (
@@ -53,27 +47,22 @@ const SETTLE_SQL = `
     on conflict (workspace_id, request_id) do update
        set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
      where requests.state = 'running'
+  ),
+  pending as (
+    insert into pending_settlements (workspace_id, request_id, end_user, usage, trace, audit, thread)
+    select s.workspace_id, s.request_id, s.end_user, s.usage, s.trace, s.audit, s.thread
+      from json_to_recordset($2::json) as s(
+             workspace_id uuid, request_id text, end_user text, usage json, trace json, audit json, thread json)
   )
-  insert into pending_settlements (workspace_id, request_id, end_user, usage, trace, audit, thread)
-  select s.workspace_id, s.request_id, s.end_user, s.usage, s.trace, s.audit, s.thread
-    from json_to_recordset($2::json) as s(
-           workspace_id uuid, request_id text, end_user text, usage json, trace json, audit json, thread json)`;
-
-// Fresh answers for the response cache, stored on a connection of their own once their requests
-// have been answered. They are not billing data: on the settle's path they were a quarter of its
-// statement's work, which every request of the batch waited for.
-const STORE_CACHE_SQL = `
   insert into response_cache (workspace_id, cache_key, response, expires_at)
   select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
-    from json_to_recordset($1::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
+    from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
   on conflict (workspace_id, cache_key) do update
      set response = excluded.response, created_at = now(), expires_at = excluded.expires_at`;
 
 /**
  * The group-commit writer. Requests that finish while a commit is in flight wait and share the
- * next one, so the cost of a durable commit is paid once per batch, not once per request. Fresh
- * cache entries are batched the same way, on their own connection, and nobody waits for them: this
- * process serves them from memory until they are stored.
+ * next one, so the cost of a durable commit is paid once per batch, not once per request.
  *
  * It writes through its own connection, whose `synchronous_commit` is chosen here. With `off`,
  * a commit returns once it is in the WAL buffer: a crash of this process loses nothing that was
@@ -86,12 +75,6 @@ export class GroupCommitter {
   private readonly pool: pg.Pool;
   private readonly announcer: CommitAnnouncer;
   private closing: Promise<void> | undefined;
-  private readonly cacheQueue: CacheEntry[] = [];
-  private storingCache: Promise<void> | undefined;
-  private readonly cachePool: pg.Pool;
-  /** Entries not stored yet, by hex key. */
-  private readonly freshCache = new Map<string, CacheEntry>();
-  private readonly log: Logger | undefined;
 
   constructor(
     connectionString: string,
@@ -106,9 +89,6 @@ export class GroupCommitter {
       options: `-c synchronous_commit=${synchronousCommit}`,
     });
     this.pool.on('error', () => undefined);
-    this.cachePool = new pg.Pool({ connectionString, max: 1, application_name: 'polder-cache-store' });
-    this.cachePool.on('error', () => undefined);
-    this.log = log;
     this.announcer = new CommitAnnouncer(
       (statement) => this.pool.query(statement),
       (err) => log?.warn({ err }, 'could not announce settled requests; retrying'),
@@ -123,25 +103,12 @@ export class GroupCommitter {
     await done;
   }
 
-  /** Stores a fresh answer in the response cache soon, and serves it from memory until then. */
-  storeInCache(entry: CacheEntry): void {
-    this.freshCache.set(entry.cache_key, entry);
-    this.cacheQueue.push(entry);
-    this.startCacheStore();
-  }
-
-  /** A fresh answer of this workspace not stored yet (the key covers the workspace too). */
-  freshCacheEntry(workspaceId: string, key: Buffer): CachedResponse | undefined {
-    const entry = this.freshCache.get(key.toString('hex'));
-    return entry?.workspace_id === workspaceId ? entry.response : undefined;
-  }
-
   /** Waits for the batches in flight and announces them; safe to call more than once. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      while (this.flushing || this.storingCache) await (this.flushing ?? this.storingCache);
+      while (this.flushing) await this.flushing;
       await this.announcer.flush();
-      await Promise.all([this.pool.end(), this.cachePool.end()]);
+      await this.pool.end();
     })();
     return this.closing;
   }
@@ -153,28 +120,6 @@ export class GroupCommitter {
       this.flushing = undefined;
       this.startFlush();
     });
-  }
-
-  private startCacheStore(): void {
-    if (this.storingCache || this.cacheQueue.length === 0) return;
-    this.storingCache = this.storeCacheBatch(this.cacheQueue.splice(0, MAX_BATCH)).finally(() => {
-      this.storingCache = undefined;
-      this.startCacheStore();
-    });
-  }
-
-  /** Never rejects: an answer that could not be stored is answered again next time (a MISS). */
-  private async storeCacheBatch(batch: CacheEntry[]): Promise<void> {
-    try {
-      await this.cachePool.query({ name: 'polder-cache-store', text: STORE_CACHE_SQL, values: [JSON.stringify(batch)] });
-      this.announcer.cached(batch.map((entry) => Buffer.from(entry.cache_key, 'hex')));
-    } catch (err) {
-      this.log?.warn({ err, entries: batch.length }, 'could not store fresh answers in the response cache');
-    } finally {
-      for (const entry of batch) {
-        if (this.freshCache.get(entry.cache_key) === entry) this.freshCache.delete(entry.cache_key);
-      }
-    }
   }
 
   /** Never rejects: each waiter hears its batch's outcome. */
@@ -189,6 +134,7 @@ export class GroupCommitter {
   }
 
   private async write(batch: Settlement[]): Promise<void> {
+    const cache = batch.flatMap((s) => (s.cache ? [s.cache] : []));
     const pending = batch.map(
       (s): SettlementRecords => ({
         workspace_id: s.workspaceId,
@@ -204,7 +150,8 @@ export class GroupCommitter {
     await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
       JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : []))),
       JSON.stringify(pending),
+      JSON.stringify(cache),
     ] });
-    this.announcer.settled();
+    this.announcer.committed(cache.map((entry) => Buffer.from(entry.cache_key, 'hex')));
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import { CacheKeyFilter, decodeKeys } from '../../src/gateway/cacheKeyFilter.js';
-import { CACHE_KEYS_CHANNEL, findCachedResponse } from '../../src/gateway/responseCache.js';
+import { CACHE_KEYS_CHANNEL } from '../../src/gateway/responseCache.js';
 import { auditEntry } from '../../src/jobs.js';
 import { ANNOUNCE_INTERVAL_MS, CommitAnnouncer } from '../../src/metering/commitAnnouncer.js';
 import { GroupCommitter } from '../../src/metering/groupCommit.js';
@@ -31,15 +31,13 @@ describe('CommitAnnouncer', () => {
     const { sent, notify, onError } = recorder();
     const announcer = new CommitAnnouncer(notify, onError, 20);
     const keys = Array.from({ length: 250 }, () => randomBytes(32));
-    announcer.settled();
-    announcer.cached(keys.slice(0, 100));
-    announcer.settled();
-    announcer.cached(keys.slice(100));
+    announcer.committed(keys.slice(0, 100));
+    announcer.committed([]);
+    announcer.committed(keys.slice(100));
     await waitFor(async () => sent.length > 0, { what: 'the announcement' });
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(sent).to.have.length(1);
     expect(sent[0]!.values.slice(0, 2)).to.deep.equal([SETTLEMENTS_CHANNEL, CACHE_KEYS_CHANNEL]);
-    expect(sent[0]!.values[3], 'the worker is woken').to.equal(true);
     // 100 keys per notification at most: Postgres refuses payloads of 8,000 bytes.
     expect(sent[0]!.values[2]).to.have.length(3);
     expect(keysOf(sent[0]!)).to.deep.equal(keys);
@@ -54,31 +52,18 @@ describe('CommitAnnouncer', () => {
     expect(sent).to.have.length(0);
   });
 
-  it('announces stored cache keys without waking the worker when no settlement committed', async () => {
-    const { sent, notify, onError } = recorder();
-    const announcer = new CommitAnnouncer(notify, onError, 5);
-    const key = randomBytes(32);
-    announcer.cached([key]);
-    await waitFor(async () => sent.length === 1, { what: 'the announcement' });
-    expect(keysOf(sent[0]!)).to.deep.equal([key]);
-    expect(sent[0]!.values[3]).to.equal(false);
-    await announcer.flush();
-  });
-
   it('keeps what it could not announce and sends it with the next attempt', async () => {
     const { sent, errors, database, notify, onError } = recorder();
     const announcer = new CommitAnnouncer(notify, onError, 5);
     database.down = true;
     const first = randomBytes(32);
-    announcer.settled();
-    announcer.cached([first]);
+    announcer.committed([first]);
     await waitFor(async () => errors.length >= 2, { what: 'two failed attempts' });
     const second = randomBytes(32);
-    announcer.cached([second]);
+    announcer.committed([second]);
     database.down = false;
     await waitFor(async () => sent.length === 1, { what: 'the announcement after the failures' });
     expect(keysOf(sent[0]!)).to.deep.equal([first, second]);
-    expect(sent[0]!.values[3], 'the settlements of the failed attempts').to.equal(true);
     await announcer.flush();
   });
 
@@ -86,11 +71,11 @@ describe('CommitAnnouncer', () => {
     const { sent, notify, onError } = recorder();
     const announcer = new CommitAnnouncer(notify, onError, 5);
     const key = randomBytes(32);
-    announcer.cached([key]);
+    announcer.committed([key]);
     await announcer.flush();
     expect(sent).to.have.length(1);
     expect(keysOf(sent[0]!)).to.deep.equal([key]);
-    announcer.settled();
+    announcer.committed([randomBytes(32)]);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(sent).to.have.length(1);
   });
@@ -116,12 +101,6 @@ describe('CommitAnnouncer', () => {
       await listener.end();
       await db.drop();
     });
-    const entry = (key: Buffer) => ({
-      workspace_id: ids.workspace_id,
-      cache_key: key.toString('hex'),
-      response: { completion: { id: 'c', created: 0, choices: [] }, model: 'm', provider: 'p' },
-      ttl_seconds: 60,
-    });
 
     it("wakes the worker once for a burst of batches, and puts every stored key in another process's filter", async () => {
       // Another web process's filter, in sync before anything is stored: it can learn the keys only from the announcement.
@@ -136,8 +115,8 @@ describe('CommitAnnouncer', () => {
           await committer.settle({
             workspaceId: ids.workspace_id,
             audit: auditEntry({ ...ids, actor: { key_id: null, kind: 'organization' }, action: 'chat.completion', target: 'r', details: {} }),
+            cache: { workspace_id: ids.workspace_id, cache_key: key.toString('hex'), response: { completion: { id: 'c', created: 0, choices: [] }, model: 'm', provider: 'p' }, ttl_seconds: 60 },
           });
-          committer.storeInCache(entry(key));
         }
         await waitFor(async () => keys.every((key) => other.mightContain(key)), { what: 'every key in the other filter' });
         await committer.close();
@@ -146,27 +125,9 @@ describe('CommitAnnouncer', () => {
         const settledNotices = () => heard.filter((n) => n.channel === SETTLEMENTS_CHANNEL).length;
         await waitFor(async () => settledNotices() > 0, { what: 'the worker to be woken' });
         expect(settledNotices()).to.be.within(1, Math.min(intervals + 1, keys.length - 1));
-        const stored = await db.pool.query('select count(*)::int as n from response_cache where cache_key = any($1)', [keys]);
-        expect(stored.rows[0].n).to.equal(keys.length);
       } finally {
         await committer.close();
         await other.close();
-      }
-    });
-
-    it('serves a fresh cache entry from memory until it is stored, to its own workspace only', async () => {
-      const committer = new GroupCommitter(db.url);
-      try {
-        const key = randomBytes(32);
-        committer.storeInCache(entry(key));
-        // Synchronously after the request was answered: nothing can have been stored yet.
-        expect(committer.freshCacheEntry(ids.workspace_id, key)?.model).to.equal('m');
-        expect(committer.freshCacheEntry('00000000-0000-4000-8000-000000000000', key)).to.equal(undefined);
-        await waitFor(async () => committer.freshCacheEntry(ids.workspace_id, key) === undefined, { what: 'the entry stored' });
-        const found = await findCachedResponse(db.pool, ids.workspace_id, key);
-        expect(found?.model).to.equal('m');
-      } finally {
-        await committer.close();
       }
     });
   });
