@@ -12,22 +12,18 @@ alter table usage
   add constraint usage_credits_check
   check (credits_base >= 0 and credits_services >= 0 and credits_total >= 0);
 
-create function insert_usage(records json) returns bigint
+create function insert_usage(records json) returns void
 language sql as $$
-  with inserted as (
-    insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
-                       completion_tokens, cached_tokens, credits_base, credits_services, credits_total, created_at)
-    select r.organization_id, r.workspace_id, r.request_id, r.kind, r.model, r.provider, r.prompt_tokens,
-           r.completion_tokens, r.cached_tokens, (r.credits->>'base')::numeric, (r.credits->>'services')::numeric,
-           (r.credits->>'total')::numeric, r.created_at
-      from json_to_recordset(records) as r(
-             organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
-             prompt_tokens integer, completion_tokens integer, cached_tokens integer, credits json,
-             created_at timestamptz)
-    on conflict (workspace_id, request_id) do nothing
-    returning 1
-  )
-  select count(*) from inserted
+  insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
+                     completion_tokens, cached_tokens, credits_base, credits_services, credits_total, created_at)
+  select r.organization_id, r.workspace_id, r.request_id, r.kind, r.model, r.provider, r.prompt_tokens,
+         r.completion_tokens, r.cached_tokens, (r.credits->>'base')::numeric, (r.credits->>'services')::numeric,
+         (r.credits->>'total')::numeric, r.created_at
+    from json_to_recordset(records) as r(
+           organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
+           prompt_tokens integer, completion_tokens integer, cached_tokens integer, credits json,
+           created_at timestamptz)
+  on conflict (workspace_id, request_id) do nothing
 $$;
 
 create function insert_traces(records json) returns void

@@ -383,7 +383,7 @@ export class ChatService {
     const now = new Date().toISOString();
     const settlement: Settlement = {
       workspaceId: principal.workspaceId,
-      ...(prepared.hash ? { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }) } : {}),
+      request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }),
       usage: {
         organization_id: principal.organizationId,
         workspace_id: principal.workspaceId,

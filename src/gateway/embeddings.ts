@@ -99,7 +99,7 @@ export class EmbeddingService {
       await this.deps.committer.settle({
         workspaceId: principal.workspaceId,
         // Large vectors are kept for replay only when the caller sent its own id.
-        ...(hash ? { request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }) } : {}),
+        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }),
         usage: {
           organization_id: principal.organizationId,
           workspace_id: principal.workspaceId,

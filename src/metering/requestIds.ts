@@ -154,12 +154,16 @@ export interface SettledRequest {
   response: StoredResponse;
 }
 
-/** Completes the claim of a caller-chosen id (`hash` is its body's) with the answer a retry replays. */
+/**
+ * The row that completes the claim of a caller-chosen id (`hash` is its body's, from claimOrReplay)
+ * with the answer a retry replays. A generated id has no hash and gets none: its usage takes it.
+ */
 export function settledRequest(
   request: IdempotencyContext & { kind: RequestKind },
-  hash: Buffer,
+  hash: Buffer | undefined,
   response: StoredResponse,
-): SettledRequest {
+): SettledRequest | undefined {
+  if (!hash) return undefined;
   return {
     workspace_id: request.principal.workspaceId,
     organization_id: request.principal.organizationId,

@@ -18,7 +18,6 @@ export interface UsageRecord {
 }
 
 /** Unique per (workspace, request id): a record seen twice is billed once. The mapping is sql/0011's. */
-export async function insertUsage(db: Queryable, records: UsageRecord[]): Promise<number> {
-  const { rows } = await db.query<{ inserted: string }>('select insert_usage($1::json) as inserted', [JSON.stringify(records)]);
-  return Number(rows[0]?.inserted ?? 0);
+export async function insertUsage(db: Queryable, records: UsageRecord[]): Promise<void> {
+  await db.query('select insert_usage($1::json)', [JSON.stringify(records)]);
 }
