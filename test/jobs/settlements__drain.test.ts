@@ -23,6 +23,18 @@ describe('tasks/settlements__drain', () => {
   });
 
   const pendingCount = async () => (await app.db.pool.query('select count(*)::int as n from pending_settlements where failed_at is null')).rows[0].n as number;
+  /** Waits for the drain; when it does not come, says what the rows and the drain jobs were left at. */
+  const drained = async () => {
+    try {
+      await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    } catch (err) {
+      const rows = await app.db.pool.query('select id, failed_at is not null as set_aside, error from pending_settlements order by id');
+      const jobs = await app.db.pool.query(
+        "select attempts, run_at, locked_at, last_error from graphile_worker.jobs where task_identifier = 'settlements__drain'",
+      );
+      throw new Error(`${(err as Error).message}; pending rows: ${JSON.stringify(rows.rows)}; drain jobs: ${JSON.stringify(jobs.rows)}`);
+    }
+  };
 
   function settlement(requestId: string, { user = null as string | null, thread = null as string | null } = {}): Settlement {
     const now = new Date().toISOString();
@@ -95,7 +107,7 @@ describe('tasks/settlements__drain', () => {
     expect((await app.db.pool.query('select 1 from usage where request_id = any($1)', [ids])).rowCount).to.equal(0);
 
     await app.startWorker();
-    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    await drained();
     const usage = await app.db.pool.query('select request_id, prompt_tokens, credits_total from usage where request_id = any($1) order by request_id', [ids]);
     expect(usage.rows.map((r) => r.request_id)).to.deep.equal(ids);
     expect(Number(usage.rows[0].credits_total)).to.be.closeTo(0.002, 1e-9);
@@ -108,7 +120,7 @@ describe('tasks/settlements__drain', () => {
   it('writes nothing twice when the same records are settled again', async () => {
     const again = settlement('drain-1');
     await committer.settle(again);
-    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    await drained();
     expect((await app.db.pool.query("select 1 from usage where request_id = 'drain-1'")).rowCount).to.equal(1);
     expect((await app.db.pool.query("select 1 from traces where id = 'drain-1'")).rowCount).to.equal(1);
   });
@@ -141,7 +153,7 @@ describe('tasks/settlements__drain', () => {
     negative.usage = { ...negative.usage!, completion_tokens: -5 };
     const before = (await app.db.pool.query('select count(*)::int as n from pending_settlements where failed_at is not null')).rows[0].n as number;
     await Promise.all([committer.settle(negative), committer.settle(settlement('drain-alongside'))]);
-    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    await drained();
     const { rows } = await app.db.pool.query('select error from pending_settlements where failed_at is not null order by id offset $1', [before]);
     expect(rows).to.have.length(1);
     expect(rows[0].error).to.match(/usage\/completion_tokens must be >= 0/);
@@ -161,7 +173,7 @@ describe('tasks/settlements__drain', () => {
     const erasure = await eraseEndUser(app.db.pool, { workspaceId: key.workspace_id, organizationId: key.organization_id, keyId: key.key_id, kind: 'organization' }, 'ann');
     expect(erasure.traces).to.equal(1);
     await app.startWorker();
-    await waitFor(async () => (await pendingCount()) === 0, { what: 'the pending settlements to drain' });
+    await drained();
     expect((await app.db.pool.query("select id from traces order by id")).rows.map((r) => r.id)).to.deep.equal(['kept-1']);
     expect((await app.db.pool.query("select request_id from usage order by request_id")).rows.map((r) => r.request_id)).to.deep.equal(['erased-1', 'kept-1']);
   });
