@@ -162,6 +162,22 @@ describe('tasks/settlements__drain', () => {
     expect((await app.db.pool.query("select 1 from traces where id = 'drain-alongside'")).rowCount).to.equal(1);
   });
 
+  it('lets no malformed trace or over-long request id land by the fast path: both are set aside with their reasons', async () => {
+    const listless = settlement('drain-listless');
+    (listless.trace as unknown as Record<string, unknown>).attempts = { first: 'eu-a' };
+    const overlong = settlement(`drain-${'x'.repeat(300)}`);
+    const before = (await app.db.pool.query('select count(*)::int as n from pending_settlements where failed_at is not null')).rows[0].n as number;
+    await Promise.all([committer.settle(listless), committer.settle(overlong), committer.settle(settlement('drain-shapely'))]);
+    await drained();
+    const { rows } = await app.db.pool.query('select error from pending_settlements where failed_at is not null order by id offset $1', [before]);
+    expect(rows.map((r) => r.error)).to.have.length(2);
+    expect(rows[0].error).to.match(/trace\/attempts must be array/);
+    expect(rows[1].error).to.match(/usage\/request_id must NOT have more than 255 characters/);
+    const landed = await app.db.pool.query("select id from traces where id like 'drain-%' and id in ('drain-listless', 'drain-shapely') or length(id) > 255");
+    expect(landed.rows.map((r) => r.id)).to.deep.equal(['drain-shapely']);
+    expect((await app.db.pool.query('select 1 from usage where length(request_id) > 255')).rowCount).to.equal(0);
+  });
+
   it('lets an erasure drop the trace of the end-user before it lands, and still bills the request', async () => {
     await app.close();
     app = await startTestApp();
