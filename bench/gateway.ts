@@ -415,7 +415,7 @@ async function takeStep(run: Run, concurrency: number, round: number): Promise<S
 
 /**
  * Keeps the best round of a step (the most req/s among those with p99 under the limit; at c=1,
- * the lowest latency); the run is done once p99 reaches the limit or req/s drops.
+ * in a closed loop, the lowest mean latency); the run is done once p99 reaches the limit or req/s drops.
  */
 function keepStep(run: Run, rounds: Step[]): void {
   const under = rounds.filter((s) => s.count > 0 && s.p99 < P99_LIMIT_MS);
