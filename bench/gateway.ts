@@ -372,25 +372,31 @@ interface Run {
   afterStep?: () => Promise<void>;
 }
 
-/** Probes the target and warms it up; a target that does not answer is reported, not measured. */
-async function startRun(target: Target, afterStep?: () => Promise<void>): Promise<Run> {
+/** A target in the results, with no steps yet; `note` says why it will get none. */
+function newRun(target: Target, note?: string, afterStep?: () => Promise<void>): Run {
   const result: TargetResult = { key: target.key, label: target.label, measured: false, steps: [] };
   if (target.auxName) result.auxName = target.auxName;
+  if (note) {
+    result.note = note;
+    log(`  ${target.label}: ${note}`);
+  }
   results.push(result);
-  const run: Run = { target, result, done: false, upstream: 0, belowBest: 0, answered: 0, ...(afterStep ? { afterStep } : {}) };
+  return { target, result, done: note !== undefined, upstream: 0, belowBest: 0, answered: 0, ...(afterStep ? { afterStep } : {}) };
+}
+
+/** Probes the target and warms it up; a target that does not answer is reported, not measured. */
+async function startRun(target: Target, afterStep?: () => Promise<void>): Promise<Run> {
   try {
     await probe(target);
   } catch (err) {
-    result.note = `not measured: ${(err as Error).message}`;
-    log(`  ${target.label}: ${result.note}`);
-    run.done = true;
-    return run;
+    return newRun(target, `not measured: ${(err as Error).message}`);
   }
+  const run = newRun(target, undefined, afterStep);
   // The same number of requests for every target before its first step, so that each is measured
   // running, not while V8 still compiles its hot paths (the gateway's c=1 p50 was ~0.5 ms higher
   // in its first second than after a few thousand requests).
   const warm = await runLoadStep(target, JIT_WARMUP_CONCURRENCY, { warmupMs: 0, windowMs: 120_000, maxRequests: JIT_WARMUP_REQUESTS });
-  result.warmupAnswers = warm.totalOk;
+  run.result.warmupAnswers = warm.totalOk;
   await run.afterStep?.();
   return run;
 }
@@ -609,11 +615,10 @@ async function startGateway(variant: GatewayVariant, catalogFile: string, stubKe
   try {
     await waitHttpOk(`${target.origin}/readyz`, web, 30_000);
   } catch (err) {
-    const result: TargetResult = { key: variant.key, label: variant.label, measured: false, steps: [], note: `not measured: ${(err as Error).message}` };
-    results.push(result);
-    log(`  ${variant.label}: ${result.note}\n${logTail(logFile)}`);
+    const run = newRun(target, `not measured: ${(err as Error).message}`);
+    log(logTail(logFile));
     await stopBoth();
-    return { run: { target, result, done: true, upstream: 0, belowBest: 0, answered: 0 }, pool, database, activityBefore: undefined, stop: async () => undefined };
+    return { run, pool, database, activityBefore: undefined, stop: async () => undefined };
   }
   const activityBefore = await dbActivity(database);
   const run = await startRun(target, () => drainBacklog(pool, variant.label));
@@ -1052,27 +1057,24 @@ async function main(): Promise<number> {
   const gateways: Gateway[] = [];
   for (const variant of variants) gateways.push(await startGateway(variant, catalogFile, 'sk-bench-stub'));
   runs.push(...gateways.map((g) => g.run));
-  const portkeyLabel = `Portkey ${PORTKEY_PACKAGE.split('@').at(-1)}`;
+  const portkeyTarget: Target = {
+    key: 'portkey',
+    label: `Portkey ${PORTKEY_PACKAGE.split('@').at(-1)}`,
+    origin: `http://127.0.0.1:${portkeyPort}`,
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-bench-stub',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `${stubOrigin}/v1`,
+    },
+    serverPid: () => portkeyServerPid(portkey.npx),
+    viaStub: true,
+  };
   if (portkeyFailure) {
-    const note = `could not install or start ${PORTKEY_PACKAGE}: ${portkeyFailure.message}`;
-    results.push({ key: 'portkey', label: portkeyLabel, measured: false, steps: [], note });
-    log(`  ${note}\n${logTail(portkey.logFile)}`);
+    runs.push(newRun(portkeyTarget, `could not install or start ${PORTKEY_PACKAGE}: ${portkeyFailure.message}`));
+    log(logTail(portkey.logFile));
   } else {
-    runs.push(
-      await startRun({
-        key: 'portkey',
-        label: portkeyLabel,
-        origin: `http://127.0.0.1:${portkeyPort}`,
-        headers: {
-          'content-type': 'application/json',
-          authorization: 'Bearer sk-bench-stub',
-          'x-portkey-provider': 'openai',
-          'x-portkey-custom-host': `${stubOrigin}/v1`,
-        },
-        serverPid: () => portkeyServerPid(portkey.npx),
-        viaStub: true,
-      }),
-    );
+    runs.push(await startRun(portkeyTarget));
   }
 
   log('the steps, every target in turn at each concurrency');
