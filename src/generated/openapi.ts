@@ -6,9 +6,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -57,9 +59,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -94,9 +98,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -131,9 +137,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -163,9 +171,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -196,9 +206,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -227,9 +239,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -265,9 +279,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -296,9 +312,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -331,9 +349,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -362,9 +382,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -393,9 +415,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -424,9 +448,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -452,9 +478,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -480,9 +508,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -511,9 +541,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -546,9 +578,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -578,9 +612,11 @@ export interface paths {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1516,9 +1552,11 @@ export interface components {
     parameters: {
         /**
          * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-         *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-         *     (not counting `stream` and `stream_options`) replays the first successful response and is
-         *     never billed again; the same id with a different body is a 422
+         *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+         *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+         *     a score), a retry with the same id and the same body (not counting `stream` and
+         *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+         *     creates and bills nothing again; the same id with a different body is a 422
          *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
          */
         XRequestId: string;
@@ -1572,9 +1610,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1634,9 +1674,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1687,9 +1729,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1723,9 +1767,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1766,9 +1812,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1805,9 +1853,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1844,9 +1894,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1879,9 +1931,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1921,9 +1975,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -1965,9 +2021,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2001,9 +2059,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2043,9 +2103,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2085,9 +2147,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2127,9 +2191,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2166,9 +2232,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2205,9 +2273,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2246,9 +2316,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2303,9 +2375,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2339,9 +2413,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2385,9 +2461,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2421,9 +2499,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2471,9 +2551,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2507,9 +2589,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -2542,9 +2626,11 @@ export interface operations {
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
-                 *     Echoed in the `X-Request-Id` response header. A retry with the same id and the same body
-                 *     (not counting `stream` and `stream_options`) replays the first successful response and is
-                 *     never billed again; the same id with a different body is a 422
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
                  *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];

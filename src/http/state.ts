@@ -1,6 +1,8 @@
 import type { ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
+import type { Pool, PoolClient } from '../db/pool.js';
 import type { Logger } from '../logger.js';
+import { runOnce, type IdempotencyContext, type RequestKind, type StoredResponse } from '../metering/requestIds.js';
 import type { Principal } from '../tenancy/store.js';
 
 export interface AppState {
@@ -23,4 +25,31 @@ export function principalOf(ctx: AppContext): Principal {
   const principal = ctx.state.principal;
   if (!principal) throw new Error('route is not behind authenticate()');
   return principal;
+}
+
+/** Who asks and under which request id, and whether the caller chose it (then a retry may follow). */
+export function idempotencyOf(ctx: AppContext): IdempotencyContext & { principal: Principal } {
+  return { principal: principalOf(ctx), requestId: ctx.state.requestId, callerRequestId: ctx.state.requestIdGiven };
+}
+
+/** Sends an answer that may be a replay of a stored one. */
+export function reply(ctx: AppContext, response: StoredResponse): void {
+  ctx.status = response.status ?? 200;
+  ctx.set(response.headers);
+  ctx.body = response.body;
+}
+
+/**
+ * Answers a POST that creates something, at most once per caller-chosen request id (runOnce):
+ * `create` runs in the transaction that completes the claim and returns the body to send; a retry
+ * gets the first answer again.
+ */
+export async function createOnce(
+  ctx: AppContext,
+  pool: Pool,
+  { kind, status }: { kind: RequestKind; status: number },
+  create: (db: PoolClient, principal: Principal) => Promise<Record<string, unknown>>,
+): Promise<void> {
+  const request = { ...idempotencyOf(ctx), kind, body: ctx.state.body as Record<string, unknown> };
+  reply(ctx, await runOnce(pool, request, async (db) => ({ status, body: await create(db, request.principal), headers: {} })));
 }

@@ -1,5 +1,4 @@
-import type { Pool, Queryable } from '../db/pool.js';
-import { withTransaction } from '../db/transaction.js';
+import type { PoolClient, Queryable } from '../db/pool.js';
 import { validationFailed } from '../errors.js';
 import { addJob } from '../jobs.js';
 
@@ -55,34 +54,33 @@ const COLUMNS = `d.id, d.title, d.status, d.chunk_count, d.token_count, d.source
        c.slug as collection`;
 
 /**
- * Stores the document as queued and enqueues its ingest job in the same transaction: either both
- * exist or neither does. A collection the workspace does not have is a 422 on `collection`.
+ * Stores the document as queued and enqueues its ingest job. Run it in a transaction (the route's
+ * runOnce), so that either both exist or neither does. A collection the workspace does not have is
+ * a 422 on `collection`.
  */
-export async function createDocument(pool: Pool, scope: Scope, input: NewDocument): Promise<DocumentRow> {
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<DocumentRow>(
-      `with target as (
-         select id, slug from collections where workspace_id = $2 and slug = $3
-       ), inserted as (
-         insert into documents (organization_id, workspace_id, collection_id, title, source, text)
-         select $1, $2, target.id, $4, $5, $6 from target
-         returning *
-       )
-       select d.id, d.title, d.status, d.chunk_count, d.token_count, d.source, d.error, d.created_at,
-              target.slug as collection
-         from inserted d cross join target`,
-      [scope.organizationId, scope.workspaceId, input.collection, input.title, input.source ?? null, input.text],
-    );
-    const document = rows[0];
-    if (!document) throw validationFailed({ collection: ['is not a collection of this workspace'] });
-    await addJob(
-      client,
-      'memory__ingest_document',
-      { document_id: document.id, workspace_id: scope.workspaceId },
-      { jobKey: ingestJobKey(document.id), maxAttempts: INGEST_MAX_ATTEMPTS },
-    );
-    return document;
-  });
+export async function createDocument(client: PoolClient, scope: Scope, input: NewDocument): Promise<DocumentRow> {
+  const { rows } = await client.query<DocumentRow>(
+    `with target as (
+       select id, slug from collections where workspace_id = $2 and slug = $3
+     ), inserted as (
+       insert into documents (organization_id, workspace_id, collection_id, title, source, text)
+       select $1, $2, target.id, $4, $5, $6 from target
+       returning *
+     )
+     select d.id, d.title, d.status, d.chunk_count, d.token_count, d.source, d.error, d.created_at,
+            target.slug as collection
+       from inserted d cross join target`,
+    [scope.organizationId, scope.workspaceId, input.collection, input.title, input.source ?? null, input.text],
+  );
+  const document = rows[0];
+  if (!document) throw validationFailed({ collection: ['is not a collection of this workspace'] });
+  await addJob(
+    client,
+    'memory__ingest_document',
+    { document_id: document.id, workspace_id: scope.workspaceId },
+    { jobKey: ingestJobKey(document.id), maxAttempts: INGEST_MAX_ATTEMPTS },
+  );
+  return document;
 }
 
 export async function findDocument(db: Queryable, workspaceId: string, id: string): Promise<DocumentRow | undefined> {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
-import { withTransaction } from '../db/transaction.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { addJob } from '../jobs.js';
@@ -103,22 +102,20 @@ export async function lockEndUser(db: PoolClient, scope: FactScope): Promise<voi
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Records the submission and enqueues its extraction in one transaction: either both exist or
- * neither. The job carries only the submission's id, so the text lives in one row that an
- * erasure can delete, never in the queue.
+ * Records the submission and enqueues its extraction. Run it in a transaction (the route's
+ * runOnce), so that either both exist or neither does. The job carries only the submission's id,
+ * so the text lives in one row that an erasure can delete, never in the queue.
  */
-export async function submitFact(pool: Pool, principal: Principal, input: { content: string; user_ref?: string }): Promise<string> {
-  return withTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ id: string }>(
-      `insert into fact_submissions (organization_id, workspace_id, user_ref, content)
-       values ($1, $2, $3, $4)
-       returning id`,
-      [principal.organizationId, principal.workspaceId, input.user_ref ?? null, input.content],
-    );
-    const id = rows[0]!.id;
-    await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS });
-    return id;
-  });
+export async function submitFact(db: PoolClient, principal: Principal, input: { content: string; user_ref?: string }): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `insert into fact_submissions (organization_id, workspace_id, user_ref, content)
+     values ($1, $2, $3, $4)
+     returning id`,
+    [principal.organizationId, principal.workspaceId, input.user_ref ?? null, input.content],
+  );
+  const id = rows[0]!.id;
+  await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS });
+  return id;
 }
 
 export interface ClaimedSubmission {

@@ -1,14 +1,17 @@
 import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
-import type { Queryable } from '../db/pool.js';
+import type { Pool, PoolClient, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
 
 // Idempotency on the request id. A caller-chosen id gets a requests row, holding the hash of the
 // body and, once the request succeeded, its response for replays. Any billed id, generated ones
 // included, is taken by its usage row, or by its pending settlement until that lands (sql/0012).
 
-export type RequestKind = 'chat' | 'embeddings';
+export type RequestKind = 'chat' | 'embeddings' | 'collections' | 'documents' | 'facts' | 'scores';
 
 export interface StoredResponse {
+  /** Absent: 200. */
+  status?: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
 }
@@ -102,10 +105,7 @@ export async function releaseRequestId(db: Queryable, workspaceId: string, reque
   ]);
 }
 
-export interface Replay {
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
+export type Replay = StoredResponse;
 
 /** Who asks, under which request id, and whether the caller chose it (only then can it retry). */
 export interface IdempotencyContext {
@@ -123,9 +123,9 @@ export interface Claim {
 }
 
 /**
- * The idempotency step of chat and embeddings: when the caller chose the request id, claim it,
- * or return the replay of the first successful response (marked with X-Replay). A generated id
- * needs neither a claim nor a hash: nobody can send it before it is answered.
+ * The idempotency step of chat, embeddings and runOnce: when the caller chose the request id,
+ * claim it, or return the replay of the first successful response (marked with X-Replay). A
+ * generated id needs neither a claim nor a hash: nobody can send it before it is answered.
  */
 export async function claimOrReplay(
   db: Queryable,
@@ -140,7 +140,7 @@ export async function claimOrReplay(
     kind: request.kind,
     hash,
   });
-  if (stored) return { claimed: false, hash, replay: { body: stored.body, headers: { ...stored.headers, 'X-Replay': 'true' } } };
+  if (stored) return { claimed: false, hash, replay: { ...stored, headers: { ...stored.headers, 'X-Replay': 'true' } } };
   return { claimed: true, hash };
 }
 
@@ -172,6 +172,45 @@ export function settledRequest(
     body_hash: hash.toString('hex'),
     response,
   };
+}
+
+/**
+ * A request that creates something (a collection, a document, a fact submission, a score), run at
+ * most once per caller-chosen id. `work` runs in a transaction with the completion of the claim,
+ * so either both commit or neither does: a retry replays the first answer (X-Replay) and creates,
+ * enqueues and bills nothing again, and a retry of a failed first attempt runs anew.
+ */
+export async function runOnce(
+  pool: Pool,
+  request: IdempotencyContext & { kind: RequestKind; body: Record<string, unknown> },
+  work: (db: PoolClient) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  const { claimed, hash, replay } = await claimOrReplay(pool, request);
+  if (replay) return replay;
+  try {
+    return await withTransaction(pool, async (db) => {
+      const response = await work(db);
+      const settled = settledRequest(request, hash, response);
+      if (settled) await completeRequestId(db, settled);
+      return response;
+    });
+  } catch (err) {
+    if (claimed) await releaseRequestId(pool, request.principal.workspaceId, request.requestId);
+    throw err;
+  }
+}
+
+// As the group commit completes a chat's claim: the claim row, or a new one when the prune freed
+// the id of a request that ran longer than ABANDONED_CLAIM_SECONDS.
+async function completeRequestId(db: Queryable, settled: SettledRequest): Promise<void> {
+  await db.query(
+    `insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
+     values ($1, $2, $3, $4, decode($5, 'hex'), 'completed', $6, now())
+     on conflict (workspace_id, request_id) do update
+        set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
+      where requests.state = 'running'`,
+    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, settled.response],
+  );
 }
 
 /** A claim still running after this was left by a process that died: its id is freed. */

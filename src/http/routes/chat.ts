@@ -4,7 +4,7 @@ import { jsonBody } from '../middleware/body.js';
 import { requireScope } from '../middleware/auth.js';
 import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
 import { sseSink } from '../sse.js';
-import { principalOf, type AppContext, type AppRouter } from '../state.js';
+import { idempotencyOf, reply, type AppContext, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 export function chatRoutes(
@@ -19,9 +19,7 @@ export function chatRoutes(
     async (ctx: AppContext) => {
       const body = ctx.state.body as ChatCompletionRequest;
       const context = {
-        principal: principalOf(ctx),
-        requestId: ctx.state.requestId,
-        callerRequestId: ctx.state.requestIdGiven,
+        ...idempotencyOf(ctx),
         application: applicationName(ctx),
         traceContext: traceContext(ctx),
         signal: clientSignal(ctx),
@@ -31,9 +29,7 @@ export function chatRoutes(
         await chat.stream(context, body, sseSink(ctx));
         return;
       }
-      const reply = await chat.complete(context, body);
-      ctx.set(reply.headers);
-      ctx.body = reply.body;
+      reply(ctx, await chat.complete(context, body));
     },
   );
 }

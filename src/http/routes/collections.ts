@@ -4,7 +4,7 @@ import { createCollection, deleteCollection, listCollections } from '../../memor
 import { jsonBody } from '../middleware/body.js';
 import { requireScope } from '../middleware/auth.js';
 import { presentCollection } from '../presenters/collection.js';
-import { principalOf, type AppRouter } from '../state.js';
+import { createOnce, principalOf, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 export function collectionRoutes(
@@ -18,9 +18,9 @@ export function collectionRoutes(
     validator.body('CollectionCreateRequest'),
     async (ctx) => {
       const { name } = ctx.state.body as { name: string };
-      const collection = await createCollection(pool, principalOf(ctx), name);
-      ctx.status = 201;
-      ctx.body = { data: presentCollection(collection) };
+      await createOnce(ctx, pool, { kind: 'collections', status: 201 }, async (db, principal) => ({
+        data: presentCollection(await createCollection(db, principal, name)),
+      }));
     },
   );
 

@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireScope } from '../middleware/auth.js';
 import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
-import { principalOf, type AppRouter } from '../state.js';
+import { createOnce, principalOf, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 const isPosition = (value: unknown): value is DocumentPosition =>
@@ -33,9 +33,10 @@ export function documentRoutes(
     jsonBody(bodyLimitBytes),
     validator.body('DocumentIngestRequest'),
     async (ctx) => {
-      const document = await createDocument(pool, principalOf(ctx), ctx.state.body as NewDocument);
-      ctx.status = 201;
-      ctx.body = { data: presentCreatedDocument(document) };
+      const body = ctx.state.body as NewDocument;
+      await createOnce(ctx, pool, { kind: 'documents', status: 201 }, async (db, principal) => ({
+        data: presentCreatedDocument(await createDocument(db, principal, body)),
+      }));
     },
   );
 

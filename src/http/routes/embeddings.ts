@@ -3,7 +3,7 @@ import type { EmbeddingRequest } from '../../generated/openapi.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireScope } from '../middleware/auth.js';
 import { clientSignal } from '../requestMeta.js';
-import { principalOf, type AppRouter } from '../state.js';
+import { idempotencyOf, reply, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 const BASE64_HINT =
@@ -19,18 +19,11 @@ export function embeddingRoutes(
     jsonBody(bodyLimitBytes),
     validator.body('EmbeddingRequest', { encoding_format: BASE64_HINT }),
     async (ctx) => {
-      const reply = await embeddings.create(
-        {
-          principal: principalOf(ctx),
-          requestId: ctx.state.requestId,
-          callerRequestId: ctx.state.requestIdGiven,
-          signal: clientSignal(ctx),
-          log: ctx.state.log,
-        },
+      const answer = await embeddings.create(
+        { ...idempotencyOf(ctx), signal: clientSignal(ctx), log: ctx.state.log },
         ctx.state.body as EmbeddingRequest,
       );
-      ctx.set(reply.headers);
-      ctx.body = reply.body;
+      reply(ctx, answer);
     },
   );
 }

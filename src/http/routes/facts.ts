@@ -8,7 +8,7 @@ import { findFacts, forgetFact, submitFact } from '../../memory/facts.js';
 import { requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/body.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
-import { principalOf, type AppRouter } from '../state.js';
+import { createOnce, principalOf, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 export interface FactRouteDeps {
@@ -22,9 +22,11 @@ export interface FactRouteDeps {
 export function factRoutes(router: AppRouter, { pool, catalog, adapters, validator, bodyLimitBytes }: FactRouteDeps): void {
   // 202: the submission is recorded and queued; the facts are queryable once the job has run.
   router.post('/recall/facts', requireScope('memory.write'), jsonBody(bodyLimitBytes), validator.body('FactSubmitRequest'), async (ctx) => {
-    await submitFact(pool, principalOf(ctx), ctx.state.body as FactSubmitRequest);
-    ctx.status = 202;
-    ctx.body = { status: 'accepted' };
+    const body = ctx.state.body as FactSubmitRequest;
+    await createOnce(ctx, pool, { kind: 'facts', status: 202 }, async (db, principal) => {
+      await submitFact(db, principal, body);
+      return { status: 'accepted' };
+    });
   });
 
   router.get('/recall/facts', requireScope('memory.read'), validator.query('listFactsQuery'), async (ctx) => {

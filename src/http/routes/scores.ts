@@ -7,7 +7,7 @@ import { requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/body.js';
 import { isTimePosition } from '../period.js';
 import { presentScore } from '../presenters/score.js';
-import { principalOf, type AppRouter } from '../state.js';
+import { createOnce, principalOf, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,9 +17,10 @@ export function scoreRoutes(
   { pool, validator, bodyLimitBytes }: { pool: Pool; validator: Validator; bodyLimitBytes: number },
 ): void {
   router.post('/scores', requireScope('scores.write'), jsonBody(bodyLimitBytes), validator.body('ScoreCreateRequest'), async (ctx) => {
-    const score = await recordScore(pool, principalOf(ctx), ctx.state.body as ScoreCreateRequest);
-    ctx.status = 201;
-    ctx.body = { data: presentScore(score) };
+    const body = ctx.state.body as ScoreCreateRequest;
+    await createOnce(ctx, pool, { kind: 'scores', status: 201 }, async (db, principal) => ({
+      data: presentScore(await recordScore(db, principal, body)),
+    }));
   });
 
   // Reading scores needs traces.read, as the spec says: scores are part of what a trace shows.
