@@ -42,7 +42,7 @@ const usageSchema = {
     organization_id: { type: 'string', minLength: 1 },
     workspace_id: { type: 'string', minLength: 1 },
     request_id: { type: 'string', minLength: 1, maxLength: 255 },
-    kind: { enum: ['chat', 'embeddings', 'ingest'] },
+    kind: { enum: ['chat', 'embeddings', 'ingest', 'facts'] },
     model: { type: 'string', minLength: 1 },
     provider: { type: ['string', 'null'] },
     prompt_tokens: { type: 'integer', minimum: 0 },

@@ -595,7 +595,8 @@ export interface paths {
         /**
          * Credits and tokens over a period
          * @description Credits and tokens of the workspace, grouped by day, by model or by kind (chat,
-         *     embeddings and ingest are lines of their own). Without `from`/`to` the last 30 days.
+         *     embeddings, ingest and facts, the extraction of fact submissions, are lines of their
+         *     own). Without `from`/`to` the last 30 days.
          */
         get: operations["getUsage"];
         put?: never;
@@ -1382,10 +1383,10 @@ export interface components {
             total_tokens: number;
             credits: components["schemas"]["Credits"];
         };
-        /** @description One group: `key` is the day (`YYYY-MM-DD`), the model slug, or the kind (`chat`, `embeddings`, `ingest`). */
+        /** @description One group: `key` is the day (`YYYY-MM-DD`), the model slug, or the kind (`chat`, `embeddings`, `ingest`, `facts`). */
         UsageRow: {
             key: string;
-            /** @description With `group_by` day or model: the row split by kind (`chat`, `embeddings`, `ingest`; only the kinds that occur). */
+            /** @description With `group_by` day or model: the row split by kind (`chat`, `embeddings`, `ingest`, `facts`; only the kinds that occur). */
             kinds?: {
                 [key: string]: components["schemas"]["UsageFigures"];
             };

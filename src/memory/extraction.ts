@@ -4,7 +4,9 @@ import { ApiError } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
-import { embedForMemory } from './embedder.js';
+import { ModelMeter } from '../metering/modelMeter.js';
+import { insertUsage } from '../metering/usageStore.js';
+import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
 import {
@@ -31,6 +33,11 @@ import { withVectorScan } from './factSearch.js';
 // deletes the submission, so whichever commits second sees the other's work: an erasure after
 // the write deletes the new facts, and a write after the erasure finds no submission and stores
 // nothing. A job that was still queued finds no submission at the start.
+//
+// The tokens the extraction spent (the extraction model's answers, the embeddings) are billed with
+// the facts, in the write step's transaction, one usage row per model (kind `facts`, request id
+// `facts:<submission>:<model>`): a submission erased meanwhile, or a failed one, is not billed, and
+// a rerun of a job whose write committed finds the submission done and bills nothing twice.
 
 export interface ExtractionServices {
   db: Pool;
@@ -73,11 +80,12 @@ export async function extractSubmission(
   const submission = await claimSubmission(services.db, submissionId);
   if (!submission) return { status: 'gone' };
   const extractor = submission.settings.extractionModel ?? 'rules';
+  const meter = new ModelMeter();
   try {
     const plan = submission.settings.extractionModel
-      ? await planWithModel(services, submission, submission.settings.extractionModel)
-      : await planWithRules(services, submission);
-    return await store(services.db, submission, plan);
+      ? await planWithModel(services, meter, submission, submission.settings.extractionModel)
+      : await planWithRules(services, meter, submission);
+    return await store(services.db, submission, plan, meter);
   } catch (err) {
     const permanent = permanentFailure(err);
     if (!permanent && attempt < maxAttempts) throw err;
@@ -105,11 +113,18 @@ function permanentFailure(err: unknown): string | undefined {
   return undefined;
 }
 
-async function planWithRules(services: ExtractionServices, submission: ClaimedSubmission): Promise<WritePlan> {
+/** Embeddings for memory, their tokens counted on the meter. */
+async function embed(services: ExtractionServices, meter: ModelMeter, texts: string[]): Promise<MemoryEmbeddings> {
+  const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal);
+  if (texts.length > 0) meter.add(embedded.model, null, { prompt: embedded.tokens, completion: 0 });
+  return embedded;
+}
+
+async function planWithRules(services: ExtractionServices, meter: ModelMeter, submission: ClaimedSubmission): Promise<WritePlan> {
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
   if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
-  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, statements, services.signal);
+  const { model, vectors } = await embed(services, meter, statements);
   const tsConfig = TS_CONFIG_OF[language];
   return {
     extractor: 'rules',
@@ -118,7 +133,7 @@ async function planWithRules(services: ExtractionServices, submission: ClaimedSu
   };
 }
 
-async function planWithModel(services: ExtractionServices, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
+async function planWithModel(services: ExtractionServices, meter: ModelMeter, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
   const extraction: ExtractionModel = {
     catalog: services.catalog,
     adapters: services.adapters,
@@ -127,12 +142,13 @@ async function planWithModel(services: ExtractionServices, submission: ClaimedSu
     nonEuAccepted: submission.non_eu_accepted,
     settings: submission.settings,
     signal: services.signal,
+    meter,
   };
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const candidates = await extractWithModel(extraction, submission.content, submission.user_ref !== null);
   if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [] };
 
-  const embedded = await embedForMemory(services.catalog, services.adapters, candidates, services.signal);
+  const embedded = await embed(services, meter, candidates);
   const memoryModel = embedded.model.id;
   const scope = scopeOf(submission);
   const existing = await withVectorScan(services.db, SIMILAR_PER_FACT, (db) =>
@@ -148,7 +164,7 @@ async function planWithModel(services: ExtractionServices, submission: ClaimedSu
   const vectorOf = new Map(candidates.map((text, i) => [text, embedded.vectors[i]!]));
   const rewritten = [...new Set(decisions.filter((d) => (d.event === 'ADD' || d.event === 'UPDATE') && !vectorOf.has(d.text)).map((d) => d.text))];
   if (rewritten.length > 0) {
-    const more = await embedForMemory(services.catalog, services.adapters, rewritten, services.signal);
+    const more = await embed(services, meter, rewritten);
     rewritten.forEach((text, i) => vectorOf.set(text, more.vectors[i]!));
   }
   const factOf = (text: string): NewFact => ({ content: text, model: memoryModel, embedding: vectorOf.get(text)!, tsConfig: tsConfigFor(text, language) });
@@ -169,12 +185,14 @@ async function planWithModel(services: ExtractionServices, submission: ClaimedSu
 }
 
 /** The write step: one transaction under the end-user lock; nothing at all once erased. */
-async function store(pool: Pool, submission: ClaimedSubmission, plan: WritePlan): Promise<ExtractionResult> {
+async function store(pool: Pool, submission: ClaimedSubmission, plan: WritePlan, meter: ModelMeter): Promise<ExtractionResult> {
   const scope = scopeOf(submission);
   const owner = { organizationId: submission.organization_id, ...scope };
   return withTransaction(pool, async (db) => {
     await lockEndUser(db, scope);
     if (!(await holdPendingSubmission(db, submission.id))) return { status: 'gone' } as const;
+    const usage = meter.records(owner, 'facts', `facts:${submission.id}`);
+    if (usage.length > 0) await insertUsage(db, usage);
     // Duplicate checks look for the nearest neighbours among this end-user's facts only.
     await db.query(`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
     let added = 0;

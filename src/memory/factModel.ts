@@ -5,6 +5,8 @@ import { firstThatAnswers } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import type { UpstreamChatRequest } from '../gateway/providers/types.js';
 import { planRoute } from '../gateway/routing.js';
+import { countCompletionTokens, countMessageTokens } from '../gateway/tokens.js';
+import type { ModelMeter } from '../metering/modelMeter.js';
 import type { WorkspaceSettings } from '../tenancy/store.js';
 
 // Fact extraction by the workspace's extraction model, in two asks, as mem0 does it: first the
@@ -20,6 +22,8 @@ export interface ExtractionModel {
   nonEuAccepted: boolean;
   settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
   signal: AbortSignal;
+  /** Counts the tokens of every answer, for the extraction's usage. */
+  meter: ModelMeter;
 }
 
 /** The model answered, but not with what the schema asked for: worth another attempt. */
@@ -143,6 +147,11 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   const served = await firstThatAnswers(plan, (candidate) =>
     candidate.adapter.complete(candidate.target, withoutParameters(request, candidate.dropped), model.signal),
   );
+  const { usage } = served.result;
+  model.meter.add(served.candidate.model, served.candidate.target.provider.id, {
+    prompt: usage?.prompt_tokens ?? countMessageTokens(request.messages),
+    completion: usage?.completion_tokens ?? served.result.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
+  });
   const content = served.result.choices[0]?.message.content ?? '';
   // A model that does not take response_format may still wrap its JSON in a code fence.
   const json = content.replace(/^\s*```(?:json)?\s*/i, '').replace(/\s*```\s*$/, '');

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import type { Credits } from './credits.js';
 
-export type UsageKind = 'chat' | 'embeddings' | 'ingest';
+export type UsageKind = 'chat' | 'embeddings' | 'ingest' | 'facts';
 
 export interface UsageRecord {
   organization_id: string;

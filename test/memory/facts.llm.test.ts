@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { addJob } from '../../src/jobs.js';
+import { api } from '../helpers/app.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import {
   factContents,
@@ -47,6 +48,38 @@ describe('facts (extraction model)', () => {
     expect(request.response_format.json_schema.schema.required).to.deep.equal(['facts']);
     expect(request.messages[0].role).to.equal('system');
     expect(request.messages[1]).to.deep.equal({ role: 'user', content });
+  });
+
+  it('bills the extraction: the tokens of the model at its price and of the embeddings, one usage row per model', async () => {
+    fx.eu.script(jsonAnswer({ facts: ['I cycle to work', 'I have a cat called Pip'] }));
+    await submitFact(fx.app, fx.key, { content: 'I cycle to work every day and my cat Pip waits at home.', user_ref: 'llm-billed' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-billed');
+    expect(submission.status).to.equal('done');
+    const { rows } = await fx.app.db.pool.query(
+      `select request_id, kind, model, provider, prompt_tokens, completion_tokens, credits_base::float8 as base, credits_total::float8 as total
+         from usage where workspace_id = $1 and request_id like $2 order by model`,
+      [fx.workspaceId, `facts:${submission.id}:%`],
+    );
+    expect(rows.map((r) => [r.request_id, r.kind, r.model, r.provider])).to.deep.equal([
+      [`facts:${submission.id}:local/embed-1024`, 'facts', 'local/embed-1024', null],
+      [`facts:${submission.id}:test/extractor`, 'facts', 'test/extractor', 'eu-x'],
+    ]);
+    const [embeddings, extractor] = rows;
+    // The stub's own usage for its one answer (no facts held yet: no reconciliation question).
+    const answered = fx.eu.requests[0]!;
+    const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+    expect(extractor.completion_tokens).to.equal(words(JSON.stringify({ facts: ['I cycle to work', 'I have a cat called Pip'] })));
+    expect(extractor.prompt_tokens).to.be.greaterThan(0);
+    expect(answered.body.model).to.equal('extractor-upstream');
+    // test/extractor costs 1 credit per 1,000 prompt tokens and 2 per 1,000 completion tokens.
+    expect(extractor.base).to.be.closeTo((extractor.prompt_tokens * 1 + extractor.completion_tokens * 2) / 1000, 1e-8);
+    expect(extractor.total).to.equal(extractor.base);
+    expect(embeddings.prompt_tokens).to.be.greaterThan(0);
+    expect(embeddings.base).to.be.closeTo((embeddings.prompt_tokens * 0.01) / 1000, 1e-8);
+
+    const byKind = await api(fx.app.baseUrl, '/v1/usage?group_by=kind', { key: fx.key });
+    expect(byKind.status).to.equal(200);
+    expect(byKind.body.data.map((row: { key: string }) => row.key)).to.include('facts');
   });
 
   it('reconciles new facts with the similar ones held: update, delete, nothing, add', async () => {

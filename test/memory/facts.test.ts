@@ -250,4 +250,29 @@ describe('facts (rule-based extraction)', () => {
       expect((await submitFact(fx.app, 'pld_nope', { content: 'I am here.' })).status).to.equal(401);
     });
   });
+
+  it('bills the embeddings of the facts it found, and nothing for a submission without facts', async () => {
+    await startWorker();
+    await submitFact(fx.app, fx.key, { content: 'I work as a nurse in Zwolle.', user_ref: 'billed-rules' });
+    const found = await waitForSubmission(fx.app, fx.workspaceId, 'billed-rules');
+    expect(found.status).to.equal('done');
+    const usageOf = async (submissionId: string) =>
+      (
+        await fx.app.db.pool.query(
+          `select kind, model, provider, prompt_tokens, completion_tokens, credits_total::float8 as total
+             from usage where workspace_id = $1 and request_id like $2`,
+          [fx.workspaceId, `facts:${submissionId}:%`],
+        )
+      ).rows;
+    const [row, ...more] = await usageOf(found.id);
+    expect(more).to.deep.equal([]);
+    expect(row).to.include({ kind: 'facts', model: 'local/embed-1024', provider: null, completion_tokens: 0 });
+    expect(row.prompt_tokens).to.be.greaterThan(0);
+    expect(row.total).to.be.closeTo((row.prompt_tokens * 0.01) / 1000, 1e-8);
+
+    await submitFact(fx.app, fx.key, { content: 'Hello! How are you today?', user_ref: 'billed-nothing' });
+    const empty = await waitForSubmission(fx.app, fx.workspaceId, 'billed-nothing');
+    expect(empty.status).to.equal('empty');
+    expect(await usageOf(empty.id)).to.deep.equal([]);
+  });
 });
