@@ -10,6 +10,7 @@ import { EmbeddingService } from './gateway/embeddings.js';
 import type { CacheKeyLookup } from './gateway/responseCache.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
+import { refuseNul } from './http/middleware/refuseNul.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
 import { metricsRoutes } from './http/routes/metrics.js';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   app.use(requestContext(deps.log));
   app.use(errorMiddleware);
+  app.use(refuseNul);
 
   const open = new Router<AppState>();
   opsRoutes(open, deps.pool);

@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { storableText } from '../db/storable.js';
 import type { Catalog, ChatModel } from '../gateway/catalog.js';
 import { withoutParameters } from '../gateway/chatRequest.js';
 import { firstThatAnswers } from '../gateway/fallback.js';
@@ -166,7 +167,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
 export async function extractWithModel(model: ExtractionModel, content: string, personal: boolean): Promise<string[]> {
   const answer = await askForJson(model, personal ? PERSONAL_EXTRACTION : SHARED_EXTRACTION, content, FACTS_FORMAT);
   if (!validFacts(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of facts`);
-  return [...new Set(answer.facts.map((f) => f.trim()).filter((f) => f !== ''))];
+  return [...new Set(answer.facts.map((f) => storableText(f.trim())).filter((f) => f !== ''))];
 }
 
 /**
@@ -186,7 +187,7 @@ export async function reconcileWithModel(
   if (!validActions(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of actions`);
   const idOf = (shownId: string | null) => (shownId !== null && /^\d+$/.test(shownId) ? existing[Number(shownId)]?.id : undefined);
   return answer.actions.flatMap((action): Decision[] => {
-    const text = action.text.trim();
+    const text = storableText(action.text.trim());
     const id = idOf(action.id);
     switch (action.event) {
       case 'ADD':

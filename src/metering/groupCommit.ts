@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { AuditEntry } from '../audit/store.js';
+import { storableJson } from '../db/storable.js';
 import type { CachedResponse } from '../gateway/responseCache.js';
 import type { Logger } from '../logger.js';
 import type { ThreadAppend } from '../threads/store.js';
@@ -148,9 +149,9 @@ export class GroupCommitter {
     );
     // Named, so each connection parses and plans this long statement once, not on every batch.
     await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
-      JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : []))),
-      JSON.stringify(pending),
-      JSON.stringify(cache),
+      storableJson(JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : [])))),
+      storableJson(JSON.stringify(pending)),
+      storableJson(JSON.stringify(cache)),
     ] });
     this.announcer.committed(cache.map((entry) => Buffer.from(entry.cache_key, 'hex')));
   }

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Next } from 'koa';
-import { badRequest, payloadTooLarge } from '../../errors.js';
+import { badRequest, payloadTooLarge, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
+import { nulFieldErrors } from './refuseNul.js';
 
 /**
  * Reads and parses the JSON body, refusing more than `limitBytes` as soon as the limit is crossed
@@ -27,6 +28,9 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
       } catch (err) {
         throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`, 'invalid_json');
       }
+      // JSON can carry a NUL only as this escape; the walk is paid only by bodies that have one.
+      const nulErrors = text.includes('\\u0000') ? nulFieldErrors(ctx.state.body) : undefined;
+      if (nulErrors) throw validationFailed(nulErrors);
     }
     await next();
   };
