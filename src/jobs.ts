@@ -8,6 +8,7 @@ import requestsPrune from '../tasks/requests__prune.js';
 import settlementsDrain from '../tasks/settlements__drain.js';
 import type { AuditEntry } from './audit/store.js';
 import type { Queryable } from './db/pool.js';
+import { storableJson } from './db/storable.js';
 import type { Logger } from './logger.js';
 import { DRAIN_JOB_KEY } from './metering/pendingSettlements.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
@@ -48,7 +49,7 @@ export async function addJob<K extends TaskName>(
        max_attempts => $5, job_key => $6)`,
     [
       name,
-      JSON.stringify(payload),
+      storableJson(JSON.stringify(payload)),
       options.queueName ?? null,
       options.runAt ?? null,
       options.maxAttempts ?? null,

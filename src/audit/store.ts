@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { storableJson } from '../db/storable.js';
 
 export type ActorKind = 'organization' | 'restricted' | 'operator';
 
@@ -15,7 +16,7 @@ export interface AuditEntry {
 
 /** Idempotent on event_id, so a retried job never writes an entry twice. The mapping is sql/0011's. */
 export async function insertAuditEntries(db: Queryable, entries: AuditEntry[]): Promise<void> {
-  await db.query('select insert_audit_entries($1::json)', [JSON.stringify(entries)]);
+  await db.query('select insert_audit_entries($1::json)', [storableJson(JSON.stringify(entries))]);
 }
 
 export interface AuditRow {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
+import { storableJson } from '../db/storable.js';
 
 // Idempotency on the request id. A caller-chosen id gets a requests row, holding the hash of the
 // body and, once the request succeeded, its response for replays. Any billed id, generated ones
@@ -209,7 +210,7 @@ async function completeRequestId(db: Queryable, settled: SettledRequest): Promis
      on conflict (workspace_id, request_id) do update
         set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
       where requests.state = 'running'`,
-    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, settled.response],
+    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, storableJson(JSON.stringify(settled.response))],
   );
 }
 

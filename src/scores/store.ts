@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { storableJson } from '../db/storable.js';
 
 // SQL for scores: judgements (a number, a string or a boolean) given to a traced answer.
 
@@ -39,7 +40,7 @@ export async function insertScore(
       score.trace_id,
       scope.keyId,
       score.name,
-      JSON.stringify(score.value),
+      storableJson(JSON.stringify(score.value)),
       score.comment ?? null,
     ],
   );

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { storableJson } from '../db/storable.js';
 
 export interface ThreadMessageInput {
   role: string;
@@ -16,7 +17,7 @@ export interface ThreadAppend {
 
 /** Idempotent per (thread, request id, position): a retried job adds nothing twice. The mapping is sql/0011's. */
 export async function appendToThreads(db: Queryable, appends: ThreadAppend[]): Promise<void> {
-  await db.query('select append_to_threads($1::json)', [JSON.stringify(appends)]);
+  await db.query('select append_to_threads($1::json)', [storableJson(JSON.stringify(appends))]);
 }
 
 export interface ThreadMessageRow {

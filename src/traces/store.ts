@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { storableJson } from '../db/storable.js';
 import type { Credits } from '../metering/credits.js';
 
 export interface TraceAttempt {
@@ -44,7 +45,7 @@ export interface TraceRecord {
 
 /** Idempotent per (workspace, id). The column mapping is sql/0011's `insert_traces`. */
 export async function insertTraces(db: Queryable, traces: TraceRecord[]): Promise<void> {
-  await db.query('select insert_traces($1::json)', [JSON.stringify(traces)]);
+  await db.query('select insert_traces($1::json)', [storableJson(JSON.stringify(traces))]);
 }
 
 export interface TraceRow {
