@@ -28,12 +28,12 @@ export function nulFieldErrors(value: unknown): FieldErrors | undefined {
   const errors: FieldErrors = {};
   const visit = (node: unknown, path: string) => {
     if (typeof node === 'string') {
-      if (node.includes('\0')) errors[path || '(body)'] = [NUL_MESSAGE];
+      if (node.includes('\0')) errors[path || 'body'] = [NUL_MESSAGE];
     } else if (Array.isArray(node)) {
       node.forEach((item, index) => visit(item, path ? `${path}.${index}` : String(index)));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        if (key.includes('\0')) errors[path || '(body)'] = [`has a key that ${NUL_MESSAGE}`];
+        if (key.includes('\0')) errors[path || 'body'] = [`has a key that ${NUL_MESSAGE}`];
         else visit(item, path ? `${path}.${key}` : key);
       }
     }

@@ -27,7 +27,7 @@ describe('http/middleware/refuseNul', () => {
   it('answers 422 for a NUL in a key, and for each field that has one, storing nothing', async () => {
     const keyed = await post('/v1/chat/completions', '{"model":"local/echo","messages":[{"role":"user","content":"hi"}],"x\\u0000":1}');
     expect(keyed.status).to.equal(422);
-    expect(keyed.body.errors['(body)'][0]).to.match(/key/);
+    expect(keyed.body.errors.body[0]).to.match(/key/);
 
     await api(app.baseUrl, '/v1/recall/collections', { method: 'POST', key: key.key, body: { name: 'Boeken' } });
     const document = await post('/v1/memory/documents', '{"title":"Nul\\u0000","text":"tekst\\u0000","collection":"boeken"}');
