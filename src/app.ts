@@ -59,7 +59,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   app.use(requestContext(deps.log));
   app.use(errorMiddleware);
-  app.use(refuseNul);
 
   const open = new Router<AppState>();
   opsRoutes(open, deps.pool);
@@ -70,6 +69,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/v1' });
   api.use(authenticate(keys));
+  // After authentication: a caller without a key hears 401 whatever its URL holds.
+  api.use(refuseNul);
   const services = {
     pool: deps.pool,
     catalog: deps.catalog,

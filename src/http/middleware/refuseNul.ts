@@ -9,7 +9,7 @@ import type { AppContext } from '../state.js';
 
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 
-/** The path and the query; bodies are checked by jsonBody, which parses them. */
+/** The path and the query of a /v1 request; bodies are checked by jsonBody, which parses them. */
 export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
   // Both are still percent-encoded here: a NUL can only arrive as %00.
   if (ctx.path.includes('%00')) throw notFound(`no route for ${ctx.method} ${ctx.path}`);

@@ -54,5 +54,8 @@ describe('http/middleware/refuseNul', () => {
     expect((await api(app.baseUrl, '/v1/recall/threads/a%00b', { key: key.key })).status).to.equal(404);
     expect((await api(app.baseUrl, '/v1/memory/threads/%00', { method: 'DELETE', key: key.key })).status).to.equal(404);
     expect((await api(app.baseUrl, '/v1/recall/collections/%00', { method: 'DELETE', key: key.key })).status).to.equal(404);
+    // Without a key the answer is 401, as for any other URL.
+    expect((await api(app.baseUrl, '/v1/recall/threads/a%00b')).status).to.equal(401);
+    expect((await api(app.baseUrl, '/v1/scores?trace_id=%00')).status).to.equal(401);
   });
 });
