@@ -25,7 +25,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { countCompletionTokens, countMessageTokens } from './tokens.js';
+import { answerTokens } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -343,10 +343,7 @@ export class ChatService {
   private async settle(ctx: ChatContext, prepared: Prepared, answer: Answer): Promise<ChatReply> {
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
-    const prompt = answer.completion.usage?.prompt_tokens ?? countMessageTokens(answer.sentUpstream.messages);
-    const completionTokens =
-      answer.completion.usage?.completion_tokens ??
-      answer.completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0);
+    const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream.messages);
     // The firewall's fee is per 1,000 prompt tokens scanned.
     const services =
       (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +

@@ -18,7 +18,7 @@
 //   changes the count by at most one token per slice, and only for such runs (no word of a
 //   European language has 256 letters); CJK and Thai text, which has no spaces, is affected.
 import { createRequire } from 'node:module';
-import type { ChatMessage } from './providers/types.js';
+import type { ChatMessage, UpstreamCompletion } from './providers/types.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -185,4 +185,12 @@ export function countCompletionTokens(message: CompletionMessageLike): number {
     n += countTokens(call.function.name) + countTokens(call.function.arguments);
   }
   return n;
+}
+
+/** The tokens an answer is billed for: the provider's usage, else counted with the tokenizer. */
+export function answerTokens(completion: UpstreamCompletion, sent: readonly ChatMessage[]): { prompt: number; completion: number } {
+  return {
+    prompt: completion.usage?.prompt_tokens ?? countMessageTokens(sent),
+    completion: completion.usage?.completion_tokens ?? completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
+  };
 }

@@ -6,7 +6,7 @@ import { firstThatAnswers } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import type { UpstreamChatRequest } from '../gateway/providers/types.js';
 import { planRoute } from '../gateway/routing.js';
-import { countCompletionTokens, countMessageTokens } from '../gateway/tokens.js';
+import { answerTokens } from '../gateway/tokens.js';
 import type { ModelMeter } from '../metering/modelMeter.js';
 import type { WorkspaceSettings } from '../tenancy/store.js';
 
@@ -148,11 +148,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   const served = await firstThatAnswers(plan, (candidate) =>
     candidate.adapter.complete(candidate.target, withoutParameters(request, candidate.dropped), model.signal),
   );
-  const { usage } = served.result;
-  model.meter.add(served.candidate.model, served.candidate.target.provider.id, {
-    prompt: usage?.prompt_tokens ?? countMessageTokens(request.messages),
-    completion: usage?.completion_tokens ?? served.result.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
-  });
+  model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request.messages));
   const content = served.result.choices[0]?.message.content ?? '';
   // A model that does not take response_format may still wrap its JSON in a code fence.
   const json = content.replace(/^\s*```(?:json)?\s*/i, '').replace(/\s*```\s*$/, '');
