@@ -49,7 +49,7 @@ export async function addJob<K extends TaskName>(
        max_attempts => $5, job_key => $6)`,
     [
       name,
-      storableJson(JSON.stringify(payload)),
+      storableJson(payload),
       options.queueName ?? null,
       options.runAt ?? null,
       options.maxAttempts ?? null,

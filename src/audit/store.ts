@@ -16,7 +16,7 @@ export interface AuditEntry {
 
 /** Idempotent on event_id, so a retried job never writes an entry twice. The mapping is sql/0011's. */
 export async function insertAuditEntries(db: Queryable, entries: AuditEntry[]): Promise<void> {
-  await db.query('select insert_audit_entries($1::json)', [storableJson(JSON.stringify(entries))]);
+  await db.query('select insert_audit_entries($1::json)', [storableJson(entries)]);
 }
 
 export interface AuditRow {

@@ -8,8 +8,9 @@
 // backslashes before it.
 const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
 
-/** `json` (from JSON.stringify) with the escapes Postgres refuses replaced by U+FFFD's. */
-export function storableJson(json: string): string {
+/** `value` as JSON for a json or jsonb parameter, the escapes Postgres refuses replaced by U+FFFD's. */
+export function storableJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'null';
   // Nearly every text has no \u escape at all: one scan, and no regex.
   return json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
 }

@@ -149,9 +149,9 @@ export class GroupCommitter {
     );
     // Named, so each connection parses and plans this long statement once, not on every batch.
     await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
-      storableJson(JSON.stringify(batch.flatMap((s) => (s.request ? [s.request] : [])))),
-      storableJson(JSON.stringify(pending)),
-      storableJson(JSON.stringify(cache)),
+      storableJson(batch.flatMap((s) => (s.request ? [s.request] : []))),
+      storableJson(pending),
+      storableJson(cache),
     ] });
     this.announcer.committed(cache.map((entry) => Buffer.from(entry.cache_key, 'hex')));
   }

@@ -210,7 +210,7 @@ async function completeRequestId(db: Queryable, settled: SettledRequest): Promis
      on conflict (workspace_id, request_id) do update
         set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
       where requests.state = 'running'`,
-    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, storableJson(JSON.stringify(settled.response))],
+    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, storableJson(settled.response)],
   );
 }
 

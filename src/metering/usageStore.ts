@@ -20,5 +20,5 @@ export interface UsageRecord {
 
 /** Unique per (workspace, request id): a record seen twice is billed once. The mapping is sql/0011's. */
 export async function insertUsage(db: Queryable, records: UsageRecord[]): Promise<void> {
-  await db.query('select insert_usage($1::json)', [storableJson(JSON.stringify(records))]);
+  await db.query('select insert_usage($1::json)', [storableJson(records)]);
 }

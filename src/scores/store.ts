@@ -40,7 +40,7 @@ export async function insertScore(
       score.trace_id,
       scope.keyId,
       score.name,
-      storableJson(JSON.stringify(score.value)),
+      storableJson(score.value),
       score.comment ?? null,
     ],
   );

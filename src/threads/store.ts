@@ -17,7 +17,7 @@ export interface ThreadAppend {
 
 /** Idempotent per (thread, request id, position): a retried job adds nothing twice. The mapping is sql/0011's. */
 export async function appendToThreads(db: Queryable, appends: ThreadAppend[]): Promise<void> {
-  await db.query('select append_to_threads($1::json)', [storableJson(JSON.stringify(appends))]);
+  await db.query('select append_to_threads($1::json)', [storableJson(appends)]);
 }
 
 export interface ThreadMessageRow {

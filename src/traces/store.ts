@@ -45,7 +45,7 @@ export interface TraceRecord {
 
 /** Idempotent per (workspace, id). The column mapping is sql/0011's `insert_traces`. */
 export async function insertTraces(db: Queryable, traces: TraceRecord[]): Promise<void> {
-  await db.query('select insert_traces($1::json)', [storableJson(JSON.stringify(traces))]);
+  await db.query('select insert_traces($1::json)', [storableJson(traces)]);
 }
 
 export interface TraceRow {

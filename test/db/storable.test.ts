@@ -14,16 +14,16 @@ describe('db/storable', () => {
   const asJsonb = async (json: string) => (await db.pool.query<{ value: unknown }>('select $1::jsonb as value', [json])).rows[0]!.value;
 
   it('turns a NUL and lone surrogates into U+FFFD, which jsonb then takes', async () => {
-    const json = JSON.stringify({ a: 'x\0y', b: 'high \ud800 alone', c: ['low \udc00 alone'] });
+    const value = { a: 'x\0y', b: 'high \ud800 alone', c: ['low \udc00 alone'] };
     let refused: unknown;
-    await asJsonb(json).catch((err: unknown) => (refused = err));
+    await asJsonb(JSON.stringify(value)).catch((err: unknown) => (refused = err));
     expect((refused as Error | undefined)?.message).to.match(/Unicode|surrogate/);
-    expect(await asJsonb(storableJson(json))).to.deep.equal({ a: 'x\uFFFDy', b: 'high \uFFFD alone', c: ['low \uFFFD alone'] });
+    expect(await asJsonb(storableJson(value))).to.deep.equal({ a: 'x\uFFFDy', b: 'high \uFFFD alone', c: ['low \uFFFD alone'] });
   });
 
   it('leaves what is storable as it is: a pair, other escapes, an escaped backslash before u0000', () => {
-    const json = JSON.stringify({ emoji: '😀 \ud83d\ude00', control: '\u0001\t', text: '\\u0000 and \\ud800', plain: 'ok' });
-    expect(storableJson(json)).to.equal(json);
+    const value = { emoji: '😀 \ud83d\ude00', control: '\u0001\t', text: '\\u0000 and \\ud800', plain: 'ok' };
+    expect(storableJson(value)).to.equal(JSON.stringify(value));
   });
 
   it('replaces the NUL of a string bound for a text column', () => {
