@@ -37,29 +37,23 @@ const MAX_BATCH = 500;
 // request for the settlements__drain job, which writes usage, traces, audit and threads off the
 // request's path. Inserting those rows costs a fraction of enqueueing jobs (graphile_worker.add_jobs
 // took ~0.8 ms per call here). It notifies nobody: the CommitAnnouncer does, at most every 100 ms.
-// Data-modifying CTEs always run, whether the final select reads them or not.
+// Data-modifying CTEs always run, whether the final select reads them or not; the answers kept for
+// replay are written by complete_requests (sql/0017), which runOnce calls too.
 const SETTLE_SQL = `
-  with stored as (
-    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
-    select r.workspace_id, r.request_id, r.organization_id, r.kind, decode(r.body_hash, 'hex'), 'completed',
-           r.response::jsonb, now()
-      from json_to_recordset($1::json) as r(
-             workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json)
-    on conflict (workspace_id, request_id) do update
-       set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
-     where requests.state = 'running'
-  ),
-  pending as (
+  with pending as (
     insert into pending_settlements (workspace_id, request_id, end_user, usage, trace, audit, thread)
     select s.workspace_id, s.request_id, s.end_user, s.usage, s.trace, s.audit, s.thread
       from json_to_recordset($2::json) as s(
              workspace_id uuid, request_id text, end_user text, usage json, trace json, audit json, thread json)
+  ),
+  cached as (
+    insert into response_cache (workspace_id, cache_key, response, expires_at)
+    select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
+      from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
+    on conflict (workspace_id, cache_key) do update
+       set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
   )
-  insert into response_cache (workspace_id, cache_key, response, expires_at)
-  select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
-    from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
-  on conflict (workspace_id, cache_key) do update
-     set response = excluded.response, created_at = now(), expires_at = excluded.expires_at`;
+  select complete_requests($1::json)`;
 
 /**
  * The group-commit writer. Requests that finish while a commit is in flight wait and share the

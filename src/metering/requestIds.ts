@@ -201,17 +201,9 @@ export async function runOnce(
   }
 }
 
-// As the group commit completes a chat's claim: the claim row, or a new one when the prune freed
-// the id of a request that ran longer than ABANDONED_CLAIM_SECONDS.
+/** The writer the group commit's statement uses too (sql/0017). */
 async function completeRequestId(db: Queryable, settled: SettledRequest): Promise<void> {
-  await db.query(
-    `insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
-     values ($1, $2, $3, $4, decode($5, 'hex'), 'completed', $6, now())
-     on conflict (workspace_id, request_id) do update
-        set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
-      where requests.state = 'running'`,
-    [settled.workspace_id, settled.request_id, settled.organization_id, settled.kind, settled.body_hash, storableJson(settled.response)],
-  );
+  await db.query('select complete_requests($1::json)', [storableJson([settled])]);
 }
 
 /** A claim still running after this was left by a process that died: its id is freed. */
