@@ -106,8 +106,6 @@ export async function releaseRequestId(db: Queryable, workspaceId: string, reque
   ]);
 }
 
-export type Replay = StoredResponse;
-
 /** Who asks, under which request id, and whether the caller chose it (only then can it retry). */
 export interface IdempotencyContext {
   principal: { workspaceId: string; organizationId: string };
@@ -120,7 +118,7 @@ export interface Claim {
   claimed: boolean;
   /** The body's hash, when the caller chose the id; a retry is compared against it. */
   hash: Buffer | undefined;
-  replay?: Replay;
+  replay?: StoredResponse;
 }
 
 /**
