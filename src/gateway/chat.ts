@@ -411,7 +411,7 @@ export class ChatService {
         ? {
             cache: {
               workspace_id: principal.workspaceId,
-              cache_key: prepared.cacheKey.toString('hex'),
+              key: prepared.cacheKey,
               response: { completion: answer.completion, model: answer.model.id, provider: answer.provider },
               ttl_seconds: CACHE_TTL_SECONDS,
             },
@@ -419,7 +419,7 @@ export class ChatService {
         : {}),
     };
     await this.deps.committer.settle(settlement);
-    if (settlement.cache) this.deps.cacheKeys.add(prepared.cacheKey!);
+    if (settlement.cache) this.deps.cacheKeys.add(settlement.cache.key);
     return { body, headers };
   }
 

@@ -21,7 +21,7 @@ export interface Settlement {
   audit: AuditEntry;
   thread?: ThreadAppend;
   /** A fresh answer for the response cache. */
-  cache?: { workspace_id: string; cache_key: string; response: CachedResponse; ttl_seconds: number };
+  cache?: { workspace_id: string; key: Buffer; response: CachedResponse; ttl_seconds: number };
 }
 
 interface Waiter {
@@ -48,7 +48,7 @@ const SETTLE_SQL = `
   ),
   cached as (
     insert into response_cache (workspace_id, cache_key, response, expires_at)
-    select c.workspace_id, decode(c.cache_key, 'hex'), c.response, now() + make_interval(secs => c.ttl_seconds)
+    select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds)
       from json_to_recordset($3::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
@@ -145,8 +145,8 @@ export class GroupCommitter {
     await this.pool.query({ name: 'polder-settle', text: SETTLE_SQL, values: [
       storableJson(batch.flatMap((s) => (s.request ? [s.request] : []))),
       storableJson(pending),
-      storableJson(cache),
+      storableJson(cache.map(({ key, ...entry }) => ({ ...entry, cache_key: key.toString('base64') }))),
     ] });
-    this.announcer.committed(cache.map((entry) => Buffer.from(entry.cache_key, 'hex')));
+    this.announcer.committed(cache.map((entry) => entry.key));
   }
 }

@@ -115,7 +115,7 @@ describe('CommitAnnouncer', () => {
           await committer.settle({
             workspaceId: ids.workspace_id,
             audit: auditEntry({ ...ids, actor: { key_id: null, kind: 'organization' }, action: 'chat.completion', target: 'r', details: {} }),
-            cache: { workspace_id: ids.workspace_id, cache_key: key.toString('hex'), response: { completion: { id: 'c', created: 0, choices: [] }, model: 'm', provider: 'p' }, ttl_seconds: 60 },
+            cache: { workspace_id: ids.workspace_id, key, response: { completion: { id: 'c', created: 0, choices: [] }, model: 'm', provider: 'p' }, ttl_seconds: 60 },
           });
         }
         await waitFor(async () => keys.every((key) => other.mightContain(key)), { what: 'every key in the other filter' });
