@@ -12,6 +12,7 @@ import { storableJson } from './db/storable.js';
 import type { Logger } from './logger.js';
 import { DRAIN_JOB_KEY } from './metering/pendingSettlements.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
+import type { Principal } from './tenancy/store.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so
 // addJob cannot enqueue a payload its task would refuse.
@@ -56,6 +57,15 @@ export async function addJob<K extends TaskName>(
       options.jobKey ?? null,
     ],
   );
+}
+
+/** The organization, workspace and actor of an entry about what a key did. */
+export function actedBy(principal: Principal): Pick<AuditEntry, 'organization_id' | 'workspace_id' | 'actor'> {
+  return {
+    organization_id: principal.organizationId,
+    workspace_id: principal.workspaceId,
+    actor: { key_id: principal.keyId, kind: principal.kind },
+  };
 }
 
 export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string }): AuditEntry {

@@ -3,7 +3,7 @@ import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
 import { ApiError, egressRefused } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
-import { auditEntry } from '../jobs.js';
+import { actedBy, auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor, type Credits } from '../metering/credits.js';
 import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
@@ -504,9 +504,7 @@ export class ChatService {
   private audit(ctx: ChatContext, prepared: Prepared, status: number, model: string | null, provider: string | null) {
     const { principal } = ctx;
     return auditEntry({
-      organization_id: principal.organizationId,
-      workspace_id: principal.workspaceId,
-      actor: { key_id: principal.keyId, kind: principal.kind },
+      ...actedBy(principal),
       action: 'chat.completion',
       target: ctx.requestId,
       details: {

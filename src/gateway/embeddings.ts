@@ -1,7 +1,7 @@
 import type { Pool } from '../db/pool.js';
 import { ApiError, validationFailed } from '../errors.js';
 import type { EmbeddingRequest } from '../generated/openapi.js';
-import { auditEntry } from '../jobs.js';
+import { actedBy, auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
 import { creditsFor } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
@@ -114,9 +114,7 @@ export class EmbeddingService {
           created_at: now,
         },
         audit: auditEntry({
-          organization_id: principal.organizationId,
-          workspace_id: principal.workspaceId,
-          actor: { key_id: principal.keyId, kind: principal.kind },
+          ...actedBy(principal),
           action: 'embeddings.create',
           target: ctx.requestId,
           details: { model: model.id, provider, inputs: inputs.length, ...(body.user ? { user: body.user } : {}) },

@@ -1,6 +1,6 @@
 import type { PoolClient } from '../db/pool.js';
 import { notFound } from '../errors.js';
-import { recordAudit } from '../jobs.js';
+import { actedBy, recordAudit } from '../jobs.js';
 import type { Principal } from '../tenancy/store.js';
 import { insertScore, type ScoreRow, type ScoreValue } from './store.js';
 
@@ -19,9 +19,7 @@ export async function recordScore(
   const score = await insertScore(db, principal, input);
   if (!score) throw notFound(`no trace ${input.trace_id}`);
   await recordAudit(db, {
-    organization_id: principal.organizationId,
-    workspace_id: principal.workspaceId,
-    actor: { key_id: principal.keyId, kind: principal.kind },
+    ...actedBy(principal),
     action: 'score.created',
     target: input.trace_id,
     details: { score_id: score.id, name: score.name, value: score.value },

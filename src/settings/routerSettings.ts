@@ -3,7 +3,7 @@ import { withTransaction } from '../db/transaction.js';
 import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { RouterSettingsUpdate } from '../generated/openapi.js';
-import { recordAudit } from '../jobs.js';
+import { actedBy, recordAudit } from '../jobs.js';
 import { setNonEuAcceptance, type Principal, type WorkspaceSettings } from '../tenancy/store.js';
 import { readRouterSettings, type RouterSettingsState, saveWorkspaceSettings } from './store.js';
 
@@ -68,9 +68,8 @@ export async function updateRouterSettings(
       acceptance = { acceptedAt: state.non_eu_accepted_at, acceptedBy: state.non_eu_accepted_by };
       // Organization-wide (workspace_id null), as the operator CLI writes it: every workspace's log shows it.
       await recordAudit(db, {
-        organization_id: principal.organizationId,
+        ...actedBy(principal),
         workspace_id: null,
-        actor: { key_id: principal.keyId, kind: principal.kind },
         action: recording ? 'non_eu_acceptance.recorded' : 'non_eu_acceptance.withdrawn',
         target: principal.organizationId,
         details: recording
@@ -97,9 +96,7 @@ export async function updateRouterSettings(
     if (Object.keys(changes).length > 0) {
       updatedAt = await saveWorkspaceSettings(db, principal, settings);
       await recordAudit(db, {
-        organization_id: principal.organizationId,
-        workspace_id: principal.workspaceId,
-        actor: { key_id: principal.keyId, kind: principal.kind },
+        ...actedBy(principal),
         action: 'settings.router.updated',
         target: principal.workspaceId,
         details: { changes },
