@@ -1,16 +1,19 @@
 /**
- * What the gateway adds, against a zero-delay upstream, next to the floor (a bare undici
- * passthrough) and a reference (Portkey's open-source gateway), all measured in one run under the
- * same load on the same machine.
+ * What the gateway adds, against a zero-delay upstream, next to two floors (a bare undici
+ * passthrough, and the design's own: Koa with one durable usage row per request) and a reference
+ * (Portkey's open-source gateway), all measured in one run under the same load on the same machine.
  *
- *   npm run bench:gateway                 # full run (~3–4 min)
+ *   npm run bench:gateway                 # full run (~5–6 min)
  *   npm run bench:gateway -- --quick      # smoke run: short windows, concurrency 1, 4, 16
  *   npm run bench:gateway -- --profile    # also writes the gateway's V8 CPU profiles and summarizes one
+ *   npm run bench:gateway -- --only=floor,gateway-warn   # just these targets (and the stub)
  *
  * Processes (each its own, so that no two share an event loop and each one's CPU shows):
  *  - stub:         bench/gateway-stub.ts, POST /v1/chat/completions → a fixed small completion;
  *  - load:         bench/gateway-load.ts, closed-loop generator on an undici Pool;
  *  - passthrough:  bench/gateway-passthrough.ts, node:http + undici Pool to the stub;
+ *  - floor:        bench/gateway-floor.ts, ARCHITECTURE.md's prototype: Koa, key map, Ajv, undici,
+ *                  a group-committed usage row (synchronous_commit off), on its own bench database;
  *  - gateway:      the Procfile's web and worker commands (node flags included), on a fresh
  *                  database and a one-model catalogue pointing at the stub;
  *  - Portkey:      npx -y @portkey-ai/gateway@1.15.2 --headless, from a temp directory.
@@ -57,15 +60,26 @@ import {
 
 // ---- settings -------------------------------------------------------------------------------
 
+const TARGET_KEYS = ['direct', 'passthrough', 'floor', 'gateway-warn', 'gateway-info', 'gateway-sync', 'portkey'];
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
 const PROFILE = args.has('--profile');
+/** `--only=floor,gateway-warn`: measure just these targets (the stub is always measured, as the base of "added"). */
+let only: Set<string> | undefined;
 for (const a of args) {
+  if (a.startsWith('--only=')) {
+    only = new Set(['direct', ...a.slice('--only='.length).split(',')]);
+    const unknown = [...only].filter((key) => !TARGET_KEYS.includes(key));
+    if (unknown.length === 0) continue;
+    process.stderr.write(`bench:gateway: unknown target ${unknown.join(', ')} (known: ${TARGET_KEYS.join(', ')})\n`);
+    process.exit(2);
+  }
   if (!['--quick', '--profile'].includes(a)) {
-    process.stderr.write(`bench:gateway: unknown option ${a} (known: --quick, --profile)\n`);
+    process.stderr.write(`bench:gateway: unknown option ${a} (known: --quick, --profile, --only=<targets>)\n`);
     process.exit(2);
   }
 }
+const selected = (key: string) => !only || only.has(key);
 
 const WARMUP_MS = QUICK ? 300 : 500;
 const WINDOW_MS = QUICK ? 1000 : 2000;
@@ -493,7 +507,9 @@ function procfileCommand(name: 'web' | 'worker'): { flags: string[]; script: str
 }
 
 /** A fresh bench database (dropped first when it exists), migrated, with one organization key. */
-async function createBenchDatabase(name: string): Promise<{ pool: Pool; url: string; apiKey: string }> {
+async function createBenchDatabase(
+  name: string,
+): Promise<{ pool: Pool; url: string; apiKey: string; workspaceId: string; organizationId: string }> {
   await withMaintenance(async (client) => {
     await client.query(`drop database if exists ${name} with (force)`);
     await client.query(`create database ${name}`);
@@ -503,8 +519,8 @@ async function createBenchDatabase(name: string): Promise<{ pool: Pool; url: str
   const pool = createPool(url, 2);
   benchPools.add(pool);
   await migrate(pool);
-  const { key } = await createKey(pool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
-  return { pool, url, apiKey: key };
+  const created = await createKey(pool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
+  return { pool, url, apiKey: created.key, workspaceId: created.workspace_id, organizationId: created.organization_id };
 }
 
 function writeCatalog(stubPort: number): string {
@@ -831,8 +847,8 @@ function report(facts: string): string {
   }
   out.push('');
 
-  // The checks, for each gateway variant.
-  const gateways = results.filter((r) => r.key.startsWith('gateway'));
+  // The checks, for each gateway variant, and for the floor: what the design itself reaches here.
+  const gateways = results.filter((r) => r.key.startsWith('gateway') || r.key === 'floor');
   const portkey = bestOf(results.find((r) => r.key === 'portkey'));
   const passthrough = bestOf(results.find((r) => r.key === 'passthrough'));
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
@@ -1007,20 +1023,17 @@ async function main(): Promise<number> {
   // Portkey installs (the first time: about a minute) while the database is set up; it must be up
   // before anything is measured, so that npm's work does not disturb the figures.
   const portkeyPort = await freePort();
-  const portkey = startPortkey(portkeyPort);
-  const portkeyStarted = portkey.ready.then(
+  const portkey = selected('portkey') ? startPortkey(portkeyPort) : undefined;
+  const portkeyStarted = portkey?.ready.then(
     () => undefined,
     (err: Error) => err,
   );
 
-  const passthrough = forkHelper('passthrough', helper('gateway-passthrough'), { UPSTREAM: stubOrigin });
-  const { port: passthroughPort } = await nextMessage<{ type: 'ready'; port: number }>(passthrough.child, 'ready');
-
   statsPool = createPool(withDatabase(baseUrl, 'postgres'), 2);
   const catalogFile = writeCatalog(stubPort);
-  log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);
+  if (portkey) log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);
   const portkeyFailure = await portkeyStarted;
-  if (portkeyFailure) await stop(portkey.npx);
+  if (portkey && portkeyFailure) await stop(portkey.npx);
 
   const idle = await quietMachine(QUIET_WAIT_MS, true);
   const facts = `${await machineFacts()}\nbefore the run the machine was ${fmt(idle, 0)} % busy (of ${CORES * 100} %) with other work`;
@@ -1039,21 +1052,26 @@ async function main(): Promise<number> {
       viaStub: true,
     }),
   );
-  runs.push(
-    await startRun({
-      key: 'passthrough',
-      label: 'undici passthrough',
-      origin: `http://127.0.0.1:${passthroughPort}`,
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-stub' },
-      serverPid: () => passthrough.child.pid,
-      viaStub: true,
-    }),
-  );
+  const helpers: Managed[] = [];
+  /** A proxy of ours in a process of its own, started and warmed up like the other targets. */
+  const startHelper = async (key: string, label: string, env: NodeJS.ProcessEnv, apiKey: string) => {
+    const managed = forkHelper(key, helper(`gateway-${key}`), { UPSTREAM: stubOrigin, ...env });
+    helpers.push(managed);
+    const { port } = await nextMessage<{ type: 'ready'; port: number }>(managed.child, 'ready');
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
+    runs.push(await startRun({ key, label, origin: `http://127.0.0.1:${port}`, headers, serverPid: () => managed.child.pid, viaStub: true }));
+  };
+  if (selected('passthrough')) await startHelper('passthrough', 'undici passthrough', {}, 'sk-bench-stub');
+  if (selected('floor')) {
+    const { apiKey, url, workspaceId, organizationId } = await createBenchDatabase(`${BENCH_DB_PREFIX}_floor`);
+    const env = { DATABASE_URL: url, API_KEY: apiKey, WORKSPACE_ID: workspaceId, ORGANIZATION_ID: organizationId };
+    await startHelper('floor', 'floor (Koa + durable usage)', env, apiKey);
+  }
   const variants: GatewayVariant[] = [
     { key: 'gateway-warn', label: 'gateway (LOG_LEVEL=warn)', logLevel: 'warn', synchronousCommit: 'off' },
     { key: 'gateway-info', label: 'gateway (LOG_LEVEL=info)', logLevel: 'info', synchronousCommit: 'off' },
     { key: 'gateway-sync', label: 'gateway (warn, sync commit on)', logLevel: 'warn', synchronousCommit: 'on' },
-  ];
+  ].filter((variant) => selected(variant.key)) as GatewayVariant[];
   const gateways: Gateway[] = [];
   for (const variant of variants) gateways.push(await startGateway(variant, catalogFile, 'sk-bench-stub'));
   runs.push(...gateways.map((g) => g.run));
@@ -1067,13 +1085,13 @@ async function main(): Promise<number> {
       'x-portkey-provider': 'openai',
       'x-portkey-custom-host': `${stubOrigin}/v1`,
     },
-    serverPid: () => portkeyServerPid(portkey.npx),
+    serverPid: () => (portkey ? portkeyServerPid(portkey.npx) : undefined),
     viaStub: true,
   };
-  if (portkeyFailure) {
+  if (portkey && portkeyFailure) {
     runs.push(newRun(portkeyTarget, `could not install or start ${PORTKEY_PACKAGE}: ${portkeyFailure.message}`));
     log(logTail(portkey.logFile));
-  } else {
+  } else if (portkey) {
     runs.push(await startRun(portkeyTarget));
   }
 
@@ -1086,8 +1104,8 @@ async function main(): Promise<number> {
     for (const variant of variants) writeFileSync(join(profileDir, `${variant.key}.cpuprofile.window.json`), JSON.stringify({ fromUs, toUs }));
   }
   for (const gateway of gateways) await finishGateway(gateway);
-  await stop(passthrough);
-  await stop(portkey.npx);
+  for (const managed of helpers) await stop(managed);
+  if (portkey) await stop(portkey.npx);
 
   process.stdout.write(`\n${report(facts)}\n`);
 
