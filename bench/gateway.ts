@@ -848,13 +848,14 @@ function report(facts: string): string {
   out.push('');
 
   // The checks, for each gateway variant, and for the floor: what the design itself reaches here.
-  const gateways = results.filter((r) => r.key.startsWith('gateway') || r.key === 'floor');
+  const gateways = results.filter((r) => r.key.startsWith('gateway'));
+  const checked = results.filter((r) => r.key === 'floor' || r.key.startsWith('gateway'));
   const portkey = bestOf(results.find((r) => r.key === 'portkey'));
   const passthrough = bestOf(results.find((r) => r.key === 'passthrough'));
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
   const checkRows: string[][] = [];
   const cells = (f: (g: TargetResult) => [string, boolean | undefined]) =>
-    gateways.map((g) => {
+    checked.map((g) => {
       if (!g.measured) return 'not measured';
       const [value, ok] = f(g);
       return `${value} ${verdict(ok)}`;
@@ -896,8 +897,8 @@ function report(facts: string): string {
     `≤ ${TARGETS.rssMiB} MB`,
     ...cells((g) => (g.rssMiB === undefined ? ['—', undefined] : [`${fmt(g.rssMiB, 0)} MiB`, g.rssMiB <= TARGETS.rssMiB])),
   ]);
-  if (gateways.length > 0) {
-    out.push(table(['check', 'target', ...gateways.map((g) => g.label)], checkRows, [false, false, ...gateways.map(() => false)]));
+  if (checked.length > 0) {
+    out.push(table(['check', 'target', ...checked.map((g) => g.label)], checkRows, [false, false, ...checked.map(() => false)]));
     out.push('');
   }
 
@@ -942,28 +943,20 @@ function report(facts: string): string {
   const checks = results.filter((r) => r.upstreamCheck && r.upstreamCheck !== 'ok');
   for (const r of checks) out.push(`warning: ${r.label}: ${r.upstreamCheck}`);
 
-  // What limits the gateway, from the CPU figures at its best step.
+  // What limits the gateway, from the CPU figures at its best step; the floor's beside it.
   const main = gateways[0];
   const best = bestOf(main) ?? main?.steps.find((s) => s.count > 0);
+  const floor = results.find((r) => r.key === 'floor');
+  const floorBest = bestOf(floor);
   if (main && best) {
     out.push('');
-    const perRequest = (cpu: number) => (cpu * 10) / best.rps; // % of a core → ms of CPU per request
-    const parts = [
-      { name: 'Postgres', cpu: best.pgCpu },
-      { name: 'the web process', cpu: best.serverCpu },
-      { name: 'the worker', cpu: best.auxCpu },
-      { name: 'the load generator', cpu: best.loadCpu },
-      { name: 'the stub', cpu: best.stubCpu },
-    ].sort((x, y) => y.cpu - x.cpu);
+    if (floor && floorBest) out.push(cpuPerRequest(floor, floorBest));
+    out.push(cpuPerRequest(main, best));
+    const largest = cpuParts(best)[0]!;
     const saturated = best.machineBusy >= CORES * 100 * 0.9;
     out.push(
-      `${main.label} at c=${best.concurrency} (${fmt(best.rps, 0)} req/s), CPU per request: ` +
-        parts.map((p) => `${p.name} ${fmt(perRequest(p.cpu), 2)} ms (${fmt(p.cpu, 0)} % of a core)`).join(', ') +
-        `; the machine was ${fmt(best.machineBusy, 0)} % busy of ${CORES * 100} % (other work ${fmt(best.otherCpu, 0)} %).`,
-    );
-    out.push(
       saturated
-        ? `The machine's CPU is the limit, and ${parts[0]!.name} takes the largest share of it` +
+        ? `The machine's CPU is the limit, and ${largest.name} takes the largest share of it` +
             (best.serverCpu >= 85 ? '; the web process is also CPU-bound on its one event loop.' : '.')
         : best.serverCpu >= 85
           ? 'The web process is CPU-bound on its one event loop.'
@@ -973,6 +966,28 @@ function report(facts: string): string {
   }
   out.push(`total bench time ${fmt((Date.now() - started) / 1000, 0)} s`);
   return out.join('\n');
+}
+
+/** Each process's CPU during a step, largest first. */
+function cpuParts(step: Step): { name: string; cpu: number }[] {
+  return [
+    { name: 'Postgres', cpu: step.pgCpu },
+    { name: 'the web process', cpu: step.serverCpu },
+    { name: 'the worker', cpu: step.auxCpu },
+    { name: 'the load generator', cpu: step.loadCpu },
+    { name: 'the stub', cpu: step.stubCpu },
+  ]
+    .filter((part) => part.cpu > 0)
+    .sort((x, y) => y.cpu - x.cpu);
+}
+
+function cpuPerRequest(target: TargetResult, step: Step): string {
+  const perRequest = (cpu: number) => (cpu * 10) / step.rps; // % of a core → ms of CPU per request
+  return (
+    `${target.label} at c=${step.concurrency} (${fmt(step.rps, 0)} req/s), CPU per request: ` +
+    cpuParts(step).map((p) => `${p.name} ${fmt(perRequest(p.cpu), 2)} ms (${fmt(p.cpu, 0)} % of a core)`).join(', ') +
+    `; the machine was ${fmt(step.machineBusy, 0)} % busy of ${CORES * 100} % (other work ${fmt(step.otherCpu, 0)} %).`
+  );
 }
 
 // ---- clean-up -------------------------------------------------------------------------------
