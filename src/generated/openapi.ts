@@ -366,7 +366,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch a thread with its messages, oldest first */
+        /**
+         * Fetch a thread with its messages, oldest first
+         * @description A chat answered with this `thread` is in it as soon as its answer has come, although its messages are written to the thread's table a moment later.
+         */
         get: operations["getThread"];
         put?: never;
         post?: never;
@@ -402,7 +405,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a thread and its messages */
+        /**
+         * Delete a thread and its messages
+         * @description The messages of chats answered just before, still being written, are deleted too: they do not bring the thread back.
+         */
         delete: operations["deleteThread"];
         options?: never;
         head?: never;
