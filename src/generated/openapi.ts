@@ -531,7 +531,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Fetch one trace */
+        /**
+         * Fetch one trace
+         * @description A chat's trace can be fetched as soon as its answer has come (the id is the answer's `X-Request-Id`), although traces are written a moment later.
+         */
         get: operations["getTrace"];
         put?: never;
         post?: never;
@@ -569,7 +572,7 @@ export interface paths {
         put?: never;
         /**
          * Score a trace
-         * @description A trace id of another workspace, or one that does not exist, is a 404.
+         * @description A trace id of another workspace, or one that does not exist, is a 404. An answer can be scored as soon as it has come.
          */
         post: operations["createScore"];
         delete?: never;

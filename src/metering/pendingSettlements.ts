@@ -43,6 +43,15 @@ export async function drainPendingSettlements(db: Queryable, limit: number): Pro
 }
 
 /**
+ * Writes the pending settlement of one request now, in the caller's transaction (sql/0019), so that
+ * its trace can be read or scored right after the answer. Nothing when there is none (written
+ * already, or never) or when the tables refuse it (the drain sets it aside then).
+ */
+export async function landPendingSettlement(db: Queryable, workspaceId: string, requestId: string): Promise<void> {
+  await db.query('select land_pending_settlement($1, $2)', [workspaceId, requestId]);
+}
+
+/**
  * Locks and returns the oldest rows no other drain holds. `skip locked` lets two drains (a job and
  * the minutely sweep) share the backlog instead of waiting on each other.
  */
