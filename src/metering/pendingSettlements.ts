@@ -43,12 +43,20 @@ export async function drainPendingSettlements(db: Queryable, limit: number): Pro
 }
 
 /**
- * Writes the pending settlement of one request now, in the caller's transaction (sql/0019), so that
- * its trace can be read or scored right after the answer. Nothing when there is none (written
- * already, or never) or when the tables refuse it (the drain sets it aside then).
+ * Writes now, in the caller's transaction (sql/0019), the pending settlements of one request or
+ * those appending to one thread, so that a trace or a thread can be read right after the answer.
+ * Rows the tables refuse stay pending (the drain sets them aside).
  */
-export async function landPendingSettlement(db: Queryable, workspaceId: string, requestId: string): Promise<void> {
-  await db.query('select land_pending_settlement($1, $2)', [workspaceId, requestId]);
+export async function landPendingSettlements(
+  db: Queryable,
+  workspaceId: string,
+  of: { requestId: string } | { thread: string },
+): Promise<void> {
+  await db.query('select land_pending_settlements($1, $2, $3)', [
+    workspaceId,
+    'requestId' in of ? of.requestId : null,
+    'thread' in of ? of.thread : null,
+  ]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { PoolClient } from '../db/pool.js';
 import { notFound } from '../errors.js';
 import { actedBy, recordAudit } from '../jobs.js';
-import { landPendingSettlement } from '../metering/pendingSettlements.js';
+import { landPendingSettlements } from '../metering/pendingSettlements.js';
 import type { Principal } from '../tenancy/store.js';
 import { insertScore, type ScoreRow, type ScoreValue } from './store.js';
 
@@ -21,7 +21,7 @@ export async function recordScore(
   if (!score) {
     // Scored right after its answer, the trace may still be on its way: it is written first (or,
     // when a drain held it meanwhile, has been written by the drain), then scored.
-    await landPendingSettlement(db, principal.workspaceId, input.trace_id);
+    await landPendingSettlements(db, principal.workspaceId, { requestId: input.trace_id });
     score = await insertScore(db, principal, input);
   }
   if (!score) throw notFound(`no trace ${input.trace_id}`);

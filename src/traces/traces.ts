@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { landPendingSettlement } from '../metering/pendingSettlements.js';
+import { landPendingSettlements } from '../metering/pendingSettlements.js';
 import { findTraceDetail, type TraceDetailRow } from './store.js';
 
 /**
@@ -10,6 +10,6 @@ import { findTraceDetail, type TraceDetailRow } from './store.js';
 export async function traceOf(db: Queryable, workspaceId: string, id: string): Promise<TraceDetailRow | undefined> {
   const trace = await findTraceDetail(db, workspaceId, id);
   if (trace) return trace;
-  await landPendingSettlement(db, workspaceId, id);
+  await landPendingSettlements(db, workspaceId, { requestId: id });
   return findTraceDetail(db, workspaceId, id);
 }
