@@ -8,7 +8,7 @@ export interface Config {
   logLevel: string;
   workerConcurrency: number;
   bodyLimitBytes: number;
-  /** synchronous_commit of the metering writer's commits (see metering/groupCommit.ts). */
+  /** synchronous_commit of the group commit that writes every request's records (metering/groupCommit.ts): on unless set off. */
   meteringSynchronousCommit: 'on' | 'off';
 }
 
@@ -36,7 +36,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = positiveInteger(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
-  const meteringSynchronousCommit = env.METERING_SYNCHRONOUS_COMMIT || 'off';
+  const meteringSynchronousCommit = env.METERING_SYNCHRONOUS_COMMIT || 'on';
   if (meteringSynchronousCommit !== 'on' && meteringSynchronousCommit !== 'off') {
     throw new ConfigError(`METERING_SYNCHRONOUS_COMMIT must be on or off, got ${JSON.stringify(meteringSynchronousCommit)}`);
   }

@@ -1,7 +1,6 @@
 import { run, type ParsedCronItem, type Runner } from 'graphile-worker';
 import { buildTaskList, workerLogger } from './jobs.js';
 import type { Logger } from './logger.js';
-import { SettlementDrainScheduler } from './metering/drainScheduler.js';
 import type { WorkerServices } from './task.js';
 
 export interface JobRunner {
@@ -9,13 +8,9 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
-/**
- * graphile-worker with every task, plus what turns group commits into settlements__drain jobs.
- * The worker process runs it; so do the tests, with their own database.
- */
+/** graphile-worker with every task. The worker process runs it; so do the tests, with their own database. */
 export async function startJobRunner(options: {
   services: WorkerServices;
-  connectionString: string;
   log: Logger;
   concurrency: number;
   pollInterval?: number;
@@ -34,12 +29,9 @@ export async function startJobRunner(options: {
     parsedCronItems: options.cron ?? [],
     ...(options.events ? { events: options.events } : {}),
   });
-  const drains = new SettlementDrainScheduler({ connectionString: options.connectionString, pool: services.db, log });
-  await drains.start();
   return {
     runner,
     async stop() {
-      await drains.stop();
       // stop() lets running jobs finish before it resolves.
       await runner.stop();
     },

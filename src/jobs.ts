@@ -1,28 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { Logger as WorkerLogger, parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker';
-import auditRecord from '../tasks/audit__record.js';
 import cacheExpire from '../tasks/cache__expire.js';
 import memoryExtractFacts from '../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../tasks/memory__ingest_document.js';
 import requestsPrune from '../tasks/requests__prune.js';
-import settlementsDrain from '../tasks/settlements__drain.js';
-import type { AuditEntry } from './audit/store.js';
 import type { Queryable } from './db/pool.js';
 import { storableJson } from './db/storable.js';
 import type { Logger } from './logger.js';
-import { DRAIN_JOB_KEY } from './metering/pendingSettlements.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
-import type { Principal } from './tenancy/store.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so
 // addJob cannot enqueue a payload its task would refuse.
 const definitions = {
-  audit__record: auditRecord,
   cache__expire: cacheExpire,
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
-  settlements__drain: settlementsDrain,
 };
 
 type Definitions = typeof definitions;
@@ -59,27 +51,6 @@ export async function addJob<K extends TaskName>(
   );
 }
 
-/** The organization, workspace and actor of an entry about what a key did. */
-export function actedBy(principal: Principal): Pick<AuditEntry, 'organization_id' | 'workspace_id' | 'actor'> {
-  return {
-    organization_id: principal.organizationId,
-    workspace_id: principal.workspaceId,
-    actor: { key_id: principal.keyId, kind: principal.kind },
-  };
-}
-
-export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string }): AuditEntry {
-  return { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() };
-}
-
-/** Queues an audit entry in the caller's transaction. */
-export async function recordAudit(
-  db: Queryable,
-  entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string },
-): Promise<void> {
-  await addJob(db, 'audit__record', { entries: [auditEntry(entry)] });
-}
-
 export function buildTaskList(services: WorkerServices, log: Logger): TaskList {
   const list: TaskList = {};
   for (const definition of Object.values(definitions) as TaskDefinition<unknown>[]) {
@@ -109,7 +80,5 @@ export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
     { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
-    // The safety net under the drains that group commits trigger (see SettlementDrainScheduler).
-    { task: 'settlements__drain', match: '* * * * *', identifier: 'settlements__drain', options: { jobKey: DRAIN_JOB_KEY } },
   ]);
 }

@@ -35,7 +35,6 @@ onShutdown(log, 'worker', async () => {
 
 jobs = await startJobRunner({
   services: { db: pool, catalog, adapters },
-  connectionString: config.databaseUrl,
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
-import { storableJson } from '../db/storable.js';
 
-export type ActorKind = 'organization' | 'restricted' | 'operator';
+/** `service`: work the service did on its own, for a workspace (an ingest, a fact extraction). */
+export type ActorKind = 'organization' | 'restricted' | 'operator' | 'service';
 
 export interface AuditEntry {
   event_id: string;
@@ -12,11 +12,6 @@ export interface AuditEntry {
   action: string;
   target: string | null;
   details: Record<string, unknown>;
-}
-
-/** Idempotent on event_id, so a retried job never writes an entry twice. The mapping is sql/0011's. */
-export async function insertAuditEntries(db: Queryable, entries: AuditEntry[]): Promise<void> {
-  await db.query('select insert_audit_entries($1::json)', [storableJson(entries)]);
 }
 
 export interface AuditRow {

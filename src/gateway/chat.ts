@@ -1,12 +1,14 @@
+import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
 import { ApiError, egressRefused } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
-import { actedBy, auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
-import { creditsFor, type Credits } from '../metering/credits.js';
-import type { GroupCommitter, Settlement } from '../metering/groupCommit.js';
+import type { Credits } from '../metering/credits.js';
+import type { GroupCommitter } from '../metering/groupCommit.js';
+import type { RequestRecords } from '../metering/records.js';
+import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
@@ -201,7 +203,18 @@ export class ChatService {
       return delta ? [{ index: choice.index, delta, finish_reason: null }] : [];
     });
     if (held.length > 0) await sink.send(frame(held));
-    const reply = await this.settle(ctx, prepared, answer);
+    let reply: ChatReply;
+    try {
+      reply = await this.settle(ctx, prepared, answer);
+    } catch (err) {
+      // The text went out, but the answer is not recorded (so not billed): the stream must not end
+      // as if it had succeeded.
+      await this.fail(ctx, prepared, err, served.attempts);
+      const message = err instanceof ApiError ? err.message : 'the answer could not be recorded';
+      await sink.send({ error: { message, type: 'api_error', code: err instanceof ApiError ? (err.code ?? null) : null } });
+      sink.end(false);
+      return;
+    }
     const usage = reply.body.usage as Usage;
     const indexes = answer.completion.choices.map((c) => c.index);
     for (const [position, index] of indexes.entries()) {
@@ -348,13 +361,18 @@ export class ChatService {
     const services =
       (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
       (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
-    const credits = creditsFor(answer.model.pricing, { prompt, completion: completionTokens }, { cacheHit: hit, services });
+    const cached = hit ? prompt : (answer.completion.usage?.prompt_tokens_details?.cached_tokens ?? 0);
+    const now = new Date().toISOString();
+    const lines = new UsageMeter()
+      .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached })
+      .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
+    const credits = lines[0]!.credits;
     const visible = prepared.firewall ? restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,
       total_tokens: prompt + completionTokens,
-      prompt_tokens_details: { cached_tokens: hit ? prompt : (answer.completion.usage?.prompt_tokens_details?.cached_tokens ?? 0) },
+      prompt_tokens_details: { cached_tokens: cached },
       credits,
     };
     const body = {
@@ -377,23 +395,9 @@ export class ChatService {
       sources: prepared.retrieval.sources,
     };
     const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
-    const now = new Date().toISOString();
-    const settlement: Settlement = {
-      workspaceId: principal.workspaceId,
+    const records: RequestRecords = {
       request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }),
-      usage: {
-        organization_id: principal.organizationId,
-        workspace_id: principal.workspaceId,
-        request_id: ctx.requestId,
-        kind: 'chat',
-        model: answer.model.id,
-        provider: answer.provider,
-        prompt_tokens: usage.prompt_tokens,
-        completion_tokens: usage.completion_tokens,
-        cached_tokens: usage.prompt_tokens_details.cached_tokens,
-        credits,
-        created_at: now,
-      },
+      usage: lines,
       trace: this.trace(ctx, prepared, {
         status: 200,
         model: answer.model.id,
@@ -418,8 +422,8 @@ export class ChatService {
           }
         : {}),
     };
-    await this.deps.committer.settle(settlement);
-    if (settlement.cache) this.deps.cacheKeys.add(settlement.cache.key);
+    await this.deps.committer.write(records);
+    if (records.cache) this.deps.cacheKeys.add(records.cache.key);
     return { body, headers };
   }
 
@@ -431,8 +435,7 @@ export class ChatService {
     try {
       if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
       const now = new Date().toISOString();
-      await this.deps.committer.settle({
-        workspaceId: ctx.principal.workspaceId,
+      await this.deps.committer.write({
         trace: this.trace(ctx, prepared, {
           status,
           model: null,
@@ -472,6 +475,7 @@ export class ChatService {
       workspace_id: principal.workspaceId,
       organization_id: principal.organizationId,
       id: ctx.requestId,
+      kind: 'chat',
       key_id: principal.keyId,
       name: body.name ?? null,
       tags: body.tags ?? [],

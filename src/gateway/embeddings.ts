@@ -1,14 +1,16 @@
+import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
 import { ApiError, validationFailed } from '../errors.js';
 import type { EmbeddingRequest } from '../generated/openapi.js';
-import { actedBy, auditEntry } from '../jobs.js';
 import type { Logger } from '../logger.js';
-import { creditsFor } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
+import { UsageMeter, type UsageRecord } from '../metering/usageLines.js';
 import type { Principal } from '../tenancy/store.js';
+import type { TraceRecord } from '../traces/store.js';
+import type { TraceContext } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
-import { ChainFailed, firstThatAnswers } from './fallback.js';
+import { ChainFailed, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import type { EmbeddingOutput } from './providers/types.js';
 import { planRoute, type RoutingPlan } from './routing.js';
@@ -22,6 +24,8 @@ export interface EmbeddingContext {
   principal: Principal;
   requestId: string;
   callerRequestId: boolean;
+  application: string | null;
+  traceContext: TraceContext | null;
   signal: AbortSignal;
   log: Logger;
 }
@@ -62,6 +66,7 @@ export class EmbeddingService {
   ) {}
 
   async create(ctx: EmbeddingContext, body: EmbeddingRequest): Promise<EmbeddingReply> {
+    const started = performance.now();
     const { principal } = ctx;
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const plan = planRoute<EmbeddingModel>(this.deps.catalog, this.deps.adapters, {
@@ -85,52 +90,143 @@ export class EmbeddingService {
 
     const { replay, hash } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', body: body as Record<string, unknown> });
     if (replay) return replay;
+    const call = { ctx, body, model, inputs: inputs.length, started };
+    let embedded: Embedded;
     try {
-      const { vectors, provider, usageTokens } = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal);
-      const promptTokens = usageTokens ?? tokens.reduce((sum, n) => sum + n, 0);
-      const responseBody = {
-        object: 'list',
-        data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
-        model: model.id,
-        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-      };
-      const headers = { 'X-Model': model.id, 'X-Provider': provider };
-      const now = new Date().toISOString();
-      await this.deps.committer.settle({
-        workspaceId: principal.workspaceId,
-        // Large vectors are kept for replay only when the caller sent its own id.
-        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }),
-        usage: {
-          organization_id: principal.organizationId,
-          workspace_id: principal.workspaceId,
-          request_id: ctx.requestId,
-          kind: 'embeddings',
-          model: model.id,
-          provider,
-          prompt_tokens: promptTokens,
-          completion_tokens: 0,
-          cached_tokens: 0,
-          credits: creditsFor(model.pricing, { prompt: promptTokens, completion: 0 }),
-          created_at: now,
-        },
-        audit: auditEntry({
-          ...actedBy(principal),
-          action: 'embeddings.create',
-          target: ctx.requestId,
-          details: { model: model.id, provider, inputs: inputs.length, ...(body.user ? { user: body.user } : {}) },
-        }),
-      });
-      return { body: responseBody, headers };
+      embedded = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal, tokens);
     } catch (err) {
-      if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
+      await this.fail(call, err);
       throw err instanceof ChainFailed ? err.apiError : err;
     }
+    const meter = new UsageMeter();
+    for (const part of embedded.parts) meter.add(model, part.provider, { prompt: part.tokens, completion: 0 });
+    const promptTokens = embedded.parts.reduce((sum, part) => sum + part.tokens, 0);
+    const responseBody = {
+      object: 'list',
+      data: embedded.vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      model: model.id,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    };
+    const provider = embedded.parts[0]!.provider;
+    const headers = { 'X-Model': model.id, 'X-Provider': provider };
+    const now = new Date().toISOString();
+    // Each provider that served a part of a split call bills its own line.
+    const usage = meter.lines(principal, 'embeddings', (part, index) => (index === 0 ? ctx.requestId : `${ctx.requestId}:${part}`), {
+      createdAt: now,
+    });
+    try {
+      await this.deps.committer.write({
+        // Large vectors are kept for replay only when the caller sent its own id.
+        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }),
+        usage,
+        trace: embeddingsTrace(call, { status: 200, provider, attempts: embedded.attempts, usage, createdAt: now }),
+        audit: embeddingsAudit(call, 200, provider),
+      });
+    } catch (err) {
+      await this.fail(call, err, embedded.attempts);
+      throw err;
+    }
+    return { body: responseBody, headers };
   }
+
+  /** A failed call is traced and audited, not billed, and its id is freed for a retry. */
+  private async fail(call: EmbeddingCall, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
+    const { ctx } = call;
+    const apiError = err instanceof ChainFailed ? err.apiError : err instanceof ApiError ? err : undefined;
+    const status = apiError?.status ?? 502;
+    const attempts = err instanceof ChainFailed ? err.attempts : (servedAttempts ?? []);
+    try {
+      if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
+      await this.deps.committer.write({
+        trace: embeddingsTrace(call, {
+          status,
+          provider: null,
+          attempts,
+          usage: [],
+          error: apiError?.message ?? (err as Error).message,
+          createdAt: new Date().toISOString(),
+        }),
+        audit: embeddingsAudit(call, status, null),
+      });
+    } catch (recordErr) {
+      ctx.log.error({ err: recordErr }, 'could not record a failed embeddings request');
+    }
+  }
+}
+
+interface EmbeddingCall {
+  ctx: EmbeddingContext;
+  body: EmbeddingRequest;
+  model: EmbeddingModel;
+  inputs: number;
+  started: number;
+}
+
+/** The trace of an embeddings call: what was asked and who served it, never the texts or the vectors. */
+function embeddingsTrace(
+  { ctx, body, model, inputs, started }: EmbeddingCall,
+  outcome: { status: number; provider: string | null; attempts: Attempt[]; usage: UsageRecord[]; error?: string; createdAt: string },
+): TraceRecord {
+  const { principal } = ctx;
+  const sum = (pick: (line: UsageRecord) => number) => outcome.usage.reduce((total, line) => total + pick(line), 0);
+  return {
+    workspace_id: principal.workspaceId,
+    organization_id: principal.organizationId,
+    id: ctx.requestId,
+    kind: 'embeddings',
+    key_id: principal.keyId,
+    name: null,
+    tags: [],
+    thread: null,
+    end_user: body.user ?? null,
+    application: ctx.application,
+    trace_id: ctx.traceContext?.traceId ?? null,
+    parent_span_id: ctx.traceContext?.parentSpanId ?? null,
+    model: outcome.status < 400 ? model.id : null,
+    provider: outcome.provider,
+    attempts: outcome.attempts,
+    status: outcome.status,
+    latency_ms: performance.now() - started,
+    prompt_tokens: sum((line) => line.prompt_tokens),
+    completion_tokens: 0,
+    cached_tokens: 0,
+    credits: {
+      base: sum((line) => line.credits.base),
+      services: sum((line) => line.credits.services),
+      total: sum((line) => line.credits.total),
+    },
+    stream: false,
+    cache: null,
+    input: { model: model.id, inputs, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) },
+    output: outcome.error !== undefined ? { error: outcome.error } : { vectors: inputs },
+    notes: outcome.usage.length > 1 ? [`split over ${outcome.usage.length} providers: ${outcome.usage.map((l) => l.provider).join(', ')}`] : [],
+    sources: [],
+    firewall: null,
+    created_at: outcome.createdAt,
+  };
+}
+
+function embeddingsAudit({ ctx, body, model, inputs }: EmbeddingCall, status: number, provider: string | null) {
+  return auditEntry({
+    ...actedBy(ctx.principal),
+    action: 'embeddings.create',
+    target: ctx.requestId,
+    details: { status, model: model.id, provider, inputs, ...(body.user ? { user: body.user } : {}) },
+  });
+}
+
+interface Embedded {
+  vectors: number[][];
+  /** Who served each part, and its input tokens (the provider's count, or the tokenizer's). */
+  parts: { provider: string; tokens: number }[];
+  attempts: Attempt[];
 }
 
 /**
  * Splits the inputs into the model's batch size, embeds the parts (a few at a time, each with
  * the chain's fallback) and puts the vectors back in input order. One failed part fails the call.
+ * A part whose provider reports no usage is billed the tokenizer's count: `tokens`, when the caller
+ * has counted the inputs already.
  */
 export async function embedInParts(
   plan: RoutingPlan<EmbeddingModel>,
@@ -138,16 +234,18 @@ export async function embedInParts(
   dimensions: number | undefined,
   user: string | undefined,
   signal: AbortSignal,
-): Promise<{ vectors: number[][]; provider: string; usageTokens: number | undefined }> {
+  tokens?: number[],
+): Promise<Embedded> {
   const size = plan.candidates[0]?.model.maxBatch ?? inputs.length;
-  const parts: string[][] = [];
-  for (let start = 0; start < inputs.length; start += size) parts.push(inputs.slice(start, start + size));
-  const results: { output: EmbeddingOutput; provider: string }[] = new Array(parts.length);
+  const starts: number[] = [];
+  for (let start = 0; start < inputs.length; start += size) starts.push(start);
+  const results: { output: EmbeddingOutput; provider: string; attempts: Attempt[] }[] = new Array(starts.length);
   let next = 0;
   const worker = async () => {
-    while (next < parts.length) {
+    while (next < starts.length) {
       const index = next++;
-      const input = parts[index]!;
+      const start = starts[index]!;
+      const input = inputs.slice(start, start + size);
       const served = await firstThatAnswers(plan, (candidate) =>
         candidate.adapter.embed(
           candidate.target,
@@ -158,14 +256,20 @@ export async function embedInParts(
       if (served.result.embeddings.length !== input.length) {
         throw new Error(`${served.candidate.target.provider.id} returned ${served.result.embeddings.length} vectors for ${input.length} inputs`);
       }
-      results[index] = { output: served.result, provider: served.candidate.target.provider.id };
+      results[index] = { output: served.result, provider: served.candidate.target.provider.id, attempts: served.attempts };
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts.length) }, worker));
-  const everyPartCounted = results.every((r) => r.output.usage !== undefined);
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, starts.length) }, worker));
   return {
     vectors: results.flatMap((r) => r.output.embeddings),
-    provider: results[0]!.provider,
-    usageTokens: everyPartCounted ? results.reduce((sum, r) => sum + r.output.usage!.prompt_tokens, 0) : undefined,
+    parts: results.map((r, index) => {
+      const start = starts[index]!;
+      const counted = () =>
+        tokens
+          ? tokens.slice(start, start + size).reduce((sum, n) => sum + n, 0)
+          : inputs.slice(start, start + size).reduce((sum, text) => sum + countTokens(text), 0);
+      return { provider: r.provider, tokens: r.output.usage?.prompt_tokens ?? counted() };
+    }),
+    attempts: results.flatMap((r) => r.attempts),
   };
 }

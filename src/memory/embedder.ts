@@ -3,7 +3,6 @@ import { embedInParts } from '../gateway/embeddings.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { planRoute } from '../gateway/routing.js';
-import { countTokens } from '../gateway/tokens.js';
 
 // Memory (chunks, facts, and the queries that search them) is embedded by one EU model with
 // 1024 dimensions: the columns are vector(1024). The hosted EU model is preferred when its key is
@@ -53,8 +52,8 @@ export async function embedForMemory(
     settings: { allowedProviders: null, allowedModels: null },
   });
   try {
-    const { vectors, usageTokens } = await embedInParts(plan, texts, undefined, undefined, signal);
-    return { model, vectors, tokens: usageTokens ?? texts.reduce((sum, text) => sum + countTokens(text), 0) };
+    const { vectors, parts } = await embedInParts(plan, texts, undefined, undefined, signal);
+    return { model, vectors, tokens: parts.reduce((sum, part) => sum + part.tokens, 0) };
   } catch (err) {
     throw err instanceof ChainFailed ? new Error(`embedding for memory failed: ${err.apiError.message}`) : err;
   }

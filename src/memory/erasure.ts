@@ -1,8 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { recordAudit } from '../jobs.js';
+import { recordAudit } from '../audit/entries.js';
 import type { Principal } from '../tenancy/store.js';
-import { dropPendingTracesOfEndUser } from '../metering/pendingSettlements.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { lockEndUser } from './facts.js';
 
@@ -29,7 +28,7 @@ export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string): P
 
 /**
  * The erasure inside the caller's transaction (which must commit for it to count). The audit
- * entry is queued in the same transaction: there is no erasure without its record, nor a record
+ * entry is written in the same transaction: there is no erasure without its record, nor a record
  * of an erasure that rolled back.
  */
 export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: string): Promise<Erasure> {
@@ -39,9 +38,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     actor.workspaceId,
     userRef,
   ]);
-  // Pending first: a drain writing one of them is waited for, and what it wrote is deleted next.
-  const pendingTraces = await dropPendingTracesOfEndUser(db, actor.workspaceId, userRef);
-  const traces = pendingTraces + (await deleteTracesOfEndUser(db, actor.workspaceId, userRef));
+  const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
   const erasure: Erasure = {
     userRef,
     erasedAt: new Date(),

@@ -4,8 +4,9 @@ import { ApiError } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
-import { ModelMeter } from '../metering/modelMeter.js';
-import { insertUsage } from '../metering/usageStore.js';
+import { serviceWorkRecords } from '../metering/serviceWork.js';
+import { UsageMeter } from '../metering/usageLines.js';
+import { writeRecordsNow } from '../metering/writeRecords.js';
 import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
@@ -36,8 +37,9 @@ import { withVectorScan } from './factSearch.js';
 //
 // The tokens the extraction spent (the extraction model's answers, the embeddings) are billed with
 // the facts, in the write step's transaction, one usage row per model (kind `facts`, request id
-// `facts:<submission>:<model>`): a submission erased meanwhile, or a failed one, is not billed, and
-// a rerun of a job whose write committed finds the submission done and bills nothing twice.
+// `facts:<submission>:<model>`), with a trace (`facts:<submission>`) and an audit entry
+// (`facts.extracted`): a submission erased meanwhile, or a failed one, is not billed, and a rerun
+// of a job whose write committed finds the submission done and bills nothing twice.
 
 export interface ExtractionServices {
   db: Pool;
@@ -80,12 +82,13 @@ export async function extractSubmission(
   const submission = await claimSubmission(services.db, submissionId);
   if (!submission) return { status: 'gone' };
   const extractor = submission.settings.extractionModel ?? 'rules';
-  const meter = new ModelMeter();
+  const startedAt = performance.now();
+  const meter = new UsageMeter();
   try {
     const plan = submission.settings.extractionModel
       ? await planWithModel(services, meter, submission, submission.settings.extractionModel)
       : await planWithRules(services, meter, submission);
-    return await store(services.db, submission, plan, meter);
+    return await store(services.db, submission, plan, { meter, startedAt });
   } catch (err) {
     const permanent = permanentFailure(err);
     if (!permanent && attempt < maxAttempts) throw err;
@@ -114,13 +117,13 @@ function permanentFailure(err: unknown): string | undefined {
 }
 
 /** Embeddings for memory, their tokens counted on the meter. */
-async function embed(services: ExtractionServices, meter: ModelMeter, texts: string[]): Promise<MemoryEmbeddings> {
+async function embed(services: ExtractionServices, meter: UsageMeter, texts: string[]): Promise<MemoryEmbeddings> {
   const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal);
   if (texts.length > 0) meter.add(embedded.model, null, { prompt: embedded.tokens, completion: 0 });
   return embedded;
 }
 
-async function planWithRules(services: ExtractionServices, meter: ModelMeter, submission: ClaimedSubmission): Promise<WritePlan> {
+async function planWithRules(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission): Promise<WritePlan> {
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
   if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
@@ -133,7 +136,7 @@ async function planWithRules(services: ExtractionServices, meter: ModelMeter, su
   };
 }
 
-async function planWithModel(services: ExtractionServices, meter: ModelMeter, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
+async function planWithModel(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
   const extraction: ExtractionModel = {
     catalog: services.catalog,
     adapters: services.adapters,
@@ -185,14 +188,17 @@ async function planWithModel(services: ExtractionServices, meter: ModelMeter, su
 }
 
 /** The write step: one transaction under the end-user lock; nothing at all once erased. */
-async function store(pool: Pool, submission: ClaimedSubmission, plan: WritePlan, meter: ModelMeter): Promise<ExtractionResult> {
+async function store(
+  pool: Pool,
+  submission: ClaimedSubmission,
+  plan: WritePlan,
+  { meter, startedAt }: { meter: UsageMeter; startedAt: number },
+): Promise<ExtractionResult> {
   const scope = scopeOf(submission);
   const owner = { organizationId: submission.organization_id, ...scope };
   return withTransaction(pool, async (db) => {
     await lockEndUser(db, scope);
     if (!(await holdPendingSubmission(db, submission.id))) return { status: 'gone' } as const;
-    const usage = meter.records(owner, 'facts', `facts:${submission.id}`);
-    if (usage.length > 0) await insertUsage(db, usage);
     // Duplicate checks look for the nearest neighbours among this end-user's facts only.
     await db.query(`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
     let added = 0;
@@ -237,6 +243,27 @@ async function store(pool: Pool, submission: ClaimedSubmission, plan: WritePlan,
       deleted,
     };
     await finishSubmission(db, submission.id, outcome);
+    if (!meter.empty) {
+      const id = `facts:${submission.id}`;
+      const usage = meter.lines(owner, 'facts', (part) => `${id}:${part}`);
+      await writeRecordsNow(
+        db,
+        serviceWorkRecords({
+          owner,
+          kind: 'facts',
+          id,
+          action: 'facts.extracted',
+          target: submission.id,
+          usage,
+          model: plan.extractor === 'rules' ? usage[0]!.model : plan.extractor,
+          startedAt,
+          input: { submission_id: submission.id, extractor: plan.extractor },
+          output: { found: outcome.found, added: outcome.added, updated: outcome.updated, deleted: outcome.deleted },
+          // The audit log names the end-user, as a chat's entry does; the trace does not.
+          ...(submission.user_ref !== null ? { auditDetails: { user_ref: submission.user_ref } } : {}),
+        }),
+      );
+    }
     return outcome;
   });
 }

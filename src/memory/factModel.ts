@@ -7,7 +7,7 @@ import type { Adapters } from '../gateway/providers/index.js';
 import type { UpstreamChatRequest } from '../gateway/providers/types.js';
 import { planRoute } from '../gateway/routing.js';
 import { answerTokens } from '../gateway/tokens.js';
-import type { ModelMeter } from '../metering/modelMeter.js';
+import type { UsageMeter } from '../metering/usageLines.js';
 import type { WorkspaceSettings } from '../tenancy/store.js';
 
 // Fact extraction by the workspace's extraction model, in two asks, as mem0 does it: first the
@@ -24,7 +24,7 @@ export interface ExtractionModel {
   settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
   signal: AbortSignal;
   /** Counts the tokens of every answer, for the extraction's usage. */
-  meter: ModelMeter;
+  meter: UsageMeter;
 }
 
 /** The model answered, but not with what the schema asked for: worth another attempt. */

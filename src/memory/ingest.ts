@@ -5,8 +5,9 @@ import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
 import type { Logger } from '../logger.js';
-import { creditsFor } from '../metering/credits.js';
-import { insertUsage } from '../metering/usageStore.js';
+import { serviceWorkRecords } from '../metering/serviceWork.js';
+import { UsageMeter } from '../metering/usageLines.js';
+import { writeRecordsNow } from '../metering/writeRecords.js';
 import { chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunker.js';
 import { replaceChunks, type ChunkToStore } from './chunks.js';
 import { claimDocument, markReady, markUnfinished } from './documents.js';
@@ -14,7 +15,8 @@ import { embedForMemory, memoryEmbeddingModel } from './embedder.js';
 import { textSearchConfig } from './textSearch.js';
 
 // The ingest pipeline run by tasks/memory__ingest_document.ts:
-// processing → chunk → embed in batches → one transaction (chunks, ready, usage row) → ready.
+// processing → chunk → embed in batches → one transaction (chunks, ready, usage, trace and audit
+// entry) → ready.
 
 /** A failure that a retry cannot fix: the document is marked failed at once. */
 export class PermanentIngestError extends Error {
@@ -62,7 +64,8 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
   // Where the time goes, in the log line of each document (an operator's first question when
   // ingest is slow).
   const timings = { chunk: 0, embed: 0, store: 0 };
-  let mark = performance.now();
+  const startedAt = performance.now();
+  let mark = startedAt;
   const lap = (phase: keyof typeof timings) => {
     const at = performance.now();
     timings[phase] = Math.round((at - mark) * 10) / 10;
@@ -92,9 +95,12 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     }
     lap('embed');
     const tokenCount = countTokens(document.text);
-    const credits = creditsFor(model.pricing, { prompt: embeddedTokens, completion: 0 }, {
-      services: chunks.length * catalog.services.ingestPerChunk,
-    });
+    const owner = { organizationId: document.organization_id, workspaceId: document.workspace_id };
+    const id = `ingest:${document.id}`;
+    // The embedding tokens at the model's price, and the ingest fee per chunk.
+    const usage = new UsageMeter()
+      .add(model, null, { prompt: embeddedTokens, completion: 0 })
+      .lines(owner, 'ingest', () => id, { services: chunks.length * catalog.services.ingestPerChunk });
 
     const written = await withTransaction(db, async (client) => {
       const ready = { chunkCount: stored.length, tokenCount, tsConfig };
@@ -112,21 +118,21 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
       );
       // Billed in the same transaction as the chunks: unique per request id, so a rerun of a
       // job whose commit succeeded (but whose completion was lost) cannot bill twice.
-      await insertUsage(client, [
-        {
-          organization_id: document.organization_id,
-          workspace_id: document.workspace_id,
-          request_id: `ingest:${document.id}`,
+      await writeRecordsNow(
+        client,
+        serviceWorkRecords({
+          owner,
           kind: 'ingest',
+          id,
+          action: 'document.ingested',
+          target: document.id,
+          usage,
           model: model.id,
-          provider: null,
-          prompt_tokens: embeddedTokens,
-          completion_tokens: 0,
-          cached_tokens: 0,
-          credits,
-          created_at: new Date().toISOString(),
-        },
-      ]);
+          startedAt,
+          input: { document_id: document.id },
+          output: { chunks: stored.length, tokens: tokenCount },
+        }),
+      );
       return true;
     });
     lap('store');

@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { storableJson } from '../db/storable.js';
+import { writeRecordsNow } from './writeRecords.js';
 
 // Idempotency on the request id. A caller-chosen id gets a requests row, holding the hash of the
 // body and, once the request succeeded, its response for replays. Any billed id, generated ones
-// included, is taken by its usage row, or by its pending settlement until that lands (sql/0012).
+// included, is taken by its usage row, written before the answer is sent.
 
 export type RequestKind = 'chat' | 'embeddings' | 'collections' | 'documents' | 'facts' | 'scores';
 
@@ -42,14 +42,12 @@ const NOT_KEPT_FOR_REPLAY = () =>
     'this request id belongs to another request',
   );
 
-// A new claim, unless the id already bills a request that has no requests row: a generated id
-// (its usage row, or its pending settlement before that lands) or a document ingest's id. A second
-// request under it could not be billed (usage is unique per request id).
+// A new claim, unless the id already bills a request that has no requests row: a generated id or
+// a document ingest's id. A second request under it could not be billed (usage is unique per
+// request id).
 const CLAIM_SQL = `
   with billed as (
     select 1 from usage where workspace_id = $1 and request_id = $2
-    union all
-    select 1 from pending_settlements where workspace_id = $1 and request_id = $2
   ), claimed as (
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
     select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running'
@@ -190,18 +188,13 @@ export async function runOnce(
     return await withTransaction(pool, async (db) => {
       const response = await work(db);
       const settled = settledRequest(request, hash, response);
-      if (settled) await completeRequestId(db, settled);
+      if (settled) await writeRecordsNow(db, { request: settled });
       return response;
     });
   } catch (err) {
     if (claimed) await releaseRequestId(pool, request.principal.workspaceId, request.requestId);
     throw err;
   }
-}
-
-/** The writer the group commit's statement uses too (sql/0017). */
-async function completeRequestId(db: Queryable, settled: SettledRequest): Promise<void> {
-  await db.query('select complete_requests($1::json)', [storableJson([settled])]);
 }
 
 /** A claim still running after this was left by a process that died: its id is freed. */

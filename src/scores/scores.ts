@@ -1,7 +1,6 @@
 import type { PoolClient } from '../db/pool.js';
 import { notFound } from '../errors.js';
-import { actedBy, recordAudit } from '../jobs.js';
-import { landPendingSettlements } from '../metering/pendingSettlements.js';
+import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Principal } from '../tenancy/store.js';
 import { insertScore, type ScoreRow, type ScoreValue } from './store.js';
 
@@ -17,13 +16,7 @@ export async function recordScore(
   principal: Principal,
   input: { trace_id: string; name: string; value: ScoreValue; comment?: string },
 ): Promise<ScoreRow> {
-  let score = await insertScore(db, principal, input);
-  if (!score) {
-    // Scored right after its answer, the trace may still be on its way: it is written first (or,
-    // when a drain held it meanwhile, has been written by the drain), then scored.
-    await landPendingSettlements(db, principal.workspaceId, { requestId: input.trace_id });
-    score = await insertScore(db, principal, input);
-  }
+  const score = await insertScore(db, principal, input);
   if (!score) throw notFound(`no trace ${input.trace_id}`);
   await recordAudit(db, {
     ...actedBy(principal),

@@ -3,7 +3,7 @@ import { withTransaction } from '../db/transaction.js';
 import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { RouterSettingsUpdate } from '../generated/openapi.js';
-import { actedBy, recordAudit } from '../jobs.js';
+import { actedBy, recordAudit } from '../audit/entries.js';
 import { setNonEuAcceptance, type Principal, type WorkspaceSettings } from '../tenancy/store.js';
 import { readRouterSettings, type RouterSettingsState, saveWorkspaceSettings } from './store.js';
 

@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { recordAudit } from '../jobs.js';
+import { recordAudit } from '../audit/entries.js';
 import { SCOPES, type KeyKind, type Scope } from './scopes.js';
 import {
   findOrganizationByName,

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.js';
-import { storableJson } from '../db/storable.js';
 
 export interface ThreadMessageInput {
   role: string;
@@ -13,11 +12,6 @@ export interface ThreadAppend {
   request_id: string;
   created_at: string;
   messages: ThreadMessageInput[];
-}
-
-/** Idempotent per (thread, request id, position): a retried job adds nothing twice. The mapping is sql/0011's. */
-export async function appendToThreads(db: Queryable, appends: ThreadAppend[]): Promise<void> {
-  await db.query('select append_to_threads($1::json)', [storableJson(appends)]);
 }
 
 export interface ThreadMessageRow {

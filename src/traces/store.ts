@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.js';
-import { storableJson } from '../db/storable.js';
 import type { Credits } from '../metering/credits.js';
 
 export interface TraceAttempt {
@@ -10,11 +9,16 @@ export interface TraceAttempt {
   latency_ms: number;
 }
 
+/** What a trace records: a chat, an embeddings call, or work done in the background. */
+export type TraceKind = 'chat' | 'embeddings' | 'ingest' | 'facts';
+
 export interface TraceRecord {
   workspace_id: string;
   organization_id: string;
   id: string;
-  key_id: string;
+  kind: TraceKind;
+  /** The key that asked; null for the service's own work. */
+  key_id: string | null;
   name: string | null;
   tags: string[];
   thread: string | null;
@@ -43,22 +47,6 @@ export interface TraceRecord {
   created_at: string;
 }
 
-/** Idempotent per (workspace, id). The column mapping is sql/0011's `insert_traces`. */
-export async function insertTraces(db: Queryable, traces: TraceRecord[]): Promise<void> {
-  await db.query('select insert_traces($1::json)', [storableJson(traces)]);
-}
-
-export interface TraceRow {
-  id: string;
-  created_at: Date;
-  [column: string]: unknown;
-}
-
-export async function findTrace(db: Queryable, workspaceId: string, id: string): Promise<TraceRow | undefined> {
-  const { rows } = await db.query<TraceRow>('select * from traces where workspace_id = $1 and id = $2', [workspaceId, id]);
-  return rows[0];
-}
-
 // Reads for the trace explorer (GET /v1/traces and /v1/traces/{id}). Every query is bounded by
 // the acting key's workspace.
 
@@ -81,6 +69,7 @@ export interface TracePosition {
 
 export interface TraceSummaryRow {
   id: string;
+  kind: TraceKind;
   created_at: Date;
   /** created_at to the microsecond, for the next page's cursor. */
   position_at: string;
@@ -125,7 +114,7 @@ export interface TraceDetailRow extends TraceSummaryRow {
   scores: TraceScoreJson[];
 }
 
-const SUMMARY_COLUMNS = `t.id, t.created_at, to_char(t.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at,
+const SUMMARY_COLUMNS = `t.id, t.kind, t.created_at, to_char(t.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at,
   t.name, t.tags, t.thread, t.end_user, t.application, t.model, t.provider, t.status, t.latency_ms, t.stream, t.cache,
   t.prompt_tokens, t.completion_tokens, t.cached_tokens, t.credits_base::text, t.credits_services::text, t.credits_total::text`;
 

@@ -40,11 +40,11 @@ describe('db/migrate', () => {
     const { rows } = await db.pool.query(
       `select attrelid::regclass::text || '.' || attname as column, attcompression as method
          from pg_attribute
-        where (attrelid::regclass::text, attname) in (('pending_settlements', 'trace'), ('traces', 'input'), ('traces', 'output'),
+        where (attrelid::regclass::text, attname) in (('traces', 'input'), ('traces', 'output'),
                                                       ('response_cache', 'response'), ('requests', 'response'))
         order by 1`,
     );
-    expect(rows).to.have.length(5);
+    expect(rows).to.have.length(4);
     for (const row of rows) expect(row.method, row.column).to.equal(expected);
   });
 

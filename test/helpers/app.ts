@@ -25,7 +25,7 @@ export interface TestApp {
   server: Server;
   /** Creates a key in this test's database. */
   key(options?: { org?: string; workspace?: string; kind?: KeyKind; scopes?: Scope[] }): Promise<CreatedKey>;
-  /** Starts a real graphile-worker over tasks/ (and the settlements drain trigger) against this test's database. */
+  /** Starts a real graphile-worker over tasks/ against this test's database. */
   startWorker(): Promise<Runner>;
   close(): Promise<void>;
 }
@@ -38,7 +38,7 @@ export async function startTestApp(
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
   const adapters = createAdapters();
-  const committer = new GroupCommitter(db.url, { log });
+  const committer = new GroupCommitter(db.url, { synchronousCommit: config.meteringSynchronousCommit, log });
   const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS });
   await cacheKeys.start();
   const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer, cacheKeys });
@@ -60,7 +60,6 @@ export async function startTestApp(
     async startWorker() {
       const jobs = await startJobRunner({
         services: { db: db.pool, catalog, adapters },
-        connectionString: db.url,
         log,
         concurrency: 2,
         pollInterval: 50,

@@ -31,19 +31,18 @@ describe('metering/requestIds', () => {
     expect(claims.rowCount).to.equal(0);
   });
 
-  it('refuses a generated id sent back before its usage row has landed, and claims nothing', async () => {
-    // No worker runs in this file: the first request's settlement stays pending.
+  it('refuses a generated id sent back right after its answer, and claims nothing', async () => {
+    // No worker runs in this file: what takes the id was written before the answer was sent.
     const body = { model: 'local/echo', messages: [{ role: 'user', content: 'Goedemiddag' }] };
     const first = await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key: key.key, body });
     expect(first.status).to.equal(200);
     const generated = first.headers.get('x-request-id')!;
-    expect((await app.db.pool.query('select 1 from usage where request_id = $1', [generated])).rowCount).to.equal(0);
-    expect((await app.db.pool.query('select 1 from pending_settlements where request_id = $1', [generated])).rowCount).to.equal(1);
+    expect((await app.db.pool.query('select 1 from usage where request_id = $1', [generated])).rowCount).to.equal(1);
 
     const reused = await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key: key.key, headers: { 'x-request-id': generated }, body });
     expect(reused.status).to.equal(422);
     expect(reused.body.errors['X-Request-Id'][0]).to.match(/not kept for replay/);
     expect((await app.db.pool.query('select 1 from requests where request_id = $1', [generated])).rowCount).to.equal(0);
-    expect((await app.db.pool.query('select 1 from pending_settlements where request_id = $1', [generated])).rowCount).to.equal(1);
+    expect((await app.db.pool.query('select 1 from usage where request_id = $1', [generated])).rowCount).to.equal(1);
   });
 });

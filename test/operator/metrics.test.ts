@@ -111,9 +111,9 @@ describe('GET /metrics', () => {
   it('exposes the job queue depth per task and the failed jobs', async () => {
     await addJob(app.db.pool, 'cache__expire', {} as never);
     await addJob(app.db.pool, 'cache__expire', {} as never);
-    await addJob(app.db.pool, 'settlements__drain', {}, { runAt: new Date(Date.now() + 3_600_000) });
+    await addJob(app.db.pool, 'requests__prune', {}, { runAt: new Date(Date.now() + 3_600_000) });
     // A payload the task refuses, with one attempt: the worker fails it for good.
-    await addJob(app.db.pool, 'audit__record', { entries: 'not a list' } as never, { maxAttempts: 1 });
+    await addJob(app.db.pool, 'memory__ingest_document', { document_id: 'not a uuid' } as never, { maxAttempts: 1 });
     // One pass of a real worker over the due jobs, then it exits (the later job stays queued).
     await runOnce({
       pgPool: app.db.pool,
@@ -125,7 +125,7 @@ describe('GET /metrics', () => {
       async () =>
         (
           await app.db.pool.query(
-            "select 1 from graphile_worker.jobs where task_identifier = 'audit__record' and attempts = 1 and last_error is not null and locked_at is null",
+            "select 1 from graphile_worker.jobs where task_identifier = 'memory__ingest_document' and attempts = 1 and last_error is not null and locked_at is null",
           )
         ).rowCount === 1,
       { what: 'the bad job to fail' },
@@ -135,10 +135,10 @@ describe('GET /metrics', () => {
     const text = await renderMetrics(app.db.pool, Date.now() + JOB_STATS_TTL_MS);
     const samples = parse(text);
     expect(find(samples, 'polder_job_queue_depth', { task: 'cache__expire' })[0]!.value).to.equal(1);
-    expect(find(samples, 'polder_jobs_scheduled', { task: 'settlements__drain' })[0]!.value).to.equal(1);
-    expect(find(samples, 'polder_job_queue_depth', { task: 'audit__record' })[0]!.value).to.equal(0);
-    expect(find(samples, 'polder_job_failures', { task: 'audit__record', state: 'failed' })[0]!.value).to.equal(1);
-    expect(find(samples, 'polder_job_failures', { task: 'audit__record', state: 'retrying' })[0]!.value).to.equal(0);
+    expect(find(samples, 'polder_jobs_scheduled', { task: 'requests__prune' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_job_queue_depth', { task: 'memory__ingest_document' })[0]!.value).to.equal(0);
+    expect(find(samples, 'polder_job_failures', { task: 'memory__ingest_document', state: 'failed' })[0]!.value).to.equal(1);
+    expect(find(samples, 'polder_job_failures', { task: 'memory__ingest_document', state: 'retrying' })[0]!.value).to.equal(0);
     expect(find(samples, 'polder_job_stats_up')[0]!.value).to.equal(1);
   });
 

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { insertTraces, type TraceRecord } from '../../src/traces/store.js';
+import { serializeRecords } from '../../src/metering/records.js';
+import { writeRecords } from '../../src/metering/writeRecords.js';
+import type { TraceRecord } from '../../src/traces/store.js';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
@@ -39,11 +41,12 @@ describe('the trace explorer and scores', () => {
     expect((await postChat(gw, chatBody({ model: 'local/echo' }), { 'x-request-id': 'shared-id' }, other.key)).status).to.equal(200);
     expect((await postChat(gw, chatBody({ model: 'local/echo' }), { 'x-request-id': 'other-only' }, other.key)).status).to.equal(200);
     expect((await postChat(gw, chatBody({ model: 'local/echo' }), { 'x-request-id': 'shared-id' }, main.key)).status).to.equal(200);
-    // Older traces with known times, written as the trace job writes them.
+    // Older traces with known times, written as the group commit writes them.
     const old = (id: string, at: string): TraceRecord => ({
       workspace_id: main.workspace_id,
       organization_id: main.organization_id,
       id,
+      kind: 'chat',
       key_id: main.key_id,
       name: null,
       tags: [],
@@ -70,7 +73,12 @@ describe('the trace explorer and scores', () => {
       firewall: null,
       created_at: at,
     });
-    await insertTraces(gw.app.db.pool, [old('jan-1', '2025-01-01T10:00:00Z'), old('jan-2', '2025-01-02T10:00:00Z'), old('jan-3', '2025-01-03T10:00:00Z')]);
+    await writeRecords(
+      gw.app.db.pool,
+      [old('jan-1', '2025-01-01T10:00:00Z'), old('jan-2', '2025-01-02T10:00:00Z'), old('jan-3', '2025-01-03T10:00:00Z')].map((trace) =>
+        serializeRecords({ trace }),
+      ),
+    );
     await waitFor(
       async () =>
         (await gw.app.db.pool.query('select count(*)::int as n from traces where workspace_id = $1', [main.workspace_id])).rows[0].n === 10,

@@ -9,7 +9,7 @@ export function presentTraceSummary(row: TraceSummaryRow) {
   return {
     id: row.id,
     created_at: row.created_at.toISOString(),
-    kind: 'chat',
+    kind: row.kind,
     model: row.model,
     provider: row.provider,
     status: row.status,

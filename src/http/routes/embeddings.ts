@@ -2,7 +2,7 @@ import type { EmbeddingService } from '../../gateway/embeddings.js';
 import type { EmbeddingRequest } from '../../generated/openapi.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireScope } from '../middleware/auth.js';
-import { clientSignal } from '../requestMeta.js';
+import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
 import { idempotencyOf, reply, type AppRouter } from '../state.js';
 import type { Validator } from '../validation.js';
 
@@ -20,7 +20,7 @@ export function embeddingRoutes(
     validator.body('EmbeddingRequest', { encoding_format: BASE64_HINT }),
     async (ctx) => {
       const answer = await embeddings.create(
-        { ...idempotencyOf(ctx), signal: clientSignal(ctx), log: ctx.state.log },
+        { ...idempotencyOf(ctx), application: applicationName(ctx), traceContext: traceContext(ctx), signal: clientSignal(ctx), log: ctx.state.log },
         ctx.state.body as EmbeddingRequest,
       );
       reply(ctx, answer);

@@ -1,13 +1,13 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
-import { forgetThread, threadOf } from '../../threads/threads.js';
+import { deleteThread, findThread } from '../../threads/store.js';
 import { requireScope } from '../middleware/auth.js';
 import { principalOf, type AppRouter } from '../state.js';
 
 export function threadRoutes(router: AppRouter, { pool }: { pool: Pool }): void {
   router.get('/recall/threads/:thread', requireScope('memory.read'), async (ctx) => {
     const thread = ctx.params.thread!;
-    const messages = await threadOf(pool, principalOf(ctx).workspaceId, thread);
+    const messages = await findThread(pool, principalOf(ctx).workspaceId, thread);
     if (!messages) throw notFound(`no thread ${thread}`);
     ctx.body = {
       id: thread,
@@ -22,7 +22,7 @@ export function threadRoutes(router: AppRouter, { pool }: { pool: Pool }): void 
 
   router.delete('/memory/threads/:thread', requireScope('memory.write'), async (ctx) => {
     const thread = ctx.params.thread!;
-    if (!(await forgetThread(pool, principalOf(ctx).workspaceId, thread))) throw notFound(`no thread ${thread}`);
+    if (!(await deleteThread(pool, principalOf(ctx).workspaceId, thread))) throw notFound(`no thread ${thread}`);
     ctx.body = { deleted: true };
   });
 }

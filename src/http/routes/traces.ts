@@ -1,7 +1,6 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
-import { listTraces, type TraceFilters } from '../../traces/store.js';
-import { traceOf } from '../../traces/traces.js';
+import { findTraceDetail, listTraces, type TraceFilters } from '../../traces/store.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { requireScope } from '../middleware/auth.js';
 import { isTimePosition, optionalPeriod } from '../period.js';
@@ -37,7 +36,7 @@ export function traceRoutes(router: AppRouter, { pool, validator }: { pool: Pool
 
   router.get('/traces/:id', requireScope('traces.read'), async (ctx) => {
     const id = ctx.params.id!;
-    const trace = await traceOf(pool, principalOf(ctx).workspaceId, id);
+    const trace = await findTraceDetail(pool, principalOf(ctx).workspaceId, id);
     if (!trace) throw notFound(`no trace ${id}`);
     ctx.body = presentTrace(trace);
   });

@@ -1,0 +1,173 @@
+import type { AuditEntry } from '../audit/store.js';
+import { storableJson } from '../db/storable.js';
+import { ApiError } from '../errors.js';
+import type { CachedResponse } from '../gateway/responseCache.js';
+import type { ThreadAppend } from '../threads/store.js';
+import type { TraceRecord } from '../traces/store.js';
+import type { SettledRequest } from './requestIds.js';
+import type { UsageRecord } from './usageLines.js';
+
+// What a request leaves behind, written in one statement before its caller sees the answer
+// (writeRecords.ts): its usage lines, trace, audit entry, thread append, the answer kept for a
+// retry to replay, and a fresh response-cache entry. Background work (an ingest, a fact
+// extraction) leaves the same kinds of records, written by the same statement in its own
+// transaction.
+//
+// Each request's records are checked and serialized once, when they are handed over: a value a
+// table would refuse fails that request alone, with a clear error, instead of the statement that
+// carries the records of every request in its batch.
+
+export interface CacheEntry {
+  workspace_id: string;
+  key: Buffer;
+  response: CachedResponse;
+  ttl_seconds: number;
+}
+
+export interface RequestRecords {
+  /** What the request is billed: none for a failed request, several when several models or providers served it. */
+  usage?: UsageRecord[];
+  trace?: TraceRecord;
+  audit?: AuditEntry;
+  thread?: ThreadAppend;
+  /** The caller chose the request id: the answer a retry replays. */
+  request?: SettledRequest;
+  cache?: CacheEntry;
+}
+
+/** The records as JSON objects, each ready to be joined into its table's array. */
+export interface SerializedRecords {
+  usage: string[];
+  trace: string | undefined;
+  audit: string | undefined;
+  thread: string | undefined;
+  request: { identity: string; json: string } | undefined;
+  cache: { identity: string; key: Buffer; json: string } | undefined;
+}
+
+/** A request whose records a table would refuse: it is answered with this, and not billed. */
+export class RecordsRefused extends ApiError {
+  constructor(readonly reason: string) {
+    super({
+      status: 502,
+      message: `the answer could not be recorded, so it is not billed and not kept: ${reason}`,
+      type: 'api_error',
+      code: 'unrecordable_answer',
+    });
+  }
+}
+
+// Postgres' integer and numeric(20, 8), and the columns' own checks (sql/0011, sql/0014).
+const MAX_INTEGER = 2_147_483_647;
+const MAX_CREDITS = 1e12;
+const MAX_ID_LENGTH = 255;
+const ACTOR_KINDS = new Set(['organization', 'restricted', 'operator', 'service']);
+const USAGE_KINDS = new Set(['chat', 'embeddings', 'ingest', 'facts']);
+const REQUEST_KINDS = new Set(['chat', 'embeddings', 'collections', 'documents', 'facts', 'scores']);
+
+type Problems = string[];
+
+function count(problems: Problems, field: string, value: unknown): void {
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_INTEGER) {
+    problems.push(`${field} must be a whole number from 0 to ${MAX_INTEGER}, not ${String(value)}`);
+  }
+}
+
+function credits(problems: Problems, field: string, value: { base: number; services: number; total: number }): void {
+  for (const part of ['base', 'services', 'total'] as const) {
+    const amount = value[part];
+    if (!Number.isFinite(amount) || amount < 0 || amount >= MAX_CREDITS) {
+      problems.push(`${field}.${part} must be a number from 0 below ${MAX_CREDITS}, not ${String(amount)}`);
+    }
+  }
+}
+
+function text(problems: Problems, field: string, value: unknown, { min = 1, max = MAX_ID_LENGTH } = {}): void {
+  if (typeof value !== 'string' || value.length < min || value.length > max) {
+    problems.push(`${field} must be a text of ${min} to ${max} characters`);
+  }
+}
+
+function checkUsage(problems: Problems, line: UsageRecord, index: number): void {
+  const field = `usage.${index}`;
+  text(problems, `${field}.request_id`, line.request_id);
+  text(problems, `${field}.model`, line.model, { max: 1000 });
+  if (!USAGE_KINDS.has(line.kind)) problems.push(`${field}.kind is not a usage kind`);
+  count(problems, `${field}.prompt_tokens`, line.prompt_tokens);
+  count(problems, `${field}.completion_tokens`, line.completion_tokens);
+  count(problems, `${field}.cached_tokens`, line.cached_tokens);
+  credits(problems, `${field}.credits`, line.credits);
+}
+
+function checkTrace(problems: Problems, trace: TraceRecord): void {
+  text(problems, 'trace.id', trace.id);
+  if (!Number.isInteger(trace.status)) problems.push('trace.status must be a whole number');
+  if (!Number.isFinite(trace.latency_ms) || trace.latency_ms < 0) problems.push('trace.latency_ms must be a number from 0');
+  count(problems, 'trace.prompt_tokens', trace.prompt_tokens);
+  count(problems, 'trace.completion_tokens', trace.completion_tokens);
+  count(problems, 'trace.cached_tokens', trace.cached_tokens);
+  credits(problems, 'trace.credits', trace.credits);
+}
+
+function checkAudit(problems: Problems, entry: AuditEntry): void {
+  text(problems, 'audit.action', entry.action, { max: 100 });
+  if (entry.target !== null) text(problems, 'audit.target', entry.target, { min: 0, max: 1000 });
+  if (!ACTOR_KINDS.has(entry.actor.kind)) problems.push('audit.actor.kind is not an actor kind');
+}
+
+function checkThread(problems: Problems, thread: ThreadAppend): void {
+  text(problems, 'thread.thread', thread.thread);
+  text(problems, 'thread.request_id', thread.request_id);
+  thread.messages.forEach((message, index) => {
+    if (typeof message.role !== 'string') problems.push(`thread.messages.${index}.role must be a text`);
+  });
+}
+
+/** What a table would refuse in these records, as one line for the caller and the log; undefined when none. */
+export function refusal(records: RequestRecords): string | undefined {
+  const problems: Problems = [];
+  records.usage?.forEach((line, index) => checkUsage(problems, line, index));
+  if (records.trace) checkTrace(problems, records.trace);
+  if (records.audit) checkAudit(problems, records.audit);
+  if (records.thread) checkThread(problems, records.thread);
+  if (records.request && !REQUEST_KINDS.has(records.request.kind)) problems.push('request.kind is not a request kind');
+  if (records.cache && records.cache.key.length !== 32) problems.push('cache.key must be 32 bytes');
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+// The usage table keeps credits in three columns; a line carries them as one object.
+function usageRow(line: UsageRecord): string {
+  const { credits: amount, ...rest } = line;
+  return storableJson({ ...rest, credits_base: amount.base, credits_services: amount.services, credits_total: amount.total });
+}
+
+function traceRow(trace: TraceRecord): string {
+  const { credits: amount, ...rest } = trace;
+  return storableJson({ ...rest, credits_base: amount.base, credits_services: amount.services, credits_total: amount.total });
+}
+
+/** Checks the records (RecordsRefused when a table would refuse them) and serializes each once. */
+export function serializeRecords(records: RequestRecords): SerializedRecords {
+  const refused = refusal(records);
+  if (refused) throw new RecordsRefused(refused);
+  const { request, cache } = records;
+  return {
+    usage: (records.usage ?? []).map(usageRow),
+    trace: records.trace ? traceRow(records.trace) : undefined,
+    audit: records.audit ? storableJson(records.audit) : undefined,
+    thread: records.thread ? storableJson(records.thread) : undefined,
+    request: request ? { identity: `${request.workspace_id}\0${request.request_id}`, json: storableJson(request) } : undefined,
+    cache: cache
+      ? {
+          identity: `${cache.workspace_id}\0${cache.key.toString('base64')}`,
+          key: cache.key,
+          json: storableJson({
+            workspace_id: cache.workspace_id,
+            cache_key: cache.key.toString('base64'),
+            response: cache.response,
+            ttl_seconds: cache.ttl_seconds,
+          }),
+        }
+      : undefined,
+  };
+}

@@ -1,0 +1,78 @@
+import { auditEntry } from '../audit/entries.js';
+import type { TraceKind } from '../traces/store.js';
+import type { RequestRecords } from './records.js';
+import type { UsageOwner, UsageRecord } from './usageLines.js';
+
+/**
+ * The records of billed work the service does on its own for a workspace (an ingest, a fact
+ * extraction): its usage lines, a trace under the work's id (the trace explorer shows what it
+ * cost and how long it took, next to the chats), and an audit entry by the actor `service`.
+ * Neither holds the work's text: only ids and counts.
+ */
+export function serviceWorkRecords(work: {
+  owner: UsageOwner;
+  kind: Extract<TraceKind, 'ingest' | 'facts'>;
+  /** The work's id: the trace's id and its audit entry's target's prefix. */
+  id: string;
+  /** The audit entry's action and target. */
+  action: string;
+  target: string;
+  usage: UsageRecord[];
+  /** The model that did the main part of the work. */
+  model: string;
+  startedAt: number;
+  input: Record<string, unknown>;
+  output: Record<string, unknown>;
+  /** More for the audit entry's details, beside the output and the credits. */
+  auditDetails?: Record<string, unknown>;
+}): RequestRecords {
+  const sum = (pick: (line: UsageRecord) => number) => work.usage.reduce((total, line) => total + pick(line), 0);
+  const createdAt = work.usage[0]?.created_at ?? new Date().toISOString();
+  return {
+    usage: work.usage,
+    trace: {
+      workspace_id: work.owner.workspaceId,
+      organization_id: work.owner.organizationId,
+      id: work.id,
+      kind: work.kind,
+      key_id: null,
+      name: null,
+      tags: [],
+      thread: null,
+      end_user: null,
+      application: null,
+      trace_id: null,
+      parent_span_id: null,
+      model: work.model,
+      provider: work.usage.find((line) => line.model === work.model)?.provider ?? null,
+      attempts: [],
+      status: 200,
+      latency_ms: performance.now() - work.startedAt,
+      prompt_tokens: sum((line) => line.prompt_tokens),
+      completion_tokens: sum((line) => line.completion_tokens),
+      cached_tokens: 0,
+      credits: {
+        base: sum((line) => line.credits.base),
+        services: sum((line) => line.credits.services),
+        total: sum((line) => line.credits.total),
+      },
+      stream: false,
+      cache: null,
+      input: work.input,
+      output: work.output,
+      notes: [],
+      sources: [],
+      firewall: null,
+      created_at: createdAt,
+    },
+    audit: auditEntry({
+      organization_id: work.owner.organizationId,
+      workspace_id: work.owner.workspaceId,
+      at: createdAt,
+      actor: { key_id: null, kind: 'service' },
+      action: work.action,
+      target: work.target,
+      details: { ...work.output, ...work.auditDetails, credits: sum((line) => line.credits.total) },
+    }),
+  };
+}

@@ -1,0 +1,93 @@
+import type { CatalogModel } from '../gateway/catalog.js';
+import { creditsFor, type Credits } from './credits.js';
+
+export type UsageKind = 'chat' | 'embeddings' | 'ingest' | 'facts';
+
+/** One line of the usage table: unique per (workspace, request id), so a line written twice is billed once. */
+export interface UsageRecord {
+  organization_id: string;
+  workspace_id: string;
+  request_id: string;
+  kind: UsageKind;
+  model: string;
+  provider: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  credits: Credits;
+  created_at: string;
+}
+
+export interface UsageOwner {
+  organizationId: string;
+  workspaceId: string;
+}
+
+interface Use {
+  model: CatalogModel;
+  provider: string | null;
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+/**
+ * The usage lines of one billed piece of work: a chat, an embeddings call, an ingest, a fact
+ * extraction. Tokens are added per model and provider as they are spent, and become one line per
+ * model and provider, so that usage by model stays true and each provider's part is billed to it
+ * (a split embeddings call served by two providers, an extraction whose chain fell back).
+ */
+export class UsageMeter {
+  private readonly uses = new Map<string, Use>();
+
+  add(model: CatalogModel, provider: string | null, tokens: { prompt: number; completion: number; cached?: number }): this {
+    const key = `${model.id}\0${provider ?? ''}`;
+    const use = this.uses.get(key) ?? { model, provider, prompt: 0, completion: 0, cached: 0 };
+    use.prompt += tokens.prompt;
+    use.completion += tokens.completion;
+    use.cached += tokens.cached ?? 0;
+    this.uses.set(key, use);
+    return this;
+  }
+
+  get empty(): boolean {
+    return this.uses.size === 0;
+  }
+
+  /**
+   * The lines, in the order their models were first used. `idOf` names each line's request id from
+   * `part`: the model's id, or `<model>@<provider>` when one model was served by several providers,
+   * so that every line's id is its own. Service fees go on the first line; a cache hit is billed no
+   * base credits.
+   */
+  lines(
+    owner: UsageOwner,
+    kind: UsageKind,
+    idOf: (part: string, index: number) => string,
+    { services = 0, cacheHit = false, createdAt = new Date().toISOString() }: { services?: number; cacheHit?: boolean; createdAt?: string } = {},
+  ): UsageRecord[] {
+    const uses = [...this.uses.values()];
+    const providersOf = new Map<string, number>();
+    for (const use of uses) providersOf.set(use.model.id, (providersOf.get(use.model.id) ?? 0) + 1);
+    return uses.map((use, index) => {
+      const part = providersOf.get(use.model.id)! > 1 ? `${use.model.id}@${use.provider ?? 'local'}` : use.model.id;
+      return {
+        organization_id: owner.organizationId,
+        workspace_id: owner.workspaceId,
+        request_id: idOf(part, index),
+        kind,
+        model: use.model.id,
+        provider: use.provider,
+        prompt_tokens: use.prompt,
+        completion_tokens: use.completion,
+        cached_tokens: use.cached,
+        credits: creditsFor(
+          use.model.pricing,
+          { prompt: use.prompt, completion: use.completion },
+          { services: index === 0 ? services : 0, cacheHit },
+        ),
+        created_at: createdAt,
+      };
+    });
+  }
+}

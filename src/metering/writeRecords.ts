@@ -1,0 +1,141 @@
+import type { Queryable } from '../db/pool.js';
+import { encodeKeys } from '../gateway/cacheKeyFilter.js';
+import { CACHE_KEYS_CHANNEL } from '../gateway/responseCache.js';
+import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
+
+// The one writer of what requests leave behind: usage, traces, the audit log, thread messages, the
+// answers kept for replay and the response cache, for a whole batch of requests in one statement,
+// so one transaction and one round trip. The group commit runs it for the requests the clients
+// wait for; ingest, fact extraction and every audited change run it inside their own transaction.
+//
+// Rows that the batch holds twice are written once: two identical requests that missed the cache
+// together store one entry (an upsert may not touch a row twice in one statement). Each table's
+// insert is idempotent on its key, so a statement run again writes nothing twice. The keys of the
+// cache entries it stores are announced to every web process (CacheKeyFilter) when it commits;
+// data-modifying CTEs run whether or not the final select reads them.
+const WRITE_RECORDS_SQL = `
+  with usage_rows as (
+    insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
+                       completion_tokens, cached_tokens, credits_base, credits_services, credits_total, created_at)
+    select u.organization_id, u.workspace_id, u.request_id, u.kind, u.model, u.provider, u.prompt_tokens,
+           u.completion_tokens, u.cached_tokens, u.credits_base, u.credits_services, u.credits_total, u.created_at
+      from json_to_recordset($1::json) as u(
+             organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
+             prompt_tokens integer, completion_tokens integer, cached_tokens integer, credits_base numeric,
+             credits_services numeric, credits_total numeric, created_at timestamptz)
+    on conflict (workspace_id, request_id) do nothing
+  ), trace_rows as (
+    insert into traces (workspace_id, organization_id, id, kind, key_id, name, tags, thread, end_user, application,
+                        trace_id, parent_span_id, model, provider, attempts, status, latency_ms, prompt_tokens,
+                        completion_tokens, cached_tokens, credits_base, credits_services, credits_total, stream,
+                        cache, input, output, notes, sources, firewall, created_at)
+    select t.workspace_id, t.organization_id, t.id, t.kind, t.key_id, t.name,
+           array(select json_array_elements_text(t.tags)), t.thread, t.end_user, t.application,
+           t.trace_id, t.parent_span_id, t.model, t.provider, t.attempts, t.status, t.latency_ms, t.prompt_tokens,
+           t.completion_tokens, t.cached_tokens, t.credits_base, t.credits_services, t.credits_total, t.stream,
+           t.cache, t.input, t.output, t.notes, t.sources, t.firewall, t.created_at
+      from json_to_recordset($2::json) as t(
+             workspace_id uuid, organization_id uuid, id text, kind text, key_id uuid, name text, tags json,
+             thread text, end_user text, application text, trace_id text, parent_span_id text, model text,
+             provider text, attempts jsonb, status integer, latency_ms double precision, prompt_tokens integer,
+             completion_tokens integer, cached_tokens integer, credits_base numeric, credits_services numeric,
+             credits_total numeric, stream boolean, cache text, input jsonb, output jsonb, notes jsonb,
+             sources jsonb, firewall jsonb, created_at timestamptz)
+    on conflict (workspace_id, id) do nothing
+  ), audit_rows as (
+    insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
+    select e.event_id, e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind',
+           e.action, e.target, e.details
+      from json_to_recordset($3::json) as e(
+             event_id uuid, organization_id uuid, workspace_id uuid, at timestamptz, actor json, action text,
+             target text, details jsonb)
+    on conflict (event_id) do nothing
+  ), appends as (
+    select a.workspace_id, a.organization_id, a.thread, a.request_id, a.created_at, a.messages
+      from json_to_recordset($4::json) as a(
+             workspace_id uuid, organization_id uuid, thread text, request_id text, created_at timestamptz,
+             messages json)
+  ), threads_touched as (
+    insert into threads (workspace_id, id, organization_id, created_at, updated_at)
+    select distinct on (workspace_id, thread) workspace_id, thread, organization_id, created_at, created_at
+      from appends
+     order by workspace_id, thread, created_at desc
+    on conflict (workspace_id, id) do update set updated_at = greatest(threads.updated_at, excluded.updated_at)
+    returning workspace_id, id
+  ), thread_message_rows as (
+    insert into thread_messages (workspace_id, thread_id, request_id, position, role, content, created_at)
+    select a.workspace_id, a.thread, a.request_id, m.position - 1, m.message->>'role', m.message->'content', a.created_at
+      from appends a
+     cross join lateral json_array_elements(a.messages) with ordinality as m(message, position)
+      join threads_touched t on t.workspace_id = a.workspace_id and t.id = a.thread
+    on conflict (workspace_id, thread_id, request_id, position) do nothing
+  ), completed_requests as (
+    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
+    select r.workspace_id, r.request_id, r.organization_id, r.kind, decode(r.body_hash, 'hex'), 'completed',
+           r.response::jsonb, now()
+      from json_to_recordset($5::json) as r(
+             workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json)
+    -- A claim still running is completed; a row the prune freed (a request running over an hour) is
+    -- written anew.
+    on conflict (workspace_id, request_id) do update
+       set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
+     where requests.state = 'running'
+  ), cache_rows as (
+    insert into response_cache (workspace_id, cache_key, response, expires_at)
+    select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds)
+      from json_to_recordset($6::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
+    on conflict (workspace_id, cache_key) do update
+       set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
+  )
+  select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
+
+const jsonArray = (items: string[]) => `[${items.join(',')}]`;
+
+/** The last of the batch's rows with each identity: an upsert may affect a row once per statement. */
+function lastOfEach<T extends { identity: string }>(items: (T | undefined)[]): T[] {
+  const byIdentity = new Map<string, T>();
+  for (const item of items) if (item) byIdentity.set(item.identity, item);
+  return [...byIdentity.values()];
+}
+
+/**
+ * Writes the records of a batch of requests, serialized and checked by serializeRecords, in one
+ * statement on `db` (the caller's transaction, or a commit of its own). Returns the cache keys it
+ * stored.
+ */
+export async function writeRecords(db: Queryable, batch: SerializedRecords[]): Promise<Buffer[]> {
+  const usage: string[] = [];
+  const traces: string[] = [];
+  const audit: string[] = [];
+  const threads: string[] = [];
+  for (const records of batch) {
+    usage.push(...records.usage);
+    if (records.trace) traces.push(records.trace);
+    if (records.audit) audit.push(records.audit);
+    if (records.thread) threads.push(records.thread);
+  }
+  const requests = lastOfEach(batch.map((records) => records.request));
+  const cache = lastOfEach(batch.map((records) => records.cache));
+  const cacheKeys = cache.map((entry) => entry.key);
+  // Named, so each connection parses and plans this long statement once.
+  await db.query({
+    name: 'polder-write-records',
+    text: WRITE_RECORDS_SQL,
+    values: [
+      jsonArray(usage),
+      jsonArray(traces),
+      jsonArray(audit),
+      jsonArray(threads),
+      jsonArray(requests.map((r) => r.json)),
+      jsonArray(cache.map((c) => c.json)),
+      CACHE_KEYS_CHANNEL,
+      encodeKeys(cacheKeys),
+    ],
+  });
+  return cacheKeys;
+}
+
+/** Checks, serializes and writes one request's (or one job's) records in the caller's transaction. */
+export async function writeRecordsNow(db: Queryable, records: RequestRecords): Promise<void> {
+  await writeRecords(db, [serializeRecords(records)]);
+}
