@@ -26,8 +26,9 @@ end
 $$;
 
 -- Audit entries still queued as jobs are written now, and the jobs of the tasks that are gone are
--- completed (deleted). The queue's schema exists only once graphile-worker has migrated: not on a
--- new database, where this runs before it.
+-- completed (deleted). The public view hides payloads, so they are read from graphile-worker's own
+-- table, once, here. Its schema exists only once graphile-worker has migrated: not on a new
+-- database, where this runs before it.
 do $$
 declare
   queued bigint[];
@@ -38,9 +39,9 @@ begin
    where task_identifier in ('audit__record', 'settlements__drain') and locked_at is null;
   if queued is null then return; end if;
   perform insert_audit_entries(json_agg(entry))
-    from graphile_worker.jobs j
-   cross join lateral json_array_elements(j.payload::json->'entries') as entry
-   where j.id = any(queued) and j.task_identifier = 'audit__record' and json_typeof(j.payload::json->'entries') = 'array'
+    from graphile_worker._private_jobs j
+   cross join lateral json_array_elements(j.payload->'entries') as entry
+   where j.id = any(queued) and json_typeof(j.payload->'entries') = 'array'
   having count(*) > 0;
   perform graphile_worker.complete_jobs(queued);
 end

@@ -38,7 +38,7 @@ export interface RequestRecords {
 /** The records as JSON objects, each ready to be joined into its table's array. */
 export interface SerializedRecords {
   usage: string[];
-  trace: string | undefined;
+  trace: { identity: string; json: string } | undefined;
   audit: string | undefined;
   thread: string | undefined;
   request: { identity: string; json: string } | undefined;
@@ -151,19 +151,20 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
   const refused = refusal(records);
   if (refused) throw new RecordsRefused(refused);
   const { request, cache } = records;
+  const cacheKey = cache?.key.toString('base64');
   return {
     usage: (records.usage ?? []).map(usageRow),
-    trace: records.trace ? traceRow(records.trace) : undefined,
+    trace: records.trace ? { identity: `${records.trace.workspace_id}\0${records.trace.id}`, json: traceRow(records.trace) } : undefined,
     audit: records.audit ? storableJson(records.audit) : undefined,
     thread: records.thread ? storableJson(records.thread) : undefined,
     request: request ? { identity: `${request.workspace_id}\0${request.request_id}`, json: storableJson(request) } : undefined,
     cache: cache
       ? {
-          identity: `${cache.workspace_id}\0${cache.key.toString('base64')}`,
+          identity: `${cache.workspace_id}\0${cacheKey}`,
           key: cache.key,
           json: storableJson({
             workspace_id: cache.workspace_id,
-            cache_key: cache.key.toString('base64'),
+            cache_key: cacheKey,
             response: cache.response,
             ttl_seconds: cache.ttl_seconds,
           }),

@@ -41,7 +41,19 @@ const WRITE_RECORDS_SQL = `
              completion_tokens integer, cached_tokens integer, credits_base numeric, credits_services numeric,
              credits_total numeric, stream boolean, cache text, input jsonb, output jsonb, notes jsonb,
              sources jsonb, firewall jsonb, created_at timestamptz)
-    on conflict (workspace_id, id) do nothing
+    -- A request id's trace is its first attempt's, unless that failed: the retry that succeeded
+    -- (and is billed) replaces it.
+    on conflict (workspace_id, id) do update
+       set (kind, key_id, name, tags, thread, end_user, application, trace_id, parent_span_id, model, provider,
+            attempts, status, latency_ms, prompt_tokens, completion_tokens, cached_tokens, credits_base,
+            credits_services, credits_total, stream, cache, input, output, notes, sources, firewall, created_at)
+         = (excluded.kind, excluded.key_id, excluded.name, excluded.tags, excluded.thread, excluded.end_user,
+            excluded.application, excluded.trace_id, excluded.parent_span_id, excluded.model, excluded.provider,
+            excluded.attempts, excluded.status, excluded.latency_ms, excluded.prompt_tokens,
+            excluded.completion_tokens, excluded.cached_tokens, excluded.credits_base, excluded.credits_services,
+            excluded.credits_total, excluded.stream, excluded.cache, excluded.input, excluded.output,
+            excluded.notes, excluded.sources, excluded.firewall, excluded.created_at)
+     where traces.status >= 400 and excluded.status < 400
   ), audit_rows as (
     insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
     select e.event_id, e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind',
@@ -105,15 +117,14 @@ function lastOfEach<T extends { identity: string }>(items: (T | undefined)[]): T
  */
 export async function writeRecords(db: Queryable, batch: SerializedRecords[]): Promise<Buffer[]> {
   const usage: string[] = [];
-  const traces: string[] = [];
   const audit: string[] = [];
   const threads: string[] = [];
   for (const records of batch) {
     usage.push(...records.usage);
-    if (records.trace) traces.push(records.trace);
     if (records.audit) audit.push(records.audit);
     if (records.thread) threads.push(records.thread);
   }
+  const traces = lastOfEach(batch.map((records) => records.trace));
   const requests = lastOfEach(batch.map((records) => records.request));
   const cache = lastOfEach(batch.map((records) => records.cache));
   const cacheKeys = cache.map((entry) => entry.key);
@@ -123,7 +134,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
     text: WRITE_RECORDS_SQL,
     values: [
       jsonArray(usage),
-      jsonArray(traces),
+      jsonArray(traces.map((t) => t.json)),
       jsonArray(audit),
       jsonArray(threads),
       jsonArray(requests.map((r) => r.json)),

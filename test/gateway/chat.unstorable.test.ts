@@ -50,3 +50,53 @@ describe('chat: an answer Postgres cannot store as it is', () => {
     expect(replayed.choices[0]!.message.content).to.equal('Hallo \ufffd en \ufffd');
   });
 });
+
+// A provider may report usage no bill can hold (a negative or an impossibly large count). That
+// request is answered with a clear error and not billed; those committed beside it are answered.
+describe('chat: an answer whose usage cannot be billed', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  it('answers that request 502 unrecordable_answer, traced and not billed, and the others 200', async () => {
+    const completion = {
+      id: 'odd',
+      object: 'chat.completion',
+      created: 1,
+      model: 'chat-b-upstream',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hallo' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: -4, completion_tokens: 3_000_000_000, total_tokens: 1 },
+    };
+    gw.euB.script({ type: 'raw', body: JSON.stringify(completion) });
+    const oddBody = chatBody({ model: 'test/chat-b' });
+    const [odd, ...others] = await Promise.all([
+      postChat(gw, oddBody, { 'x-request-id': 'odd-usage' }),
+      ...Array.from({ length: 6 }, (_, i) => postChat(gw, chatBody(), { 'x-request-id': `beside-odd-usage-${i}` })),
+    ]);
+    expect(odd!.status).to.equal(502);
+    const body = (await odd!.json()) as { code: string; message: string };
+    expect(body.code).to.equal('unrecordable_answer');
+    expect(body.message).to.contain('usage.0.prompt_tokens').and.contain('usage.0.completion_tokens');
+    expect(others.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+
+    const { rows } = await gw.app.db.pool.query(
+      "select request_id from usage where request_id = 'odd-usage' or request_id like 'beside-odd-usage-%' order by request_id",
+    );
+    expect(rows.map((r) => r.request_id)).to.deep.equal(Array.from({ length: 6 }, (_, i) => `beside-odd-usage-${i}`));
+    const trace = await gw.app.db.pool.query("select status from traces where id = 'odd-usage'");
+    expect(trace.rows).to.deep.equal([{ status: 502 }]);
+    // Not billed, so not kept: a retry runs anew, and is billed once.
+    const retry = await postChat(gw, oddBody, { 'x-request-id': 'odd-usage' });
+    expect(retry.status).to.equal(200);
+    expect(retry.headers.get('x-replay')).to.equal(null);
+    const billed = await gw.app.db.pool.query("select count(*)::int as n from usage where request_id = 'odd-usage'");
+    expect(billed.rows[0].n).to.equal(1);
+    // The trace is the attempt that succeeded and was billed.
+    const traced = await gw.app.db.pool.query("select status, provider from traces where id = 'odd-usage'");
+    expect(traced.rows).to.deep.equal([{ status: 200, provider: 'eu-b' }]);
+  });
+});

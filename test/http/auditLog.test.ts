@@ -63,4 +63,18 @@ describe('GET /v1/audit-log', () => {
     expect(cursor.status).to.equal(422);
     expect(cursor.body.errors).to.have.property('cursor');
   });
+
+  it('shows a change as soon as it is answered: the entry is written with the change', async () => {
+    const created = await app.key({ org: 'acme', workspace: 'main', kind: 'restricted', scopes: ['chat.create'] });
+    await revokeKey(app.db.pool, created.key_id);
+    const changed = await api(app.baseUrl, '/v1/settings/router', { method: 'PUT', key: reader, body: { cache_enabled: false } });
+    expect(changed.status).to.equal(200);
+    const response = await api(app.baseUrl, '/v1/audit-log?limit=3', { key: reader });
+    expect(response.body.data.map((e: any) => [e.action, e.target])).to.deep.equal([
+      ['settings.router.updated', response.body.data[0].target],
+      ['api_key.revoked', created.key_id],
+      ['api_key.created', created.key_id],
+    ]);
+    expect(response.body.data[0].details.changes).to.deep.equal({ cache_enabled: { from: true, to: false } });
+  });
 });
