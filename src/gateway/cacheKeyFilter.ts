@@ -4,11 +4,11 @@ import { ChannelListener } from '../db/listener.js';
 import type { Logger } from '../logger.js';
 import { CACHE_KEYS_CHANNEL, type CacheKeyLookup } from './responseCache.js';
 
-// One definition: the CommitAnnouncer (metering/commitAnnouncer.ts) notifies on the same constant.
+// One definition: the records statement (metering/writeRecords.ts) notifies on the same constant.
 export { CACHE_KEYS_CHANNEL };
 
 /**
- * The notification format, written by `encodeKeys` (for the CommitAnnouncer) and read by `decodeKeys`:
+ * The notification format, written by `encodeKeys` (for the records statement) and read by `decodeKeys`:
  *
  *   each key as standard base64 with padding (44 characters for a 32-byte key), keys joined by
  *   ',', at most 100 keys per notification (4,499 bytes, well under Postgres' 8,000-byte limit).
@@ -238,9 +238,8 @@ const BEFORE_FIRST_KEY = ['00000000-0000-0000-0000-000000000000', Buffer.alloc(0
  * It is in sync once it LISTENs for the keys the group commits announce and has then loaded
  * every unexpired key; listening first means a key stored during the load is announced, not lost.
  * While out of sync (before start, after a lost connection, after close) every key might be present.
- * Only the group commit writes response_cache, and its CommitAnnouncer tells every key, within
- * 100 ms; another writer would have to notify too. Until then another process answers that key
- * with a MISS.
+ * Only the group commit writes response_cache, and its statement notifies every key as it commits;
+ * another writer would have to notify too.
  */
 export class CacheKeyFilter implements CacheKeyLookup {
   private readonly keys: GenerationalBloomFilter;

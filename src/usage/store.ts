@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 
-// Reads of the usage table for reports. Rows are written by the settlements__drain job
-// (src/metering/usageStore.ts); this module only sums them.
+// Reads of the usage table for reports. Rows are written with the rest of a request's records
+// (src/metering/writeRecords.ts); this module only sums them.
 
 export type UsageGrouping = 'day' | 'model' | 'kind';
 
