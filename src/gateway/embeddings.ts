@@ -5,7 +5,7 @@ import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
-import { UsageMeter, type UsageRecord } from '../metering/usageLines.js';
+import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { TraceContext } from './chat.js';
@@ -168,7 +168,6 @@ function embeddingsTrace(
   outcome: { status: number; provider: string | null; attempts: Attempt[]; usage: UsageRecord[]; error?: string; createdAt: string },
 ): TraceRecord {
   const { principal } = ctx;
-  const sum = (pick: (line: UsageRecord) => number) => outcome.usage.reduce((total, line) => total + pick(line), 0);
   return {
     workspace_id: principal.workspaceId,
     organization_id: principal.organizationId,
@@ -187,14 +186,7 @@ function embeddingsTrace(
     attempts: outcome.attempts,
     status: outcome.status,
     latency_ms: performance.now() - started,
-    prompt_tokens: sum((line) => line.prompt_tokens),
-    completion_tokens: 0,
-    cached_tokens: 0,
-    credits: {
-      base: sum((line) => line.credits.base),
-      services: sum((line) => line.credits.services),
-      total: sum((line) => line.credits.total),
-    },
+    ...usageTotals(outcome.usage),
     stream: false,
     cache: null,
     input: { model: model.id, inputs, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) },

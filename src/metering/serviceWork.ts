@@ -1,7 +1,7 @@
 import { auditEntry } from '../audit/entries.js';
 import type { TraceKind } from '../traces/store.js';
 import type { RequestRecords } from './records.js';
-import type { UsageOwner, UsageRecord } from './usageLines.js';
+import { usageTotals, type UsageOwner, type UsageRecord } from './usageLines.js';
 
 /**
  * The records of billed work the service does on its own for a workspace (an ingest, a fact
@@ -26,7 +26,7 @@ export function serviceWorkRecords(work: {
   /** More for the audit entry's details, beside the output and the credits. */
   auditDetails?: Record<string, unknown>;
 }): RequestRecords {
-  const sum = (pick: (line: UsageRecord) => number) => work.usage.reduce((total, line) => total + pick(line), 0);
+  const totals = usageTotals(work.usage);
   const createdAt = work.usage[0]?.created_at ?? new Date().toISOString();
   return {
     usage: work.usage,
@@ -48,14 +48,7 @@ export function serviceWorkRecords(work: {
       attempts: [],
       status: 200,
       latency_ms: performance.now() - work.startedAt,
-      prompt_tokens: sum((line) => line.prompt_tokens),
-      completion_tokens: sum((line) => line.completion_tokens),
-      cached_tokens: 0,
-      credits: {
-        base: sum((line) => line.credits.base),
-        services: sum((line) => line.credits.services),
-        total: sum((line) => line.credits.total),
-      },
+      ...totals,
       stream: false,
       cache: null,
       input: work.input,
@@ -72,7 +65,7 @@ export function serviceWorkRecords(work: {
       actor: { key_id: null, kind: 'service' },
       action: work.action,
       target: work.target,
-      details: { ...work.output, ...work.auditDetails, credits: sum((line) => line.credits.total) },
+      details: { ...work.output, ...work.auditDetails, credits: totals.credits.total },
     }),
   };
 }

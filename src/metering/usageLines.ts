@@ -91,3 +91,24 @@ export class UsageMeter {
     });
   }
 }
+
+/** What some lines add up to, as a trace of the work they bill shows it. */
+export function usageTotals(lines: readonly UsageRecord[]): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  credits: Credits;
+} {
+  const totals = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, credits: { base: 0, services: 0, total: 0 } };
+  for (const line of lines) {
+    totals.prompt_tokens += line.prompt_tokens;
+    totals.completion_tokens += line.completion_tokens;
+    totals.cached_tokens += line.cached_tokens;
+    totals.credits.base += line.credits.base;
+    totals.credits.services += line.credits.services;
+    totals.credits.total += line.credits.total;
+  }
+  // Kept to 8 decimals, as each line is.
+  for (const part of ['base', 'services', 'total'] as const) totals.credits[part] = Math.round(totals.credits[part] * 1e8) / 1e8;
+  return totals;
+}
