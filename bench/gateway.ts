@@ -249,6 +249,8 @@ interface WalPart {
   /** Per answered request. */
   records: number;
   bytes: number;
+  /** Records per answered request by record type (INSERT, DELETE, INSERT_LEAF, COMMIT, …). */
+  types: Map<string, number>;
 }
 
 /** One gateway variant's answered requests against its usage table, across a Postgres crash. */
@@ -942,7 +944,7 @@ async function dbActivity(database: string): Promise<DbActivity | undefined> {
 // another database (the server is shared). xid is compared as text: it has no ordering operator.
 const WAL_BREAKDOWN_SQL = `
   with records as (
-    select xid::text as xid, resource_manager as rmgr, record_length, fpi_length,
+    select xid::text as xid, resource_manager as rmgr, record_type, record_length, fpi_length,
            regexp_match(block_ref, 'rel (\\d+)/(\\d+)/(\\d+)') as rel
       from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
   ),
@@ -951,12 +953,12 @@ const WAL_BREAKDOWN_SQL = `
     select distinct xid from records
      where rel is not null and rel[2]::oid not in (0, (select oid from here)) and xid <> '0'
   )
-  select rel[1] as tablespace, rel[3] as relfilenode, rmgr,
+  select rel[1] as tablespace, rel[3] as relfilenode, rmgr, record_type,
          count(*)::int as records, sum(record_length)::bigint as bytes, sum(fpi_length)::bigint as fpi_bytes
     from records r
    where case when rel is null then xid not in (select xid from elsewhere)
               else rel[2]::oid = (select oid from here) end
-   group by 1, 2, 3`;
+   group by 1, 2, 3, 4`;
 
 // Relation names of relfilenodes in this database (tablespace 0 = the database's default), a
 // TOAST table or its index named after the table it belongs to.
@@ -1070,6 +1072,7 @@ async function walBreakdown(
     tablespace: string | null;
     relfilenode: string | null;
     rmgr: string;
+    record_type: string;
     records: number;
     bytes: string;
     fpi_bytes: string;
@@ -1099,9 +1102,10 @@ async function walBreakdown(
           ? 'commit records'
           : 'other';
     const key = `${relation}\0${r.rmgr}`;
-    const part = grouped.get(key) ?? { relation, rmgr: r.rmgr, records: 0, bytes: 0 };
+    const part = grouped.get(key) ?? { relation, rmgr: r.rmgr, records: 0, bytes: 0, types: new Map<string, number>() };
     part.records += r.records / answered;
     part.bytes += Number(r.bytes) / answered;
+    part.types.set(r.record_type, (part.types.get(r.record_type) ?? 0) + r.records / answered);
     grouped.set(key, part);
   }
   const parts = [...grouped.values()].sort((x, y) => y.records - x.records || y.bytes - x.bytes);
@@ -1739,9 +1743,18 @@ function walReport(w: WalPerChat): string {
   if (w.parts && w.parts.length > 0) {
     out.push(
       table(
-        ['relation', 'resource manager', 'records per chat', 'bytes per chat'],
-        w.parts.map((p) => [p.relation, p.rmgr, fmt(p.records, 2), fmt(p.bytes, 0)]),
-        [false, false, true, true],
+        ['relation', 'resource manager', 'records per chat', 'bytes per chat', 'record types (records per chat)'],
+        w.parts.map((p) => [
+          p.relation,
+          p.rmgr,
+          fmt(p.records, 2),
+          fmt(p.bytes, 0),
+          [...p.types]
+            .sort((x, y) => y[1] - x[1])
+            .map(([type, records]) => `${type} ${fmt(records, 2)}`)
+            .join(', '),
+        ]),
+        [false, false, true, true, false],
       )
         .split('\n')
         .map((line) => `  ${line}`)
