@@ -85,6 +85,8 @@ let only: Set<string> | undefined;
 for (const a of args) {
   if (a.startsWith('--only=')) {
     only = new Set(['direct', ...a.slice('--only='.length).split(',')]);
+    // The cache-hit row is sent to the default variant's processes: it brings that row along.
+    if (only.has('gateway-hit')) only.add('gateway');
     const unknown = [...only].filter((key) => !TARGET_KEYS.includes(key));
     if (unknown.length === 0) continue;
     process.stderr.write(`bench:gateway: unknown target ${unknown.join(', ')} (known: ${TARGET_KEYS.join(', ')})\n`);
@@ -200,6 +202,10 @@ interface TargetResult {
   upstreamCheck?: string;
   /** The gateway's Postgres work per answered request (bench database, the worker's jobs included). */
   pgPerRequest?: DbActivity;
+  /** What else pgPerRequest counts (the cache-hit row shares the default variant's database). */
+  pgPerRequestNote?: string;
+  /** What the gateway's web and worker logged at level error or above during the steps, most frequent first. */
+  logErrors?: string[];
 }
 
 interface DbActivity {
@@ -485,13 +491,36 @@ async function runLoadStep(
 async function ourPostgresPids(): Promise<number[]> {
   if (!statsPool) return [];
   try {
-    const { rows } = await statsPool.query<{ pid: number }>(
-      'select pid from pg_stat_activity where (datname = any($1::text[]) or datname is null) and pid <> pg_backend_pid()',
+    const { rows } = await statsPool.query<{ pid: number; ours: boolean; client: boolean }>(
+      `select pid, coalesce(datname = any($1::text[]), true) as ours, backend_type = 'client backend' as client
+         from pg_stat_activity where pid <> pg_backend_pid()`,
       [benchDatabases],
     );
-    return rows.map((r) => r.pid);
+    // Four gateways with a pool of 20 each, their workers and the floors come near a default
+    // max_connections of 100 on a server others use too; a refused connection is a 500 in a step.
+    const clients = rows.filter((r) => r.client);
+    connectionPeak.ours = Math.max(connectionPeak.ours, clients.filter((r) => r.ours).length);
+    connectionPeak.total = Math.max(connectionPeak.total, clients.length + 1); // + this one
+    return rows.filter((r) => r.ours).map((r) => r.pid);
   } catch {
     return [];
+  }
+}
+
+/** The most client connections seen at the start of or after a step: the bench's, and the server's in all. */
+const connectionPeak = { ours: 0, total: 0 };
+/** max_connections less the slots reserved for superusers: what the gateway's connections can take. */
+let connectionLimit: number | undefined;
+
+async function readConnectionLimit(): Promise<void> {
+  try {
+    const { rows } = await statsPool!.query<{ max: number; reserved: number }>(
+      `select current_setting('max_connections')::int as max, current_setting('superuser_reserved_connections')::int as reserved`,
+    );
+    const r = rows[0];
+    if (r) connectionLimit = r.max - r.reserved;
+  } catch {
+    // reported as unknown
   }
 }
 
@@ -769,20 +798,25 @@ interface GatewayVariant {
   logLevel: 'warn' | 'info';
   /** Set explicitly, so that a variant means the same against code whose default is off and code whose default is on. */
   synchronousCommit: 'on' | 'off';
-  /** Sent one body again and again: every answer after the first from the response cache. */
-  cacheHit?: boolean;
 }
 
 const VARIANTS: GatewayVariant[] = [
   { key: 'gateway', label: 'gateway (durable, warn)', logLevel: 'warn', synchronousCommit: 'on' },
   { key: 'gateway-off', label: 'gateway (sync commit off)', logLevel: 'warn', synchronousCommit: 'off' },
   { key: 'gateway-info', label: 'gateway (durable, info)', logLevel: 'info', synchronousCommit: 'on' },
-  { key: 'gateway-hit', label: 'gateway cache hits (durable)', logLevel: 'warn', synchronousCommit: 'on', cacheHit: true },
 ];
+/**
+ * The cache-hit row: the default variant's own processes, sent one body again and again. Not a
+ * variant of its own: a fourth web process with its pool of 20 and a fourth worker took a default
+ * max_connections of 100 to its limit on a shared server (refused connections were 500s).
+ */
+const HIT_ROW = { key: 'gateway-hit', label: 'gateway cache hits (durable, warn)' };
 
 interface Gateway {
   variant: GatewayVariant;
   run: Run;
+  /** The default variant's cache-hit row, on the same processes and database. */
+  hitRun?: Run;
   /** The bench's own connections to the variant's database; replaced after a Postgres restart. */
   pool: Pool;
   url: string;
@@ -840,8 +874,11 @@ async function startGateway(variant: GatewayVariant, catalogFile: string, stubKe
     auxPid: () => worker.child.pid,
     auxName: 'worker',
     viaStub: true,
-    ...(variant.cacheHit ? { body: freshBody('Bench: the same question every time.') } : {}),
   };
+  const hitTarget: Target | undefined =
+    variant.key === 'gateway' && selected(HIT_ROW.key)
+      ? { ...target, ...HIT_ROW, body: freshBody('Bench: the same question every time.') }
+      : undefined;
   // Without its run yet: the run's after-step drain reads the gateway's current pool.
   const starting: Omit<Gateway, 'run'> = {
     variant,
@@ -859,28 +896,79 @@ async function startGateway(variant: GatewayVariant, catalogFile: string, stubKe
   try {
     await waitHttpOk(`${target.origin}/readyz`, web, 30_000);
   } catch (err) {
-    const run = newRun(target, `not measured: ${(err as Error).message}`);
+    const note = `not measured: ${(err as Error).message}`;
+    const run = newRun(target, note);
+    const hitRun = hitTarget ? newRun(hitTarget, note) : undefined;
     log(logTail(logFile));
     await stopBoth();
-    return Object.assign(starting, { run });
+    return Object.assign(starting, { run, ...(hitRun ? { hitRun } : {}) });
   }
   starting.activityBefore = await dbActivity(database);
-  const run = await startRun(target, async () => {
+  const drain = async () => {
     await drainBacklog(starting, variant.label);
-  });
-  if (run.done) log(logTail(logFile));
-  return Object.assign(starting, { run });
+  };
+  const run = await startRun(target, drain);
+  const hitRun = hitTarget ? await startRun(hitTarget, drain) : undefined;
+  if (run.done || hitRun?.done) log(logTail(logFile));
+  return Object.assign(starting, { run, ...(hitRun ? { hitRun } : {}) });
+}
+
+/** When the variant's processes last had load (its cache-hit row's included). */
+const lastLoadOf = (gateway: Gateway) => Math.max(gateway.run.lastLoadAt, gateway.hitRun?.lastLoadAt ?? 0);
+
+/**
+ * The errors a pino log holds (level ≥ 50), as "message: error message ×count", most frequent
+ * first: a 500 the load generator saw is only "internal error", the reason is in the log.
+ */
+function logErrorsOf(file: string, top = 3): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) {
+      // an uncaught exception prints plain text: keep its first line
+      if (/^\w*Error\b/.test(line)) counts.set(line.slice(0, 300), (counts.get(line.slice(0, 300)) ?? 0) + 1);
+      continue;
+    }
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+      if ((entry.level ?? 0) < 50) continue;
+      const what = `${entry.msg ?? '(no message)'}${entry.err?.message ? `: ${entry.err.message}` : ''}`.slice(0, 300);
+      counts.set(what, (counts.get(what) ?? 0) + 1);
+    } catch {
+      // a line cut short: not an error entry we can read
+    }
+  }
+  return [...counts]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top)
+    .map(([what, n]) => `${what} ×${n}`);
+}
+
+/** Reads what the variant's processes logged as errors so far (the steps'), before anything else happens to them. */
+function collectLogErrors(gateway: Gateway): void {
+  const web = gateway.hitRun ? `web (which also served ${gateway.hitRun.target.label})` : 'web';
+  const errors = [
+    ...logErrorsOf(gateway.logFile).map((e) => `${web}: ${e}`),
+    ...logErrorsOf(gateway.workerLogFile).map((e) => `worker: ${e}`),
+  ];
+  if (errors.length > 0) gateway.run.result.logErrors = errors;
 }
 
 const originOf = (gateway: Gateway) => gateway.run.target.origin;
 const isAlive = (m: Managed | undefined) => m !== undefined && m.child.exitCode === null && m.child.signalCode === null;
 const exitOf = (m: Managed | undefined) => (m ? (m.child.signalCode ?? `exit code ${m.child.exitCode}`) : 'not started');
 
-/** Postgres' work per answered request in a variant's database (its worker's jobs included). */
+/** Postgres' work per answered request in a variant's database (its worker's jobs, and its cache-hit row's requests, included). */
 function setActivity(gateway: Gateway, activityAfter: DbActivity | undefined): void {
-  const { run, activityBefore } = gateway;
+  const { run, hitRun, activityBefore } = gateway;
   const result = run.result;
-  const answered = run.answered + run.setupAnswers;
+  const answered = run.answered + run.setupAnswers + (hitRun ? hitRun.answered + hitRun.setupAnswers : 0);
+  if (hitRun) result.pgPerRequestNote = `${hitRun.target.label} included`;
   if (activityBefore && activityAfter && result.measured && answered > 0) {
     result.pgPerRequest = {
       commits: (activityAfter.commits - activityBefore.commits) / answered,
@@ -902,7 +990,7 @@ async function finishGateway(gateway: Gateway): Promise<void> {
 
 /** Reads a running variant's counters once its backends have published them (STATS_PUBLISH_MS). */
 async function readActivityOfRunning(gateway: Gateway): Promise<void> {
-  await countersPublishedSince(gateway.run.lastLoadAt);
+  await countersPublishedSince(lastLoadOf(gateway));
   setActivity(gateway, await dbActivity(gateway.database));
 }
 
@@ -1015,7 +1103,7 @@ async function measureWal(gateway: Gateway): Promise<WalPerChat> {
     log(`  ${walinspectNote}`);
   }
   // The counters must hold everything before the window, the steps' included.
-  await countersPublishedSince(run.lastLoadAt);
+  await countersPublishedSince(lastLoadOf(gateway));
   const before = await walCounters(database);
   const startLsn = (await pool.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0]!.lsn;
   const step = await runLoadStep(run.target, WAL_CONCURRENCY, { warmupMs: 0, windowMs: WAL_WINDOW_MS, maxRequests: MAX_REQUESTS_PER_STEP });
@@ -1338,13 +1426,32 @@ async function durabilityCheck(gateway: Gateway, cluster: Cluster): Promise<Dura
     );
     result.lostStillPending = pending.rows[0]?.n ?? 0;
   }
-  if (!result.webAlive) result.deathLogs.push(`the web process's log ends:\n${logTail(gateway.logFile, 16)}`);
-  if (!result.workerAlive) result.deathLogs.push(`the worker's log ends:\n${logTail(gateway.workerLogFile, 16)}`);
+  if (!result.webAlive) result.deathLogs.push(`the web process's log ends:\n${readableLogTail(gateway.logFile)}`);
+  if (!result.workerAlive) result.deathLogs.push(`the worker's log ends:\n${readableLogTail(gateway.workerLogFile)}`);
   log(`  ${durabilityLine(result)}`);
   return result;
 }
 
 const msSince = (at: number) => Date.now() - at;
+
+/**
+ * The end of a log for the report: a pino entry as its level, message and error message (an
+ * entry can hold a whole serialized pg client), plain text (an uncaught exception) as it is.
+ */
+function readableLogTail(file: string, lines = 16): string {
+  return logTail(file, lines)
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line;
+      try {
+        const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+        return `[level ${entry.level ?? '?'}] ${entry.msg ?? ''}${entry.err?.message ? `: ${entry.err.message}` : ''}`;
+      } catch {
+        return line.slice(0, 300);
+      }
+    })
+    .join('\n');
+}
 
 /** New connections for the bench after a Postgres restart (the old ones are dead). */
 async function replacePools(gateway: Gateway): Promise<void> {
@@ -1516,9 +1623,9 @@ function report(facts: string): string {
     ),
   );
   out.push('(p50/p99 and added latency at concurrency 1; added = target − direct to stub; peak RSS = VmHWM of the server process)');
-  if (results.some((r) => r.key === 'gateway-hit')) {
+  if (results.some((r) => r.key === HIT_ROW.key)) {
     out.push(
-      `(${VARIANTS.find((v) => v.key === 'gateway-hit')!.label}: the default settings sent one body again and again, every answer an X-Cache: HIT (any other is an error); not in the checks)`,
+      `(${HIT_ROW.label}: the processes of gateway (durable, warn) sent one body again and again, every answer an X-Cache: HIT (any other is an error); not in the checks)`,
     );
   }
   for (const r of results) if (!r.measured) out.push(`${r.label}: ${r.note ?? 'not measured'}`);
@@ -1526,9 +1633,18 @@ function report(facts: string): string {
     const a = r.pgPerRequest;
     if (!a) continue;
     out.push(
-      `${r.label}: per request, Postgres committed ${fmt(a.commits, 2)} transactions and inserted ${fmt(a.inserted, 1)}, ` +
+      `${r.label}: per request${r.pgPerRequestNote ? ` (${r.pgPerRequestNote})` : ''}, Postgres committed ${fmt(a.commits, 2)} transactions and inserted ${fmt(a.inserted, 1)}, ` +
         `updated ${fmt(a.updated, 1)}, deleted ${fmt(a.deleted, 1)} rows (web and worker, in the bench database)`,
     );
+  }
+  if (connectionPeak.total > 0) {
+    out.push(
+      `Postgres connections at the steps: at most ${connectionPeak.ours} of the bench's, ${connectionPeak.total} in all on the server ` +
+        `(max_connections less the superusers' reserve: ${connectionLimit ?? '?'})`,
+    );
+    if (connectionLimit !== undefined && connectionPeak.total >= connectionLimit - 2) {
+      out.push(`warning: the server was at or near its connection limit: a step's errors may be refused connections ("too many clients"), not the target's`);
+    }
   }
   for (const d of durabilityResults) out.push(durabilityLine(d));
   if (durabilityNote) out.push(`durability: ${durabilityNote}`);
@@ -1536,7 +1652,7 @@ function report(facts: string): string {
   if (walPerChat) out.push(walReport(walPerChat), '');
 
   // The checks, for each gateway variant, and for the floors: what the design itself reaches here.
-  const gateways = results.filter((r) => r.key.startsWith('gateway') && r.key !== 'gateway-hit');
+  const gateways = results.filter((r) => r.key.startsWith('gateway') && r.key !== HIT_ROW.key);
   const checked = results.filter((r) => r.key === 'floor' || r.key === 'floor-durable' || gateways.includes(r));
   const portkey = bestOf(results.find((r) => r.key === 'portkey'));
   const passthrough = bestOf(results.find((r) => r.key === 'passthrough'));
@@ -1665,6 +1781,9 @@ function report(facts: string): string {
   }
   const checks = results.filter((r) => r.upstreamCheck && r.upstreamCheck !== 'ok');
   for (const r of checks) out.push(`warning: ${r.label}: ${r.upstreamCheck}`);
+  for (const r of results) {
+    if (r.logErrors) out.push(`warning: ${r.label} logged errors during the steps: ${r.logErrors.join('; ')}`);
+  }
 
   // What limits the gateway, from the CPU figures at its best step; the floors' beside it.
   const main = gateways.find((r) => r.key === 'gateway') ?? gateways[0];
@@ -1677,7 +1796,7 @@ function report(facts: string): string {
       if (floor && floorBest) out.push(cpuPerRequest(floor, floorBest));
     }
     out.push(cpuPerRequest(main, best));
-    const hits = results.find((r) => r.key === 'gateway-hit');
+    const hits = results.find((r) => r.key === HIT_ROW.key);
     const hitsBest = bestOf(hits);
     if (hits && hitsBest) out.push(cpuPerRequest(hits, hitsBest));
     const largest = cpuParts(best)[0]!;
@@ -1843,6 +1962,7 @@ async function main(): Promise<number> {
   );
 
   statsPool = createPool(withDatabase(baseUrl, 'postgres'), 2);
+  await readConnectionLimit();
   const catalogFile = writeCatalog(stubPort);
   if (portkey) log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);
   const portkeyFailure = await portkeyStarted;
@@ -1880,14 +2000,17 @@ async function main(): Promise<number> {
     { key: 'floor-durable', label: 'floor (durable)', synchronousCommit: 'on' },
   ].filter((floor) => selected(floor.key));
   for (const floor of floors) {
-    const { apiKey, url, workspaceId, organizationId } = await createBenchDatabase(`${BENCH_DB_PREFIX}_${floor.key.replace(/\W/g, '_')}`);
+    const { pool, apiKey, url, workspaceId, organizationId } = await createBenchDatabase(`${BENCH_DB_PREFIX}_${floor.key.replace(/\W/g, '_')}`);
+    // The floor has its own connection; the server's slots are scarce with every target started (see HIT_ROW).
+    benchPools.delete(pool);
+    await pool.end();
     const env = { DATABASE_URL: url, API_KEY: apiKey, WORKSPACE_ID: workspaceId, ORGANIZATION_ID: organizationId, SYNCHRONOUS_COMMIT: floor.synchronousCommit };
     await startHelper(floor.key, 'gateway-floor', floor.label, env, apiKey);
   }
   const variants = VARIANTS.filter((variant) => selected(variant.key));
   const gateways: Gateway[] = [];
   for (const variant of variants) gateways.push(await startGateway(variant, catalogFile, 'sk-bench-stub'));
-  runs.push(...gateways.map((g) => g.run));
+  runs.push(...gateways.flatMap((g) => (g.hitRun ? [g.run, g.hitRun] : [g.run])));
   const portkeyTarget: Target = {
     key: 'portkey',
     label: `Portkey ${PORTKEY_PACKAGE.split('@').at(-1)}`,
@@ -1917,6 +2040,7 @@ async function main(): Promise<number> {
     for (const variant of variants) writeFileSync(join(profileDir, `${variant.key}.cpuprofile.window.json`), JSON.stringify({ fromUs, toUs }));
   }
 
+  for (const gateway of gateways) collectLogErrors(gateway);
   // What is done with stops now: it must take no CPU during the WAL window, and Postgres is about
   // to go down under it. A stopped variant's backends publish their counters as they exit.
   for (const managed of helpers) await stop(managed);
