@@ -19,10 +19,10 @@
  *                  a group-committed usage row, twice: synchronous_commit off, and on ("durable"),
  *                  each on its own bench database;
  *  - gateway:      the Procfile's web and worker commands (node flags included), on a fresh
- *                  database and a one-model catalogue pointing at the stub, in four variants: the
- *                  default settings (durable metering, LOG_LEVEL=warn), sync commit off,
- *                  LOG_LEVEL=info, and the default settings sent one body again and again (every
- *                  answer from the response cache: its own row, not in the checks);
+ *                  database and a one-model catalogue pointing at the stub, in three variants:
+ *                  the default settings (durable metering, LOG_LEVEL=warn), sync commit off and
+ *                  LOG_LEVEL=info; plus a row in which the default variant's processes are sent
+ *                  one body again and again (every answer from the response cache; not checked);
  *  - Portkey:      npx -y @portkey-ai/gateway@1.15.2 --headless, from a temp directory.
  *
  * Every target is started first and answers the same number of requests, not recorded (V8
