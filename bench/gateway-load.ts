@@ -6,7 +6,11 @@
 //
 // A step is a warm-up (not recorded) and then a measuring window; workers start no request once
 // the window is over, and the step is also bounded by a request count. Every answer must be a 200
-// whose body holds "choices"; anything else (or a transport error) counts as an error.
+// whose body holds "choices"; anything else (or a transport error) counts as an error. Unless the
+// spec gives one body for every request (the cache-hit target), each request's prompt is new.
+// The answers' X-Cache headers are counted; with `expectCacheHit`, an answer that is not a HIT is
+// an error. With `recordRequestIds`, the X-Request-Id of every 200 answer is sent back (the
+// durability check looks each one up in the usage table).
 //
 // Protocol (IPC): parent sends {type:'run', ...RunSpec}; child sends {type:'window', id} when the
 // warm-up ends and {type:'result', id, result} when the step is done.
@@ -24,6 +28,12 @@ export interface RunSpec {
   windowMs: number;
   /** Upper bound on the requests one step sends (warm-up included). */
   maxRequests: number;
+  /** The same body for every request (to measure the response cache's hit path); else a new prompt each time. */
+  body?: string;
+  /** An answer without `X-Cache: HIT` counts as an error. */
+  expectCacheHit?: boolean;
+  /** Return the X-Request-Id of every 200 answer of the step (warm-up included). */
+  recordRequestIds?: boolean;
 }
 
 export interface StepResult {
@@ -48,6 +58,14 @@ export interface StepResult {
   windowMs: number;
   /** This process's CPU time during the window, in ms. */
   loadCpuMs: number;
+  /** Answers in the whole step whose X-Cache header said HIT. */
+  cacheHits: number;
+  /** With recordRequestIds: the X-Request-Id of every 200 answer in the whole step. */
+  answeredIds?: string[];
+  /** With recordRequestIds: 200 answers that carried no X-Request-Id (so cannot be looked up). */
+  answeredWithoutId?: number;
+  /** When the first and the last failed request ended, ms after the window started (none: undefined). */
+  failureSpanMs?: [number, number];
 }
 
 // Unique content per request (a counter, plus a nonce per process) so that no request hits the
@@ -63,6 +81,8 @@ function bodyOf(model: string): string {
 interface Outcome {
   ok: boolean;
   detail?: string;
+  requestId?: string;
+  cacheHit: boolean;
 }
 
 const CHOICES = Buffer.from('"choices"');
@@ -71,34 +91,59 @@ const CHOICES = Buffer.from('"choices"');
 class OneRequest implements Dispatcher.DispatchHandler {
   private status = 0;
   private parts: Buffer[] = [];
-  constructor(private readonly done: (o: Outcome) => void) {}
+  private requestId: string | undefined;
+  private cache: string | undefined;
+  constructor(
+    private readonly done: (o: Outcome) => void,
+    private readonly expectCacheHit: boolean,
+  ) {}
 
   onRequestStart(): void {}
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.status = statusCode;
+    this.requestId = single(headers['x-request-id']);
+    this.cache = single(headers['x-cache']);
   }
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     this.parts.push(chunk);
   }
   onResponseEnd(): void {
     const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    if (this.status === 200 && body.includes(CHOICES)) this.done({ ok: true });
-    else this.done({ ok: false, detail: `HTTP ${this.status}: ${body.toString('utf8', 0, 300)}` });
+    const cacheHit = this.cache === 'HIT';
+    if (this.status !== 200 || !body.includes(CHOICES)) {
+      this.done({ ok: false, cacheHit, detail: `HTTP ${this.status}: ${body.toString('utf8', 0, 300)}` });
+    } else if (this.expectCacheHit && !cacheHit) {
+      this.done({ ok: false, cacheHit, detail: `HTTP 200 with X-Cache: ${this.cache ?? '(none)'} where a HIT was expected` });
+    } else {
+      this.done({ ok: true, cacheHit, ...(this.requestId ? { requestId: this.requestId } : {}) });
+    }
   }
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
-    this.done({ ok: false, detail: `${err.name}: ${err.message}` });
+    this.done({ ok: false, cacheHit: false, detail: `${err.name}: ${err.message}` });
   }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function send(pool: Pool, spec: RunSpec): Promise<Outcome> {
   return new Promise((resolve) => {
     try {
       pool.dispatch(
-        { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: bodyOf(spec.model), headersTimeout: 15_000, bodyTimeout: 15_000 },
-        new OneRequest(resolve),
+        {
+          origin: spec.origin,
+          path: spec.path,
+          method: 'POST',
+          headers: spec.headers,
+          body: spec.body ?? bodyOf(spec.model),
+          headersTimeout: 15_000,
+          bodyTimeout: 15_000,
+        },
+        new OneRequest(resolve, spec.expectCacheHit === true),
       );
     } catch (err) {
-      resolve({ ok: false, detail: (err as Error).message });
+      resolve({ ok: false, cacheHit: false, detail: (err as Error).message });
     }
   });
 }
@@ -115,6 +160,10 @@ export async function runStep(spec: RunSpec, onWindow: () => void = () => undefi
   let warmupErrors = 0;
   let issued = 0;
   let totalOk = 0;
+  let cacheHits = 0;
+  const answeredIds: string[] = [];
+  let answeredWithoutId = 0;
+  let failureSpan: [bigint, bigint] | undefined;
   const errorSamples: string[] = [];
   const t0 = process.hrtime.bigint();
   const windowStart = t0 + BigInt(Math.round(spec.warmupMs * 1e6));
@@ -134,6 +183,12 @@ export async function runStep(spec: RunSpec, onWindow: () => void = () => undefi
       const outcome = await send(pool, spec);
       const end = process.hrtime.bigint();
       if (outcome.ok) totalOk++;
+      if (outcome.cacheHit) cacheHits++;
+      if (spec.recordRequestIds && outcome.ok) {
+        if (outcome.requestId) answeredIds.push(outcome.requestId);
+        else answeredWithoutId++;
+      }
+      if (!outcome.ok) failureSpan = failureSpan ? [failureSpan[0], end] : [end, end];
       if (start >= windowStart) {
         if (outcome.ok) latencies.push(Number(end - start) / 1e6);
         else errors++;
@@ -168,6 +223,9 @@ export async function runStep(spec: RunSpec, onWindow: () => void = () => undefi
     rps: windowMs > 0 ? (latencies.length * 1000) / windowMs : 0,
     windowMs,
     loadCpuMs: cpuAtWindow ? (cpu.user + cpu.system) / 1000 : NaN,
+    cacheHits,
+    ...(spec.recordRequestIds ? { answeredIds, answeredWithoutId } : {}),
+    ...(failureSpan ? { failureSpanMs: failureSpan.map((t) => Number(t - windowStart) / 1e6) as [number, number] } : {}),
   };
 }
 
