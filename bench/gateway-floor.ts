@@ -3,7 +3,8 @@
 // @koa/router, the key looked up by its SHA-256 in an in-memory map, the body checked by Ajv
 // against the generated ChatCompletionRequest schema, an undici Pool to the stub, and one usage
 // row per request, group-committed (every request that finishes while a commit is in flight
-// shares the next one) through our own writer, insert_usage (sql/0011), before the answer is sent.
+// shares the next one) through our own writer (src/metering/writeRecords.ts, with nothing but the
+// usage line), before the answer is sent.
 // Nothing else: no firewall, routing, cache, trace, audit or drain. Whatever the real gateway adds
 // on top of these figures is its own work.
 //
@@ -21,6 +22,9 @@ import Koa from 'koa';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { Validator } from '../src/http/validation.js';
+import { serializeRecords } from '../src/metering/records.js';
+import type { UsageRecord } from '../src/metering/usageLines.js';
+import { writeRecords } from '../src/metering/writeRecords.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -38,19 +42,7 @@ const db = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 1, options:
 // A dropped connection must fail the requests of its batch, not end the process (an unheard 'error' throws).
 db.on('error', () => undefined);
 
-interface UsageRow {
-  organization_id: string;
-  workspace_id: string;
-  request_id: string;
-  kind: 'chat';
-  model: string;
-  provider: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  credits: { base: number; services: number; total: number };
-  created_at: string;
-}
+type UsageRow = UsageRecord;
 
 // Group commit: one multi-row insert in flight; whoever finishes meanwhile joins the next.
 let waiting: { row: UsageRow; done: (err?: unknown) => void }[] = [];
@@ -67,7 +59,7 @@ async function flush(): Promise<void> {
   waiting = [];
   let error: unknown;
   try {
-    await db.query({ name: 'floor-usage', text: 'select insert_usage($1::json)', values: [JSON.stringify(batch.map((w) => w.row))] });
+    await writeRecords(db, batch.map((w) => serializeRecords({ usage: [w.row] })));
   } catch (err) {
     error = err;
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
 import type { Principal } from '../tenancy/store.js';
@@ -13,14 +12,14 @@ export function actedBy(principal: Principal): Pick<AuditEntry, 'organization_id
   };
 }
 
-export function auditEntry(entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string }): AuditEntry {
-  return { ...entry, event_id: randomUUID(), at: entry.at ?? new Date().toISOString() };
+export function auditEntry(entry: Omit<AuditEntry, 'at'> & { at?: string }): AuditEntry {
+  return { ...entry, at: entry.at ?? new Date().toISOString() };
 }
 
 /**
  * Writes an audit entry in the caller's transaction: there is no change without its entry, nor an
  * entry of a change that rolled back, and the audit log shows it as soon as the change is answered.
  */
-export async function recordAudit(db: Queryable, entry: Omit<AuditEntry, 'event_id' | 'at'> & { at?: string }): Promise<void> {
+export async function recordAudit(db: Queryable, entry: Omit<AuditEntry, 'at'> & { at?: string }): Promise<void> {
   await writeRecordsNow(db, { audit: auditEntry(entry) });
 }

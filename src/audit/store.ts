@@ -4,7 +4,6 @@ import type { Queryable } from '../db/pool.js';
 export type ActorKind = 'organization' | 'restricted' | 'operator' | 'service';
 
 export interface AuditEntry {
-  event_id: string;
   organization_id: string;
   workspace_id: string | null;
   at: string;
@@ -32,8 +31,9 @@ export interface AuditPosition {
 
 /**
  * A page of the workspace's audit trail, newest first, including the organization-wide entries
- * (workspace_id null) of the workspace's organization. Jobs write entries in any order, so the
- * order is the event's time, not the row id.
+ * (workspace_id null) of the workspace's organization. Transactions commit their entries in any
+ * order, so the order is the event's time, not the row id. Each of the two kinds is read along its own index, in
+ * order, at most a page of each, and the two are merged.
  */
 export async function listAuditEntries(
   db: Queryable,
@@ -42,11 +42,19 @@ export async function listAuditEntries(
 ): Promise<AuditRow[]> {
   const { rows } = await db.query<AuditRow>(
     `select id::text, at, actor_key_id, actor_kind, action, target, details
-       from audit_log
-      where organization_id = $1
-        and (workspace_id = $2 or workspace_id is null)
-        and ($3::text is null or action = $3)
-        and ($4::timestamptz is null or (at, id) < ($4::timestamptz, $5::bigint))
+       from ((select * from audit_log
+               where workspace_id = $2 and organization_id = $1
+                 and ($3::text is null or action = $3)
+                 and ($4::timestamptz is null or (at, id) < ($4::timestamptz, $5::bigint))
+               order by at desc, id desc
+               limit $6)
+             union all
+             (select * from audit_log
+               where organization_id = $1 and workspace_id is null
+                 and ($3::text is null or action = $3)
+                 and ($4::timestamptz is null or (at, id) < ($4::timestamptz, $5::bigint))
+               order by at desc, id desc
+               limit $6)) as entries
       order by at desc, id desc
       limit $6`,
     [scope.organizationId, scope.workspaceId, page.action ?? null, page.after?.at ?? null, page.after?.id ?? null, page.limit],

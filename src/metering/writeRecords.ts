@@ -9,8 +9,9 @@ import { serializeRecords, type RequestRecords, type SerializedRecords } from '.
 // wait for; ingest, fact extraction and every audited change run it inside their own transaction.
 //
 // Rows that the batch holds twice are written once: two identical requests that missed the cache
-// together store one entry (an upsert may not touch a row twice in one statement). Each table's
-// insert is idempotent on its key, so a statement run again writes nothing twice. The keys of the
+// together store one entry (an upsert may not touch a row twice in one statement). A usage line, a
+// trace, a thread message, a kept answer are written once per key, whatever runs the statement
+// again; an audit entry is an event, written with what it records. The keys of the
 // cache entries it stores are announced to every web process (CacheKeyFilter) when it commits;
 // data-modifying CTEs run whether or not the final select reads them.
 const WRITE_RECORDS_SQL = `
@@ -39,8 +40,8 @@ const WRITE_RECORDS_SQL = `
              thread text, end_user text, application text, trace_id text, parent_span_id text, model text,
              provider text, attempts jsonb, status integer, latency_ms double precision, prompt_tokens integer,
              completion_tokens integer, cached_tokens integer, credits_base numeric, credits_services numeric,
-             credits_total numeric, stream boolean, cache text, input jsonb, output jsonb, notes jsonb,
-             sources jsonb, firewall jsonb, created_at timestamptz)
+             credits_total numeric, stream boolean, cache text, input json, output json, notes jsonb,
+             sources jsonb, firewall json, created_at timestamptz)
     -- A request id's trace is its first attempt's, unless that failed: the retry that succeeded
     -- (and is billed) replaces it.
     on conflict (workspace_id, id) do update
@@ -55,13 +56,12 @@ const WRITE_RECORDS_SQL = `
             excluded.notes, excluded.sources, excluded.firewall, excluded.created_at)
      where traces.status >= 400 and excluded.status < 400
   ), audit_rows as (
-    insert into audit_log (event_id, organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
-    select e.event_id, e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind',
-           e.action, e.target, e.details
+    insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
+    select e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind', e.action, e.target,
+           e.details
       from json_to_recordset($3::json) as e(
-             event_id uuid, organization_id uuid, workspace_id uuid, at timestamptz, actor json, action text,
-             target text, details jsonb)
-    on conflict (event_id) do nothing
+             organization_id uuid, workspace_id uuid, at timestamptz, actor json, action text, target text,
+             details jsonb)
   ), appends as (
     select a.workspace_id, a.organization_id, a.thread, a.request_id, a.created_at, a.messages
       from json_to_recordset($4::json) as a(

@@ -28,7 +28,7 @@ describe('metering/records: each request is metered, traced and audited by the t
   };
   const usageRequests = async () => (await get('/v1/usage')).total.requests as number;
   const usageLines = async (id: string) =>
-    (await gw.app.db.pool.query('select * from usage where request_id = $1 or request_id like $2 order by id', [id, `${id}:%`])).rows;
+    (await gw.app.db.pool.query('select * from usage where request_id = $1 or request_id like $2 order by request_id', [id, `${id}:%`])).rows;
 
   /** What the listings show of one request id, read once each. */
   const listed = async (id: string) => {
