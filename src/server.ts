@@ -24,7 +24,7 @@ const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'data
 const adapters = createAdapters();
 const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit, log });
 // Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.
-const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS });
+const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
 await cacheKeys.start();
 const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys });
 const server = createServer(app.callback());

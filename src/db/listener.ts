@@ -7,7 +7,8 @@ export interface ChannelHandlers {
    * throwing counts as a failed attempt.
    */
   listening(client: pg.Client): Promise<void>;
-  notified(payload: string): void;
+  /** `sender` is the process id of the Postgres backend that sent it. */
+  notified(payload: string, sender: number): void;
   /** The connection failed or went away; another attempt follows after the delay. */
   lost(err: unknown, stage: 'connecting' | 'connected'): void;
 }
@@ -60,7 +61,7 @@ export class ChannelListener {
     this.client = client;
     this.connected = false;
     client.on('notification', (message) => {
-      if (this.client === client && message.channel === this.options.channel) this.handlers.notified(message.payload ?? '');
+      if (this.client === client && message.channel === this.options.channel) this.handlers.notified(message.payload ?? '', message.processId);
     });
     // pg emits 'error' (which would throw unheard) and then 'end' when the server goes away.
     client.on('error', (err) => this.fail(client, err));

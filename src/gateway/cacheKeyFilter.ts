@@ -209,6 +209,11 @@ export interface CacheKeyFilterOptions {
   reconnectDelayMs?: number;
   /** Milliseconds on a monotonic clock; tests pass a fake one. */
   now?: () => number;
+  /**
+   * The Postgres backends that store this process's own keys (the group commit's connection): it
+   * adds those keys itself as it stores them, so their notifications are skipped unread.
+   */
+  ownBackends?: ReadonlySet<number>;
 }
 
 export const LISTENER_APPLICATION_NAME = 'polder-cache-keys';
@@ -267,7 +272,9 @@ export class CacheKeyFilter implements CacheKeyLookup {
           this.inSync = true;
           this.log.info({ keys: loaded, generations: this.keys.generationCount }, 'cache key filter in sync');
         },
-        notified: (payload) => this.onNotification(payload),
+        notified: (payload, sender) => {
+          if (!options.ownBackends?.has(sender)) this.onNotification(payload);
+        },
         lost: (err, stage) => {
           this.outOfSync();
           const message = stage === 'connected' ? 'cache key filter lost its connection; resyncing' : 'cache key filter could not sync; retrying';

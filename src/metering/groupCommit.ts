@@ -30,6 +30,8 @@ export class GroupCommitter {
   private flushing: Promise<void> | undefined;
   private readonly pool: pg.Pool;
   private closing: Promise<void> | undefined;
+  /** The process id of the Postgres backend it writes through, while connected (CacheKeyFilter's ownBackends). */
+  readonly backends = new Set<number>();
 
   constructor(
     connectionString: string,
@@ -44,6 +46,11 @@ export class GroupCommitter {
       options: `-c synchronous_commit=${options.synchronousCommit ?? 'on'}`,
     });
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => {
+      const pid = (client as pg.PoolClient & { processID: number }).processID;
+      this.backends.add(pid);
+      client.once('end', () => this.backends.delete(pid));
+    });
   }
 
   /**

@@ -39,7 +39,7 @@ export async function startTestApp(
   const catalog = options.catalog ?? loadCatalog({ file: config.catalogFile });
   const adapters = createAdapters();
   const committer = new GroupCommitter(db.url, { synchronousCommit: config.meteringSynchronousCommit, log });
-  const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS });
+  const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
   await cacheKeys.start();
   const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer, cacheKeys });
   const server = createServer(app.callback());

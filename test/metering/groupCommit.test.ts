@@ -173,6 +173,28 @@ describe('metering/groupCommit', () => {
     }
   });
 
+  it("leaves its own process's filter to add its keys itself, unread", async () => {
+    const log = capturedLogger().log;
+    const other = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: 3600 });
+    const own = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: 3600, ownBackends: committer.backends });
+    await Promise.all([other.start(), own.start()]);
+    try {
+      const key = randomBytes(32);
+      const cache = { workspace_id: owner.workspace_id, key, response: { completion: { id: 'c', created: 1, choices: [] }, model: 'local/echo', provider: 'local' }, ttl_seconds: 60 };
+      await committer.write({ ...records(`gc-${randomUUID()}`), cache: cache as never });
+      expect(committer.backends.size).to.equal(1);
+      await waitFor(async () => other.mightContain(key), { what: 'the other filter to hear of the key' });
+      // Notifications reach a listener in commit order: once `own` has this later one, it has read
+      // (and skipped) the committer's.
+      const later = randomBytes(32);
+      await db.pool.query("select pg_notify('polder_cache_keys', $1)", [later.toString('base64')]);
+      await waitFor(async () => own.mightContain(later), { what: 'the own filter to hear of a key from elsewhere' });
+      expect(own.mightContain(key)).to.equal(false);
+    } finally {
+      await Promise.all([other.close(), own.close()]);
+    }
+  });
+
   it('commits durably unless METERING_SYNCHRONOUS_COMMIT is off', () => {
     expect(loadConfig({}).meteringSynchronousCommit).to.equal('on');
     expect(loadConfig({ METERING_SYNCHRONOUS_COMMIT: 'off' }).meteringSynchronousCommit).to.equal('off');

@@ -57,9 +57,11 @@ export function isCardNumber(value: string): boolean {
 export function findCards(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
-  const out: Detection[] = [];
   // A candidate starts with the first digit of a digit run, and has at least 12 digits.
-  const matches = new Matcher(CANDIDATE, text, runsWithDigits(s, 12));
+  const starts = runsWithDigits(s, 12);
+  if (starts.length === 0) return [];
+  const out: Detection[] = [];
+  const matches = new Matcher(CANDIDATE, text, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     let value = m[0];
     // A trailing group may belong to something else ("… 1111 12/26"): retry without it.

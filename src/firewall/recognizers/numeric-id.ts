@@ -30,9 +30,11 @@ const WINDOWS = { before: 48, after: 24 };
 export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
-  const out: Detection[] = [];
   // Every candidate starts with the first digit of a digit run (its lookbehind refuses a digit).
   const starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits);
+  // Most texts have no number this long: nothing to try, nothing to allocate.
+  if (starts.length === 0) return [];
+  const out: Detection[] = [];
   const matches = new Matcher(spec.candidate, text, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[0];
