@@ -7,7 +7,7 @@ import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import type { RequestRecords } from '../metering/records.js';
+import { RecordsRefused, type RequestRecords } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
@@ -17,7 +17,7 @@ import type { Catalog, ChatModel } from './catalog.js';
 import { maskMessages, restoreCompletion, StreamUnmasker } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
-import { ChainFailed, clientGone, firstThatAnswers, type Attempt } from './fallback.js';
+import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import {
   UpstreamError,
@@ -429,9 +429,8 @@ export class ChatService {
 
   /** A failed request is traced and audited, not billed, and its id is freed for a retry. */
   private async fail(ctx: ChatContext, prepared: Prepared, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
-    const apiError = err instanceof ChainFailed ? err.apiError : err instanceof ApiError ? err : undefined;
-    const attempts = err instanceof ChainFailed ? err.attempts : (servedAttempts ?? []);
-    const status = apiError?.status ?? 502;
+    const { status, message, attempts } = failureOf(err, servedAttempts);
+    if (err instanceof RecordsRefused) ctx.log.warn({ reason: err.reason }, 'the answer could not be recorded; not billed');
     try {
       if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
       const now = new Date().toISOString();
@@ -443,7 +442,7 @@ export class ChatService {
           attempts,
           usage: undefined,
           input: prepared.request,
-          output: { error: apiError?.message ?? (err as Error).message },
+          output: { error: message },
           notes: prepared.plan.notes,
           createdAt: now,
         }),

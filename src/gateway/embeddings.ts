@@ -5,12 +5,13 @@ import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
+import { RecordsRefused } from '../metering/records.js';
 import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { TraceContext } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
-import { ChainFailed, firstThatAnswers, type Attempt } from './fallback.js';
+import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import type { EmbeddingOutput } from './providers/types.js';
 import { planRoute, type RoutingPlan } from './routing.js';
@@ -132,9 +133,8 @@ export class EmbeddingService {
   /** A failed call is traced and audited, not billed, and its id is freed for a retry. */
   private async fail(call: EmbeddingCall, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
     const { ctx } = call;
-    const apiError = err instanceof ChainFailed ? err.apiError : err instanceof ApiError ? err : undefined;
-    const status = apiError?.status ?? 502;
-    const attempts = err instanceof ChainFailed ? err.attempts : (servedAttempts ?? []);
+    const { status, message, attempts } = failureOf(err, servedAttempts);
+    if (err instanceof RecordsRefused) ctx.log.warn({ reason: err.reason }, 'the answer could not be recorded; not billed');
     try {
       if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
       await this.deps.committer.write({
@@ -143,7 +143,7 @@ export class EmbeddingService {
           provider: null,
           attempts,
           usage: [],
-          error: apiError?.message ?? (err as Error).message,
+          error: message,
           createdAt: new Date().toISOString(),
         }),
         audit: embeddingsAudit(call, status, null),

@@ -109,3 +109,13 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
 export function clientGone(): ApiError {
   return new ApiError({ status: 499, message: 'the client closed the request', type: 'api_error', code: 'client_closed' });
 }
+
+/** What a failed call is traced and audited with: its status, the error shown, and the attempts made. */
+export function failureOf(err: unknown, servedAttempts: Attempt[] = []): { status: number; message: string; attempts: Attempt[] } {
+  const apiError = err instanceof ChainFailed ? err.apiError : err instanceof ApiError ? err : undefined;
+  return {
+    status: apiError?.status ?? 502,
+    message: apiError?.message ?? (err instanceof Error ? err.message : String(err)),
+    attempts: err instanceof ChainFailed ? err.attempts : servedAttempts,
+  };
+}

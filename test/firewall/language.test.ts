@@ -132,6 +132,8 @@ describe('firewall language detection: function-word vote and when it is needed'
     expect(languageMatters('Call me on +31 6 12345678 or 020 794 6120.')).to.equal(true);
     expect(languageMatters('Bel me: 12345678')).to.equal(true); // a bare run with a phone cue
     expect(languageMatters('Version 2.14.3 on 192.168.1.20 at 14:32:10')).to.equal(false);
+    // A fraction's leading 0 is no trunk prefix: nothing for a phone number plan to read.
+    expect(languageMatters('Seed 1764091234567, ratio 0.8472619384756.')).to.equal(false);
   });
 
   it('masking skips detection for digits that no region reads differently', () => {

@@ -20,6 +20,8 @@ const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
 // digit. Bounded quantifiers and a single character class: linear time.
 const RUN = /(?<![\p{L}\p{N}@_+\-/.,])(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
 const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}[-./]\d{1,2})$/;
+// "0.8472…": a fraction, not a trunk prefix (a national number's 0 is followed by its area code).
+const DECIMAL_FRACTION = /^0[.,]\d/;
 const TIME_OR_VERSION = /^\d{1,2}[:.]\d{2}(?:[:.]\d{2})?$|^\d+\.\d+\.\d+/;
 
 export const PHONE_CUE = new RegExp(
@@ -147,7 +149,7 @@ function runsWorthParsing(text: string, s: TextScan): Run[] {
 
 /** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
 function worthParsing(text: string, run: string, index: number): boolean {
-  if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run)) return false;
+  if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run) || DECIMAL_FRACTION.test(run)) return false;
   // Written like a phone number, or with a phone cue.
   const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
   return phoneLike || nearestCueIsPositive(text, index, index + run.length);
