@@ -8,7 +8,7 @@ import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/req
 import { RecordsRefused } from '../metering/records.js';
 import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
 import type { Principal } from '../tenancy/store.js';
-import type { TraceRecord } from '../traces/store.js';
+import { plainTrace, type TraceRecord } from '../traces/store.js';
 import type { TraceContext } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
 import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
@@ -168,15 +168,12 @@ function embeddingsTrace(
   outcome: { status: number; provider: string | null; attempts: Attempt[]; usage: UsageRecord[]; error?: string; createdAt: string },
 ): TraceRecord {
   const { principal } = ctx;
-  return {
+  return plainTrace({
     workspace_id: principal.workspaceId,
     organization_id: principal.organizationId,
     id: ctx.requestId,
     kind: 'embeddings',
     key_id: principal.keyId,
-    name: null,
-    tags: [],
-    thread: null,
     end_user: body.user ?? null,
     application: ctx.application,
     trace_id: ctx.traceContext?.traceId ?? null,
@@ -187,15 +184,11 @@ function embeddingsTrace(
     status: outcome.status,
     latency_ms: performance.now() - started,
     ...usageTotals(outcome.usage),
-    stream: false,
-    cache: null,
     input: { model: model.id, inputs, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) },
     output: outcome.error !== undefined ? { error: outcome.error } : { vectors: inputs },
     notes: outcome.usage.length > 1 ? [`split over ${outcome.usage.length} providers: ${outcome.usage.map((l) => l.provider).join(', ')}`] : [],
-    sources: [],
-    firewall: null,
     created_at: outcome.createdAt,
-  };
+  });
 }
 
 function embeddingsAudit({ ctx, body, model, inputs }: EmbeddingCall, status: number, provider: string | null) {

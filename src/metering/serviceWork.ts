@@ -1,5 +1,5 @@
 import { auditEntry } from '../audit/entries.js';
-import type { TraceKind } from '../traces/store.js';
+import { plainTrace, type TraceKind } from '../traces/store.js';
 import type { RequestRecords } from './records.js';
 import { usageTotals, type UsageOwner, type UsageRecord } from './usageLines.js';
 
@@ -30,34 +30,21 @@ export function serviceWorkRecords(work: {
   const createdAt = work.usage[0]?.created_at ?? new Date().toISOString();
   return {
     usage: work.usage,
-    trace: {
+    trace: plainTrace({
       workspace_id: work.owner.workspaceId,
       organization_id: work.owner.organizationId,
       id: work.id,
       kind: work.kind,
       key_id: null,
-      name: null,
-      tags: [],
-      thread: null,
-      end_user: null,
-      application: null,
-      trace_id: null,
-      parent_span_id: null,
       model: work.model,
       provider: work.usage.find((line) => line.model === work.model)?.provider ?? null,
-      attempts: [],
       status: 200,
       latency_ms: performance.now() - work.startedAt,
       ...totals,
-      stream: false,
-      cache: null,
       input: work.input,
       output: work.output,
-      notes: [],
-      sources: [],
-      firewall: null,
       created_at: createdAt,
-    },
+    }),
     audit: auditEntry({
       organization_id: work.owner.organizationId,
       workspace_id: work.owner.workspaceId,

@@ -47,6 +47,40 @@ export interface TraceRecord {
   created_at: string;
 }
 
+/**
+ * A trace of everything but a chat: what is given, and for the rest no tags, thread, end-user,
+ * application, trace context, attempts, tokens, cache, notes, sources or firewall counts.
+ */
+export function plainTrace(
+  fields: Pick<TraceRecord, 'workspace_id' | 'organization_id' | 'id' | 'kind' | 'key_id' | 'status' | 'latency_ms' | 'created_at'> &
+    Partial<TraceRecord>,
+): TraceRecord {
+  return {
+    name: null,
+    tags: [],
+    thread: null,
+    end_user: null,
+    application: null,
+    trace_id: null,
+    parent_span_id: null,
+    model: null,
+    provider: null,
+    attempts: [],
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    credits: { base: 0, services: 0, total: 0 },
+    stream: false,
+    cache: null,
+    input: null,
+    output: null,
+    notes: [],
+    sources: [],
+    firewall: null,
+    ...fields,
+  };
+}
+
 // Reads for the trace explorer (GET /v1/traces and /v1/traces/{id}). Every query is bounded by
 // the acting key's workspace.
 
