@@ -20,6 +20,7 @@ import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { serializeRecords, type SerializedRecords } from '../src/metering/records.js';
 import { writeRecords } from '../src/metering/writeRecords.js';
+import { plainTrace } from '../src/traces/store.js';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 2 : 5;
@@ -74,19 +75,12 @@ function chatRecords(owner: Owner): SerializedRecords {
         created_at: now,
       },
     ],
-    trace: {
+    trace: plainTrace({
       workspace_id: owner.workspaceId,
       organization_id: owner.organizationId,
       id,
       kind: 'chat',
       key_id: owner.keyId,
-      name: null,
-      tags: [],
-      thread: null,
-      end_user: null,
-      application: null,
-      trace_id: null,
-      parent_span_id: null,
       model: 'bench/chat',
       provider: 'stub',
       attempts: [{ model: 'bench/chat', provider: 'stub', status: 200, error: null, latency_ms: 0.4 }],
@@ -94,17 +88,13 @@ function chatRecords(owner: Owner): SerializedRecords {
       latency_ms: 1.2,
       prompt_tokens: 14,
       completion_tokens: 9,
-      cached_tokens: 0,
       credits,
-      stream: false,
       cache: 'MISS',
       input: request,
       output: choices,
-      notes: [],
-      sources: [],
       firewall: { counts: {}, distinct: {}, languages: { skipped: 1 }, language: 'auto' },
       created_at: now,
-    },
+    }),
     audit: {
       organization_id: owner.organizationId,
       workspace_id: owner.workspaceId,

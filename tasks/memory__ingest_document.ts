@@ -13,15 +13,6 @@ const schema = {
   },
 };
 
-// Test hook, read here rather than in config.ts because no deployment should ever set it: the
-// killed-worker test (test/memory/liveness.test.ts) needs an ingest slow enough to kill a worker
-// in the middle of it. POLDER_TEST_INGEST_DELAY_MS makes the task wait that long once the
-// document is `processing`.
-function testDelayMs(): number {
-  const value = Number(process.env.POLDER_TEST_INGEST_DELAY_MS ?? 0);
-  return Number.isFinite(value) && value > 0 ? value : 0;
-}
-
 // Chunks, embeds and indexes one document (enqueued with it by POST /memory/documents).
 export default defineTask({
   name: 'memory__ingest_document',
@@ -34,7 +25,6 @@ export default defineTask({
         workspaceId: workspace_id,
         attempt: helpers.job.attempts,
         maxAttempts: helpers.job.max_attempts,
-        delayMs: testDelayMs(),
       },
     );
   },

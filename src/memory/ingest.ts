@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
@@ -45,8 +44,6 @@ export interface IngestJob {
   /** This run's attempt (1-based) and the job's last one. */
   attempt: number;
   maxAttempts: number;
-  /** Test hook: wait this long once the document is processing (see the task). */
-  delayMs?: number;
 }
 
 /**
@@ -72,8 +69,6 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     mark = at;
   };
   try {
-    if (job.delayMs) await sleep(job.delayMs);
-    mark = performance.now();
     let model: EmbeddingModel;
     try {
       model = memoryEmbeddingModel(catalog);

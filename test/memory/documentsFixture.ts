@@ -1,6 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
 import { api, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
+import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
 
 // What the memory tests share: creating collections and documents through the API, and waiting
 // for an ingest to end the way a caller would (polling GET /memory/documents/{id}).
@@ -80,4 +85,34 @@ export function prose(length: number, language: keyof typeof SENTENCES = 'nl'): 
     size += numbered.length + 2;
   }
   return paragraphs.join('\n\n').slice(0, length);
+}
+
+/**
+ * A catalogue whose only memory embedding model is served by a stub provider on loopback, so a
+ * test decides how long an ingest's embedding takes (a `hang` or a delayed answer in the stub's
+ * script) without anything in the product knowing it is tested. `env` holds the key the catalogue
+ * reads; a worker process also needs `CATALOG_FILE: file`.
+ */
+export async function startSlowEmbeddingCatalog(): Promise<{ stub: StubProvider; file: string; env: Record<string, string>; catalog: Catalog }> {
+  const stub = await startStubProvider({ dimensions: 1024 });
+  const yaml = `
+providers:
+  - {id: eu-embed, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_EMBED_KEY}", timeout_ms: 600000}
+models:
+  - id: stub/embed-1024
+    type: embedding
+    dimensions: 1024
+    reducible: false
+    max_input_tokens: 8192
+    max_batch: 256
+    pricing: {prompt: 0.01}
+    endpoints:
+      - {provider: eu-embed, upstream_model: embed}
+aliases: {}
+services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+`;
+  const file = join(mkdtempSync(join(tmpdir(), 'polder-embed-')), 'catalog.yaml');
+  writeFileSync(file, yaml);
+  const env = { STUB_EMBED_KEY: 'sk-stub-embed' };
+  return { stub, file, env, catalog: loadCatalog({ file, env }) };
 }

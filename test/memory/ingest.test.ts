@@ -4,7 +4,8 @@ import { addJob } from '../../src/jobs.js';
 import { ingestJobKey } from '../../src/memory/documents.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
-import { createCollection, ingest, prose, settled } from './documentsFixture.js';
+import type { StubProvider } from '../helpers/stubProvider.js';
+import { createCollection, ingest, prose, settled, startSlowEmbeddingCatalog } from './documentsFixture.js';
 
 describe('tasks/memory__ingest_document', () => {
   let app: TestApp;
@@ -81,29 +82,46 @@ describe('tasks/memory__ingest_document', () => {
     expect((await app.db.pool.query('select id from chunks where document_id = $1 order by id', [id])).rows).to.deep.equal(ids);
   });
 
-  it('a document deleted while it is being ingested is not brought back, nor billed', async () => {
-    process.env.POLDER_TEST_INGEST_DELAY_MS = '1500';
-    let id: string;
-    try {
-      id = await ingest(app, key, { title: 'Deleted midway', text: prose(5_000), collection: slug });
+  describe('while its embedding is under way', () => {
+    // Its own app, whose memory embedding model answers when the test lets it.
+    let slowApp: TestApp;
+    let embedder: StubProvider;
+    let slowKey: string;
+    let slowSlug: string;
+    before(async () => {
+      const slow = await startSlowEmbeddingCatalog();
+      embedder = slow.stub;
+      slowApp = await startTestApp({ catalog: slow.catalog });
+      await slowApp.startWorker();
+      slowKey = (await slowApp.key()).key;
+      slowSlug = await createCollection(slowApp, slowKey, 'Handboek');
+    });
+    after(async () => {
+      await slowApp.close();
+      await embedder.close();
+    });
+
+    it('a document deleted while it is being ingested is not brought back, nor billed', async () => {
+      embedder.script({ type: 'answer', delayMs: 1500 });
+      const id = await ingest(slowApp, slowKey, { title: 'Deleted midway', text: prose(5_000), collection: slowSlug });
       await waitFor(
-        async () => (await api(app.baseUrl, `/v1/memory/documents/${id}`, { key })).body.data.status === 'processing',
+        async () => (await api(slowApp.baseUrl, `/v1/memory/documents/${id}`, { key: slowKey })).body.data.status === 'processing',
         { what: 'the ingest to start' },
       );
-    } finally {
-      delete process.env.POLDER_TEST_INGEST_DELAY_MS;
-    }
-    const deleted = await api(app.baseUrl, `/v1/memory/documents/${id}`, { method: 'DELETE', key });
-    expect(deleted.body).to.deep.equal({ deleted: true });
-    await waitFor(
-      async () =>
-        (await app.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [ingestJobKey(id)])).rows[0].n === 0,
-      { what: 'the ingest job to end' },
-    );
-    expect((await api(app.baseUrl, `/v1/memory/documents/${id}`, { key })).status).to.equal(404);
-    expect(await chunkRows(id)).to.deep.equal([]);
-    const usage = await app.db.pool.query('select count(*)::int as n from usage where request_id = $1', [`ingest:${id}`]);
-    expect(usage.rows[0].n).to.equal(0);
+      const deleted = await api(slowApp.baseUrl, `/v1/memory/documents/${id}`, { method: 'DELETE', key: slowKey });
+      expect(deleted.body).to.deep.equal({ deleted: true });
+      await waitFor(
+        async () =>
+          (await slowApp.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [ingestJobKey(id)])).rows[0].n === 0,
+        { what: 'the ingest job to end' },
+      );
+      expect(embedder.requests).to.have.length.of.at.least(1);
+      expect((await api(slowApp.baseUrl, `/v1/memory/documents/${id}`, { key: slowKey })).status).to.equal(404);
+      const chunks = await slowApp.db.pool.query('select count(*)::int as n from chunks where document_id = $1', [id]);
+      expect(chunks.rows[0].n).to.equal(0);
+      const usage = await slowApp.db.pool.query('select count(*)::int as n from usage where request_id = $1', [`ingest:${id}`]);
+      expect(usage.rows[0].n).to.equal(0);
+    });
   });
 
   it('marks a document of only whitespace failed: there is nothing to index', async () => {

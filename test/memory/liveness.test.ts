@@ -4,7 +4,8 @@ import { ingestJobKey } from '../../src/memory/documents.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { exited, startProcess } from '../helpers/processes.js';
-import { createCollection, ingest, prose, settled } from './documentsFixture.js';
+import type { StubProvider } from '../helpers/stubProvider.js';
+import { createCollection, ingest, prose, settled, startSlowEmbeddingCatalog } from './documentsFixture.js';
 
 // The Procfile's worker process, killed in the middle of an ingest (SIGKILL: no cleanup at all).
 // graphile-worker alone would keep the job locked for 4 hours; src/workerLiveness.ts frees it
@@ -12,20 +13,26 @@ import { createCollection, ingest, prose, settled } from './documentsFixture.js'
 describe('a worker killed mid-ingest', function () {
   this.timeout(120_000);
   let app: TestApp;
+  let embedder: StubProvider;
+  let workerEnv: NodeJS.ProcessEnv;
   const children: ChildProcess[] = [];
   before(async () => {
-    // The API only: every worker here is a process of its own.
+    // The API only: every worker here is a process of its own, embedding through a stub provider.
     app = await startTestApp();
+    const slow = await startSlowEmbeddingCatalog();
+    embedder = slow.stub;
+    workerEnv = { CATALOG_FILE: slow.file, ...slow.env };
   });
   after(async () => {
     const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
     for (const child of running) child.kill('SIGKILL');
     await Promise.all(running.map((child) => exited(child)));
     await app.close();
+    await embedder.close();
   });
 
   const worker = (env: NodeJS.ProcessEnv) => {
-    const started = startProcess('src/worker.js', { DATABASE_URL: app.db.url, LOG_LEVEL: 'info', ...env });
+    const started = startProcess('src/worker.js', { DATABASE_URL: app.db.url, LOG_LEVEL: 'info', ...workerEnv, ...env });
     children.push(started.child);
     return started;
   };
@@ -38,13 +45,16 @@ describe('a worker killed mid-ingest', function () {
     const text = prose(100_000, 'nl');
     const id = await ingest(app, key, { title: 'Groot handboek', text, collection: slug });
 
-    // POLDER_TEST_INGEST_DELAY_MS holds the ingest in `processing` long enough to kill it there.
-    const doomed = worker({ POLDER_TEST_INGEST_DELAY_MS: '600000' });
+    // The embedding provider never answers the first worker: its ingest stays `processing` until it is killed.
+    embedder.script({ type: 'hang' });
+    const doomed = worker({});
     const lockedBy = await waitFor(
       async () => {
         const document = await api(app.baseUrl, `/v1/memory/documents/${id}`, { key });
         const job = await jobOf(id);
-        return document.body.data.status === 'processing' && job?.locked_by ? (job.locked_by as string) : undefined;
+        // Killed once it waits on its embeddings, not while it still chunks.
+        const waiting = document.body.data.status === 'processing' && embedder.requests.length === 1;
+        return waiting && job?.locked_by ? (job.locked_by as string) : undefined;
       },
       { timeoutMs: 20_000, what: `the first worker to start the ingest\n${doomed.output()}` },
     );
@@ -58,7 +68,7 @@ describe('a worker killed mid-ingest', function () {
     expect((await jobOf(id)).locked_by).to.equal(lockedBy);
     expect((await api(app.baseUrl, `/v1/memory/documents/${id}`, { key })).body.data.status).to.equal('processing');
 
-    const rescuer = worker({ POLDER_TEST_INGEST_DELAY_MS: '' });
+    const rescuer = worker({});
     const document = await settled(app, key, id, 60_000);
     const took = Date.now() - killedAt;
     expect(document).to.include({ status: 'ready', title: 'Groot handboek' });
