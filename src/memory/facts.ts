@@ -6,6 +6,7 @@ import { addJob } from '../jobs.js';
 import type { Principal, WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';
+import { searchText } from './retrieval.js';
 
 // SQL for facts and their submissions, and the services the routes call. Whose facts a query
 // touches is always a scope: the workspace plus one end-user (user_ref), or the workspace's
@@ -375,7 +376,8 @@ export async function findFacts(
 ): Promise<FactRow[]> {
   const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
   if (query.q === undefined) return listFacts(services.pool, scope);
-  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [query.q]);
+  const text = searchText(query.q);
+  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [text]);
   const rankings = await searchFacts(services.pool, {
     workspaceId: scope.workspaceId,
     userRef: scope.userRef,
@@ -383,7 +385,7 @@ export async function findFacts(
     includeShared: scope.userRef === null,
     model: model.id,
     embedding: vectors[0]!,
-    query: query.q,
+    query: text,
     limit: SEARCH_LIMIT,
   });
   const floor = RELATED_SIMILARITY[model.id] ?? -1;

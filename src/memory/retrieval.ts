@@ -42,6 +42,20 @@ const RRF_K = 60;
 const CANDIDATES = 20;
 const MAX_PASSAGES = 8;
 const TOKEN_BUDGET = 1500;
+// What of the caller's text a search reads: a pasted document with a question after it is
+// searched by its opening and its question. Postgres parses the text into one tsquery term per
+// word, and a whole long prompt overflows its parser ("stack depth limit exceeded", "value is too
+// big in tsquery"); nor does an embedding of megabytes find anything a short one would not.
+const SEARCH_HEAD_CHARS = 500;
+const SEARCH_TAIL_CHARS = 1500;
+
+/** The part of a long query that a search reads: its opening and its end, cut between words. */
+export function searchText(query: string): string {
+  if (query.length <= SEARCH_HEAD_CHARS + SEARCH_TAIL_CHARS) return query;
+  const head = query.slice(0, SEARCH_HEAD_CHARS).replace(/\S*$/u, '');
+  const tail = query.slice(-SEARCH_TAIL_CHARS).replace(/^\S*/u, '');
+  return `${head} ${tail}`;
+}
 
 interface Ranked {
   source: Omit<Source, 'score'>;
@@ -99,8 +113,9 @@ export async function retrieve(
   const none: Retrieval = { sources: [], message: null, searched: false };
   if (request.query.trim() === '' || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
 
-  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [request.query], signal);
-  const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query: request.query, limit: CANDIDATES };
+  const query = searchText(request.query);
+  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal);
+  const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query, limit: CANDIDATES };
   const [chunks, facts] = await Promise.all([
     collectionIds !== null && collectionIds.length === 0 ? { byVector: [], byText: [] } : searchChunks(deps.pool, { ...search, collectionIds }),
     request.userRef !== null || !narrowed

@@ -100,6 +100,19 @@ describe('retrieval in chat', () => {
     expect(gw.euA.requests[0]!.body.messages.every((m: any) => m.role !== 'system')).to.equal(true);
   });
 
+  it('answers a prompt far longer than any search needs, with memory on (the search reads a bounded part)', async () => {
+    // Varied words, so every one is a term of the full-text query; the question comes last.
+    const filler = Array.from({ length: 20_000 }, (_, i) => `woord${i.toString(36)}`).join(' ');
+    for (const size of [132 * 1024, 2 * 1024 * 1024]) {
+      const content = `${filler.repeat(Math.ceil(size / filler.length)).slice(0, size)} Wat is het eigen risico van mijn inboedelverzekering?`;
+      const response = await postChat(gw, chatBody({ model: 'test/long', user: 'klant-1', messages: [{ role: 'user', content }] }));
+      const body = (await response.json()) as any;
+      expect(response.status, JSON.stringify(body).slice(0, 300)).to.equal(200);
+      // The question at the end still finds its passage.
+      expect(body.sources.some((s: any) => s.type === 'chunk' && s.title === 'Inboedel')).to.equal(true);
+    }
+  });
+
   it('sends sources on the finish chunk of a stream', async () => {
     const response = await postChat(gw, chatBody({ stream: true, user: 'klant-1', messages: [{ role: 'user', content: 'eigen risico inboedel?' }] }));
     const text = await response.text();

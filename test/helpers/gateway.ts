@@ -55,6 +55,12 @@ models:
       - {provider: eu-down, upstream_model: flaky}
       - {provider: eu-nokey, upstream_model: flaky}
       - {provider: eu-b, upstream_model: flaky-on-b}
+  - id: test/long
+    type: chat
+    context_length: 2000000
+    pricing: {prompt: 0.01, completion: 0.01}
+    endpoints:
+      - {provider: eu-a, upstream_model: long-upstream}
   - id: test/external
     type: chat
     context_length: 32000
