@@ -69,4 +69,34 @@ describe('app', () => {
     expect((line!.req as { headers: Record<string, string> }).headers.authorization).to.equal('[redacted]');
     expect(logs.text()).not.to.contain(key);
   });
+
+  it('never logs other credential headers, cookies, or the values of personal query parameters', async () => {
+    const secretish = 'pk_live_should-not-appear-7c1';
+    await api(app.baseUrl, '/v1/recall/facts?user_ref=jan.jansen%40example.nl&q=Jansen%20woont%20in%20Delft&limit=5', {
+      key,
+      headers: { 'x-request-id': 'log-check-2', 'x-api-key': secretish, 'api-key': secretish, cookie: `session=${secretish}` },
+    });
+    await api(app.baseUrl, '/v1/traces?user=jan.jansen%40example.nl&thread=t-jansen&tag=jansen&limit=3', { key, headers: { 'x-request-id': 'log-check-3' } });
+    await api(app.baseUrl, '/v1/recall/threads/gesprek-met-jansen', { key });
+    const text = logs.text();
+    expect(text).to.contain('log-check-2');
+    expect(text).not.to.contain(secretish);
+    expect(text).not.to.match(/jansen/i);
+    const line = logs.lines().find((l) => l.request_id === 'log-check-2')!;
+    const req = line.req as { url: string; headers: Record<string, string> };
+    // What an operator needs stays: the path, the parameter names, harmless values.
+    expect(req.url).to.match(/^\/v1\/recall\/facts\?/);
+    expect(req.url).to.contain('limit=5');
+    expect(req.url).to.contain('user_ref=');
+    expect(req.headers['x-api-key']).to.equal('[redacted]');
+  });
+
+  it('logs a database error without the statement parameters or the values Postgres quotes', async () => {
+    const failure = await app.db.pool.query('select $1::uuid', ['jan.jansen@example.nl']).catch((err: unknown) => err);
+    const probe = capturedLogger();
+    probe.log.error({ err: failure }, 'unhandled error');
+    expect(probe.text()).to.contain('22P02');
+    expect(probe.text()).to.contain('invalid input syntax for type uuid');
+    expect(probe.text()).not.to.contain('jan.jansen');
+  });
 });

@@ -32,6 +32,27 @@ function routeOf(ctx: AppContext): string {
   return UNMATCHED_ROUTE;
 }
 
+// The access log keeps what an operator needs (path, parameter names, paging and grouping) and
+// leaves out what can name an end-user or carry their words: `user_ref`, `user`, `q`, tags, thread
+// names chosen by the caller, in the query or in the path.
+const LOGGED_QUERY_VALUES = new Set(['limit', 'cursor', 'from', 'to', 'group_by', 'action', 'model', 'collection', 'application', 'trace_id']);
+const PERSONAL_PATH_PARAMS = ['thread'];
+const REDACTED = '[redacted]';
+
+function loggableUrl(ctx: AppContext): string {
+  let path = ctx.path;
+  const params = (ctx as { params?: Record<string, string> }).params ?? {};
+  for (const name of PERSONAL_PATH_PARAMS) {
+    const value = params[name];
+    if (value) path = path.replace(`/${encodeURIComponent(value)}`, `/${REDACTED}`).replace(`/${value}`, `/${REDACTED}`);
+  }
+  if (ctx.querystring === '') return path;
+  const query = [...new URLSearchParams(ctx.querystring)]
+    .map(([name, value]) => `${encodeURIComponent(name)}=${LOGGED_QUERY_VALUES.has(name) ? encodeURIComponent(value) : REDACTED}`)
+    .join('&');
+  return `${path}?${query}`;
+}
+
 /** Request id, a child logger per request, one access-log line and the request metrics when the response is done. */
 export function requestContext(rootLog: Logger) {
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
@@ -50,7 +71,7 @@ export function requestContext(rootLog: Logger) {
       observeHttpRequest(ctx.method, routeOf(ctx), ctx.status, durationMs / 1000);
       ctx.state.log.info(
         {
-          req: { method: ctx.method, url: ctx.url, headers: ctx.headers },
+          req: { method: ctx.method, url: loggableUrl(ctx), headers: ctx.headers },
           status: ctx.status,
           duration_ms: durationMs,
           ...(principal ? { key_id: principal.keyId, workspace_id: principal.workspaceId } : {}),
