@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
+import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
@@ -244,7 +245,7 @@ async function store(
     };
     await finishSubmission(db, submission.id, outcome);
     if (!meter.empty) {
-      const id = `facts:${submission.id}`;
+      const id = serviceRequestId('facts', submission.id);
       const usage = meter.lines(owner, 'facts', (part) => `${id}:${part}`);
       await writeRecordsNow(
         db,

@@ -4,6 +4,7 @@ import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
 import type { Logger } from '../logger.js';
+import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
@@ -91,7 +92,7 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     lap('embed');
     const tokenCount = countTokens(document.text);
     const owner = { organizationId: document.organization_id, workspaceId: document.workspace_id };
-    const id = `ingest:${document.id}`;
+    const id = serviceRequestId('ingest', document.id);
     // The embedding tokens at the model's price, and the ingest fee per chunk.
     const usage = new UsageMeter()
       .add(model, null, { prompt: embeddedTokens, completion: 0 })

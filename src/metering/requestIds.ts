@@ -36,6 +36,22 @@ export function bodyHash(body: Record<string, unknown>): Buffer {
   return crypto.hash('sha256', canonical(rest), 'buffer');
 }
 
+// The service bills and traces its own work under ids of the form `<kind>:<id>` (an ingest under
+// `ingest:<document>`, an extraction under `facts:<submission>`). Caller ids may not take those
+// forms: a chat sent first under a document's ingest id would take the id, and the ingest's usage
+// would then not be written.
+const SERVICE_WORK_KINDS = ['ingest', 'facts'] as const;
+export type ServiceWorkKind = (typeof SERVICE_WORK_KINDS)[number];
+
+/** The request id under which the service bills and traces its own work on a document or submission. */
+export function serviceRequestId(kind: ServiceWorkKind, id: string): string {
+  return `${kind}:${id}`;
+}
+
+function isServiceRequestId(requestId: string): boolean {
+  return SERVICE_WORK_KINDS.some((kind) => requestId.startsWith(`${kind}:`));
+}
+
 const NOT_KEPT_FOR_REPLAY = () =>
   validationFailed(
     { 'X-Request-Id': ['was already used for a request whose answer is not kept for replay; use a new id for a new request'] },
@@ -129,6 +145,12 @@ export async function claimOrReplay(
   request: IdempotencyContext & { kind: RequestKind; body: Record<string, unknown> },
 ): Promise<Claim> {
   if (!request.callerRequestId) return { claimed: false, hash: undefined };
+  if (isServiceRequestId(request.requestId)) {
+    throw validationFailed(
+      { 'X-Request-Id': [`may not start with ${SERVICE_WORK_KINDS.map((k) => `"${k}:"`).join(' or ')}: those ids are reserved for the service's own work`] },
+      'this request id is reserved',
+    );
+  }
   const hash = bodyHash(request.body);
   const stored = await claimRequestId(db, {
     workspaceId: request.principal.workspaceId,

@@ -114,6 +114,25 @@ describe('POST /v1/chat/completions', () => {
   });
 
   describe('idempotent retries', () => {
+    it('a retry that succeeds after a failed first attempt: the trace is the billed answer', async () => {
+      gw.euA.script({ type: 'status', status: 503 });
+      gw.euB.script({ type: 'status', status: 503 });
+      const body = chatBody();
+      expect((await postChat(gw, body, { 'x-request-id': 'retry-after-failure' })).status).to.equal(503);
+      const retry = await postChat(gw, body, { 'x-request-id': 'retry-after-failure' });
+      expect(retry.status).to.equal(200);
+      const answer = (await retry.json()) as any;
+      expect(await usageRows('retry-after-failure')).to.have.length(1);
+      const trace = (await gw.app.db.pool.query("select * from traces where id = 'retry-after-failure'")).rows[0];
+      expect(trace.status).to.equal(200);
+      expect(trace.provider).to.equal('eu-a');
+      expect(trace.completion_tokens).to.equal(answer.usage.completion_tokens);
+      expect(Number(trace.credits_total)).to.be.greaterThan(0);
+      // And a later failure under the same id (a replay, in fact) never overwrites it.
+      expect((await postChat(gw, body, { 'x-request-id': 'retry-after-failure' })).headers.get('x-replay')).to.equal('true');
+      expect((await gw.app.db.pool.query("select status from traces where id = 'retry-after-failure'")).rows[0].status).to.equal(200);
+    });
+
     it('replays a retry with the same id and body, billed once', async () => {
       const body = chatBody();
       const first = await postChat(gw, body, { 'x-request-id': 'retry-1' });

@@ -13,7 +13,7 @@ describe('metering/requestIds', () => {
     await app.close();
   });
 
-  it('refuses an id that a usage row already bills, such as a document ingest', async () => {
+  it('refuses the id forms the service bills its own work under, before or after that work', async () => {
     await app.db.pool.query(
       `insert into usage (organization_id, workspace_id, request_id, kind, model, prompt_tokens, created_at)
        values ($1, $2, 'ingest:3f1c2a9e-0000-4000-8000-000000000001', 'ingest', 'local/embed-1024', 12, now())`,
@@ -26,9 +26,24 @@ describe('metering/requestIds', () => {
       body: { model: 'local/echo', messages: [{ role: 'user', content: 'Hoi' }] },
     });
     expect(response.status).to.equal(422);
-    expect(response.body.errors['X-Request-Id'][0]).to.match(/already used/);
+    expect(response.body.errors['X-Request-Id'][0]).to.match(/reserved for the service's own work/);
     const claims = await app.db.pool.query('select 1 from requests where request_id = $1', ['ingest:3f1c2a9e-0000-4000-8000-000000000001']);
     expect(claims.rowCount).to.equal(0);
+    // Sent first, before the work it names has been billed: refused all the same, so the
+    // service's usage row can never be pre-empted by a caller's.
+    for (const id of ['ingest:3f1c2a9e-0000-4000-8000-000000000002', 'facts:3f1c2a9e-0000-4000-8000-000000000003']) {
+      for (const [path, body] of [
+        ['/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'Hoi' }] }],
+        ['/v1/embeddings', { model: 'local/embed-1024', input: 'Hoi' }],
+        ['/v1/recall/collections', { name: 'Gereserveerd' }],
+      ] as const) {
+        const early = await api(app.baseUrl, path, { method: 'POST', key: key.key, headers: { 'x-request-id': id }, body });
+        expect(early.status, path).to.equal(422);
+        expect(early.body.errors['X-Request-Id'][0]).to.match(/reserved/);
+      }
+      expect((await app.db.pool.query('select 1 from usage where request_id = $1', [id])).rowCount).to.equal(0);
+      expect((await app.db.pool.query('select 1 from requests where request_id = $1', [id])).rowCount).to.equal(0);
+    }
   });
 
   it('refuses a generated id sent back right after its answer, and claims nothing', async () => {
