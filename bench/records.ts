@@ -109,6 +109,8 @@ function chatRecords(owner: Owner): SerializedRecords {
       key: randomBytes(32),
       response: { completion: { id, created: 1, choices: choices as never }, model: 'bench/chat', provider: 'stub' },
       ttl_seconds: 3600,
+      end_user: null,
+      fact_ids: [],
     },
   });
 }

@@ -10,6 +10,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** synchronous_commit of the group commit that writes every request's records (metering/groupCommit.ts): on unless set off. */
   meteringSynchronousCommit: 'on' | 'off';
+  /** How long an answer is kept for a retry under the same request id to replay (requests__prune). */
+  replayRetentionHours: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
@@ -48,5 +50,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     workerConcurrency: positiveInteger(env, 'WORKER_CONCURRENCY', 8),
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
+    replayRetentionHours: positiveInteger(env, 'REPLAY_RETENTION_HOURS', 24),
   };
 }

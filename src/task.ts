@@ -10,6 +10,8 @@ export interface WorkerServices {
   db: Pool;
   catalog: Catalog;
   adapters: Adapters;
+  /** REPLAY_RETENTION_HOURS (Config). */
+  replayRetentionHours: number;
 }
 
 // What every task receives besides its payload: the shared services and a logger bound to the job.
@@ -55,15 +57,16 @@ export function noPayload(taskName: string): (raw: unknown) => Record<string, ne
  */
 export function cleanupTask(
   taskName: string,
-  deleteBatch: (db: Pool) => Promise<number>,
+  deleteBatch: (db: Pool, services: WorkerServices) => Promise<number>,
   deletedWhat: string,
 ): TaskDefinition<Record<string, never>> {
   return defineTask({
     name: taskName,
     parse: noPayload(taskName),
-    async run(_payload, { db, log }) {
+    async run(_payload, services) {
+      const { db, log } = services;
       let deleted = 0;
-      for (let batch = await deleteBatch(db); batch > 0; batch = await deleteBatch(db)) deleted += batch;
+      for (let batch = await deleteBatch(db, services); batch > 0; batch = await deleteBatch(db, services)) deleted += batch;
       if (deleted > 0) log.info({ deleted }, `${deletedWhat} deleted`);
     },
   });

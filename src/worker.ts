@@ -34,7 +34,7 @@ onShutdown(log, 'worker', async () => {
 });
 
 jobs = await startJobRunner({
-  services: { db: pool, catalog, adapters },
+  services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours },
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),

@@ -9,7 +9,7 @@ import type { Credits } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { RecordsRefused, type RequestRecords } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
-import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
+import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
@@ -395,8 +395,9 @@ export class ChatService {
       sources: prepared.retrieval.sources,
     };
     const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
+    const subjects = answerSubjects(prepared);
     const records: RequestRecords = {
-      request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }),
+      request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects),
       usage: lines,
       trace: this.trace(ctx, prepared, {
         status: 200,
@@ -418,6 +419,8 @@ export class ChatService {
               key: prepared.cacheKey,
               response: { completion: answer.completion, model: answer.model.id, provider: answer.provider },
               ttl_seconds: CACHE_TTL_SECONDS,
+              end_user: subjects.endUser,
+              fact_ids: subjects.factIds,
             },
           }
         : {}),
@@ -521,6 +524,14 @@ export class ChatService {
   }
 }
 
+/** Whom the answer is about: the end-user the chat named and the facts retrieved into it. */
+function answerSubjects(prepared: Prepared): AnswerSubjects {
+  return {
+    endUser: prepared.body.user ?? null,
+    factIds: prepared.retrieval.sources.flatMap((source) => (source.type === 'fact' ? [source.id] : [])),
+  };
+}
+
 function replyHeaders(model: string, provider: string, cache: CacheStatus): Record<string, string> {
   return { 'X-Model': model, 'X-Provider': provider, 'X-Cache': cache };
 }
@@ -538,6 +549,7 @@ function threadAppend(ctx: ChatContext, body: ChatCompletionRequest, completion:
     thread: body.thread!,
     request_id: ctx.requestId,
     created_at: now,
+    end_user: body.user ?? null,
     messages: [
       ...body.messages.slice(lastAssistant + 1).map((m) => ({ role: m.role, content: m.content ?? null })),
       ...(reply

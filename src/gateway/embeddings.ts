@@ -118,7 +118,7 @@ export class EmbeddingService {
     try {
       await this.deps.committer.write({
         // Large vectors are kept for replay only when the caller sent its own id.
-        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }),
+        request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }, { endUser: body.user ?? null, factIds: [] }),
         usage,
         trace: embeddingsTrace(call, { status: 200, provider, attempts: embedded.attempts, usage, createdAt: now }),
         audit: embeddingsAudit(call, 200, provider),

@@ -332,8 +332,9 @@ export interface paths {
         /**
          * Erase everything held about one end-user
          * @description Removes every long-term fact about the end-user in the acting key's workspace, including
-         *     submissions still being extracted: nothing reappears after the erasure. Recorded on the
-         *     audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
+         *     submissions still being extracted, and everything else held about them: the threads that
+         *     chats naming them wrote, those chats' traces, their answers kept for replay and their
+         *     response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
          *     `{"user_ref": ...}` (the query wins when both are given; giving neither is a 422 with
          *     `errors.user_ref`, enforced in code).
          */
@@ -1223,8 +1224,17 @@ export interface components {
             user_ref: string;
             /** Format: date-time */
             erased_at: string;
+            /**
+             * @description What was removed, per store: the end-user's facts; the threads written by chats that
+             *     named them (`user` with `thread`); the traces of calls that named them; the answers
+             *     kept for a retry to replay; the response-cache entries of those calls.
+             */
             deleted: {
                 facts: number;
+                threads: number;
+                traces: number;
+                replays: number;
+                cache_entries: number;
             };
         };
         Thread: {

@@ -3,13 +3,16 @@ import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../audit/entries.js';
 import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
-import { lockEndUser } from './facts.js';
+import { deleteThreadsOfEndUser } from '../threads/store.js';
+import { forgetFact, lockEndUser } from './facts.js';
 
 // The right to erasure: one call removes everything the workspace holds about one end-user:
-// their facts (with their embeddings and text-search vectors, which live in the same rows) and
-// every submission, including those still queued or being extracted. Nothing may reappear:
-// the erasure holds the end-user lock that an extraction's write step also takes, and deletes the
-// submissions that the write step re-checks under that lock (see extraction.ts).
+// their facts (with their embeddings and text-search vectors, which live in the same rows), every
+// submission, including those still queued or being extracted, the traces of the calls that named
+// them, the threads those calls wrote, the answers kept for replay and the response-cache entries
+// of those calls (sql/0022). Nothing may reappear: the erasure holds the end-user lock that an
+// extraction's write step also takes, and deletes the submissions that the write step re-checks
+// under that lock (see extraction.ts).
 
 export interface Erasure {
   userRef: string;
@@ -18,6 +21,11 @@ export interface Erasure {
   submissions: number;
   /** Chat traces that named the end-user (`user`): masked, but still about them. */
   traces: number;
+  /** Threads written by chats that named the end-user. */
+  threads: number;
+  /** Answers kept for a retry to replay. */
+  replays: number;
+  cacheEntries: number;
 }
 
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
@@ -39,12 +47,25 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     userRef,
   ]);
   const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
+  const threads = await deleteThreadsOfEndUser(db, actor.workspaceId, userRef);
+  const answers = await db.query<{ replays: number; cache_entries: number }>(
+    `with replays as (
+       delete from requests where workspace_id = $1 and end_user = $2 returning 1
+     ), cache_entries as (
+       delete from response_cache where workspace_id = $1 and end_user = $2 returning 1
+     )
+     select (select count(*) from replays)::int as replays, (select count(*) from cache_entries)::int as cache_entries`,
+    [actor.workspaceId, userRef],
+  );
   const erasure: Erasure = {
     userRef,
     erasedAt: new Date(),
     facts: facts.rowCount ?? 0,
     submissions: submissions.rowCount ?? 0,
     traces,
+    threads,
+    replays: answers.rows[0]!.replays,
+    cacheEntries: answers.rows[0]!.cache_entries,
   };
   await recordAudit(db, {
     organization_id: actor.organizationId,
@@ -54,7 +75,33 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     action: 'memory.erased',
     // The caller's own reference for its end-user: the proof of which erasure was done.
     target: userRef,
-    details: { facts: erasure.facts, submissions: erasure.submissions, traces: erasure.traces },
+    details: {
+      facts: erasure.facts,
+      submissions: erasure.submissions,
+      traces: erasure.traces,
+      threads: erasure.threads,
+      replays: erasure.replays,
+      cache_entries: erasure.cacheEntries,
+    },
   });
   return erasure;
+}
+
+/**
+ * DELETE /memory/facts/{id}: the fact, and every kept answer and cache entry it was retrieved into
+ * (a replay would otherwise hand it back verbatim in `sources[].text`). False when the workspace
+ * holds no such fact.
+ */
+export async function forgetFactEverywhere(pool: Pool, workspaceId: string, factId: string): Promise<boolean> {
+  return withTransaction(pool, async (db) => {
+    if (!(await forgetFact(db, workspaceId, factId))) return false;
+    await db.query(
+      `with replays as (
+         delete from requests where workspace_id = $1 and fact_ids @> array[$2::uuid]
+       )
+       delete from response_cache where workspace_id = $1 and fact_ids @> array[$2::uuid]`,
+      [workspaceId, factId],
+    );
+    return true;
+  });
 }

@@ -22,6 +22,13 @@ export interface CacheEntry {
   key: Buffer;
   response: CachedResponse;
   ttl_seconds: number;
+  /**
+   * The end-user the request that wrote the entry named, and the facts retrieved into its prompt
+   * (see AnswerSubjects). The key is the masked prompt, not the end-user: another end-user who sends
+   * the same prompt is answered from it, and the entry is erased with the end-user who wrote it.
+   */
+  end_user: string | null;
+  fact_ids: string[];
 }
 
 export interface RequestRecords {
@@ -213,6 +220,8 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
             cache_key: cacheKey,
             response: cache.response,
             ttl_seconds: cache.ttl_seconds,
+            end_user: cache.end_user,
+            fact_ids: cache.fact_ids,
           }),
         }
       : undefined,

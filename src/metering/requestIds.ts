@@ -171,7 +171,19 @@ export interface SettledRequest {
   kind: RequestKind;
   body_hash: string;
   response: StoredResponse;
+  /** The end-user the answer is about (`user`): an erasure of them deletes it. */
+  end_user: string | null;
+  /** The facts retrieved into the answer: forgetting one deletes it. */
+  fact_ids: string[];
 }
+
+/** Whom a kept answer or a cache entry is about, so that an erasure or a forgotten fact finds it. */
+export interface AnswerSubjects {
+  endUser: string | null;
+  factIds: string[];
+}
+
+const NO_SUBJECTS: AnswerSubjects = { endUser: null, factIds: [] };
 
 /**
  * The row that completes the claim of a caller-chosen id (`hash` is its body's, from claimOrReplay)
@@ -181,6 +193,7 @@ export function settledRequest(
   request: IdempotencyContext & { kind: RequestKind },
   hash: Buffer | undefined,
   response: StoredResponse,
+  subjects: AnswerSubjects = NO_SUBJECTS,
 ): SettledRequest | undefined {
   if (!hash) return undefined;
   return {
@@ -190,6 +203,8 @@ export function settledRequest(
     kind: request.kind,
     body_hash: hash.toString('hex'),
     response,
+    end_user: subjects.endUser,
+    fact_ids: subjects.factIds,
   };
 }
 
@@ -223,17 +238,23 @@ export async function runOnce(
 export const ABANDONED_CLAIM_SECONDS = 3600;
 
 /**
- * Frees, a batch at a time, the ids of claims left running by a process that died, so that their
- * retries can run. Completed rows hold the answer a retry replays, and stay.
+ * Deletes, a batch at a time, the claims left running by a process that died, so that their
+ * retries can run, and the answers kept for replay longer than the retention: a kept answer holds
+ * what the end-user said and was told. A retry after that is refused (422, not kept for replay):
+ * the usage row still holds the id, so it is never billed twice.
  */
-export async function pruneRequestIds(db: Queryable, limit = 10_000): Promise<number> {
+export async function pruneRequestIds(db: Queryable, replayRetentionHours: number, limit = 10_000): Promise<number> {
   const { rowCount } = await db.query(
     `delete from requests
       where ctid in (
-        select ctid from requests
-         where state = 'running' and created_at < now() - make_interval(secs => $1::float8)
-         limit $2)`,
-    [ABANDONED_CLAIM_SECONDS, limit],
+        (select ctid from requests
+          where state = 'running' and created_at < now() - make_interval(secs => $1::float8)
+          limit $3)
+        union all
+        (select ctid from requests
+          where state = 'completed' and completed_at < now() - make_interval(hours => $2::int)
+          limit $3))`,
+    [ABANDONED_CLAIM_SECONDS, replayRetentionHours, limit],
   );
   return rowCount ?? 0;
 }

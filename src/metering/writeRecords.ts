@@ -63,10 +63,10 @@ const WRITE_RECORDS_SQL = `
              organization_id uuid, workspace_id uuid, at timestamptz, actor json, action text, target text,
              details jsonb)
   ), appends as (
-    select a.workspace_id, a.organization_id, a.thread, a.request_id, a.created_at, a.messages
+    select a.workspace_id, a.organization_id, a.thread, a.request_id, a.created_at, a.end_user, a.messages
       from json_to_recordset($4::json) as a(
              workspace_id uuid, organization_id uuid, thread text, request_id text, created_at timestamptz,
-             messages json)
+             end_user text, messages json)
   ), threads_touched as (
     insert into threads (workspace_id, id, organization_id, created_at, updated_at)
     select distinct on (workspace_id, thread) workspace_id, thread, organization_id, created_at, created_at
@@ -75,29 +75,36 @@ const WRITE_RECORDS_SQL = `
     on conflict (workspace_id, id) do update set updated_at = greatest(threads.updated_at, excluded.updated_at)
     returning workspace_id, id
   ), thread_message_rows as (
-    insert into thread_messages (workspace_id, thread_id, request_id, position, role, content, created_at)
-    select a.workspace_id, a.thread, a.request_id, m.position - 1, m.message->>'role', m.message->'content', a.created_at
+    insert into thread_messages (workspace_id, thread_id, request_id, position, role, content, created_at, end_user)
+    select a.workspace_id, a.thread, a.request_id, m.position - 1, m.message->>'role', m.message->'content', a.created_at,
+           a.end_user
       from appends a
      cross join lateral json_array_elements(a.messages) with ordinality as m(message, position)
       join threads_touched t on t.workspace_id = a.workspace_id and t.id = a.thread
     on conflict (workspace_id, thread_id, request_id, position) do nothing
   ), completed_requests as (
-    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at)
+    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at,
+                          end_user, fact_ids)
     select r.workspace_id, r.request_id, r.organization_id, r.kind, decode(r.body_hash, 'hex'), 'completed',
-           r.response::jsonb, now()
+           r.response::jsonb, now(), r.end_user, array(select json_array_elements_text(r.fact_ids))::uuid[]
       from json_to_recordset($5::json) as r(
-             workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json)
+             workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json,
+             end_user text, fact_ids json)
     -- A claim still running is completed; a row the prune freed (a request running over an hour) is
     -- written anew.
     on conflict (workspace_id, request_id) do update
-       set state = 'completed', response = excluded.response, completed_at = excluded.completed_at
+       set state = 'completed', response = excluded.response, completed_at = excluded.completed_at,
+           end_user = excluded.end_user, fact_ids = excluded.fact_ids
      where requests.state = 'running'
   ), cache_rows as (
-    insert into response_cache (workspace_id, cache_key, response, expires_at)
-    select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds)
-      from json_to_recordset($6::json) as c(workspace_id uuid, cache_key text, response json, ttl_seconds integer)
+    insert into response_cache (workspace_id, cache_key, response, expires_at, end_user, fact_ids)
+    select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds),
+           c.end_user, array(select json_array_elements_text(c.fact_ids))::uuid[]
+      from json_to_recordset($6::json) as c(
+             workspace_id uuid, cache_key text, response json, ttl_seconds integer, end_user text, fact_ids json)
     on conflict (workspace_id, cache_key) do update
-       set response = excluded.response, created_at = now(), expires_at = excluded.expires_at
+       set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
+           end_user = excluded.end_user, fact_ids = excluded.fact_ids
   )
   select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
 

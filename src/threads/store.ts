@@ -11,6 +11,8 @@ export interface ThreadAppend {
   thread: string;
   request_id: string;
   created_at: string;
+  /** The end-user the chat named (`user`): an erasure of them deletes the thread. */
+  end_user: string | null;
   messages: ThreadMessageInput[];
 }
 
@@ -38,4 +40,15 @@ export async function findThread(db: Queryable, workspaceId: string, thread: str
 export async function deleteThread(db: Queryable, workspaceId: string, thread: string): Promise<boolean> {
   const result = await db.query('delete from threads where workspace_id = $1 and id = $2', [workspaceId, thread]);
   return (result.rowCount ?? 0) > 0;
+}
+
+/** The threads that chats naming the end-user (`user`) wrote to, whole: they are held about them. */
+export async function deleteThreadsOfEndUser(db: Queryable, workspaceId: string, endUser: string): Promise<number> {
+  const result = await db.query(
+    `delete from threads
+      where workspace_id = $1
+        and id in (select thread_id from thread_messages where workspace_id = $1 and end_user = $2)`,
+    [workspaceId, endUser],
+  );
+  return result.rowCount ?? 0;
 }

@@ -58,16 +58,24 @@ describe('tasks/requests__prune', () => {
     expect(await requestRow(generated)).to.equal(undefined);
   });
 
-  it('keeps the rows of caller-chosen ids with their answers, however old', async () => {
+  it('keeps an answer for replay for REPLAY_RETENTION_HOURS (24 by default), then deletes it and never bills its id again', async () => {
     const chosen = await chat({ 'x-request-id': 'prune-chosen-1' });
     expect(chosen.status).to.equal(200);
-    await age('prune-chosen-1', '3 days');
+    await chat({ 'x-request-id': 'prune-chosen-2' });
+    await app.db.pool.query(`update requests set created_at = now() - interval '23 hours', completed_at = now() - interval '23 hours' where request_id = 'prune-chosen-1'`);
+    await app.db.pool.query(`update requests set created_at = now() - interval '25 hours', completed_at = now() - interval '25 hours' where request_id = 'prune-chosen-2'`);
     await prune();
     expect(await requestRow('prune-chosen-1')).to.deep.equal({ state: 'completed', kept: true });
     const replay = await chat({ 'x-request-id': 'prune-chosen-1' });
     expect(replay.status).to.equal(200);
     expect(replay.headers.get('x-replay')).to.equal('true');
     expect(replay.body).to.deep.equal(chosen.body);
+    // Past the retention the answer is gone; its id still bills the first request only.
+    expect(await requestRow('prune-chosen-2')).to.equal(undefined);
+    const late = await chat({ 'x-request-id': 'prune-chosen-2' });
+    expect(late.status).to.equal(422);
+    expect(late.body.errors['X-Request-Id'][0]).to.match(/not kept for replay/);
+    expect(await usageCount('prune-chosen-2')).to.equal(1);
   });
 
   it('frees an id whose claim a dead process left running for an hour, so that its retry runs', async () => {

@@ -15,7 +15,7 @@ describe('facts: submit → queryable latency (rule-based)', () => {
     runner = await run({
       pgPool: fx.app.db.pool,
       concurrency: 8,
-      taskList: buildTaskList({ db: fx.app.db.pool, catalog: fx.app.catalog, adapters: fx.app.adapters }, fx.app.log),
+      taskList: buildTaskList({ db: fx.app.db.pool, catalog: fx.app.catalog, adapters: fx.app.adapters, replayRetentionHours: 24 }, fx.app.log),
       noHandleSignals: true,
       logger: workerLogger(fx.app.log),
     });

@@ -117,7 +117,7 @@ describe('GET /metrics', () => {
     // One pass of a real worker over the due jobs, then it exits (the later job stays queued).
     await runOnce({
       pgPool: app.db.pool,
-      taskList: buildTaskList({ db: app.db.pool, catalog: app.catalog, adapters: app.adapters }, app.log),
+      taskList: buildTaskList({ db: app.db.pool, catalog: app.catalog, adapters: app.adapters, replayRetentionHours: 24 }, app.log),
       logger: workerLogger(app.log),
     });
     // runOnce can resolve before the worker has written the failure back.

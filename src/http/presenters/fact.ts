@@ -16,6 +16,12 @@ export function presentErasure(erasure: Erasure) {
   return {
     user_ref: erasure.userRef,
     erased_at: erasure.erasedAt.toISOString(),
-    deleted: { facts: erasure.facts },
+    deleted: {
+      facts: erasure.facts,
+      threads: erasure.threads,
+      traces: erasure.traces,
+      replays: erasure.replays,
+      cache_entries: erasure.cacheEntries,
+    },
   };
 }

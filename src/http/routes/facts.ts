@@ -3,8 +3,8 @@ import { notFound, validationFailed } from '../../errors.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import type { Adapters } from '../../gateway/providers/index.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
-import { eraseEndUser } from '../../memory/erasure.js';
-import { findFacts, forgetFact, submitFact } from '../../memory/facts.js';
+import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
+import { findFacts, submitFact } from '../../memory/facts.js';
 import { requireScope } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/body.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
@@ -36,7 +36,7 @@ export function factRoutes(router: AppRouter, { pool, catalog, adapters, validat
 
   router.delete('/memory/facts/:id', requireScope('memory.write'), async (ctx) => {
     const id = ctx.params.id!;
-    if (!(await forgetFact(pool, principalOf(ctx).workspaceId, id))) throw notFound(`no fact ${id}`);
+    if (!(await forgetFactEverywhere(pool, principalOf(ctx).workspaceId, id))) throw notFound(`no fact ${id}`);
     ctx.body = { deleted: 1 };
   });
 

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+
+// "Nothing may reappear after the erasure" holds for every store that keeps what a chat naming the
+// end-user said or was told: replayable answers, the response cache and threads, besides facts
+// and traces.
+describe('erasure reaches replays, the response cache and threads', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  const remember = async (userRef: string, content: string): Promise<string> => {
+    const submitted = await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: gw.key, body: { content, user_ref: userRef } });
+    expect(submitted.status).to.equal(202);
+    const fact = await waitFor(
+      async () => (await api(gw.app.baseUrl, `/v1/recall/facts?user_ref=${userRef}`, { key: gw.key })).body.data[0],
+      { what: `the fact of ${userRef}`, timeoutMs: 15_000 },
+    );
+    return fact.id as string;
+  };
+  const ask = async (userRef: string, requestId: string, extra: Record<string, unknown> = {}, question = 'Sinds wanneer heb ik mijn inboedelverzekering?') => {
+    const response = await postChat(
+      gw,
+      chatBody({ user: userRef, messages: [{ role: 'user', content: question }], ...extra }),
+      { 'x-request-id': requestId },
+    );
+    return { status: response.status, cache: response.headers.get('x-cache'), replay: response.headers.get('x-replay'), body: (await response.json()) as any };
+  };
+
+  it('erases the answers kept for replay, the cache entries and the threads of the end-user, and counts each', async () => {
+    await remember('klant-9', 'Ik heb een inboedelverzekering sinds 2017 bij Centraal Beheer.');
+    await remember('klant-10', 'Ik heb een inboedelverzekering sinds 2021 bij Univé.');
+    const theirs = await ask('klant-9', 'keep-9', { thread: 'gesprek-9' });
+    expect(theirs.status).to.equal(200);
+    expect(JSON.stringify(theirs.body.sources)).to.contain('2017');
+    const staying = await ask('klant-10', 'keep-10', { thread: 'gesprek-10' });
+    expect(staying.status).to.equal(200);
+    // The same question again is a cache hit: the entry holds their answer.
+    expect((await ask('klant-9', 'keep-9-again', { thread: 'gesprek-9' })).cache).to.equal('HIT');
+
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-9', { method: 'DELETE', key: gw.key });
+    expect(erased.status).to.equal(200);
+    expect(erased.body.deleted).to.deep.equal({ facts: 1, threads: 1, traces: 2, replays: 2, cache_entries: 1 });
+
+    // A retry under the first id finds no answer to hand back, and is not run or billed again.
+    const replay = await ask('klant-9', 'keep-9', { thread: 'gesprek-9' });
+    expect(replay.status).to.equal(422);
+    expect(replay.body.errors['X-Request-Id'][0]).to.match(/not kept for replay/);
+    expect(JSON.stringify(replay.body)).not.to.contain('2017');
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-9', { key: gw.key })).status).to.equal(404);
+    // Asked anew, the question is a cache miss and finds nothing about them.
+    const fresh = await ask('klant-9', 'keep-9-after');
+    expect(fresh.cache).to.equal('MISS');
+    expect(JSON.stringify(fresh.body)).not.to.contain('2017');
+    const stored = await gw.app.db.pool.query(
+      `select (select count(*) from requests where response::text like '%2017%')::int as replays,
+              (select count(*) from response_cache where response::text like '%2017%')::int as cache,
+              (select count(*) from thread_messages where content::text like '%2017%')::int as messages`,
+    );
+    expect(stored.rows[0]).to.deep.equal({ replays: 0, cache: 0, messages: 0 });
+
+    // The other end-user keeps everything.
+    const theirReplay = await ask('klant-10', 'keep-10', { thread: 'gesprek-10' });
+    expect(theirReplay.replay).to.equal('true');
+    expect(JSON.stringify(theirReplay.body.sources)).to.contain('2021');
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-10', { key: gw.key })).status).to.equal(200);
+    const audit = await gw.app.db.pool.query("select details from audit_log where action = 'memory.erased' and target = 'klant-9'");
+    expect(audit.rows[0].details).to.include({ threads: 1, replays: 2, cache_entries: 1 });
+  });
+
+  it('forgetting one fact takes it out of every kept answer and cache entry it was retrieved into', async () => {
+    const factId = await remember('klant-11', 'Ik heb een inboedelverzekering sinds 2013 bij Achmea.');
+    const question = 'Bij welke verzekeraar loopt mijn inboedelverzekering?';
+    const first = await ask('klant-11', 'keep-11', {}, question);
+    expect(JSON.stringify(first.body.sources)).to.contain('2013');
+    const unrelatedBody = chatBody({ user: 'klant-12' });
+    const unrelated = await postChat(gw, unrelatedBody, { 'x-request-id': 'keep-11-unrelated' });
+    expect(unrelated.status).to.equal(200);
+    expect(((await unrelated.json()) as any).sources).to.deep.equal([]);
+
+    const forgotten = await api(gw.app.baseUrl, `/v1/memory/facts/${factId}`, { method: 'DELETE', key: gw.key });
+    expect(forgotten.body).to.deep.equal({ deleted: 1 });
+
+    const replay = await ask('klant-11', 'keep-11', {}, question);
+    expect(replay.status).to.equal(422);
+    expect(JSON.stringify(replay.body)).not.to.contain('2013');
+    const after = await ask('klant-11', 'keep-11-after', {}, question);
+    expect(after.cache).to.equal('MISS');
+    expect(JSON.stringify(after.body)).not.to.contain('2013');
+    const stored = await gw.app.db.pool.query(
+      `select (select count(*) from requests where response::text like '%2013%')::int as replays,
+              (select count(*) from response_cache where response::text like '%2013%')::int as cache`,
+    );
+    expect(stored.rows[0]).to.deep.equal({ replays: 0, cache: 0 });
+    // An answer that did not use the fact is still replayed.
+    const kept = await postChat(gw, unrelatedBody, { 'x-request-id': 'keep-11-unrelated' });
+    expect(kept.headers.get('x-replay')).to.equal('true');
+  });
+});
