@@ -58,10 +58,10 @@ export class ApiError extends Error {
 export const unauthorized = (message: string) =>
   new ApiError({ status: 401, message, type: 'authentication_error', code: 'invalid_api_key' });
 
-export const insufficientScope = (scope: string) =>
+export const insufficientScope = (scope: string, forWhat?: string) =>
   new ApiError({
     status: 403,
-    message: `this key lacks the scope ${scope}`,
+    message: forWhat ? `this key lacks the scope ${scope}, which ${forWhat} needs` : `this key lacks the scope ${scope}`,
     type: 'permission_error',
     code: 'insufficient_scope',
   });

@@ -2,7 +2,7 @@ import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, egressRefused } from '../errors.js';
+import { ApiError, egressRefused, insufficientScope } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -231,6 +231,7 @@ export class ChatService {
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
     checkChatRules(body);
+    checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {
       throw egressRefused(
@@ -245,16 +246,20 @@ export class ChatService {
         ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
         : undefined;
       if (firewall) request.messages = maskMessages(firewall, body.messages);
-      const retrieval = await retrieve(
-        { ...this.deps, presence: this.presence },
-        {
-          workspaceId: principal.workspaceId,
-          userRef: body.user ?? null,
-          collection: body.collection,
-          query: lastUserText(body.messages),
-        },
-        ctx.signal,
-      );
+      // A key that may not read memory chats without it: what retrieval would add is facts and
+      // documents that only memory.read may see.
+      const retrieval = principal.scopes.includes('memory.read')
+        ? await retrieve(
+            { ...this.deps, presence: this.presence },
+            {
+              workspaceId: principal.workspaceId,
+              userRef: body.user ?? null,
+              collection: body.collection,
+              query: lastUserText(body.messages),
+            },
+            ctx.signal,
+          )
+        : NO_RETRIEVAL;
       if (retrieval.message) {
         const knowledge = firewall ? firewall.mask(retrieval.message) : retrieval.message;
         request.messages = withKnowledge(request.messages, knowledge);
@@ -530,6 +535,22 @@ function answerSubjects(prepared: Prepared): AnswerSubjects {
     endUser: prepared.body.user ?? null,
     factIds: prepared.retrieval.sources.flatMap((source) => (source.type === 'fact' ? [source.id] : [])),
   };
+}
+
+const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
+
+/**
+ * Memory through a chat needs the memory scopes: `thread` writes to a thread (memory.write), and
+ * `collection` asks to read collections (memory.read). A chat that names neither runs without
+ * memory when the key may not read it.
+ */
+function checkMemoryScopes(principal: Principal, body: ChatCompletionRequest): void {
+  if (body.thread !== undefined && !principal.scopes.includes('memory.write')) {
+    throw insufficientScope('memory.write', 'appending to a thread (`thread`)');
+  }
+  if (body.collection !== undefined && !principal.scopes.includes('memory.read')) {
+    throw insufficientScope('memory.read', 'retrieval from collections (`collection`)');
+  }
 }
 
 function replyHeaders(model: string, provider: string, cache: CacheStatus): Record<string, string> {

@@ -45,6 +45,11 @@ export interface paths {
          *     frames ending with `data: [DONE]`; `: keep-alive` comment lines may come before the first
          *     chunk. An error after the stream began is sent as one
          *     `data: <ChatCompletionStreamError JSON>` frame and the stream closes without `[DONE]`.
+         *
+         *     Memory through a chat needs the memory scopes besides `chat.create`: retrieval of facts
+         *     and documents needs `memory.read` (a key without it chats without memory: no retrieval,
+         *     `sources: []`; with `collection` it is a 403 naming the scope), and `thread` needs
+         *     `memory.write` (403 naming the scope otherwise).
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -826,12 +831,13 @@ export interface components {
             firewall_language?: components["schemas"]["FirewallLanguage"];
             /**
              * @description Collection slug, or slugs: narrows retrieval to those collections plus the caller's
-             *     personal memory. A slug the workspace does not have is a 422 (never ignored).
+             *     personal memory. A slug the workspace does not have is a 422 (never ignored). Needs
+             *     the scope `memory.read` (403 otherwise).
              */
             collection?: string | string[];
             /** @description End-user id; scopes long-term memory facts. */
             user?: string;
-            /** @description Caller-chosen conversation id; groups calls on the trace. */
+            /** @description Caller-chosen conversation id; groups calls on the trace, and appends the request's messages and the answer to that thread. Needs the scope `memory.write` (403 otherwise). */
             thread?: string;
             /** @description Recorded on the trace; do not change serving. */
             tags?: string[];

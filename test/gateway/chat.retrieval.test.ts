@@ -113,6 +113,37 @@ describe('retrieval in chat', () => {
     }
   });
 
+  it('retrieves memory only for a key with memory.read, and writes a thread only with memory.write', async () => {
+    const chatOnly = (await gw.app.key({ kind: 'restricted', scopes: ['chat.create'] })).key;
+    const reader = (await gw.app.key({ kind: 'restricted', scopes: ['chat.create', 'memory.read'] })).key;
+    const writer = (await gw.app.key({ kind: 'restricted', scopes: ['chat.create', 'memory.write'] })).key;
+
+    const blind = await ask({ user: 'klant-1' }, chatOnly);
+    expect(blind.status).to.equal(200);
+    expect(blind.body.sources).to.deep.equal([]);
+    expect(blind.body.usage.credits.services).to.be.below(0.05);
+    const sent = JSON.stringify(gw.euA.requests.at(-1)!.body.messages);
+    expect(sent).not.to.contain('sinds 2019');
+    expect(sent).not.to.contain('250 euro');
+
+    const narrowed = await ask({ user: 'klant-1', collection: 'polissen' }, chatOnly);
+    expect(narrowed.status).to.equal(403);
+    expect(narrowed.body).to.include({ code: 'insufficient_scope' });
+    expect(narrowed.body.message).to.contain('memory.read');
+    const threaded = await ask({ thread: 'scoped-thread' }, chatOnly);
+    expect(threaded.status).to.equal(403);
+    expect(threaded.body.message).to.contain('memory.write');
+    expect((await ask({ thread: 'scoped-thread' }, reader)).status).to.equal(403);
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/scoped-thread', { key: gw.key })).status).to.equal(404);
+
+    const read = await ask({ user: 'klant-1' }, reader);
+    expect(read.body.sources.map((s: any) => s.text)).to.include('Ik heb een inboedelverzekering sinds 2019.');
+    const written = await ask({ thread: 'scoped-thread' }, writer);
+    expect(written.status).to.equal(200);
+    expect(written.body.sources).to.deep.equal([]);
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/scoped-thread', { key: gw.key })).status).to.equal(200);
+  });
+
   it('sends sources on the finish chunk of a stream', async () => {
     const response = await postChat(gw, chatBody({ stream: true, user: 'klant-1', messages: [{ role: 'user', content: 'eigen risico inboedel?' }] }));
     const text = await response.text();
