@@ -180,11 +180,11 @@ export class ChatService {
           return empty ? [] : [{ index: choice.index, delta, finish_reason: null, ...(choice.logprobs ? { logprobs: choice.logprobs } : {}) }];
         });
         if (choices.length > 0) await sink.send(frame(choices));
+        if (ctx.signal.aborted) break;
       }
     } catch (err) {
-      const aborted = ctx.signal.aborted || (err instanceof UpstreamError && err.kind === 'aborted');
-      await this.fail(ctx, prepared, aborted ? clientGone() : err, served.attempts);
-      if (!aborted) {
+      if (!(ctx.signal.aborted || (err instanceof UpstreamError && err.kind === 'aborted'))) {
+        await this.fail(ctx, prepared, err, served.attempts);
         await sink.send({
           error: {
             message: `the stream from ${candidate.target.provider.id} broke off: ${(err as Error).message}`,
@@ -192,7 +192,14 @@ export class ChatService {
             code: 'upstream_stream_error',
           },
         });
+        sink.end(false);
+        return;
       }
+    }
+    if (ctx.signal.aborted) {
+      // The client went away mid-stream: what the provider streamed until then is billed, and the
+      // request is traced as 499 (the id is then taken: it has a bill but no answer to replay).
+      await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)));
       sink.end(false);
       return;
     }
@@ -357,8 +364,23 @@ export class ChatService {
     };
   }
 
-  /** Usage, credits and the reply; durable (group commit) before it is returned. */
-  private async settle(ctx: ChatContext, prepared: Prepared, answer: Answer): Promise<ChatReply> {
+  /** A stream the client closed: the part streamed is billed and traced as 499, and nothing is kept for replay. */
+  private async settleClosedStream(ctx: ChatContext, prepared: Prepared, answer: Answer): Promise<void> {
+    try {
+      if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
+      await this.settle(ctx, prepared, answer, 'client_closed');
+    } catch (err) {
+      ctx.log.error({ err }, 'could not record a stream the client closed');
+    }
+  }
+
+  /**
+   * Usage, credits and the reply; durable (group commit) before it is returned. A stream the
+   * client closed (`client_closed`) is billed for what was streamed and traced as 499, without a
+   * replay, a thread append or a cache entry.
+   */
+  private async settle(ctx: ChatContext, prepared: Prepared, answer: Answer, outcome: 'answered' | 'client_closed' = 'answered'): Promise<ChatReply> {
+    const closed = outcome === 'client_closed';
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
     const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream.messages);
@@ -401,23 +423,24 @@ export class ChatService {
     };
     const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
     const subjects = answerSubjects(prepared);
+    const status = closed ? clientGone().status : 200;
     const records: RequestRecords = {
-      request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects),
+      ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects) }),
       usage: lines,
       trace: this.trace(ctx, prepared, {
-        status: 200,
+        status,
         model: answer.model.id,
         provider: answer.provider,
         attempts: answer.attempts,
         usage,
         input: answer.sentUpstream,
         output: answer.completion.choices,
-        notes: answer.notes,
+        notes: closed ? [...answer.notes, 'the client closed the stream; what was streamed until then is billed'] : answer.notes,
         createdAt: now,
       }),
-      audit: this.audit(ctx, prepared, 200, answer.model.id, answer.provider),
-      ...(prepared.body.thread ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
-      ...(prepared.cacheStatus === 'MISS' && prepared.cacheKey
+      audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
+      ...(prepared.body.thread && !closed ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
+      ...(!closed && prepared.cacheStatus === 'MISS' && prepared.cacheKey
         ? {
             cache: {
               workspace_id: principal.workspaceId,

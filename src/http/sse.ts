@@ -1,6 +1,20 @@
-import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { SseSink } from '../gateway/chat.js';
 import type { AppContext } from './state.js';
+
+// A client that stops reading and then goes away never drains the socket: waiting for 'drain'
+// alone would hold the request (unbilled, its id answering 409, its memory kept) forever.
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /** Server-Sent Events straight onto the response, honouring backpressure from slow clients. */
 export function sseSink(ctx: AppContext): SseSink {
@@ -21,7 +35,7 @@ export function sseSink(ctx: AppContext): SseSink {
     },
     async send(data) {
       if (res.destroyed) return;
-      if (!res.write(`data: ${JSON.stringify(data)}\n\n`)) await once(res, 'drain');
+      if (!res.write(`data: ${JSON.stringify(data)}\n\n`) && !res.destroyed) await drainedOrClosed(res);
     },
     end(withDone) {
       if (res.destroyed) return;

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { connect, type Socket } from 'node:net';
 import { waitFor } from '../helpers/db.js';
 import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 
@@ -115,6 +116,45 @@ describe('POST /v1/chat/completions with stream: true', () => {
     controller.abort();
     await gw.euA.waitFor(() => gw.euA.requests[0]?.closedEarly === true, 3000);
     expect(gw.euA.requests[0]!.closedEarly).to.equal(true);
+  });
+
+  it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499, its id freed of its claim', async () => {
+    // Big enough that the client's socket buffers fill and the gateway has to wait for them.
+    gw.euA.script({ type: 'answer', chunks: Array.from({ length: 3000 }, (_, i) => `${'woord '.repeat(300)}${i} `) });
+    const serverSockets = new Set<Socket>();
+    const track = (socket: Socket) => serverSockets.add(socket);
+    gw.app.server.on('connection', track);
+    const body = JSON.stringify(chatBody({ stream: true }));
+    const client = connect(Number(new URL(gw.app.baseUrl).port), '127.0.0.1');
+    client.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: polder\r\nAuthorization: Bearer ${gw.key}\r\nContent-Type: application/json\r\n` +
+        `X-Request-Id: stalled-1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    client.pause();
+    try {
+      await waitFor(async () => [...serverSockets].some((socket) => socket.writableNeedDrain), {
+        what: 'the gateway waiting on a client that reads nothing',
+        timeoutMs: 10_000,
+      });
+    } finally {
+      gw.app.server.off('connection', track);
+    }
+    client.destroy();
+
+    const trace = await waitFor(
+      async () => (await gw.app.db.pool.query("select * from traces where id = 'stalled-1'")).rows[0],
+      { what: 'the trace of the abandoned stream', timeoutMs: 5_000 },
+    );
+    expect(trace.status).to.equal(499);
+    const usage = (await gw.app.db.pool.query("select * from usage where request_id = 'stalled-1'")).rows;
+    expect(usage).to.have.length(1);
+    expect(usage[0].completion_tokens).to.be.greaterThan(0);
+    expect(usage[0].completion_tokens).to.equal(trace.completion_tokens);
+    expect(Number(usage[0].credits_total)).to.be.greaterThan(0);
+    // Not held as running (409): the id has its bill and no answer to replay.
+    const retry = await postChat(gw, JSON.parse(body), { 'x-request-id': 'stalled-1' });
+    expect(retry.status).to.equal(422);
+    expect(((await retry.json()) as any).errors['X-Request-Id'][0]).to.match(/not kept for replay/);
   });
 
   it('streams tool calls with their index, and a local/echo tool call end to end', async () => {
