@@ -1,4 +1,5 @@
 import { validationFailed, type FieldErrors } from '../errors.js';
+import { jsonTextDeeperThan, MAX_JSON_DEPTH } from '../jsonDepth.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { ALL_PARAMETERS, type UpstreamChatRequest, type UpstreamParameter } from './providers/types.js';
 
@@ -30,6 +31,12 @@ export function checkChatRules(body: ChatCompletionRequest): void {
   if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
   if (body.model === undefined && body.models === undefined) add('model', 'is required (or models, a chain of models)');
   body.messages.forEach((message, m) => {
+    (message as { tool_calls?: { function?: { arguments?: unknown } }[] }).tool_calls?.forEach((call, c) => {
+      const args = call.function?.arguments;
+      if (typeof args === 'string' && jsonTextDeeperThan(args)) {
+        add(`messages.${m}.tool_calls.${c}.function.arguments`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+      }
+    });
     if (!Array.isArray(message.content)) return;
     message.content.forEach((part, p) => {
       const record = part as unknown as Record<string, unknown>;

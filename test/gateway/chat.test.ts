@@ -113,6 +113,46 @@ describe('POST /v1/chat/completions', () => {
     expect(await usageRows('failed-1')).to.have.length(0);
   });
 
+  it('refuses JSON nested deeper than 64 levels with a 422 naming the field, and takes a real schema', async () => {
+    // Sent as text: the test's own JSON.stringify could not write such a value.
+    const postText = (text: string) =>
+      fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+        body: text,
+      });
+    const deepSchema = (levels: number) => `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
+    const withSchema = (schema: string) =>
+      `{"model":"test/chat-a","messages":[{"role":"user","content":"Hallo"}],"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${schema}}}}`;
+    for (const levels of [50_000, 40]) {
+      const response = await postText(withSchema(deepSchema(levels)));
+      const body = (await response.json()) as any;
+      expect(response.status).to.equal(422);
+      expect(Object.keys(body.errors)[0]).to.match(/^response_format\.json_schema\.schema\.properties\.a/);
+      expect(Object.values(body.errors)[0]).to.deep.equal(['nests deeper than 64 levels']);
+    }
+    // With a NUL inside, too: the depth is checked before anything else walks the body.
+    const nul = await postText(`{"model":"test/chat-a","messages":[{"role":"user","content":"Hallo"}],"metadata":${'['.repeat(50_000)}"\\u0000"${']'.repeat(50_000)}}`);
+    expect(nul.status).to.equal(422);
+    expect((await postText(withSchema(deepSchema(12)))).status).to.equal(200);
+
+    const deepArguments = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
+    const toolCall = await postChat(
+      gw,
+      chatBody({
+        messages: [
+          { role: 'user', content: 'Wat is de dekking?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: deepArguments } }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'geen' },
+        ],
+      }),
+    );
+    const toolBody = (await toolCall.json()) as any;
+    expect(toolCall.status).to.equal(422);
+    expect(toolBody.errors).to.have.property('messages.1.tool_calls.0.function.arguments');
+    expect(gw.euA.requests).to.have.length(1);
+  });
+
   describe('idempotent retries', () => {
     it('a retry that succeeds after a failed first attempt: the trace is the billed answer', async () => {
       gw.euA.script({ type: 'status', status: 503 });

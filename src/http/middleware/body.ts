@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Next } from 'koa';
 import { badRequest, payloadTooLarge, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
+import { jsonTextDeeperThan, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
 import { nulFieldErrors } from './refuseNul.js';
 
 /**
@@ -27,6 +28,10 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
         ctx.state.body = JSON.parse(text);
       } catch (err) {
         throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`, 'invalid_json');
+      }
+      // Before anything walks the body (the NUL check below, validation, hashing).
+      if (jsonTextDeeperThan(text)) {
+        throw validationFailed({ [pathDeeperThan(ctx.state.body) ?? 'body']: [`nests deeper than ${MAX_JSON_DEPTH} levels`] });
       }
       // JSON can carry a NUL only as this escape; the walk is paid only by bodies that have one.
       const nulErrors = text.includes('\\u0000') ? nulFieldErrors(ctx.state.body) : undefined;
