@@ -1,18 +1,75 @@
 #!/usr/bin/env bash
-# Runs the Procfile's web and worker in one terminal, with the Procfile's commands; when either
-# exits, both stop.
+# Runs the Procfile's web and worker in one terminal, with the Procfile's commands, each under a
+# supervisor of its own: a process that dies is started again after a pause (1 s, doubling up to
+# 30 s while it keeps dying within a minute of its start), and the other one keeps running, as a
+# platform's process manager would do. SIGINT (Ctrl-C) or SIGTERM stops both, each with one SIGTERM,
+# and the runner exits with 0 when both stopped cleanly.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# Job control puts each supervisor, and the process it runs, in a process group of its own: a Ctrl-C
+# at the terminal then reaches this shell alone, which stops each process once. Reached by the
+# terminal as well, a process would take the second signal for an impatient user and exit at once.
+set -m
+
 procfile_command() { sed -n "s/^$1: //p" Procfile; }
-# Word splitting is wanted: each command is a plain list of words.
-$(procfile_command web) &
+say() { printf 'run-processes: %s\n' "$*" >&2; }
+
+supervise() {
+  local name=$1 pause=1 started status child='' napping='' stopping=0
+  # Idempotent: the signal may come more than once (from this shell, and from npm forwarding it).
+  trap 'if (( ! stopping )); then stopping=1; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null; [[ -n $napping ]] && kill "$napping" 2>/dev/null; fi' TERM
+  trap '' INT
+  while (( ! stopping )); do
+    started=$SECONDS
+    # Word splitting is wanted: each command is a plain list of words.
+    $(procfile_command "$name") &
+    child=$!
+    say "$name started (pid $child)"
+    # A stop that came before $child was known could not reach it.
+    (( stopping )) && kill -TERM "$child" 2>/dev/null
+    # A trapped signal interrupts wait before the process has exited; waiting again collects its status.
+    wait "$child"
+    status=$?
+    while kill -0 "$child" 2>/dev/null; do
+      wait "$child"
+      status=$?
+    done
+    child=''
+    (( stopping )) && return "$status"
+    (( SECONDS - started >= 60 )) && pause=1
+    say "$name exited with status $status; starting it again in ${pause}s"
+    sleep "$pause" &
+    napping=$!
+    wait "$napping"
+    napping=''
+    pause=$(( pause * 2 > 30 ? 30 : pause * 2 ))
+  done
+  return 0
+}
+
+supervise web &
 web=$!
-$(procfile_command worker) &
+supervise worker &
 worker=$!
-stop() { kill -TERM "$web" "$worker" 2>/dev/null; }
+
+stopping=0
+stop() {
+  (( stopping )) && return
+  stopping=1
+  kill -TERM "$web" "$worker" 2>/dev/null
+}
 trap stop INT TERM
-wait -n
-status=$?
-stop
-wait
+
+# Each supervisor returns the status its process stopped with.
+status=0
+for supervisor in "$web" "$worker"; do
+  wait "$supervisor"
+  code=$?
+  while kill -0 "$supervisor" 2>/dev/null; do
+    wait "$supervisor"
+    code=$?
+  done
+  (( code != 0 )) && status=$code
+done
 exit "$status"

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { isDatabaseUnavailable } from './db/unavailable.js';
 
 // The single list of errors the API answers with. Each carries the contract's top-level body and
 // the OpenAI-style `error` object that the official SDKs read.
@@ -94,14 +95,29 @@ function describeFieldErrors(errors: FieldErrors): string {
 export const validationFailed = (errors: FieldErrors, message = describeFieldErrors(errors)) =>
   new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
 
+/** A dependency (the database) cannot be reached for now; the same request can succeed later. */
+export const serviceUnavailable = (retryAfterSeconds: number) =>
+  new ApiError({
+    status: 503,
+    message: `the service is temporarily unavailable; retry after ${retryAfterSeconds} s`,
+    type: 'api_error',
+    code: 'service_unavailable',
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+
+// Long enough for a restarting Postgres to come back, short enough that a client retrying as told
+// finds the service again within seconds of it.
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 export const internalErrorBody = (requestId: string) => ({
   message: 'internal error',
   request_id: requestId,
   error: { message: 'internal error', type: 'api_error', code: null, param: null },
 });
 
-// The one error middleware: it turns any thrown error into the contract's body. Unknown faults are
-// logged with their stack and answered with a bare 500, never the stack or SQL text.
+// The one error middleware: it turns any thrown error into the contract's body. A database that
+// cannot be reached is answered 503 with retry-after. Unknown faults are logged with their stack
+// and answered with a bare 500, never the stack or SQL text.
 export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
@@ -109,7 +125,11 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
       throw notFound(`no route for ${ctx.method} ${ctx.path}`);
     }
   } catch (err) {
-    const apiError = asApiError(err);
+    let apiError = asApiError(err);
+    if (!apiError && isDatabaseUnavailable(err)) {
+      ctx.state.log?.warn({ err }, 'database unreachable; answered 503');
+      apiError = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS);
+    }
     if (apiError) {
       ctx.status = apiError.status;
       ctx.set(apiError.headers);

@@ -64,13 +64,31 @@ export function buildTaskList(services: WorkerServices, log: Logger): TaskList {
   return list;
 }
 
+interface LoggedJob {
+  id?: string;
+  task_identifier?: string;
+}
+
 // graphile-worker logs through its own interface; route it into pino so every line is JSON. Its
-// meta can hold a whole job row, payload included, so only the job's id and task are kept.
+// meta can hold whole job rows, payloads included: of a job only its id and task are kept, of a
+// list of jobs (or of their outcomes, when it could not record them) only the ids. Its worker
+// objects and options are dropped for the same reason.
 export function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const method = level === 'warning' ? 'warn' : level;
-    const { job, ...rest } = (meta ?? {}) as { job?: { id?: string; task_identifier?: string } };
-    const jobFields = job ? { job_id: job.id, task: job.task_identifier } : {};
+    const { job, jobs, specs, cancelledJobs, forceFailedJobs, worker, options, payload, ...rest } = (meta ?? {}) as {
+      job?: LoggedJob;
+      jobs?: LoggedJob[];
+      specs?: { job?: LoggedJob }[];
+      cancelledJobs?: LoggedJob[];
+      forceFailedJobs?: LoggedJob[];
+      [field: string]: unknown;
+    };
+    const listed = [...(jobs ?? []), ...(cancelledJobs ?? []), ...(forceFailedJobs ?? []), ...(specs ?? []).map((spec) => spec.job)];
+    const jobFields = {
+      ...(job ? { job_id: job.id, task: job.task_identifier } : {}),
+      ...(listed.length > 0 ? { job_ids: listed.map((listedJob) => listedJob?.id) } : {}),
+    };
     log[method]({ ...scope, ...rest, ...jobFields }, message);
   });
 }

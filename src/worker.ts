@@ -2,7 +2,7 @@ import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
 import { cronItems } from './jobs.js';
-import { startJobRunner, type JobRunner } from './jobRunner.js';
+import { JobRunner } from './jobRunner.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 import { WorkerLiveness } from './workerLiveness.js';
@@ -24,20 +24,20 @@ const adapters = createAdapters();
 // Heartbeats of this process's pool, and a sweep that frees the jobs of workers that died.
 const liveness = new WorkerLiveness(pool, log).start();
 
-// Signals are handled before the runner starts, so a stop that arrives during start-up is clean too.
-let jobs: JobRunner | undefined;
-onShutdown(log, 'worker', async () => {
-  await jobs?.stop();
-  await liveness.stop();
-  await closeAdapters(adapters);
-  await pool.end();
-});
-
-jobs = await startJobRunner({
+const jobs = new JobRunner({
   services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours },
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),
   events: liveness.events,
 });
-log.info({ concurrency: config.workerConcurrency }, 'worker running');
+// Signals are handled before the runner starts, so a stop that arrives during start-up (which waits
+// for the database when it is away) is clean too.
+onShutdown(log, 'worker', async () => {
+  await jobs.stop();
+  await liveness.stop();
+  await closeAdapters(adapters);
+  await pool.end();
+});
+
+if (await jobs.start()) log.info({ concurrency: config.workerConcurrency }, 'worker running');

@@ -44,6 +44,8 @@ export class WorkerLiveness {
   private readonly pools = new Map<string, WorkerPool>();
   /** Pools that have written a row at least once; a later insert means the row was swept. */
   private readonly beaten = new Set<string>();
+  /** Pools that stopped, whose heartbeat and locks are still to be removed. */
+  private readonly released = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly beatMs: number;
@@ -65,7 +67,8 @@ export class WorkerLiveness {
     });
     this.events.on('pool:release', ({ workerPool }) => {
       this.pools.delete(workerPool.id);
-      this.track(this.forget(workerPool.id));
+      this.released.add(workerPool.id);
+      this.track(this.forgetReleased());
     });
   }
 
@@ -73,7 +76,10 @@ export class WorkerLiveness {
   start(): this {
     this.track(this.sweep());
     this.timers.push(
-      setInterval(() => this.track(this.beat([...this.pools.keys()])), this.beatMs),
+      setInterval(() => {
+        this.track(this.beat([...this.pools.keys()]));
+        this.track(this.forgetReleased());
+      }, this.beatMs),
       setInterval(() => this.track(this.sweep()), this.sweepMs),
     );
     for (const timer of this.timers) timer.unref();
@@ -118,11 +124,23 @@ export class WorkerLiveness {
     }
   }
 
-  private async forget(poolId: string): Promise<void> {
+  // A pool that stopped runs nothing more, yet may still hold locks: when graphile-worker cannot
+  // record a job's outcome (the database is away) it shuts the pool down with that job still locked
+  // by it. Without its heartbeat no sweep would free it, so it is freed here, with the heartbeat. While
+  // the database is away this is tried again with every beat, so the jobs run again within a beat
+  // of its return (or, should this process die first, once the sweep finds the heartbeat stale).
+  private async forgetReleased(): Promise<void> {
+    const poolIds = [...this.released];
+    if (poolIds.length === 0) return;
     try {
-      await this.db.query('delete from worker_heartbeats where pool_id = $1', [poolId]);
+      await this.db.query(
+        `with forgotten as (delete from worker_heartbeats where pool_id = any($1::text[]))
+         select graphile_worker.force_unlock_workers($1::text[])`,
+        [poolIds],
+      );
+      for (const poolId of poolIds) this.released.delete(poolId);
     } catch (err) {
-      this.log.warn({ err, pool_id: poolId }, 'could not remove the heartbeat of a stopped pool');
+      this.log.warn({ err, pool_ids: poolIds }, 'could not remove the heartbeat of a stopped pool; trying again');
     }
   }
 

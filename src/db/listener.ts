@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { backoffDelay } from './backoff.js';
 
 export interface ChannelHandlers {
   /**
@@ -9,13 +10,16 @@ export interface ChannelHandlers {
   listening(client: pg.Client): Promise<void>;
   /** `sender` is the process id of the Postgres backend that sent it. */
   notified(payload: string, sender: number): void;
-  /** The connection failed or went away; another attempt follows after the delay. */
-  lost(err: unknown, stage: 'connecting' | 'connected'): void;
+  /** The connection failed or went away; another attempt follows in `retryInMs`. */
+  lost(err: unknown, stage: 'connecting' | 'connected', retryInMs: number): void;
 }
 
 /**
  * One connection that LISTENs on a channel, outside any pool (a pooled connection would hand
- * the LISTEN to whoever takes it next), and comes back by itself after it is lost.
+ * the LISTEN to whoever takes it next), and comes back by itself after it is lost: the first
+ * attempt after `reconnectDelayMs`, each further one after twice the pause before (up to
+ * `maxReconnectDelayMs`), so every web process retrying against a database that is down or
+ * recovering costs it little.
  */
 export class ChannelListener {
   private client: pg.Client | undefined;
@@ -23,11 +27,20 @@ export class ChannelListener {
   private started = false;
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Attempts that failed since the last one that reached `listening`. */
+  private failures = 0;
   private attempt: Promise<void> | undefined;
   private readonly ending = new Set<Promise<void>>();
 
   constructor(
-    private readonly options: { connectionString: string; channel: string; applicationName: string; reconnectDelayMs: number },
+    private readonly options: {
+      connectionString: string;
+      channel: string;
+      applicationName: string;
+      reconnectDelayMs: number;
+      /** Default 10 s, or reconnectDelayMs when that is longer. */
+      maxReconnectDelayMs?: number;
+    },
     private readonly handlers: ChannelHandlers,
   ) {}
 
@@ -70,7 +83,10 @@ export class ChannelListener {
       await connectUnlessEnded(client);
       await client.query(`listen ${this.options.channel}`);
       await this.handlers.listening(client);
-      if (this.client === client) this.connected = true;
+      if (this.client === client) {
+        this.connected = true;
+        this.failures = 0;
+      }
     } catch (err) {
       this.fail(client, err);
     }
@@ -79,20 +95,25 @@ export class ChannelListener {
   private fail(client: pg.Client, err: unknown): void {
     if (this.client !== client) return;
     const stage = this.connected ? 'connected' : 'connecting';
-    this.drop(client);
-    this.handlers.lost(err, stage);
+    const retryInMs = this.drop(client);
+    this.failures += 1;
+    this.handlers.lost(err, stage, retryInMs);
   }
 
-  private drop(client: pg.Client): void {
+  /** Returns the pause before the next attempt. */
+  private drop(client: pg.Client): number {
     this.client = undefined;
     this.end(client);
-    if (this.closed) return;
+    const { reconnectDelayMs, maxReconnectDelayMs = Math.max(DEFAULT_MAX_RECONNECT_DELAY_MS, reconnectDelayMs) } = this.options;
+    const delay = backoffDelay(this.failures, { initialMs: reconnectDelayMs, maxMs: maxReconnectDelayMs });
+    if (this.closed) return delay;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       // close() awaits this.attempt, so an attempt is never left running.
       this.attempt = this.connect();
-    }, this.options.reconnectDelayMs);
+    }, delay);
     this.retryTimer.unref();
+    return delay;
   }
 
   private end(client: pg.Client): void {
@@ -103,6 +124,8 @@ export class ChannelListener {
     this.ending.add(ended);
   }
 }
+
+const DEFAULT_MAX_RECONNECT_DELAY_MS = 10_000;
 
 // pg never settles connect() when end() is called during the handshake (as close() may), but the
 // client still emits 'end'.

@@ -15,7 +15,17 @@ export function createPool(
   onError: (err: Error) => void = () => undefined,
 ): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: 'polder' });
-  pool.on('error', onError);
-  pool.on('connect', (client) => client.on('error', onError));
+  const report = (err: Error) => onError(withoutClient(err));
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
   return pool;
+}
+
+// pg-pool hangs the whole client on the error of an idle one (err.client): logged as it is, that
+// would write the connection parameters, password included, on every connection a database outage
+// breaks. The handler gets the error without it.
+function withoutClient(err: Error): Error {
+  if (!('client' in err)) return err;
+  const { client: _client, ...fields } = err as Error & { client?: unknown };
+  return Object.assign(new Error(err.message), fields, { name: err.name, stack: err.stack });
 }

@@ -1,0 +1,31 @@
+// Whether an error means "the database cannot be reached right now" (it crashed, restarts, is still
+// recovering, or the network to it is down) rather than a fault of the request or of the code. Such
+// an error is answered 503 with a retry-after: retrying the same request later can succeed.
+
+// Socket errors of the connection itself. Only with a `syscall`: Node's http server reports a client
+// that went away mid-request as ECONNRESET without one, and that is not the database's doing.
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+// SQLSTATEs of a server that goes away or is not accepting work yet: class 08 (connection
+// exception), admin_shutdown, crash_shutdown, cannot_connect_now (starting up, in recovery,
+// shutting down).
+const SERVER_GONE = /^(08...|57P01|57P02|57P03)$/;
+
+// node-postgres reports a connection that broke, or that could not be made in time, with these
+// messages and no code.
+const CLIENT_MESSAGES = [
+  /^Connection terminated/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^timeout exceeded when trying to connect$/,
+];
+
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 3) return false;
+  const { code, syscall, message, errors, cause } = err as { code?: unknown; syscall?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof code === 'string' && typeof syscall === 'string' && NETWORK_CODES.has(code)) return true;
+  if (typeof code === 'string' && SERVER_GONE.test(code)) return true;
+  if (typeof code !== 'string' && typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  // Connecting to a host name with several addresses fails with an AggregateError of each attempt.
+  if (Array.isArray(errors) && errors.length > 0 && errors.every((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(cause, depth + 1);
+}

@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { createPool } from '../../src/db/pool.js';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
+import { capturedLogger } from '../helpers/logs.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
+
+// The errors a database outage produces, as the pool and the clients really report them, are told
+// apart from the errors of a request; and reporting them writes nothing secret.
+describe('database outage errors', function () {
+  this.timeout(30_000);
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  before(async () => {
+    db = await createTestDatabase();
+    const { hostname, port } = new URL(db.url);
+    proxy = await startTcpProxy({ host: hostname, port: Number(port || 5432) });
+  });
+  afterEach(() => proxy.restore());
+  after(async () => {
+    await proxy.close();
+    await db.drop();
+  });
+
+  const withPassword = () => {
+    const url = new URL(proxy.urlThrough(db.url));
+    url.password = 'pw-that-must-not-be-logged';
+    return url.toString();
+  };
+  const failureOf = async (work: () => Promise<unknown>) => {
+    try {
+      await work();
+    } catch (err) {
+      return err;
+    }
+    throw new Error('expected a failure');
+  };
+
+  it('are recognised: refused, reset mid-query, terminated by the server', async () => {
+    const pool = createPool(proxy.urlThrough(db.url), 2);
+    try {
+      const client = await pool.connect();
+      const broken = client.query('select pg_sleep(5)');
+      await waitFor(async () => proxy.openConnections >= 2, { what: 'the connection' });
+      await proxy.cut();
+      expect(isDatabaseUnavailable(await failureOf(() => broken))).to.equal(true);
+      client.release(true);
+      expect(isDatabaseUnavailable(await failureOf(() => pool.query('select 1')))).to.equal(true);
+      await proxy.restore();
+
+      const terminated = await pool.connect();
+      const pid = (await terminated.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      const waiting = terminated.query('select pg_sleep(5)');
+      await db.pool.query('select pg_terminate_backend($1)', [pid]);
+      expect(isDatabaseUnavailable(await failureOf(() => waiting))).to.equal(true);
+      terminated.release(true);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('are not confused with the failures of a request', async () => {
+    expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select nonsense from nowhere')))).to.equal(false);
+    expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select 1/0')))).to.equal(false);
+    // How Node's http server reports a client that went away mid-upload.
+    expect(isDatabaseUnavailable(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).to.equal(false);
+    expect(isDatabaseUnavailable(undefined)).to.equal(false);
+    expect(isDatabaseUnavailable('ECONNREFUSED')).to.equal(false);
+  });
+
+  it("reach the pool's error handler without the client, whose parameters hold the password", async () => {
+    const logs = capturedLogger('warn');
+    const pool = createPool(withPassword(), 2, (err) => logs.log.warn({ err }, 'database connection error'));
+    // Trust authentication ignores the password; it is only there to be looked for in the log.
+    try {
+      await pool.query('select 1');
+      expect(pool.idleCount).to.equal(1);
+      await proxy.cut();
+      await waitFor(async () => logs.lines().length > 0, { what: 'the idle connection error' });
+      expect(logs.text()).to.contain('ECONNRESET');
+      expect(logs.text()).not.to.contain('pw-that-must-not-be-logged');
+      expect(logs.text()).not.to.contain('connectionParameters');
+    } finally {
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { EventEmitter } from 'node:events';
+import type { WorkerEvents, WorkerPool } from 'graphile-worker';
+import { createPool, type Pool } from '../src/db/pool.js';
+import { loadCatalog } from '../src/gateway/catalog.js';
+import { closeAdapters, createAdapters } from '../src/gateway/providers/index.js';
+import { JobRunner, startJobRunner } from '../src/jobRunner.js';
+import { addJob, workerLogger } from '../src/jobs.js';
+import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
+import { capturedLogger } from './helpers/logs.js';
+import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
+
+// The job runner keeps graphile-worker running through database outages: it starts it again when
+// it stops by itself, and waits for the database when it is away at start.
+describe('JobRunner', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let pool: Pool;
+  const catalog = loadCatalog();
+  const adapters = createAdapters();
+  const quickRestarts = { initialMs: 50, maxMs: 400 };
+
+  before(async () => {
+    db = await createTestDatabase();
+    const { hostname, port } = new URL(db.url);
+    proxy = await startTcpProxy({ host: hostname, port: Number(port || 5432) });
+  });
+  beforeEach(() => {
+    pool = createPool(proxy.urlThrough(db.url), 6);
+  });
+  afterEach(async () => {
+    await proxy.restore();
+    await pool.end();
+  });
+  after(async () => {
+    await closeAdapters(adapters);
+    await proxy.close();
+    await db.drop();
+  });
+
+  const pruneJobsLeft = async () =>
+    (await db.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'requests__prune'")).rows[0]!.n;
+
+  it('starts graphile-worker again when its worker pool stops by itself, and runs jobs with the new one', async () => {
+    const logs = capturedLogger('info');
+    const events = new EventEmitter() as WorkerEvents;
+    const pools: WorkerPool[] = [];
+    events.on('pool:create', ({ workerPool }) => pools.push(workerPool));
+    const jobs = await startJobRunner({
+      services: { db: pool, catalog, adapters, replayRetentionHours: 24 },
+      log: logs.log,
+      concurrency: 1,
+      pollInterval: 50,
+      events,
+      restartBackoff: quickRestarts,
+    });
+    try {
+      expect(pools).to.have.length(1);
+      // What graphile-worker does when it cannot record a job's outcome.
+      void pools[0]!.gracefulShutdown('could not record an outcome');
+      await waitFor(async () => pools.length === 2, { what: 'a second worker pool' });
+      expect(logs.lines().some((line) => line.msg === 'job runner stopped by itself; starting it again')).to.equal(true);
+      await addJob(db.pool, 'requests__prune', {});
+      await waitFor(async () => (await pruneJobsLeft()) === 0, { what: 'the new pool to run the job' });
+    } finally {
+      await jobs.stop();
+    }
+  });
+
+  it('waits for a database that is away at start, and starts once it is back', async () => {
+    const logs = capturedLogger('info');
+    await proxy.cut();
+    const jobs = new JobRunner({ services: { db: pool, catalog, adapters, replayRetentionHours: 24 }, log: logs.log, concurrency: 1, pollInterval: 50, restartBackoff: quickRestarts });
+    let started: boolean | undefined;
+    const starting = jobs.start().then((running) => (started = running));
+    try {
+      await waitFor(async () => logs.lines().filter((line) => line.msg === 'job runner could not start; trying again').length >= 2, {
+        what: 'attempts to start',
+      });
+      expect(started).to.equal(undefined);
+      await proxy.restore();
+      await starting;
+      expect(started).to.equal(true);
+      await addJob(db.pool, 'requests__prune', {});
+      await waitFor(async () => (await pruneJobsLeft()) === 0, { what: 'the job to run' });
+    } finally {
+      await jobs.stop();
+    }
+  });
+
+  it('stops at once when stopped while it waits for the database', async () => {
+    const logs = capturedLogger('info');
+    await proxy.cut();
+    const jobs = new JobRunner({
+      services: { db: pool, catalog, adapters, replayRetentionHours: 24 },
+      log: logs.log,
+      concurrency: 1,
+      restartBackoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    const starting = jobs.start();
+    await waitFor(async () => logs.lines().some((line) => line.msg === 'job runner could not start; trying again'), { what: 'a failed start' });
+    const stoppedAt = Date.now();
+    await jobs.stop();
+    expect(await starting).to.equal(false);
+    // Well below the pause of a minute it was in.
+    expect(Date.now() - stoppedAt).to.be.below(5_000);
+  });
+
+  it("logs graphile-worker's lists of jobs as their ids, never their rows", () => {
+    const logs = capturedLogger('debug');
+    const row = { id: '7', task_identifier: 'memory__extract_facts', payload: { submission_id: 'secret-ish' }, last_error: 'x' };
+    const logger = workerLogger(logs.log);
+    logger.error('Failed to complete jobs', { fatalError: new Error('gone'), jobs: [row] });
+    logger.error('Failed to fail jobs', { fatalError: new Error('gone'), specs: [{ job: row, message: 'boom' }] });
+    logger.debug('Cancelled', { cancelledJobs: [row] });
+    const lines = logs.lines();
+    expect(lines.map((line) => line.job_ids)).to.deep.equal([['7'], ['7'], ['7']]);
+    expect(logs.text()).not.to.contain('secret-ish');
+    expect(logs.text()).not.to.contain('payload');
+  });
+});

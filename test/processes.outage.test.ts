@@ -1,0 +1,272 @@
+import { expect } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { addJob } from '../src/jobs.js';
+import { fromRoot } from '../src/paths.js';
+import { createKey } from '../src/tenancy/keys.js';
+import { api, startTestApp, type TestApp } from './helpers/app.js';
+import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
+import { exited, startProcess } from './helpers/processes.js';
+import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
+import { createCollection, ingest, prose, startSlowEmbeddingCatalog } from './memory/documentsFixture.js';
+
+// The Procfile's processes while their database goes away and comes back, as in a crash of Postgres
+// (open connections reset, new ones refused). The shared Postgres is never stopped: the processes
+// reach it through a TCP proxy that the test cuts and restores.
+
+const execFileAsync = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const proxyTo = (url: string) => {
+  const { hostname, port } = new URL(url);
+  return startTcpProxy({ host: hostname, port: Number(port || 5432) });
+};
+
+const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+async function statusOf(url: string, init: RequestInit = {}): Promise<number | undefined> {
+  try {
+    const response = await fetch(url, init);
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process below `pid` (children, grandchildren …), with its command line. */
+async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
+  const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pid=,ppid=,command=']);
+  const rows = stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), command: match[3]! }));
+  const found: { pid: number; command: string }[] = [];
+  const parents = [pid];
+  while (parents.length > 0) {
+    const parent = parents.pop()!;
+    for (const row of rows.filter((r) => r.ppid === parent)) {
+      found.push({ pid: row.pid, command: row.command });
+      parents.push(row.pid);
+    }
+  }
+  return found;
+}
+
+const processOf = async (runner: ChildProcess, script: string) =>
+  (await descendants(runner.pid!)).find((p) => p.command.includes('node') && p.command.includes(script))?.pid;
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('web and worker through a database outage', function () {
+  this.timeout(120_000);
+  const children: ChildProcess[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    const running = children.splice(0).filter(isRunning);
+    // The runner's processes too, which a SIGKILL of the runner would leave behind.
+    for (const child of running) {
+      for (const { pid } of await descendants(child.pid!)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      child.kill('SIGKILL');
+    }
+    await Promise.all(running.map((child) => exited(child)));
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('the worker survives a cut while a job runs, and runs jobs again once the database is back', async () => {
+    const app: TestApp = await startTestApp();
+    cleanups.push(() => app.close());
+    const slow = await startSlowEmbeddingCatalog();
+    cleanups.push(() => slow.stub.close());
+    const proxy: TcpProxy = await proxyTo(app.db.url);
+    cleanups.push(() => proxy.close());
+    const worker = startProcess('src/worker.js', {
+      DATABASE_URL: proxy.urlThrough(app.db.url),
+      LOG_LEVEL: 'info',
+      CATALOG_FILE: slow.file,
+      ...slow.env,
+    });
+    children.push(worker.child);
+    await waitFor(async () => worker.output().includes('worker running'), { timeoutMs: 15_000, what: `worker start\n${worker.output()}` });
+
+    const { key } = await app.key();
+    const collection = await createCollection(app, key, 'Polissen');
+    slow.stub.script({ type: 'hang' });
+    await ingest(app, key, { title: 'Polis', text: prose(2_000, 'nl'), collection });
+    await waitFor(async () => slow.stub.requests.length === 1, { timeoutMs: 20_000, what: `the ingest to reach the embedder\n${worker.output()}` });
+
+    // The database goes away while the task waits on its provider; then the provider breaks off, so
+    // the task fails and graphile-worker must record the failure against a database that is not there.
+    await proxy.cut();
+    const cutAt = Date.now();
+    await slow.stub.close();
+    await waitFor(async () => worker.output().includes('Failed task'), { timeoutMs: 20_000, what: `the task to fail\n${worker.output()}` });
+    // Recording that failure is what used to kill the worker, at once. Alive, it goes on trying to
+    // reach the database: it still logs refused connections seconds into the outage.
+    const refusedLaterThan = (at: number) =>
+      worker
+        .output()
+        .split('\n')
+        .some((line) => line.includes('ECONNREFUSED') && line.startsWith('{') && Date.parse(JSON.parse(line).time) > at);
+    await waitFor(async () => refusedLaterThan(cutAt + 3_000) || !isRunning(worker.child), {
+      timeoutMs: 20_000,
+      what: `the worker to go on trying to reach the database\n${worker.output()}`,
+    });
+    expect(isRunning(worker.child), `the worker died during the outage:\n${worker.output()}`).to.equal(true);
+
+    await proxy.restore();
+    await addJob(app.db.pool, 'requests__prune', {});
+    await waitFor(
+      async () => {
+        const { rows } = await app.db.pool.query<{ n: number }>(
+          "select count(*)::int as n from graphile_worker.jobs where task_identifier = 'requests__prune'",
+        );
+        return rows[0]!.n === 0 || !isRunning(worker.child);
+      },
+      { timeoutMs: 30_000, what: `the worker to run a job after the outage\n${worker.output()}` },
+    );
+    expect(isRunning(worker.child), `the worker died after the outage:\n${worker.output()}`).to.equal(true);
+
+    worker.child.kill('SIGTERM');
+    expect(await exited(worker.child)).to.equal(0);
+  });
+
+  it('the web answers 503 with retry-after while the database is away, and 200 again within seconds of its return', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const proxy = await proxyTo(db.url);
+    cleanups.push(() => proxy.close());
+    const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const web = startProcess('src/server.js', { DATABASE_URL: proxy.urlThrough(db.url), PORT: String(port), LOG_LEVEL: 'info' });
+    children.push(web.child);
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+
+    const models = () => api(base, '/v1/models', { key });
+    const chat = () =>
+      api(base, '/v1/chat/completions', { method: 'POST', key, body: { model: 'local/echo', messages: [{ role: 'user', content: 'hallo' }] } });
+    expect((await models()).status).to.equal(200);
+    expect((await chat()).status).to.equal(200);
+
+    await proxy.cut();
+    // The key may still be cached for a few seconds: /v1/models needs no database until it expires.
+    const refused = await waitFor(
+      async () => {
+        const response = await models();
+        return response.status === 200 ? undefined : response;
+      },
+      { timeoutMs: 15_000, what: 'an answer other than 200 during the outage' },
+    );
+    const expectUnavailable = (response: Awaited<ReturnType<typeof models>>) => {
+      expect(response.status, response.text).to.equal(503);
+      expect(response.headers.get('retry-after')).to.match(/^[1-9]\d*$/);
+      expect(response.body).to.include({ code: 'service_unavailable' });
+      expect(response.body.message).to.be.a('string');
+      expect(response.body.error).to.include({ type: 'api_error', code: 'service_unavailable' });
+    };
+    expectUnavailable(refused);
+    expectUnavailable(await chat());
+    expect(await statusOf(`${base}/readyz`)).to.equal(503);
+    expect(web.output()).not.to.contain('unhandled error');
+
+    await proxy.restore();
+    const restoredAt = Date.now();
+    await waitFor(
+      async () =>
+        (await statusOf(`${base}/readyz`)) === 200 && (await models()).status === 200 && (await chat()).status === 200,
+      { timeoutMs: 15_000, intervalMs: 100, what: `web to answer again after the outage\n${web.output()}` },
+    );
+    expect(Date.now() - restoredAt).to.be.below(15_000);
+    expect(isRunning(web.child)).to.equal(true);
+
+    web.child.kill('SIGTERM');
+    expect(await exited(web.child)).to.equal(0);
+  });
+
+  describe("npm start's process runner (scripts/run-processes.sh)", () => {
+    let db: TestDatabase;
+    beforeEach(async () => {
+      db = await createTestDatabase();
+      cleanups.push(() => db.drop());
+    });
+
+    const startRunner = async () => {
+      const port = await freePort();
+      // Its own process group, as a terminal's foreground job is: a Ctrl-C reaches the whole group.
+      const runner = spawn('bash', ['scripts/run-processes.sh'], {
+        cwd: fromRoot(),
+        env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      children.push(runner);
+      let output = '';
+      runner.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      runner.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const started = { runner, port, output: () => output };
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200 && output.includes('worker running'), {
+        timeoutMs: 20_000,
+        what: `web and worker to start\n${output}`,
+      });
+      return started;
+    };
+    const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+    it('starts a worker again after it died, and leaves the web running', async () => {
+      const { runner, port, output } = await startRunner();
+      const webPid = await processOf(runner, 'dist/src/server.js');
+      const firstWorker = await processOf(runner, 'dist/src/worker.js');
+      expect(webPid).to.be.a('number');
+      expect(firstWorker).to.be.a('number');
+
+      process.kill(firstWorker!, 'SIGKILL');
+      const secondWorker = await waitFor(
+        async () => {
+          const pid = await processOf(runner, 'dist/src/worker.js');
+          return pid !== undefined && pid !== firstWorker && occurrences(output(), 'worker running') === 2 ? pid : undefined;
+        },
+        { timeoutMs: 20_000, what: `a new worker\n${output()}` },
+      );
+      expect(isRunning(runner)).to.equal(true);
+      expect(await processOf(runner, 'dist/src/server.js')).to.equal(webPid);
+      expect(await statusOf(`http://127.0.0.1:${port}/readyz`)).to.equal(200);
+      expect(output()).to.match(/worker exited .*starting it again/);
+
+      runner.kill('SIGTERM');
+      expect(await exited(runner)).to.equal(0);
+      expect(output()).to.contain('web stopped');
+      expect(output()).to.contain('worker stopped');
+      expect(isAlive(webPid!)).to.equal(false);
+      expect(isAlive(secondWorker)).to.equal(false);
+    });
+
+    it('stops both, each cleanly, on a Ctrl-C', async () => {
+      const { runner, output } = await startRunner();
+      const pids = [await processOf(runner, 'dist/src/server.js'), await processOf(runner, 'dist/src/worker.js')];
+      process.kill(-runner.pid!, 'SIGINT');
+      expect(await exited(runner)).to.equal(0);
+      expect(output()).to.contain('web stopped');
+      expect(output()).to.contain('worker stopped');
+      expect(output()).not.to.contain('did not stop cleanly');
+      for (const pid of pids) expect(isAlive(pid!)).to.equal(false);
+    });
+  });
+});
