@@ -563,16 +563,12 @@ function answerSubjects(prepared: Prepared): AnswerSubjects {
 const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
 
 /**
- * Memory through a chat needs the memory scopes: `thread` writes to a thread (memory.write), and
- * `collection` asks to read collections (memory.read). A chat that names neither runs without
- * memory when the key may not read it.
+ * `thread` writes to a thread, which needs memory.write. (Reading memory needs memory.read; a key
+ * without it chats without memory, `collection` included, as the contract has it.)
  */
 function checkMemoryScopes(principal: Principal, body: ChatCompletionRequest): void {
   if (body.thread !== undefined && !principal.scopes.includes('memory.write')) {
     throw insufficientScope('memory.write', 'appending to a thread (`thread`)');
-  }
-  if (body.collection !== undefined && !principal.scopes.includes('memory.read')) {
-    throw insufficientScope('memory.read', 'retrieval from collections (`collection`)');
   }
 }
 

@@ -48,7 +48,7 @@ export interface paths {
          *
          *     Memory through a chat needs the memory scopes besides `chat.create`: retrieval of facts
          *     and documents needs `memory.read` (a key without it chats without memory: no retrieval,
-         *     `sources: []`; with `collection` it is a 403 naming the scope), and `thread` needs
+         *     `sources: []`, `collection` included), and `thread` needs
          *     `memory.write` (403 naming the scope otherwise).
          */
         post: operations["createChatCompletion"];
@@ -831,8 +831,8 @@ export interface components {
             firewall_language?: components["schemas"]["FirewallLanguage"];
             /**
              * @description Collection slug, or slugs: narrows retrieval to those collections plus the caller's
-             *     personal memory. A slug the workspace does not have is a 422 (never ignored). Needs
-             *     the scope `memory.read` (403 otherwise).
+             *     personal memory. A slug the workspace does not have is a 422 (never ignored). A key
+             *     without `memory.read` chats without memory, so this is not read.
              */
             collection?: string | string[];
             /** @description End-user id; scopes long-term memory facts. */
