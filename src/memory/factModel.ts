@@ -150,13 +150,23 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   );
   model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request.messages));
   const content = served.result.choices[0]?.message.content ?? '';
-  // A model that does not take response_format may still wrap its JSON in a code fence.
-  const json = content.replace(/^\s*```(?:json)?\s*/i, '').replace(/\s*```\s*$/, '');
+  const json = withoutCodeFence(content);
   try {
     return JSON.parse(json);
   } catch {
     throw new UnusableAnswer(`${served.candidate.model.id} did not answer with JSON`);
   }
+}
+
+/**
+ * A model that does not take response_format may still wrap its JSON in a code fence. The closing
+ * fence is cut without a pattern: `\s*```\s*$` would rescan a run of whitespace from each of its
+ * positions, and the answer may hold (echo) anything the user wrote.
+ */
+function withoutCodeFence(content: string): string {
+  const opened = content.replace(/^\s*```(?:json)?\s*/i, '');
+  const trimmed = opened.trimEnd();
+  return trimmed.endsWith('```') ? trimmed.slice(0, -3).trimEnd() : opened;
 }
 
 /** The atomic facts of `content`, as the model states them (trimmed, non-empty, no repeats). */

@@ -164,6 +164,18 @@ describe('facts (extraction model)', () => {
     expect(fx.eu.requests).to.have.length(2);
   });
 
+  it('reads an answer with a long run of whitespace in linear time', async () => {
+    // Cutting a closing code fence with /\s*```\s*$/ rescanned such a run from each of its
+    // positions: 100,000 spaces held the worker for about 30 s.
+    fx.eu.script({ type: 'answer', content: `{"facts": ["I like tea"]${' '.repeat(100_000)}}` });
+    const started = Date.now();
+    await submitFact(fx.app, fx.key, { content: 'I like tea.', user_ref: 'llm-spaces' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-spaces');
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(submission).to.include({ status: 'done', facts_added: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-spaces' })).to.deep.equal(['I like tea']);
+  });
+
   it('records the failure on the last attempt when the model never answers usable JSON', async () => {
     const { rows } = await fx.app.db.pool.query<{ id: string }>(
       `insert into fact_submissions (organization_id, workspace_id, user_ref, content) values ($1, $2, 'llm-bad', 'I like chess.')
