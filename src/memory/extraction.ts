@@ -1,6 +1,7 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { ApiError } from '../errors.js';
+import { createFirewall, type Firewall, type FirewallStats, type Language } from '../firewall/index.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
@@ -58,6 +59,11 @@ interface WritePlan {
   /** Facts the extractor found in the submission (before reconciliation). */
   found: number;
   operations: Operation[];
+  /**
+   * For the trace, when a model was asked: what the firewall masked (counts per type, never
+   * values), or null when the text went in clear.
+   */
+  masked?: FirewallStats['counts'] | null;
 }
 
 export type ExtractionResult = { status: 'gone' } | SubmissionOutcome;
@@ -136,7 +142,18 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   };
 }
 
+/**
+ * The firewall of a job that asks a model: on unless the workspace turned it off, which only the
+ * organization's acceptance allows. Without the acceptance (withdrawn since) the job masks
+ * anyway: it fails closed, as chat does, but has no caller to refuse, and masked it can still run.
+ */
+function firewallFor(submission: ClaimedSubmission, language: Language): Firewall | undefined {
+  if (!submission.settings.firewallDefault && submission.non_eu_accepted) return undefined;
+  return createFirewall({ language: submission.settings.firewallLanguage, fallbackLanguage: language });
+}
+
 async function planWithModel(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
+  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const extraction: ExtractionModel = {
     catalog: services.catalog,
     adapters: services.adapters,
@@ -146,10 +163,11 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
     settings: submission.settings,
     signal: services.signal,
     meter,
+    firewall: firewallFor(submission, language),
   };
-  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const candidates = await extractWithModel(extraction, submission.content, submission.user_ref !== null);
-  if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [] };
+  const masked = () => (extraction.firewall ? extraction.firewall.stats().counts : null);
+  if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [], masked: masked() };
 
   const embedded = await embed(services, meter, candidates);
   const memoryModel = embedded.model.id;
@@ -184,7 +202,7 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
         return [];
     }
   });
-  return { extractor: modelId, found: candidates.length, operations };
+  return { extractor: modelId, found: candidates.length, operations, masked: masked() };
 }
 
 /** The write step: one transaction under the end-user lock; nothing at all once erased. */
@@ -257,7 +275,11 @@ async function store(
           usage,
           model: plan.extractor === 'rules' ? usage[0]!.model : plan.extractor,
           startedAt,
-          input: { submission_id: submission.id, extractor: plan.extractor },
+          input: {
+            submission_id: submission.id,
+            extractor: plan.extractor,
+            ...(plan.masked !== undefined ? { masked: plan.masked } : {}),
+          },
           output: { found: outcome.found, added: outcome.added, updated: outcome.updated, deleted: outcome.deleted },
           // The audit log names the end-user, as a chat's entry does; the trace does not.
           ...(submission.user_ref !== null ? { auditDetails: { user_ref: submission.user_ref } } : {}),

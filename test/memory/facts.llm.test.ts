@@ -47,7 +47,8 @@ describe('facts (extraction model)', () => {
     expect(request.response_format.type).to.equal('json_schema');
     expect(request.response_format.json_schema.schema.required).to.deep.equal(['facts']);
     expect(request.messages[0].role).to.equal('system');
-    expect(request.messages[1]).to.deep.equal({ role: 'user', content });
+    // The submission as the firewall masks it (on by default): the model never sees the name.
+    expect(request.messages[1]).to.deep.equal({ role: 'user', content: content.replace('Mia', '[PERSON_1]') });
   });
 
   it('bills the extraction: the tokens of the model at its price and of the embeddings, one usage row per model', async () => {
