@@ -8,7 +8,7 @@ import type { Adapters } from '../gateway/providers/index.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
-import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
+import { embedForMemory, MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
 import {
@@ -117,14 +117,17 @@ function permanentFailure(err: unknown): string | undefined {
   // 503: every provider unavailable, try later. 499: the worker is stopping. 400: the provider
   // rejected the request as invalid, which a retry repeats.
   if (err instanceof ChainFailed) return err.apiError.status === 400 ? err.apiError.message : undefined;
+  // The memory embedding: the workspace allows none of its providers, or they failed as above.
+  if (err instanceof MemoryEmbeddingNotAllowed) return err.message;
+  if (err instanceof MemoryEmbeddingFailed) return err.status === 400 ? err.message : undefined;
   // From the routing plan: an unknown model, one the workspace policy forbids, or the egress guard.
   if (err instanceof ApiError) return `extraction model: ${err.message}`;
   return undefined;
 }
 
-/** Embeddings for memory, their tokens counted on the meter. */
-async function embed(services: ExtractionServices, meter: UsageMeter, texts: string[]): Promise<MemoryEmbeddings> {
-  const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal);
+/** Embeddings for memory through the providers the workspace allows, their tokens counted on the meter. */
+async function embed(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission, texts: string[]): Promise<MemoryEmbeddings> {
+  const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal, submission.settings);
   if (texts.length > 0) meter.add(embedded.model, null, { prompt: embedded.tokens, completion: 0 });
   return embedded;
 }
@@ -133,7 +136,7 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
   if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
-  const { model, vectors } = await embed(services, meter, statements);
+  const { model, vectors } = await embed(services, meter, submission, statements);
   const tsConfig = TS_CONFIG_OF[language];
   return {
     extractor: 'rules',
@@ -169,7 +172,7 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
   const masked = () => (extraction.firewall ? extraction.firewall.stats().counts : null);
   if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [], masked: masked() };
 
-  const embedded = await embed(services, meter, candidates);
+  const embedded = await embed(services, meter, submission, candidates);
   const memoryModel = embedded.model.id;
   const scope = scopeOf(submission);
   const existing = await withVectorScan(services.db, SIMILAR_PER_FACT, (db) =>
@@ -185,7 +188,7 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
   const vectorOf = new Map(candidates.map((text, i) => [text, embedded.vectors[i]!]));
   const rewritten = [...new Set(decisions.filter((d) => (d.event === 'ADD' || d.event === 'UPDATE') && !vectorOf.has(d.text)).map((d) => d.text))];
   if (rewritten.length > 0) {
-    const more = await embed(services, meter, rewritten);
+    const more = await embed(services, meter, submission, rewritten);
     rewritten.forEach((text, i) => vectorOf.set(text, more.vectors[i]!));
   }
   const factOf = (text: string): NewFact => ({ content: text, model: memoryModel, embedding: vectorOf.get(text)!, tsConfig: tsConfigFor(text, language) });

@@ -378,7 +378,7 @@ export async function findFacts(
 ): Promise<FactRow[]> {
   const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
   if (query.q === undefined) return listFacts(services.pool, scope);
-  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [query.q]);
+  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [query.q], undefined, principal.settings);
   const rankings = await searchFacts(services.pool, {
     workspaceId: scope.workspaceId,
     userRef: scope.userRef,

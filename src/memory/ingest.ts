@@ -10,7 +10,13 @@ import { writeRecordsNow } from '../metering/writeRecords.js';
 import { ChunkLimitExceeded, chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS, type Chunk } from './chunker.js';
 import { replaceChunks, type ChunkToStore } from './chunks.js';
 import { claimDocument, markReady, markUnfinished } from './documents.js';
-import { embedForMemory, memoryEmbeddingModel } from './embedder.js';
+import {
+  checkMemoryEmbeddingAllowed,
+  embedForMemory,
+  memoryEmbeddingModel,
+  memoryEmbeddingPolicy,
+  MemoryEmbeddingNotAllowed,
+} from './embedder.js';
 import { textSearchConfig } from './textSearch.js';
 
 // The ingest pipeline run by tasks/memory__ingest_document.ts:
@@ -99,6 +105,10 @@ export async function ingestDocument(
     } catch (err) {
       throw new PermanentIngestError((err as Error).message);
     }
+    // The workspace's allowed providers, read now: a change made while the document was queued
+    // applies to it. Checked before the chunking, which would be wasted.
+    const policy = await memoryEmbeddingPolicy(db, job.workspaceId);
+    checkMemoryEmbeddingAllowed(model, policy);
     const tsConfig = textSearchConfig(document.text);
     const chunks = chunksWithin(document.text, chunkTokensFor(model), limits);
     if (chunks.length === 0) throw new PermanentIngestError('the document has no text to index');
@@ -109,7 +119,7 @@ export async function ingestDocument(
     let embeddedTokens = 0;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       const batch = chunks.slice(i, i + EMBED_BATCH);
-      const embedded = await embedForMemory(catalog, adapters, batch.map((c) => c.text));
+      const embedded = await embedForMemory(catalog, adapters, batch.map((c) => c.text), undefined, policy);
       embeddedTokens += embedded.tokens;
       batch.forEach((chunk, j) => stored.push({ text: chunk.text, tokens: chunk.tokens, embedding: embedded.vectors[j]! }));
     }
@@ -159,7 +169,7 @@ export async function ingestDocument(
     else log.info({ document_id: document.id }, 'document deleted during ingest; nothing stored');
   } catch (err) {
     const reason = shortReason(err);
-    const final = err instanceof PermanentIngestError || job.attempt >= job.maxAttempts;
+    const final = err instanceof PermanentIngestError || err instanceof MemoryEmbeddingNotAllowed || job.attempt >= job.maxAttempts;
     if (final) {
       await markUnfinished(db, job.workspaceId, document.id, { status: 'failed', error: reason });
       log.warn({ document_id: document.id, err }, 'document ingest failed');

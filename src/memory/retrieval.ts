@@ -2,7 +2,7 @@ import type { Pool } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
-import { embedForMemory } from './embedder.js';
+import { embedForMemory, memoryEmbeddingPolicy } from './embedder.js';
 import { searchFacts } from './factSearch.js';
 import { resolveCollectionSlugs, searchChunks } from './search.js';
 
@@ -99,7 +99,13 @@ export async function retrieve(
   const none: Retrieval = { sources: [], message: null, searched: false };
   if (request.query.trim() === '' || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
 
-  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [request.query], signal);
+  const { model, vectors } = await embedForMemory(
+    deps.catalog,
+    deps.adapters,
+    [request.query],
+    signal,
+    await memoryEmbeddingPolicy(deps.pool, request.workspaceId),
+  );
   const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query: request.query, limit: CANDIDATES };
   const [chunks, facts] = await Promise.all([
     collectionIds !== null && collectionIds.length === 0 ? { byVector: [], byText: [] } : searchChunks(deps.pool, { ...search, collectionIds }),
