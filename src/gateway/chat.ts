@@ -263,6 +263,7 @@ export class ChatService {
               userRef: body.user ?? null,
               collection: body.collection,
               query: lastUserText(body.messages),
+              policy: principal.settings,
             },
             ctx.signal,
           )

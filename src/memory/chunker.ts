@@ -22,6 +22,25 @@ export interface ChunkOptions {
   overlapTokens: number;
   /** The tokenizer; the gateway's o200k counter unless a test gives another. */
   countTokens?: (text: string) => number;
+  /**
+   * Wall-clock milliseconds the chunking may take; past them it throws ChunkLimitExceeded. The
+   * work is synchronous, so a text that takes long holds its whole process (every other job of
+   * a worker) until it ends: a bound, not a timeout after the fact.
+   */
+  timeBudgetMs?: number;
+  /** The most chunks the text may make; one more throws ChunkLimitExceeded. */
+  maxChunks?: number;
+}
+
+/** The text would take longer, or make more chunks, than the options allow. */
+export class ChunkLimitExceeded extends Error {
+  override name = 'ChunkLimitExceeded';
+  constructor(
+    readonly limit: 'time' | 'chunks',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface Chunk {
@@ -43,25 +62,39 @@ interface Unit {
   paragraphEnd: boolean;
 }
 
+// These patterns run over whatever a caller uploads, so each must stay linear in it. A pattern
+// that consumes a run (of punctuation, of whitespace) and then fails on what follows is retried
+// by the engine from every later position inside that run, each retry scanning the rest of it:
+// quadratic: 50 s for 100,000 characters of "." (a run that never ends in whitespace). So:
+//  - a lookbehind lets a match start only where its run starts, and every other position in the
+//    run fails on one character;
+//  - `(?=(x*))\1` is an atomic group (which JS lacks): the lookahead takes the whole run and
+//    the backreference cannot give any of it back, so a failure costs one scan, not one per
+//    length. It changes no match: what follows each run can never be part of it.
+
 // A blank line, possibly with spaces, ends a paragraph.
-const PARAGRAPH_BREAK = /\n[ \t\r\f\v]*\n\s*/g;
+const PARAGRAPH_BREAK = /\n(?=([ \t\r\f\v]*))\1\n\s*/g;
 // Sentence ends: terminal punctuation (with closing quotes/brackets) then whitespace, or a line end.
-const SENTENCE_END = /[.!?…]+["'”’»)\]]*\s+|\n\s*/g;
+const SENTENCE_END = /(?<![.!?…])(?=([.!?…]+))\1(?=(["'”’»)\]]*))\2\s+|\n\s*/g;
 // A word with the whitespace before it: BPE merges a leading space into the word (" word" is one
-// token), so counting words this way adds up to about the count of the joined text.
-const WORD = /\s*\S+/g;
+// token), so counting words this way adds up to about the count of the joined text. A match only
+// ever starts after a word (or at the start), hence the lookbehind: trailing whitespace is then
+// scanned once instead of once per position.
+const WORD = /(?<!\s)(?=(\s*))\1\S+/g;
 
 export function chunkText(text: string, options: ChunkOptions): Chunk[] {
   const count = options.countTokens ?? defaultCount;
   const maxTokens = Math.max(1, Math.floor(options.maxTokens));
   const overlapTokens = Math.max(0, Math.min(Math.floor(options.overlapTokens), Math.floor(maxTokens / 2)));
+  const withinBudget = budgetCheck(options.timeBudgetMs);
   // A sentence longer than a chunk is cut into pieces that leave room for the overlap before them.
-  const units = toUnits(text, maxTokens, Math.max(1, maxTokens - overlapTokens), count);
+  const units = toUnits(text, maxTokens, Math.max(1, maxTokens - overlapTokens), count, withinBudget);
   const chunks: Chunk[] = [];
   let next = 0;
   // Where the next chunk starts when it repeats the end of the previous one.
   let overlapStart: number | undefined;
   while (next < units.length) {
+    withinBudget();
     const first = units[next]!;
     const start = overlapStart ?? first.start;
     let tokens = overlapStart === undefined ? 0 : count(text.slice(overlapStart, first.start));
@@ -97,11 +130,27 @@ export function chunkText(text: string, options: ChunkOptions): Chunk[] {
       // trimmed it is what the unit's count measured.
       chunk = makeChunk(text, first.start, first.end, count);
     }
-    if (chunk.text.length > 0) chunks.push(chunk);
+    if (chunk.text.length > 0) {
+      if (options.maxChunks !== undefined && chunks.length >= options.maxChunks) {
+        throw new ChunkLimitExceeded('chunks', `the text makes more than ${options.maxChunks} chunks`);
+      }
+      chunks.push(chunk);
+    }
     overlapStart = end < units.length ? overlapFrom(text, units, next, end, start, overlapTokens, count) : undefined;
     next = end;
   }
   return chunks;
+}
+
+/** A check to call between steps: throws once the time budget is spent (never without one). */
+function budgetCheck(budgetMs: number | undefined): () => void {
+  if (budgetMs === undefined) return () => {};
+  const deadline = performance.now() + budgetMs;
+  return () => {
+    if (performance.now() > deadline) {
+      throw new ChunkLimitExceeded('time', `the text took more than ${budgetMs} ms to cut into chunks`);
+    }
+  };
 }
 
 function makeChunk(text: string, start: number, end: number, count: (text: string) => number): Chunk {
@@ -147,11 +196,18 @@ function overlapFrom(
 }
 
 /** The text as sentence units of at most `maxTokens` tokens each, whitespace-only text dropped. */
-function toUnits(text: string, maxTokens: number, pieceTokens: number, count: (text: string) => number): Unit[] {
+function toUnits(
+  text: string,
+  maxTokens: number,
+  pieceTokens: number,
+  count: (text: string) => number,
+  withinBudget: () => void,
+): Unit[] {
   const units: Unit[] = [];
   for (const [pStart, pEnd] of spans(text, PARAGRAPH_BREAK, 0, text.length)) {
     const sentences = spans(text, SENTENCE_END, pStart, pEnd);
     sentences.forEach(([sStart, sEnd], index) => {
+      withinBudget();
       const isLast = index === sentences.length - 1;
       const slice = text.slice(sStart, sEnd);
       if (slice.trim() === '') return;
@@ -160,7 +216,7 @@ function toUnits(text: string, maxTokens: number, pieceTokens: number, count: (t
         units.push({ start: sStart, end: sEnd, tokens, paragraphEnd: isLast });
         return;
       }
-      const pieces = splitLong(text, sStart, sEnd, pieceTokens, count);
+      const pieces = splitLong(text, sStart, sEnd, pieceTokens, count, withinBudget);
       pieces.forEach((piece, i) => units.push({ ...piece, paragraphEnd: isLast && i === pieces.length - 1 }));
     });
   }
@@ -194,6 +250,7 @@ function splitLong(
   end: number,
   maxTokens: number,
   count: (text: string) => number,
+  withinBudget: () => void,
 ): Omit<Unit, 'paragraphEnd'>[] {
   const pieces: Omit<Unit, 'paragraphEnd'>[] = [];
   let pieceStart = start;
@@ -204,12 +261,13 @@ function splitLong(
     pieceTokens = 0;
   };
   for (const match of text.slice(start, end).matchAll(WORD)) {
+    withinBudget();
     const wordStart = start + match.index!;
     const wordEnd = wordStart + match[0].length;
     const tokens = count(match[0]);
     if (tokens > maxTokens) {
       flush(wordStart);
-      for (const [s, e] of splitByTokens(text, wordStart, wordEnd, maxTokens, count)) {
+      for (const [s, e] of splitByTokens(text, wordStart, wordEnd, maxTokens, count, withinBudget)) {
         pieces.push({ start: s, end: e, tokens: count(text.slice(s, e)) });
       }
       pieceStart = wordEnd;
@@ -220,7 +278,7 @@ function splitLong(
   }
   flush(end);
   // Summed word counts can undershoot the count of the joined words; halve any piece that did.
-  return pieces.flatMap((piece) => (piece.tokens <= maxTokens ? [piece] : halve(text, piece, maxTokens, count)));
+  return pieces.flatMap((piece) => (piece.tokens <= maxTokens ? [piece] : halve(text, piece, maxTokens, count, withinBudget)));
 }
 
 function halve(
@@ -228,14 +286,16 @@ function halve(
   piece: Omit<Unit, 'paragraphEnd'>,
   maxTokens: number,
   count: (text: string) => number,
+  withinBudget: () => void,
 ): Omit<Unit, 'paragraphEnd'>[] {
+  withinBudget();
   const words = [...text.slice(piece.start, piece.end).matchAll(WORD)];
-  if (words.length < 2) return splitByTokens(text, piece.start, piece.end, maxTokens, count).map(([s, e]) => ({ start: s, end: e, tokens: count(text.slice(s, e)) }));
+  if (words.length < 2) return splitByTokens(text, piece.start, piece.end, maxTokens, count, withinBudget).map(([s, e]) => ({ start: s, end: e, tokens: count(text.slice(s, e)) }));
   const middle = piece.start + words[Math.floor(words.length / 2)]!.index!;
   return [piece.start, middle].flatMap((s, i) => {
     const e = i === 0 ? middle : piece.end;
     const half = { start: s, end: e, tokens: count(text.slice(s, e)) };
-    return half.tokens <= maxTokens ? [half] : halve(text, half, maxTokens, count);
+    return half.tokens <= maxTokens ? [half] : halve(text, half, maxTokens, count, withinBudget);
   });
 }
 
@@ -246,13 +306,25 @@ function splitByTokens(
   end: number,
   maxTokens: number,
   count: (text: string) => number,
+  withinBudget: () => void,
 ): [number, number][] {
   const out: [number, number][] = [];
   let from = start;
   while (from < end) {
-    // Binary search for the longest slice that fits; never split a surrogate pair.
+    withinBudget();
+    // The longest slice that fits; never split a surrogate pair. A slice of about maxTokens
+    // characters (or a few times that) usually fits; the search first doubles a slice that fits
+    // until one does not, so each probe counts about the slice it cuts, not the whole rest of a
+    // 100,000-character word (which made cutting one word quadratic).
     let lo = from + 1;
     let hi = end;
+    for (let step = maxTokens; from + step < end; step *= 2) {
+      if (count(text.slice(from, from + step)) > maxTokens) {
+        hi = from + step - 1;
+        break;
+      }
+      lo = Math.max(lo, from + step);
+    }
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
       if (count(text.slice(from, mid)) <= maxTokens) lo = mid;

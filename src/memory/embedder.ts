@@ -1,8 +1,11 @@
+import type { Queryable } from '../db/pool.js';
+import { ApiError } from '../errors.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import { embedInParts } from '../gateway/embeddings.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { planRoute } from '../gateway/routing.js';
+import type { WorkspaceSettings } from '../tenancy/store.js';
 
 // Memory (chunks, facts, and the queries that search them) is embedded by one EU model with
 // 1024 dimensions: the columns are vector(1024). The hosted EU model is preferred when its key is
@@ -33,15 +36,86 @@ export interface MemoryEmbeddings {
   tokens: number;
 }
 
-/** Embeds texts for memory with the memory model, through the EU endpoints only. */
+/**
+ * What of a workspace's routing policy memory embedding honours: its allowed providers, as every
+ * other call made for the workspace does. Not its allowed models: the memory model is the
+ * service's choice, one for every workspace, and chat models are what a policy lists.
+ */
+export type MemoryEmbeddingPolicy = Pick<WorkspaceSettings, 'allowedProviders'>;
+
+/** No restriction: for work done for no workspace (benchmarks). Work for a workspace passes its own. */
+export const ANY_PROVIDER: MemoryEmbeddingPolicy = { allowedProviders: null };
+
+/** The workspace's policy as it stands now (the defaults when it has no settings row). */
+export async function memoryEmbeddingPolicy(db: Queryable, workspaceId: string): Promise<MemoryEmbeddingPolicy> {
+  const { rows } = await db.query<{ allowed_providers: string[] | null }>(
+    'select allowed_providers from workspace_settings where workspace_id = $1',
+    [workspaceId],
+  );
+  return { allowedProviders: rows[0]?.allowed_providers ?? null };
+}
+
+/**
+ * The workspace's allowed providers leave none that serves the memory model in the EU. Only a
+ * settings change cures it, so it is a 422 that says which change, never a retry or a 500.
+ */
+export class MemoryEmbeddingNotAllowed extends ApiError {
+  override name = 'MemoryEmbeddingNotAllowed';
+  constructor(model: EmbeddingModel, servedBy: string[]) {
+    const message =
+      `memory is embedded by ${model.id}, which the workspace's allowed_providers leaves no provider for ` +
+      `(it is served by ${servedBy.join(', ')}); add one of them to allowed_providers`;
+    super({
+      status: 422,
+      message,
+      type: 'invalid_request_error',
+      code: 'validation_failed',
+      errors: { allowed_providers: [message] },
+    });
+  }
+}
+
+/**
+ * Every allowed provider of the memory model failed (503, with the attempts), rejected the
+ * request (400), or the caller went away (499): the chain's own answer, worded for memory. An API
+ * error, so a chat or a search that needed the embedding answers with it rather than a 500.
+ */
+export class MemoryEmbeddingFailed extends ApiError {
+  override name = 'MemoryEmbeddingFailed';
+  constructor(cause: ApiError) {
+    super({
+      status: cause.status,
+      message: `embedding for memory failed: ${cause.message}`,
+      type: cause.type,
+      ...(cause.code ? { code: cause.code } : {}),
+      fields: cause.fields,
+      headers: cause.headers,
+    });
+  }
+}
+
+/** Throws MemoryEmbeddingNotAllowed when `policy` leaves no EU provider of `model`. */
+export function checkMemoryEmbeddingAllowed(model: EmbeddingModel, { allowedProviders }: MemoryEmbeddingPolicy): void {
+  if (allowedProviders === null) return;
+  const servedBy = [...new Set(model.endpoints.filter((e) => e.region === 'eu').map((e) => e.provider))];
+  if (!servedBy.some((provider) => allowedProviders.includes(provider))) throw new MemoryEmbeddingNotAllowed(model, servedBy);
+}
+
+/**
+ * Embeds texts for memory with the memory model, through the EU endpoints that `policy` allows.
+ * Throws MemoryEmbeddingNotAllowed when it allows none, MemoryEmbeddingFailed when they fail.
+ */
 export async function embedForMemory(
   catalog: Catalog,
   adapters: Adapters,
   texts: string[],
   signal: AbortSignal = new AbortController().signal,
+  policy: MemoryEmbeddingPolicy = ANY_PROVIDER,
 ): Promise<MemoryEmbeddings> {
   const model = memoryEmbeddingModel(catalog);
   if (texts.length === 0) return { model, vectors: [], tokens: 0 };
+  checkMemoryEmbeddingAllowed(model, policy);
+  const { allowedProviders } = policy;
   const plan = planRoute<EmbeddingModel>(catalog, adapters, {
     chain: [model.id],
     chainField: 'model',
@@ -49,12 +123,12 @@ export async function embedForMemory(
     parameters: [],
     // Memory never leaves the EU, whatever the organization accepted for its own calls.
     nonEuAccepted: false,
-    settings: { allowedProviders: null, allowedModels: null },
+    settings: { allowedProviders, allowedModels: null },
   });
   try {
     const { vectors, parts } = await embedInParts(plan, texts, undefined, undefined, signal);
     return { model, vectors, tokens: parts.reduce((sum, part) => sum + part.tokens, 0) };
   } catch (err) {
-    throw err instanceof ChainFailed ? new Error(`embedding for memory failed: ${err.apiError.message}`) : err;
+    throw err instanceof ChainFailed ? new MemoryEmbeddingFailed(err.apiError) : err;
   }
 }

@@ -1,6 +1,7 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { ApiError } from '../errors.js';
+import { createFirewall, type Firewall, type FirewallStats, type Language } from '../firewall/index.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
@@ -8,7 +9,7 @@ import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
-import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
+import { embedForMemory, MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
 import {
@@ -59,6 +60,11 @@ interface WritePlan {
   /** Facts the extractor found in the submission (before reconciliation). */
   found: number;
   operations: Operation[];
+  /**
+   * For the trace, when a model was asked: what the firewall masked (counts per type, never
+   * values), or null when the text went in clear.
+   */
+  masked?: FirewallStats['counts'] | null;
 }
 
 export type ExtractionResult = { status: 'gone' } | SubmissionOutcome;
@@ -112,14 +118,17 @@ function permanentFailure(err: unknown): string | undefined {
   // 503: every provider unavailable, try later. 499: the worker is stopping. 400: the provider
   // rejected the request as invalid, which a retry repeats.
   if (err instanceof ChainFailed) return err.apiError.status === 400 ? err.apiError.message : undefined;
+  // The memory embedding: the workspace allows none of its providers, or they failed as above.
+  if (err instanceof MemoryEmbeddingNotAllowed) return err.message;
+  if (err instanceof MemoryEmbeddingFailed) return err.status === 400 ? err.message : undefined;
   // From the routing plan: an unknown model, one the workspace policy forbids, or the egress guard.
   if (err instanceof ApiError) return `extraction model: ${err.message}`;
   return undefined;
 }
 
-/** Embeddings for memory, their tokens counted on the meter. */
-async function embed(services: ExtractionServices, meter: UsageMeter, texts: string[]): Promise<MemoryEmbeddings> {
-  const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal);
+/** Embeddings for memory through the providers the workspace allows, their tokens counted on the meter. */
+async function embed(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission, texts: string[]): Promise<MemoryEmbeddings> {
+  const embedded = await embedForMemory(services.catalog, services.adapters, texts, services.signal, submission.settings);
   if (texts.length > 0) meter.add(embedded.model, null, { prompt: embedded.tokens, completion: 0 });
   return embedded;
 }
@@ -128,7 +137,7 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
   if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
-  const { model, vectors } = await embed(services, meter, statements);
+  const { model, vectors } = await embed(services, meter, submission, statements);
   const tsConfig = TS_CONFIG_OF[language];
   return {
     extractor: 'rules',
@@ -137,7 +146,18 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   };
 }
 
+/**
+ * The firewall of a job that asks a model: on unless the workspace turned it off, which only the
+ * organization's acceptance allows. Without the acceptance (withdrawn since) the job masks
+ * anyway: it fails closed, as chat does, but has no caller to refuse, and masked it can still run.
+ */
+function firewallFor(submission: ClaimedSubmission, language: Language): Firewall | undefined {
+  if (!submission.settings.firewallDefault && submission.non_eu_accepted) return undefined;
+  return createFirewall({ language: submission.settings.firewallLanguage, fallbackLanguage: language });
+}
+
 async function planWithModel(services: ExtractionServices, meter: UsageMeter, submission: ClaimedSubmission, modelId: string): Promise<WritePlan> {
+  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const extraction: ExtractionModel = {
     catalog: services.catalog,
     adapters: services.adapters,
@@ -147,12 +167,13 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
     settings: submission.settings,
     signal: services.signal,
     meter,
+    firewall: firewallFor(submission, language),
   };
-  const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const candidates = await extractWithModel(extraction, submission.content, submission.user_ref !== null);
-  if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [] };
+  const masked = () => (extraction.firewall ? extraction.firewall.stats().counts : null);
+  if (candidates.length === 0) return { extractor: modelId, found: 0, operations: [], masked: masked() };
 
-  const embedded = await embed(services, meter, candidates);
+  const embedded = await embed(services, meter, submission, candidates);
   const memoryModel = embedded.model.id;
   const scope = scopeOf(submission);
   const existing = await withVectorScan(services.db, SIMILAR_PER_FACT, (db) =>
@@ -168,7 +189,7 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
   const vectorOf = new Map(candidates.map((text, i) => [text, embedded.vectors[i]!]));
   const rewritten = [...new Set(decisions.filter((d) => (d.event === 'ADD' || d.event === 'UPDATE') && !vectorOf.has(d.text)).map((d) => d.text))];
   if (rewritten.length > 0) {
-    const more = await embed(services, meter, rewritten);
+    const more = await embed(services, meter, submission, rewritten);
     rewritten.forEach((text, i) => vectorOf.set(text, more.vectors[i]!));
   }
   const factOf = (text: string): NewFact => ({ content: text, model: memoryModel, embedding: vectorOf.get(text)!, tsConfig: tsConfigFor(text, language) });
@@ -185,7 +206,7 @@ async function planWithModel(services: ExtractionServices, meter: UsageMeter, su
         return [];
     }
   });
-  return { extractor: modelId, found: candidates.length, operations };
+  return { extractor: modelId, found: candidates.length, operations, masked: masked() };
 }
 
 /** The write step: one transaction under the end-user lock; nothing at all once erased. */
@@ -258,7 +279,11 @@ async function store(
           usage,
           model: plan.extractor === 'rules' ? usage[0]!.model : plan.extractor,
           startedAt,
-          input: { submission_id: submission.id, extractor: plan.extractor },
+          input: {
+            submission_id: submission.id,
+            extractor: plan.extractor,
+            ...(plan.masked !== undefined ? { masked: plan.masked } : {}),
+          },
           output: { found: outcome.found, added: outcome.added, updated: outcome.updated, deleted: outcome.deleted },
           // The audit log names the end-user, as a chat's entry does; the trace does not.
           ...(submission.user_ref !== null ? { auditDetails: { user_ref: submission.user_ref } } : {}),

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { storableText } from '../db/storable.js';
+import type { Firewall } from '../firewall/index.js';
 import type { Catalog, ChatModel } from '../gateway/catalog.js';
 import { withoutParameters } from '../gateway/chatRequest.js';
 import { firstThatAnswers } from '../gateway/fallback.js';
@@ -14,7 +15,9 @@ import type { WorkspaceSettings } from '../tenancy/store.js';
 // atomic facts of the submission, then, for those that resemble facts already held, what to do
 // with each (add, update, delete, or nothing). Both answers are JSON constrained by a schema.
 // The calls go through the gateway's routing plan, so the workspace policy and the EU rule apply
-// exactly as for a chat call: external endpoints only with the organization's acceptance.
+// exactly as for a chat call: external endpoints only with the organization's acceptance. And as
+// in a chat, the personal data in what is sent (the submission, the facts held) is masked, and
+// the facts the model answers with are restored before they are stored.
 
 export interface ExtractionModel {
   catalog: Catalog;
@@ -25,6 +28,11 @@ export interface ExtractionModel {
   signal: AbortSignal;
   /** Counts the tokens of every answer, for the extraction's usage. */
   meter: UsageMeter;
+  /**
+   * Masks every text sent and restores every text answered; one per job, so a value keeps its
+   * placeholder across both questions. Undefined sends in clear (the workspace's firewall is off).
+   */
+  firewall: Firewall | undefined;
 }
 
 /** The model answered, but not with what the schema asked for: worth another attempt. */
@@ -126,8 +134,16 @@ Decide for each new fact, comparing it with the memories:
 Only use ids from the list. Keep the language of the facts.
 Answer only with JSON of the form {"actions": [{"event": "ADD", "id": null, "text": "..."}]}.`;
 
+// Said only when the model will see placeholders: a model that rewrites "[PERSON_1]" as "the
+// person" leaves nothing to restore.
+const PLACEHOLDERS = `Personal details in the input are replaced by placeholders such as [PERSON_1] or [EMAIL_2]. Keep each placeholder exactly as written wherever its detail belongs in a fact.`;
+
+const masked = (model: ExtractionModel, text: string) => (model.firewall ? model.firewall.mask(text) : text);
+const restored = (model: ExtractionModel, text: string) => (model.firewall ? model.firewall.restore(text) : text);
+
 /** Asks the extraction model for JSON of `format`'s schema; throws the routing or chain error. */
 async function askForJson(model: ExtractionModel, system: string, user: string, format: typeof FACTS_FORMAT | typeof ACTIONS_FORMAT): Promise<unknown> {
+  const instructions = model.firewall && model.firewall.vault.size > 0 ? `${system}\n${PLACEHOLDERS}` : system;
   const plan = planRoute<ChatModel>(model.catalog, model.adapters, {
     chain: [model.modelId],
     chainField: 'model',
@@ -138,7 +154,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   });
   const request: UpstreamChatRequest = {
     messages: [
-      { role: 'system', content: system },
+      { role: 'system', content: instructions },
       { role: 'user', content: user },
     ],
     // Extraction should say the same thing every time it reads the same text.
@@ -150,8 +166,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   );
   model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request.messages));
   const content = served.result.choices[0]?.message.content ?? '';
-  // A model that does not take response_format may still wrap its JSON in a code fence.
-  const json = content.replace(/^\s*```(?:json)?\s*/i, '').replace(/\s*```\s*$/, '');
+  const json = withoutCodeFence(content);
   try {
     return JSON.parse(json);
   } catch {
@@ -159,11 +174,22 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   }
 }
 
+/**
+ * A model that does not take response_format may still wrap its JSON in a code fence. The closing
+ * fence is cut without a pattern: `\s*```\s*$` would rescan a run of whitespace from each of its
+ * positions, and the answer may hold (echo) anything the user wrote.
+ */
+function withoutCodeFence(content: string): string {
+  const opened = content.replace(/^\s*```(?:json)?\s*/i, '');
+  const trimmed = opened.trimEnd();
+  return trimmed.endsWith('```') ? trimmed.slice(0, -3).trimEnd() : opened;
+}
+
 /** The atomic facts of `content`, as the model states them (trimmed, non-empty, no repeats). */
 export async function extractWithModel(model: ExtractionModel, content: string, personal: boolean): Promise<string[]> {
-  const answer = await askForJson(model, personal ? PERSONAL_EXTRACTION : SHARED_EXTRACTION, content, FACTS_FORMAT);
+  const answer = await askForJson(model, personal ? PERSONAL_EXTRACTION : SHARED_EXTRACTION, masked(model, content), FACTS_FORMAT);
   if (!validFacts(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of facts`);
-  return [...new Set(answer.facts.map((f) => storableText(f.trim())).filter((f) => f !== ''))];
+  return [...new Set(answer.facts.map((f) => storableText(restored(model, f).trim())).filter((f) => f !== ''))];
 }
 
 /**
@@ -177,13 +203,15 @@ export async function reconcileWithModel(
   existing: { id: string; content: string }[],
   candidates: string[],
 ): Promise<Decision[]> {
-  const shown = existing.map((fact, index) => ({ id: String(index), text: fact.content }));
-  const user = JSON.stringify({ memories: shown, new_facts: candidates });
+  // Each text masked on its own (the JSON around them is ours), with the job's vault: a value the
+  // first question replaced keeps its placeholder, so the model can tell two facts about it apart.
+  const shown = existing.map((fact, index) => ({ id: String(index), text: masked(model, fact.content) }));
+  const user = JSON.stringify({ memories: shown, new_facts: candidates.map((text) => masked(model, text)) });
   const answer = await askForJson(model, RECONCILIATION, user, ACTIONS_FORMAT);
   if (!validActions(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of actions`);
   const idOf = (shownId: string | null) => (shownId !== null && /^\d+$/.test(shownId) ? existing[Number(shownId)]?.id : undefined);
   return answer.actions.flatMap((action): Decision[] => {
-    const text = storableText(action.text.trim());
+    const text = storableText(restored(model, action.text).trim());
     const id = idOf(action.id);
     switch (action.event) {
       case 'ADD':

@@ -45,12 +45,18 @@ export function splitSentences(text: string, language: Language): string[] {
   // Lines first: a list or a chat transcript has one statement per line, often without a stop.
   for (const line of text.split(/\r?\n|\u2028|\u2029/)) {
     let pending = '';
+    // Whether `pending` ends with an abbreviation. Each new piece is tested alone: an
+    // abbreviation has no space in it, so it cannot straddle the joining space, and testing the
+    // whole sentence so far after every piece made a line of "a. a. a. …" quadratic.
+    let abbreviated = false;
     // ICU does not break before a lower-case start ("… by email. cust-42 has …"); a stop
     // followed by a space does, unless it ends an abbreviation.
     const pieces = [...segmenter.segment(line)].flatMap(({ segment }) => segment.split(/(?<=[.!?])\s+/u));
     for (const piece of pieces) {
       pending = pending ? `${pending} ${piece}` : piece;
-      if (ABBREVIATION_END.test(pending)) continue;
+      // A blank piece adds only spaces, which the pattern's `\s*$` allows after the stop.
+      if (piece.trim() !== '') abbreviated = ABBREVIATION_END.test(piece);
+      if (abbreviated) continue;
       sentences.push(pending);
       pending = '';
     }
@@ -151,7 +157,8 @@ const INTRODUCTION =
 
 /** The names the user introduced themself by ("My name is Bram"): a capital tells a name. */
 function introducedNames(content: string): string[] {
-  return [...content.matchAll(INTRODUCTION)].map((m) => m[1]!).filter((name) => /^\p{Lu}/u.test(name));
+  // Without repeats: each name is looked for in every sentence.
+  return [...new Set([...content.matchAll(INTRODUCTION)].map((m) => m[1]!).filter((name) => /^\p{Lu}/u.test(name)))];
 }
 
 const words = (text: string): string[] =>

@@ -126,7 +126,7 @@ export interface ClaimedSubmission {
   user_ref: string | null;
   content: string;
   non_eu_accepted: boolean;
-  settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels' | 'extractionModel' | 'firewallLanguage'>;
+  settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels' | 'extractionModel' | 'firewallDefault' | 'firewallLanguage'>;
 }
 
 /**
@@ -146,6 +146,7 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
     allowed_providers: string[] | null;
     allowed_models: string[] | null;
     extraction_model: string | null;
+    firewall_default: boolean | null;
     firewall_language: WorkspaceSettings['firewallLanguage'] | null;
   }>(
     `with claimed as (
@@ -155,7 +156,7 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
      )
      select c.id, c.organization_id, c.workspace_id, c.user_ref, c.content,
             o.non_eu_accepted_at is not null as non_eu_accepted,
-            s.allowed_providers, s.allowed_models, s.extraction_model, s.firewall_language
+            s.allowed_providers, s.allowed_models, s.extraction_model, s.firewall_default, s.firewall_language
        from claimed c
        join organizations o on o.id = c.organization_id
        left join workspace_settings s on s.workspace_id = c.workspace_id`,
@@ -174,6 +175,8 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
       allowedProviders: row.allowed_providers,
       allowedModels: row.allowed_models,
       extractionModel: row.extraction_model,
+      // The defaults of a workspace without a settings row, as tenancy/store.ts applies them.
+      firewallDefault: row.firewall_default ?? true,
       firewallLanguage: row.firewall_language ?? 'auto',
     },
   };
@@ -377,7 +380,7 @@ export async function findFacts(
   const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
   if (query.q === undefined) return listFacts(services.pool, scope);
   const text = searchText(query.q);
-  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [text]);
+  const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [text], undefined, principal.settings);
   const rankings = await searchFacts(services.pool, {
     workspaceId: scope.workspaceId,
     userRef: scope.userRef,

@@ -8,10 +8,16 @@ import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
-import { chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunker.js';
+import { ChunkLimitExceeded, chunkText, DEFAULT_CHUNK_TOKENS, DEFAULT_OVERLAP_TOKENS, type Chunk } from './chunker.js';
 import { replaceChunks, type ChunkToStore } from './chunks.js';
 import { claimDocument, markReady, markUnfinished } from './documents.js';
-import { embedForMemory, memoryEmbeddingModel } from './embedder.js';
+import {
+  checkMemoryEmbeddingAllowed,
+  embedForMemory,
+  memoryEmbeddingModel,
+  memoryEmbeddingPolicy,
+  MemoryEmbeddingNotAllowed,
+} from './embedder.js';
 import { textSearchConfig } from './textSearch.js';
 
 // The ingest pipeline run by tasks/memory__ingest_document.ts:
@@ -26,6 +32,26 @@ export class PermanentIngestError extends Error {
 /** Texts per embedding call: bounds the memory of one call and the work lost to a failure. */
 export const EMBED_BATCH = 64;
 const MAX_ERROR_LENGTH = 300;
+
+/**
+ * What one document may cost a worker. Chunking is synchronous: while it runs, the worker's
+ * other jobs (every tenant's) wait, and a process blocked for longer than STALE_MS (15 s,
+ * src/workerLiveness.ts) is taken for dead, its jobs run a second time elsewhere. Chunking is
+ * linear, so the largest document the API takes is cut in well under a second, whatever its
+ * shape; these bounds hold for whatever the linear work still turns out slow on, and fail the
+ * document with a reason rather than run on.
+ */
+export interface IngestLimits {
+  /** Wall-clock budget of the synchronous work (chunking), in milliseconds. */
+  chunkingMs: number;
+  /**
+   * Chunks per document. A document of the largest size the API takes makes a few hundred at
+   * most (100,000 characters of CJK text at one token each: about 230).
+   */
+  maxChunks: number;
+}
+
+export const DEFAULT_INGEST_LIMITS: IngestLimits = { chunkingMs: 5_000, maxChunks: 1_000 };
 
 /** Chunk size for a model: about 512 tokens, never more than the model takes in one input. */
 export function chunkTokensFor(model: EmbeddingModel): number {
@@ -52,7 +78,11 @@ export interface IngestJob {
  * permanent or this was the last attempt; otherwise the document goes back to queued and the
  * error is rethrown for graphile-worker to retry with backoff.
  */
-export async function ingestDocument(services: IngestServices, job: IngestJob): Promise<void> {
+export async function ingestDocument(
+  services: IngestServices,
+  job: IngestJob,
+  limits: IngestLimits = DEFAULT_INGEST_LIMITS,
+): Promise<void> {
   const { db, catalog, adapters, log } = services;
   const document = await claimDocument(db, job.workspaceId, job.documentId);
   if (!document) {
@@ -76,21 +106,25 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     } catch (err) {
       throw new PermanentIngestError((err as Error).message);
     }
+    // The workspace's allowed providers, read now: a change made while the document was queued
+    // applies to it. Checked before the chunking, which would be wasted.
+    const policy = await memoryEmbeddingPolicy(db, job.workspaceId);
+    checkMemoryEmbeddingAllowed(model, policy);
     const tsConfig = textSearchConfig(document.text);
-    const chunks = chunkText(document.text, { maxTokens: chunkTokensFor(model), overlapTokens: DEFAULT_OVERLAP_TOKENS });
+    const chunks = chunksWithin(document.text, chunkTokensFor(model), limits);
     if (chunks.length === 0) throw new PermanentIngestError('the document has no text to index');
+    const tokenCount = countTokens(document.text);
     lap('chunk');
 
     const stored: ChunkToStore[] = [];
     let embeddedTokens = 0;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       const batch = chunks.slice(i, i + EMBED_BATCH);
-      const embedded = await embedForMemory(catalog, adapters, batch.map((c) => c.text));
+      const embedded = await embedForMemory(catalog, adapters, batch.map((c) => c.text), undefined, policy);
       embeddedTokens += embedded.tokens;
       batch.forEach((chunk, j) => stored.push({ text: chunk.text, tokens: chunk.tokens, embedding: embedded.vectors[j]! }));
     }
     lap('embed');
-    const tokenCount = countTokens(document.text);
     const owner = { organizationId: document.organization_id, workspaceId: document.workspace_id };
     const id = serviceRequestId('ingest', document.id);
     // The embedding tokens at the model's price, and the ingest fee per chunk.
@@ -136,7 +170,7 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     else log.info({ document_id: document.id }, 'document deleted during ingest; nothing stored');
   } catch (err) {
     const reason = shortReason(err);
-    const final = err instanceof PermanentIngestError || job.attempt >= job.maxAttempts;
+    const final = err instanceof PermanentIngestError || err instanceof MemoryEmbeddingNotAllowed || job.attempt >= job.maxAttempts;
     if (final) {
       await markUnfinished(db, job.workspaceId, document.id, { status: 'failed', error: reason });
       log.warn({ document_id: document.id, err }, 'document ingest failed');
@@ -144,6 +178,26 @@ export async function ingestDocument(services: IngestServices, job: IngestJob): 
     }
     await markUnfinished(db, job.workspaceId, document.id, { status: 'queued' });
     throw err;
+  }
+}
+
+/** The document's chunks, or a permanent failure that says which limit the document passed. */
+function chunksWithin(text: string, maxTokens: number, limits: IngestLimits): Chunk[] {
+  try {
+    return chunkText(text, {
+      maxTokens,
+      overlapTokens: DEFAULT_OVERLAP_TOKENS,
+      timeBudgetMs: limits.chunkingMs,
+      maxChunks: limits.maxChunks,
+    });
+  } catch (err) {
+    if (!(err instanceof ChunkLimitExceeded)) throw err;
+    // Another attempt would spend the same again: the document fails now.
+    throw new PermanentIngestError(
+      err.limit === 'time'
+        ? `the document took more than ${limits.chunkingMs / 1000} s to cut into chunks; split it into smaller documents`
+        : `the document makes more than ${limits.maxChunks} chunks, the limit per document; split it into smaller documents`,
+    );
   }
 }
 

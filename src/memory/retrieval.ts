@@ -2,7 +2,7 @@ import type { Pool } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
-import { embedForMemory } from './embedder.js';
+import { embedForMemory, type MemoryEmbeddingPolicy } from './embedder.js';
 import { searchFacts } from './factSearch.js';
 import { resolveCollectionSlugs, searchChunks } from './search.js';
 
@@ -34,6 +34,8 @@ export interface RetrievalRequest {
   /** The chat's `collection`: narrows to those collections (unknown slug → 422). */
   collection: string | string[] | undefined;
   query: string;
+  /** The workspace's routing policy, which the embedding of the query honours. */
+  policy: MemoryEmbeddingPolicy;
 }
 
 // k of reciprocal rank fusion: 60 is the value of the original paper, and ranks beyond the first
@@ -114,7 +116,7 @@ export async function retrieve(
   if (request.query.trim() === '' || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
 
   const query = searchText(request.query);
-  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal);
+  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy);
   const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query, limit: CANDIDATES };
   const [chunks, facts] = await Promise.all([
     collectionIds !== null && collectionIds.length === 0 ? { byVector: [], byText: [] } : searchChunks(deps.pool, { ...search, collectionIds }),

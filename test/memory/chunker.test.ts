@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countTokens } from '../../src/gateway/tokens.js';
-import { chunkText, type Chunk } from '../../src/memory/chunker.js';
+import { ChunkLimitExceeded, chunkText, type Chunk } from '../../src/memory/chunker.js';
 import { prose } from './documentsFixture.js';
 
 const OPTIONS = { maxTokens: 512, overlapTokens: 64 };
@@ -111,5 +111,81 @@ describe('chunkText', () => {
     expect(chunks.length).to.be.greaterThan(2);
     for (const chunk of chunks) expect(chunk.tokens).to.be.at.most(512);
     expect(chunks.map((c) => c.text).join('')).to.contain(blob.slice(0, 1000));
+  });
+});
+
+// A document is whatever a caller uploads (up to 100,000 characters), and chunking it holds a
+// worker. Before the patterns were made linear, 100,000 characters of "." took minutes (about a
+// second per 10,000 characters squared); each of these now takes well under a second.
+describe('chunkText on hostile text', () => {
+  const SIZE = 100_000;
+  const repeated = (piece: string, length = SIZE) => piece.repeat(Math.ceil(length / piece.length)).slice(0, length);
+  const shapes: Record<string, string> = {
+    'a run of full stops': repeated('.'),
+    'a run of mixed terminal punctuation': repeated('!?…'),
+    'punctuation and closing quotes, no space': repeated('."'),
+    'one giant word': repeated('a'),
+    'one giant base64 word': repeated('QWxhZGRpbjpvcGVuIHNlc2FtZQ'),
+    'CJK text without spaces': repeated('漢字'),
+    'two words around a run of spaces': `x${repeated(' ', SIZE - 2)}y`,
+    'a sentence and a run of trailing whitespace': `End.${repeated('\t ', SIZE - 4)}`,
+    'a word and a run of line ends and spaces': `word${repeated('\n ', SIZE - 5)}y`,
+    'only line ends': repeated('\n'),
+    'short lines': repeated('x\n'),
+    'blank lines with spaces': repeated('\n \n'),
+    'a line end and a run of spaces': `\n${repeated(' ', SIZE - 2)}x`,
+    'mixed punctuation, line ends and quotes': repeated('a.\n \n!? ”'),
+    'a run of full stops ending in a space': `${repeated('.', SIZE - 1)} `,
+  };
+  for (const [shape, text] of Object.entries(shapes)) {
+    it(`cuts ${shape} in linear time into sane chunks`, () => {
+      expect(text).to.have.length(SIZE);
+      const started = performance.now();
+      const chunks = chunkText(text, OPTIONS);
+      const elapsed = performance.now() - started;
+      // A liveness bound, generous for a shared machine: quadratic work took minutes here.
+      expect(elapsed, `${Math.round(elapsed)} ms`).to.be.below(5_000);
+      const tokens = countTokens(text);
+      for (const chunk of chunks) {
+        expect(chunk.text).not.to.equal('');
+        expect(chunk.tokens).to.equal(countTokens(chunk.text));
+        expect(chunk.tokens).to.be.at.most(512);
+      }
+      expectCoverage(text, chunks);
+      // Filled chunks, not a flood of slivers: at least ~200 new tokens each, on average.
+      expect(chunks.length).to.be.at.most(Math.ceil(tokens / 200) + 1);
+      if (text.trim() !== '') expect(chunks.length).to.be.greaterThan(0);
+    });
+  }
+
+  it('stops with ChunkLimitExceeded once its time budget is spent, checking between steps', () => {
+    // A counter that spends a millisecond per call: without the budget this text takes seconds.
+    const slowCount = (piece: string) => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      return countTokens(piece);
+    };
+    const started = performance.now();
+    let thrown: unknown;
+    try {
+      chunkText(prose(50_000, 'en'), { ...OPTIONS, countTokens: slowCount, timeBudgetMs: 100 });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).to.be.instanceOf(ChunkLimitExceeded);
+    expect((thrown as ChunkLimitExceeded).limit).to.equal('time');
+    expect((thrown as Error).message).to.match(/more than 100 ms/);
+    // One step past the budget at most (a step counts one sentence, word or slice).
+    expect(performance.now() - started).to.be.below(1_000);
+  });
+
+  it('stops with ChunkLimitExceeded when the text makes more chunks than allowed', () => {
+    const text = prose(20_000, 'en');
+    const all = chunkText(text, OPTIONS);
+    expect(all.length).to.be.greaterThan(5);
+    expect(chunkText(text, { ...OPTIONS, maxChunks: all.length })).to.deep.equal(all);
+    expect(() => chunkText(text, { ...OPTIONS, maxChunks: 5 }))
+      .to.throw(ChunkLimitExceeded, /more than 5 chunks/)
+      .with.property('limit', 'chunks');
   });
 });

@@ -47,7 +47,8 @@ describe('facts (extraction model)', () => {
     expect(request.response_format.type).to.equal('json_schema');
     expect(request.response_format.json_schema.schema.required).to.deep.equal(['facts']);
     expect(request.messages[0].role).to.equal('system');
-    expect(request.messages[1]).to.deep.equal({ role: 'user', content });
+    // The submission as the firewall masks it (on by default): the model never sees the name.
+    expect(request.messages[1]).to.deep.equal({ role: 'user', content: content.replace('Mia', '[PERSON_1]') });
   });
 
   it('bills the extraction: the tokens of the model at its price and of the embeddings, one usage row per model', async () => {
@@ -162,6 +163,18 @@ describe('facts (extraction model)', () => {
     const contents = await waitForFacts(fx.app, fx.key, { user_ref: 'llm-retry' }, (c) => c.length === 1);
     expect(contents).to.deep.equal(['I speak Frisian']);
     expect(fx.eu.requests).to.have.length(2);
+  });
+
+  it('reads an answer with a long run of whitespace in linear time', async () => {
+    // Cutting a closing code fence with /\s*```\s*$/ rescanned such a run from each of its
+    // positions: 100,000 spaces held the worker for about 30 s.
+    fx.eu.script({ type: 'answer', content: `{"facts": ["I like tea"]${' '.repeat(100_000)}}` });
+    const started = Date.now();
+    await submitFact(fx.app, fx.key, { content: 'I like tea.', user_ref: 'llm-spaces' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-spaces');
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(submission).to.include({ status: 'done', facts_added: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-spaces' })).to.deep.equal(['I like tea']);
   });
 
   it('records the failure on the last attempt when the model never answers usable JSON', async () => {
