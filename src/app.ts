@@ -32,6 +32,7 @@ import type { AppState } from './http/state.js';
 import { Validator } from './http/validation.js';
 import type { Logger } from './logger.js';
 import type { GroupCommitter } from './metering/groupCommit.js';
+import { LimitGate } from './limits/gate.js';
 import { KeyResolver } from './tenancy/keys.js';
 
 export interface AppDeps {
@@ -45,12 +46,15 @@ export interface AppDeps {
   cacheKeys: CacheKeyLookup;
   keys?: KeyResolver;
   validator?: Validator;
+  /** Rate limits and budgets; the web process passes its own to give its leases back at shutdown. */
+  gate?: LimitGate;
 }
 
 /** Builds the Koa app: the middleware chain and every router. It does not listen; tests mount it. */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const keys = deps.keys ?? new KeyResolver(deps.pool);
   const validator = deps.validator ?? new Validator();
+  const gate = deps.gate ?? new LimitGate(deps.pool, deps.log);
   // The firewall's name list is read once here rather than on the first chat request.
   preloadGazetteer();
 
@@ -77,6 +81,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     adapters: deps.adapters,
     committer: deps.committer,
     cacheKeys: deps.cacheKeys,
+    gate,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
   chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });
@@ -90,7 +95,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   usageRoutes(api, { pool: deps.pool, validator });
   traceRoutes(api, { pool: deps.pool, validator });
   scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
-  settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, validator, bodyLimitBytes });
+  settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

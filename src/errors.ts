@@ -10,6 +10,7 @@ export type OpenAiErrorType =
   | 'not_found_error'
   | 'conflict_error'
   | 'rate_limit_error'
+  | 'insufficient_quota'
   | 'api_error';
 
 export type FieldErrors = Record<string, string[]>;
@@ -66,6 +67,22 @@ export const insufficientScope = (scope: string, forWhat?: string) =>
     type: 'permission_error',
     code: 'insufficient_scope',
   });
+
+/** A requests or tokens per minute limit is reached (OpenAI's 429, which the SDKs retry after `retry-after`). */
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new ApiError({
+    status: 429,
+    message,
+    type: 'rate_limit_error',
+    code: 'rate_limited',
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+
+/** A credit budget would be passed: which one, how much of it is used, and when it starts anew. */
+export const budgetExhausted = (
+  message: string,
+  budget: { level: string; window: 'day' | 'month'; limit: number; used: number; resets_at: string },
+) => new ApiError({ status: 402, message, type: 'insufficient_quota', code: 'budget_exhausted', fields: { budget } });
 
 export const egressRefused = (message: string) =>
   new ApiError({ status: 403, message, type: 'permission_error', code: 'egress_refused' });

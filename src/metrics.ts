@@ -136,6 +136,20 @@ export function countCacheResult(status: 'HIT' | 'MISS' | 'BYPASS'): void {
   cacheChildren.get(status)?.inc();
 }
 
+const limitRefusals = new Counter({
+  name: 'polder_limit_refusals_total',
+  help: 'Requests refused by a rate limit (429) or a credit budget (402), by the limit and the level it is set on.',
+  labelNames: ['limit', 'level'] as const,
+  registers: [registry],
+});
+
+export function countLimitRefusal(
+  limit: 'requests_per_minute' | 'tokens_per_minute' | 'credits_per_day' | 'credits_per_month',
+  level: 'key' | 'workspace' | 'organization',
+): void {
+  limitRefusals.labels({ limit, level }).inc();
+}
+
 const firewallDetections = new Counter({
   name: 'polder_firewall_detections_total',
   help: 'Personal data masked by the firewall, by entity type (counts only, never values).',

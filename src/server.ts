@@ -5,6 +5,7 @@ import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
 import { CACHE_TTL_SECONDS } from './gateway/responseCache.js';
+import { LimitGate } from './limits/gate.js';
 import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
@@ -26,7 +27,8 @@ const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: co
 // Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.
 const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
 await cacheKeys.start();
-const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys });
+const gate = new LimitGate(pool, log);
+const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
@@ -43,6 +45,6 @@ onShutdown(log, 'web', async () => {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
-  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close()]);
+  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close(), gate.close()]);
   await pool.end();
 });

@@ -7,6 +7,8 @@ import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
 import { RecordsRefused } from '../metering/records.js';
 import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
+import type { Admission, LimitGate } from '../limits/gate.js';
+import { creditsFor } from '../metering/credits.js';
 import type { Principal } from '../tenancy/store.js';
 import { plainTrace, type TraceRecord } from '../traces/store.js';
 import type { TraceContext } from './chat.js';
@@ -63,7 +65,7 @@ export function upstreamDimensions(model: EmbeddingModel, requested: number | un
 
 export class EmbeddingService {
   constructor(
-    private readonly deps: { pool: Pool; catalog: Catalog; adapters: Adapters; committer: GroupCommitter },
+    private readonly deps: { pool: Pool; catalog: Catalog; adapters: Adapters; committer: GroupCommitter; gate: LimitGate },
   ) {}
 
   async create(ctx: EmbeddingContext, body: EmbeddingRequest): Promise<EmbeddingReply> {
@@ -91,11 +93,23 @@ export class EmbeddingService {
 
     const { replay, hash } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', body: body as Record<string, unknown> });
     if (replay) return replay;
+    const inputTokens = tokens.reduce((sum, count) => sum + count, 0);
+    let admission: Admission;
+    try {
+      admission = await this.deps.gate.admit(principal, {
+        tokens: () => inputTokens,
+        credits: () => Math.max(...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: inputTokens, completion: 0 }).total), 0),
+      });
+    } catch (err) {
+      if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
+      throw err;
+    }
     const call = { ctx, body, model, inputs: inputs.length, started };
     let embedded: Embedded;
     try {
       embedded = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal, tokens);
     } catch (err) {
+      this.deps.gate.release(admission);
       await this.fail(call, err);
       throw err instanceof ChainFailed ? err.apiError : err;
     }
@@ -109,14 +123,16 @@ export class EmbeddingService {
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     };
     const provider = embedded.parts[0]!.provider;
-    const headers = { 'X-Model': model.id, 'X-Provider': provider };
+    const headers = { 'X-Model': model.id, 'X-Provider': provider, ...admission.headers };
     const now = new Date().toISOString();
     // Each provider that served a part of a split call bills its own line.
     const usage = meter.lines(principal, 'embeddings', (part, index) => (index === 0 ? ctx.requestId : `${ctx.requestId}:${part}`), {
       createdAt: now,
     });
+    const spend = this.deps.gate.settle(principal, admission, { tokens: promptTokens, credits: usageTotals(usage).credits.total });
     try {
       await this.deps.committer.write({
+        spend,
         // Large vectors are kept for replay only when the caller sent its own id.
         request: settledRequest({ ...ctx, kind: 'embeddings' }, hash, { body: responseBody, headers }, { endUser: body.user ?? null, factIds: [] }),
         usage,

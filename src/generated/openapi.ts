@@ -667,6 +667,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/limits": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the limits of the workspace and the organization, with what each has used
+         * @description The workspace's limits and, for an organization key, the organization's (null for a
+         *     restricted key), each with what has been used in the current windows: requests and tokens
+         *     this minute (what web processes have leased counts as used), credits today and this UTC
+         *     calendar month. A key's own limits are on the key (`/keys`).
+         */
+        get: operations["getLimitSettings"];
+        /**
+         * Set the limits of the workspace, the organization, or both
+         * @description Each `limits` object given replaces that scope's limits; a field left out is null (no
+         *     limit). The organization's need an organization key (403 `insufficient_scope` otherwise).
+         *     Written to the audit log with the old and new values. The process that answers applies a
+         *     change at once; other processes within 4 seconds.
+         */
+        put: operations["updateLimitSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1218,6 +1261,35 @@ export interface components {
         };
         FactList: {
             data: components["schemas"]["Fact"][];
+        };
+        /**
+         * @description Limits of a key, a workspace or an organization; each a positive number, or null (or left
+         *     out) for no limit. Rates per fixed UTC minute; credits per UTC day and UTC calendar month.
+         */
+        Limits: {
+            requests_per_minute?: number | null;
+            tokens_per_minute?: number | null;
+            credits_per_day?: number | null;
+            credits_per_month?: number | null;
+        };
+        WindowUse: {
+            requests_this_minute: number;
+            tokens_this_minute: number;
+            credits_today: number;
+            credits_this_month: number;
+        };
+        ScopeLimits: {
+            limits: components["schemas"]["Limits"];
+            used: components["schemas"]["WindowUse"];
+        };
+        LimitSettings: {
+            workspace: components["schemas"]["ScopeLimits"];
+            /** @description Null for a restricted key. */
+            organization: components["schemas"]["ScopeLimits"] | null;
+        };
+        LimitSettingsUpdate: {
+            workspace?: components["schemas"]["Limits"];
+            organization?: components["schemas"]["Limits"];
         };
         /**
          * @description Optional body of `DELETE /memory`. `user_ref` is optional here only because it may come in
@@ -2690,6 +2762,87 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getLimitSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits and their use. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateLimitSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LimitSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The limits after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getOpenApi: {
         parameters: {
             query?: never;
@@ -2837,6 +2990,9 @@ export type FieldErrors = components['schemas']['FieldErrors'];
 export type FirewallLanguage = components['schemas']['FirewallLanguage'];
 export type HealthStatus = components['schemas']['HealthStatus'];
 export type InternalErrorResponse = components['schemas']['InternalErrorResponse'];
+export type LimitSettings = components['schemas']['LimitSettings'];
+export type LimitSettingsUpdate = components['schemas']['LimitSettingsUpdate'];
+export type Limits = components['schemas']['Limits'];
 export type Model = components['schemas']['Model'];
 export type ModelList = components['schemas']['ModelList'];
 export type ModelPricing = components['schemas']['ModelPricing'];
@@ -2850,6 +3006,7 @@ export type ResponseFormat = components['schemas']['ResponseFormat'];
 export type RetrievalSource = components['schemas']['RetrievalSource'];
 export type RouterSettings = components['schemas']['RouterSettings'];
 export type RouterSettingsUpdate = components['schemas']['RouterSettingsUpdate'];
+export type ScopeLimits = components['schemas']['ScopeLimits'];
 export type Score = components['schemas']['Score'];
 export type ScoreCreateRequest = components['schemas']['ScoreCreateRequest'];
 export type ScoreList = components['schemas']['ScoreList'];
@@ -2866,3 +3023,4 @@ export type UsageFigures = components['schemas']['UsageFigures'];
 export type UsageReport = components['schemas']['UsageReport'];
 export type UsageRow = components['schemas']['UsageRow'];
 export type ValidationErrorResponse = components['schemas']['ValidationErrorResponse'];
+export type WindowUse = components['schemas']['WindowUse'];

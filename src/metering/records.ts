@@ -2,6 +2,7 @@ import type { AuditEntry } from '../audit/store.js';
 import { storableJson } from '../db/storable.js';
 import { ApiError } from '../errors.js';
 import type { CachedResponse } from '../gateway/responseCache.js';
+import type { SpendRecord } from '../limits/gate.js';
 import type { ThreadAppend } from '../threads/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { SettledRequest } from './requestIds.js';
@@ -40,6 +41,8 @@ export interface RequestRecords {
   /** The caller chose the request id: the answer a retry replays. */
   request?: SettledRequest;
   cache?: CacheEntry;
+  /** Its credits, billed into the limit counters of its key, workspace and organization. */
+  spend?: SpendRecord[];
 }
 
 /** The records as JSON objects, each ready to be joined into its table's array. */
@@ -50,6 +53,7 @@ export interface SerializedRecords {
   thread: string | undefined;
   request: { identity: string; json: string } | undefined;
   cache: { identity: string; key: Buffer; json: string } | undefined;
+  spend: SpendRecord[];
 }
 
 /** A request whose records a table would refuse: it is answered with this, and not billed. */
@@ -211,6 +215,7 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
     audit: records.audit ? storableJson(records.audit) : undefined,
     thread: records.thread ? storableJson(records.thread) : undefined,
     request: request ? { identity: `${request.workspace_id}\0${request.request_id}`, json: storableJson(request) } : undefined,
+    spend: records.spend ?? [],
     cache: cache
       ? {
           identity: `${cache.workspace_id}\0${cacheKey}`,

@@ -1,4 +1,5 @@
 import { auditEntry } from '../audit/entries.js';
+import { spendRecords } from '../limits/gate.js';
 import { plainTrace, type TraceKind } from '../traces/store.js';
 import type { RequestRecords } from './records.js';
 import { usageTotals, type UsageOwner, type UsageRecord } from './usageLines.js';
@@ -54,5 +55,7 @@ export function serviceWorkRecords(work: {
       target: work.target,
       details: { ...work.output, ...work.auditDetails, credits: totals.credits.total },
     }),
+    // Ingest and extraction count toward the workspace's and the organization's budgets.
+    spend: spendRecords({ keyId: null, ...work.owner }, totals.credits.total, Date.parse(createdAt)),
   };
 }

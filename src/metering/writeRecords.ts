@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { encodeKeys } from '../gateway/cacheKeyFilter.js';
 import { CACHE_KEYS_CHANNEL } from '../gateway/responseCache.js';
+import type { SpendRecord } from '../limits/gate.js';
 import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
 
 // The one writer of what requests leave behind: usage, traces, the audit log, thread messages, the
@@ -105,6 +106,16 @@ const WRITE_RECORDS_SQL = `
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
            end_user = excluded.end_user, fact_ids = excluded.fact_ids
+  ), spend_rows as (
+    -- Credits billed into the limit counters (limits/gate.ts). \`last_grant\` carries in what the
+    -- credits took from a web process's lease, by which the lease shrinks.
+    insert into limit_counters (scope_kind, scope_id, counter, window_start, billed, last_grant)
+    select s.scope_kind, s.scope_id, s.counter, s.window_start, s.credits, s.from_lease
+      from json_to_recordset($9::json) as s(
+             scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric)
+    on conflict (scope_kind, scope_id, counter, window_start) do update
+       set billed = limit_counters.billed + excluded.billed,
+           leased = greatest(0, limit_counters.leased - excluded.last_grant)
   )
   select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
 
@@ -115,6 +126,24 @@ function lastOfEach<T extends { identity: string }>(items: (T | undefined)[]): T
   const byIdentity = new Map<string, T>();
   for (const item of items) if (item) byIdentity.set(item.identity, item);
   return [...byIdentity.values()];
+}
+
+/** The batch's credits per counter: an upsert may touch each counter once per statement. */
+function summedSpend(batch: SerializedRecords[]): SpendRecord[] {
+  const byCounter = new Map<string, SpendRecord>();
+  for (const records of batch) {
+    for (const record of records.spend) {
+      const key = `${record.scope_kind}\0${record.scope_id}\0${record.counter}\0${record.window_start}`;
+      const sum = byCounter.get(key);
+      if (sum) {
+        sum.credits += record.credits;
+        sum.from_lease += record.from_lease;
+      } else {
+        byCounter.set(key, { ...record });
+      }
+    }
+  }
+  return [...byCounter.values()];
 }
 
 /**
@@ -135,6 +164,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
   const requests = lastOfEach(batch.map((records) => records.request));
   const cache = lastOfEach(batch.map((records) => records.cache));
   const cacheKeys = cache.map((entry) => entry.key);
+  const spend = summedSpend(batch);
   // Named, so each connection parses and plans this long statement once.
   await db.query({
     name: 'polder-write-records',
@@ -148,6 +178,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
       jsonArray(cache.map((c) => c.json)),
       CACHE_KEYS_CHANNEL,
       encodeKeys(cacheKeys),
+      JSON.stringify(spend),
     ],
   });
   return cacheKeys;

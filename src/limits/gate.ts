@@ -1,0 +1,292 @@
+import type { Pool } from '../db/pool.js';
+import { budgetExhausted, rateLimited } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { countLimitRefusal } from '../metrics.js';
+import type { Principal } from '../tenancy/store.js';
+import { NO_LIMITS, type Limits } from './limits.js';
+import { findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
+import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
+
+// Enforcement of limits and budgets before a provider is called (CONTRACT.md, "Limits and
+// budgets"). Each web process leases blocks from the counters in Postgres (limits/store.ts) and
+// admits requests from what it holds, so most requests cost no round trip; summed over every
+// process, what is leased in a window never passes its limit. A request takes its worst case (one
+// request, the prompt's tokens plus the answer's cap, its highest possible cost) from the block;
+// after the call, what it did not use goes back to the block, and its real cost is billed in the
+// records statement, which shrinks the lease by as much (SpendRecord).
+
+/** What a request may use at most; each is computed only when a limit needs it. */
+export interface Demand {
+  tokens(): number;
+  credits(): number;
+}
+
+interface Held {
+  remaining: number;
+  /** Leased plus billed over every process, as the last lease saw it. */
+  taken: number;
+  limit: number;
+  lastUsed: number;
+}
+
+interface Slot {
+  key: string;
+  id: CounterId;
+  amount: number;
+}
+
+/** What an admitted request took, given back or settled when it ends. */
+export interface Admission {
+  slots: Slot[];
+  /** `x-ratelimit-*` for the tightest rate limits that apply (none when none applies). */
+  headers: Record<string, string>;
+}
+
+/** A request's credits as the records statement bills them into a counter (metering/writeRecords.ts). */
+export interface SpendRecord extends CounterId {
+  credits: number;
+  /** How much of it came out of a lease this process held (the lease shrinks by it). */
+  from_lease: number;
+}
+
+export const NOT_LIMITED: Admission = { slots: [], headers: {} };
+
+const LEVELS: LimitLevel[] = ['key', 'workspace', 'organization'];
+const RATE_COUNTERS = new Set<Counter>(['requests', 'tokens']);
+// A block is a twentieth of the limit, at most 50 requests' worth and at least what the request
+// needs: at high limits one lease serves 50 requests; at low ones a process holds little that
+// another process could have used.
+const BLOCK_FRACTION = 0.05;
+const BLOCK_REQUESTS = 50;
+const LIMITS_TTL_MS = 4000;
+const IDLE_RETURN_MS = 15_000;
+
+const LIMIT_FIELD: Record<Counter, keyof Limits> = {
+  requests: 'requests_per_minute',
+  tokens: 'tokens_per_minute',
+  credits_day: 'credits_per_day',
+  credits_month: 'credits_per_month',
+};
+
+function keyOf(id: CounterId): string {
+  return `${id.scope_kind}\0${id.scope_id}\0${id.counter}\0${id.window_start}`;
+}
+
+function blockFor(counter: Counter, limit: number, need: number): number {
+  const fraction = Math.floor(limit * BLOCK_FRACTION);
+  const most = counter === 'requests' ? BLOCK_REQUESTS : need * BLOCK_REQUESTS;
+  return Math.max(need, Math.min(fraction, most));
+}
+
+/** The key's own limits (from the key row), until the keys module exposes them on the principal. */
+function keyLimitsOf(principal: Principal): Limits {
+  return (principal as Principal & { keyLimits?: Limits }).keyLimits ?? NO_LIMITS;
+}
+
+export class LimitGate {
+  private readonly held = new Map<string, Held>();
+  private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
+  private readonly idleTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly log: Logger,
+  ) {
+    this.idleTimer = setInterval(() => {
+      this.returnIdle(Date.now() - IDLE_RETURN_MS).catch((err: unknown) => this.log.warn({ err }, 'could not give back idle limit leases'));
+    }, IDLE_RETURN_MS);
+    this.idleTimer.unref();
+  }
+
+  /** The limits that apply to a principal: its key's, its workspace's, its organization's. */
+  async limitsOf(principal: Principal): Promise<Record<LimitLevel, Limits>> {
+    const cacheKey = `${principal.workspaceId}\0${principal.organizationId}`;
+    let cached = this.scopeLimits.get(cacheKey);
+    if (!cached || cached.until <= Date.now()) {
+      cached = { limits: await findScopeLimits(this.pool, principal.workspaceId, principal.organizationId), until: Date.now() + LIMITS_TTL_MS };
+      if (this.scopeLimits.size > 10_000) this.scopeLimits.clear();
+      this.scopeLimits.set(cacheKey, cached);
+    }
+    return { key: keyLimitsOf(principal), ...cached.limits };
+  }
+
+  /** After PUT /settings/limits: this process applies the new limits at once. */
+  forgetScopeLimits(): void {
+    this.scopeLimits.clear();
+  }
+
+  /**
+   * Admits a request or refuses it: 429 over a rate limit, 402 over a budget. What it takes is
+   * held until `settle` (it was answered) or `release` (it was not).
+   */
+  async admit(principal: Principal, demand: Demand): Promise<Admission> {
+    const limits = await this.limitsOf(principal);
+    const now = Date.now();
+    let tokens: number | undefined;
+    let credits: number | undefined;
+    const needs: { id: CounterId; need: number; limit: number }[] = [];
+    for (const level of LEVELS) {
+      const scopeId = level === 'key' ? principal.keyId : level === 'workspace' ? principal.workspaceId : principal.organizationId;
+      for (const counter of Object.keys(LIMIT_FIELD) as Counter[]) {
+        const limit = limits[level][LIMIT_FIELD[counter]];
+        if (limit === null) continue;
+        const need =
+          counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= demand.credits());
+        const id = { scope_kind: level, scope_id: scopeId, counter, window_start: new Date(windowStart(counter, now)).toISOString() };
+        needs.push({ id, need, limit });
+      }
+    }
+    if (needs.length === 0) return NOT_LIMITED;
+
+    const asks: LeaseAsk[] = [];
+    for (const { id, need, limit } of needs) {
+      const held = this.held.get(keyOf(id));
+      const short = need - (held?.remaining ?? 0);
+      if (short > 0) asks.push({ ...id, need: short, block: blockFor(id.counter, limit, short), limit });
+    }
+    if (asks.length > 0) {
+      for (const grant of await leaseCounters(this.pool, asks)) {
+        const key = keyOf(grant);
+        const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
+        held.remaining += grant.granted;
+        held.taken = grant.taken;
+        held.limit = asks.find((ask) => keyOf(ask) === key)!.limit;
+        this.held.set(key, held);
+      }
+      this.forgetPastWindows(now);
+    }
+
+    const short = needs.find(({ id, need }) => (this.held.get(keyOf(id))?.remaining ?? 0) < need);
+    if (short) throw this.refusal(short.id, short.limit, now);
+    const slots: Slot[] = needs.map(({ id, need }) => {
+      const key = keyOf(id);
+      const held = this.held.get(key)!;
+      held.remaining -= need;
+      held.lastUsed = now;
+      return { key, id, amount: need };
+    });
+    return { slots, headers: this.rateHeaders(needs, now) };
+  }
+
+  /**
+   * The request was answered: tokens and credits it did not use go back to this process's blocks,
+   * and its credits are billed into every counter of its scopes (the returned records, written with
+   * its usage).
+   */
+  settle(principal: Principal, admission: Admission, used: { tokens: number; credits: number }, at = Date.now()): SpendRecord[] {
+    const fromLease = new Map<string, number>();
+    for (const slot of admission.slots) {
+      const { counter } = slot.id;
+      if (counter === 'requests') continue;
+      const spent = Math.min(slot.amount, counter === 'tokens' ? used.tokens : used.credits);
+      this.giveBack(slot, slot.amount - spent);
+      if (counter !== 'tokens') fromLease.set(slot.key, spent);
+    }
+    return spendRecords(principal, used.credits, at, (id) => fromLease.get(keyOf(id)) ?? 0);
+  }
+
+  /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
+  release(admission: Admission): void {
+    for (const slot of admission.slots) if (slot.id.counter !== 'requests') this.giveBack(slot, slot.amount);
+  }
+
+  /** Gives back to Postgres every block held (at shutdown), so other processes can use it. */
+  async close(): Promise<void> {
+    clearInterval(this.idleTimer);
+    await this.returnIdle(Infinity);
+  }
+
+  private giveBack(slot: Slot, amount: number): void {
+    const held = this.held.get(slot.key);
+    if (held && amount > 0) held.remaining += amount;
+  }
+
+  private async returnIdle(idleBefore: number): Promise<void> {
+    const returns: (CounterId & { amount: number })[] = [];
+    for (const [key, held] of this.held) {
+      if (held.lastUsed >= idleBefore || held.remaining <= 0) continue;
+      const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
+      returns.push({ scope_kind, scope_id, counter, window_start, amount: held.remaining });
+      this.held.delete(key);
+    }
+    await returnLeases(this.pool, returns);
+  }
+
+  private forgetPastWindows(now: number): void {
+    for (const [key, held] of this.held) {
+      const [, , counter, start] = key.split('\0') as [string, string, Counter, string];
+      if (windowEnd(counter, Date.parse(start)) <= now) this.held.delete(key);
+    }
+  }
+
+  private refusal(id: CounterId, limit: number, now: number) {
+    const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
+    const held = this.held.get(keyOf(id));
+    if (RATE_COUNTERS.has(id.counter)) {
+      countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
+      const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
+      return rateLimited(
+        `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`,
+        Math.max(1, Math.ceil((resetsAt - now) / 1000)),
+      );
+    }
+    const window = id.counter === 'credits_day' ? 'day' : 'month';
+    countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
+    return budgetExhausted(
+      `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed; it starts anew at ${new Date(resetsAt).toISOString()}`,
+      {
+        level: id.scope_kind,
+        window,
+        limit,
+        used: Math.round(Math.max(0, (held?.taken ?? limit) - (held?.remaining ?? 0)) * 1e8) / 1e8,
+        resets_at: new Date(resetsAt).toISOString(),
+      },
+    );
+  }
+
+  /** OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. */
+  private rateHeaders(needs: { id: CounterId; limit: number }[], now: number): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [counter, suffix] of [['requests', 'requests'], ['tokens', 'tokens']] as const) {
+      let tightest: { limit: number; remaining: number; resetMs: number } | undefined;
+      for (const { id, limit } of needs) {
+        if (id.counter !== counter) continue;
+        const held = this.held.get(keyOf(id))!;
+        // Used over every process: what was leased, less what this process still holds unused.
+        const remaining = Math.max(0, Math.floor(limit - (held.taken - held.remaining)));
+        if (!tightest || remaining < tightest.remaining) {
+          tightest = { limit, remaining, resetMs: windowEnd(counter, Date.parse(id.window_start)) - now };
+        }
+      }
+      if (!tightest) continue;
+      headers[`x-ratelimit-limit-${suffix}`] = String(tightest.limit);
+      headers[`x-ratelimit-remaining-${suffix}`] = String(tightest.remaining);
+      headers[`x-ratelimit-reset-${suffix}`] = openAiDuration(tightest.resetMs);
+    }
+    return headers;
+  }
+}
+
+/**
+ * The credits of a request (or of the service's own work, `keyId` null) as billed into the day and
+ * month counters of its key, workspace and organization. Every request is counted, limited or
+ * not, so a budget set mid-month starts from what the month has already billed.
+ */
+export function spendRecords(
+  owner: { keyId: string | null; workspaceId: string; organizationId: string },
+  credits: number,
+  at: number,
+  fromLease: (id: CounterId) => number = () => 0,
+): SpendRecord[] {
+  if (!(credits > 0)) return [];
+  const records: SpendRecord[] = [];
+  for (const level of LEVELS) {
+    const scopeId = level === 'key' ? owner.keyId : level === 'workspace' ? owner.workspaceId : owner.organizationId;
+    if (scopeId === null) continue;
+    for (const counter of ['credits_day', 'credits_month'] as const) {
+      const id = { scope_kind: level, scope_id: scopeId, counter, window_start: new Date(windowStart(counter, at)).toISOString() };
+      records.push({ ...id, credits, from_lease: fromLease(id) });
+    }
+  }
+  return records;
+}

@@ -1,0 +1,99 @@
+import type { Pool } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { actedBy, recordAudit } from '../audit/entries.js';
+import { ApiError } from '../errors.js';
+import type { Principal } from '../tenancy/store.js';
+import type { LimitGate } from './gate.js';
+import { NO_LIMITS, type Limits } from './limits.js';
+import { counterKey, countersUsed, findScopeLimits, saveScopeLimits, type CounterId } from './store.js';
+import { windowStart, type Counter } from './windows.js';
+
+// GET and PUT /settings/limits: the limits of the caller's workspace and organization, and what
+// each has used in its current windows.
+
+export interface WindowUse {
+  requests_this_minute: number;
+  tokens_this_minute: number;
+  credits_today: number;
+  credits_this_month: number;
+}
+
+export interface LimitSettings {
+  workspace: { limits: Limits; used: WindowUse };
+  /** Only for an organization key. */
+  organization: { limits: Limits; used: WindowUse } | null;
+}
+
+const USE_FIELDS: [Counter, keyof WindowUse][] = [
+  ['requests', 'requests_this_minute'],
+  ['tokens', 'tokens_this_minute'],
+  ['credits_day', 'credits_today'],
+  ['credits_month', 'credits_this_month'],
+];
+
+/** What a scope has used in the windows that are current now (leased to web processes included, for rates). */
+export async function windowUse(pool: Pool, scopes: { scope_kind: CounterId['scope_kind']; scope_id: string }[], now = Date.now()): Promise<WindowUse[]> {
+  const ids = scopes.flatMap((scope) =>
+    USE_FIELDS.map(([counter]) => ({ ...scope, counter, window_start: new Date(windowStart(counter, now)).toISOString() })),
+  );
+  const used = await countersUsed(pool, ids);
+  return scopes.map((scope) => {
+    const use = {} as WindowUse;
+    for (const [counter, field] of USE_FIELDS) {
+      use[field] = Math.round((used.get(counterKey({ ...scope, counter, window_start: new Date(windowStart(counter, now)).toISOString() })) ?? 0) * 1e8) / 1e8;
+    }
+    return use;
+  });
+}
+
+export async function getLimitSettings(pool: Pool, principal: Principal): Promise<LimitSettings> {
+  const limits = await findScopeLimits(pool, principal.workspaceId, principal.organizationId);
+  const withOrganization = principal.kind === 'organization';
+  const [workspaceUse, organizationUse] = await windowUse(pool, [
+    { scope_kind: 'workspace', scope_id: principal.workspaceId },
+    ...(withOrganization ? [{ scope_kind: 'organization' as const, scope_id: principal.organizationId }] : []),
+  ]);
+  return {
+    workspace: { limits: limits.workspace, used: workspaceUse! },
+    organization: withOrganization ? { limits: limits.organization, used: organizationUse! } : null,
+  };
+}
+
+/**
+ * Sets the workspace's limits, the organization's (organization keys only), or both; a field left
+ * out of a `limits` object is null (no limit). Audited with the old and new values; this process
+ * applies them at once, the others within 4 seconds.
+ */
+export async function updateLimitSettings(
+  deps: { pool: Pool; gate: LimitGate },
+  principal: Principal,
+  update: { workspace?: Partial<Limits>; organization?: Partial<Limits> },
+): Promise<LimitSettings> {
+  if (update.organization !== undefined && principal.kind !== 'organization') {
+    throw new ApiError({
+      status: 403,
+      message: "setting the organization's limits needs an organization key; this is a restricted key",
+      type: 'permission_error',
+      code: 'insufficient_scope',
+    });
+  }
+  await withTransaction(deps.pool, async (db) => {
+    const before = await findScopeLimits(db, principal.workspaceId, principal.organizationId);
+    for (const kind of ['workspace', 'organization'] as const) {
+      const given = update[kind];
+      if (given === undefined) continue;
+      const limits: Limits = { ...NO_LIMITS, ...given };
+      const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
+      await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
+      await recordAudit(db, {
+        ...actedBy(principal),
+        ...(kind === 'organization' ? { workspace_id: null } : {}),
+        action: `limits.${kind}.updated`,
+        target: id,
+        details: { before: before[kind], after: limits },
+      });
+    }
+  });
+  deps.gate.forgetScopeLimits();
+  return getLimitSettings(deps.pool, principal);
+}

@@ -1,0 +1,186 @@
+import type { Queryable } from '../db/pool.js';
+import { NO_LIMITS, type Limits } from './limits.js';
+import type { Counter } from './windows.js';
+
+// SQL of limits: the limits of workspaces and organizations, and the counters web processes lease
+// from and the records statement bills credits into (sql/0024).
+
+export type LimitLevel = 'key' | 'workspace' | 'organization';
+
+interface LimitsRow {
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  credits_per_day: string | null;
+  credits_per_month: string | null;
+}
+
+function limitsOf(row: LimitsRow | undefined): Limits {
+  if (!row) return NO_LIMITS;
+  return {
+    requests_per_minute: row.requests_per_minute,
+    tokens_per_minute: row.tokens_per_minute,
+    credits_per_day: row.credits_per_day === null ? null : Number(row.credits_per_day),
+    credits_per_month: row.credits_per_month === null ? null : Number(row.credits_per_month),
+  };
+}
+
+/** The limits of a workspace and of its organization (none set: every field null). */
+export async function findScopeLimits(db: Queryable, workspaceId: string, organizationId: string): Promise<{ workspace: Limits; organization: Limits }> {
+  const { rows } = await db.query<LimitsRow & { scope_kind: 'workspace' | 'organization' }>(
+    `select scope_kind, requests_per_minute, tokens_per_minute, credits_per_day, credits_per_month
+       from scope_limits
+      where (scope_kind = 'workspace' and scope_id = $1) or (scope_kind = 'organization' and scope_id = $2)`,
+    [workspaceId, organizationId],
+  );
+  return {
+    workspace: limitsOf(rows.find((r) => r.scope_kind === 'workspace')),
+    organization: limitsOf(rows.find((r) => r.scope_kind === 'organization')),
+  };
+}
+
+export async function saveScopeLimits(
+  db: Queryable,
+  scope: { kind: 'workspace' | 'organization'; id: string; organizationId: string },
+  limits: Limits,
+): Promise<void> {
+  await db.query(
+    `insert into scope_limits (scope_kind, scope_id, organization_id, requests_per_minute, tokens_per_minute,
+                               credits_per_day, credits_per_month, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, now())
+     on conflict (scope_kind, scope_id) do update
+        set requests_per_minute = excluded.requests_per_minute, tokens_per_minute = excluded.tokens_per_minute,
+            credits_per_day = excluded.credits_per_day, credits_per_month = excluded.credits_per_month,
+            updated_at = now()`,
+    [scope.kind, scope.id, scope.organizationId, limits.requests_per_minute, limits.tokens_per_minute, limits.credits_per_day, limits.credits_per_month],
+  );
+}
+
+/** One counter of one scope in one window. */
+export interface CounterId {
+  scope_kind: LimitLevel;
+  scope_id: string;
+  counter: Counter;
+  /** ISO time. */
+  window_start: string;
+}
+
+export interface LeaseAsk extends CounterId {
+  /** What the request at hand needs: granted only if it fits. */
+  need: number;
+  /** What this process would like to hold, so that the next requests need no round trip. */
+  block: number;
+  limit: number;
+}
+
+export interface LeaseGrant extends CounterId {
+  granted: number;
+  /** Leased and billed in the window, this grant included, summed over every process. */
+  taken: number;
+}
+
+// The block when it fits under the limit with what every process already took, else just what
+// the request needs when that fits, else nothing. New counters are created with their first
+// grant; an existing one is updated under its row lock, so concurrent leases never pass the limit.
+// A counter another process created during this statement is in neither result: the caller asks
+// again.
+const LEASE_SQL = `
+  with ask as (
+    select * from json_to_recordset($1::json) as a(
+      scope_kind text, scope_id uuid, counter text, window_start timestamptz, need numeric, block numeric, "limit" numeric)
+  ), inserted as (
+    insert into limit_counters (scope_kind, scope_id, counter, window_start, leased, last_grant)
+    select scope_kind, scope_id, counter, window_start, g.grant, g.grant
+      from ask cross join lateral (
+        select case when block <= "limit" then block when need <= "limit" then need else 0 end as grant) g
+    on conflict do nothing
+    returning scope_kind, scope_id, counter, window_start, last_grant as granted, leased + billed as taken
+  ), updated as (
+    update limit_counters c
+       set leased = c.leased + case when c.leased + c.billed + a.block <= a."limit" then a.block
+                                    when c.leased + c.billed + a.need <= a."limit" then a.need else 0 end,
+           last_grant = case when c.leased + c.billed + a.block <= a."limit" then a.block
+                             when c.leased + c.billed + a.need <= a."limit" then a.need else 0 end
+      from ask a
+     where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (a.scope_kind, a.scope_id, a.counter, a.window_start)
+    returning c.scope_kind, c.scope_id, c.counter, c.window_start, c.last_grant as granted, c.leased + c.billed as taken
+  )
+  select scope_kind, scope_id, counter, window_start, granted, taken from inserted
+  union all
+  select scope_kind, scope_id, counter, window_start, granted, taken from updated`;
+
+interface GrantRow {
+  scope_kind: LimitLevel;
+  scope_id: string;
+  counter: Counter;
+  window_start: Date;
+  granted: string;
+  taken: string;
+}
+
+const counterKey = (c: { scope_kind: string; scope_id: string; counter: string; window_start: string }) =>
+  `${c.scope_kind}\0${c.scope_id}\0${c.counter}\0${c.window_start}`;
+
+/** Leases what each ask can have, in one statement (twice when another process created a counter meanwhile). */
+export async function leaseCounters(db: Queryable, asks: LeaseAsk[]): Promise<LeaseGrant[]> {
+  const grants = new Map<string, LeaseGrant>();
+  let pending = asks;
+  for (let round = 0; round < 2 && pending.length > 0; round++) {
+    const { rows } = await db.query<GrantRow>({ name: 'polder-lease-limits', text: LEASE_SQL, values: [JSON.stringify(pending)] });
+    for (const row of rows) {
+      const grant: LeaseGrant = {
+        scope_kind: row.scope_kind,
+        scope_id: row.scope_id,
+        counter: row.counter,
+        window_start: row.window_start.toISOString(),
+        granted: Number(row.granted),
+        taken: Number(row.taken),
+      };
+      grants.set(counterKey(grant), grant);
+    }
+    pending = pending.filter((ask) => !grants.has(counterKey(ask)));
+  }
+  // Still missing after a second round cannot happen short of a deleted row; it grants nothing.
+  for (const ask of pending) grants.set(counterKey(ask), { ...ask, granted: 0, taken: ask.limit });
+  return asks.map((ask) => grants.get(counterKey(ask))!);
+}
+
+/** Gives back what a process leased and did not use (on shutdown, or when it sat idle). */
+export async function returnLeases(db: Queryable, returns: (CounterId & { amount: number })[]): Promise<void> {
+  if (returns.length === 0) return;
+  await db.query(
+    `update limit_counters c
+        set leased = greatest(0, c.leased - r.amount)
+       from json_to_recordset($1::json) as r(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
+      where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)`,
+    [JSON.stringify(returns)],
+  );
+}
+
+/** What the counters of these scopes hold in the given windows: leased plus billed. */
+export async function countersUsed(db: Queryable, ids: CounterId[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ scope_kind: string; scope_id: string; counter: string; window_start: Date; used: string }>(
+    `select c.scope_kind, c.scope_id, c.counter, c.window_start, c.leased + c.billed as used
+       from limit_counters c
+       join json_to_recordset($1::json) as i(scope_kind text, scope_id uuid, counter text, window_start timestamptz)
+         on (c.scope_kind, c.scope_id, c.counter, c.window_start) = (i.scope_kind, i.scope_id, i.counter, i.window_start)`,
+    [JSON.stringify(ids)],
+  );
+  return new Map(rows.map((r) => [counterKey({ ...r, window_start: r.window_start.toISOString() }), Number(r.used)]));
+}
+
+export { counterKey };
+
+/** Deletes, a batch at a time, windows long past: minutes after a day, days after 40, months after 13 months. */
+export async function pruneCounters(db: Queryable, limit = 10_000): Promise<number> {
+  const { rowCount } = await db.query(
+    `delete from limit_counters
+      where ctid in (
+        select ctid from limit_counters
+         where (counter in ('requests', 'tokens') and window_start < now() - interval '1 day')
+            or (counter = 'credits_day' and window_start < now() - interval '40 days')
+            or (counter = 'credits_month' and window_start < now() - interval '13 months')
+         limit $1)`,
+    [limit],
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { api, startTestApp, type TestApp } from '../helpers/app.js';
+
+// Rate limits and credit budgets of a workspace and an organization, as a caller meets them.
+describe('limits and budgets', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const setLimits = (key: string, body: unknown) => api(app.baseUrl, '/v1/settings/limits', { method: 'PUT', key, body });
+  const chat = (key: string, content: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+    api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      headers,
+      body: { model: 'local/echo', max_tokens: 50, cache: false, messages: [{ role: 'user', content }], ...extra },
+    });
+  const embed = (key: string, input: string, headers: Record<string, string> = {}) =>
+    api(app.baseUrl, '/v1/embeddings', { method: 'POST', key, headers, body: { model: 'local/embed-1024', input } });
+
+  it('answers 429 past requests_per_minute, with retry-after and x-ratelimit headers that count down', async () => {
+    const { key } = await app.key({ org: 'rate', workspace: 'w' });
+    expect((await setLimits(key, { workspace: { requests_per_minute: 3 } })).status).to.equal(200);
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await chat(key, `vraag ${i}`);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('x-ratelimit-limit-requests')).to.equal('3');
+      expect(response.headers.get('x-ratelimit-reset-requests')).to.match(/^(\d+m)?\d+s$/);
+      remaining.push(response.headers.get('x-ratelimit-remaining-requests')!);
+    }
+    expect(remaining).to.deep.equal(['2', '1', '0']);
+    const refused = await chat(key, 'vraag 4');
+    expect(refused.status).to.equal(429);
+    expect(refused.body).to.include({ code: 'rate_limited' });
+    expect(refused.body.error).to.include({ type: 'rate_limit_error', code: 'rate_limited' });
+    expect(refused.body.message).to.match(/workspace's limit of 3 requests per minute/);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).to.be.within(1, 60);
+    // Embeddings count against the same limit.
+    expect((await embed(key, 'tekst')).status).to.equal(429);
+    const settings = await api(app.baseUrl, '/v1/settings/limits', { key });
+    expect(settings.body.workspace.limits).to.deep.equal({ requests_per_minute: 3, tokens_per_minute: null, credits_per_day: null, credits_per_month: null });
+    expect(settings.body.workspace.used.requests_this_minute).to.equal(3);
+  });
+
+  it('answers 429 past tokens_per_minute, counting the prompt and max_tokens before the answer', async () => {
+    const { key } = await app.key({ org: 'tokens', workspace: 'w' });
+    await setLimits(key, { workspace: { tokens_per_minute: 150 } });
+    expect((await chat(key, 'kort')).status).to.equal(200);
+    expect((await chat(key, 'kort', {}, { max_tokens: 500 })).status).to.equal(429);
+  });
+
+  it('answers 402 when a budget would be passed, naming the level, and counts what was billed', async () => {
+    const { key } = await app.key({ org: 'budget', workspace: 'w' });
+    // local/embed-1024 costs 0.001 credits per 1,000 tokens; each input below is about 1,000 tokens.
+    const input = 'woord '.repeat(1000);
+    await setLimits(key, { workspace: { credits_per_day: 0.0035 } });
+    const answered: number[] = [];
+    for (let i = 0; i < 5; i++) answered.push((await embed(key, input)).status);
+    expect(answered.slice(0, 3)).to.deep.equal([200, 200, 200]);
+    expect(answered.slice(3)).to.deep.equal([402, 402]);
+    const refused = await embed(key, input);
+    expect(refused.body).to.include({ code: 'budget_exhausted' });
+    expect(refused.body.budget).to.include({ level: 'workspace', window: 'day', limit: 0.0035 });
+    expect(refused.body.budget.resets_at).to.match(/T00:00:00.000Z$/);
+    expect(refused.body.error.type).to.equal('insufficient_quota');
+    const settings = await api(app.baseUrl, '/v1/settings/limits', { key });
+    expect(settings.body.workspace.used.credits_today).to.be.within(0.0029, 0.0035);
+    expect(settings.body.workspace.used.credits_this_month).to.be.within(0.0029, 0.0035);
+  });
+
+  it('lets a replay and a cache hit through a limit that the first request passed', async () => {
+    const { key } = await app.key({ org: 'replay', workspace: 'w' });
+    await setLimits(key, { workspace: { requests_per_minute: 2 } });
+    const first = await chat(key, 'herhaal', { 'x-request-id': 'limits-replay-1' });
+    expect(first.status).to.equal(200);
+    const cached = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(cached.status).to.equal(200);
+    expect((await chat(key, 'nog een')).status).to.equal(429);
+    const replay = await chat(key, 'herhaal', { 'x-request-id': 'limits-replay-1' });
+    expect(replay.status).to.equal(200);
+    expect(replay.headers.get('x-replay')).to.equal('true');
+    const hit = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(hit.status).to.equal(200);
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+  });
+
+  it("applies the organization's limits to every workspace; only an organization key sets them", async () => {
+    const org = await app.key({ org: 'shared', workspace: 'one' });
+    const other = await app.key({ org: 'shared', workspace: 'two' });
+    const restricted = await app.key({ org: 'shared', workspace: 'one', kind: 'restricted', scopes: ['settings.write', 'chat.create'] });
+    const refused = await setLimits(restricted.key, { organization: { requests_per_minute: 1 } });
+    expect(refused.status).to.equal(403);
+    expect((await api(app.baseUrl, '/v1/settings/limits', { key: restricted.key })).body.organization).to.equal(null);
+    expect((await setLimits(org.key, { organization: { requests_per_minute: 2 } })).status).to.equal(200);
+    expect((await chat(org.key, 'een')).status).to.equal(200);
+    expect((await chat(other.key, 'twee')).status).to.equal(200);
+    expect((await chat(other.key, 'drie')).status).to.equal(429);
+    const audit = await api(app.baseUrl, '/v1/audit-log?action=limits.organization.updated', { key: org.key });
+    expect(audit.body.data[0].details.after.requests_per_minute).to.equal(2);
+  });
+
+  it('validates limits: positive numbers or null, known fields only', async () => {
+    const { key } = await app.key({ org: 'valid', workspace: 'w' });
+    const response = await setLimits(key, { workspace: { requests_per_minute: 0, credits_per_day: -1, burst: 3 } });
+    expect(response.status).to.equal(422);
+    expect(Object.keys(response.body.errors)).to.include.members(['workspace.requests_per_minute', 'workspace.credits_per_day']);
+  });
+
+  it('the official SDK sees a RateLimitError on 429 and an APIError with status 402, each with our message', async () => {
+    const { key } = await app.key({ org: 'sdk', workspace: 'w' });
+    const client = new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+    await setLimits(key, { workspace: { requests_per_minute: 1 } });
+    await client.chat.completions.create({ model: 'local/echo', max_tokens: 20, messages: [{ role: 'user', content: 'een' }] });
+    const limited = await client.chat.completions
+      .create({ model: 'local/echo', max_tokens: 20, messages: [{ role: 'user', content: 'twee' }] })
+      .catch((err: unknown) => err);
+    expect(limited).to.be.instanceOf(OpenAI.RateLimitError);
+    expect((limited as Error).message).to.contain('requests per minute');
+    await setLimits(key, { workspace: { credits_per_month: 0.000001 } });
+    const broke = await client.embeddings.create({ model: 'local/embed-1024', input: 'woord '.repeat(100), encoding_format: 'float' }).catch((err: unknown) => err);
+    expect(broke).to.be.instanceOf(OpenAI.APIError);
+    expect((broke as InstanceType<typeof OpenAI.APIError>).status).to.equal(402);
+    expect((broke as Error).message).to.contain('budget');
+  });
+});
