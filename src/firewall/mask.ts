@@ -15,14 +15,17 @@ export interface MaskResult {
 
 /** `maskTextDetailed` as steps that yield between the slices of a long text. */
 export function* maskSteps(text: string, language: Language, vault: Vault, budget: WorkBudget, scan?: TextScan): Steps<MaskResult> {
-  const detections = yield* detectSliced(text, language, budget, scan);
-  if (detections.length === 0) return { text, detections };
+  const detections: Detection[] = [];
   const parts: string[] = [];
   let last = 0;
-  for (const d of detections) {
+  // Placeholders are handed out as each slice is read: for a text of a hundred thousand names,
+  // doing it all at the end held the event loop as long as a dozen slices.
+  yield* detectSliced(text, language, budget, (d) => {
+    detections.push(d);
     parts.push(text.slice(last, d.start), vault.placeholderFor(d));
     last = d.end;
-  }
+  }, scan);
+  if (detections.length === 0) return { text, detections };
   parts.push(text.slice(last));
   return { text: parts.join(''), detections };
 }

@@ -69,13 +69,22 @@ function wordEnd(text: string, end: number): number {
 }
 
 /**
- * The detections of `text`, slice by slice, yielding between slices. A text of at most one slice
- * is detected whole (with `scan`, its pre-scan, when the caller has one).
+ * The detections of `text`, in order, slice by slice: each is handed to `take` as its slice is
+ * read (so that the caller's own work on them is sliced too), and the steps yield between slices.
+ * A text of at most one slice is detected whole (with `scan`, its pre-scan, when the caller has one).
  */
-export function* detectSliced(text: string, language: Language, budget: WorkBudget, scan?: TextScan): Steps<Detection[]> {
+export function* detectSliced(
+  text: string,
+  language: Language,
+  budget: WorkBudget,
+  take: (d: Detection) => void,
+  scan?: TextScan,
+): Steps<void> {
   const n = text.length;
-  if (n <= SLICE_CHARS) return detectEntities(text, language, RECOGNIZERS, scan, budget);
-  const out: Detection[] = [];
+  if (n <= SLICE_CHARS) {
+    for (const d of detectEntities(text, language, RECOGNIZERS, scan, budget)) take(d);
+    return;
+  }
   let sliceStart = 0;
   while (sliceStart < n) {
     const sliceStop = sliceEnd(text, sliceStart + SLICE_CHARS);
@@ -86,15 +95,19 @@ export function* detectSliced(text: string, language: Language, budget: WorkBudg
     for (const d of detectEntities(window, language, RECOGNIZERS, undefined, budget)) {
       const start = from + d.start;
       if (start < sliceStart || start >= sliceStop) continue;
-      let end = from + d.end;
       const cut = d.end === window.length && to < n;
-      if (cut) end = wordEnd(text, end);
-      // A value cut by the window gets its normalized form from the vault, from the whole value.
-      out.push(cut ? { type: d.type, start, end, text: text.slice(start, end), checksum: d.checksum } : { ...d, start, end });
-      next = Math.max(next, end);
+      // The detection is the window's own: moved to the text's offsets in place.
+      d.start = start;
+      d.end = cut ? wordEnd(text, from + d.end) : from + d.end;
+      if (cut) {
+        // A value cut by the window gets its normalized form from the vault, from the whole value.
+        d.text = text.slice(d.start, d.end);
+        delete d.normalized;
+      }
+      take(d);
+      next = Math.max(next, d.end);
     }
     sliceStart = next;
     if (sliceStart < n) yield;
   }
-  return out;
 }

@@ -125,11 +125,13 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
       }
     }
     if (found === null) {
-      // The budget is spent (see budget.ts): without the number plan, a run written like a phone
-      // number is taken for one — masking a number too many rather than letting one through.
+      // The budget is spent (see budget.ts): without the number plan or the words around it, a
+      // run written like a phone number (see worthParsing) is taken for one — masking a number
+      // too many rather than letting one through.
       const [start, end] = trimBrackets(run, 0, run.length);
-      found = [{ start: index + start, end: index + end, e164: digitsOnly(run.slice(start, end)) }];
-      cued ||= nearestCueIsPositive(text, index, index + run.length);
+      const value = text.slice(index + start, index + end);
+      out.push({ type: 'PHONE', start: index + start, end: index + end, text: value, checksum: false, normalized: digitsOnly(value) });
+      continue;
     }
     for (const c of found) {
       if (!accept(text, c, cued)) continue;
