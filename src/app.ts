@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     cacheKeys: deps.cacheKeys,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
-  chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });
+  chatRoutes(api, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }), validator, bodyLimitBytes });
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });

@@ -8,15 +8,14 @@
 // never holds the process for more than a few milliseconds at a time.
 import { WorkBudget } from './budget.js';
 import { languageMatters } from './detect.js';
+import { labelEntity, maskSeparated, maskUrlSteps } from './fields.js';
 import { guessLanguage } from './language.js';
 import { maskJsonSteps, maskSteps } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
 import { scanText } from './scan.js';
-import { detectSliced, giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
+import { giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
 import type { EntityType, Language } from './types.js';
-import { createVault, normalizeValue, type Vault } from './vault.js';
-import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
-import { isNonNameWord } from './words.js';
+import { createVault, type Vault } from './vault.js';
 
 export interface FirewallOptions {
   /** A fixed language, or 'auto' to detect it per text. Default 'auto'. */
@@ -59,7 +58,18 @@ export interface Firewall {
    * and, when it holds personal data, replaced whole by a placeholder without brackets
    * (`PERSON_1`), which OpenAI's name pattern (letters, digits, `_`, `-`) still accepts.
    */
-  maskLabel(label: string): string;
+  maskLabel(label: string): Promise<string>;
+  /**
+   * Masks a file name in place, read with `_` and `-` as spaces and in capitals
+   * ("noor_de_vries_cv.pdf" → "[PERSON_1]_cv.pdf").
+   */
+  maskFileName(name: string): Promise<string>;
+  /**
+   * Masks the personal parts of a URL that is not a data URL: the user name and password, each
+   * path segment, each query key and value, and the fragment, read decoded; the scheme and host
+   * stay. Text that is not a URL is masked as a file name is.
+   */
+  maskUrl(url: string): Promise<string>;
   /** Restores placeholders in a complete reply. */
   restore(text: string): string;
   /** Restores placeholders in complete tool-call arguments (values escaped for JSON). */
@@ -67,37 +77,6 @@ export interface Firewall {
   /** A restorer for one streamed field (one choice's content, or one tool call's arguments). */
   streamRestorer(kind?: 'text' | 'json'): StreamRestorer;
   stats(): FirewallStats;
-}
-
-// Label characters read as spaces, so that "noor_de_vries" reads as the name it is.
-const LABEL_SEPARATORS = /[_-]/g;
-const PARTICLES = new Set(['van', 'de', 'der', 'den', 'von', 'vom', 'zu', 'ter', 'ten', 'te', 'le', 'la', 'du', 'des', 'di', 'da', 'del']);
-
-/** Words capitalised, particles not: labels are often written in lower case ("noor_de_vries"). */
-function capitalised(text: string): string {
-  return text.replace(/\p{L}+/gu, (w) => (PARTICLES.has(w) ? w : w[0]!.toUpperCase() + w.slice(1)));
-}
-
-/**
- * What personal data a label holds, as one entity: what the recognizers find in it (read as
- * written and capitalised), or else a word that is a known first name or surname — a label is
- * mostly a participant's name, and a name alone in it has no sentence around it to tell.
- */
-function labelEntity(label: string, language: Language, budget: WorkBudget): { type: EntityType; normalized: string } | null {
-  const spaced = label.replace(LABEL_SEPARATORS, ' ');
-  const upper = capitalised(spaced);
-  for (const text of upper === spaced ? [spaced] : [spaced, upper]) {
-    const d = runSteps(detectSliced(text, language, budget))[0];
-    if (d === undefined) continue;
-    // A label that is all one value joins that value's placeholder in the messages.
-    const whole = d.start === 0 && d.end === text.length;
-    return { type: d.type, normalized: normalizeValue(d.type, whole ? d.text : spaced) };
-  }
-  const words = upper.match(/\p{L}{2,}/gu) ?? [];
-  if (words.some((w) => !isNonNameWord(w) && (isKnownFirstName(w) || isKnownLastName(w)))) {
-    return { type: 'PERSON', normalized: normalizeValue('PERSON', spaced) };
-  }
-  return null;
 }
 
 export function createFirewall(options: FirewallOptions = {}): Firewall {
@@ -174,13 +153,15 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     maskAsync: (text) => paced(maskTextSteps(text), text.length),
     maskToolArguments: (json) => runSteps(maskJson(json)),
     maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),
-    maskLabel(label: string): string {
-      const found = labelEntity(label, languageOf(label), budget);
+    async maskLabel(label: string): Promise<string> {
+      const found = await paced(labelEntity(label, languageOf(label), budget), label.length);
       if (found === null) return label;
       // The vault keeps the label as written; a label that is just a name shares the placeholder
       // of that name in the messages.
       return vault.placeholderFor({ type: found.type, text: label, normalized: found.normalized }).slice(1, -1);
     },
+    maskFileName: (name) => paced(maskSeparated(name, languageOf(name), vault, budget), name.length),
+    maskUrl: (url) => paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length),
     restore: (text) => restoreText(text, vault),
     restoreToolArguments: (json) => restoreJsonArguments(json, vault),
     streamRestorer: (kind = 'text') => createStreamRestorer(vault, { json: kind === 'json' }),
