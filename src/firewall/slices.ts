@@ -5,9 +5,10 @@
 // A slice is detected with CONTEXT characters of the text on either side, more than any recognizer
 // looks around a candidate (cue windows of at most 48 characters, an address window of 100 and the
 // line above). A detection belongs to the slice it starts in; the next slice starts where the last
-// detection of this one ends, so that no value is masked twice or cut in two. A detection that runs
-// into the end of the context window (only a token longer than the context can) is extended to the
-// next white space: masking the rest of a word rather than letting it through.
+// detection of this one ends, so that no value is masked twice or cut in two. Where the next
+// window reads a detection across that start, its part in the new slice is masked too; one that
+// runs into the end of the context window (only a token longer than the context can) is extended
+// to the next white space: masking the rest of a word rather than letting it through.
 //
 // Masking runs as a generator that yields between slices: synchronous callers run it through
 // (`runSteps`), asynchronous ones wait for the event loop at each yield (`runStepsAsync`). Both see
@@ -93,19 +94,26 @@ export function* detectSliced(
     const window = text.slice(from, to);
     let next = sliceStop;
     for (const d of detectEntities(window, language, RECOGNIZERS, undefined, budget)) {
-      const start = from + d.start;
-      if (start < sliceStart || start >= sliceStop) continue;
+      let start = from + d.start;
+      let end = from + d.end;
+      if (start >= sliceStop || end <= sliceStart) continue;
+      // Read from another starting point, a pattern can pair up differently ("0612345678 0612345678"
+      // is one run of two numbers): a detection that began in the previous slice, past what that
+      // slice masked, has its rest masked here rather than let through.
+      const clipped = start < sliceStart;
+      if (clipped) start = sliceStart;
       const cut = d.end === window.length && to < n;
+      if (cut) end = wordEnd(text, end);
       // The detection is the window's own: moved to the text's offsets in place.
       d.start = start;
-      d.end = cut ? wordEnd(text, from + d.end) : from + d.end;
-      if (cut) {
-        // A value cut by the window gets its normalized form from the vault, from the whole value.
-        d.text = text.slice(d.start, d.end);
+      d.end = end;
+      if (clipped || cut) {
+        // A value clipped or cut by the window gets its normalized form from the vault.
+        d.text = text.slice(start, end);
         delete d.normalized;
       }
       take(d);
-      next = Math.max(next, d.end);
+      next = Math.max(next, end);
     }
     sliceStart = next;
     if (sliceStart < n) yield;
