@@ -8,19 +8,19 @@
 //
 // Units are rough microseconds on one core, so that a budget reads as a time bound.
 
-/** The most one text (or one slice of a long text) may spend: about 10 ms. */
-export const TEXT_UNITS = 10_000;
-/** The most one request may spend over all its texts: about 150 ms. */
-export const REQUEST_UNITS = 150_000;
+/** The most one text (or one slice of a long text) may spend: about 2.5 ms. */
+export const TEXT_UNITS = 2_500;
+/** The most one request may spend over all its texts: about 60 ms. */
+export const REQUEST_UNITS = 60_000;
 
 /** What the costly steps are charged. */
 export const COST = {
   /** One `parsePhoneNumberFromString` with `isValid()`. */
-  phoneParse: 60,
+  phoneParse: 100,
   /** One `findNumbers` over a digit run. */
-  phoneSearch: 600,
+  phoneSearch: 800,
   /** Reading the street and town around one postcode. */
-  address: 8,
+  address: 10,
 } as const;
 
 export class WorkBudget {

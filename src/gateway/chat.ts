@@ -370,7 +370,7 @@ export class ChatService {
       .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached })
       .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
     const credits = lines[0]!.credits;
-    const visible = prepared.firewall ? restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
+    const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,

@@ -106,26 +106,22 @@ export async function upstreamMessages(firewall: Firewall | undefined, messages:
   return known;
 }
 
-export function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion): UpstreamCompletion {
+/** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */
+export async function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion): Promise<UpstreamCompletion> {
   if (firewall.vault.size === 0) return completion;
-  return {
-    ...completion,
-    choices: completion.choices.map((choice) => ({
-      ...choice,
-      message: {
-        ...choice.message,
-        content: choice.message.content === null ? null : firewall.restore(choice.message.content),
-        ...(choice.message.tool_calls
-          ? {
-              tool_calls: choice.message.tool_calls.map((call) => ({
-                ...call,
-                function: { ...call.function, arguments: firewall.restoreToolArguments(call.function.arguments) },
-              })),
-            }
-          : {}),
-      },
-    })),
-  };
+  const choices: UpstreamCompletion['choices'] = [];
+  for (const choice of completion.choices) {
+    const content = choice.message.content === null ? null : await firewall.restoreAsync(choice.message.content);
+    let toolCalls: typeof choice.message.tool_calls;
+    if (choice.message.tool_calls) {
+      toolCalls = [];
+      for (const call of choice.message.tool_calls) {
+        toolCalls.push({ ...call, function: { ...call.function, arguments: await firewall.restoreAsync(call.function.arguments, 'json') } });
+      }
+    }
+    choices.push({ ...choice, message: { ...choice.message, content, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+  }
+  return { ...completion, choices };
 }
 
 type Delta = UpstreamChunk['choices'][number]['delta'];
