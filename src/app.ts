@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { Config } from './config.js';
 import type { Pool } from './db/pool.js';
 import { errorMiddleware } from './errors.js';
-import { preloadGazetteer } from './firewall/index.js';
+import { warmUpFirewall } from './firewall/index.js';
 import type { Catalog } from './gateway/catalog.js';
 import { ChatService } from './gateway/chat.js';
 import { EmbeddingService } from './gateway/embeddings.js';
@@ -55,8 +55,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const keys = deps.keys ?? new KeyResolver(deps.pool);
   const validator = deps.validator ?? new Validator();
   const gate = deps.gate ?? new LimitGate(deps.pool, deps.log);
-  // The firewall's name list is read once here rather than on the first chat request.
-  preloadGazetteer();
+  // The firewall's name list, tables and code are readied here rather than on the first chat request.
+  warmUpFirewall();
 
   const app = new Koa<AppState>();
   // Errors are answered and logged by errorMiddleware; Koa's own stderr printing would duplicate them.
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     gate,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
-  chatRoutes(api, { chat: new ChatService(services), validator, bodyLimitBytes });
+  chatRoutes(api, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }), validator, bodyLimitBytes });
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });

@@ -8,6 +8,11 @@ export interface Config {
   logLevel: string;
   workerConcurrency: number;
   bodyLimitBytes: number;
+  /**
+   * The most characters the personal-data firewall scans for one chat request (every text that
+   * leaves: messages, names, file names, URLs, tool-call arguments); more is a 413.
+   */
+  firewallMaxChars: number;
   /** synchronous_commit of the group commit that writes every request's records (metering/groupCommit.ts): on unless set off. */
   meteringSynchronousCommit: 'on' | 'off';
   /** How long an answer is kept for a retry under the same request id to replay (requests__prune). */
@@ -15,6 +20,12 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
+/**
+ * 1 MiB of characters: about 260,000 tokens, as much as the largest EU model of the catalogue
+ * takes (262,144), and scanned within about a second of CPU in the worst case (see
+ * docs/decisions/2026-11-26-firewall-text-limit.md).
+ */
+export const DEFAULT_FIREWALL_MAX_CHARS = 1_048_576;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export class ConfigError extends Error {
@@ -51,5 +62,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: positiveInteger(env, 'WORKER_CONCURRENCY', 8),
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
     replayRetentionHours: positiveInteger(env, 'REPLAY_RETENTION_HOURS', 24),
+    firewallMaxChars: positiveInteger(env, 'FIREWALL_MAX_CHARS', DEFAULT_FIREWALL_MAX_CHARS),
   };
 }

@@ -1,11 +1,20 @@
 // A request-scoped firewall: one vault for all the request's texts (messages, tool-call
 // arguments, retrieved passages), per-message language detection when the language is 'auto', and
 // restoration of the reply. Holds the originals in memory only; `stats()` is what may be logged.
+//
+// Its cost is bounded: every recognizer is linear in the text, their costly steps draw on one work
+// budget per request (budget.ts), and long texts are read in slices (slices.ts). The asynchronous
+// methods give the event loop its turn after every slice's worth of text, so that a long prompt
+// never holds the process for more than a few milliseconds at a time.
+import { WorkBudget } from './budget.js';
 import { languageMatters } from './detect.js';
+import { labelEntity, maskSeparated, maskUrlSteps } from './fields.js';
+import { preloadGazetteer } from './gazetteer/index.js';
 import { guessLanguage } from './language.js';
-import { maskJsonArguments, maskTextDetailed } from './mask.js';
+import { maskJsonSteps, maskSteps } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
 import { scanText } from './scan.js';
+import { giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
 import type { EntityType, Language } from './types.js';
 import { createVault, type Vault } from './vault.js';
 
@@ -17,6 +26,8 @@ export interface FirewallOptions {
    * previous text's language is used. Default 'en'.
    */
   fallbackLanguage?: Language;
+  /** How the asynchronous methods give the event loop its turn (tests count the pauses). */
+  pause?: () => Promise<void>;
 }
 
 export interface FirewallStats {
@@ -37,10 +48,33 @@ export interface Firewall {
   languageOf(text: string): Language;
   /** Masks a message text or a retrieved passage. */
   mask(text: string): string;
-  /** Masks the string values of tool-call arguments (a JSON text). */
+  /** `mask`, giving the event loop its turn between slices of a long text. */
+  maskAsync(text: string): Promise<string>;
+  /** Masks the strings of tool-call arguments (a JSON text). */
   maskToolArguments(json: string): string;
+  /** `maskToolArguments`, giving the event loop its turn between slices. */
+  maskToolArgumentsAsync(json: string): Promise<string>;
+  /**
+   * Masks a label that leaves as one piece (a message's `name`): read with `_` and `-` as spaces,
+   * and, when it holds personal data, replaced whole by a placeholder without brackets
+   * (`PERSON_1`), which OpenAI's name pattern (letters, digits, `_`, `-`) still accepts.
+   */
+  maskLabel(label: string): Promise<string>;
+  /**
+   * Masks a file name in place, read with `_` and `-` as spaces and in capitals
+   * ("noor_de_vries_cv.pdf" → "[PERSON_1]_cv.pdf").
+   */
+  maskFileName(name: string): Promise<string>;
+  /**
+   * Masks the personal parts of a URL that is not a data URL: the user name and password, each
+   * path segment, each query key and value, and the fragment, read decoded; the scheme and host
+   * stay. Text that is not a URL is masked as a file name is.
+   */
+  maskUrl(url: string): Promise<string>;
   /** Restores placeholders in a complete reply. */
   restore(text: string): string;
+  /** `restore` (or `restoreToolArguments` for 'json'), giving the event loop its turn between slices of a long reply. */
+  restoreAsync(text: string, kind?: 'text' | 'json'): Promise<string>;
   /** Restores placeholders in complete tool-call arguments (values escaped for JSON). */
   restoreToolArguments(json: string): string;
   /** A restorer for one streamed field (one choice's content, or one tool call's arguments). */
@@ -50,9 +84,14 @@ export interface Firewall {
 
 export function createFirewall(options: FirewallOptions = {}): Firewall {
   const setting = options.language ?? 'auto';
+  const pause = options.pause ?? giveWay;
   let previous: Language = options.fallbackLanguage ?? 'en';
   const vault = createVault();
+  const budget = new WorkBudget();
   const languages: Partial<Record<Language | 'skipped', number>> = {};
+  // Characters masked since the event loop last had its turn: short texts are not paused after
+  // each one (a chat of a few messages never pauses), only once a slice's worth has been read.
+  let unpaused = 0;
 
   const languageOf = (text: string): Language => {
     if (setting !== 'auto') return setting;
@@ -61,33 +100,116 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     return g.language;
   };
 
+  const count = (lang: Language | 'skipped') => {
+    languages[lang] = (languages[lang] ?? 0) + 1;
+  };
+
+  function* maskTextSteps(text: string): Steps<string> {
+    if (text.length === 0) return text;
+    if (text.length > SLICE_CHARS) {
+      // Long texts are detected slice by slice; the language is read from their start anyway.
+      const lang = languageOf(text);
+      count(lang);
+      return (yield* maskSteps(text, lang, vault, budget)).text;
+    }
+    // One pre-scan serves the language decision and every recognizer.
+    const scan = scanText(text);
+    let lang: Language;
+    if (setting === 'auto' && !languageMatters(text, scan)) {
+      // No national phone number and no French "M.": the language would change nothing, so it
+      // is not detected.
+      lang = previous;
+      count('skipped');
+    } else {
+      lang = languageOf(text);
+      count(lang);
+    }
+    return (yield* maskSteps(text, lang, vault, budget, scan)).text;
+  }
+
+  function* maskJson(json: string): Steps<string> {
+    if (setting !== 'auto') return yield* maskJsonSteps(json, setting, vault, budget);
+    if (json.length <= SLICE_CHARS && !languageMatters(json)) return yield* maskJsonSteps(json, previous, vault, budget);
+    return yield* maskJsonSteps(json, 'auto', vault, budget, previous);
+  }
+
+  async function paced<T>(steps: Steps<T>, length: number): Promise<T> {
+    if (length > SLICE_CHARS) {
+      const out = await runStepsAsync(steps, pause);
+      unpaused = 0;
+      await pause();
+      return out;
+    }
+    const out = runSteps(steps);
+    unpaused += length;
+    if (unpaused >= SLICE_CHARS) {
+      unpaused = 0;
+      await pause();
+    }
+    return out;
+  }
+
   return {
     vault,
     languageOf,
-    mask(text: string): string {
-      if (text.length === 0) return text;
-      // One pre-scan serves the language decision and every recognizer.
-      const scan = scanText(text);
-      let lang: Language;
-      if (setting === 'auto' && !languageMatters(text, scan)) {
-        // No national phone number and no French "M.": the language would change nothing, so it
-        // is not detected.
-        lang = previous;
-        languages.skipped = (languages.skipped ?? 0) + 1;
-      } else {
-        lang = languageOf(text);
-        languages[lang] = (languages[lang] ?? 0) + 1;
-      }
-      return maskTextDetailed(text, lang, vault, scan).text;
+    mask: (text) => runSteps(maskTextSteps(text)),
+    maskAsync: (text) => paced(maskTextSteps(text), text.length),
+    maskToolArguments: (json) => runSteps(maskJson(json)),
+    maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),
+    async maskLabel(label: string): Promise<string> {
+      const found = await paced(labelEntity(label, languageOf(label), budget), label.length);
+      if (found === null) return label;
+      // The vault keeps the label as written; a label that is just a name shares the placeholder
+      // of that name in the messages.
+      return vault.placeholderFor({ type: found.type, text: label, normalized: found.normalized }).slice(1, -1);
     },
-    maskToolArguments(json: string): string {
-      if (setting !== 'auto') return maskJsonArguments(json, setting, vault);
-      if (!languageMatters(json)) return maskJsonArguments(json, previous, vault);
-      return maskJsonArguments(json, 'auto', vault, previous);
-    },
+    maskFileName: (name) => paced(maskSeparated(name, languageOf(name), vault, budget), name.length),
+    maskUrl: (url) => paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length),
     restore: (text) => restoreText(text, vault),
+    async restoreAsync(text: string, kind: 'text' | 'json' = 'text'): Promise<string> {
+      if (text.length <= SLICE_CHARS || vault.size === 0) return kind === 'json' ? restoreJsonArguments(text, vault) : restoreText(text, vault);
+      // A stream restorer gives what restoreText gives for any split of the text (restore.ts).
+      const restorer = createStreamRestorer(vault, { json: kind === 'json' });
+      const parts: string[] = [];
+      for (let at = 0; at < text.length; at += SLICE_CHARS) {
+        parts.push(restorer.push(text.slice(at, at + SLICE_CHARS)));
+        await pause();
+      }
+      parts.push(restorer.flush());
+      return parts.join('');
+    },
     restoreToolArguments: (json) => restoreJsonArguments(json, vault),
     streamRestorer: (kind = 'text') => createStreamRestorer(vault, { json: kind === 'json' }),
     stats: () => ({ counts: vault.counts(), distinct: vault.distinctCounts(), languages: { ...languages } }),
   };
+}
+
+// Every recognizer at work, in the four languages: what a first request would otherwise pay for
+// (the language model's tables, libphonenumber's metadata, the regexes' prefix sets, and code not
+// yet compiled, which made the first long prompt's slices several times slower).
+const WARM_UP_TEXT = [
+  'Mijn naam is Noor de Vries, mail noor.devries@example.nl of bel 06-12345678. IBAN NL91 ABNA 0417 1643 00, BSN 111222333.',
+  'Keizersgracht 123, 1015 CJ Amsterdam. Geboren op 12-03-1985. Groeten,\nPieter Jansen',
+  'Dear Mr John Smith, call +44 20 7946 0018 or write to 221B Baker Street, London NW1 6XE. Card 4111 1111 1111 1111.',
+  "Je m'appelle Émile Dupont, né le 3 mars 1990, tél. 01 42 68 53 00, 12 rue de la Paix, 75002 Paris.",
+  'Ich heiße Anna Müller, Hauptstraße 5a, 10115 Berlin, Steuer-ID 86095742719, Handy 0151 23456789. Server 192.168.1.10, 2a02::1.',
+].join('\n');
+
+/**
+ * Loads the name lists and runs every recognizer over some 50 KB, enough for V8 to compile the
+ * firewall's code (the first long prompt's slices took three to five times longer than later ones);
+ * called when the web process builds its app, once a process (a few hundred milliseconds).
+ */
+const WARM_UP_CHARS = 50_000;
+let warm = false;
+
+export function warmUpFirewall(): void {
+  if (warm) return;
+  warm = true;
+  preloadGazetteer();
+  const fw = createFirewall({ language: 'auto' });
+  let text = '';
+  while (text.length < WARM_UP_CHARS) text += `${WARM_UP_TEXT}\n`;
+  fw.restore(fw.mask(text));
+  fw.restoreToolArguments(fw.maskToolArguments(JSON.stringify({ text: WARM_UP_TEXT })));
 }

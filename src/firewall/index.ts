@@ -13,6 +13,6 @@ export {
   type RestoreOptions,
   type StreamRestorer,
 } from './restore.js';
-export { createFirewall, type Firewall, type FirewallOptions, type FirewallStats } from './firewall.js';
+export { createFirewall, warmUpFirewall, type Firewall, type FirewallOptions, type FirewallStats } from './firewall.js';
 export { RECOGNIZERS } from './recognizers/index.js';
 export { preloadGazetteer } from './gazetteer/index.js';

@@ -1,8 +1,10 @@
 // Masking: replaces each detection with its typed, numbered placeholder from the request's vault.
-import { detectEntities } from './detect.js';
+// Long texts are read in slices (slices.ts); the generator forms (`*Steps`) yield between them, for
+// callers that give the event loop its turn.
+import { WorkBudget } from './budget.js';
 import { detectLanguage } from './language.js';
-import { RECOGNIZERS } from './recognizers/index.js';
 import type { TextScan } from './scan.js';
+import { detectSliced, runSteps, SLICE_CHARS, type Steps } from './slices.js';
 import type { Detection, Language } from './types.js';
 import type { Vault } from './vault.js';
 
@@ -11,71 +13,131 @@ export interface MaskResult {
   detections: Detection[];
 }
 
-/**
- * Masks `text`, returning the masked text and what was found (offsets refer to the input). `scan`
- * may pass the text's pre-scan when the caller already made one.
- */
-export function maskTextDetailed(text: string, language: Language, vault: Vault, scan?: TextScan): MaskResult {
-  const detections = detectEntities(text, language, RECOGNIZERS, scan);
-  if (detections.length === 0) return { text, detections };
+/** `maskTextDetailed` as steps that yield between the slices of a long text. */
+export function* maskSteps(text: string, language: Language, vault: Vault, budget: WorkBudget, scan?: TextScan): Steps<MaskResult> {
+  const detections: Detection[] = [];
   const parts: string[] = [];
   let last = 0;
-  for (const d of detections) {
+  // Placeholders are handed out as each slice is read: for a text of a hundred thousand names,
+  // doing it all at the end held the event loop as long as a dozen slices.
+  yield* detectSliced(text, language, budget, (d) => {
+    detections.push(d);
     parts.push(text.slice(last, d.start), vault.placeholderFor(d));
     last = d.end;
-  }
+  }, scan);
+  if (detections.length === 0) return { text, detections };
   parts.push(text.slice(last));
   return { text: parts.join(''), detections };
+}
+
+/**
+ * Masks `text`, returning the masked text and what was found (offsets refer to the input). `scan`
+ * may pass the text's pre-scan when the caller already made one; `budget` is the request's work
+ * budget (budget.ts), unbounded when none is given.
+ */
+export function maskTextDetailed(text: string, language: Language, vault: Vault, scan?: TextScan, budget = WorkBudget.unbounded()): MaskResult {
+  return runSteps(maskSteps(text, language, vault, budget, scan));
 }
 
 export function maskText(text: string, language: Language, vault: Vault): string {
   return maskTextDetailed(text, language, vault).text;
 }
 
-function collectStrings(value: unknown, out: string[]): void {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) collectStrings(v, out);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) collectStrings(v, out);
+interface Literal {
+  /** Offsets of the string literal in the JSON text, quotes included. */
+  start: number;
+  end: number;
+  key: boolean;
 }
 
-function mapStrings(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = mapStrings(v, f);
-    return out;
-  }
-  return value;
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
 /**
- * Masks the string values of a JSON document (tool-call arguments), leaving keys, numbers and
- * structure alone. The language is detected over all string values together when `language` is
- * 'auto'. Text that is not valid JSON is masked as plain text.
+ * The string literals of a valid JSON text, keys and values, in document order. One loop over the
+ * characters and no recursion, so that no depth of nesting can exhaust the stack.
  */
-export function maskJsonArguments(json: string, language: Language | 'auto', vault: Vault, fallback: Language = 'en'): string {
-  let parsed: unknown;
+function stringLiterals(json: string): Literal[] {
+  const out: Literal[] = [];
+  const n = json.length;
+  for (let i = 0; i < n; i++) {
+    if (json.charCodeAt(i) !== 34) continue;
+    let j = i + 1;
+    while (j < n) {
+      const c = json.charCodeAt(j);
+      if (c === 92) j += 2;
+      else if (c === 34) break;
+      else j++;
+    }
+    const end = j + 1;
+    let k = end;
+    while (k < n && isJsonSpace(json.charCodeAt(k))) k++;
+    out.push({ start: i, end, key: json.charCodeAt(k) === 58 });
+    i = end - 1;
+  }
+  return out;
+}
+
+/** Characters of string values read to detect the language of the arguments (as guessLanguage reads). */
+const LANGUAGE_SAMPLE = 1000;
+
+/**
+ * `maskJsonArguments` as steps that yield after every slice's worth of text. The language is
+ * detected over the string values when `language` is 'auto'.
+ */
+export function* maskJsonSteps(json: string, language: Language | 'auto', vault: Vault, budget: WorkBudget, fallback: Language = 'en'): Steps<string> {
   try {
-    parsed = JSON.parse(json);
+    // Only to know that it is JSON: V8 parses any depth without recursion.
+    JSON.parse(json);
   } catch {
     const lang = language === 'auto' ? detectLanguage(json, fallback) : language;
-    return maskText(json, lang, vault);
+    return (yield* maskSteps(json, lang, vault, budget)).text;
   }
+  const literals = stringLiterals(json);
+  const decoded = literals.map((l) => JSON.parse(json.slice(l.start, l.end)) as string);
   let lang: Language;
   if (language === 'auto') {
-    const strings: string[] = [];
-    collectStrings(parsed, strings);
-    lang = detectLanguage(strings.join('\n'), fallback);
+    const sample: string[] = [];
+    let length = 0;
+    for (let k = 0; k < literals.length && length < LANGUAGE_SAMPLE; k++) {
+      if (literals[k]!.key) continue;
+      sample.push(decoded[k]!);
+      length += decoded[k]!.length + 1;
+    }
+    lang = detectLanguage(sample.join('\n'), fallback);
   } else {
     lang = language;
   }
-  let changed = false;
-  const masked = mapStrings(parsed, (s) => {
-    const m = maskText(s, lang, vault);
-    if (m !== s) changed = true;
-    return m;
-  });
-  // Unchanged arguments keep their exact original formatting.
-  return changed ? JSON.stringify(masked) : json;
+  const parts: string[] = [];
+  let last = 0;
+  let read = 0;
+  for (let k = 0; k < literals.length; k++) {
+    const value = decoded[k]!;
+    // Keys are masked too: a key can carry a name or an address as well as a value can.
+    const masked = (yield* maskSteps(value, lang, vault, budget)).text;
+    if (masked !== value) {
+      parts.push(json.slice(last, literals[k]!.start), JSON.stringify(masked));
+      last = literals[k]!.end;
+    }
+    read += value.length;
+    if (read >= SLICE_CHARS) {
+      read = 0;
+      yield;
+    }
+  }
+  // Unchanged arguments keep their exact original formatting; changed ones keep it around the
+  // masked strings.
+  if (parts.length === 0) return json;
+  parts.push(json.slice(last));
+  return parts.join('');
+}
+
+/**
+ * Masks the strings of a JSON document (tool-call arguments), leaving numbers, literals, structure
+ * and formatting alone. The language is detected over all string values together when `language`
+ * is 'auto'. Text that is not valid JSON is masked as plain text.
+ */
+export function maskJsonArguments(json: string, language: Language | 'auto', vault: Vault, fallback: Language = 'en', budget = WorkBudget.unbounded()): string {
+  return runSteps(maskJsonSteps(json, language, vault, budget, fallback));
 }

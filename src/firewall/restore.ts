@@ -15,20 +15,45 @@ import type { Vault } from './vault.js';
 const MAX_DIGITS = 6;
 const MAX_PAD = 2;
 
-/** Type names split on '_' and upper-cased: [['EMAIL'], ['STEUER', 'ID'], …]. */
-const TYPE_PARTS: ReadonlyArray<{ type: EntityType; parts: string[] }> = ENTITY_TYPES.map((t) => ({ type: t, parts: t.split('_') }));
-const FIRST_LETTERS = new Set(ENTITY_TYPES.map((t) => t[0]!));
-
 type Scan = { kind: 'match'; end: number; key: string } | { kind: 'partial' } | null;
 const PARTIAL: Scan = { kind: 'partial' };
 
-function upper(c: string | undefined): string | undefined {
-  return c === undefined ? undefined : c.toUpperCase();
+// Character codes: a placeholder is read code by code, never by one-character strings (a reply of
+// a megabyte of placeholders took 300 ms to restore that way).
+const OPEN = 91; // [
+const CLOSE = 93; // ]
+const BACKSLASH = 92;
+const SPACE = 32;
+const UNDERSCORE = 95;
+const HYPHEN = 45;
+
+/**
+ * The upper case of a code unit as `toUpperCase` gives it, where that is an ASCII letter; the two
+ * non-ASCII letters whose capital is one (dotless ı → I, long ſ → S) included. -1 otherwise.
+ */
+function upperCode(c: number): number {
+  if (c >= 97 && c <= 122) return c - 32;
+  if (c < 128) return c;
+  if (c === 0x131) return 73;
+  if (c === 0x17f) return 83;
+  return -1;
 }
 
-function isWordChar(c: string | undefined): boolean {
-  if (c === undefined) return false;
-  const x = c.charCodeAt(0);
+/** Type names split on '_', as codes: [[EMAIL], [STEUER, ID], …]. */
+const TYPE_PARTS: ReadonlyArray<{ type: EntityType; first: number; parts: number[][] }> = ENTITY_TYPES.map((t) => ({
+  type: t,
+  first: t.charCodeAt(0),
+  parts: t.split('_').map((p) => [...p].map((ch) => ch.charCodeAt(0))),
+}));
+const FIRST_LETTER = new Uint8Array(128);
+for (const t of ENTITY_TYPES) FIRST_LETTER[t.charCodeAt(0)] = 1;
+
+function isFirstLetter(c: number): boolean {
+  const u = upperCode(c);
+  return u >= 0 && u < 128 && FIRST_LETTER[u] === 1;
+}
+
+function isWordCode(x: number): boolean {
   return (x >= 48 && x <= 57) || (x >= 65 && x <= 90) || (x >= 97 && x <= 122) || x === 95 || x > 127;
 }
 
@@ -37,23 +62,23 @@ function isWordChar(c: string | undefined): boolean {
  * in the middle of one (a lone trailing backslash).
  */
 function sepAt(s: string, p: number, final: boolean): number {
-  const c = s[p];
-  if (c === '_' || c === '-') return 1;
-  if (c === '\\') {
+  const c = s.charCodeAt(p);
+  if (c === UNDERSCORE || c === HYPHEN) return 1;
+  if (c === BACKSLASH) {
     if (p + 1 >= s.length) return final ? 0 : -1;
-    return s[p + 1] === '_' ? 2 : 0;
+    return s.charCodeAt(p + 1) === UNDERSCORE ? 2 : 0;
   }
   return 0;
 }
 
 /** Tries one type name with its number at `p` (after any opening bracket). */
-function scanType(s: string, p: number, parts: string[], final: boolean): { end: number; n: string } | 'partial' | null {
+function scanType(s: string, p: number, parts: number[][], final: boolean): { end: number; n: string } | 'partial' | null {
   const len = s.length;
   for (let k = 0; k < parts.length; k++) {
     const part = parts[k]!;
     for (let j = 0; j < part.length; j++) {
       if (p >= len) return final ? null : 'partial';
-      if (upper(s[p]) !== part[j]) return null;
+      if (upperCode(s.charCodeAt(p)) !== part[j]) return null;
       p++;
     }
     // After each part a separator: between parts of the name, and before the number.
@@ -79,25 +104,26 @@ function scanType(s: string, p: number, parts: string[], final: boolean): { end:
 export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
   const len = s.length;
   let p = i;
-  if (s[p] === '\\') {
+  if (s.charCodeAt(p) === BACKSLASH) {
     if (p + 1 >= len) return final ? null : PARTIAL;
-    if (s[p + 1] !== '[') return null;
+    if (s.charCodeAt(p + 1) !== OPEN) return null;
     p++;
   }
-  if (s[p] === '[') {
+  if (s.charCodeAt(p) === OPEN) {
     p++;
     let pad = 0;
-    while (p < len && s[p] === ' ' && pad < MAX_PAD) {
+    while (p < len && s.charCodeAt(p) === SPACE && pad < MAX_PAD) {
       p++;
       pad++;
     }
     if (p >= len) return final ? null : PARTIAL;
   }
-  const c = upper(s[p]);
-  if (c === undefined || !FIRST_LETTERS.has(c)) return null;
+  if (p >= len) return null;
+  const c = upperCode(s.charCodeAt(p));
+  if (c < 0 || c >= 128 || FIRST_LETTER[c] === 0) return null;
   let partial = false;
-  for (const { type, parts } of TYPE_PARTS) {
-    if (parts[0]![0] !== c) continue;
+  for (const { type, first, parts } of TYPE_PARTS) {
+    if (first !== c) continue;
     const r = scanType(s, p, parts, final);
     if (r === 'partial') {
       partial = true;
@@ -107,24 +133,32 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
     // Optional closing: up to two spaces, an optional backslash, then ']'.
     let q = r.end;
     let pad = 0;
-    while (q < len && s[q] === ' ' && pad < MAX_PAD) {
+    while (q < len && s.charCodeAt(q) === SPACE && pad < MAX_PAD) {
       q++;
       pad++;
     }
-    if (q < len && s[q] === '\\') q++;
+    if (q < len && s.charCodeAt(q) === BACKSLASH) q++;
     // Only padding (or a backslash) up to the end of the input: the closing bracket may follow.
     if (q >= len && !final) return PARTIAL;
-    const end = q < len && s[q] === ']' ? q + 1 : r.end;
+    const end = q < len && s.charCodeAt(q) === CLOSE ? q + 1 : r.end;
     return { kind: 'match', end, key: `${type}_${Number(r.n)}` };
   }
   return partial && !final ? PARTIAL : null;
 }
 
-/** Whether a placeholder may start at `i`, given the character before it. */
-function candidateStart(s: string, i: number, prev: string | undefined): boolean {
-  const c = s[i]!;
-  if (c === '[' || c === '\\') return true;
-  return FIRST_LETTERS.has(c.toUpperCase()) && !isWordChar(prev);
+// ASCII codes that can start a placeholder: '[', '\\' and the type names' first letters in either
+// case. Most characters of a reply are none of these and cost one lookup.
+const MAY_START = new Uint8Array(128);
+MAY_START[OPEN] = 1;
+MAY_START[BACKSLASH] = 1;
+for (let c = 0; c < 128; c++) if (isFirstLetter(c)) MAY_START[c] = 1;
+
+/** Whether a placeholder may start at `i`, given the code unit before it (-1: none). */
+function candidateStart(s: string, i: number, prev: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 128 ? MAY_START[c] === 0 : c !== 0x131 && c !== 0x17f) return false;
+  if (c === OPEN || c === BACKSLASH) return true;
+  return !isWordCode(prev);
 }
 
 export interface RestoreOptions {
@@ -143,11 +177,12 @@ interface Progress {
 }
 
 function run(s: string, prev: string | undefined, final: boolean, vault: Vault, opts: RestoreOptions | undefined): Progress {
-  let out = '';
+  const parts: string[] = [];
   let last = 0;
   let i = 0;
-  while (i < s.length) {
-    const before = i === 0 ? prev : s[i - 1];
+  const n = s.length;
+  while (i < n) {
+    const before = i === 0 ? (prev === undefined ? -1 : prev.charCodeAt(0)) : s.charCodeAt(i - 1);
     if (!candidateStart(s, i, before)) {
       i++;
       continue;
@@ -157,15 +192,20 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
       i++;
       continue;
     }
-    if (r.kind === 'partial') return { out: out + s.slice(last, i), stop: i };
+    if (r.kind === 'partial') {
+      parts.push(s.slice(last, i));
+      return { out: parts.join(''), stop: i };
+    }
     const value = vault.valueOf(r.key);
     if (value !== undefined) {
-      out += s.slice(last, i) + render(value, opts);
+      parts.push(s.slice(last, i), render(value, opts));
       last = r.end;
     }
     i = r.end;
   }
-  return { out: out + s.slice(last), stop: s.length };
+  if (last === 0) return { out: s, stop: n };
+  parts.push(s.slice(last));
+  return { out: parts.join(''), stop: n };
 }
 
 /** Puts the original values back in place of the placeholders the vault knows. */

@@ -10,6 +10,7 @@
 // `Matcher` then replays a global regex over the text by trying it, sticky, only at those
 // positions; the matches are exactly those of `re.exec` in a loop (each regex keeps its own
 // lookbehind and lookahead, the candidate positions only have to include every possible start).
+import { WorkBudget } from './budget.js';
 import { combineFilters, firstChars, foldCode, wordPrefixFilter, wordPrefixTest, type FirstChars, type PrefixFilter, type PrefixTest } from './regex-prefix.js';
 
 const LETTER = 1;
@@ -109,6 +110,11 @@ export interface TextScan {
    * the ones without checksums). See `isClaimed`.
    */
   readonly claimed: number[];
+  /**
+   * What the costly steps of the recognizers may still spend (see budget.ts): the caller's, set by
+   * `detectEntities`, or the scan's own, which is unbounded.
+   */
+  budget: WorkBudget;
 }
 
 /**
@@ -118,16 +124,42 @@ export interface TextScan {
  * may skip a candidate lying there: the result of `detectEntities` is the same.
  */
 export function isClaimed(scan: TextScan, start: number, end: number): boolean {
-  const c = scan.claimed;
-  for (let k = 0; k < c.length; k += 2) {
-    const a = c[k]!;
-    const b = c[k + 1]!;
-    if (!(a <= start && end <= b)) continue;
-    let alone = true;
-    for (let j = 0; j < c.length && alone; j += 2) if (j !== k && c[j]! < b && a < c[j + 1]!) alone = false;
-    if (alone) return true;
+  const alone = aloneSpans(scan);
+  // The spans that overlap no other are disjoint and sorted: only the last one starting at or
+  // before `start` can hold [start, end).
+  let lo = 0;
+  let hi = alone.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (alone[2 * mid]! <= start) lo = mid + 1;
+    else hi = mid;
   }
-  return false;
+  return lo > 0 && end <= alone[2 * (lo - 1) + 1]!;
+}
+
+// Per scan: the claimed spans that overlap no other claimed span, as sorted [start, end) pairs,
+// with the number of claims they were computed from. Comparing every candidate with every claim
+// was quadratic in a text of many identifiers.
+const aloneOf = new WeakMap<TextScan, { from: number; spans: number[] }>();
+
+function aloneSpans(scan: TextScan): number[] {
+  const c = scan.claimed;
+  const cached = aloneOf.get(scan);
+  if (cached !== undefined && cached.from === c.length) return cached.spans;
+  const order: number[] = [];
+  for (let k = 0; k < c.length; k += 2) order.push(k);
+  order.sort((x, y) => c[x]! - c[y]! || c[x + 1]! - c[y + 1]!);
+  const spans: number[] = [];
+  let reach = -Infinity; // the furthest end of the spans before this one
+  for (let i = 0; i < order.length; i++) {
+    const a = c[order[i]!]!;
+    const b = c[order[i]! + 1]!;
+    const next = i + 1 < order.length ? c[order[i + 1]!]! : Infinity;
+    if (reach <= a && next >= b) spans.push(a, b);
+    reach = Math.max(reach, b);
+  }
+  aloneOf.set(scan, { from: c.length, spans });
+  return spans;
 }
 
 /** Scans `text` once; see the module comment. Cost: one char-code loop, no allocation per character. */
@@ -193,7 +225,7 @@ export function scanText(text: string): TextScan {
     prev = k;
     i += width - 1;
   }
-  return { text, digitRuns, colonRuns, cueAt, cueBits, capAt, claimed: [] };
+  return { text, digitRuns, colonRuns, cueAt, cueBits, capAt, claimed: [], budget: WorkBudget.unbounded() };
 }
 
 /** The scan for `text`: the one given when it is for this text, a new one otherwise. */

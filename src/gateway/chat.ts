@@ -1,4 +1,5 @@
 import { actedBy, auditEntry } from '../audit/entries.js';
+import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
@@ -14,7 +15,7 @@ import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
-import { maskMessages, restoreCompletion, StreamUnmasker } from './chatFirewall.js';
+import { restoreCompletion, StreamUnmasker, upstreamMessages } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
@@ -103,6 +104,8 @@ export interface ChatServiceDeps {
   adapters: Adapters;
   committer: GroupCommitter;
   cacheKeys: CacheKeyLookup;
+  /** The most characters the firewall scans for one request (FIREWALL_MAX_CHARS). */
+  firewallMaxChars?: number;
 }
 
 export class ChatService {
@@ -252,7 +255,7 @@ export class ChatService {
       const firewall = firewallOn
         ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
         : undefined;
-      if (firewall) request.messages = maskMessages(firewall, body.messages);
+      request.messages = await upstreamMessages(firewall, body.messages, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS });
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.
       const retrieval = principal.scopes.includes('memory.read')
@@ -395,7 +398,7 @@ export class ChatService {
       .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached })
       .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
     const credits = lines[0]!.credits;
-    const visible = prepared.firewall ? restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
+    const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,

@@ -1,51 +1,127 @@
+import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
 import type { ChatMessage, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
-// The firewall's place in a chat request: every text that leaves is masked (message text, text
-// parts, tool-call arguments); every text that comes back is restored (content, tool-call
-// arguments), also when a placeholder arrives split across stream chunks.
+// The firewall's place in a chat request: every string that leaves is masked (message text, text
+// parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
+// unless it is a data URL); every text that comes back is restored (content, tool-call arguments),
+// also when a placeholder arrives split across stream chunks. Fields the contract does not name are
+// dropped before anything leaves, with the firewall on or off: what is not known cannot be masked.
 
-export function maskMessages(firewall: Firewall, messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((message) => {
-    const masked: ChatMessage = { ...message };
-    if (typeof message.content === 'string') {
-      masked.content = firewall.mask(message.content);
-    } else if (Array.isArray(message.content)) {
-      // Attachments (images, audio, files) go as they are; only text parts are scanned.
-      masked.content = message.content.map((part) =>
-        part.type === 'text' && typeof part.text === 'string' ? { ...part, text: firewall.mask(part.text) } : part,
-      );
+type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
+
+/** A content part with only the fields the contract names for its type. */
+function knownPart(part: ContentPart): ContentPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text! };
+    case 'image_url':
+      return {
+        type: 'image_url',
+        image_url: { url: part.image_url!.url, ...(part.image_url!.detail !== undefined ? { detail: part.image_url!.detail } : {}) },
+      };
+    case 'input_audio':
+      return { type: 'input_audio', input_audio: { data: part.input_audio!.data, format: part.input_audio!.format } };
+    case 'file': {
+      const { file_data, filename } = part.file!;
+      return { type: 'file', file: { ...(file_data !== undefined ? { file_data } : {}), ...(filename !== undefined ? { filename } : {}) } };
     }
-    if (message.tool_calls) {
-      masked.tool_calls = message.tool_calls.map((call) => ({
-        ...call,
-        function: { ...call.function, arguments: firewall.maskToolArguments(call.function.arguments) },
-      }));
+  }
+}
+
+/** A message with only the fields the contract names, its parts likewise. */
+function knownMessage(message: ChatMessage): ChatMessage {
+  const known: ChatMessage = { role: message.role };
+  if (message.content !== undefined) known.content = Array.isArray(message.content) ? message.content.map(knownPart) : message.content;
+  if (message.name !== undefined) known.name = message.name;
+  if (message.tool_call_id !== undefined) known.tool_call_id = message.tool_call_id;
+  if (message.tool_calls !== undefined) {
+    known.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      ...(call.type !== undefined ? { type: call.type } : {}),
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
+  }
+  return known;
+}
+
+function isDataUrl(url: string): boolean {
+  return url.slice(0, 5).toLowerCase() === 'data:';
+}
+
+/** Characters the firewall scans in these messages: every string it masks. */
+export function firewallChars(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    chars += message.name?.length ?? 0;
+    if (typeof message.content === 'string') chars += message.content.length;
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (part.type === 'text') chars += part.text?.length ?? 0;
+        else if (part.type === 'image_url' && part.image_url && !isDataUrl(part.image_url.url)) chars += part.image_url.url.length;
+        else if (part.type === 'file') chars += part.file?.filename?.length ?? 0;
+      }
     }
-    return masked;
+    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+  }
+  return chars;
+}
+
+function firewallTextTooLarge(chars: number, limit: number): ApiError {
+  return new ApiError({
+    status: 413,
+    message: `the personal-data firewall scans at most ${limit} characters of a request's messages (FIREWALL_MAX_CHARS); these have ${chars}`,
+    type: 'invalid_request_error',
+    code: 'payload_too_large',
   });
 }
 
-export function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion): UpstreamCompletion {
+export interface UpstreamMessagesOptions {
+  /** The most characters the firewall scans for one request (see `firewallChars`); more is a 413. */
+  maxChars: number;
+}
+
+/**
+ * The messages as they leave: only the fields the contract names, and, with the firewall on,
+ * every string masked. Long texts are masked in slices that give the event loop its turn.
+ */
+export async function upstreamMessages(firewall: Firewall | undefined, messages: readonly ChatMessage[], options: UpstreamMessagesOptions): Promise<ChatMessage[]> {
+  const known = messages.map(knownMessage);
+  if (!firewall) return known;
+  const chars = firewallChars(known);
+  if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
+  for (const message of known) {
+    if (typeof message.content === 'string') message.content = await firewall.maskAsync(message.content);
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        // Audio and file data go as they are: the firewall reads text, not attachments.
+        if (part.type === 'text') part.text = await firewall.maskAsync(part.text!);
+        else if (part.type === 'image_url' && !isDataUrl(part.image_url!.url)) part.image_url!.url = await firewall.maskUrl(part.image_url!.url);
+        else if (part.type === 'file' && part.file!.filename !== undefined) part.file!.filename = await firewall.maskFileName(part.file!.filename);
+      }
+    }
+    if (message.name !== undefined) message.name = await firewall.maskLabel(message.name);
+    for (const call of message.tool_calls ?? []) call.function.arguments = await firewall.maskToolArgumentsAsync(call.function.arguments);
+  }
+  return known;
+}
+
+/** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */
+export async function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion): Promise<UpstreamCompletion> {
   if (firewall.vault.size === 0) return completion;
-  return {
-    ...completion,
-    choices: completion.choices.map((choice) => ({
-      ...choice,
-      message: {
-        ...choice.message,
-        content: choice.message.content === null ? null : firewall.restore(choice.message.content),
-        ...(choice.message.tool_calls
-          ? {
-              tool_calls: choice.message.tool_calls.map((call) => ({
-                ...call,
-                function: { ...call.function, arguments: firewall.restoreToolArguments(call.function.arguments) },
-              })),
-            }
-          : {}),
-      },
-    })),
-  };
+  const choices: UpstreamCompletion['choices'] = [];
+  for (const choice of completion.choices) {
+    const content = choice.message.content === null ? null : await firewall.restoreAsync(choice.message.content);
+    let toolCalls: typeof choice.message.tool_calls;
+    if (choice.message.tool_calls) {
+      toolCalls = [];
+      for (const call of choice.message.tool_calls) {
+        toolCalls.push({ ...call, function: { ...call.function, arguments: await firewall.restoreAsync(call.function.arguments, 'json') } });
+      }
+    }
+    choices.push({ ...choice, message: { ...choice.message, content, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+  }
+  return { ...completion, choices };
 }
 
 type Delta = UpstreamChunk['choices'][number]['delta'];

@@ -6,8 +6,11 @@
 //   UK  221B Baker Street, London NW1 6XE           (number street, town, postcode)
 // The scan is anchored on postcodes (rare in text), then the street and house number are matched
 // backwards in a bounded window just before the postcode and the town forwards after it. The
-// street may sit on the line above the postcode.
-import { Matcher, runLength, scanOf, type TextScan } from '../scan.js';
+// street may sit on the line above the postcode. Reading the street and town draws on the request's
+// work budget (../budget.ts); once it is spent, the postcode's line (and the line above, when the
+// postcode opens its line) is masked whole.
+import { COST } from '../budget.js';
+import { Matcher, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord, isStreetLeadingWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -66,9 +69,54 @@ const CITY = new RegExp(
 
 const CITY_PREFIX = new Set(['Den', 'De', 'La', 'Le', 'Les', 'Bad', 'Sankt', 'St.', 'Saint', 'Sint']);
 
-// Between the street part and the postcode: a comma, spaces, or one line break.
-const SEP = /(?:,[ \t]*|[ \t]*\n[ \t]*|[ \t]+)$/;
 const WINDOW = 100;
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+/**
+ * Start of the separator between the street part and the postcode at `pcStart` — a comma, spaces,
+ * or one line break, with spaces around them — read within WINDOW characters before it; -1 when
+ * there is none. (A regex ending in `$` tried every position of the window, several times over.)
+ */
+export function separatorStart(text: string, pcStart: number): number {
+  const from = Math.max(0, pcStart - WINDOW);
+  let k = pcStart;
+  while (k > from && isBlank(text.charCodeAt(k - 1))) k--;
+  if (k > from && text.charCodeAt(k - 1) === 10) {
+    k--;
+    while (k > from && isBlank(text.charCodeAt(k - 1))) k--;
+    return k;
+  }
+  if (k > from && text.charCodeAt(k - 1) === 44) return k - 1;
+  return k < pcStart ? k : -1;
+}
+
+/** Start of the line holding `at`, looking back at most `limit` characters. */
+function lineStart(text: string, at: number, limit: number): number {
+  const from = Math.max(0, at - limit);
+  let i = at;
+  while (i > from && text.charCodeAt(i - 1) !== 10) i--;
+  return i;
+}
+
+/**
+ * Where an address ends at a postcode read without its street (the budget is spent, see
+ * ../budget.ts): the street is somewhere on the postcode's line or on the line above, so all of
+ * that is taken — a few words too many rather than a street let through. Never before `floor`,
+ * the end of the previous address.
+ */
+function coarseStart(text: string, sepStart: number, floor: number): number {
+  let start = lineStart(text, sepStart, WINDOW);
+  // The postcode opens its line: the street is on the line above.
+  if (start === sepStart || text.slice(start, sepStart).trim() === '') {
+    if (start > 0 && text.charCodeAt(start - 1) === 10) start = lineStart(text, start - 1, WINDOW);
+  }
+  // Not in the middle of a word: a word cut by the window is taken whole (within a bound).
+  for (let back = 0; back < 32 && start > 0 && isLetterCode(text.charCodeAt(start - 1)); back++) start--;
+  return Math.max(start, floor);
+}
 
 function cityAfter(text: string, end: number): number {
   CITY.lastIndex = end;
@@ -133,37 +181,36 @@ function postcodeCanStartAt(text: string, p: number): boolean {
 }
 
 export function findAddresses(text: string, scan?: TextScan): Detection[] {
-  const { digitRuns } = scanOf(text, scan);
+  const s = scanOf(text, scan);
+  const { digitRuns } = s;
   if (digitRuns.length === 0) return [];
   const out: Detection[] = [];
   // A postcode starts at most four characters before its first digit ("GIR 0AA", "D-10115").
   const starts = digitRuns.filter((p) => postcodeCanStartAt(text, p));
   const postcodes = new Matcher(POSTCODE, text, starts, { back: 4 });
+  let lastEnd = 0;
   for (let m = postcodes.exec(); m; m = postcodes.exec()) {
     const g = m.groups!;
     const pcStart = m.index;
     const pcEnd = pcStart + m[0].length;
-    // SEP ends with a space, a tab, a line break or a comma: check that before running it.
-    const c = pcStart > 0 ? text.charCodeAt(pcStart - 1) : -1;
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 44) continue;
-    const before = text.slice(Math.max(0, pcStart - WINDOW), pcStart);
-    const sep = SEP.exec(before);
-    if (!sep) continue;
-    const sepStart = pcStart - sep[0].length;
+    const sepStart = separatorStart(text, pcStart);
+    if (sepStart < 0) continue;
     let start: number;
     let end: number;
+    const full = s.budget.take(COST.address);
     if (g.uk) {
-      start = streetStart(text, pcStart, 'uk');
+      start = full ? streetStart(text, pcStart, 'uk') : coarseStart(text, sepStart, lastEnd);
       end = pcEnd;
     } else {
       // The town first: cheaper than the street, and most 4- and 5-digit numbers have none.
       const cityEnd = cityAfter(text, pcEnd);
       // NL postcodes (1234 AB) are distinctive enough on their own; digit-only ones need a town.
       if (cityEnd < 0 && !g.nl) continue;
-      start = streetStart(text, sepStart, 'continental');
+      start = full ? streetStart(text, sepStart, 'continental') : coarseStart(text, sepStart, lastEnd);
       end = cityEnd < 0 ? pcEnd : cityEnd;
     }
     if (start < 0) continue;
+    lastEnd = end;
     const value = text.slice(start, end);
     out.push({ type: 'ADDRESS', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
     postcodes.lastIndex = end;

@@ -51,7 +51,20 @@ function groupingOk(value: string): boolean {
 
 export function isCardNumber(value: string): boolean {
   const digits = digitsOnly(value);
-  return groupingOk(value) && hasCardPrefix(digits) && luhnValid(digits);
+  // The digit checks first: they loop over at most 19 characters, the grouping check allocates.
+  return digits.length >= 12 && digits.length <= 19 && luhnValid(digits) && hasCardPrefix(digits) && groupingOk(value);
+}
+
+/**
+ * Whether some prefix of the candidate, cut before a separator, can be grouped like a card: a first
+ * group of four digits (4-4-4-4, 4-6-5, 4-6-4), or of twelve or more (compact). Any other first
+ * group rules out every cut, which spares the cutting loop its work on runs of short groups
+ * ("06 12 34 56 78 …").
+ */
+function firstGroupOk(value: string): boolean {
+  let n = 0;
+  while (n < value.length && value.charCodeAt(n) >= 48 && value.charCodeAt(n) <= 57) n++;
+  return n === 4 || n >= 12;
 }
 
 export function findCards(text: string, scan?: TextScan): Detection[] {
@@ -64,6 +77,7 @@ export function findCards(text: string, scan?: TextScan): Detection[] {
   const matches = new Matcher(CANDIDATE, text, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     let value = m[0];
+    if (!firstGroupOk(value)) continue;
     // A trailing group may belong to something else ("… 1111 12/26"): retry without it.
     while (!isCardNumber(value)) {
       const cut = Math.max(value.lastIndexOf(' '), value.lastIndexOf('-'));

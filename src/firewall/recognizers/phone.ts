@@ -7,9 +7,13 @@
 // reaches it. A run that could not be accepted anyway (no +/00/0 prefix and no phone cue, or a
 // date) is dropped before parsing; a run is parsed whole first (cheap) and searched for several
 // numbers only when it is long enough to hold more than one. Context then removes what the number plan alone cannot: dates, amounts, order and
-// invoice numbers that happen to fit a national plan.
+// invoice numbers that happen to fit a national plan. libphonenumber's calls draw on the request's
+// work budget (../budget.ts); once it is spent, a run written like a phone number is masked as one
+// without consulting the number plan.
 import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { NON_PERSONAL_NUMBER_CUE, cueDistance, nearestCue } from '../context.js';
+import { COST, type WorkBudget } from '../budget.js';
+import { digitsOnly } from '../checksums.js';
 import { Matcher, isClaimed, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -62,7 +66,9 @@ function trimBrackets(run: string, s: number, e: number): [number, number] {
 
 const ANOTHER_NUMBER_INSIDE = /[\s(/](?:\+|0)\d/;
 
-function findInRun(run: string, offset: number, region: CountryCode): Candidate[] {
+/** The run's numbers under `region`; null when the budget could not pay for reading them. */
+function findInRun(run: string, offset: number, budget: WorkBudget, region: CountryCode): Candidate[] | null {
+  if (!budget.take(COST.phoneParse)) return null;
   const whole = parsePhoneNumberFromString(run, region);
   if (whole?.isValid()) {
     const [s, e] = trimBrackets(run, 0, run.length);
@@ -70,6 +76,7 @@ function findInRun(run: string, offset: number, region: CountryCode): Candidate[
   }
   // Several numbers in one run ("020 1234567 / 06 12345678"), or a number after other digits.
   if (digitCount(run) < 12 && !ANOTHER_NUMBER_INSIDE.test(run)) return [];
+  if (!budget.take(COST.phoneSearch)) return null;
   const out: Candidate[] = [];
   for (const f of findNumbers(run, { defaultCountry: region, v2: true })) {
     const [s, e] = trimBrackets(run, f.startsAt, f.endsAt);
@@ -103,9 +110,9 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
   for (const { run, index } of runsWorthParsing(text, s)) {
     // Inside an IBAN, card or national number: overlap resolution would drop the phone anyway.
     if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
-    let found = findInRun(run, index, region);
+    let found = findInRun(run, index, s.budget, region);
     let cued = false;
-    if (found.length === 0) {
+    if (found !== null && found.length === 0) {
       // A national number from another country than the language suggests (a Belgian number in a
       // Dutch message, a Dutch mobile in an English one, or a short message whose language was
       // guessed wrong): when written with the trunk prefix 0, or with an explicit phone cue.
@@ -113,9 +120,18 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
       if (!cued && !/^\(?0[1-9]/.test(run)) continue;
       for (const r of FALLBACK_REGIONS) {
         if (r === region) continue;
-        found = findInRun(run, index, r);
-        if (found.length > 0) break;
+        found = findInRun(run, index, s.budget, r);
+        if (found === null || found.length > 0) break;
       }
+    }
+    if (found === null) {
+      // The budget is spent (see budget.ts): without the number plan or the words around it, a
+      // run written like a phone number (see worthParsing) is taken for one — masking a number
+      // too many rather than letting one through.
+      const [start, end] = trimBrackets(run, 0, run.length);
+      const value = text.slice(index + start, index + end);
+      out.push({ type: 'PHONE', start: index + start, end: index + end, text: value, checksum: false, normalized: digitsOnly(value) });
+      continue;
     }
     for (const c of found) {
       if (!accept(text, c, cued)) continue;

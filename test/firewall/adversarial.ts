@@ -1,0 +1,49 @@
+// Texts made to be costly for the firewall, shared by its worst-case test
+// (test/firewall/worst-case.test.ts) and its benchmark (bench/firewall.ts, section 3): runs of cue
+// words and names, digit runs of many shapes for libphonenumber, postcodes, runs of punctuation and
+// white space, very long tokens, many e-mail-like and IBAN-like fragments, and a mix. Each is a
+// pattern repeated up to the size asked for.
+
+function repeated(unit: string): (chars: number) => string {
+  return (chars) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+}
+
+const UNITS: ReadonlyArray<readonly [string, string]> = [
+  ['title + first name', 'Mr John '],
+  ['nl title + first name', 'meneer Jan '],
+  ['cue phrase + name', 'my name is John '],
+  ['first + last name', 'John Smith '],
+  ['unknown + known surname', 'Hanneke Kramer '],
+  ['titles only', 'Mr Mrs Dr '],
+  ['greeting cue', 'Dear '],
+  ['label cue', 'Name: '],
+  ['phone, compact', '0612345678 '],
+  ['phone, in pairs', '06 12 34 56 78 '],
+  ['digits with a phone cue', 'tel 1234567 '],
+  ['bracketed trunk 0', '(0) '],
+  ['country codes', '+31 6 '],
+  ['card-like groups', '1234 5678 9012 3456 '],
+  ['dates', '12-12-1985 '],
+  ['dotted digits', '1.2.'],
+  ['NL postcodes', '1234 AB '],
+  ['postcode + town', '12345 Berlin '],
+  ['IBAN-like', 'NL91ABNA '],
+  ['IBAN prefixes', 'NL91 '],
+  ['e-mail-like', 'a@b.'],
+  ['e-mail addresses', 'x@example.com '],
+  ['at signs', '@'],
+  ['IPv6-like', 'ab:'],
+  ['punctuation', '.,;:!?'],
+  ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
+];
+
+export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) => string }> = [
+  ...UNITS.map(([name, unit]) => ({ name, make: repeated(unit) })),
+  { name: 'one digit run', make: (chars) => '7'.repeat(chars) },
+  { name: 'one lower-case token', make: (chars) => 'a'.repeat(chars) },
+  { name: 'one capitalised token', make: (chars) => 'A'.repeat(chars) },
+  { name: 'spaces', make: (chars) => ' '.repeat(chars) },
+  // No line break and no colon after the spaces: the cue's regex has to give up on each of them.
+  { name: 'spaces after a sign-off', make: (chars) => `Best regards${' '.repeat(Math.max(0, chars - 13))}x` },
+  { name: 'spaces after a cue', make: (chars) => `Naam${' '.repeat(Math.max(0, chars - 5))}x` },
+];
