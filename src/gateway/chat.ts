@@ -11,6 +11,8 @@ import type { GroupCommitter } from '../metering/groupCommit.js';
 import { RecordsRefused, type RequestRecords } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
+import { NOT_LIMITED, type Admission, type Demand, type LimitGate } from '../limits/gate.js';
+import { creditsFor } from '../metering/credits.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
@@ -28,7 +30,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { answerTokens } from './tokens.js';
+import { answerTokens, countMessageTokens } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -79,6 +81,8 @@ interface Prepared {
   /** Present when the firewall is on: it masked the request and restores the reply. */
   firewall: Firewall | undefined;
   retrieval: Retrieval;
+  /** What the limits let it take (nothing for a cache hit: it is never refused). */
+  admission: Admission;
 }
 
 interface Answer {
@@ -104,6 +108,7 @@ export interface ChatServiceDeps {
   adapters: Adapters;
   committer: GroupCommitter;
   cacheKeys: CacheKeyLookup;
+  gate: LimitGate;
   /** The most characters the firewall scans for one request (FIREWALL_MAX_CHARS). */
   firewallMaxChars?: number;
 }
@@ -154,7 +159,7 @@ export class ChatService {
       throw err instanceof ChainFailed ? err.apiError : err;
     }
     const { answerOf, chunks, candidate } = served;
-    sink.open(replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus));
+    sink.open({ ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers });
     const created = Math.floor(Date.now() / 1000);
     const frame = (choices: UpstreamChunk['choices']) => ({
       id: ctx.requestId,
@@ -297,6 +302,8 @@ export class ChatService {
       const cached =
         key && this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
+      // Limits are checked before a provider is called; a cache hit calls none and passes.
+      const admission = cached ? NOT_LIMITED : await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {
@@ -311,11 +318,32 @@ export class ChatService {
         claimed,
         firewall,
         retrieval,
+        admission,
       };
     } catch (err) {
       if (claimed) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
       throw err;
     }
+  }
+
+  /**
+   * The most a request may use: its prompt's tokens plus the answer's cap (`max_completion_tokens`
+   * or `max_tokens`, else what the model's context leaves), and that at the dearest model of the
+   * chain, with the service fees.
+   */
+  private demandOf(plan: RoutingPlan<ChatModel>, request: UpstreamChatRequest, body: ChatCompletionRequest, retrieval: Retrieval, firewallOn: boolean): Demand {
+    let prompt: number | undefined;
+    const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
+    const cap = (model: ChatModel) => body.max_completion_tokens ?? body.max_tokens ?? Math.max(0, model.contextLength - promptTokens());
+    return {
+      tokens: () => promptTokens() + Math.max(0, ...plan.candidates.map((c) => cap(c.model))),
+      credits: () => {
+        const services =
+          (firewallOn ? (promptTokens() * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
+          (retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
+        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: cap(c.model) }, { services }).total));
+      },
+    };
   }
 
   private fromCache(prepared: Prepared, cached: CachedResponse): Answer {
@@ -425,12 +453,13 @@ export class ChatService {
       usage,
       sources: prepared.retrieval.sources,
     };
-    const headers = replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus);
+    const headers = { ...replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus), ...prepared.admission.headers };
     const subjects = answerSubjects(prepared);
     const status = closed ? clientGone().status : 200;
     const records: RequestRecords = {
       ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects) }),
       usage: lines,
+      spend: this.deps.gate.settle(principal, prepared.admission, { tokens: prompt + completionTokens, credits: credits.total }),
       trace: this.trace(ctx, prepared, {
         status,
         model: answer.model.id,
@@ -465,6 +494,7 @@ export class ChatService {
   /** A failed request is traced and audited, not billed, and its id is freed for a retry. */
   private async fail(ctx: ChatContext, prepared: Prepared, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
     const { status, message, attempts } = failureOf(err, servedAttempts);
+    this.deps.gate.release(prepared.admission);
     if (err instanceof RecordsRefused) ctx.log.warn({ reason: err.reason }, 'the answer could not be recorded; not billed');
     try {
       if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);

@@ -38,6 +38,8 @@ interface Slot {
 /** What an admitted request took, given back or settled when it ends. */
 export interface Admission {
   slots: Slot[];
+  /** Settled or released: what it took went back once. */
+  ended?: boolean;
   /** `x-ratelimit-*` for the tightest rate limits that apply (none when none applies). */
   headers: Record<string, string>;
 }
@@ -60,6 +62,7 @@ const BLOCK_FRACTION = 0.05;
 const BLOCK_REQUESTS = 50;
 const LIMITS_TTL_MS = 4000;
 const IDLE_RETURN_MS = 15_000;
+const MAX_LEASE_WAITS = 3;
 
 const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   requests: 'requests_per_minute',
@@ -87,6 +90,8 @@ export class LimitGate {
   private readonly held = new Map<string, Held>();
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
   private readonly idleTimer: NodeJS.Timeout;
+  /** The lease statement in flight, which requests arriving meanwhile wait for. */
+  private leasing: Promise<void> | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -138,22 +143,24 @@ export class LimitGate {
     }
     if (needs.length === 0) return NOT_LIMITED;
 
-    const asks: LeaseAsk[] = [];
-    for (const { id, need, limit } of needs) {
-      const held = this.held.get(keyOf(id));
-      const short = need - (held?.remaining ?? 0);
-      if (short > 0) asks.push({ ...id, need: short, block: blockFor(id.counter, limit, short), limit });
-    }
-    if (asks.length > 0) {
-      for (const grant of await leaseCounters(this.pool, asks)) {
-        const key = keyOf(grant);
-        const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
-        held.remaining += grant.granted;
-        held.taken = grant.taken;
-        held.limit = asks.find((ask) => keyOf(ask) === key)!.limit;
-        this.held.set(key, held);
+    // Requests that arrive together wait for one lease and take from its block, rather than each
+    // leasing a block of its own: a burst would otherwise lease far more than it uses, and leave
+    // the other processes nothing. After a few waits a request leases for itself.
+    for (let waits = 0; ; waits++) {
+      const asks = this.shortfalls(needs);
+      if (asks.length === 0) break;
+      if (this.leasing && waits < MAX_LEASE_WAITS) {
+        await this.leasing;
+        continue;
       }
-      this.forgetPastWindows(now);
+      const lease = this.lease(asks, now);
+      this.leasing = lease;
+      try {
+        await lease;
+      } finally {
+        if (this.leasing === lease) this.leasing = undefined;
+      }
+      break;
     }
 
     const short = needs.find(({ id, need }) => (this.held.get(keyOf(id))?.remaining ?? 0) < need);
@@ -175,7 +182,8 @@ export class LimitGate {
    */
   settle(principal: Principal, admission: Admission, used: { tokens: number; credits: number }, at = Date.now()): SpendRecord[] {
     const fromLease = new Map<string, number>();
-    for (const slot of admission.slots) {
+    const slots = this.end(admission);
+    for (const slot of slots) {
       const { counter } = slot.id;
       if (counter === 'requests') continue;
       const spent = Math.min(slot.amount, counter === 'tokens' ? used.tokens : used.credits);
@@ -187,7 +195,35 @@ export class LimitGate {
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
   release(admission: Admission): void {
-    for (const slot of admission.slots) if (slot.id.counter !== 'requests') this.giveBack(slot, slot.amount);
+    for (const slot of this.end(admission)) if (slot.id.counter !== 'requests') this.giveBack(slot, slot.amount);
+  }
+
+  /** The admission's slots the first time it ends, none after. */
+  private end(admission: Admission): Slot[] {
+    if (admission.ended || admission.slots.length === 0) return [];
+    admission.ended = true;
+    return admission.slots;
+  }
+
+  private shortfalls(needs: { id: CounterId; need: number; limit: number }[]): LeaseAsk[] {
+    const asks: LeaseAsk[] = [];
+    for (const { id, need, limit } of needs) {
+      const short = need - (this.held.get(keyOf(id))?.remaining ?? 0);
+      if (short > 0) asks.push({ ...id, need: short, block: blockFor(id.counter, limit, short), limit });
+    }
+    return asks;
+  }
+
+  private async lease(asks: LeaseAsk[], now: number): Promise<void> {
+    for (const grant of await leaseCounters(this.pool, asks)) {
+      const key = keyOf(grant);
+      const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
+      held.remaining += grant.granted;
+      held.taken = grant.taken;
+      held.limit = asks.find((ask) => keyOf(ask) === key)!.limit;
+      this.held.set(key, held);
+    }
+    this.forgetPastWindows(now);
   }
 
   /** Gives back to Postgres every block held (at shutdown), so other processes can use it. */

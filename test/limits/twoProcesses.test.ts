@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { createKey } from '../../src/tenancy/keys.js';
+import { api } from '../helpers/app.js';
+import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
+import { exited, startProcess } from '../helpers/processes.js';
+
+// Two web processes on one database, as the README tells operators to run them: a budget and a
+// rate limit hold over both, because each process only spends what it leased from Postgres.
+describe('limits across two web processes', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  const webs: { child: ChildProcess; url: string }[] = [];
+  before(async () => {
+    db = await createTestDatabase();
+    for (let i = 0; i < 2; i++) {
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'warn' });
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(
+        async () => {
+          try {
+            return (await fetch(`${url}/readyz`)).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        { timeoutMs: 20_000, what: `web process ${i + 1}` },
+      );
+      webs.push({ child: web.child, url });
+    }
+  });
+  after(async () => {
+    for (const web of webs) {
+      web.child.kill('SIGTERM');
+      await exited(web.child);
+    }
+    await db.drop();
+  });
+
+  const embed = (url: string, key: string) =>
+    api(url, '/v1/embeddings', { method: 'POST', key, body: { model: 'local/embed-1024', input: 'woord '.repeat(1000) } });
+
+  it('50 concurrent requests against a small budget: what is billed stays within the budget', async () => {
+    const { key, workspace_id: workspaceId } = await createKey(db.pool, { organization: 'budget', workspace: 'w', kind: 'organization' });
+    // Each request costs about 0.001 credits (1,000 tokens of local/embed-1024), all of it its worst case.
+    const budget = 0.0205;
+    expect((await api(webs[0]!.url, '/v1/settings/limits', { method: 'PUT', key, body: { workspace: { credits_per_day: budget } } })).status).to.equal(200);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => embed(webs[i % 2]!.url, key)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 200 || s === 402)).to.equal(true);
+    const { rows } = await db.pool.query<{ billed: string; requests: number }>(
+      `select coalesce(sum(credits_total), 0) as billed, count(*)::int as requests from usage where workspace_id = $1`,
+      [workspaceId],
+    );
+    const billed = Number(rows[0]!.billed);
+    const admitted = statuses.filter((s) => s === 200).length;
+    // The bound the README states: the budget, plus one request's worst case per web process
+    // (zero here: a request never costs more than its worst case).
+    expect(billed).to.be.at.most(budget + 2 * 0.0011);
+    expect(rows[0]!.requests).to.equal(admitted);
+    // And the budget is used, not stranded in the processes' leases.
+    expect(admitted).to.be.at.least(18);
+    console.log(`      budget ${budget}, billed ${billed.toFixed(6)}, admitted ${admitted} of 50`);
+  });
+
+  it('a rate limit of 60 per minute holds within 110 % over both processes', async () => {
+    const { key } = await createKey(db.pool, { organization: 'rate', workspace: 'w', kind: 'organization' });
+    expect((await api(webs[1]!.url, '/v1/settings/limits', { method: 'PUT', key, body: { workspace: { requests_per_minute: 60 } } })).status).to.equal(200);
+    // All in one fixed minute: start in its first 40 seconds.
+    await waitFor(async () => new Date().getUTCSeconds() < 40, { timeoutMs: 25_000, what: 'the start of a minute' });
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        api(webs[i % 2]!.url, '/v1/chat/completions', {
+          method: 'POST',
+          key,
+          body: { model: 'local/echo', max_tokens: 10, cache: false, messages: [{ role: 'user', content: `vraag ${i}` }] },
+        }),
+      ),
+    );
+    const admitted = answers.filter((a) => a.status === 200).length;
+    expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429)).to.equal(true);
+    expect(admitted).to.be.at.most(66);
+    expect(admitted).to.be.at.least(54);
+    console.log(`      limit 60/min, admitted ${admitted} of 100`);
+  });
+});
