@@ -32,6 +32,9 @@ const SCOPES = new Set([
   'audit.read',
   'usage.read',
   'settings.write',
+  'keys.write',
+  'webhooks.read',
+  'webhooks.write',
 ]);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 // The chat body drops unknown fields at every level; every other body rejects them at the top.

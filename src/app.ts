@@ -13,6 +13,7 @@ import { authenticate } from './http/middleware/auth.js';
 import { refuseNul } from './http/middleware/refuseNul.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
+import { keyRoutes } from './http/routes/keys.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { scoreRoutes } from './http/routes/scores.js';
 import { settingsRoutes } from './http/routes/settings.js';
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   traceRoutes(api, { pool: deps.pool, validator });
   scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });
+  keyRoutes(api, { pool: deps.pool, keys, validator, bodyLimitBytes });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createPool } from '../db/pool.js';
+import { parseInstant } from '../http/period.js';
+import { limitsFromColumns, SMALLEST_CREDIT_LIMIT, type Limits } from '../limits/limits.js';
 import { changeNonEuAcceptance, createKey, listKeys, revokeKey } from '../tenancy/keys.js';
 import { isScope, type KeyKind, type Scope } from '../tenancy/scopes.js';
 
 // The operator CLI: `npm run --silent admin -- <command> …`. Each command prints one JSON line.
 const USAGE = `usage: npm run --silent admin -- <command>
   create-key --org <name> --workspace <name> [--kind organization|restricted] [--scopes a,b]
+             [--name <text>] [--rpm <n>] [--tpm <n>] [--credits-per-day <x>] [--credits-per-month <x>]
+             [--expires-at <ISO 8601 date or date-time, in the future>]
   revoke-key <key_id>
   list-keys --org <name>
   accept-non-eu --org <name> --by <who>
@@ -28,6 +32,56 @@ function parseScopes(raw: string | undefined): Scope[] {
   return scopes as Scope[];
 }
 
+// The API's bounds (spec/openapi.yaml, Limits), so that a key made here could be made there too.
+const MAX_RATE = 1_000_000_000;
+const MAX_CREDITS = 100_000_000_000;
+
+function parseRate(values: Record<string, string | undefined>, name: string): number | null {
+  const raw = values[name];
+  if (raw === undefined) return null;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_RATE) {
+    throw new UsageError(`--${name} must be a whole number from 1 to ${MAX_RATE} (per minute); leave it out for no limit`);
+  }
+  return value;
+}
+
+function parseCredits(values: Record<string, string | undefined>, name: string): number | null {
+  const raw = values[name];
+  if (raw === undefined) return null;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value < SMALLEST_CREDIT_LIMIT || value > MAX_CREDITS) {
+    throw new UsageError(
+      `--${name} must be a number of credits from ${SMALLEST_CREDIT_LIMIT.toFixed(8)} to ${MAX_CREDITS}; leave it out for no limit`,
+    );
+  }
+  return value;
+}
+
+function parseLimits(values: Record<string, string | undefined>): Limits {
+  return {
+    requests_per_minute: parseRate(values, 'rpm'),
+    tokens_per_minute: parseRate(values, 'tpm'),
+    credits_per_day: parseCredits(values, 'credits-per-day'),
+    credits_per_month: parseCredits(values, 'credits-per-month'),
+  };
+}
+
+function parseName(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '' || raw.length > 120) throw new UsageError('--name must be 1 to 120 characters, not only spaces');
+  return raw;
+}
+
+/** A bare date means midnight UTC, as in the API's query parameters. */
+function parseExpiry(raw: string | undefined): Date | undefined {
+  if (raw === undefined) return undefined;
+  const instant = parseInstant(raw);
+  if (!instant) throw new UsageError(`--expires-at must be an ISO 8601 date or date-time (2027-01-31 or 2027-01-31T18:00:00Z), not ${JSON.stringify(raw)}`);
+  if (instant.getTime() <= Date.now()) throw new UsageError(`--expires-at must lie in the future; ${instant.toISOString()} has passed`);
+  return instant;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function main(argv: string[]): Promise<number> {
@@ -41,6 +95,12 @@ async function main(argv: string[]): Promise<number> {
       kind: { type: 'string' },
       scopes: { type: 'string' },
       by: { type: 'string' },
+      name: { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      'credits-per-day': { type: 'string' },
+      'credits-per-month': { type: 'string' },
+      'expires-at': { type: 'string' },
     },
   });
   const config = loadConfig();
@@ -57,7 +117,19 @@ async function main(argv: string[]): Promise<number> {
         if (kind === 'organization' && values.scopes) {
           throw new UsageError('--scopes applies to restricted keys; organization keys have every scope');
         }
-        print(await createKey(pool, { organization: required(values, 'org'), workspace: required(values, 'workspace'), kind, scopes }));
+        const name = parseName(values.name);
+        const expiresAt = parseExpiry(values['expires-at']);
+        print(
+          await createKey(pool, {
+            organization: required(values, 'org'),
+            workspace: required(values, 'workspace'),
+            kind,
+            scopes,
+            limits: parseLimits(values),
+            ...(name !== undefined ? { name } : {}),
+            ...(expiresAt ? { expiresAt } : {}),
+          }),
+        );
         return 0;
       }
       case 'revoke-key': {
@@ -82,11 +154,16 @@ async function main(argv: string[]): Promise<number> {
           organization: org,
           keys: keys.map((k) => ({
             key_id: k.id,
+            name: k.name,
             prefix: k.key_prefix,
+            last4: k.key_last4,
             workspace_id: k.workspace_id,
             workspace: k.workspace_name,
             kind: k.kind,
             scopes: k.scopes,
+            limits: limitsFromColumns(k),
+            expires_at: k.expires_at?.toISOString() ?? null,
+            last_used_at: k.last_used_at?.toISOString() ?? null,
             created_at: k.created_at.toISOString(),
             revoked_at: k.revoked_at?.toISOString() ?? null,
           })),

@@ -667,6 +667,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's API keys, newest first
+         * @description Every key of the caller's organization, of every workspace, revoked ones included (with
+         *     `revoked_at`). Never a secret or its hash: `prefix` and `last4` are there to recognise a
+         *     key by. Organization keys only (there is no read scope for keys: listing them exists to
+         *     manage them).
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates an organization key (every scope) or a restricted key (exactly `scopes`) in a
+         *     workspace of the caller's organization, named by its id or its name (an unknown one is a
+         *     422 on `workspace`). Only an organization key may manage keys: a restricted key gets 403
+         *     `insufficient_scope`, even with `keys.write`. The secret `key` is in this answer only and
+         *     is never shown again (only its SHA-256 is stored); for that reason a retry with the same
+         *     `X-Request-Id` is not replayed but creates another key. The key works at once. `limits`
+         *     left out, or a field of it left out, means no limit; `expires_at` must lie in the future
+         *     (null or left out: never). Written to the audit log (never the secret).
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id (`id`, or `key_id` from the admin CLI). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch one API key
+         * @description A key of another organization, or none, is a 404. Organization keys only.
+         */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key
+         * @description The key is refused (401) at once by the process that answers, and everywhere within 4
+         *     seconds. Revoking a revoked key changes nothing and answers the same. Written to the audit
+         *     log. Organization keys only; a key may revoke itself.
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a key's name, scopes, limits or expiry
+         * @description Changes only the fields given; `limits`, when given, replaces all four (a field left out
+         *     is null: no limit). `scopes` applies to restricted keys only (an organization key holds
+         *     every scope: 422). `expires_at` must lie in the future, or be null for never. A revoked
+         *     key cannot be changed (409). The process that answers applies the change at once; other
+         *     processes within 4 seconds. Every change is written to the audit log with its old and new
+         *     values. Organization keys only.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/settings/limits": {
         parameters: {
             query?: never;
@@ -1262,16 +1360,6 @@ export interface components {
         FactList: {
             data: components["schemas"]["Fact"][];
         };
-        /**
-         * @description Limits of a key, a workspace or an organization; each a positive number, or null (or left
-         *     out) for no limit. Rates per fixed UTC minute; credits per UTC day and UTC calendar month.
-         */
-        Limits: {
-            requests_per_minute?: number | null;
-            tokens_per_minute?: number | null;
-            credits_per_day?: number | null;
-            credits_per_month?: number | null;
-        };
         WindowUse: {
             requests_this_minute: number;
             tokens_this_minute: number;
@@ -1531,6 +1619,95 @@ export interface components {
              */
             non_eu_acceptance?: "record" | "withdraw";
         };
+        /**
+         * @description Limits of a key, a workspace or an organization; all that apply are enforced. Each is a
+         *     positive number, or null for no limit; a field left out of a request body is null.
+         *     Rates count per minute (tokens: prompt plus completion); credits per UTC day and per UTC
+         *     calendar month (credits are kept to 8 decimals).
+         */
+        Limits: {
+            requests_per_minute?: number | null;
+            tokens_per_minute?: number | null;
+            credits_per_day?: number | null;
+            credits_per_month?: number | null;
+        };
+        /** @enum {string} */
+        Scope: "chat.create" | "embeddings.create" | "memory.read" | "memory.write" | "traces.read" | "scores.write" | "audit.read" | "usage.read" | "settings.write" | "keys.write" | "webhooks.read" | "webhooks.write";
+        /**
+         * @description `organization`: every scope, and may manage keys and the organization. `restricted`: exactly its scopes.
+         * @enum {string}
+         */
+        KeyKind: "organization" | "restricted";
+        KeyCreateRequest: {
+            /** @description The workspace the key acts in, by id or by name, of the caller's organization. */
+            workspace: string;
+            /** @description To tell keys apart; need not be unique. */
+            name: string;
+            kind: components["schemas"]["KeyKind"];
+            /** @description The scopes of a restricted key (duplicates count once; none given, none held). Not for organization keys. */
+            scopes?: components["schemas"]["Scope"][];
+            limits?: components["schemas"]["Limits"];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 saying it expired); in the future. Null or left out, never.
+             */
+            expires_at?: string | null;
+        };
+        /** @description Only the fields given change; `limits` replaces all four. */
+        KeyUpdateRequest: {
+            name?: string;
+            /** @description The new scopes of a restricted key (an organization key holds every scope). */
+            scopes?: components["schemas"]["Scope"][];
+            limits?: components["schemas"]["Limits"];
+            /**
+             * Format: date-time
+             * @description In the future, or null for never.
+             */
+            expires_at?: string | null;
+        };
+        /** @description An API key as listed. Never the secret or its hash. */
+        ApiKey: {
+            id: string;
+            /** @description Null for a key the admin CLI made without --name. */
+            name: string | null;
+            workspace: {
+                id: string;
+                name: string;
+            };
+            kind: components["schemas"]["KeyKind"];
+            scopes: components["schemas"]["Scope"][];
+            limits: components["schemas"]["Limits"];
+            /** @description The first characters of the secret (`pld_` and six more). */
+            prefix: string;
+            /** @description The last four characters of the secret; null for keys made before they were kept. */
+            last4: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was last used, to within about a minute (it is kept at most once a minute).
+             */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        /** @description A new key, with its secret (shown this once). */
+        KeyCreated: components["schemas"]["ApiKey"] & {
+            /** @description The secret (`pld_…`): the bearer token. Shown only in this answer. */
+            key: string;
+        };
+        KeyCreatedResponse: {
+            data: components["schemas"]["KeyCreated"];
+        };
+        KeyResponse: {
+            data: components["schemas"]["ApiKey"];
+        };
+        KeyList: {
+            data: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+        };
         HealthStatus: {
             /** @constant */
             status: "ok";
@@ -1597,6 +1774,16 @@ export interface components {
         };
         /** @description A request with the same `X-Request-Id` is still running. */
         Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The key is revoked; a revoked key cannot be changed. */
+        KeyRevoked: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2762,6 +2949,224 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; the only answer that holds the secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyCreatedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id (`id`, or `key_id` from the admin CLI). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key (never its secret). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id (`id`, or `key_id` from the admin CLI). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The key's id (`id`, or `key_id` from the admin CLI). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["KeyRevoked"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getLimitSettings: {
         parameters: {
             query?: never;
@@ -2942,6 +3347,7 @@ export interface operations {
 }
 
 // Convenience aliases, one per component schema.
+export type ApiKey = components['schemas']['ApiKey'];
 export type AuditLogEntry = components['schemas']['AuditLogEntry'];
 export type AuditLogList = components['schemas']['AuditLogList'];
 export type ChatCompletion = components['schemas']['ChatCompletion'];
@@ -2990,6 +3396,13 @@ export type FieldErrors = components['schemas']['FieldErrors'];
 export type FirewallLanguage = components['schemas']['FirewallLanguage'];
 export type HealthStatus = components['schemas']['HealthStatus'];
 export type InternalErrorResponse = components['schemas']['InternalErrorResponse'];
+export type KeyCreateRequest = components['schemas']['KeyCreateRequest'];
+export type KeyCreated = components['schemas']['KeyCreated'];
+export type KeyCreatedResponse = components['schemas']['KeyCreatedResponse'];
+export type KeyKind = components['schemas']['KeyKind'];
+export type KeyList = components['schemas']['KeyList'];
+export type KeyResponse = components['schemas']['KeyResponse'];
+export type KeyUpdateRequest = components['schemas']['KeyUpdateRequest'];
 export type LimitSettings = components['schemas']['LimitSettings'];
 export type LimitSettingsUpdate = components['schemas']['LimitSettingsUpdate'];
 export type Limits = components['schemas']['Limits'];
@@ -3006,6 +3419,7 @@ export type ResponseFormat = components['schemas']['ResponseFormat'];
 export type RetrievalSource = components['schemas']['RetrievalSource'];
 export type RouterSettings = components['schemas']['RouterSettings'];
 export type RouterSettingsUpdate = components['schemas']['RouterSettingsUpdate'];
+export type Scope = components['schemas']['Scope'];
 export type ScopeLimits = components['schemas']['ScopeLimits'];
 export type Score = components['schemas']['Score'];
 export type ScoreCreateRequest = components['schemas']['ScoreCreateRequest'];

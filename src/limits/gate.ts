@@ -3,7 +3,7 @@ import { budgetExhausted, rateLimited } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import type { Principal } from '../tenancy/store.js';
-import { NO_LIMITS, type Limits } from './limits.js';
+import type { Limits } from './limits.js';
 import { findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
 import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
 
@@ -62,7 +62,9 @@ const BLOCK_FRACTION = 0.05;
 const BLOCK_REQUESTS = 50;
 const LIMITS_TTL_MS = 4000;
 const IDLE_RETURN_MS = 15_000;
-const MAX_LEASE_WAITS = 3;
+// Another process may give back what it leased (idle, or stopping) or a lease may shrink; an
+// exhausted counter is asked again after this long.
+const EXHAUSTED_RECHECK_MS = 1000;
 
 const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   requests: 'requests_per_minute',
@@ -81,17 +83,14 @@ function blockFor(counter: Counter, limit: number, need: number): number {
   return Math.max(need, Math.min(fraction, most));
 }
 
-/** The key's own limits (from the key row), until the keys module exposes them on the principal. */
-function keyLimitsOf(principal: Principal): Limits {
-  return (principal as Principal & { keyLimits?: Limits }).keyLimits ?? NO_LIMITS;
-}
-
 export class LimitGate {
   private readonly held = new Map<string, Held>();
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
   private readonly idleTimer: NodeJS.Timeout;
   /** The lease statement in flight, which requests arriving meanwhile wait for. */
   private leasing: Promise<void> | undefined;
+  /** Counters a lease found exhausted, until when they are not asked again. */
+  private readonly exhaustedUntil = new Map<string, number>();
 
   constructor(
     private readonly pool: Pool,
@@ -112,7 +111,7 @@ export class LimitGate {
       if (this.scopeLimits.size > 10_000) this.scopeLimits.clear();
       this.scopeLimits.set(cacheKey, cached);
     }
-    return { key: keyLimitsOf(principal), ...cached.limits };
+    return { key: principal.keyLimits, ...cached.limits };
   }
 
   /** After PUT /settings/limits: this process applies the new limits at once. */
@@ -143,13 +142,16 @@ export class LimitGate {
     }
     if (needs.length === 0) return NOT_LIMITED;
 
-    // Requests that arrive together wait for one lease and take from its block, rather than each
-    // leasing a block of its own: a burst would otherwise lease far more than it uses, and leave
-    // the other processes nothing. After a few waits a request leases for itself.
-    for (let waits = 0; ; waits++) {
+    // One lease statement at a time per process: requests that arrive together wait for it and
+    // take from its block, rather than each leasing a block of its own (a burst would lease far
+    // more than it uses, and leave the other processes nothing). A counter found exhausted is
+    // refused at once for a moment, without a statement per request.
+    for (;;) {
       const asks = this.shortfalls(needs);
       if (asks.length === 0) break;
-      if (this.leasing && waits < MAX_LEASE_WAITS) {
+      const exhausted = asks.find((ask) => (this.exhaustedUntil.get(keyOf(ask)) ?? 0) > now);
+      if (exhausted) break;
+      if (this.leasing) {
         await this.leasing;
         continue;
       }
@@ -217,6 +219,7 @@ export class LimitGate {
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
     for (const grant of await leaseCounters(this.pool, asks)) {
       const key = keyOf(grant);
+      if (grant.granted === 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
       const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
       held.remaining += grant.granted;
       held.taken = grant.taken;
@@ -249,6 +252,7 @@ export class LimitGate {
   }
 
   private forgetPastWindows(now: number): void {
+    for (const [key, until] of this.exhaustedUntil) if (until <= now) this.exhaustedUntil.delete(key);
     for (const [key, held] of this.held) {
       const [, , counter, start] = key.split('\0') as [string, string, Counter, string];
       if (windowEnd(counter, Date.parse(start)) <= now) this.held.delete(key);

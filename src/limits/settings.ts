@@ -4,7 +4,7 @@ import { actedBy, recordAudit } from '../audit/entries.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../tenancy/store.js';
 import type { LimitGate } from './gate.js';
-import { NO_LIMITS, type Limits } from './limits.js';
+import { limitsFromBody, type Limits } from './limits.js';
 import { counterKey, countersUsed, findScopeLimits, saveScopeLimits, type CounterId } from './store.js';
 import { windowStart, type Counter } from './windows.js';
 
@@ -82,7 +82,7 @@ export async function updateLimitSettings(
     for (const kind of ['workspace', 'organization'] as const) {
       const given = update[kind];
       if (given === undefined) continue;
-      const limits: Limits = { ...NO_LIMITS, ...given };
+      const limits = limitsFromBody(given, kind);
       const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
       await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
       await recordAudit(db, {

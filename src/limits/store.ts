@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { NO_LIMITS, type Limits } from './limits.js';
+import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
 import type { Counter } from './windows.js';
 
 // SQL of limits: the limits of workspaces and organizations, and the counters web processes lease
@@ -7,26 +7,13 @@ import type { Counter } from './windows.js';
 
 export type LimitLevel = 'key' | 'workspace' | 'organization';
 
-interface LimitsRow {
-  requests_per_minute: number | null;
-  tokens_per_minute: number | null;
-  credits_per_day: string | null;
-  credits_per_month: string | null;
-}
-
-function limitsOf(row: LimitsRow | undefined): Limits {
-  if (!row) return NO_LIMITS;
-  return {
-    requests_per_minute: row.requests_per_minute,
-    tokens_per_minute: row.tokens_per_minute,
-    credits_per_day: row.credits_per_day === null ? null : Number(row.credits_per_day),
-    credits_per_month: row.credits_per_month === null ? null : Number(row.credits_per_month),
-  };
+function limitsOf(row: LimitColumns | undefined): Limits {
+  return row ? limitsFromColumns(row) : NO_LIMITS;
 }
 
 /** The limits of a workspace and of its organization (none set: every field null). */
 export async function findScopeLimits(db: Queryable, workspaceId: string, organizationId: string): Promise<{ workspace: Limits; organization: Limits }> {
-  const { rows } = await db.query<LimitsRow & { scope_kind: 'workspace' | 'organization' }>(
+  const { rows } = await db.query<LimitColumns & { scope_kind: 'workspace' | 'organization' }>(
     `select scope_kind, requests_per_minute, tokens_per_minute, credits_per_day, credits_per_month
        from scope_limits
       where (scope_kind = 'workspace' and scope_id = $1) or (scope_kind = 'organization' and scope_id = $2)`,

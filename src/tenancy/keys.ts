@@ -2,10 +2,11 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../audit/entries.js';
+import { hasAnyLimit, NO_LIMITS, type Limits } from '../limits/limits.js';
 import { SCOPES, type KeyKind, type Scope } from './scopes.js';
 import {
+  findKeyByHash,
   findOrganizationByName,
-  findPrincipalByHash,
   insertApiKey,
   listKeysOfOrganization,
   markKeyRevoked,
@@ -13,6 +14,7 @@ import {
   upsertOrganization,
   upsertWorkspace,
   type KeyRow,
+  type NewApiKey,
   type Principal,
 } from './store.js';
 
@@ -35,35 +37,76 @@ export interface CreatedKey {
   workspace_id: string;
   kind: KeyKind;
   scopes: Scope[];
+  /** Only when the key was given one (the CLI's --name). */
+  name?: string;
+  /** Only when the key was given any (the CLI's --rpm, --tpm, --credits-per-day, --credits-per-month). */
+  limits?: Limits;
+  /** Only when the key was given one (the CLI's --expires-at). */
+  expires_at?: string;
 }
 
-/** Creates the organization and workspace when absent, then the key; audited in the same transaction. */
+/** A new secret, and what of it may be stored: its hash, and the first and last characters to recognise it by. */
+export function newSecret(): { secret: string } & Pick<NewApiKey, 'hash' | 'prefix' | 'last4'> {
+  const secret = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { secret, hash: hashSecret(secret), prefix: secret.slice(0, KEY_PREFIX.length + 6), last4: secret.slice(-4) };
+}
+
+/** Organization keys hold every scope; restricted keys exactly those chosen, once each. */
+export function scopesOfKind(kind: KeyKind, scopes: readonly Scope[] | undefined): Scope[] {
+  return kind === 'organization' ? [...SCOPES] : [...new Set(scopes ?? [])];
+}
+
+/** What an audit entry says about a key's settings: never its secret or hash. */
+export function describedKey(key: { name: string | null; kind: KeyKind; scopes: Scope[]; limits: Limits; expiresAt: Date | null }) {
+  return {
+    name: key.name,
+    kind: key.kind,
+    scopes: key.scopes,
+    ...(hasAnyLimit(key.limits) ? { limits: key.limits } : {}),
+    ...(key.expiresAt ? { expires_at: key.expiresAt.toISOString() } : {}),
+  };
+}
+
+/** The operator CLI's way: creates the organization and workspace when absent, then the key; audited in the same transaction. */
 export async function createKey(
   pool: Pool,
-  input: { organization: string; workspace: string; kind: KeyKind; scopes?: Scope[]; by?: string },
+  input: {
+    organization: string;
+    workspace: string;
+    kind: KeyKind;
+    scopes?: Scope[];
+    name?: string;
+    limits?: Limits;
+    expiresAt?: Date;
+    by?: string;
+  },
 ): Promise<CreatedKey> {
-  const secret = KEY_PREFIX + randomBytes(32).toString('base64url');
-  const scopes = input.kind === 'organization' ? [...SCOPES] : [...new Set(input.scopes ?? [])];
+  const { secret, ...stored } = newSecret();
+  const scopes = scopesOfKind(input.kind, input.scopes);
+  const settings = { name: input.name ?? null, kind: input.kind, scopes, limits: input.limits ?? NO_LIMITS, expiresAt: input.expiresAt ?? null };
   return withTransaction(pool, async (db) => {
     const organizationId = await upsertOrganization(db, input.organization);
     const workspaceId = await upsertWorkspace(db, organizationId, input.workspace);
-    const keyId = await insertApiKey(db, {
-      organizationId,
-      workspaceId,
-      hash: hashSecret(secret),
-      prefix: secret.slice(0, KEY_PREFIX.length + 6),
-      kind: input.kind,
-      scopes,
-    });
+    const key = await insertApiKey(db, { organizationId, workspaceId, ...stored, ...settings });
     await recordAudit(db, {
       organization_id: organizationId,
       workspace_id: workspaceId,
       actor: { key_id: null, kind: 'operator' },
       action: 'api_key.created',
-      target: keyId,
-      details: { kind: input.kind, scopes, ...(input.by ? { by: input.by } : {}) },
+      target: key.id,
+      details: { ...describedKey(settings), ...(input.by ? { by: input.by } : {}) },
     });
-    return { key: secret, key_id: keyId, organization_id: organizationId, workspace_id: workspaceId, kind: input.kind, scopes };
+    return {
+      key: secret,
+      key_id: key.id,
+      organization_id: organizationId,
+      workspace_id: workspaceId,
+      kind: input.kind,
+      scopes,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.limits && hasAnyLimit(input.limits) ? { limits: input.limits } : {}),
+      ...(input.expiresAt ? { expires_at: input.expiresAt.toISOString() } : {}),
+    };
   });
 }
 
@@ -111,17 +154,31 @@ export async function changeNonEuAcceptance(
   });
 }
 
+/** A key that would be valid but for its expiry: the caller is told when it expired. */
+export class ExpiredKey {
+  constructor(
+    readonly keyId: string,
+    readonly expiredAt: Date,
+  ) {}
+}
+
 interface CacheEntry {
+  /** undefined: no live key has this secret. */
   principal: Principal | undefined;
+  /** When the key stops working, in epoch milliseconds (Infinity: never). */
+  keyExpiresAt: number;
+  expired: ExpiredKey | undefined;
+  /** When this entry must be read again from the database. */
   expiresAt: number;
 }
 
 /**
  * Resolves bearer secrets to principals with a short in-memory cache, so a warm request costs no
- * key query. Entries live at most `ttlMs`, which bounds how long a key revoked by another
- * process (the admin CLI) keeps working, and how long another process routes by a workspace's
- * old settings or its organization's old non-EU acceptance after a change (this process forgets
- * them at once: forgetWorkspace, forgetOrganization).
+ * key query. Entries live at most `ttlMs`, which bounds how long a change made by another process
+ * keeps from applying here: a key revoked or changed over the API or by the admin CLI, a
+ * workspace's settings, its organization's non-EU acceptance (this process forgets them at once:
+ * forgetKey, forgetWorkspace, forgetOrganization). An expiry needs no such wait: it is compared
+ * with the clock on every request, cached or not.
  */
 export class KeyResolver {
   private readonly cache = new Map<string, CacheEntry>();
@@ -133,18 +190,34 @@ export class KeyResolver {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async resolve(secret: string): Promise<Principal | undefined> {
+  /** The principal of a live key, an ExpiredKey, or undefined for an unknown or revoked one. */
+  async identify(secret: string): Promise<Principal | ExpiredKey | undefined> {
     const secretHash = hashSecret(secret);
     const cacheKey = secretHash.toString('base64');
     const now = Date.now();
-    const cached = this.cache.get(cacheKey);
-    if (cached && cached.expiresAt > now) return cached.principal;
-    const principal = await findPrincipalByHash(this.db, secretHash);
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(cacheKey, { principal, expiresAt: now + (principal ? this.ttlMs : this.negativeTtlMs) });
-    return principal;
+    let entry = this.cache.get(cacheKey);
+    if (!entry || entry.expiresAt <= now) {
+      const found = await findKeyByHash(this.db, secretHash);
+      entry = {
+        principal: found?.principal,
+        keyExpiresAt: found?.expiresAt ? found.expiresAt.getTime() : Number.POSITIVE_INFINITY,
+        expired: found?.expiresAt ? new ExpiredKey(found.principal.keyId, found.expiresAt) : undefined,
+        expiresAt: now + (found ? this.ttlMs : this.negativeTtlMs),
+      };
+      if (this.cache.size >= this.maxEntries) this.cache.clear();
+      this.cache.set(cacheKey, entry);
+    }
+    if (now >= entry.keyExpiresAt) return entry.expired;
+    return entry.principal;
   }
 
+  /** The principal of a live key, or undefined (unknown, revoked or expired). */
+  async resolve(secret: string): Promise<Principal | undefined> {
+    const identified = await this.identify(secret);
+    return identified instanceof ExpiredKey ? undefined : identified;
+  }
+
+  /** After a change of the key (its scopes, limits, name, expiry) or its revocation. */
   forgetKey(keyId: string): void {
     this.forgetWhere((principal) => principal.keyId === keyId);
   }

@@ -8,6 +8,9 @@ export const SCOPES = [
   'audit.read',
   'usage.read',
   'settings.write',
+  'keys.write',
+  'webhooks.read',
+  'webhooks.write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -58,6 +58,59 @@ describe('cli/admin', () => {
     expect((await admin('revoke-key', created.key_id)).code).to.equal(1);
   });
 
+  it('create-key takes a name, limits and an expiry; list-keys shows them, and the API too', async () => {
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const result = await admin(
+      'create-key', '--org', 'limited', '--workspace', 'w', '--kind', 'restricted', '--scopes', 'chat.create',
+      '--name', 'Nightly batch', '--rpm', '60', '--tpm', '20000', '--credits-per-day', '2.5', '--credits-per-month', '40',
+      '--expires-at', expiresAt,
+    );
+    expect(result.code, result.stderr).to.equal(0);
+    const created = JSON.parse(result.stdout);
+    const limits = { requests_per_minute: 60, tokens_per_minute: 20000, credits_per_day: 2.5, credits_per_month: 40 };
+    expect(created).to.include({ name: 'Nightly batch', expires_at: expiresAt, kind: 'restricted' });
+    expect(created.limits).to.deep.equal(limits);
+    expect((await api(app.baseUrl, '/v1/models', { key: created.key })).status).to.equal(200);
+
+    const listed = JSON.parse((await admin('list-keys', '--org', 'limited')).stdout);
+    expect(listed.keys).to.have.length(1);
+    expect(listed.keys[0]).to.include({ key_id: created.key_id, name: 'Nightly batch', expires_at: expiresAt, last4: created.key.slice(-4) });
+    expect(listed.keys[0].limits).to.deep.equal(limits);
+    expect(listed.keys[0].last_used_at).to.be.a('string');
+
+    const adminKey = JSON.parse((await admin('create-key', '--org', 'limited', '--workspace', 'w')).stdout);
+    const shown = await api(app.baseUrl, `/v1/keys/${created.key_id}`, { key: adminKey.key });
+    expect(shown.status, shown.text).to.equal(200);
+    expect(shown.body.data).to.include({ name: 'Nightly batch', expires_at: expiresAt });
+    expect(shown.body.data.limits).to.deep.equal(limits);
+
+    // A date alone is midnight UTC.
+    const byDate = JSON.parse((await admin('create-key', '--org', 'limited', '--workspace', 'w', '--expires-at', '2999-01-31')).stdout);
+    expect(byDate.expires_at).to.equal('2999-01-31T00:00:00.000Z');
+  });
+
+  it('refuses bad limits, names and expiries with a usage error that says why, creating nothing', async () => {
+    const base = ['create-key', '--org', 'strict', '--workspace', 'w'];
+    const cases: [string[], RegExp][] = [
+      [['--rpm', '0'], /--rpm must be a whole number/],
+      [['--rpm', '1.5'], /--rpm must be a whole number/],
+      [['--tpm', 'lots'], /--tpm must be a whole number/],
+      [['--credits-per-day=-1'], /--credits-per-day must be a number of credits/],
+      [['--credits-per-month', '0.000000001'], /--credits-per-month must be a number of credits from 0\.00000001/],
+      [['--name', '  '], /--name must be 1 to 120 characters/],
+      [['--expires-at', 'next week'], /--expires-at must be an ISO 8601 date/],
+      [['--expires-at', '2020-01-01T00:00:00Z'], /--expires-at must lie in the future/],
+      [['--rpm'], /usage:|argument missing/],
+    ];
+    for (const [extra, message] of cases) {
+      const result = await admin(...base, ...extra);
+      expect(result.code, extra.join(' ')).to.equal(2);
+      expect(result.stderr, extra.join(' ')).to.match(message);
+      expect(result.stderr).to.contain('usage:');
+    }
+    expect((await admin('list-keys', '--org', 'strict')).code).to.equal(1);
+  });
+
   it('records and withdraws the non-EU acceptance, audited', async () => {
     await admin('create-key', '--org', 'privacy', '--workspace', 'w');
     const accepted = await admin('accept-non-eu', '--org', 'privacy', '--by', 'sofie@example.eu');

@@ -263,6 +263,72 @@ describe('the console in a browser', function () {
     expect((await v1('/recall/facts?user_ref=cust-7')).body.data.map((f: { id: string }) => f.id)).to.not.include(before[0]!.id);
   });
 
+  it('creates a key with its secret shown once, edits its rate limit and revokes it', async () => {
+    await desktop.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await visit(page, '#/keys', 'API keys');
+    const keys = page.getByRole('region', { name: 'API keys table', exact: true });
+    await keys.locator('tbody tr').first().waitFor();
+    await screenshot(page, 'keys-1280');
+
+    const form = page.getByRole('form', { name: 'Create an API key' });
+    await form.getByLabel('Name', { exact: true }).fill('Helpdesk bot');
+    await form.getByLabel('Workspace', { exact: true }).fill('main');
+    await form.getByLabel('Kind').selectOption('restricted');
+    await form.getByLabel(/^chat\.create/).check();
+    await form.getByLabel(/^memory\.read/).check();
+    await form.getByLabel('Requests per minute').fill('60');
+    await form.getByLabel('Credits per day (UTC)').fill('2.5');
+    await form.getByRole('button', { name: 'Create key' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Copy the new key now' });
+    await dialog.waitFor();
+    const secret = await dialog.getByLabel('New API key').inputValue();
+    expect(secret).to.match(/^pld_[A-Za-z0-9_-]{43}$/);
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(secret);
+    await screenshot(page, 'keys-secret-1280', { viewport: true });
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // The key works at once, with exactly its scopes and limits; the secret is never shown again.
+    const chat = await postChat(gw, { model: 'local/echo', messages: [{ role: 'user', content: 'Hallo' }] }, {}, secret);
+    expect(chat.status).to.equal(200);
+    const row = keys.locator('tr', { has: page.locator('.key-name', { hasText: 'Helpdesk bot' }) });
+    await row.waitFor();
+    expect(await page.content()).to.not.include(secret);
+    expect(await row.locator('code').first().textContent()).to.equal(`${secret.slice(0, 10)}…${secret.slice(-4)}`);
+    expect(await row.locator('[data-limit]').allTextContents()).to.deep.equal(['60 req/min', '2.5 credits/day']);
+    expect(await row.locator('.tag').allTextContents()).to.deep.equal(['chat.create', 'memory.read']);
+    const created = (await v1('/keys')).body.data.find((k: { name: string }) => k.name === 'Helpdesk bot');
+    expect(created.limits).to.deep.equal({ requests_per_minute: 60, tokens_per_minute: null, credits_per_day: 2.5, credits_per_month: null });
+
+    await row.getByRole('button', { name: 'Edit Helpdesk bot' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit “Helpdesk bot”' });
+    await edit.getByLabel('Requests per minute').fill('1.5');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.getByRole('alert').filter({ hasText: 'Requests per minute: enter a whole number' }).waitFor();
+    await edit.getByLabel('Requests per minute').fill('120');
+    await screenshot(page, 'keys-edit-1280', { viewport: true });
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await row.locator('[data-limit="requests_per_minute"]', { hasText: '120 req/min' }).waitFor();
+    expect((await v1(`/keys/${created.id}`)).body.data.limits.requests_per_minute).to.equal(120);
+
+    await row.getByRole('button', { name: 'Revoke Helpdesk bot…' }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke “Helpdesk bot”?' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Cancel');
+    await revoke.getByRole('button', { name: 'Revoke key' }).click();
+    await row.locator('[data-state="revoked"]').waitFor();
+    expect(await row.getByRole('button', { name: 'Revoke Helpdesk bot…' }).count()).to.equal(0);
+    expect((await api(base, '/v1/models', { key: secret })).status).to.equal(401);
+
+    const actions = (await v1('/audit-log?limit=100')).body.data
+      .filter((e: { target: string }) => e.target === created.id)
+      .map((e: { action: string }) => e.action);
+    expect(actions).to.deep.equal(['api_key.revoked', 'api_key.updated', 'api_key.created']);
+  });
+
   it('says which scope a restricted key lacks', async () => {
     const limited = await gw.app.key({ kind: 'restricted', scopes: ['chat.create', 'traces.read'] });
     const watched = await openPage(browser, DESKTOP);
@@ -271,6 +337,8 @@ describe('the console in a browser', function () {
       await watched.page.getByRole('alert').filter({ hasText: 'This key lacks the scope usage.read' }).first().waitFor();
       await visit(watched.page, '#/settings', 'Router settings');
       await watched.page.getByRole('alert').filter({ hasText: 'This key lacks the scope settings.write' }).first().waitFor();
+      await visit(watched.page, '#/keys', 'API keys');
+      await watched.page.getByRole('alert').filter({ hasText: 'This key lacks the scope keys.write' }).first().waitFor();
       await visit(watched.page, '#/traces', 'Traces');
       await watched.page.locator('a[data-trace-id]').first().waitFor();
 
@@ -315,6 +383,7 @@ describe('the console in a browser', function () {
         ['#/traces', 'Traces', 'a[data-trace-id]', 'traces-390'],
         ['#/settings', 'Router settings', 'section.acceptance', 'settings-390'],
         ['#/memory?user=cust-42', 'Memory', '[data-fact-count]', 'memory-390'],
+        ['#/keys', 'API keys', '[data-state]', 'keys-390'],
         ['#/audit', 'Audit log', 'code.audit-action', 'audit-390'],
       ];
       for (const [hash, heading, ready, name] of pages) {

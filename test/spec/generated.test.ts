@@ -55,6 +55,13 @@ const INTERFACE: Record<string, string> = {
   getUsage: 'GET /v1/usage',
   getRouterSettings: 'GET /v1/settings/router',
   updateRouterSettings: 'PUT /v1/settings/router',
+  getLimitSettings: 'GET /v1/settings/limits',
+  updateLimitSettings: 'PUT /v1/settings/limits',
+  createKey: 'POST /v1/keys',
+  listKeys: 'GET /v1/keys',
+  getKey: 'GET /v1/keys/{id}',
+  updateKey: 'PATCH /v1/keys/{id}',
+  revokeKey: 'DELETE /v1/keys/{id}',
   getOpenApi: 'GET /v1/openapi.json',
   healthz: 'GET /healthz',
   readyz: 'GET /readyz',
@@ -96,6 +103,9 @@ describe('generated schemas and types (spec/openapi.yaml)', function () {
     expect(operations.createEmbedding?.scope).to.equal('embeddings.create');
     expect(operations.eraseEndUser?.scope).to.equal('memory.write');
     expect(operations.listAuditLog?.scope).to.equal('audit.read');
+    for (const id of ['createKey', 'listKeys', 'getKey', 'updateKey', 'revokeKey']) {
+      expect(operations[id]?.scope, id).to.equal('keys.write');
+    }
     for (const id of ['listModels', 'getOpenApi', 'healthz', 'readyz', 'metrics']) {
       expect(operations[id]?.scope, id).to.equal(null);
     }

@@ -1,6 +1,7 @@
 import { api, ApiError, onUnauthorized, session } from './api.js';
 import { clearToast, errorBox, field, h } from './dom.js';
 import * as audit from './audit.js';
+import * as keys from './keys.js';
 import * as memory from './memory.js';
 import * as settings from './settings.js';
 import * as traces from './traces.js';
@@ -8,7 +9,7 @@ import * as usage from './usage.js';
 
 // The console shell: sign-in, navigation and hash routing (#/usage, #/traces/<id>?…).
 
-const PAGES = { usage, traces, settings, memory, audit };
+const PAGES = { usage, traces, settings, memory, keys, audit };
 const DEFAULT_PAGE = 'usage';
 
 const main = document.getElementById('main');

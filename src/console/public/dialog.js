@@ -40,3 +40,55 @@ export function confirmDialog({ title, body, confirmLabel, danger = false, ackno
     cancel.focus();
   });
 }
+
+/**
+ * A modal form in a <dialog>. `submit()` runs on submit and may throw: its error is shown inside
+ * the dialog, which stays open. Resolves with what submit returned, or null when cancelled
+ * (Cancel or Escape). Focus returns to the button that opened it. `wide`: for forms with many fields.
+ */
+export function formDialog({ title, body, submitLabel, submit, errorBox, wide = false }) {
+  const titleId = uid('dlg-title');
+  const opener = document.activeElement;
+  const feedback = h('div', { 'aria-live': 'polite' });
+  const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  const save = h('button', { type: 'submit' }, submitLabel);
+  let result = null;
+  const form = h(
+    'form',
+    {
+      novalidate: true,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        feedback.replaceChildren();
+        save.disabled = true;
+        try {
+          result = await submit();
+          dialog.close();
+        } catch (err) {
+          feedback.append(errorBox(err));
+          save.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: titleId }, title),
+    h('div', { class: 'dialog-body' }, body),
+    feedback,
+    h('div', { class: 'dialog-actions' }, cancel, save),
+  );
+  const dialog = h('dialog', { 'aria-labelledby': titleId, class: wide ? 'wide' : undefined }, form);
+  cancel.addEventListener('click', () => dialog.close());
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    dialog.addEventListener(
+      'close',
+      () => {
+        dialog.remove();
+        if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+        resolve(result);
+      },
+      { once: true },
+    );
+    dialog.showModal();
+    form.querySelector('input, select, textarea')?.focus();
+  });
+}

@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
-import { insufficientScope, unauthorized } from '../../errors.js';
-import { isWellFormedKey, type KeyResolver } from '../../tenancy/keys.js';
+import { ApiError, insufficientScope, unauthorized } from '../../errors.js';
+import { ExpiredKey, isWellFormedKey, type KeyResolver } from '../../tenancy/keys.js';
 import type { Scope } from '../../tenancy/scopes.js';
 import type { AppContext } from '../state.js';
 
@@ -13,9 +13,14 @@ export function authenticate(keys: KeyResolver) {
     const secret = BEARER.exec(header)?.[1];
     if (!secret) throw unauthorized('malformed Authorization header; send "Authorization: Bearer <API key>"');
     // A malformed token cannot match any key, so it costs no lookup.
-    const principal = isWellFormedKey(secret) ? await keys.resolve(secret) : undefined;
-    if (!principal) throw unauthorized('invalid or revoked API key');
-    ctx.state.principal = principal;
+    const identified = isWellFormedKey(secret) ? await keys.identify(secret) : undefined;
+    if (!identified) throw unauthorized('invalid or revoked API key');
+    if (identified instanceof ExpiredKey) {
+      throw unauthorized(
+        `this API key expired at ${identified.expiredAt.toISOString()}; an organization key can extend its expiry (PATCH /v1/keys/${identified.keyId}) or create a new key`,
+      );
+    }
+    ctx.state.principal = identified;
     await next();
   };
 }
@@ -23,6 +28,21 @@ export function authenticate(keys: KeyResolver) {
 export function requireScope(scope: Scope) {
   return async function requireScopeMiddleware(ctx: AppContext, next: Next): Promise<void> {
     if (!ctx.state.principal?.scopes.includes(scope)) throw insufficientScope(scope);
+    await next();
+  };
+}
+
+/** For what only an organization key may do, whatever scopes a restricted key holds. */
+export function requireOrganizationKey(forWhat: string) {
+  return async function requireOrganizationKeyMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    if (ctx.state.principal?.kind !== 'organization') {
+      throw new ApiError({
+        status: 403,
+        message: `${forWhat} needs an organization key; this is a restricted key`,
+        type: 'permission_error',
+        code: 'insufficient_scope',
+      });
+    }
     await next();
   };
 }
