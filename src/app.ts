@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   collectionRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   documentRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   auditLogRoutes(api, { pool: deps.pool, validator });
-  usageRoutes(api, { pool: deps.pool, validator });
+  usageRoutes(api, { pool: deps.pool, gate, validator });
   traceRoutes(api, { pool: deps.pool, validator });
   scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });

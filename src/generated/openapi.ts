@@ -1558,6 +1558,21 @@ export interface components {
             group_by: "day" | "model" | "kind";
             data: components["schemas"]["UsageRow"][];
             total: components["schemas"]["UsageFigures"];
+            /**
+             * @description Every credit budget that applies to the acting key (its own, its workspace's, its
+             *     organization's) and what it has billed in the current UTC day or month.
+             */
+            budgets?: components["schemas"]["BudgetUse"][];
+        };
+        BudgetUse: {
+            /** @enum {string} */
+            level: "key" | "workspace" | "organization";
+            /** @enum {string} */
+            window: "day" | "month";
+            limit: number;
+            used: number;
+            /** Format: date-time */
+            resets_at: string;
         };
         UsageFigures: {
             requests: number;
@@ -3350,6 +3365,7 @@ export interface operations {
 export type ApiKey = components['schemas']['ApiKey'];
 export type AuditLogEntry = components['schemas']['AuditLogEntry'];
 export type AuditLogList = components['schemas']['AuditLogList'];
+export type BudgetUse = components['schemas']['BudgetUse'];
 export type ChatCompletion = components['schemas']['ChatCompletion'];
 export type ChatCompletionChoice = components['schemas']['ChatCompletionChoice'];
 export type ChatCompletionChunk = components['schemas']['ChatCompletionChunk'];

@@ -5,8 +5,8 @@ import { ApiError } from '../errors.js';
 import type { Principal } from '../tenancy/store.js';
 import type { LimitGate } from './gate.js';
 import { limitsFromBody, type Limits } from './limits.js';
-import { counterKey, countersUsed, findScopeLimits, saveScopeLimits, type CounterId } from './store.js';
-import { windowStart, type Counter } from './windows.js';
+import { counterKey, countersUsed, findScopeLimits, saveScopeLimits, type CounterId, type LimitLevel } from './store.js';
+import { windowEnd, windowStart, type Counter } from './windows.js';
 
 // GET and PUT /settings/limits: the limits of the caller's workspace and organization, and what
 // each has used in its current windows.
@@ -31,7 +31,7 @@ const USE_FIELDS: [Counter, keyof WindowUse][] = [
   ['credits_month', 'credits_this_month'],
 ];
 
-/** What a scope has used in the windows that are current now (leased to web processes included, for rates). */
+/** What a scope has used in the windows that are current now (for rates, what web processes leased). */
 export async function windowUse(pool: Pool, scopes: { scope_kind: CounterId['scope_kind']; scope_id: string }[], now = Date.now()): Promise<WindowUse[]> {
   const ids = scopes.flatMap((scope) =>
     USE_FIELDS.map(([counter]) => ({ ...scope, counter, window_start: new Date(windowStart(counter, now)).toISOString() })),
@@ -44,6 +44,40 @@ export async function windowUse(pool: Pool, scopes: { scope_kind: CounterId['sco
     }
     return use;
   });
+}
+
+export interface BudgetUse {
+  level: LimitLevel;
+  window: 'day' | 'month';
+  limit: number;
+  used: number;
+  resets_at: string;
+}
+
+/** Every credit budget that applies to the principal (its key's, workspace's, organization's), with what it has billed. */
+export async function budgetsOf(pool: Pool, gate: LimitGate, principal: Principal, now = Date.now()): Promise<BudgetUse[]> {
+  const limits = await gate.limitsOf(principal);
+  const budgets: (CounterId & { limit: number; window: 'day' | 'month' })[] = [];
+  for (const level of ['key', 'workspace', 'organization'] as const) {
+    const scopeId = level === 'key' ? principal.keyId : level === 'workspace' ? principal.workspaceId : principal.organizationId;
+    for (const [counter, field, window] of [
+      ['credits_day', 'credits_per_day', 'day'],
+      ['credits_month', 'credits_per_month', 'month'],
+    ] as const) {
+      const limit = limits[level][field];
+      if (limit === null) continue;
+      budgets.push({ scope_kind: level, scope_id: scopeId, counter, window_start: new Date(windowStart(counter, now)).toISOString(), limit, window });
+    }
+  }
+  if (budgets.length === 0) return [];
+  const used = await countersUsed(pool, budgets);
+  return budgets.map((budget) => ({
+    level: budget.scope_kind,
+    window: budget.window,
+    limit: budget.limit,
+    used: Math.round((used.get(counterKey(budget)) ?? 0) * 1e8) / 1e8,
+    resets_at: new Date(windowEnd(budget.counter, Date.parse(budget.window_start))).toISOString(),
+  }));
 }
 
 export async function getLimitSettings(pool: Pool, principal: Principal): Promise<LimitSettings> {

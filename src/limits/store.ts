@@ -143,10 +143,14 @@ export async function returnLeases(db: Queryable, returns: (CounterId & { amount
   );
 }
 
-/** What the counters of these scopes hold in the given windows: leased plus billed. */
+/**
+ * What the counters of these scopes show as used in the given windows: for rates what was leased
+ * to web processes (their requests are admitted from it), for credits what was billed.
+ */
 export async function countersUsed(db: Queryable, ids: CounterId[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ scope_kind: string; scope_id: string; counter: string; window_start: Date; used: string }>(
-    `select c.scope_kind, c.scope_id, c.counter, c.window_start, c.leased + c.billed as used
+    `select c.scope_kind, c.scope_id, c.counter, c.window_start,
+            case when c.counter in ('requests', 'tokens') then c.leased else c.billed end as used
        from limit_counters c
        join json_to_recordset($1::json) as i(scope_kind text, scope_id uuid, counter text, window_start timestamptz)
          on (c.scope_kind, c.scope_id, c.counter, c.window_start) = (i.scope_kind, i.scope_id, i.counter, i.window_start)`,

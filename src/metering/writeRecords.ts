@@ -106,16 +106,42 @@ const WRITE_RECORDS_SQL = `
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
            end_user = excluded.end_user, fact_ids = excluded.fact_ids
+  ), spend as (
+    select * from json_to_recordset($9::json) as s(
+      scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric)
   ), spend_rows as (
     -- Credits billed into the limit counters (limits/gate.ts). \`last_grant\` carries in what the
     -- credits took from a web process's lease, by which the lease shrinks.
     insert into limit_counters (scope_kind, scope_id, counter, window_start, billed, last_grant)
-    select s.scope_kind, s.scope_id, s.counter, s.window_start, s.credits, s.from_lease
-      from json_to_recordset($9::json) as s(
-             scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric)
+    select scope_kind, scope_id, counter, window_start, credits, from_lease from spend
     on conflict (scope_kind, scope_id, counter, window_start) do update
        set billed = limit_counters.billed + excluded.billed,
            leased = greatest(0, limit_counters.leased - excluded.last_grant)
+    returning scope_kind, scope_id, counter, window_start, billed
+  ), budgets as (
+    select 'key' as scope_kind, k.id as scope_id, k.organization_id, k.workspace_id, k.credits_per_day, k.credits_per_month
+      from api_keys k where k.id in (select scope_id from spend_rows where scope_kind = 'key')
+    union all
+    select l.scope_kind, l.scope_id, l.organization_id, case when l.scope_kind = 'workspace' then l.scope_id end,
+           l.credits_per_day, l.credits_per_month
+      from scope_limits l
+     where (l.scope_kind, l.scope_id) in (select scope_kind, scope_id from spend_rows where scope_kind <> 'key')
+  ), budget_marks as (
+    -- Reaching 80 % and 100 % of a budget is audited once per window: only the batch whose credits
+    -- carry the counter across a mark sees it below before and at or above after.
+    insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
+    select b.organization_id, b.workspace_id, now(), null, 'service', 'budget.threshold', r.scope_id::text,
+           jsonb_build_object('level', r.scope_kind, 'window', w.name, 'percent', m.percent, 'limit', w.budget,
+                              'billed', r.billed, 'window_start', r.window_start)
+      from spend_rows r
+      join spend s using (scope_kind, scope_id, counter, window_start)
+      join budgets b using (scope_kind, scope_id)
+     cross join lateral (
+       select case r.counter when 'credits_day' then 'day' else 'month' end as name,
+              case r.counter when 'credits_day' then b.credits_per_day else b.credits_per_month end as budget) w
+     cross join (values (80), (100)) as m(percent)
+     where w.budget is not null
+       and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
   )
   select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
 

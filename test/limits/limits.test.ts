@@ -73,6 +73,23 @@ describe('limits and budgets', () => {
     const settings = await api(app.baseUrl, '/v1/settings/limits', { key });
     expect(settings.body.workspace.used.credits_today).to.be.within(0.0029, 0.0035);
     expect(settings.body.workspace.used.credits_this_month).to.be.within(0.0029, 0.0035);
+    const usage = await api(app.baseUrl, '/v1/usage', { key });
+    expect(usage.body.budgets).to.have.length(1);
+    expect(usage.body.budgets[0]).to.include({ level: 'workspace', window: 'day', limit: 0.0035 });
+    expect(usage.body.budgets[0].used).to.equal(settings.body.workspace.used.credits_today);
+  });
+
+  it('audits reaching 80 % and 100 % of a budget, once each per window', async () => {
+    const { key } = await app.key({ org: 'marks', workspace: 'w' });
+    await setLimits(key, { workspace: { credits_per_day: 0.005 } });
+    const input = 'woord '.repeat(1000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await embed(key, input)).status);
+    expect(statuses.filter((s) => s === 200)).to.have.length.within(4, 5);
+    const marks = await api(app.baseUrl, '/v1/audit-log?action=budget.threshold', { key });
+    const seen = marks.body.data.map((e: any) => `${e.details.level}:${e.details.window}:${e.details.percent}`).sort();
+    expect(seen).to.deep.equal(statuses.filter((s) => s === 200).length === 5 ? ['workspace:day:100', 'workspace:day:80'] : ['workspace:day:80']);
+    expect(marks.body.data[0].actor.kind).to.equal('service');
   });
 
   it('lets a replay and a cache hit through a limit that the first request passed', async () => {
