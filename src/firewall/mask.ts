@@ -112,7 +112,13 @@ const LANGUAGE_SAMPLE = 1000;
  * `maskJsonArguments` as steps that yield after every slice's worth of text. The language is
  * detected over the string values when `language` is 'auto'.
  */
-export function* maskJsonSteps(json: string, language: Language | 'auto', vault: Vault, budget: WorkBudget, fallback: Language = 'en'): Steps<string> {
+export function* maskJsonSteps(
+  json: string,
+  language: Language | 'auto',
+  vault: Vault,
+  budget: WorkBudget,
+  fallback: Language = 'en',
+): Steps<string> {
   try {
     // Only to know that it is JSON: V8 parses any depth without recursion.
     JSON.parse(json);
@@ -164,6 +170,12 @@ export function* maskJsonSteps(json: string, language: Language | 'auto', vault:
  * and formatting alone. The language is detected over all string values together when `language`
  * is 'auto'. Text that is not valid JSON is masked as plain text.
  */
-export function maskJsonArguments(json: string, language: Language | 'auto', vault: Vault, fallback: Language = 'en', budget = WorkBudget.unbounded()): string {
+export function maskJsonArguments(
+  json: string,
+  language: Language | 'auto',
+  vault: Vault,
+  fallback: Language = 'en',
+  budget = WorkBudget.unbounded(),
+): string {
   return runSteps(maskJsonSteps(json, language, vault, budget, fallback));
 }
