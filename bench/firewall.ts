@@ -8,6 +8,9 @@
 //   - ≤ 0.2 ms added by `createFirewall().mask()` (language 'auto') to a 2,000-character prompt.
 // Digit-heavy text (logs, CSV exports, statements) has no target in the issue: its rate is shown
 // without a verdict. The chat prompts are also shown split into those without and with digits.
+// Section 3 is the worst case (issue 18): adversarial texts up to FIREWALL_MAX_CHARS, their cost
+// per megabyte at three sizes (linear when it stays flat), and how long masking the largest holds
+// the event loop, against a target of 100 ms.
 //
 // Quality is scored by test/firewall/eval-lib.ts, the same code the eval tests use.
 //
@@ -26,11 +29,13 @@
 //   npm run bench:firewall                  (or: npx tsc -p tsconfig.json && node dist/bench/firewall.js)
 //   node dist/bench/firewall.js --strict    exit code 1 when a target is missed
 //   node dist/bench/firewall.js --misses    also list the evaluation's false positives and negatives
+//   node dist/bench/firewall.js --worst     only the worst case (section 3)
 import { closeSync, openSync, readSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { DEFAULT_FIREWALL_MAX_CHARS } from '../src/config.js';
 import { detectEntities } from '../src/firewall/detect.js';
-import { createFirewall } from '../src/firewall/firewall.js';
+import { createFirewall, warmUpFirewall } from '../src/firewall/firewall.js';
 import { preloadGazetteer } from '../src/firewall/gazetteer/index.js';
 import { ENTITY_TYPES, LANGUAGES, type EntityType } from '../src/firewall/types.js';
 import {
@@ -46,6 +51,7 @@ import {
   type Report,
   type TypeCounts,
 } from '../test/firewall/eval-lib.js';
+import { ADVERSARIAL } from '../test/firewall/adversarial.js';
 import { CHAT_PROMPTS, PROMPTS_2000, digitHeavyTexts, longDocument } from './firewall-corpus.js';
 
 const TARGET = {
@@ -262,7 +268,6 @@ function printSpeed(): void {
       if (c1 === c0) clean.push(us);
     }
   }
-  clock.close();
   clean.sort((a, b) => a - b);
   all.sort((a, b) => a - b);
   const judged = clean.length >= 100 ? clean : all;
@@ -287,13 +292,93 @@ function printSpeed(): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Worst case
+
+/** On-CPU milliseconds of the main thread while `f` runs. */
+function cpuMs(f: () => void): number {
+  const c0 = clock.read().run;
+  f();
+  return (clock.read().run - c0) / 1000;
+}
+
+/**
+ * Masks `text` with maskAsync, as the gateway does, and reports the longest wait of a 1 ms timer
+ * (wall time: what another request would have waited, other processes' share of the cores
+ * included) and the most main-thread CPU time spent between two turns of the event loop (what
+ * the firewall itself held it for, whatever else runs on the machine).
+ */
+async function loopHolds(text: string): Promise<{ delayMs: number; holdMs: number }> {
+  let holdUs = 0;
+  let since = clock.read().run;
+  const pause = async () => {
+    holdUs = Math.max(holdUs, clock.read().run - since);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = clock.read().run;
+  };
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  await createFirewall({ language: 'auto', pause }).maskAsync(text);
+  holdUs = Math.max(holdUs, clock.read().run - since);
+  h.disable();
+  return { delayMs: h.max / 1e6, holdMs: holdUs / 1000 };
+}
+
+const TARGET_LOOP_MS = 100;
+
+async function printWorstCase(): Promise<void> {
+  warmUpFirewall();
+  const sizes = [100_000, 300_000, DEFAULT_FIREWALL_MAX_CHARS];
+  const label = (n: number) => (n % 1024 === 0 ? `${n / 1024} KiB` : `${n / 1000} KB`);
+  console.log(`\n3. Worst case — adversarial texts (test/firewall/adversarial.ts) of ${sizes.map(label).join(', ')}; the last is`);
+  console.log("   FIREWALL_MAX_CHARS's default, the most a request may have scanned. Each text is one message, masked by a new");
+  console.log('   createFirewall() in auto language. ms = main-thread on-CPU time of mask() (after one masking of 20 KB of the');
+  console.log('   pattern); ms/MB per UTF-8 megabyte. While maskAsync() — what the gateway calls — masks the largest text:');
+  console.log('   hold = the most main-thread CPU time between two turns of the event loop (4 ms is the clock\'s tick), judged');
+  console.log(`   against ${TARGET_LOOP_MS} ms; loop delay = the longest a 1 ms timer waited, in wall time, so that a stall of the process`);
+  console.log('   by others on the machine shows in it too (test/gateway/chat.firewall.test.ts probes /healthz the same way).\n');
+  console.log(
+    `  ${'pattern'.padEnd(26)}${sizes.map((n) => `${pad(label(n), 9)} ${pad('ms/MB', 6)}`).join('  ')}  ${pad('hold', 8)} ${pad('loop delay', 11)}  verdict`,
+  );
+  let worstRate = { rate: 0, name: '' };
+  let worstHold = 0;
+  let worstDelay = 0;
+  for (const { name, make } of ADVERSARIAL) {
+    createFirewall({ language: 'auto' }).mask(make(20_000));
+    const cells: string[] = [];
+    for (const n of sizes) {
+      const text = make(n);
+      const ms = cpuMs(() => createFirewall({ language: 'auto' }).mask(text));
+      const rate = ms / (Buffer.byteLength(text) / 1e6);
+      if (n === sizes.at(-1) && rate > worstRate.rate) worstRate = { rate, name };
+      cells.push(`${pad(ms.toFixed(0), 6)} ms ${pad(rate.toFixed(0), 6)}`);
+    }
+    const { delayMs, holdMs } = await loopHolds(make(sizes.at(-1)!));
+    worstHold = Math.max(worstHold, holdMs);
+    worstDelay = Math.max(worstDelay, delayMs);
+    console.log(
+      `  ${name.padEnd(26)}${cells.join('  ')}  ${pad(holdMs.toFixed(1), 5)} ms ${pad(delayMs.toFixed(1), 8)} ms  ${verdict(`event loop held ≤ ${TARGET_LOOP_MS} ms (${name})`, holdMs <= TARGET_LOOP_MS)}`,
+    );
+  }
+  console.log(
+    `\n  worst at ${label(sizes.at(-1)!)}: ${worstRate.rate.toFixed(0)} ms/MB (${(1000 / worstRate.rate).toFixed(1)} MB/s, ${worstRate.name}); ` +
+      `longest hold ${worstHold.toFixed(1)} ms; longest loop delay ${worstDelay.toFixed(1)} ms`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 
 console.log(`Personal-data firewall benchmark — ${new Date().toISOString()}, load average ${load()} (1/5/15 min)`);
-const report = evaluateAll();
-printQuality(report);
-printSpeed();
+if (process.argv.includes('--worst')) {
+  await printWorstCase();
+} else {
+  const report = evaluateAll();
+  printQuality(report);
+  printSpeed();
+  await printWorstCase();
+  if (process.argv.includes('--misses') && report.misses.length > 0) console.log(`\nevaluation misses:\n${formatMisses(report)}`);
+}
+clock.close();
 const missed = results.filter((r) => !r.pass);
 console.log(`\nload average at the end ${load()}`);
 console.log(missed.length === 0 ? `all ${results.length} targets met` : `MISSED ${missed.length} of ${results.length}: ${missed.map((m) => m.what).join('; ')}`);
-if (process.argv.includes('--misses') && report.misses.length > 0) console.log(`\nevaluation misses:\n${formatMisses(report)}`);
 if (process.argv.includes('--strict') && missed.length > 0) process.exitCode = 1;

@@ -23,7 +23,7 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
 /**
  * 1 MiB of characters: about 260,000 tokens, as much as the largest EU model of the catalogue
  * takes (262,144), and scanned within about a second of CPU in the worst case (see
- * docs/decisions/2026-11-26-firewall-text-limit.md).
+ * docs/decisions/0002-firewall-cost-bound.md).
  */
 export const DEFAULT_FIREWALL_MAX_CHARS = 1_048_576;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -51,7 +51,8 @@ export function* maskSeparated(text: string, language: Language, vault: Vault, b
     // The vault keeps the value as written; the reading's normalized form lets "Noor_de_Vries"
     // share the placeholder of "Noor de Vries" in the messages.
     const value = text.slice(d.start, d.end);
-    parts.push(text.slice(last, d.start), vault.placeholderFor({ type: d.type, text: value, normalized: d.normalized ?? normalizeValue(d.type, d.text) }));
+    const normalized = d.normalized ?? normalizeValue(d.type, d.text);
+    parts.push(text.slice(last, d.start), vault.placeholderFor({ type: d.type, text: value, normalized }));
     last = d.end;
   }
   parts.push(text.slice(last));
@@ -110,9 +111,14 @@ export function* maskUrlSteps(url: string, maskPart: MaskSteps): Steps<string> {
   }
   const query = pairs.join('&');
   const fragment = yield* maskComponent(parsed.hash.slice(1), false, mask);
-  if (user === parsed.username && password === parsed.password && path === parsed.pathname && query === parsed.search.slice(1) && fragment === parsed.hash.slice(1)) {
-    return url;
-  }
+  const unchanged =
+    user === parsed.username &&
+    password === parsed.password &&
+    path === parsed.pathname &&
+    query === parsed.search.slice(1) &&
+    fragment === parsed.hash.slice(1);
+  // Unchanged, the URL keeps its exact spelling (URL normalizes what it parses).
+  if (unchanged) return url;
   const auth = user !== '' || password !== '' ? `${user}${password !== '' ? `:${password}` : ''}@` : '';
   return `${parsed.protocol}//${auth}${parsed.host}${path}${query !== '' ? `?${query}` : ''}${fragment !== '' ? `#${fragment}` : ''}`;
 }

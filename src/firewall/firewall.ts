@@ -11,9 +11,9 @@ import { languageMatters } from './detect.js';
 import { labelEntity, maskSeparated, maskUrlSteps } from './fields.js';
 import { preloadGazetteer } from './gazetteer/index.js';
 import { guessLanguage } from './language.js';
-import { maskJsonSteps, maskSteps } from './mask.js';
+import { maskJsonSteps, maskShort, maskSteps } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
-import { scanText } from './scan.js';
+import { scanText, type TextScan } from './scan.js';
 import { giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
 import type { EntityType, Language } from './types.js';
 import { createVault, type Vault } from './vault.js';
@@ -104,27 +104,33 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     languages[lang] = (languages[lang] ?? 0) + 1;
   };
 
-  function* maskTextSteps(text: string): Steps<string> {
-    if (text.length === 0) return text;
-    if (text.length > SLICE_CHARS) {
-      // Long texts are detected slice by slice; the language is read from their start anyway.
-      const lang = languageOf(text);
-      count(lang);
-      return (yield* maskSteps(text, lang, vault, budget)).text;
-    }
-    // One pre-scan serves the language decision and every recognizer.
-    const scan = scanText(text);
-    let lang: Language;
+  /** The language for a text of at most one slice, from its pre-scan. */
+  const shortLanguage = (text: string, scan: TextScan): Language => {
     if (setting === 'auto' && !languageMatters(text, scan)) {
       // No national phone number and no French "M.": the language would change nothing, so it
       // is not detected.
-      lang = previous;
       count('skipped');
-    } else {
-      lang = languageOf(text);
-      count(lang);
+      return previous;
     }
-    return (yield* maskSteps(text, lang, vault, budget, scan)).text;
+    const lang = languageOf(text);
+    count(lang);
+    return lang;
+  };
+
+  /** Masks a text of at most one slice in one go: no generator, which would cost more than the masking. */
+  const maskShortText = (text: string): string => {
+    if (text.length === 0) return text;
+    // One pre-scan serves the language decision and every recognizer.
+    const scan = scanText(text);
+    return maskShort(text, shortLanguage(text, scan), vault, budget, scan).text;
+  };
+
+  function* maskTextSteps(text: string): Steps<string> {
+    if (text.length <= SLICE_CHARS) return maskShortText(text);
+    // Long texts are detected slice by slice; the language is read from their start anyway.
+    const lang = languageOf(text);
+    count(lang);
+    return (yield* maskSteps(text, lang, vault, budget)).text;
   }
 
   function* maskJson(json: string): Steps<string> {
@@ -141,19 +147,29 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
       return out;
     }
     const out = runSteps(steps);
+    await pacedShort(length);
+    return out;
+  }
+
+  /** Counts a short text masked; pauses once a slice's worth has been masked since the last pause. */
+  async function pacedShort(length: number): Promise<void> {
     unpaused += length;
     if (unpaused >= SLICE_CHARS) {
       unpaused = 0;
       await pause();
     }
-    return out;
   }
 
   return {
     vault,
     languageOf,
-    mask: (text) => runSteps(maskTextSteps(text)),
-    maskAsync: (text) => paced(maskTextSteps(text), text.length),
+    mask: (text) => (text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))),
+    async maskAsync(text: string): Promise<string> {
+      if (text.length > SLICE_CHARS) return paced(maskTextSteps(text), text.length);
+      const out = maskShortText(text);
+      await pacedShort(text.length);
+      return out;
+    },
     maskToolArguments: (json) => runSteps(maskJson(json)),
     maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),
     async maskLabel(label: string): Promise<string> {

@@ -2,7 +2,9 @@
 // Long texts are read in slices (slices.ts); the generator forms (`*Steps`) yield between them, for
 // callers that give the event loop its turn.
 import { WorkBudget } from './budget.js';
+import { detectEntities } from './detect.js';
 import { detectLanguage } from './language.js';
+import { RECOGNIZERS } from './recognizers/index.js';
 import type { TextScan } from './scan.js';
 import { detectSliced, runSteps, SLICE_CHARS, type Steps } from './slices.js';
 import type { Detection, Language } from './types.js';
@@ -13,8 +15,25 @@ export interface MaskResult {
   detections: Detection[];
 }
 
-/** `maskTextDetailed` as steps that yield between the slices of a long text. */
+/** `text` with each detection (in order, none overlapping) replaced by its placeholder. */
+function withPlaceholders(text: string, detections: readonly Detection[], vault: Vault): string {
+  if (detections.length === 0) return text;
+  const parts: string[] = [];
+  let last = 0;
+  for (const d of detections) {
+    parts.push(text.slice(last, d.start), vault.placeholderFor(d));
+    last = d.end;
+  }
+  parts.push(text.slice(last));
+  return parts.join('');
+}
+
+/**
+ * `maskTextDetailed` as steps that yield between the slices of a long text. A text of one slice
+ * takes no step: a generator costs more than the masking of a short prompt, which is most texts.
+ */
 export function* maskSteps(text: string, language: Language, vault: Vault, budget: WorkBudget, scan?: TextScan): Steps<MaskResult> {
+  if (text.length <= SLICE_CHARS) return maskShort(text, language, vault, budget, scan);
   const detections: Detection[] = [];
   const parts: string[] = [];
   let last = 0;
@@ -24,10 +43,16 @@ export function* maskSteps(text: string, language: Language, vault: Vault, budge
     detections.push(d);
     parts.push(text.slice(last, d.start), vault.placeholderFor(d));
     last = d.end;
-  }, scan);
+  });
   if (detections.length === 0) return { text, detections };
   parts.push(text.slice(last));
   return { text: parts.join(''), detections };
+}
+
+/** Masks a text of at most one slice, in one go. */
+export function maskShort(text: string, language: Language, vault: Vault, budget: WorkBudget, scan?: TextScan): MaskResult {
+  const detections = detectEntities(text, language, RECOGNIZERS, scan, budget);
+  return { text: withPlaceholders(text, detections, vault), detections };
 }
 
 /**
@@ -36,6 +61,7 @@ export function* maskSteps(text: string, language: Language, vault: Vault, budge
  * budget (budget.ts), unbounded when none is given.
  */
 export function maskTextDetailed(text: string, language: Language, vault: Vault, scan?: TextScan, budget = WorkBudget.unbounded()): MaskResult {
+  if (text.length <= SLICE_CHARS) return maskShort(text, language, vault, budget, scan);
   return runSteps(maskSteps(text, language, vault, budget, scan));
 }
 
@@ -86,7 +112,13 @@ const LANGUAGE_SAMPLE = 1000;
  * `maskJsonArguments` as steps that yield after every slice's worth of text. The language is
  * detected over the string values when `language` is 'auto'.
  */
-export function* maskJsonSteps(json: string, language: Language | 'auto', vault: Vault, budget: WorkBudget, fallback: Language = 'en'): Steps<string> {
+export function* maskJsonSteps(
+  json: string,
+  language: Language | 'auto',
+  vault: Vault,
+  budget: WorkBudget,
+  fallback: Language = 'en',
+): Steps<string> {
   try {
     // Only to know that it is JSON: V8 parses any depth without recursion.
     JSON.parse(json);
@@ -138,6 +170,12 @@ export function* maskJsonSteps(json: string, language: Language | 'auto', vault:
  * and formatting alone. The language is detected over all string values together when `language`
  * is 'auto'. Text that is not valid JSON is masked as plain text.
  */
-export function maskJsonArguments(json: string, language: Language | 'auto', vault: Vault, fallback: Language = 'en', budget = WorkBudget.unbounded()): string {
+export function maskJsonArguments(
+  json: string,
+  language: Language | 'auto',
+  vault: Vault,
+  fallback: Language = 'en',
+  budget = WorkBudget.unbounded(),
+): string {
   return runSteps(maskJsonSteps(json, language, vault, budget, fallback));
 }

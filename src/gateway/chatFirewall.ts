@@ -85,7 +85,11 @@ export interface UpstreamMessagesOptions {
  * The messages as they leave: only the fields the contract names, and, with the firewall on,
  * every string masked. Long texts are masked in slices that give the event loop its turn.
  */
-export async function upstreamMessages(firewall: Firewall | undefined, messages: readonly ChatMessage[], options: UpstreamMessagesOptions): Promise<ChatMessage[]> {
+export async function upstreamMessages(
+  firewall: Firewall | undefined,
+  messages: readonly ChatMessage[],
+  options: UpstreamMessagesOptions,
+): Promise<ChatMessage[]> {
   const known = messages.map(knownMessage);
   if (!firewall) return known;
   const chars = firewallChars(known);
@@ -96,8 +100,11 @@ export async function upstreamMessages(firewall: Firewall | undefined, messages:
       for (const part of message.content) {
         // Audio and file data go as they are: the firewall reads text, not attachments.
         if (part.type === 'text') part.text = await firewall.maskAsync(part.text!);
-        else if (part.type === 'image_url' && !isDataUrl(part.image_url!.url)) part.image_url!.url = await firewall.maskUrl(part.image_url!.url);
-        else if (part.type === 'file' && part.file!.filename !== undefined) part.file!.filename = await firewall.maskFileName(part.file!.filename);
+        else if (part.type === 'image_url' && !isDataUrl(part.image_url!.url)) {
+          part.image_url!.url = await firewall.maskUrl(part.image_url!.url);
+        } else if (part.type === 'file' && part.file!.filename !== undefined) {
+          part.file!.filename = await firewall.maskFileName(part.file!.filename);
+        }
       }
     }
     if (message.name !== undefined) message.name = await firewall.maskLabel(message.name);

@@ -23,19 +23,21 @@ export function findIbans(text: string, scan?: TextScan): Detection[] {
     const country = m[1]!.toUpperCase();
     const length = SPECS[country]?.chars;
     if (!length) continue;
-    let compact = country + m[2]!;
     let i = m.index + m[0].length;
-    // Read alphanumerics, allowing one space or hyphen between groups.
-    while (compact.length < length && i < text.length) {
+    // Read alphanumerics, allowing one space or hyphen between groups, as codes: building the
+    // string a character at a time cost more than all the rest on a text of IBAN-like fragments.
+    const codes = [country.charCodeAt(0), country.charCodeAt(1), m[2]!.charCodeAt(0), m[2]!.charCodeAt(1)];
+    while (codes.length < length && i < text.length) {
       const c = text.charCodeAt(i);
       if (isAlnum(c)) {
-        compact += text[i]!.toUpperCase();
+        codes.push(c >= 97 ? c - 32 : c);
         i++;
       } else if ((c === 32 || c === 45 || c === 0xa0) && i + 1 < text.length && isAlnum(text.charCodeAt(i + 1))) {
         i++;
       } else break;
     }
-    if (compact.length !== length) continue;
+    if (codes.length !== length) continue;
+    const compact = String.fromCharCode(...codes);
     if (i < text.length && isAlnum(text.charCodeAt(i))) continue;
     if (!isValidIBAN(compact)) continue;
     out.push({ type: 'IBAN', start: m.index, end: i, text: text.slice(m.index, i), checksum: true, normalized: compact });
