@@ -73,7 +73,7 @@ import {
 
 // ---- settings -------------------------------------------------------------------------------
 
-const TARGET_KEYS = ['direct', 'passthrough', 'floor', 'floor-durable', 'gateway', 'gateway-off', 'gateway-info', 'gateway-hit', 'portkey'];
+const TARGET_KEYS = ['direct', 'passthrough', 'floor', 'floor-durable', 'gateway', 'gateway-limits', 'gateway-off', 'gateway-info', 'gateway-hit', 'portkey'];
 const OPTIONS = ['--quick', '--profile', '--durability', '--no-durability'];
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
@@ -733,6 +733,21 @@ async function createBenchDatabase(
   return { pool, url, apiKey: created.key, workspaceId: created.workspace_id, organizationId: created.organization_id };
 }
 
+/** Limits far above what the bench sends, at every level, so each request is checked and none refused. */
+async function setGenerousLimits(pool: Pool, workspaceId: string, organizationId: string): Promise<void> {
+  const rates = 1_000_000_000;
+  const credits = 10_000_000_000;
+  await pool.query(
+    `update api_keys set requests_per_minute = $1, tokens_per_minute = $1, credits_per_day = $2, credits_per_month = $2`,
+    [rates, credits],
+  );
+  await pool.query(
+    `insert into scope_limits (scope_kind, scope_id, organization_id, requests_per_minute, tokens_per_minute, credits_per_day, credits_per_month)
+     values ('workspace', $1, $2, $3, $3, $4, $4), ('organization', $2, $2, $3, $3, $4, $4)`,
+    [workspaceId, organizationId, rates, credits],
+  );
+}
+
 function writeCatalog(stubPort: number): string {
   const file = join(tmp, 'catalog.yaml');
   writeFileSync(
@@ -798,10 +813,13 @@ interface GatewayVariant {
   logLevel: 'warn' | 'info';
   /** Set explicitly, so that a variant means the same against code whose default is off and code whose default is on. */
   synchronousCommit: 'on' | 'off';
+  /** Every limit set, on the key, the workspace and the organization, too high to refuse: what checking them costs. */
+  limits?: boolean;
 }
 
 const VARIANTS: GatewayVariant[] = [
   { key: 'gateway', label: 'gateway (durable, warn)', logLevel: 'warn', synchronousCommit: 'on' },
+  { key: 'gateway-limits', label: 'gateway (durable, every limit set)', logLevel: 'warn', synchronousCommit: 'on', limits: true },
   { key: 'gateway-off', label: 'gateway (sync commit off)', logLevel: 'warn', synchronousCommit: 'off' },
   { key: 'gateway-info', label: 'gateway (durable, info)', logLevel: 'info', synchronousCommit: 'on' },
 ];
@@ -837,8 +855,9 @@ interface Gateway {
  */
 async function startGateway(variant: GatewayVariant, catalogFile: string, stubKey: string): Promise<Gateway> {
   const database = `${BENCH_DB_PREFIX}_${variant.key.replace(/\W/g, '_')}`;
-  const { pool, url, apiKey } = await createBenchDatabase(database);
+  const { pool, url, apiKey, workspaceId, organizationId } = await createBenchDatabase(database);
   const outbox = await hasPendingSettlements(pool);
+  if (variant.limits) await setGenerousLimits(pool, workspaceId, organizationId);
   const env: NodeJS.ProcessEnv = { ...npxEnv(), DATABASE_URL: url, CATALOG_FILE: catalogFile, STUB_KEY: stubKey };
   const workerLogFile = join(tmp, `worker-${variant.key}.log`);
   const workerFd = openSync(workerLogFile, 'a');
