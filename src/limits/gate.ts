@@ -77,6 +77,42 @@ function keyOf(id: CounterId): string {
   return `${id.scope_kind}\0${id.scope_id}\0${id.counter}\0${id.window_start}`;
 }
 
+const COUNTERS = Object.keys(LIMIT_FIELD) as Counter[];
+
+/**
+ * A counter of one scope that a limit applies to, with its current window's id and map key: made
+ * once per window rather than per request (V8 keeps a string's hash with the string, so the same
+ * key object is looked up without hashing it again).
+ */
+interface Planned {
+  scope_kind: LimitLevel;
+  scope_id: string;
+  counter: Counter;
+  limit: number;
+  window?: { id: CounterId; key: string; startMs: number };
+}
+
+interface Need {
+  id: CounterId;
+  key: string;
+  startMs: number;
+  need: number;
+  limit: number;
+}
+
+// The same few window starts are asked for on every request; their ISO form is made once.
+const windowIds = new Map<number, string>();
+function windowId(counter: Counter, now: number): string {
+  const start = windowStart(counter, now);
+  let id = windowIds.get(start);
+  if (id === undefined) {
+    if (windowIds.size > 64) windowIds.clear();
+    id = new Date(start).toISOString();
+    windowIds.set(start, id);
+  }
+  return id;
+}
+
 function blockFor(counter: Counter, limit: number, need: number): number {
   const fraction = Math.floor(limit * BLOCK_FRACTION);
   const most = counter === 'requests' ? BLOCK_REQUESTS : need * BLOCK_REQUESTS;
@@ -86,6 +122,8 @@ function blockFor(counter: Counter, limit: number, need: number): number {
 export class LimitGate {
   private readonly held = new Map<string, Held>();
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
+  private plans = new WeakMap<Principal, { plan: Planned[]; until: number }>();
+  private readonly spendIds = new WeakMap<Principal, { day: string; ids: { id: CounterId; key: string }[] }>();
   private readonly idleTimer: NodeJS.Timeout;
   /** The lease statement in flight, which requests arriving meanwhile wait for. */
   private leasing: Promise<void> | undefined;
@@ -114,9 +152,30 @@ export class LimitGate {
     return { key: principal.keyLimits, ...cached.limits };
   }
 
+  /**
+   * The counters that limit a principal, kept with the principal object (which the key cache
+   * renews when the key changes) until the scope limits may have changed.
+   */
+  private async planOf(principal: Principal, now: number): Promise<Planned[]> {
+    const cached = this.plans.get(principal);
+    if (cached && cached.until > now) return cached.plan;
+    const limits = await this.limitsOf(principal);
+    const plan: Planned[] = [];
+    for (const level of LEVELS) {
+      const scope_id = level === 'key' ? principal.keyId : level === 'workspace' ? principal.workspaceId : principal.organizationId;
+      for (const counter of COUNTERS) {
+        const limit = limits[level][LIMIT_FIELD[counter]];
+        if (limit !== null) plan.push({ scope_kind: level, scope_id, counter, limit });
+      }
+    }
+    this.plans.set(principal, { plan, until: now + LIMITS_TTL_MS });
+    return plan;
+  }
+
   /** After PUT /settings/limits: this process applies the new limits at once. */
   forgetScopeLimits(): void {
     this.scopeLimits.clear();
+    this.plans = new WeakMap();
   }
 
   /**
@@ -124,23 +183,22 @@ export class LimitGate {
    * held until `settle` (it was answered) or `release` (it was not).
    */
   async admit(principal: Principal, demand: Demand): Promise<Admission> {
-    const limits = await this.limitsOf(principal);
     const now = Date.now();
+    const plan = await this.planOf(principal, now);
+    if (plan.length === 0) return NOT_LIMITED;
     let tokens: number | undefined;
     let credits: number | undefined;
-    const needs: { id: CounterId; need: number; limit: number }[] = [];
-    for (const level of LEVELS) {
-      const scopeId = level === 'key' ? principal.keyId : level === 'workspace' ? principal.workspaceId : principal.organizationId;
-      for (const counter of Object.keys(LIMIT_FIELD) as Counter[]) {
-        const limit = limits[level][LIMIT_FIELD[counter]];
-        if (limit === null) continue;
-        const need =
-          counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= demand.credits());
-        const id = { scope_kind: level, scope_id: scopeId, counter, window_start: new Date(windowStart(counter, now)).toISOString() };
-        needs.push({ id, need, limit });
+    const needs: Need[] = [];
+    for (const planned of plan) {
+      const { counter } = planned;
+      const need = counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= demand.credits());
+      const start = windowId(counter, now);
+      if (planned.window?.id.window_start !== start) {
+        const id = { scope_kind: planned.scope_kind, scope_id: planned.scope_id, counter, window_start: start };
+        planned.window = { id, key: keyOf(id), startMs: Date.parse(start) };
       }
+      needs.push({ id: planned.window.id, key: planned.window.key, startMs: planned.window.startMs, need, limit: planned.limit });
     }
-    if (needs.length === 0) return NOT_LIMITED;
 
     // One lease statement at a time per process: requests that arrive together wait for it and
     // take from its block, rather than each leasing a block of its own (a burst would lease far
@@ -149,7 +207,7 @@ export class LimitGate {
     for (;;) {
       const asks = this.shortfalls(needs);
       if (asks.length === 0) break;
-      const exhausted = asks.find((ask) => (this.exhaustedUntil.get(keyOf(ask)) ?? 0) > now);
+      const exhausted = asks.find((ask) => ask.need > 0 && (this.exhaustedUntil.get(keyOf(ask)) ?? 0) > now);
       if (exhausted) break;
       if (this.leasing) {
         await this.leasing;
@@ -165,10 +223,9 @@ export class LimitGate {
       break;
     }
 
-    const short = needs.find(({ id, need }) => (this.held.get(keyOf(id))?.remaining ?? 0) < need);
+    const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
     if (short) throw this.refusal(short.id, short.limit, now);
-    const slots: Slot[] = needs.map(({ id, need }) => {
-      const key = keyOf(id);
+    const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
       held.remaining -= need;
       held.lastUsed = now;
@@ -192,7 +249,28 @@ export class LimitGate {
       this.giveBack(slot, slot.amount - spent);
       if (counter !== 'tokens') fromLease.set(slot.key, spent);
     }
-    return spendRecords(principal, used.credits, at, (id) => fromLease.get(keyOf(id)) ?? 0);
+    if (!(used.credits > 0)) return [];
+    // Object literals: a spread copy costs V8 several times more, on every request.
+    return this.spendIdsOf(principal, at).map(({ id, key }) => ({
+      scope_kind: id.scope_kind,
+      scope_id: id.scope_id,
+      counter: id.counter,
+      window_start: id.window_start,
+      credits: used.credits,
+      from_lease: fromLease.get(key) ?? 0,
+    }));
+  }
+
+  /** The counters a principal's credits are billed into at `at`, made once per day. */
+  private spendIdsOf(principal: Principal, at: number): { id: CounterId; key: string }[] {
+    const day = windowId('credits_day', at);
+    const cached = this.spendIds.get(principal);
+    if (cached?.day === day) return cached.ids;
+    const ids = spendCounters({ keyId: principal.keyId, workspaceId: principal.workspaceId, organizationId: principal.organizationId }, at).map(
+      (id) => ({ id, key: keyOf(id) }),
+    );
+    this.spendIds.set(principal, { day, ids });
+    return ids;
   }
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
@@ -207,25 +285,37 @@ export class LimitGate {
     return admission.slots;
   }
 
-  private shortfalls(needs: { id: CounterId; need: number; limit: number }[]): LeaseAsk[] {
+  /**
+   * What to lease: every counter short of what the request needs and, when one is, every other
+   * counter of the request below half a block, so that the counters run out together and one
+   * statement refills them all. Empty when none is short.
+   */
+  private shortfalls(needs: Need[]): LeaseAsk[] {
+    // The common case, every counter holding enough, allocates nothing.
+    if (!needs.some(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need)) return [];
     const asks: LeaseAsk[] = [];
-    for (const { id, need, limit } of needs) {
-      const short = need - (this.held.get(keyOf(id))?.remaining ?? 0);
-      if (short > 0) asks.push({ ...id, need: short, block: blockFor(id.counter, limit, short), limit });
+    for (const { id, key, need, limit } of needs) {
+      const remaining = this.held.get(key)?.remaining ?? 0;
+      const short = Math.max(0, need - remaining);
+      const block = blockFor(id.counter, limit, need);
+      if (short > 0 || remaining < block / 2) {
+        asks.push({ scope_kind: id.scope_kind, scope_id: id.scope_id, counter: id.counter, window_start: id.window_start, need: short, block, limit });
+      }
     }
     return asks;
   }
 
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
-    for (const grant of await leaseCounters(this.pool, asks)) {
+    const grants = await leaseCounters(this.pool, asks);
+    grants.forEach((grant, index) => {
       const key = keyOf(grant);
-      if (grant.granted === 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
+      if (grant.granted === 0 && asks[index]!.need > 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
       const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
       held.remaining += grant.granted;
       held.taken = grant.taken;
-      held.limit = asks.find((ask) => keyOf(ask) === key)!.limit;
+      held.limit = asks[index]!.limit;
       this.held.set(key, held);
-    }
+    });
     this.forgetPastWindows(now);
   }
 
@@ -285,25 +375,30 @@ export class LimitGate {
   }
 
   /** OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. */
-  private rateHeaders(needs: { id: CounterId; limit: number }[], now: number): Record<string, string> {
+  private rateHeaders(needs: Need[], now: number): Record<string, string> {
     const headers: Record<string, string> = {};
-    for (const [counter, suffix] of [['requests', 'requests'], ['tokens', 'tokens']] as const) {
-      let tightest: { limit: number; remaining: number; resetMs: number } | undefined;
-      for (const { id, limit } of needs) {
-        if (id.counter !== counter) continue;
-        const held = this.held.get(keyOf(id))!;
-        // Used over every process: what was leased, less what this process still holds unused.
-        const remaining = Math.max(0, Math.floor(limit - (held.taken - held.remaining)));
-        if (!tightest || remaining < tightest.remaining) {
-          tightest = { limit, remaining, resetMs: windowEnd(counter, Date.parse(id.window_start)) - now };
-        }
-      }
-      if (!tightest) continue;
-      headers[`x-ratelimit-limit-${suffix}`] = String(tightest.limit);
-      headers[`x-ratelimit-remaining-${suffix}`] = String(tightest.remaining);
-      headers[`x-ratelimit-reset-${suffix}`] = openAiDuration(tightest.resetMs);
-    }
+    this.tightest(needs, 'requests', now, headers, 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests');
+    this.tightest(needs, 'tokens', now, headers, 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens');
     return headers;
+  }
+
+  private tightest(needs: Need[], counter: Counter, now: number, headers: Record<string, string>, limitName: string, remainingName: string, resetName: string): void {
+    let found: Need | undefined;
+    let least = Infinity;
+    for (const need of needs) {
+      if (need.id.counter !== counter) continue;
+      const held = this.held.get(need.key)!;
+      // Used over every process: what was leased, less what this process still holds unused.
+      const remaining = Math.max(0, Math.floor(need.limit - (held.taken - held.remaining)));
+      if (remaining < least) {
+        least = remaining;
+        found = need;
+      }
+    }
+    if (!found) return;
+    headers[limitName] = String(found.limit);
+    headers[remainingName] = String(least);
+    headers[resetName] = openAiDuration(windowEnd(counter, found.startMs) - now);
   }
 }
 
@@ -316,17 +411,18 @@ export function spendRecords(
   owner: { keyId: string | null; workspaceId: string; organizationId: string },
   credits: number,
   at: number,
-  fromLease: (id: CounterId) => number = () => 0,
 ): SpendRecord[] {
   if (!(credits > 0)) return [];
-  const records: SpendRecord[] = [];
+  return spendCounters(owner, at).map((id) => ({ ...id, credits, from_lease: 0 }));
+}
+
+/** The day and month counters of an owner's key, workspace and organization at `at`. */
+function spendCounters(owner: { keyId: string | null; workspaceId: string; organizationId: string }, at: number): CounterId[] {
+  const ids: CounterId[] = [];
   for (const level of LEVELS) {
     const scopeId = level === 'key' ? owner.keyId : level === 'workspace' ? owner.workspaceId : owner.organizationId;
     if (scopeId === null) continue;
-    for (const counter of ['credits_day', 'credits_month'] as const) {
-      const id = { scope_kind: level, scope_id: scopeId, counter, window_start: new Date(windowStart(counter, at)).toISOString() };
-      records.push({ ...id, credits, from_lease: fromLease(id) });
-    }
+    for (const counter of ['credits_day', 'credits_month'] as const) ids.push({ scope_kind: level, scope_id: scopeId, counter, window_start: windowId(counter, at) });
   }
-  return records;
+  return ids;
 }

@@ -9,10 +9,18 @@ const DAY_MS = 86_400_000;
 /** The start of the window `counter` is counted in at `now` (ms since the epoch). */
 export function windowStart(counter: Counter, now: number): number {
   if (counter === 'requests' || counter === 'tokens') return now - (now % MINUTE_MS);
-  if (counter === 'credits_day') return now - (now % DAY_MS);
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const day = now - (now % DAY_MS);
+  if (counter === 'credits_day') return day;
+  // Asked on every request: the month of a day is worked out once per day.
+  if (day !== monthOf.day) {
+    const date = new Date(day);
+    monthOf.day = day;
+    monthOf.start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  }
+  return monthOf.start;
 }
+
+const monthOf = { day: NaN, start: NaN };
 
 /** When the window that starts at `start` ends and the next begins. */
 export function windowEnd(counter: Counter, start: number): number {
