@@ -292,8 +292,9 @@ describe('the console in a browser', function () {
     await dialog.waitFor({ state: 'detached' });
 
     // The key works at once, with exactly its scopes and limits; the secret is never shown again.
-    const chat = await postChat(gw, { model: 'local/echo', messages: [{ role: 'user', content: 'Hallo' }] }, {}, secret);
-    expect(chat.status).to.equal(200);
+    // (With a cap on the answer: without one, the worst case reserved is local/echo's whole context, past 2.5 credits.)
+    const chat = await postChat(gw, { model: 'local/echo', max_tokens: 64, messages: [{ role: 'user', content: 'Hallo' }] }, {}, secret);
+    expect(chat.status, await chat.clone().text()).to.equal(200);
     const row = keys.locator('tr', { has: page.locator('.key-name', { hasText: 'Helpdesk bot' }) });
     await row.waitFor();
     expect(await page.content()).to.not.include(secret);
@@ -327,6 +328,105 @@ describe('the console in a browser', function () {
       .filter((e: { target: string }) => e.target === created.id)
       .map((e: { action: string }) => e.action);
     expect(actions).to.deep.equal(['api_key.revoked', 'api_key.updated', 'api_key.created']);
+  });
+
+  it('sets the workspace’s limits in the Limits panel, shows the API’s 422 by its field, and the budget on the usage page', async () => {
+    await visit(page, '#/settings', 'Router settings');
+    const form = page.getByRole('form', { name: 'Limits' });
+    const workspace = form.getByRole('group', { name: 'This workspace' });
+    await workspace.waitFor();
+    // An organization key sees (and may set) the organization's limits too.
+    await form.getByRole('group', { name: 'The organization' }).waitFor();
+    expect(await workspace.getByLabel('Requests per minute').inputValue()).to.equal('');
+    expect(await workspace.locator('[data-use="requests_per_minute"]').textContent()).to.match(/^\d+ requests this minute, no limit$/);
+
+    await workspace.getByLabel('Requests per minute').fill('120');
+    await workspace.getByLabel('Credits per day (UTC)').fill('50');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByRole('status').filter({ hasText: 'Limits saved.' }).first().waitFor();
+    expect((await v1('/settings/limits')).body.workspace.limits).to.deep.equal({ requests_per_minute: 120, tokens_per_minute: null, credits_per_day: 50, credits_per_month: null });
+
+    // Saved: a fresh load shows them, each with its use in the current window.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Router settings' }).waitFor();
+    await workspace.waitFor();
+    expect(await workspace.getByLabel('Requests per minute').inputValue()).to.equal('120');
+    expect(await workspace.getByLabel('Credits per day (UTC)').inputValue()).to.equal('50');
+    expect(await workspace.getByLabel('Tokens per minute').inputValue()).to.equal('');
+    expect(await workspace.locator('[data-use="requests_per_minute"]').textContent()).to.match(/^\d+ of 120 requests this minute$/);
+    expect(await workspace.locator('[data-use="credits_per_day"]').textContent()).to.match(/^[\d.,]+ of 50 credits today$/);
+
+    // What is no number (or no whole number, for a rate) is caught here, and sent nowhere.
+    await workspace.getByLabel('Tokens per minute').fill('lots');
+    await workspace.getByLabel('Requests per minute').fill('1.5');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form.locator('.field-error', { hasText: 'Enter a whole number, or leave it empty for no limit.' }).nth(1).waitFor();
+    expect(await workspace.getByLabel('Tokens per minute').getAttribute('aria-invalid')).to.equal('true');
+    await workspace.getByLabel('Tokens per minute').fill('');
+
+    // Numbers the API refuses: its 422 field errors are shown by their fields, and nothing changes.
+    await workspace.getByLabel('Requests per minute').fill('0');
+    await workspace.getByLabel('Credits per day (UTC)').fill('0');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form.getByRole('alert').filter({ hasText: 'The limits were not saved.' }).waitFor();
+    const rpmError = workspace.locator('.field', { has: page.getByLabel('Requests per minute') }).locator('.field-error');
+    const creditsError = workspace.locator('.field', { has: page.getByLabel('Credits per day (UTC)') }).locator('.field-error');
+    expect(await rpmError.textContent()).to.equal('Requests per minute must be > 0');
+    expect(await creditsError.textContent()).to.equal('Credits per day (UTC) must be > 0');
+    expect(await workspace.getByLabel('Credits per day (UTC)').getAttribute('aria-invalid')).to.equal('true');
+    expect(await workspace.getByLabel('Credits per day (UTC)').getAttribute('aria-describedby')).to.include((await creditsError.getAttribute('id'))!);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).to.equal('workspace.requests_per_minute');
+    await screenshot(page, 'limits-422-1280');
+    expect((await v1('/settings/limits')).body.workspace.limits).to.include({ requests_per_minute: 120, credits_per_day: 50 });
+
+    // Some credits spent, the workspace's daily budget shows as a bar on the usage page.
+    expect((await v1('/embeddings', { method: 'POST', body: { model: 'local/embed-1024', input: 'woord '.repeat(500) } })).status).to.equal(200);
+    const budget = await waitFor(
+      async () => {
+        const found = (await v1('/usage')).body.budgets.find((b: { level: string; window: string }) => b.level === 'workspace' && b.window === 'day');
+        return found?.used > 0 ? found : undefined;
+      },
+      { what: 'credits billed against the workspace budget' },
+    );
+    await visit(page, '#/usage', 'Usage');
+    const bar = page.locator('li.budget[data-level="workspace"][data-window="day"]');
+    await bar.waitFor();
+    expect(await page.locator('li.budget').count()).to.equal(1);
+    expect(await bar.locator('.budget-name').textContent()).to.equal('Workspace daily budget (UTC day)');
+    expect(await bar.locator('.budget-figures').textContent()).to.match(/^[\d.,]+ of 50 credits \((<1|\d+) %\)$/);
+    const meter = bar.getByRole('meter', { name: 'Workspace daily budget (UTC day)' });
+    expect(Number(await meter.getAttribute('aria-valuenow'))).to.be.above(0);
+    expect(await meter.getAttribute('aria-valuemax')).to.equal('50');
+    expect(Number(await bar.locator('rect.fill').getAttribute('width'))).to.be.above(0);
+    expect(await bar.locator('.budget-reset time').getAttribute('datetime')).to.equal(budget.resets_at);
+    expect(await bar.locator('.budget-reset').textContent()).to.match(/^Resets .+ \(in (\d+ h( \d+ min)?|\d+ min|under a minute)\)\.$/);
+    await screenshot(page, 'usage-budgets-1280');
+  });
+
+  it('shows a restricted key the workspace’s limits only, and a 403 clearly when it may no longer set them', async () => {
+    const restricted = await gw.app.key({ kind: 'restricted', scopes: ['settings.write', 'usage.read'] });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, restricted.key);
+      await visit(watched.page, '#/settings', 'Router settings');
+      const form = watched.page.getByRole('form', { name: 'Limits' });
+      await form.getByRole('group', { name: 'This workspace' }).waitFor();
+      expect(await form.getByRole('group', { name: 'The organization' }).count()).to.equal(0);
+      expect(await form.textContent()).to.include('The organization’s limits are shown and set only with an organization key.');
+
+      // The key loses settings.write while the page is open: saving says so.
+      expect((await v1(`/keys/${restricted.key_id}`, { method: 'PATCH', body: { scopes: ['usage.read'] } })).status).to.equal(200);
+      await form.getByLabel('Requests per minute').fill('130');
+      await form.getByRole('button', { name: 'Save limits' }).click();
+      const alert = form.getByRole('alert').filter({ hasText: 'The limits were not saved.' });
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('This key lacks the scope settings.write');
+      expect((await v1('/settings/limits')).body.workspace.limits.requests_per_minute).to.equal(120);
+      await screenshot(watched.page, 'limits-403-1280');
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
   });
 
   it('says which scope a restricted key lacks', async () => {
@@ -379,9 +479,9 @@ describe('the console in a browser', function () {
       expect(await nav.isVisible()).to.equal(false);
 
       const pages: [string, string | RegExp, string, string][] = [
-        ['#/usage', 'Usage', 'svg.chart rect.bar', 'usage-390'],
+        ['#/usage', 'Usage', 'li.budget', 'usage-390'],
         ['#/traces', 'Traces', 'a[data-trace-id]', 'traces-390'],
-        ['#/settings', 'Router settings', 'section.acceptance', 'settings-390'],
+        ['#/settings', 'Router settings', 'section.limits-panel fieldset', 'settings-390'],
         ['#/memory?user=cust-42', 'Memory', '[data-fact-count]', 'memory-390'],
         ['#/keys', 'API keys', '[data-state]', 'keys-390'],
         ['#/audit', 'Audit log', 'code.audit-action', 'audit-390'],

@@ -71,3 +71,25 @@ export function json(value, indent) {
     return String(value);
   }
 }
+
+/** How long until an instant, roughly: "in 5 h 12 min", "in 3 days", "in under a minute". */
+export function until(iso, now = Date.now()) {
+  const ms = Date.parse(iso) - now;
+  if (Number.isNaN(ms)) return '';
+  if (ms <= 60_000) return ms <= 0 ? 'now' : 'in under a minute';
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `in ${hours} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `in ${Math.floor(hours / 24)} days`;
+}
+
+const percentFormat = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
+
+/** A share as "6 %"; above 0 but below 1 %, "<1 %" (never a misleading 0). */
+export function percent(part, whole) {
+  if (!(whole > 0)) return '–';
+  const p = (part / whole) * 100;
+  if (p > 0 && p < 1) return '<1 %';
+  return `${percentFormat.format(Math.floor(p))} %`;
+}

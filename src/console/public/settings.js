@@ -2,6 +2,7 @@ import { api } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { errorBox, field, h, loading, pageHead, toast, uid } from './dom.js';
 import { time } from './format.js';
+import { limitsPanel } from './limits.js';
 
 export const title = 'Router settings';
 
@@ -23,16 +24,22 @@ const ALLOWS = [
 ];
 
 export async function render(view) {
-  view.append(pageHead('Router settings', 'Which providers and models this workspace may use, how personal data is masked, the response cache, and the organization’s acceptance of routing outside the EU.'));
+  view.append(pageHead('Router settings', 'Which providers and models this workspace may use, how personal data is masked, the response cache, the organization’s acceptance of routing outside the EU, and the limits and budgets of the workspace and the organization.'));
   const body = h('div', null, loading('Loading the settings…'));
   view.append(body);
-  let settings, models;
-  try {
-    [settings, models] = await Promise.all([api('/settings/router'), api('/models')]);
-  } catch (err) {
-    body.replaceChildren(errorBox(err, 'The settings could not be loaded.'));
+  // Loaded side by side; each part shows on its own, so one failing does not hide the other.
+  const [router, limits] = await Promise.allSettled([Promise.all([api('/settings/router'), api('/models')]), api('/settings/limits')]);
+  const limitsPart =
+    limits.status === 'fulfilled'
+      ? limitsPanel(limits.value)
+      : sameRefusal(router, limits)
+        ? null // a key without settings.write: one alert says so
+        : h('section', { class: 'card', 'aria-labelledby': 'limits-h' }, h('h2', { id: 'limits-h' }, 'Limits and budgets'), errorBox(limits.reason, 'The limits could not be loaded.'));
+  if (router.status === 'rejected') {
+    body.replaceChildren(errorBox(router.reason, 'The settings could not be loaded.'), ...(limitsPart ? [limitsPart] : []));
     return;
   }
+  const [settings, models] = router.value;
   const acceptance = h('div');
   const policy = h('div');
   const draw = (state) => {
@@ -40,7 +47,12 @@ export async function render(view) {
     policy.replaceChildren(policyForm(state, models.data, draw));
   };
   draw(settings);
-  body.replaceChildren(acceptance, policy);
+  body.replaceChildren(acceptance, policy, ...(limitsPart ? [limitsPart] : []));
+}
+
+/** Both loads refused for the same reason (e.g. the key lacks settings.write). */
+function sameRefusal(a, b) {
+  return a.status === 'rejected' && b.status === 'rejected' && a.reason?.status === b.reason?.status && a.reason?.code === b.reason?.code;
 }
 
 function acceptanceSection(state, redraw) {

@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { stackedBarChart } from './chart.js';
-import { errorBox, field, h, loading, pageHead, table } from './dom.js';
-import { credits, dayKeys, int, utcDay } from './format.js';
+import { errorBox, field, h, loading, pageHead, s, table } from './dom.js';
+import { credits, dayKeys, int, percent, time, until, utcDay } from './format.js';
 
 export const title = 'Usage';
 
@@ -96,6 +96,7 @@ export async function render(view, route) {
 
   body.replaceChildren(
     stats,
+    ...budgetsSection(byDay.budgets ?? []),
     chart,
     h('section', { class: 'card', 'aria-labelledby': 'usage-models-h' }, h('h2', { id: 'usage-models-h' }, 'Per model'), models.el),
   );
@@ -103,4 +104,58 @@ export async function render(view, route) {
 
 function stat(label, value) {
   return h('div', { class: 'stat' }, h('dt', null, label), h('dd', null, value));
+}
+
+const LEVELS = { key: 'This key', workspace: 'Workspace', organization: 'Organization' };
+const WINDOWS = { day: 'daily budget (UTC day)', month: 'monthly budget (UTC month)' };
+
+/** Each credit budget that applies to the key, as a bar; nothing at all when there are none. */
+function budgetsSection(budgets) {
+  if (budgets.length === 0) return [];
+  return [
+    h(
+      'section',
+      { class: 'card budgets', 'aria-labelledby': 'budgets-h' },
+      h('h2', { id: 'budgets-h' }, 'Budgets'),
+      h('p', { class: 'muted small-text' }, 'Credits billed against each budget that applies to this key, in the current window. A request that could pass a budget is refused (402) until it resets.'),
+      h('ul', { class: 'budget-list' }, budgets.map(budgetItem)),
+    ),
+  ];
+}
+
+function budgetItem(budget) {
+  const share = budget.limit > 0 ? budget.used / budget.limit : 0;
+  const state = share >= 1 ? 'exhausted' : share >= 0.8 ? 'high' : 'ok';
+  const name = `${LEVELS[budget.level] ?? budget.level} ${WINDOWS[budget.window] ?? budget.window}`;
+  const figures = `${credits(budget.used)} of ${credits(budget.limit)} credits (${percent(budget.used, budget.limit)})`;
+  // Drawn as SVG: its width is an attribute, where a style attribute would break the CSP.
+  const width = budget.used > 0 ? Math.min(100, Math.max(0.75, share * 100)) : 0;
+  return h(
+    'li',
+    { class: `budget ${state}`, 'data-level': budget.level, 'data-window': budget.window, 'data-state': state },
+    h(
+      'div',
+      { class: 'budget-head' },
+      h('span', { class: 'budget-name' }, name),
+      h('span', { class: 'budget-figures' }, figures),
+    ),
+    h(
+      'div',
+      { class: 'budget-meter', role: 'meter', 'aria-label': name, 'aria-valuemin': '0', 'aria-valuemax': String(budget.limit), 'aria-valuenow': String(Math.min(budget.used, budget.limit)), 'aria-valuetext': figures },
+      s(
+        'svg',
+        { class: 'budget-bar', viewBox: '0 0 100 10', preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' },
+        s('rect', { class: 'track', x: '0', y: '0', width: '100', height: '10' }),
+        s('rect', { class: 'fill', x: '0', y: '0', width: String(width), height: '10' }),
+      ),
+    ),
+    h(
+      'p',
+      { class: 'hint budget-reset' },
+      state === 'exhausted' ? h('strong', null, 'Used up: requests are refused until it resets. ') : null,
+      'Resets ',
+      time(budget.resets_at),
+      ` (${until(budget.resets_at)}).`,
+    ),
+  );
 }

@@ -23,6 +23,7 @@ const FILES: Record<string, string> = {
   'memory.js': 'text/javascript; charset=utf-8',
   'audit.js': 'text/javascript; charset=utf-8',
   'keys.js': 'text/javascript; charset=utf-8',
+  'limits.js': 'text/javascript; charset=utf-8',
 };
 
 /** Scripts, styles and data only from this origin; no inline code, no framing, no plugins. */
