@@ -1807,7 +1807,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is over the size bound (`BODY_LIMIT`, default 20 MiB). */
+        /** @description The body is over the size bound (`BODY_LIMIT`, default 20 MiB), or, with the firewall on, a chat's messages hold more than it scans of one request (`FIREWALL_MAX_CHARS`, default 1,048,576 characters). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

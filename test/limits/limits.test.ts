@@ -44,6 +44,8 @@ describe('limits and budgets', () => {
     expect(retryAfter).to.be.within(1, 60);
     // Embeddings count against the same limit.
     expect((await embed(key, 'tekst')).status).to.equal(429);
+    const metrics = await api(app.baseUrl, '/metrics');
+    expect(metrics.text).to.match(/polder_limit_refusals_total\{limit="requests_per_minute",level="workspace"\} [2-9]/);
     const settings = await api(app.baseUrl, '/v1/settings/limits', { key });
     expect(settings.body.workspace.limits).to.deep.equal({ requests_per_minute: 3, tokens_per_minute: null, credits_per_day: null, credits_per_month: null });
     expect(settings.body.workspace.used.requests_this_minute).to.equal(3);
