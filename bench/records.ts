@@ -18,6 +18,7 @@ import pg from 'pg';
 import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
+import { spendRecords } from '../src/limits/gate.js';
 import { serializeRecords, type SerializedRecords } from '../src/metering/records.js';
 import { writeRecords } from '../src/metering/writeRecords.js';
 import { plainTrace } from '../src/traces/store.js';
@@ -35,13 +36,14 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
-type Part = 'usage' | 'trace' | 'audit' | 'cache';
+type Part = 'usage' | 'trace' | 'audit' | 'cache' | 'spend';
 const VARIANTS: { name: string; without?: Part }[] = [
   { name: 'every part' },
   { name: 'without the trace', without: 'trace' },
   { name: 'without the audit entry', without: 'audit' },
   { name: 'without the usage line', without: 'usage' },
   { name: 'without the cache entry', without: 'cache' },
+  { name: 'without the limit counters', without: 'spend' },
 ];
 
 interface Owner {
@@ -112,12 +114,15 @@ function chatRecords(owner: Owner): SerializedRecords {
       end_user: null,
       fact_ids: [],
     },
+    // A request under budgets on its workspace and organization: its credits go into their day
+    // and month counters (limits/gate.ts).
+    spend: spendRecords(owner, credits.total, Date.now()),
   });
 }
 
 function without(records: SerializedRecords, part: Part | undefined): SerializedRecords {
   if (!part) return records;
-  return { ...records, [part]: part === 'usage' ? [] : undefined };
+  return { ...records, [part]: part === 'usage' || part === 'spend' ? [] : undefined };
 }
 
 /** CPU time (user + system) of a process, in seconds. */

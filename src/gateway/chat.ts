@@ -303,7 +303,9 @@ export class ChatService {
         key && this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       // Limits are checked before a provider is called; a cache hit calls none and passes.
-      const admission = cached ? NOT_LIMITED : await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
+      let admission = NOT_LIMITED;
+      if (cached) await this.deps.gate.knowLimitsOf(principal);
+      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {

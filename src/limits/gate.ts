@@ -123,7 +123,6 @@ export class LimitGate {
   private readonly held = new Map<string, Held>();
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
   private plans = new WeakMap<Principal, { plan: Planned[]; until: number }>();
-  private readonly spendIds = new WeakMap<Principal, { day: string; ids: { id: CounterId; key: string }[] }>();
   private readonly idleTimer: NodeJS.Timeout;
   /** The lease statement in flight, which requests arriving meanwhile wait for. */
   private leasing: Promise<void> | undefined;
@@ -250,27 +249,31 @@ export class LimitGate {
       if (counter !== 'tokens') fromLease.set(slot.key, spent);
     }
     if (!(used.credits > 0)) return [];
-    // Object literals: a spread copy costs V8 several times more, on every request.
-    return this.spendIdsOf(principal, at).map(({ id, key }) => ({
-      scope_kind: id.scope_kind,
-      scope_id: id.scope_id,
-      counter: id.counter,
-      window_start: id.window_start,
-      credits: used.credits,
-      from_lease: fromLease.get(key) ?? 0,
-    }));
+    const records: SpendRecord[] = [];
+    // Only the budgets that apply are counted (a budget set later starts from the usage lines:
+    // store.startBudgetCounters). Object literals: a spread copy costs V8 several times more.
+    for (const planned of this.plans.get(principal)?.plan ?? []) {
+      if (planned.counter !== 'credits_day' && planned.counter !== 'credits_month') continue;
+      const start = windowId(planned.counter, at);
+      const key = planned.window?.id.window_start === start ? planned.window.key : undefined;
+      records.push({
+        scope_kind: planned.scope_kind,
+        scope_id: planned.scope_id,
+        counter: planned.counter,
+        window_start: start,
+        credits: used.credits,
+        from_lease: key === undefined ? 0 : (fromLease.get(key) ?? 0),
+      });
+    }
+    return records;
   }
 
-  /** The counters a principal's credits are billed into at `at`, made once per day. */
-  private spendIdsOf(principal: Principal, at: number): { id: CounterId; key: string }[] {
-    const day = windowId('credits_day', at);
-    const cached = this.spendIds.get(principal);
-    if (cached?.day === day) return cached.ids;
-    const ids = spendCounters({ keyId: principal.keyId, workspaceId: principal.workspaceId, organizationId: principal.organizationId }, at).map(
-      (id) => ({ id, key: keyOf(id) }),
-    );
-    this.spendIds.set(principal, { day, ids });
-    return ids;
+  /**
+   * Makes sure the limits of a principal are known before its request is settled without having
+   * been admitted (a cache hit): its credits still count toward its budgets.
+   */
+  async knowLimitsOf(principal: Principal): Promise<void> {
+    await this.planOf(principal, Date.now());
   }
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
@@ -403,26 +406,21 @@ export class LimitGate {
 }
 
 /**
- * The credits of a request (or of the service's own work, `keyId` null) as billed into the day and
- * month counters of its key, workspace and organization. Every request is counted, limited or
- * not, so a budget set mid-month starts from what the month has already billed.
+ * The credits of the service's own work for a workspace (an ingest, a fact extraction) as billed
+ * into the day and month counters of the workspace and its organization. Written whether or not a
+ * budget applies (the work is rare, and the worker does not know the limits): a budget set later
+ * starts from the usage lines anyway.
  */
-export function spendRecords(
-  owner: { keyId: string | null; workspaceId: string; organizationId: string },
-  credits: number,
-  at: number,
-): SpendRecord[] {
+export function spendRecords(owner: { workspaceId: string; organizationId: string }, credits: number, at: number): SpendRecord[] {
   if (!(credits > 0)) return [];
-  return spendCounters(owner, at).map((id) => ({ ...id, credits, from_lease: 0 }));
-}
-
-/** The day and month counters of an owner's key, workspace and organization at `at`. */
-function spendCounters(owner: { keyId: string | null; workspaceId: string; organizationId: string }, at: number): CounterId[] {
-  const ids: CounterId[] = [];
-  for (const level of LEVELS) {
-    const scopeId = level === 'key' ? owner.keyId : level === 'workspace' ? owner.workspaceId : owner.organizationId;
-    if (scopeId === null) continue;
-    for (const counter of ['credits_day', 'credits_month'] as const) ids.push({ scope_kind: level, scope_id: scopeId, counter, window_start: windowId(counter, at) });
+  const records: SpendRecord[] = [];
+  for (const [scope_kind, scope_id] of [
+    ['workspace', owner.workspaceId],
+    ['organization', owner.organizationId],
+  ] as const) {
+    for (const counter of ['credits_day', 'credits_month'] as const) {
+      records.push({ scope_kind, scope_id, counter, window_start: windowId(counter, at), credits, from_lease: 0 });
+    }
   }
-  return ids;
+  return records;
 }

@@ -5,8 +5,17 @@ import { ApiError } from '../errors.js';
 import type { Principal } from '../tenancy/store.js';
 import type { LimitGate } from './gate.js';
 import { limitsFromBody, type Limits } from './limits.js';
-import { counterKey, countersUsed, findScopeLimits, saveScopeLimits, type CounterId, type LimitLevel } from './store.js';
-import { windowEnd, windowStart, type Counter } from './windows.js';
+import {
+  counterKey,
+  countersUsed,
+  creditsBilled,
+  findScopeLimits,
+  saveScopeLimits,
+  startBudgetCounters,
+  type CounterId,
+  type LimitLevel,
+} from './store.js';
+import { windowEnd, windowStart } from './windows.js';
 
 // GET and PUT /settings/limits: the limits of the caller's workspace and organization, and what
 // each has used in its current windows.
@@ -24,26 +33,26 @@ export interface LimitSettings {
   organization: { limits: Limits; used: WindowUse } | null;
 }
 
-const USE_FIELDS: [Counter, keyof WindowUse][] = [
-  ['requests', 'requests_this_minute'],
-  ['tokens', 'tokens_this_minute'],
-  ['credits_day', 'credits_today'],
-  ['credits_month', 'credits_this_month'],
-];
 
 /** What a scope has used in the windows that are current now (for rates, what web processes leased). */
-export async function windowUse(pool: Pool, scopes: { scope_kind: CounterId['scope_kind']; scope_id: string }[], now = Date.now()): Promise<WindowUse[]> {
-  const ids = scopes.flatMap((scope) =>
-    USE_FIELDS.map(([counter]) => ({ ...scope, counter, window_start: new Date(windowStart(counter, now)).toISOString() })),
-  );
-  const used = await countersUsed(pool, ids);
-  return scopes.map((scope) => {
-    const use = {} as WindowUse;
-    for (const [counter, field] of USE_FIELDS) {
-      use[field] = Math.round((used.get(counterKey({ ...scope, counter, window_start: new Date(windowStart(counter, now)).toISOString() })) ?? 0) * 1e8) / 1e8;
-    }
-    return use;
-  });
+export async function windowUse(
+  pool: Pool,
+  scopes: { scope_kind: 'workspace' | 'organization'; scope_id: string }[],
+  now = Date.now(),
+): Promise<WindowUse[]> {
+  const minute = new Date(windowStart('requests', now)).toISOString();
+  const ids = scopes.flatMap((scope) => (['requests', 'tokens'] as const).map((counter) => ({ ...scope, counter, window_start: minute })));
+  const [leased, ...billed] = await Promise.all([
+    countersUsed(pool, ids),
+    ...scopes.map((scope) => creditsBilled(pool, { kind: scope.scope_kind, id: scope.scope_id }, now)),
+  ]);
+  const round = (value: number) => Math.round(value * 1e8) / 1e8;
+  return scopes.map((scope, index) => ({
+    requests_this_minute: leased.get(counterKey({ ...scope, counter: 'requests', window_start: minute })) ?? 0,
+    tokens_this_minute: leased.get(counterKey({ ...scope, counter: 'tokens', window_start: minute })) ?? 0,
+    credits_today: round(billed[index]!.day),
+    credits_this_month: round(billed[index]!.month),
+  }));
 }
 
 export interface BudgetUse {
@@ -119,6 +128,7 @@ export async function updateLimitSettings(
       const limits = limitsFromBody(given, kind);
       const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
       await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
+      if (limits.credits_per_day !== null || limits.credits_per_month !== null) await startBudgetCounters(db, { kind, id });
       await recordAudit(db, {
         ...actedBy(principal),
         ...(kind === 'organization' ? { workspace_id: null } : {}),

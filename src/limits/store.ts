@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
-import type { Counter } from './windows.js';
+import { windowStart, type Counter } from './windows.js';
 
 // SQL of limits: the limits of workspaces and organizations, and the counters web processes lease
 // from and the records statement bills credits into (sql/0024).
@@ -130,6 +130,56 @@ export async function leaseCounters(db: Queryable, asks: LeaseAsk[]): Promise<Le
   for (const ask of pending) grants.set(counterKey(ask), { ...ask, granted: 0, taken: ask.limit });
   return asks.map((ask) => grants.get(counterKey(ask))!);
 }
+
+/**
+ * When a credit budget is set (or changed) on a scope: its day and month counters start from what
+ * the scope has billed in those windows, since only scopes with a budget are counted request by
+ * request. A workspace's and an organization's from their usage lines; a key's from its traces
+ * (usage lines do not name the key: traces erased or pruned meanwhile are not counted).
+ */
+export async function startBudgetCounters(db: Queryable, scope: { kind: LimitLevel; id: string }, now = Date.now()): Promise<void> {
+  const day = new Date(windowStart('credits_day', now)).toISOString();
+  const month = new Date(windowStart('credits_month', now)).toISOString();
+  await db.query(START_BUDGET_SQL[scope.kind], [scope.id, day, month]);
+}
+
+const startBudget = (scopeKind: LimitLevel, billedSince: string) => `
+  insert into limit_counters (scope_kind, scope_id, counter, window_start, billed)
+  select '${scopeKind}', $1, w.counter, w.start, (${billedSince})
+    from (values ('credits_day', $2::timestamptz), ('credits_month', $3::timestamptz)) as w(counter, start)
+  on conflict (scope_kind, scope_id, counter, window_start) do update set billed = excluded.billed`;
+
+// Three fixed statements, one per level (no caller text in any of them).
+const START_BUDGET_SQL: Record<LimitLevel, string> = {
+  key: startBudget(
+    'key',
+    `select coalesce(sum(t.credits_total), 0) from traces t
+      where t.workspace_id = (select workspace_id from api_keys where id = $1) and t.key_id = $1 and t.created_at >= w.start`,
+  ),
+  workspace: startBudget('workspace', 'select coalesce(sum(u.credits_total), 0) from usage u where u.workspace_id = $1 and u.created_at >= w.start'),
+  organization: startBudget(
+    'organization',
+    `select coalesce(sum(u.credits_total), 0) from usage u
+      where u.workspace_id in (select id from workspaces where organization_id = $1) and u.created_at >= w.start`,
+  ),
+};
+
+/** What a workspace or an organization has billed today and this UTC month, from its usage lines. */
+export async function creditsBilled(db: Queryable, scope: { kind: 'workspace' | 'organization'; id: string }, now = Date.now()): Promise<{ day: number; month: number }> {
+  const day = new Date(windowStart('credits_day', now)).toISOString();
+  const month = new Date(windowStart('credits_month', now)).toISOString();
+  const { rows } = await db.query<{ day: string; month: string }>(CREDITS_BILLED_SQL[scope.kind], [scope.id, day, month]);
+  return { day: Number(rows[0]!.day), month: Number(rows[0]!.month) };
+}
+
+const CREDITS_BILLED_SQL = {
+  workspace: `
+    select coalesce(sum(credits_total) filter (where created_at >= $2), 0) as day, coalesce(sum(credits_total), 0) as month
+      from usage where workspace_id = $1 and created_at >= $3`,
+  organization: `
+    select coalesce(sum(credits_total) filter (where created_at >= $2), 0) as day, coalesce(sum(credits_total), 0) as month
+      from usage where workspace_id in (select id from workspaces where organization_id = $1) and created_at >= $3`,
+};
 
 /** Gives back what a process leased and did not use (on shutdown, or when it sat idle). */
 export async function returnLeases(db: Queryable, returns: (CounterId & { amount: number })[]): Promise<void> {

@@ -56,6 +56,6 @@ export function serviceWorkRecords(work: {
       details: { ...work.output, ...work.auditDetails, credits: totals.credits.total },
     }),
     // Ingest and extraction count toward the workspace's and the organization's budgets.
-    spend: spendRecords({ keyId: null, ...work.owner }, totals.credits.total, Date.parse(createdAt)),
+    spend: spendRecords(work.owner, totals.credits.total, Date.parse(createdAt)),
   };
 }

@@ -4,6 +4,7 @@ import { withTransaction } from '../db/transaction.js';
 import { conflict, notFound, validationFailed, type FieldErrors } from '../errors.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
+import { startBudgetCounters } from '../limits/store.js';
 import { describedKey, newSecret, scopesOfKind } from './keys.js';
 import type { Scope } from './scopes.js';
 import {
@@ -112,6 +113,9 @@ export async function updateKeyFor(
     const changes = keyChanges(before, limitsBefore, after);
     if (Object.keys(changes).length === 0) return { key: before, changed: false };
     const key = await saveKeyChange(db, principal.organizationId, keyId, after);
+    // Budgets are counted only while they exist: a new one starts from what the key has billed.
+    const budgetSet = after.limits.credits_per_day !== null || after.limits.credits_per_month !== null;
+    if (budgetSet && changes.limits !== undefined) await startBudgetCounters(db, { kind: 'key', id: key.id });
     await recordAudit(db, {
       ...actedBy(principal),
       workspace_id: key.workspace_id,

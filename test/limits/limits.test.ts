@@ -81,6 +81,20 @@ describe('limits and budgets', () => {
     expect(usage.body.budgets[0].used).to.equal(settings.body.workspace.used.credits_today);
   });
 
+  it('a budget set mid-day starts from what the workspace has already billed today', async () => {
+    const { key } = await app.key({ org: 'midday', workspace: 'w' });
+    const input = 'woord '.repeat(1000);
+    expect((await embed(key, input)).status).to.equal(200);
+    expect((await embed(key, input)).status).to.equal(200);
+    const before = await api(app.baseUrl, '/v1/settings/limits', { key });
+    expect(before.body.workspace.used.credits_today).to.be.within(0.0019, 0.0021);
+    await setLimits(key, { workspace: { credits_per_day: 0.0035 } });
+    expect((await embed(key, input)).status).to.equal(200);
+    const refused = await embed(key, input);
+    expect(refused.status).to.equal(402);
+    expect(refused.body.budget.used).to.be.within(0.0029, 0.0031);
+  });
+
   it('audits reaching 80 % and 100 % of a budget, once each per window', async () => {
     const { key } = await app.key({ org: 'marks', workspace: 'w' });
     await setLimits(key, { workspace: { credits_per_day: 0.005 } });
