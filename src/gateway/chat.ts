@@ -334,16 +334,31 @@ export class ChatService {
    * chain, with the service fees.
    */
   private demandOf(plan: RoutingPlan<ChatModel>, request: UpstreamChatRequest, body: ChatCompletionRequest, retrieval: Retrieval, firewallOn: boolean): Demand {
+    const retrievalFee = retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0;
+    const firewallPerToken = firewallOn ? this.deps.catalog.services.firewallPer1kTokens / 1000 : 0;
+    const answerCap = body.max_completion_tokens ?? body.max_tokens;
+    if (answerCap === undefined) {
+      // Without a cap the answer may take what the context leaves, so prompt and answer together
+      // take the whole context whatever the prompt holds: no need to count it. Each token is
+      // priced at the dearer of the model's two prices (and the firewall's fee).
+      return {
+        tokens: () => Math.max(0, ...plan.candidates.map((c) => c.model.contextLength)),
+        credits: () =>
+          Math.max(
+            0,
+            ...plan.candidates.map(
+              (c) => (c.model.contextLength * Math.max(c.model.pricing.prompt, c.model.pricing.completion)) / 1000 + c.model.contextLength * firewallPerToken,
+            ),
+          ) + retrievalFee,
+      };
+    }
     let prompt: number | undefined;
     const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
-    const cap = (model: ChatModel) => body.max_completion_tokens ?? body.max_tokens ?? Math.max(0, model.contextLength - promptTokens());
     return {
-      tokens: () => promptTokens() + Math.max(0, ...plan.candidates.map((c) => cap(c.model))),
+      tokens: () => promptTokens() + answerCap,
       credits: () => {
-        const services =
-          (firewallOn ? (promptTokens() * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
-          (retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
-        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: cap(c.model) }, { services }).total));
+        const services = promptTokens() * firewallPerToken + retrievalFee;
+        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: answerCap }, { services }).total));
       },
     };
   }

@@ -113,9 +113,15 @@ function windowId(counter: Counter, now: number): string {
   return id;
 }
 
-function blockFor(counter: Counter, limit: number, need: number): number {
+/**
+ * A block serves the next 50 requests beside those in flight, which hold their worst case until
+ * they end: without them, 32 requests in flight would hold most of a block, and leases would come
+ * every few requests.
+ */
+function blockFor(counter: Counter, limit: number, need: number, inFlight: number): number {
   const fraction = Math.floor(limit * BLOCK_FRACTION);
-  const most = counter === 'requests' ? BLOCK_REQUESTS : need * BLOCK_REQUESTS;
+  const requests = BLOCK_REQUESTS + inFlight;
+  const most = counter === 'requests' ? requests : need * requests;
   return Math.max(need, Math.min(fraction, most));
 }
 
@@ -124,6 +130,8 @@ export class LimitGate {
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
   private plans = new WeakMap<Principal, { plan: Planned[]; until: number }>();
   private readonly idleTimer: NodeJS.Timeout;
+  /** Admitted requests not yet settled or released. */
+  private inFlight = 0;
   /** The lease statement in flight, which requests arriving meanwhile wait for. */
   private leasing: Promise<void> | undefined;
   /** Counters a lease found exhausted, until when they are not asked again. */
@@ -224,6 +232,7 @@ export class LimitGate {
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
     if (short) throw this.refusal(short.id, short.limit, now);
+    this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
       held.remaining -= need;
@@ -285,6 +294,7 @@ export class LimitGate {
   private end(admission: Admission): Slot[] {
     if (admission.ended || admission.slots.length === 0) return [];
     admission.ended = true;
+    this.inFlight -= 1;
     return admission.slots;
   }
 
@@ -300,7 +310,7 @@ export class LimitGate {
     for (const { id, key, need, limit } of needs) {
       const remaining = this.held.get(key)?.remaining ?? 0;
       const short = Math.max(0, need - remaining);
-      const block = blockFor(id.counter, limit, need);
+      const block = blockFor(id.counter, limit, need, this.inFlight);
       if (short > 0 || remaining < block / 2) {
         asks.push({ scope_kind: id.scope_kind, scope_id: id.scope_id, counter: id.counter, window_start: id.window_start, need: short, block, limit });
       }
