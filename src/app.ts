@@ -34,6 +34,7 @@ import { Validator } from './http/validation.js';
 import type { Logger } from './logger.js';
 import type { GroupCommitter } from './metering/groupCommit.js';
 import { LimitGate } from './limits/gate.js';
+import type { ChangeTargets } from './tenancy/changes.js';
 import { KeyResolver } from './tenancy/keys.js';
 
 export interface AppDeps {
@@ -49,6 +50,17 @@ export interface AppDeps {
   validator?: Validator;
   /** Rate limits and budgets; the web process passes its own to give its leases back at shutdown. */
   gate?: LimitGate;
+}
+
+/** What a web process's caches drop when another process announces a change (tenancy/changes.ts). */
+export function changeTargets(keys: KeyResolver, gate: LimitGate): ChangeTargets {
+  return {
+    forgetKey: (id) => keys.forgetKey(id),
+    forgetWorkspace: (id) => keys.forgetWorkspace(id),
+    forgetOrganization: (id) => keys.forgetOrganization(id),
+    forgetAllPrincipals: () => keys.forgetAllPrincipals(),
+    forgetScopeLimits: () => gate.forgetScopeLimits(),
+  };
 }
 
 /** Builds the Koa app: the middleware chain and every router. It does not listen; tests mount it. */

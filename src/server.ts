@@ -1,11 +1,13 @@
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { changeTargets, createApp } from './app.js';
 import { createPool } from './db/pool.js';
 import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
 import { CACHE_TTL_SECONDS } from './gateway/responseCache.js';
 import { LimitGate } from './limits/gate.js';
+import { ChangeListener } from './tenancy/changes.js';
+import { KeyResolver } from './tenancy/keys.js';
 import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
@@ -28,7 +30,11 @@ const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: co
 const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
 await cacheKeys.start();
 const gate = new LimitGate(pool, log);
-const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate });
+const keys = new KeyResolver(pool);
+// Key, settings, acceptance and limit changes made by any process reach this one at once.
+const changes = new ChangeListener({ connectionString: config.databaseUrl, log }, changeTargets(keys, gate));
+await changes.start();
+const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
@@ -45,6 +51,6 @@ onShutdown(log, 'web', async () => {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
-  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close(), gate.close()]);
+  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close(), gate.close(), changes.close()]);
   await pool.end();
 });

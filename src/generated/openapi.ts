@@ -656,8 +656,8 @@ export interface paths {
          *     egress guard. Ids the catalogue does not know, an empty list, or an `extraction_model` that
          *     is not a chat model of the catalogue are a 422. `firewall_default: false` sends personal data
          *     unmasked, so it needs the organization's acceptance (403 `egress_refused` otherwise). Every
-         *     change is written to the audit log with its old and new values. The process that answers
-         *     applies a change at once; other processes within 4 seconds.
+         *     change is written to the audit log with its old and new values. Every web process applies a
+         *     change at once (one NOTIFY when it commits; 4 seconds at most while one cannot listen).
          */
         put: operations["updateRouterSettings"];
         post?: never;
@@ -758,8 +758,8 @@ export interface paths {
          * @description Changes only the fields given; `limits`, when given, replaces all four (a field left out
          *     is null: no limit). `scopes` applies to restricted keys only (an organization key holds
          *     every scope: 422). `expires_at` must lie in the future, or be null for never. A revoked
-         *     key cannot be changed (409). The process that answers applies the change at once; other
-         *     processes within 4 seconds. Every change is written to the audit log with its old and new
+         *     key cannot be changed (409). Every web process applies the change at once (one NOTIFY when
+         *     it commits; 4 seconds at most while one cannot listen). Every change is written to the audit log with its old and new
          *     values. Organization keys only.
          */
         patch: operations["updateKey"];
@@ -797,8 +797,8 @@ export interface paths {
          * Set the limits of the workspace, the organization, or both
          * @description Each `limits` object given replaces that scope's limits; a field left out is null (no
          *     limit). The organization's need an organization key (403 `insufficient_scope` otherwise).
-         *     Written to the audit log with the old and new values. The process that answers applies a
-         *     change at once; other processes within 4 seconds.
+         *     Written to the audit log with the old and new values. Every web process applies a change at
+         *     once (one NOTIFY when it commits; 4 seconds at most while one cannot listen).
          */
         put: operations["updateLimitSettings"];
         post?: never;

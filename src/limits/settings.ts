@@ -2,6 +2,7 @@ import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { actedBy, recordAudit } from '../audit/entries.js';
 import { ApiError } from '../errors.js';
+import { announceChange } from '../tenancy/changes.js';
 import type { Principal } from '../tenancy/store.js';
 import type { LimitGate } from './gate.js';
 import { limitsFromBody, type Limits } from './limits.js';
@@ -105,7 +106,7 @@ export async function getLimitSettings(pool: Pool, principal: Principal): Promis
 /**
  * Sets the workspace's limits, the organization's (organization keys only), or both; a field left
  * out of a `limits` object is null (no limit). Audited with the old and new values; this process
- * applies them at once, the others within 4 seconds.
+ * applies them at once, the others when the change's NOTIFY reaches them (tenancy/changes.ts).
  */
 export async function updateLimitSettings(
   deps: { pool: Pool; gate: LimitGate },
@@ -121,6 +122,7 @@ export async function updateLimitSettings(
     });
   }
   await withTransaction(deps.pool, async (db) => {
+    await announceChange(db, { kind: 'limits' });
     const before = await findScopeLimits(db, principal.workspaceId, principal.organizationId);
     for (const kind of ['workspace', 'organization'] as const) {
       const given = update[kind];

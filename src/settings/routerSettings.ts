@@ -4,6 +4,7 @@ import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../
 import type { Catalog } from '../gateway/catalog.js';
 import type { RouterSettingsUpdate } from '../generated/openapi.js';
 import { actedBy, recordAudit } from '../audit/entries.js';
+import { announceChange } from '../tenancy/changes.js';
 import { setNonEuAcceptance, type Principal, type WorkspaceSettings } from '../tenancy/store.js';
 import { readRouterSettings, type RouterSettingsState, saveWorkspaceSettings } from './store.js';
 
@@ -102,12 +103,16 @@ export async function updateRouterSettings(
         details: { changes },
       });
     }
+    // Every web process drops its cached principals of the organization (the acceptance) or the
+    // workspace (its settings) when this commits.
+    if (acceptanceChanged) await announceChange(db, { kind: 'organization', id: principal.organizationId });
+    else if (Object.keys(changes).length > 0) await announceChange(db, { kind: 'workspace', id: principal.workspaceId });
     return { state: { settings, updatedAt, acceptance }, settingsChanged: Object.keys(changes).length > 0, acceptanceChanged };
   });
 
   // Requests carry the settings and the acceptance in their cached principal. This process drops
-  // the stale ones now, so its next request reads the change; other processes hold theirs for at
-  // most the resolver's TTL (4 s) before they read it.
+  // the stale ones now, so its next request reads the change; other processes when the NOTIFY
+  // sent with it reaches them (tenancy/changes.ts).
   if (outcome.acceptanceChanged) deps.keys.forgetOrganization(principal.organizationId);
   else if (outcome.settingsChanged) deps.keys.forgetWorkspace(principal.workspaceId);
   return outcome.state;

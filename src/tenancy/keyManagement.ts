@@ -5,6 +5,7 @@ import { conflict, notFound, validationFailed, type FieldErrors } from '../error
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
 import { startBudgetCounters } from '../limits/store.js';
+import { announceChange } from './changes.js';
 import { describedKey, newSecret, scopesOfKind } from './keys.js';
 import type { Scope } from './scopes.js';
 import {
@@ -113,6 +114,7 @@ export async function updateKeyFor(
     const changes = keyChanges(before, limitsBefore, after);
     if (Object.keys(changes).length === 0) return { key: before, changed: false };
     const key = await saveKeyChange(db, principal.organizationId, keyId, after);
+    await announceChange(db, { kind: 'key', id: key.id });
     // Budgets are counted only while they exist: a new one starts from what the key has billed.
     const budgetSet = after.limits.credits_per_day !== null || after.limits.credits_per_month !== null;
     if (budgetSet && changes.limits !== undefined) await startBudgetCounters(db, { kind: 'key', id: key.id });
@@ -126,7 +128,7 @@ export async function updateKeyFor(
     return { key, changed: true };
   });
   // Requests carry the key's scopes and limits in their cached principal: this process reads the
-  // change on its next request; other processes within the resolver's TTL (4 s).
+  // change on its next request; other processes when the NOTIFY sent with it reaches them.
   if (outcome.changed) deps.keys.forgetKey(keyId);
   return outcome.key;
 }
@@ -136,6 +138,7 @@ export async function revokeKeyFor(deps: KeyManagementDeps, principal: Principal
   const revoked = await withTransaction(deps.pool, async (db) => {
     const key = await revokeKeyOfOrganization(db, principal.organizationId, keyId);
     if (!key) return undefined;
+    await announceChange(db, { kind: 'key', id: key.id });
     await recordAudit(db, {
       ...actedBy(principal),
       workspace_id: key.workspace_id,

@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../audit/entries.js';
+import { announceChange } from './changes.js';
 import { hasAnyLimit, NO_LIMITS, type Limits } from '../limits/limits.js';
 import { SCOPES, type KeyKind, type Scope } from './scopes.js';
 import {
@@ -114,6 +115,7 @@ export async function revokeKey(pool: Pool, keyId: string): Promise<boolean> {
   return withTransaction(pool, async (db) => {
     const revoked = await markKeyRevoked(db, keyId);
     if (!revoked) return false;
+    await announceChange(db, { kind: 'key', id: keyId });
     await recordAudit(db, {
       organization_id: revoked.organization_id,
       workspace_id: revoked.workspace_id,
@@ -141,6 +143,7 @@ export async function changeNonEuAcceptance(
   return withTransaction(pool, async (db) => {
     const org = await findOrganizationByName(db, organization);
     if (!org) return undefined;
+    await announceChange(db, { kind: 'organization', id: org.id });
     const state = await setNonEuAcceptance(db, org.id, by);
     await recordAudit(db, {
       organization_id: org.id,
@@ -218,6 +221,10 @@ export class KeyResolver {
   }
 
   /** After a change of the key (its scopes, limits, name, expiry) or its revocation. */
+  forgetAllPrincipals(): void {
+    this.cache.clear();
+  }
+
   forgetKey(keyId: string): void {
     this.forgetWhere((principal) => principal.keyId === keyId);
   }

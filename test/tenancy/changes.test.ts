@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { changeNonEuAcceptance, createKey } from '../../src/tenancy/keys.js';
+import { api } from '../helpers/app.js';
+import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
+import { exited, startProcess } from '../helpers/processes.js';
+
+// A change made through one web process holds on the other at once (one NOTIFY), not when the
+// other's caches expire (4 s). The gaps are measured from the answer of the change to the first
+// request on the other process that sees it.
+describe('changes reach every web process at once', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  const webs: { child: ChildProcess; url: string }[] = [];
+  before(async () => {
+    db = await createTestDatabase();
+    for (let i = 0; i < 2; i++) {
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'warn' });
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(
+        async () => {
+          try {
+            return (await fetch(`${url}/readyz`)).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        { timeoutMs: 20_000, what: `web process ${i + 1}` },
+      );
+      webs.push({ child: web.child, url });
+    }
+  });
+  after(async () => {
+    for (const web of webs) {
+      web.child.kill('SIGTERM');
+      await exited(web.child);
+    }
+    await db.drop();
+  });
+
+  /** Milliseconds from `since` until `check` holds, polling as fast as the other process answers. */
+  async function gapUntil(since: number, check: () => Promise<boolean>): Promise<number> {
+    for (;;) {
+      if (await check()) return performance.now() - since;
+      if (performance.now() - since > 5_000) throw new Error('the change did not arrive within 5 s');
+    }
+  }
+  const chat = (url: string, key: string, extra: Record<string, unknown> = {}) =>
+    api(url, '/v1/chat/completions', { method: 'POST', key, body: { model: 'local/echo', max_tokens: 10, cache: false, messages: [{ role: 'user', content: 'hoi' }], ...extra } });
+
+  it('a key revoked through one process is refused by the other within 100 ms', async () => {
+    const admin = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const created = await api(webs[0]!.url, '/v1/keys', { method: 'POST', key: admin.key, body: { workspace: 'main', name: 'bot', kind: 'restricted', scopes: ['chat.create'] } });
+    const { id, key } = created.body.data;
+    // The other process has the key cached.
+    expect((await chat(webs[1]!.url, key)).status).to.equal(200);
+    const revoked = await api(webs[0]!.url, `/v1/keys/${id}`, { method: 'DELETE', key: admin.key });
+    const since = performance.now();
+    expect(revoked.status).to.equal(200);
+    const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, key)).status === 401);
+    console.log(`      revocation reached the other process after ${gap.toFixed(1)} ms`);
+    expect(gap).to.be.below(100);
+  });
+
+  it('a withdrawn non-EU acceptance holds for the next request on the other process', async () => {
+    const admin = await createKey(db.pool, { organization: 'eu', workspace: 'main', kind: 'organization' });
+    await changeNonEuAcceptance(db.pool, 'eu', 'dpo@eu.example');
+    // Unmasked (firewall: false) needs the acceptance; the other process caches it with the key.
+    await waitFor(async () => (await chat(webs[1]!.url, admin.key, { firewall: false })).status === 200, { what: 'the acceptance on the other process' });
+    const withdrawn = await api(webs[0]!.url, '/v1/settings/router', { method: 'PUT', key: admin.key, body: { non_eu_acceptance: 'withdraw' } });
+    const since = performance.now();
+    expect(withdrawn.status).to.equal(200);
+    const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, admin.key, { firewall: false })).status === 403);
+    console.log(`      withdrawal reached the other process after ${gap.toFixed(1)} ms`);
+    expect(gap).to.be.below(100);
+  });
+
+  it('limits set through one process apply on the other at once', async () => {
+    const admin = await createKey(db.pool, { organization: 'limits', workspace: 'main', kind: 'organization' });
+    expect((await chat(webs[1]!.url, admin.key)).status).to.equal(200);
+    const set = await api(webs[0]!.url, '/v1/settings/limits', { method: 'PUT', key: admin.key, body: { workspace: { credits_per_day: 0.00000001 } } });
+    const since = performance.now();
+    expect(set.status).to.equal(200);
+    const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, admin.key)).status === 402);
+    console.log(`      limits reached the other process after ${gap.toFixed(1)} ms`);
+    expect(gap).to.be.below(100);
+  });
+});
