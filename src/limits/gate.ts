@@ -25,7 +25,6 @@ interface Held {
   remaining: number;
   /** Leased plus billed over every process, as the last lease saw it. */
   taken: number;
-  limit: number;
   lastUsed: number;
 }
 
@@ -55,9 +54,9 @@ export const NOT_LIMITED: Admission = { slots: [], headers: {} };
 
 const LEVELS: LimitLevel[] = ['key', 'workspace', 'organization'];
 const RATE_COUNTERS = new Set<Counter>(['requests', 'tokens']);
-// A block is a twentieth of the limit, at most 50 requests' worth and at least what the request
-// needs: at high limits one lease serves 50 requests; at low ones a process holds little that
-// another process could have used.
+// A block is a twentieth of the limit, at most 50 requests' worth (besides those in flight) and at
+// least what the request needs: at high limits one lease serves 50 requests; at low ones a process
+// holds little that another process could have used.
 const BLOCK_FRACTION = 0.05;
 const BLOCK_REQUESTS = 50;
 const LIMITS_TTL_MS = 4000;
@@ -323,10 +322,9 @@ export class LimitGate {
     grants.forEach((grant, index) => {
       const key = keyOf(grant);
       if (grant.granted === 0 && asks[index]!.need > 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
-      const held = this.held.get(key) ?? { remaining: 0, taken: 0, limit: 0, lastUsed: now };
+      const held = this.held.get(key) ?? { remaining: 0, taken: 0, lastUsed: now };
       held.remaining += grant.granted;
       held.taken = grant.taken;
-      held.limit = asks[index]!.limit;
       this.held.set(key, held);
     });
     this.forgetPastWindows(now);
