@@ -119,6 +119,33 @@ export function countFallback(fromProvider: string, toProvider: string): void {
   child.inc();
 }
 
+// ---- Circuit breakers (src/gateway/breaker.ts) ------------------------------------------------
+
+const circuitState = new Gauge({
+  name: 'polder_upstream_circuit_state',
+  help: 'The circuit breaker of each provider endpoint in this process: 0 closed, 1 half-open (one probe may go), 2 open (skipped). A provider appears once it has been called.',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+const circuitOpens = new Counter({
+  name: 'polder_upstream_circuit_opens_total',
+  help: 'Times the circuit of a provider endpoint opened in this process, by provider and reason: failures (consecutive failures), probe_failed (the half-open probe failed), rate_limited (a 429 with retry-after).',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export type CircuitOpenReason = 'failures' | 'probe_failed' | 'rate_limited';
+
+/** The state of a provider endpoint's circuit: 0 closed, 1 half-open, 2 open. */
+export function setCircuitState(provider: string, value: 0 | 1 | 2): void {
+  circuitState.labels({ provider: providerLabel(provider) }).set(value);
+}
+
+export function countCircuitOpen(provider: string, reason: CircuitOpenReason): void {
+  circuitOpens.labels({ provider: providerLabel(provider), reason }).inc();
+}
+
 // ---- Response cache and firewall --------------------------------------------------------------
 
 const cacheResults = new Counter({

@@ -21,10 +21,24 @@ export interface CatalogProvider {
   /** Non-enumerable, so JSON.stringify, object spread and loggers never carry the secret. */
   apiKey?: string;
   timeoutMs: number;
+  /** The circuit breaker's thresholds for this provider's endpoint (src/gateway/breaker.ts); absent: DEFAULT_CIRCUIT. */
+  circuit?: CircuitSettings;
   /** False when the api_key names an unset variable; such a provider is skipped, not fatal. */
   available: boolean;
   unavailableReason?: string;
 }
+
+/** When a provider's endpoint is skipped after failures, and for how long (src/gateway/breaker.ts). */
+export interface CircuitSettings {
+  /** Consecutive failures that open the circuit; 0 turns the breaker off for this provider. */
+  failures: number;
+  /** How long the first open lasts; each failed probe doubles it, up to maxCooldownMs. */
+  cooldownMs: number;
+  maxCooldownMs: number;
+}
+
+/** The catalogue's defaults (also in catalog.schema.json): 5 failures, 10 s doubling up to 5 min. */
+export const DEFAULT_CIRCUIT: Readonly<CircuitSettings> = Object.freeze({ failures: 5, cooldownMs: 10_000, maxCooldownMs: 300_000 });
 
 export interface CatalogEndpoint {
   provider: string;
@@ -102,6 +116,7 @@ interface RawProvider {
   base_url?: string;
   api_key?: string;
   timeout_ms: number;
+  circuit?: { failures: number; cooldown_ms: number; max_cooldown_ms: number };
 }
 interface RawModel {
   id: string;
@@ -287,6 +302,12 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     if (p.kind === 'local') {
       if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
       if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
+      if (p.circuit !== undefined) problems.push(`${at}.circuit is not used by a local provider (it runs in the process)`);
+    }
+    if (p.circuit && p.circuit.max_cooldown_ms < p.circuit.cooldown_ms) {
+      problems.push(
+        `${at}.circuit.max_cooldown_ms (${p.circuit.max_cooldown_ms}) must not be below circuit.cooldown_ms (${p.circuit.cooldown_ms})`,
+      );
     }
     const unset = p.kind === 'local' ? undefined : unsetKeys.get(i);
     const provider: CatalogProvider = {
@@ -297,6 +318,11 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       available: unset === undefined,
     };
     if (p.base_url !== undefined) provider.baseUrl = p.base_url.replace(/\/+$/, '');
+    if (p.kind !== 'local') {
+      provider.circuit = p.circuit
+        ? { failures: p.circuit.failures, cooldownMs: p.circuit.cooldown_ms, maxCooldownMs: p.circuit.max_cooldown_ms }
+        : { ...DEFAULT_CIRCUIT };
+    }
     if (unset) provider.unavailableReason = `${unset.join(', ')} ${unset.length > 1 ? 'are' : 'is'} not set`;
     else if (p.api_key !== undefined && p.kind !== 'local') {
       Object.defineProperty(provider, 'apiKey', { value: p.api_key, enumerable: false });

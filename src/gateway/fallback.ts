@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { breakerFor, SUCCESS, verdictOf } from './breaker.js';
 import { countFallback, observeUpstreamAttempt, upstreamOutcomeOf } from '../metrics.js';
 import type { CatalogModel } from './catalog.js';
 import { UpstreamError } from './providers/types.js';
@@ -32,11 +33,15 @@ function describe(err: UpstreamError): string {
   return err.upstreamMessage ? `${err.message}: ${err.upstreamMessage}` : err.message;
 }
 
+/** The attempt error of an endpoint skipped by its circuit breaker (in traces and 503 bodies). */
+export const CIRCUIT_OPEN = 'skipped: circuit open';
+
 /**
  * Tries the plan's candidates in order until one answers. A provider that is unavailable
  * (connection error, timeout, 408, 429, 5xx, or a stream failing before its first byte) moves the
  * chain on; any other upstream 4xx stops it with 400 upstream_rejected, because the next provider
- * would refuse the same request.
+ * would refuse the same request. An endpoint whose circuit is open (breaker.ts) is skipped at once,
+ * as an unavailable one; when every candidate was skipped so, the 503 says when the first reopens.
  */
 export async function firstThatAnswers<R, M extends CatalogModel>(
   plan: RoutingPlan<M>,
@@ -50,11 +55,24 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
     latency_ms: 0,
   }));
   let retryAfter: string | undefined;
+  let reopensAt: number | undefined; // the earliest an endpoint skipped for its circuit may be tried again
+  let called = false;
   for (const [index, candidate] of plan.candidates.entries()) {
-    const started = performance.now();
     const provider = candidate.target.provider.id;
+    const breaker = breakerFor(candidate.target.provider);
+    const admission = breaker.admit();
+    if (!admission.admitted) {
+      attempts.push({ model: candidate.model.id, provider, status: null, error: CIRCUIT_OPEN, latency_ms: 0 });
+      reopensAt = Math.min(reopensAt ?? Infinity, admission.retryAt);
+      const next = plan.candidates[index + 1];
+      if (next) countFallback(provider, next.target.provider.id);
+      continue;
+    }
+    called = true;
+    const started = performance.now();
     try {
       const result = await call(candidate);
+      breaker.record(admission, SUCCESS);
       observeUpstreamAttempt(provider, 'ok', (performance.now() - started) / 1000);
       attempts.push({
         model: candidate.model.id,
@@ -65,6 +83,7 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
       });
       return { result, candidate, attempts };
     } catch (err) {
+      breaker.record(admission, verdictOf(err));
       if (!(err instanceof UpstreamError)) throw err;
       observeUpstreamAttempt(provider, upstreamOutcomeOf(err), (performance.now() - started) / 1000);
       attempts.push({
@@ -91,6 +110,11 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
       const next = plan.candidates[index + 1];
       if (next) countFallback(provider, next.target.provider.id);
     }
+  }
+  // Every candidate skipped for its circuit: nothing was asked, so the earliest reopening is the
+  // earliest a retry can do better (rounded up to whole seconds, at least 1).
+  if (!called && reopensAt !== undefined) {
+    retryAfter = String(Math.max(1, Math.ceil((reopensAt - Date.now()) / 1000)));
   }
   throw new ChainFailed(
     new ApiError({

@@ -116,6 +116,8 @@ export interface StubProviderOptions {
   dimensions?: number;
   /** The `model` reported in answers when the request has none. Default `stub-model`. */
   model?: string;
+  /** What requests get when nothing is scripted for them. Default a normal answer; `{type: 'hang'}` makes a provider that always hangs. */
+  unscripted?: StubBehaviour;
 }
 
 export interface StubProvider {
@@ -188,7 +190,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
       } catch {
         // kept as text
       }
-      const behaviour = queue.shift() ?? { type: 'answer' };
+      const behaviour = queue.shift() ?? options.unscripted ?? { type: 'answer' };
       const record: StubRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
