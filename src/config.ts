@@ -17,6 +17,8 @@ export interface Config {
   meteringSynchronousCommit: 'on' | 'off';
   /** How long an answer is kept for a retry under the same request id to replay (requests__prune). */
   replayRetentionHours: number;
+  /** Worker only: the port of its GET /metrics listener (METRICS_PORT); unset, it has none. */
+  metricsPort: number | undefined;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
@@ -49,6 +51,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = positiveInteger(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const metricsPort = env.METRICS_PORT ? positiveInteger(env, 'METRICS_PORT', 0) : undefined;
+  if (metricsPort !== undefined && metricsPort > 65535) throw new ConfigError(`METRICS_PORT must be at most 65535, got ${metricsPort}`);
   const meteringSynchronousCommit = env.METERING_SYNCHRONOUS_COMMIT || 'on';
   if (meteringSynchronousCommit !== 'on' && meteringSynchronousCommit !== 'off') {
     throw new ConfigError(`METERING_SYNCHRONOUS_COMMIT must be on or off, got ${JSON.stringify(meteringSynchronousCommit)}`);
@@ -63,5 +67,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
     replayRetentionHours: positiveInteger(env, 'REPLAY_RETENTION_HOURS', 24),
     firewallMaxChars: positiveInteger(env, 'FIREWALL_MAX_CHARS', DEFAULT_FIREWALL_MAX_CHARS),
+    metricsPort,
   };
 }

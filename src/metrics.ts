@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Queryable } from './db/pool.js';
 import { ENTITY_TYPES } from './firewall/types.js';
@@ -220,6 +222,12 @@ const jobFailures = new Gauge({
   labelNames: ['task', 'state'] as const,
   registers: [registry],
 });
+const jobOldestWaitingAge = new Gauge({
+  name: 'polder_job_oldest_waiting_age_seconds',
+  help: 'Seconds since the oldest job waiting for a worker (as polder_job_queue_depth counts them) became due, by task; 0 when none waits. With the depth, what the worker is scaled by: it grows when the workers fall behind, however long the jobs are.',
+  labelNames: ['task'] as const,
+  registers: [registry],
+});
 const jobStatsUp = new Gauge({
   name: 'polder_job_stats_up',
   help: '1 when the job queue could be read for this scrape, 0 when the query failed (the job gauges are then empty).',
@@ -233,6 +241,8 @@ interface JobStats {
   running: number;
   retrying: number;
   failed: number;
+  /** Seconds from the oldest waiting job's run_at to the read, by the database's clock (0: none waits). */
+  oldest_waiting_age?: number;
 }
 
 /** One scan of the queue; graphile_worker.jobs is a view over the job rows. */
@@ -243,7 +253,9 @@ async function loadJobStats(db: Queryable): Promise<JobStats[]> {
             count(*) filter (where locked_at is null and attempts < max_attempts and run_at > now())::int as scheduled,
             count(*) filter (where locked_at is not null)::int as running,
             count(*) filter (where last_error is not null and attempts < max_attempts)::int as retrying,
-            count(*) filter (where attempts >= max_attempts)::int as failed
+            count(*) filter (where attempts >= max_attempts)::int as failed,
+            coalesce(extract(epoch from now() - min(run_at) filter (
+              where locked_at is null and attempts < max_attempts and run_at <= now())), 0)::float8 as oldest_waiting_age
        from graphile_worker.jobs
       group by task_identifier`,
   );
@@ -267,7 +279,7 @@ async function refreshJobGauges(db: Queryable, now: number): Promise<void> {
     stats = await entry.stats;
   } catch {
     jobStatsCache.delete(db);
-    for (const gauge of [jobQueueDepth, jobsScheduled, jobsRunning, jobFailures]) gauge.reset();
+    for (const gauge of [jobQueueDepth, jobsScheduled, jobsRunning, jobFailures, jobOldestWaitingAge]) gauge.reset();
     jobStatsUp.set(0);
     return;
   }
@@ -280,6 +292,10 @@ async function refreshJobGauges(db: Queryable, now: number): Promise<void> {
     jobsRunning.set({ task }, s?.running ?? 0);
     jobFailures.set({ task, state: 'retrying' }, s?.retrying ?? 0);
     jobFailures.set({ task, state: 'failed' }, s?.failed ?? 0);
+    // Computed at the scrape: the age read with the queue, plus the time since that read (a scrape
+    // between two reads sees the waiting job grow older, as it does).
+    const age = s && s.ready > 0 ? Number(s.oldest_waiting_age ?? 0) + Math.max(0, now - entry.at) / 1000 : 0;
+    jobOldestWaitingAge.set({ task }, age);
   }
   jobStatsUp.set(1);
 }
@@ -290,4 +306,51 @@ export const metricsContentType = registry.contentType;
 export async function renderMetrics(db: Queryable, now = Date.now()): Promise<string> {
   await refreshJobGauges(db, now);
   return registry.metrics();
+}
+
+// ---- A /metrics listener for processes without an HTTP API (the worker) -----------------------
+
+export interface MetricsListener {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves GET /metrics (the same text as web's) on `port`, and nothing else: the worker process
+ * starts it when METRICS_PORT is set, so that its process metrics and the job queue gauges can be
+ * scraped where no web process runs. Port 0 picks a free port (tests).
+ */
+export async function serveMetrics(port: number, db: Queryable, onError: (err: unknown) => void = () => undefined): Promise<MetricsListener> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    renderMetrics(db).then(
+      (text) => {
+        res.writeHead(200, { 'content-type': metricsContentType });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (err: unknown) => {
+        onError(err);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }

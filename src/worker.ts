@@ -4,6 +4,7 @@ import { closeAdapters, createAdapters } from './gateway/providers/index.js';
 import { cronItems } from './jobs.js';
 import { JobRunner } from './jobRunner.js';
 import { createLogger } from './logger.js';
+import { serveMetrics, type MetricsListener } from './metrics.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 import { WorkerLiveness } from './workerLiveness.js';
 
@@ -31,10 +32,22 @@ const jobs = new JobRunner({
   cron: cronItems(),
   events: liveness.events,
 });
+// GET /metrics on METRICS_PORT when it is set (the job queue gauges and this process's own metrics);
+// the worker has no other HTTP listener.
+let metrics: MetricsListener | undefined;
+if (config.metricsPort !== undefined) {
+  try {
+    metrics = await serveMetrics(config.metricsPort, pool, (err) => log.warn({ err }, 'metrics scrape failed'));
+  } catch (err) {
+    startupFailure(log, err);
+  }
+  log.info({ port: metrics.port }, 'worker metrics listening');
+}
 // Signals are handled before the runner starts, so a stop that arrives during start-up (which waits
 // for the database when it is away) is clean too.
 onShutdown(log, 'worker', async () => {
   await jobs.stop();
+  await metrics?.close();
   await liveness.stop();
   await closeAdapters(adapters);
   await pool.end();

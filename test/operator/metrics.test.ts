@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { runOnce } from 'graphile-worker';
+import { loadConfig } from '../../src/config.js';
 import { addJob, buildTaskList, workerLogger } from '../../src/jobs.js';
 import {
   countCacheResult,
@@ -8,6 +9,7 @@ import {
   JOB_STATS_TTL_MS,
   observeUpstreamAttempt,
   renderMetrics,
+  serveMetrics,
   upstreamOutcomeOf,
 } from '../../src/metrics.js';
 import { UpstreamError } from '../../src/gateway/providers/types.js';
@@ -140,6 +142,69 @@ describe('GET /metrics', () => {
     expect(find(samples, 'polder_job_failures', { task: 'memory__ingest_document', state: 'failed' })[0]!.value).to.equal(1);
     expect(find(samples, 'polder_job_failures', { task: 'memory__ingest_document', state: 'retrying' })[0]!.value).to.equal(0);
     expect(find(samples, 'polder_job_stats_up')[0]!.value).to.equal(1);
+  });
+
+  it('exposes the age of the oldest job waiting for a worker, per task, computed at the scrape', async () => {
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    // cache__expire: one job due 90 s ago (older than the one the test above left waiting).
+    await addJob(app.db.pool, 'cache__expire', {} as never, { runAt: ago(90) });
+    // memory__extract_facts: due 5 minutes ago but locked by a worker (running, not waiting), and
+    // one due in an hour (scheduled, not waiting): nothing of it waits.
+    await addJob(app.db.pool, 'memory__extract_facts', {} as never, { runAt: ago(300) });
+    await app.db.pool.query(
+      `update graphile_worker._private_jobs set locked_at = now(), locked_by = 'metrics-test'
+        where task_id = (select id from graphile_worker._private_tasks where identifier = 'memory__extract_facts')`,
+    );
+    await addJob(app.db.pool, 'memory__extract_facts', {} as never, { runAt: new Date(Date.now() + 3_600_000) });
+
+    // A fresh read of the queue (past the reads of the tests above), then a scrape 2 s later that
+    // reuses it: the waiting job has grown 2 s older meanwhile, and the gauge says so.
+    const at = Date.now() + 2 * JOB_STATS_TTL_MS;
+    const fresh = parse(await renderMetrics(app.db.pool, at));
+    const age = find(fresh, 'polder_job_oldest_waiting_age_seconds', { task: 'cache__expire' })[0]!.value;
+    expect(age).to.be.within(89, 100);
+    expect(find(fresh, 'polder_job_queue_depth', { task: 'cache__expire' })[0]!.value).to.equal(2);
+    expect(find(fresh, 'polder_job_oldest_waiting_age_seconds', { task: 'memory__extract_facts' })[0]!.value).to.equal(0);
+    expect(find(fresh, 'polder_job_queue_depth', { task: 'memory__extract_facts' })[0]!.value).to.equal(0);
+    expect(find(fresh, 'polder_jobs_running', { task: 'memory__extract_facts' })[0]!.value).to.equal(1);
+    expect(find(fresh, 'polder_jobs_scheduled', { task: 'memory__extract_facts' })[0]!.value).to.equal(1);
+    // The job failed for good waits for nobody.
+    expect(find(fresh, 'polder_job_oldest_waiting_age_seconds', { task: 'memory__ingest_document' })[0]!.value).to.equal(0);
+    const later = parse(await renderMetrics(app.db.pool, at + 2_000));
+    expect(find(later, 'polder_job_oldest_waiting_age_seconds', { task: 'cache__expire' })[0]!.value).to.be.closeTo(age + 2, 1e-6);
+
+    // The same gauges on the web's GET /metrics, with their help text.
+    const { text } = await scrape();
+    expect(text).to.match(/^# HELP polder_job_oldest_waiting_age_seconds .+$/m);
+    expect(text).to.match(/^# TYPE polder_job_oldest_waiting_age_seconds gauge$/m);
+    expect(text).to.match(/^polder_job_oldest_waiting_age_seconds\{task="cache__expire"\} \d/m);
+  });
+
+  it('serves the same text on a bare listener, for the worker process (METRICS_PORT)', async () => {
+    const listener = await serveMetrics(0, app.db.pool);
+    try {
+      const url = `http://127.0.0.1:${listener.port}`;
+      const response = await fetch(`${url}/metrics`);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+      const samples = parse(await response.text());
+      expect(find(samples, 'polder_job_queue_depth', { task: 'cache__expire' })).to.have.length(1);
+      expect(find(samples, 'polder_job_oldest_waiting_age_seconds', { task: 'cache__expire' })).to.have.length(1);
+      expect(find(samples, 'process_resident_memory_bytes')).to.have.length(1);
+      const elsewhere = await fetch(`${url}/v1/models`);
+      await elsewhere.arrayBuffer();
+      expect(elsewhere.status).to.equal(404);
+      const posted = await fetch(`${url}/metrics`, { method: 'POST' });
+      await posted.arrayBuffer();
+      expect(posted.status).to.equal(404);
+    } finally {
+      await listener.close();
+    }
+    // The worker reads its port from METRICS_PORT, and has no listener without it.
+    expect(loadConfig({}).metricsPort).to.equal(undefined);
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).to.equal(9464);
+    expect(() => loadConfig({ METRICS_PORT: 'nine' })).to.throw(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
   });
 
   it('reads the job queue at most once per few seconds, however often it is scraped', async () => {
