@@ -18,7 +18,8 @@ import { prose } from './memory/documentsFixture.js';
 // jobs it runs) breaks what a caller of the other one sees.
 
 const CHAT_DELAY_MS = 500;
-const EMBED_DELAY_MS = 1_500;
+// Long enough that the backlog outlasts a process's 5 s cache of the queue (metrics JOB_STATS_TTL_MS).
+const EMBED_DELAY_MS = 3_000;
 const DOCUMENTS = 20;
 const WORKER_CONCURRENCY = 4;
 
@@ -198,13 +199,18 @@ describe('scale-out: two web and two worker processes on one database', function
 
     // Operators scale workers on these: the backlog is visible on /metrics of a web and of a worker.
     const task = { task: 'memory__ingest_document' };
+    // Each process reads the queue at most every 5 s, so the backlog shows within that.
     for (const url of [`${webs[1]!.url}/metrics`, workers[1]!.metricsUrl]) {
-      const samples = await scrape(url);
-      const depth = findSamples(samples, 'polder_job_queue_depth', task)[0]?.value;
-      const age = findSamples(samples, 'polder_job_oldest_waiting_age_seconds', task)[0]?.value;
-      console.log(`      ${url}: queue depth ${depth}, oldest waiting ${age?.toFixed(3)} s`);
-      expect(depth).to.be.at.least(1);
-      expect(age).to.be.above(0);
+      const { depth, age } = await waitFor(
+        async () => {
+          const samples = await scrape(url);
+          const depth = findSamples(samples, 'polder_job_queue_depth', task)[0]?.value;
+          const age = findSamples(samples, 'polder_job_oldest_waiting_age_seconds', task)[0]?.value;
+          return depth !== undefined && depth >= 1 && age !== undefined && age > 0 ? { depth, age } : undefined;
+        },
+        { what: `the ingest backlog on ${url}`, timeoutMs: 8_000 },
+      );
+      console.log(`      ${url}: queue depth ${depth}, oldest waiting ${age.toFixed(3)} s`);
     }
 
     // Midway: some documents are ready, and the worker to be killed is waiting on the embedder for
