@@ -1837,7 +1837,7 @@ export interface components {
                 "application/json": components["schemas"]["InternalErrorResponse"];
             };
         };
-        /** @description Every model and provider in the chain was unavailable. */
+        /** @description Every model and provider in the chain was unavailable. An endpoint whose circuit is open (5 failures in a row, or a 429 with retry-after) is skipped at once and listed in `attempts` as `skipped: circuit open`; when every endpoint was skipped, `Retry-After` says when the first of them is tried again. */
         ChainUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
