@@ -54,9 +54,13 @@ const SEARCH_TAIL_CHARS = 1500;
 /** The part of a long query that a search reads: its opening and its end, cut between words. */
 export function searchText(query: string): string {
   if (query.length <= SEARCH_HEAD_CHARS + SEARCH_TAIL_CHARS) return query;
-  const head = query.slice(0, SEARCH_HEAD_CHARS).replace(/\S*$/u, '');
-  const tail = query.slice(-SEARCH_TAIL_CHARS).replace(/^\S*/u, '');
-  return `${head} ${tail}`;
+  // Cut at the last space of the head and the first of the tail (a word cut in two would search
+  // for a word that is not there); plain index searches, so no pattern runs over the text.
+  const head = query.slice(0, SEARCH_HEAD_CHARS);
+  const tail = query.slice(-SEARCH_TAIL_CHARS);
+  const headEnd = Math.max(head.lastIndexOf(' '), head.lastIndexOf('\n'));
+  const tailStart = Math.min(...[tail.indexOf(' '), tail.indexOf('\n')].filter((at) => at >= 0), tail.length);
+  return `${headEnd >= 0 ? head.slice(0, headEnd) : head} ${tail.slice(tailStart + 1)}`;
 }
 
 interface Ranked {

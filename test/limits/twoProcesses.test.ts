@@ -1,40 +1,21 @@
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
 import { createKey } from '../../src/tenancy/keys.js';
 import { api } from '../helpers/app.js';
+import { startWeb, stopProcess, type WebProcess } from '../helpers/cluster.js';
 import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
-import { exited, startProcess } from '../helpers/processes.js';
 
 // Two web processes on one database, as the README tells operators to run them: a budget and a
 // rate limit hold over both, because each process only spends what it leased from Postgres.
 describe('limits across two web processes', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-  const webs: { child: ChildProcess; url: string }[] = [];
+  const webs: WebProcess[] = [];
   before(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const port = 20000 + Math.floor(Math.random() * 20000);
-      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'warn' });
-      const url = `http://127.0.0.1:${port}`;
-      await waitFor(
-        async () => {
-          try {
-            return (await fetch(`${url}/readyz`)).status === 200;
-          } catch {
-            return false;
-          }
-        },
-        { timeoutMs: 20_000, what: `web process ${i + 1}` },
-      );
-      webs.push({ child: web.child, url });
-    }
+    for (let i = 0; i < 2; i++) webs.push(await startWeb({ DATABASE_URL: db.url }));
   });
   after(async () => {
-    for (const web of webs) {
-      web.child.kill('SIGTERM');
-      await exited(web.child);
-    }
+    for (const web of webs) await stopProcess(web);
     await db.drop();
   });
 
