@@ -9,6 +9,39 @@ import { fromRoot } from '../paths.js';
 
 export type Region = 'eu' | 'external';
 export type ProviderKind = 'openai' | 'local';
+
+/**
+ * Which parameters an OpenAI-compatible provider takes, and under which names
+ * (providers/openai/parameters.ts). Named in the catalogue, or known from the provider's host, never
+ * from its id: renaming a provider must not change what is sent to it.
+ */
+export const PROVIDER_PROFILE_NAMES = ['openai', 'mistral', 'anthropic-openai', 'scaleway', 'generic'] as const;
+export type ProviderProfileName = (typeof PROVIDER_PROFILE_NAMES)[number];
+
+/** The profile of a provider whose catalogue entry names none: known hosts have their own, any other is generic. */
+const PROFILE_BY_HOST: Readonly<Record<string, ProviderProfileName>> = {
+  'api.openai.com': 'openai',
+  'api.mistral.ai': 'mistral',
+  'api.anthropic.com': 'anthropic-openai',
+  'api.scaleway.ai': 'scaleway',
+};
+
+function profileOfHost(baseUrl: string | undefined): ProviderProfileName {
+  if (baseUrl === undefined || !URL.canParse(baseUrl)) return 'generic';
+  const host = new URL(baseUrl).hostname;
+  return Object.hasOwn(PROFILE_BY_HOST, host) ? PROFILE_BY_HOST[host]! : 'generic';
+}
+
+/**
+ * An embedding model's input and batch limits when the catalogue gives none, per wire format:
+ * in-process models take what the local embedder does; OpenAI-compatible hosts are held to what
+ * all of them accept (8,192 tokens per input; 128 inputs keeps a batch within Mistral's per-request
+ * token limit as well as OpenAI's 2,048 inputs).
+ */
+export const EMBEDDING_LIMIT_DEFAULTS: Readonly<Record<ProviderKind, { maxInputTokens: number; maxBatch: number }>> = {
+  local: { maxInputTokens: 8_192, maxBatch: 256 },
+  openai: { maxInputTokens: 8_192, maxBatch: 128 },
+};
 export type ModelType = 'chat' | 'embedding';
 export type Capability = 'tools' | 'json_schema' | 'vision' | 'audio' | 'files';
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -21,6 +54,8 @@ export interface CatalogProvider {
   /** Non-enumerable, so JSON.stringify, object spread and loggers never carry the secret. */
   apiKey?: string;
   timeoutMs: number;
+  /** The parameter profile of an OpenAI-compatible provider; absent for a local one. */
+  profile?: ProviderProfileName;
   /** The circuit breaker's thresholds for this provider's endpoint (src/gateway/breaker.ts); absent: DEFAULT_CIRCUIT. */
   circuit?: CircuitSettings;
   /** False when the api_key names an unset variable; such a provider is skipped, not fatal. */
@@ -115,6 +150,7 @@ interface RawProvider {
   kind: ProviderKind;
   base_url?: string;
   api_key?: string;
+  profile?: ProviderProfileName;
   timeout_ms: number;
   circuit?: { failures: number; cooldown_ms: number; max_cooldown_ms: number };
 }
@@ -303,6 +339,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
       if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
       if (p.circuit !== undefined) problems.push(`${at}.circuit is not used by a local provider (it runs in the process)`);
+      if (p.profile !== undefined) problems.push(`${at}.profile is not used by a local provider`);
     }
     if (p.circuit && p.circuit.max_cooldown_ms < p.circuit.cooldown_ms) {
       problems.push(
@@ -319,6 +356,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     };
     if (p.base_url !== undefined) provider.baseUrl = p.base_url.replace(/\/+$/, '');
     if (p.kind !== 'local') {
+      provider.profile = p.profile ?? profileOfHost(p.base_url);
       provider.circuit = p.circuit
         ? { failures: p.circuit.failures, cooldownMs: p.circuit.cooldown_ms, maxCooldownMs: p.circuit.max_cooldown_ms }
         : { ...DEFAULT_CIRCUIT };
@@ -357,7 +395,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       reasoningEffort: m.reasoning_effort,
       endpoints,
     };
-    const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'];
+    const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible'];
     const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length'];
     const fields = m as unknown as Record<string, unknown>;
     for (const f of own) if (fields[f] === undefined) problems.push(`${at}.${f} is required for ${m.type} models`);
@@ -369,13 +407,14 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       model = { ...base, type: 'chat', contextLength: m.context_length ?? 0 };
     } else {
       if (m.reasoning_effort.length > 0) problems.push(`${at}.reasoning_effort is not used by embedding models`);
+      const defaults = embeddingLimitDefaults(m.endpoints.map((e) => providers.get(e.provider)?.kind ?? 'openai'));
       model = {
         ...base,
         type: 'embedding',
         dimensions: m.dimensions ?? 0,
         reducible: m.reducible ?? false,
-        maxInputTokens: m.max_input_tokens ?? 0,
-        maxBatch: m.max_batch ?? 0,
+        maxInputTokens: m.max_input_tokens ?? defaults.maxInputTokens,
+        maxBatch: m.max_batch ?? defaults.maxBatch,
       };
     }
     if (!models.has(m.id)) models.set(m.id, model);
@@ -391,6 +430,15 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       ingestPerChunk: raw.services.ingest_per_chunk,
     },
     file,
+  };
+}
+
+/** The tightest default limits among the wire formats a model's endpoints speak, so that every endpoint takes the batches. */
+function embeddingLimitDefaults(kinds: readonly ProviderKind[]): { maxInputTokens: number; maxBatch: number } {
+  const limits = kinds.map((k) => EMBEDDING_LIMIT_DEFAULTS[k]);
+  return {
+    maxInputTokens: Math.min(...limits.map((l) => l.maxInputTokens)),
+    maxBatch: Math.min(...limits.map((l) => l.maxBatch)),
   };
 }
 

@@ -248,14 +248,81 @@ describe('catalog', () => {
           'models.2.id "local/a" is used by an earlier model',
           'models.3.endpoints.0.provider "local" is a local provider, which serves only local/... models',
           'models.4.reducible is required for embedding models',
-          'models.4.max_input_tokens is required for embedding models',
           'models.5.pricing.completion is required for chat models',
           'aliases.mixed mixes chat and embedding models',
           'aliases.bad/name must be',
         ]) {
           expect(message).to.include(problem);
         }
+        expect(message).not.to.include('max_input_tokens');
       });
+
+      it('an unknown profile, naming the field and the profiles there are', () => {
+        const file = write('profile.json', {
+          providers: [{ id: 'up', region: 'eu', kind: 'openai', base_url: 'http://127.0.0.1:1/v1', profile: 'mistrall' }],
+          models: [chat('acme/a', 'up')],
+          services,
+        });
+        expect(failure(file)).to.include('providers.0.profile must be one of openai, mistral, anthropic-openai, scaleway, generic');
+      });
+    });
+  });
+
+  describe("the contract's catalogue shape", () => {
+    // CONTRACT.md "Running it", word for word, plus an embedding model without input or batch limits.
+    const contractYaml = `providers:
+  - id: mistral              # the name used in provider.order / only / ignore
+    region: eu               # eu | external
+    kind: openai             # wire-format adapter: openai | local
+    base_url: https://api.mistral.ai/v1
+    api_key: \${MISTRAL_API_KEY}
+    timeout_ms: 60000
+models:
+  - id: mistral/mistral-small-latest
+    type: chat               # chat | embedding
+    context_length: 32000    # or dimensions: 1024 and reducible: false for embedding models
+    pricing: {prompt: 0.1, completion: 0.3}   # credits per 1,000 tokens
+    capabilities: [tools, json_schema]
+    reasoning_effort: []     # levels the model takes
+    endpoints:               # in catalogue order
+      - {provider: mistral, upstream_model: mistral-small-latest}
+  - id: mistral/mistral-embed
+    type: embedding
+    dimensions: 1024
+    reducible: false
+    pricing: {prompt: 0.1}
+    endpoints:
+      - {provider: mistral, upstream_model: mistral-embed}
+aliases:
+  eu-fast: [mistral/mistral-small-latest, local/echo]
+services:                    # credits for the service fees
+  firewall_per_1k_tokens: 0.01
+  retrieval_per_call: 0.05
+  ingest_per_chunk: 0.02
+`;
+
+    it('starts, with documented defaults for what it leaves out', () => {
+      // The contract's alias names local/echo, which its snippet does not declare; an operator adds it.
+      const withLocal = contractYaml
+        .replace('models:\n', 'models:\n  - {id: local/echo, type: chat, context_length: 8192, pricing: {prompt: 0, completion: 0}, endpoints: [{provider: local, upstream_model: echo}]}\n')
+        .replace('  - id: mistral ', '  - {id: local, region: eu, kind: local}\n  - id: mistral ');
+      const catalog = loadCatalog({ file: writeScratch('contract.yaml', withLocal), env: { MISTRAL_API_KEY: 'k' } });
+      const embed = getModel(catalog, 'mistral/mistral-embed');
+      expect(embed).to.include({ type: 'embedding', maxInputTokens: 8192, maxBatch: 128 });
+      const mistral = catalog.providers.get('mistral')!;
+      expect(mistral.profile, 'known from api.mistral.ai').to.equal('mistral');
+      expect(mistral.circuit).to.deep.equal({ failures: 5, cooldownMs: 10_000, maxCooldownMs: 300_000 });
+    });
+
+    it('a renamed provider keeps the profile of its host; another host is generic unless the catalogue names one', () => {
+      const renamed = contractYaml.replaceAll('provider: mistral', 'provider: la-plateforme').replace('id: mistral ', 'id: la-plateforme ');
+      const catalog = loadCatalog({ file: writeScratch('renamed.yaml', renamed.replace(/aliases:[\s\S]*?services:/, 'services:')), env: { MISTRAL_API_KEY: 'k' } });
+      expect(catalog.providers.get('la-plateforme')!.profile).to.equal('mistral');
+
+      const selfHosted = renamed.replace('https://api.mistral.ai/v1', 'http://10.0.0.5:8000/v1').replace(/aliases:[\s\S]*?services:/, 'services:');
+      expect(loadCatalog({ file: writeScratch('vllm.yaml', selfHosted), env: { MISTRAL_API_KEY: 'k' } }).providers.get('la-plateforme')!.profile).to.equal('generic');
+      const named = selfHosted.replace('timeout_ms: 60000', 'timeout_ms: 60000\n    profile: mistral');
+      expect(loadCatalog({ file: writeScratch('named.yaml', named), env: { MISTRAL_API_KEY: 'k' } }).providers.get('la-plateforme')!.profile).to.equal('mistral');
     });
   });
 

@@ -12,7 +12,7 @@
 // Hot path: the per-provider work (URL parsing, headers, the compiled parameter profile) is done
 // once and cached on the provider object; pools are per origin and kept. A request costs one
 // JSON.stringify, one undici request and one JSON.parse of the answer (or one per SSE event).
-import type { CatalogProvider } from '../../catalog.js';
+import type { CatalogProvider, ProviderProfileName } from '../../catalog.js';
 import {
   type ChatStream,
   type EmbeddingInput,
@@ -43,10 +43,8 @@ export interface OpenAiAdapterOptions {
   keepAliveTimeoutMs?: number;
   /** close() lets running requests finish this long before destroying their sockets. Default 2,000 ms. */
   closeGraceMs?: number;
-  /** Parameter profiles to add or replace, by provider id (see parameters.ts). */
-  profiles?: Record<string, ProviderProfile>;
-  /** The profile for provider ids without one. Default DEFAULT_PROFILE. */
-  defaultProfile?: ProviderProfile;
+  /** Parameter profiles to replace, by profile name (see parameters.ts). */
+  profiles?: Partial<Record<ProviderProfileName, ProviderProfile>>;
   /** Sent as User-Agent. Default "polder-gateway". */
   userAgent?: string;
 }
@@ -81,13 +79,13 @@ class OpenAiAdapter implements ProviderAdapter {
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
       closeGraceMs: options.closeGraceMs ?? 2_000,
     });
-    this.profiles = new ProfileRegistry(options.profiles, options.defaultProfile);
+    this.profiles = new ProfileRegistry(options.profiles);
     this.bodyTimeoutMs = options.bodyTimeoutMs;
     this.userAgent = options.userAgent ?? 'polder-gateway';
   }
 
   supportedParameters(target: UpstreamTarget): ReadonlySet<UpstreamParameter> {
-    return this.profiles.get(target.provider.id).supported;
+    return this.profiles.get(target.provider.profile).supported;
   }
 
   async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
@@ -181,7 +179,7 @@ class OpenAiAdapter implements ProviderAdapter {
       embeddingsPath: `${base}/embeddings${url.search}`,
       jsonHeaders: Object.freeze({ ...common, accept: 'application/json' }),
       streamHeaders: Object.freeze({ ...common, accept: 'text/event-stream' }),
-      profile: this.profiles.get(provider.id),
+      profile: this.profiles.get(provider.profile),
       apiKey,
     };
   }

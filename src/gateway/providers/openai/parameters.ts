@@ -1,12 +1,13 @@
 // The declarative parameter map: which request parameters each OpenAI-compatible provider
 // takes, under which name, and how its messages and streams differ from OpenAI's. Keyed by the
-// catalogue's provider id; a provider without an entry (vLLM, Ollama, llama.cpp, any other
-// OpenAI-compatible host) gets DEFAULT_PROFILE.
+// catalogue provider's `profile` (catalog.ts: named there or known from the host, never from the
+// provider's id); `generic` serves vLLM, Ollama, llama.cpp and any other OpenAI-compatible host.
 //
 // A parameter missing from a profile is not sent: supportedParameters() reports it as not
 // taken, so the gateway drops it (noted on the trace) or, in strict mode, answers 422. Sources
 // are the providers' own API references; several of these hosts (Mistral above all) reject
 // unknown fields with a 422, so the maps list what is accepted, not what is merely ignored.
+import type { ProviderProfileName } from '../../catalog.js';
 import { ALL_PARAMETERS, type UpstreamParameter } from '../types.js';
 
 export { ALL_PARAMETERS };
@@ -45,7 +46,7 @@ function allBut(
 }
 
 /** OpenAI-compatible hosts we have no entry for: vLLM, Ollama, llama.cpp, LocalAI, … */
-export const DEFAULT_PROFILE: ProviderProfile = {
+const GENERIC_PROFILE: ProviderProfile = {
   // Every open server takes max_tokens; not all know max_completion_tokens yet.
   parameters: allBut([], { max_completion_tokens: { to: 'max_tokens' } }),
   // Many open-weight chat templates know no `developer` role.
@@ -55,7 +56,9 @@ export const DEFAULT_PROFILE: ProviderProfile = {
   embeddings: { dimensions: 'dimensions', user: true },
 };
 
-export const PROVIDER_PROFILES: Readonly<Record<string, ProviderProfile>> = {
+export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderProfile>> = {
+  generic: GENERIC_PROFILE,
+
   // api.openai.com takes everything. Its reasoning models refuse max_tokens ("use
   // max_completion_tokens instead"), which every current model takes, so it is sent as that.
   openai: {
@@ -85,7 +88,7 @@ export const PROVIDER_PROFILES: Readonly<Record<string, ProviderProfile>> = {
   // strict-mode request believe they had effect (response_format and reasoning_effort included:
   // the catalogue lists no json_schema and no reasoning levels for Claude there). `n` must be 1,
   // which the provider checks itself.
-  anthropic: {
+  'anthropic-openai': {
     parameters: allBut([
       'logit_bias',
       'logprobs',
@@ -155,26 +158,22 @@ export function compileProfile(id: string, profile: ProviderProfile): CompiledPr
 }
 
 /**
- * Resolves provider ids to compiled profiles, once per id. `overrides` replace or add entries
- * (an operator's own host, tests); `defaultProfile` replaces DEFAULT_PROFILE.
+ * Compiles each profile once. `overrides` replace profiles (an operator's fork, tests); a
+ * provider without a profile (a hand-built one in a test) is generic.
  */
 export class ProfileRegistry {
-  private readonly compiled = new Map<string, CompiledProfile>();
-  private readonly profiles: Readonly<Record<string, ProviderProfile>>;
+  private readonly compiled = new Map<ProviderProfileName, CompiledProfile>();
+  private readonly profiles: Readonly<Record<ProviderProfileName, ProviderProfile>>;
 
-  constructor(
-    overrides: Readonly<Record<string, ProviderProfile>> = {},
-    private readonly defaultProfile: ProviderProfile = DEFAULT_PROFILE,
-  ) {
+  constructor(overrides: Partial<Record<ProviderProfileName, ProviderProfile>> = {}) {
     this.profiles = { ...PROVIDER_PROFILES, ...overrides };
   }
 
-  get(providerId: string): CompiledProfile {
-    let c = this.compiled.get(providerId);
+  get(name: ProviderProfileName = 'generic'): CompiledProfile {
+    let c = this.compiled.get(name);
     if (!c) {
-      const own = Object.hasOwn(this.profiles, providerId) ? this.profiles[providerId] : undefined;
-      c = compileProfile(providerId, own ?? this.defaultProfile);
-      this.compiled.set(providerId, c);
+      c = compileProfile(name, this.profiles[name]);
+      this.compiled.set(name, c);
     }
     return c;
   }

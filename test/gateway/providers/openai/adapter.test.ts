@@ -123,8 +123,8 @@ describe('openai adapter', function () {
       expect(result).not.to.have.property('usage');
     });
 
-    it('applies the parameter map of the provider id (mistral)', async () => {
-      const mistral = provider(stub.url, { id: 'mistral' });
+    it("applies the parameter map of the provider's profile (mistral)", async () => {
+      const mistral = provider(stub.url, { id: 'mistral', profile: 'mistral' });
       await adapter.complete(
         target(mistral, 'mistral-small-latest'),
         {
@@ -291,7 +291,7 @@ describe('openai adapter', function () {
 
     it('takes usage on the finish chunk without stream_options (mistral)', async () => {
       stub.script({ type: 'answer', usage: 'finish' });
-      const { chunks } = await adapter.stream(target(provider(stub.url, { id: 'mistral' })), hello, never);
+      const { chunks } = await adapter.stream(target(provider(stub.url, { id: 'mistral', profile: 'mistral' })), hello, never);
       const all = await collect(chunks);
       expect(stub.requests[0]!.body).not.to.have.property('stream_options');
       expect(all.at(-1)!.choices[0]!.finish_reason).to.equal('stop');
@@ -531,7 +531,7 @@ describe('openai adapter', function () {
     });
 
     it('uses mistral’s output_dimension and sends no user', async () => {
-      await adapter.embed(target(provider(stub.url, { id: 'mistral' }), 'mistral-embed'), { input: ['a'], dimensions: 8, user: 'u' }, never);
+      await adapter.embed(target(provider(stub.url, { id: 'mistral', profile: 'mistral' }), 'mistral-embed'), { input: ['a'], dimensions: 8, user: 'u' }, never);
       expect(stub.requests[0]!.body).to.deep.equal({ model: 'mistral-embed', input: ['a'], encoding_format: 'float', output_dimension: 8 });
     });
 

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import {
   ALL_PARAMETERS,
   compileProfile,
-  DEFAULT_PROFILE,
   ProfileRegistry,
   PROVIDER_PROFILES,
 } from '../../../../src/gateway/providers/openai/parameters.js';
 import { buildChatBody, buildEmbeddingBody } from '../../../../src/gateway/providers/openai/request.js';
+import type { ProviderProfileName } from '../../../../src/gateway/catalog.js';
 import type { UpstreamChatRequest } from '../../../../src/gateway/providers/types.js';
 
 const profiles = new ProfileRegistry();
@@ -38,8 +38,8 @@ const everything: UpstreamChatRequest = {
   user: 'end-user-1',
 };
 
-function body(providerId: string, request: UpstreamChatRequest, stream = false): Record<string, unknown> {
-  return JSON.parse(buildChatBody(profiles.get(providerId), 'upstream-model', request, stream));
+function body(profile: ProviderProfileName, request: UpstreamChatRequest, stream = false): Record<string, unknown> {
+  return JSON.parse(buildChatBody(profiles.get(profile), 'upstream-model', request, stream));
 }
 
 describe('openai adapter: parameter map', () => {
@@ -86,24 +86,24 @@ describe('openai adapter: parameter map', () => {
     expect(m).not.to.have.property('stream_options');
     const o = body('openai', { messages: [] }, true);
     expect(o.stream_options).to.deep.equal({ include_usage: true });
-    const other = body('some-vllm', { messages: [] }, true);
+    const other = body('generic', { messages: [] }, true);
     expect(other.stream_options).to.deep.equal({ include_usage: true });
   });
 
   it('anthropic drops what its compatible endpoint ignores and maps developer → system', () => {
-    const supported = profiles.get('anthropic').supported;
+    const supported = profiles.get('anthropic-openai').supported;
     for (const p of ['logit_bias', 'logprobs', 'top_logprobs', 'seed', 'presence_penalty', 'frequency_penalty'] as const) {
       expect(supported.has(p), p).to.equal(false);
     }
-    const b = body('anthropic', everything);
+    const b = body('anthropic-openai', everything);
     expect(b).to.include.keys('temperature', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'stop');
     expect(b).not.to.have.any.keys('logit_bias', 'logprobs', 'top_logprobs', 'seed', 'presence_penalty', 'frequency_penalty');
     expect((b.messages as { role: string }[])[0]!.role).to.equal('system');
   });
 
-  it('unknown hosts get the default profile', () => {
-    expect(profiles.get('my-vllm').supported).to.deep.equal(compileProfile('x', DEFAULT_PROFILE).supported);
-    const b = body('my-vllm', { messages: [{ role: 'developer', content: 'x' }], max_completion_tokens: 3 });
+  it('the generic profile serves other hosts (vLLM, Ollama, …), and is what a provider without one gets', () => {
+    expect(profiles.get().supported).to.deep.equal(compileProfile('x', PROVIDER_PROFILES.generic).supported);
+    const b = body('generic', { messages: [{ role: 'developer', content: 'x' }], max_completion_tokens: 3 });
     expect(b.max_tokens).to.equal(3);
     expect((b.messages as { role: string }[])[0]!.role).to.equal('system');
   });
