@@ -201,8 +201,10 @@ function buildSchemas(doc) {
 
       // Request body: must name a component schema, so the validator and the types share one name.
       let body = null;
+      let bodyRequired = false;
       if (op.requestBody) {
         const requestBody = deref(doc, op.requestBody);
+        bodyRequired = requestBody.required === true;
         const schema = requestBody.content?.['application/json']?.schema;
         body = refName(schema) ?? null;
         if (!body) problem(`${where}: the application/json request body must be a $ref to a component schema`);
@@ -245,6 +247,7 @@ function buildSchemas(doc) {
         fullPath: joinUrl(server, path),
         scope,
         body,
+        bodyRequired,
         query,
       };
     }

@@ -31,6 +31,7 @@ import { opsRoutes } from './http/routes/ops.js';
 import { threadRoutes } from './http/routes/threads.js';
 import type { AppState } from './http/state.js';
 import { Validator } from './http/validation.js';
+import { Operations } from './http/operations.js';
 import type { Logger } from './logger.js';
 import type { GroupCommitter } from './metering/groupCommit.js';
 import { LimitGate } from './limits/gate.js';
@@ -77,17 +78,21 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestContext(deps.log));
   app.use(errorMiddleware);
 
+  const bodyLimitBytes = deps.config.bodyLimitBytes;
   const open = new Router<AppState>();
-  opsRoutes(open, deps.pool);
-  openapiRoutes(open);
+  const openOperations = new Operations(open, validator, bodyLimitBytes);
+  opsRoutes(openOperations, deps.pool);
+  openapiRoutes(openOperations);
+  metricsRoutes(openOperations, { pool: deps.pool });
+  // The console's pages and files are not API operations (not in the spec).
   consoleRoutes(open);
-  metricsRoutes(open, { pool: deps.pool });
   app.use(open.routes());
 
   const api = new Router<AppState>({ prefix: '/v1' });
   api.use(authenticate(keys));
   // After authentication: a caller without a key hears 401 whatever its URL holds.
   api.use(refuseNul);
+  const operations = new Operations(api, validator, bodyLimitBytes, '/v1');
   const services = {
     pool: deps.pool,
     catalog: deps.catalog,
@@ -96,20 +101,19 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     cacheKeys: deps.cacheKeys,
     gate,
   };
-  const bodyLimitBytes = deps.config.bodyLimitBytes;
-  chatRoutes(api, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }), validator, bodyLimitBytes });
-  embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
-  modelRoutes(api, { catalog: deps.catalog });
-  threadRoutes(api, { pool: deps.pool });
-  factRoutes(api, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, validator, bodyLimitBytes });
-  collectionRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
-  documentRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
-  auditLogRoutes(api, { pool: deps.pool, validator });
-  usageRoutes(api, { pool: deps.pool, gate, validator });
-  traceRoutes(api, { pool: deps.pool, validator });
-  scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
-  settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });
-  keyRoutes(api, { pool: deps.pool, keys, validator, bodyLimitBytes });
+  chatRoutes(operations, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }) });
+  embeddingRoutes(operations, { embeddings: new EmbeddingService(services) });
+  modelRoutes(operations, { catalog: deps.catalog });
+  threadRoutes(operations, { pool: deps.pool });
+  factRoutes(operations, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters });
+  collectionRoutes(operations, { pool: deps.pool });
+  documentRoutes(operations, { pool: deps.pool });
+  auditLogRoutes(operations, { pool: deps.pool });
+  usageRoutes(operations, { pool: deps.pool, gate });
+  traceRoutes(operations, { pool: deps.pool });
+  scoreRoutes(operations, { pool: deps.pool });
+  settingsRoutes(operations, { pool: deps.pool, catalog: deps.catalog, keys, gate });
+  keyRoutes(operations, { pool: deps.pool, keys });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -15,3 +15,26 @@ export function decodeCursor<T>(cursor: string | undefined, isValid: (value: unk
   }
   throw validationFailed({ cursor: ['is not a cursor this service issued'] });
 }
+
+/** Where a keyset listing resumes, and how many rows it fetches. */
+export interface PageRequest<Position> {
+  after?: Position;
+  limit: number;
+}
+
+/**
+ * One page of a keyset listing, the same for every list: `fetch` is asked for one row more than
+ * `limit` after the cursor's position, and that extra row says whether `next_cursor` is given.
+ */
+export async function keysetPage<Row, Position>(
+  query: { cursor?: string; limit: number },
+  isPosition: (value: unknown) => value is Position,
+  fetch: (page: PageRequest<Position>) => Promise<Row[]>,
+  positionOf: (row: Row) => Position,
+): Promise<{ rows: Row[]; next_cursor: string | null }> {
+  const after = decodeCursor(query.cursor, isPosition);
+  const fetched = await fetch(after === undefined ? { limit: query.limit + 1 } : { after, limit: query.limit + 1 });
+  const rows = fetched.slice(0, query.limit);
+  const last = rows[rows.length - 1];
+  return { rows, next_cursor: fetched.length > query.limit && last !== undefined ? encodeCursor(positionOf(last)) : null };
+}

@@ -11,11 +11,19 @@ const addFormats = ajvFormats.default;
 
 export const SCHEMA_DOCUMENT_ID = 'polder';
 
+/** One operation of spec/openapi.yaml, as scripts/gen.mjs writes it into x-operations. */
 export interface OperationInfo {
   method: string;
+  /** The path below the operation's server, with `{param}`s. */
   path: string;
+  /** The whole path, server included (`/v1/...`). */
+  fullPath: string;
   scope: string | null;
+  /** The component schema of the JSON body, if it takes one. */
   body: string | null;
+  /** False when the body may be left out (then it is validated only when sent). */
+  bodyRequired: boolean;
+  /** The generated schema of the query string, if it takes one. */
   query: string | null;
 }
 

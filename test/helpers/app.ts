@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runner } from 'graphile-worker';
+import type Koa from 'koa';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { CacheKeyFilter } from '../../src/gateway/cacheKeyFilter.js';
@@ -11,6 +12,7 @@ import { closeAdapters, createAdapters, type Adapters } from '../../src/gateway/
 import { startJobRunner, type JobRunner } from '../../src/jobRunner.js';
 import { GroupCommitter } from '../../src/metering/groupCommit.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import type { AppState } from '../../src/http/state.js';
 import { createKey, type CreatedKey } from '../../src/tenancy/keys.js';
 import type { KeyKind, Scope } from '../../src/tenancy/scopes.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -23,6 +25,8 @@ export interface TestApp {
   adapters: Adapters;
   log: Logger;
   server: Server;
+  /** The Koa app the server runs (its routers can be read). */
+  app: Koa<AppState>;
   /** Creates a key in this test's database. */
   key(options?: { org?: string; workspace?: string; kind?: KeyKind; scopes?: Scope[] }): Promise<CreatedKey>;
   /** Starts a real graphile-worker over tasks/ against this test's database. */
@@ -55,6 +59,7 @@ export async function startTestApp(
     adapters,
     log,
     server,
+    app,
     key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
       createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
     async startWorker() {
@@ -68,11 +73,15 @@ export async function startTestApp(
       return jobs.runner;
     },
     async close() {
-      for (const runner of runners) await runner.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close()]);
-      await db.drop();
+      // The database goes even when something before it fails, so a failed test leaves none behind.
+      try {
+        for (const runner of runners) await runner.stop();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close()]);
+      } finally {
+        await db.drop();
+      }
     },
   };
 }

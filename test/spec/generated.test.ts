@@ -47,6 +47,7 @@ const INTERFACE: Record<string, string> = {
   getThread: 'GET /v1/recall/threads/{thread}',
   deleteThread: 'DELETE /v1/memory/threads/{thread}',
   listModels: 'GET /v1/models',
+  getModel: 'GET /v1/models/{vendor}/{name}',
   listAuditLog: 'GET /v1/audit-log',
   listTraces: 'GET /v1/traces',
   getTrace: 'GET /v1/traces/{id}',

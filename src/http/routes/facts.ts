@@ -5,23 +5,13 @@ import type { Adapters } from '../../gateway/providers/index.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
 import { findFacts, submitFact } from '../../memory/facts.js';
-import { requireScope } from '../middleware/auth.js';
-import { jsonBody } from '../middleware/body.js';
+import type { Operations } from '../operations.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
-import { createOnce, principalOf, type AppRouter } from '../state.js';
-import type { Validator } from '../validation.js';
+import { createOnce, principalOf } from '../state.js';
 
-export interface FactRouteDeps {
-  pool: Pool;
-  catalog: Catalog;
-  adapters: Adapters;
-  validator: Validator;
-  bodyLimitBytes: number;
-}
-
-export function factRoutes(router: AppRouter, { pool, catalog, adapters, validator, bodyLimitBytes }: FactRouteDeps): void {
+export function factRoutes(api: Operations, { pool, catalog, adapters }: { pool: Pool; catalog: Catalog; adapters: Adapters }): void {
   // 202: the submission is recorded and queued; the facts are queryable once the job has run.
-  router.post('/recall/facts', requireScope('memory.write'), jsonBody(bodyLimitBytes), validator.body('FactSubmitRequest'), async (ctx) => {
+  api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
     await createOnce(ctx, pool, { kind: 'facts', status: 202 }, async (db, principal) => {
       await submitFact(db, principal, body);
@@ -29,37 +19,23 @@ export function factRoutes(router: AppRouter, { pool, catalog, adapters, validat
     });
   });
 
-  router.get('/recall/facts', requireScope('memory.read'), validator.query('listFactsQuery'), async (ctx) => {
+  api.add('listFacts', async (ctx) => {
     const facts = await findFacts({ pool, catalog, adapters }, principalOf(ctx), ctx.state.query as { user_ref?: string; q?: string });
     ctx.body = { data: facts.map(presentFact) };
   });
 
-  router.delete('/memory/facts/:id', requireScope('memory.write'), async (ctx) => {
+  api.add('deleteFact', async (ctx) => {
     const id = ctx.params.id!;
     if (!(await forgetFactEverywhere(pool, principalOf(ctx).workspaceId, id))) throw notFound(`no fact ${id}`);
     ctx.body = { deleted: 1 };
   });
 
   // The end-user comes in the query or in an optional JSON body; the query wins when both do.
-  router.delete(
-    '/memory',
-    requireScope('memory.write'),
-    validator.query('eraseEndUserQuery'),
-    jsonBody(bodyLimitBytes, { optional: true }),
-    async (ctx, next) => {
-      const body = ctx.state.body;
-      if (body !== undefined) {
-        const errors = validator.check('EraseRequest', body);
-        if (errors) throw validationFailed(errors);
-      }
-      await next();
-    },
-    async (ctx) => {
-      const userRef = (ctx.state.query as { user_ref?: string }).user_ref ?? (ctx.state.body as EraseRequest | undefined)?.user_ref;
-      if (userRef === undefined) {
-        throw validationFailed({ user_ref: ['is required: pass ?user_ref=<end-user> or a JSON body {"user_ref": "<end-user>"}'] });
-      }
-      ctx.body = presentErasure(await eraseEndUser(pool, principalOf(ctx), userRef));
-    },
-  );
+  api.add('eraseEndUser', async (ctx) => {
+    const userRef = (ctx.state.query as { user_ref?: string }).user_ref ?? (ctx.state.body as EraseRequest | undefined)?.user_ref;
+    if (userRef === undefined) {
+      throw validationFailed({ user_ref: ['is required: pass ?user_ref=<end-user> or a JSON body {"user_ref": "<end-user>"}'] });
+    }
+    ctx.body = presentErasure(await eraseEndUser(pool, principalOf(ctx), userRef));
+  });
 }

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { fromRoot } from '../../paths.js';
-import type { AppRouter } from '../state.js';
+import type { Operations } from '../operations.js';
 
 // The spec is served as it is: public, like the documentation it is.
-export function openapiRoutes(router: AppRouter): void {
+export function openapiRoutes(open: Operations): void {
   const spec = JSON.stringify(parse(readFileSync(fromRoot('spec/openapi.yaml'), 'utf8')));
-  router.get('/v1/openapi.json', (ctx) => {
+  open.add('getOpenApi', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = spec;
   });

@@ -1,14 +1,14 @@
 import type { Pool } from '../../db/pool.js';
 import { isFullyMigrated } from '../../db/migrate.js';
-import type { AppRouter } from '../state.js';
+import type { Operations } from '../operations.js';
 
 // Liveness and readiness for load balancers and orchestrators; no key needed.
-export function opsRoutes(router: AppRouter, pool: Pool): void {
-  router.get('/healthz', (ctx) => {
+export function opsRoutes(open: Operations, pool: Pool): void {
+  open.add('healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
 
-  router.get('/readyz', async (ctx) => {
+  open.add('readyz', async (ctx) => {
     let database = false;
     let migrations = false;
     try {

@@ -1,11 +1,11 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import { deleteThread, findThread } from '../../threads/store.js';
-import { requireScope } from '../middleware/auth.js';
-import { principalOf, type AppRouter } from '../state.js';
+import type { Operations } from '../operations.js';
+import { principalOf } from '../state.js';
 
-export function threadRoutes(router: AppRouter, { pool }: { pool: Pool }): void {
-  router.get('/recall/threads/:thread', requireScope('memory.read'), async (ctx) => {
+export function threadRoutes(api: Operations, { pool }: { pool: Pool }): void {
+  api.add('getThread', async (ctx) => {
     const thread = ctx.params.thread!;
     const messages = await findThread(pool, principalOf(ctx).workspaceId, thread);
     if (!messages) throw notFound(`no thread ${thread}`);
@@ -20,7 +20,7 @@ export function threadRoutes(router: AppRouter, { pool }: { pool: Pool }): void 
     };
   });
 
-  router.delete('/memory/threads/:thread', requireScope('memory.write'), async (ctx) => {
+  api.add('deleteThread', async (ctx) => {
     const thread = ctx.params.thread!;
     if (!(await deleteThread(pool, principalOf(ctx).workspaceId, thread))) throw notFound(`no thread ${thread}`);
     ctx.body = { deleted: true };

@@ -1,40 +1,34 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import { findTraceDetail, listTraces, type TraceFilters } from '../../traces/store.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
-import { requireScope } from '../middleware/auth.js';
+import { keysetPage } from '../cursor.js';
+import type { Operations } from '../operations.js';
 import { isTimePosition, optionalPeriod } from '../period.js';
 import { presentTrace, presentTraceSummary } from '../presenters/trace.js';
-import { principalOf, type AppRouter } from '../state.js';
-import type { Validator } from '../validation.js';
+import { principalOf } from '../state.js';
 
 // Trace ids are request ids: any text of 1..255 characters.
 const isTraceId = (id: string) => id.length > 0 && id.length <= 255;
 
-export function traceRoutes(router: AppRouter, { pool, validator }: { pool: Pool; validator: Validator }): void {
-  router.get('/traces', requireScope('traces.read'), validator.query('listTracesQuery'), async (ctx) => {
+export function traceRoutes(api: Operations, { pool }: { pool: Pool }): void {
+  api.add('listTraces', async (ctx) => {
     const { cursor, limit, from, to, ...filters } = ctx.state.query as Omit<TraceFilters, 'from' | 'to'> & {
       from?: string;
       to?: string;
       cursor?: string;
       limit: number;
     };
-    const after = decodeCursor(cursor, (value) => isTimePosition(value, isTraceId));
-    const rows = await listTraces(
-      pool,
-      principalOf(ctx).workspaceId,
-      { ...filters, ...optionalPeriod({ ...(from ? { from } : {}), ...(to ? { to } : {}) }) },
-      { ...(after ? { after } : {}), limit: limit + 1 },
+    const period = optionalPeriod({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
+    const { rows, next_cursor } = await keysetPage(
+      { ...(cursor !== undefined ? { cursor } : {}), limit },
+      (value) => isTimePosition(value, isTraceId),
+      (page) => listTraces(pool, principalOf(ctx).workspaceId, { ...filters, ...period }, page),
+      (row) => ({ at: row.position_at, id: row.id }),
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    ctx.body = {
-      data: page.map(presentTraceSummary),
-      next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position_at, id: last.id }) : null,
-    };
+    ctx.body = { data: rows.map(presentTraceSummary), next_cursor };
   });
 
-  router.get('/traces/:id', requireScope('traces.read'), async (ctx) => {
+  api.add('getTrace', async (ctx) => {
     const id = ctx.params.id!;
     const trace = await findTraceDetail(pool, principalOf(ctx).workspaceId, id);
     if (!trace) throw notFound(`no trace ${id}`);
