@@ -1,12 +1,12 @@
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
-import { cronItems } from './jobs.js';
-import { JobRunner } from './jobRunner.js';
+import { cronItems } from './jobs/registry.js';
+import { JobRunner } from './jobs/runner.js';
 import { createLogger } from './logger.js';
 import { serveMetrics, type MetricsListener } from './metrics.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
-import { WorkerLiveness } from './workerLiveness.js';
+import { WorkerLiveness } from './jobs/liveness.js';
 
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });

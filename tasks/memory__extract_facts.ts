@@ -1,5 +1,5 @@
 import { extractSubmission } from '../src/memory/extraction.js';
-import { defineTask, payloadParser } from '../src/task.js';
+import { defineTask, payloadParser } from '../src/jobs/task.js';
 
 const schema = {
   type: 'object',

@@ -1,5 +1,5 @@
 import { ingestDocument } from '../src/memory/ingest.js';
-import { defineTask, payloadParser } from '../src/task.js';
+import { defineTask, payloadParser } from '../src/jobs/task.js';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 

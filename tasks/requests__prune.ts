@@ -1,5 +1,5 @@
 import { pruneRequestIds } from '../src/metering/requestIds.js';
-import { cleanupTask } from '../src/task.js';
+import { cleanupTask } from '../src/jobs/task.js';
 
 // Cron: frees the ids of claims that a process which died left running, and deletes the answers
 // kept for replay past REPLAY_RETENTION_HOURS (see pruneRequestIds).

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { addJob } from '../src/jobs.js';
+import { addJob } from '../src/jobs/registry.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from './helpers/app.js';

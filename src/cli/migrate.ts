@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.js';
 import { createPool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
-import { workerLogger } from '../jobs.js';
+import { workerLogger } from '../jobs/registry.js';
 import { createLogger } from '../logger.js';
 
 // Procfile `release`: applies pending migrations and graphile-worker's schema, then exits.

@@ -1,6 +1,6 @@
 import type { PoolClient, Queryable } from '../db/pool.js';
 import { validationFailed } from '../errors.js';
-import { addJob } from '../jobs.js';
+import { addJob } from '../jobs/registry.js';
 
 // Documents of a workspace: what the API creates, lists and deletes, and the status moves of the
 // ingest job (queued → processing → ready | failed). Every query is scoped by workspace.

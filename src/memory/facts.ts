@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
-import { addJob } from '../jobs.js';
+import { addJob } from '../jobs/registry.js';
 import type { Principal, WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';

@@ -36,7 +36,7 @@ const MAX_ERROR_LENGTH = 300;
 /**
  * What one document may cost a worker. Chunking is synchronous: while it runs, the worker's
  * other jobs (every tenant's) wait, and a process blocked for longer than STALE_MS (15 s,
- * src/workerLiveness.ts) is taken for dead, its jobs run a second time elsewhere. Chunking is
+ * src/jobs/liveness.ts) is taken for dead, its jobs run a second time elsewhere. Chunking is
  * linear, so the largest document the API takes is cut in well under a second, whatever its
  * shape; these bounds hold for whatever the linear work still turns out slow on, and fail the
  * document with a reason rather than run on.

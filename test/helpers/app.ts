@@ -9,7 +9,7 @@ import { CacheKeyFilter } from '../../src/gateway/cacheKeyFilter.js';
 import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
 import { CACHE_TTL_SECONDS } from '../../src/gateway/responseCache.js';
 import { closeAdapters, createAdapters, type Adapters } from '../../src/gateway/providers/index.js';
-import { startJobRunner, type JobRunner } from '../../src/jobRunner.js';
+import { startJobRunner, type JobRunner } from '../../src/jobs/runner.js';
 import { GroupCommitter } from '../../src/metering/groupCommit.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppState } from '../../src/http/state.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addJob } from '../../src/jobs.js';
+import { addJob } from '../../src/jobs/registry.js';
 import { bodyHash } from '../../src/metering/requestIds.js';
 import type { CreatedKey } from '../../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { run, type Runner } from 'graphile-worker';
-import { buildTaskList, workerLogger } from '../../src/jobs.js';
+import { buildTaskList, workerLogger } from '../../src/jobs/registry.js';
 import { factContents, startFactsFixture, submitFact, type FactsFixture } from './factsFixture.js';
 
 // Target: a fact submitted is queryable within 1 s at p95 with the rule-based extractor. The

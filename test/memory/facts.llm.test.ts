@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addJob } from '../../src/jobs.js';
+import { addJob } from '../../src/jobs/registry.js';
 import { api } from '../helpers/app.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
-import { addJob } from '../../src/jobs.js';
+import { addJob } from '../../src/jobs/registry.js';
 import { ingestJobKey } from '../../src/memory/documents.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';

@@ -8,7 +8,7 @@ import type { StubProvider } from '../helpers/stubProvider.js';
 import { createCollection, ingest, prose, settled, startSlowEmbeddingCatalog } from './documentsFixture.js';
 
 // The Procfile's worker process, killed in the middle of an ingest (SIGKILL: no cleanup at all).
-// graphile-worker alone would keep the job locked for 4 hours; src/workerLiveness.ts frees it
+// graphile-worker alone would keep the job locked for 4 hours; src/jobs/liveness.ts frees it
 // once the dead pool's heartbeat is stale, so the next worker finishes the document.
 describe('a worker killed mid-ingest', function () {
   this.timeout(120_000);

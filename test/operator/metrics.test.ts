@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { runOnce } from 'graphile-worker';
 import { loadConfig } from '../../src/config.js';
-import { addJob, buildTaskList, workerLogger } from '../../src/jobs.js';
+import { addJob, buildTaskList, workerLogger } from '../../src/jobs/registry.js';
 import {
   countCacheResult,
   countFallback,

@@ -1,5 +1,5 @@
 import type { Period } from '../period.js';
-import type { UsageGrouping, UsageSumRow } from '../../usage/store.js';
+import type { UsageGrouping, UsageSumRow } from '../../metering/usageReport.js';
 
 // Sums arrive from SQL as exact decimal strings; each is turned into a JSON number here, once.
 function figuresOf(row: UsageSumRow) {

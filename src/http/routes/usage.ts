@@ -1,7 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import type { LimitGate } from '../../limits/gate.js';
 import { budgetsOf } from '../../limits/settings.js';
-import { sumUsage, type UsageGrouping } from '../../usage/store.js';
+import { sumUsage, type UsageGrouping } from '../../metering/usageReport.js';
 import type { Operations } from '../operations.js';
 import { reportPeriod } from '../period.js';
 import { presentUsageReport } from '../presenters/usage.js';

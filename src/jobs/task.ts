@@ -1,9 +1,9 @@
 import { Ajv, type SchemaObject } from 'ajv';
 import type { JobHelpers } from 'graphile-worker';
-import type { Pool } from './db/pool.js';
-import type { Catalog } from './gateway/catalog.js';
-import type { Adapters } from './gateway/providers/index.js';
-import type { Logger } from './logger.js';
+import type { Pool } from '../db/pool.js';
+import type { Catalog } from '../gateway/catalog.js';
+import type { Adapters } from '../gateway/providers/index.js';
+import type { Logger } from '../logger.js';
 
 /** What the worker process shares with its tasks. */
 export interface WorkerServices {

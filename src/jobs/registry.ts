@@ -1,11 +1,11 @@
 import { Logger as WorkerLogger, parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker';
-import cacheExpire from '../tasks/cache__expire.js';
-import memoryExtractFacts from '../tasks/memory__extract_facts.js';
-import memoryIngestDocument from '../tasks/memory__ingest_document.js';
-import requestsPrune from '../tasks/requests__prune.js';
-import type { Queryable } from './db/pool.js';
-import { storableJson } from './db/storable.js';
-import type { Logger } from './logger.js';
+import cacheExpire from '../../tasks/cache__expire.js';
+import memoryExtractFacts from '../../tasks/memory__extract_facts.js';
+import memoryIngestDocument from '../../tasks/memory__ingest_document.js';
+import requestsPrune from '../../tasks/requests__prune.js';
+import type { Queryable } from '../db/pool.js';
+import { storableJson } from '../db/storable.js';
+import type { Logger } from '../logger.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { WorkerEvents, WorkerPool } from 'graphile-worker';
-import type { Pool } from './db/pool.js';
-import type { Logger } from './logger.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../logger.js';
 
 // Frees the jobs of a worker process that died without shutting down (SIGKILL, OOM kill, a lost
 // machine).

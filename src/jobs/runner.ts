@@ -1,7 +1,7 @@
 import { run, type ParsedCronItem, type Runner, type RunnerOptions } from 'graphile-worker';
-import { backoffDelay } from './db/backoff.js';
-import { buildTaskList, workerLogger } from './jobs.js';
-import type { Logger } from './logger.js';
+import { backoffDelay } from '../db/backoff.js';
+import { buildTaskList, workerLogger } from './registry.js';
+import type { Logger } from '../logger.js';
 import type { WorkerServices } from './task.js';
 
 export interface JobRunnerOptions {

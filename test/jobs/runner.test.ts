@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import type { WorkerEvents, WorkerPool } from 'graphile-worker';
-import { createPool, type Pool } from '../src/db/pool.js';
-import { loadCatalog } from '../src/gateway/catalog.js';
-import { closeAdapters, createAdapters } from '../src/gateway/providers/index.js';
-import { JobRunner, startJobRunner } from '../src/jobRunner.js';
-import { addJob, workerLogger } from '../src/jobs.js';
-import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
-import { capturedLogger } from './helpers/logs.js';
-import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { loadCatalog } from '../../src/gateway/catalog.js';
+import { closeAdapters, createAdapters } from '../../src/gateway/providers/index.js';
+import { JobRunner, startJobRunner } from '../../src/jobs/runner.js';
+import { addJob, workerLogger } from '../../src/jobs/registry.js';
+import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
+import { capturedLogger } from '../helpers/logs.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 
 // The job runner keeps graphile-worker running through database outages: it starts it again when
 // it stops by itself, and waits for the database when it is away at start.
