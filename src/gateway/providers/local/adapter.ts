@@ -26,12 +26,7 @@ const EVERY_PARAMETER: ReadonlySet<UpstreamParameter> = new Set(ALL_PARAMETERS);
 // Inputs embedded between two looks at the abort signal.
 const EMBED_SLICE = 32;
 
-export interface LocalAdapterOptions {
-  /** Delay before each streamed chunk after the first, to exercise slow streams (default 0). */
-  streamChunkDelayMs?: number;
-}
-
-export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
+export function createLocalAdapter(): ProviderAdapter {
   return {
     supportedParameters(): ReadonlySet<UpstreamParameter> {
       return EVERY_PARAMETER;
@@ -46,7 +41,7 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderA
     async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
       if (signal.aborted) throw abortedError();
       requireModel(target, LOCAL_CHAT_MODELS, 'chat');
-      return { chunks: echoStream(request, { signal, chunkDelayMs: options.streamChunkDelayMs ?? 0 }) };
+      return { chunks: echoStream(request, { signal }) };
     },
 
     async embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput> {

@@ -44,10 +44,10 @@
  * pieces), then per tool call a delta with `index`, `id`, `type`, `function.name` and empty
  * `arguments`, then the arguments in 16-character pieces, then `{delta: {}, finish_reason}`.
  * With `stream_options.include_usage`, a last chunk `{choices: [], usage}` follows, as at
- * OpenAI. No delay between chunks unless asked for (`chunkDelayMs`).
+ * OpenAI. Chunks follow each other without delay (tests that need a slow stream use a stub provider).
  */
 import { randomUUID } from 'node:crypto';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { countCompletionTokens, countMessageTokens, countTokens, truncateToTokens } from '../../tokens.js';
 import {
   UpstreamError,
@@ -541,8 +541,6 @@ export function chunksFromCompletion(completion: UpstreamCompletion, includeUsag
 
 export interface EchoStreamOptions {
   signal?: AbortSignal;
-  /** Wait this long before each chunk after the first (default 0: none). */
-  chunkDelayMs?: number;
 }
 
 /**
@@ -555,16 +553,10 @@ export function echoStream(request: UpstreamChatRequest, options: EchoStreamOpti
   return yieldChunks(chunks, options);
 }
 
-async function* yieldChunks(chunks: UpstreamChunk[], { signal, chunkDelayMs = 0 }: EchoStreamOptions): AsyncGenerator<UpstreamChunk> {
+async function* yieldChunks(chunks: UpstreamChunk[], { signal }: EchoStreamOptions): AsyncGenerator<UpstreamChunk> {
   for (let i = 0; i < chunks.length; i++) {
     if (signal?.aborted) throw abortedError();
-    if (i > 0 && chunkDelayMs > 0) {
-      try {
-        await sleep(chunkDelayMs, undefined, signal ? { signal } : undefined);
-      } catch {
-        throw abortedError();
-      }
-    } else if (i > 0 && i % 256 === 0) {
+    if (i > 0 && i % 256 === 0) {
       await nextTurn(); // let other requests run during a long stream
     }
     if (signal?.aborted) throw abortedError();
