@@ -145,7 +145,8 @@ describe('scale-out: two web and two worker processes on one database', function
     // The process that revoked it refuses it at once.
     expect((await api(web1.url, '/v1/models', { key: victim.key })).status).to.equal(401);
     expect(gapMs, 'the other web never refused the revoked key').to.not.equal(undefined);
-    expect(gapMs).to.be.at.most(100);
+    // By the NOTIFY, not the 4 s expiry of web 2's cache (the gap is printed; a few ms on a quiet machine).
+    expect(gapMs).to.be.below(1_000);
   });
 
   it('the response cache filled by one web serves the other', async () => {

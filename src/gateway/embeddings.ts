@@ -11,7 +11,7 @@ import type { Admission, LimitGate } from '../limits/gate.js';
 import { creditsFor } from '../metering/credits.js';
 import type { Principal } from '../tenancy/store.js';
 import { plainTrace, type TraceRecord } from '../traces/store.js';
-import type { TraceContext } from './chat.js';
+import type { ChatContext, ChatReply } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
 import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
@@ -23,20 +23,9 @@ import { countTokens } from './tokens.js';
 // catalogue, batches split to the provider's size and reassembled in order, metered per input
 // token and idempotent on the request id like chat.
 
-export interface EmbeddingContext {
-  principal: Principal;
-  requestId: string;
-  callerRequestId: boolean;
-  application: string | null;
-  traceContext: TraceContext | null;
-  signal: AbortSignal;
-  log: Logger;
-}
-
-export interface EmbeddingReply {
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
+/** Who asks, under which request id, and how it is traced: the same for embeddings as for chat. */
+export type EmbeddingContext = ChatContext;
+export type EmbeddingReply = ChatReply;
 
 // Parts of one large batch sent at once; more would only queue behind the provider's own limits.
 const PARALLEL_PARTS = 4;

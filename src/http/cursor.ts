@@ -16,6 +16,20 @@ export function decodeCursor<T>(cursor: string | undefined, isValid: (value: unk
   throw validationFailed({ cursor: ['is not a cursor this service issued'] });
 }
 
+/** A position made of a creation instant in microseconds since the epoch and a uuid (documents, keys). */
+export interface MicrosecondPosition {
+  us: string;
+  id: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function isMicrosecondPosition(value: unknown): value is MicrosecondPosition {
+  if (typeof value !== 'object' || value === null) return false;
+  const { us, id } = value as Partial<MicrosecondPosition>;
+  return typeof us === 'string' && /^\d{1,18}$/.test(us) && typeof id === 'string' && UUID.test(id);
+}
+
 /** Where a keyset listing resumes, and how many rows it fetches. */
 export interface PageRequest<Position> {
   after?: Position;

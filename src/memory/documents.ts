@@ -1,4 +1,5 @@
 import type { PoolClient, Queryable } from '../db/pool.js';
+import type { MicrosecondPosition } from '../http/cursor.js';
 import { validationFailed } from '../errors.js';
 import { addJob } from '../jobs/registry.js';
 
@@ -20,10 +21,7 @@ export interface DocumentRow {
 }
 
 /** Where a listing page ends: the last row's creation instant (in microseconds) and id. */
-export interface DocumentPosition {
-  us: string;
-  id: string;
-}
+export type DocumentPosition = MicrosecondPosition;
 
 export interface NewDocument {
   title: string;

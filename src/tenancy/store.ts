@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import type { MicrosecondPosition } from '../http/cursor.js';
 import { limitsFromColumns, type LimitColumns, type Limits } from '../limits/limits.js';
 import type { KeyKind, Scope } from './scopes.js';
 
@@ -48,10 +49,7 @@ export interface KeyRow extends LimitColumns {
 }
 
 /** Where a page of keys ended: creation time in microseconds (a JS Date would drop them), then id. */
-export interface KeyPosition {
-  us: string;
-  id: string;
-}
+export type KeyPosition = MicrosecondPosition;
 
 // Every column a key is shown with; `k` is api_keys, `w` its workspace. Never the hash.
 const KEY_COLUMNS = `k.id, k.organization_id, k.workspace_id, w.name as workspace_name, k.name, k.key_prefix,

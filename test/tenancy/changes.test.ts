@@ -7,6 +7,11 @@ import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js
 // A change made through one web process holds on the other at once (one NOTIFY), not when the
 // other's caches expire (4 s). The gaps are measured from the answer of the change to the first
 // request on the other process that sees it.
+// A change must reach the other process by its NOTIFY, not by the 4 s expiry of that process's
+// caches: a gap well under the expiry shows which one did it. The gap itself (a few ms on a quiet
+// machine) is printed, not asserted tightly: other work on the machine can delay either process.
+const NOTIFIED_WITHIN_MS = 1_000;
+
 describe('changes reach every web process at once', function () {
   this.timeout(60_000);
   let db: TestDatabase;
@@ -30,7 +35,7 @@ describe('changes reach every web process at once', function () {
   const chat = (url: string, key: string, extra: Record<string, unknown> = {}) =>
     api(url, '/v1/chat/completions', { method: 'POST', key, body: { model: 'local/echo', max_tokens: 10, cache: false, messages: [{ role: 'user', content: 'hoi' }], ...extra } });
 
-  it('a key revoked through one process is refused by the other within 100 ms', async () => {
+  it('a key revoked through one process is refused by the other before its cache would have expired', async () => {
     const admin = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
     const created = await api(webs[0]!.url, '/v1/keys', { method: 'POST', key: admin.key, body: { workspace: 'main', name: 'bot', kind: 'restricted', scopes: ['chat.create'] } });
     const { id, key } = created.body.data;
@@ -41,7 +46,7 @@ describe('changes reach every web process at once', function () {
     expect(revoked.status).to.equal(200);
     const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, key)).status === 401);
     console.log(`      revocation reached the other process after ${gap.toFixed(1)} ms`);
-    expect(gap).to.be.below(100);
+    expect(gap).to.be.below(NOTIFIED_WITHIN_MS);
   });
 
   it('a withdrawn non-EU acceptance holds for the next request on the other process', async () => {
@@ -54,7 +59,7 @@ describe('changes reach every web process at once', function () {
     expect(withdrawn.status).to.equal(200);
     const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, admin.key, { firewall: false })).status === 403);
     console.log(`      withdrawal reached the other process after ${gap.toFixed(1)} ms`);
-    expect(gap).to.be.below(100);
+    expect(gap).to.be.below(NOTIFIED_WITHIN_MS);
   });
 
   it('limits set through one process apply on the other at once', async () => {
@@ -65,6 +70,6 @@ describe('changes reach every web process at once', function () {
     expect(set.status).to.equal(200);
     const gap = await gapUntil(since, async () => (await chat(webs[1]!.url, admin.key)).status === 402);
     console.log(`      limits reached the other process after ${gap.toFixed(1)} ms`);
-    expect(gap).to.be.below(100);
+    expect(gap).to.be.below(NOTIFIED_WITHIN_MS);
   });
 });

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { errorBox, field, h, pageHead, table } from './dom.js';
+import { errorBox, field, h, loadMore, pageHead, table } from './dom.js';
 import { json, time } from './format.js';
 
 export const title = 'Audit log';
@@ -80,26 +80,14 @@ export async function render(view, route) {
     rows: page.data,
     empty: action ? 'No entries with this action.' : 'No entries yet.',
   });
-  let shown = page.data.length;
-  let cursor = page.next_cursor;
-  const describe = () => `${shown} entr${shown === 1 ? 'y' : 'ies'}${cursor ? ' (more available)' : ''}.`;
-  const more = h('button', { type: 'button', class: 'secondary', hidden: !cursor }, 'Load more');
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const next = await api('/audit-log', { query: { ...query, cursor } });
-      entries.add(next.data);
-      shown += next.data.length;
-      cursor = next.next_cursor;
-      more.hidden = !cursor;
-      status.textContent = describe();
-    } catch (err) {
-      section.append(errorBox(err));
-    } finally {
-      more.disabled = false;
-    }
+  const more = loadMore({
+    page,
+    fetchPage: (cursor) => api('/audit-log', { query: { ...query, cursor } }),
+    addRows: (rows) => entries.add(rows),
+    status,
+    describe: (shown, more) => `${shown} entr${shown === 1 ? 'y' : 'ies'}${more ? ' (more available)' : ''}.`,
+    errorsTo: section,
   });
-  status.textContent = describe();
   section.append(entries.el, h('div', { class: 'list-foot' }, h('span'), more));
 }
 

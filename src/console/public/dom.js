@@ -136,6 +136,37 @@ export function errorBox(err, context) {
   return box;
 }
 
+/**
+ * The "Load more" button of a keyset-paged list. Each click fetches the page after the last
+ * cursor (`fetchPage(cursor)`), gives its rows to `addRows`, and `status` says
+ * `describe(shown, more)`; a failure is shown in `errorsTo`.
+ */
+export function loadMore({ page, fetchPage, addRows, status, describe, errorsTo }) {
+  let shown = page.data.length;
+  let cursor = page.next_cursor;
+  const button = h('button', { type: 'button', class: 'secondary' }, 'Load more');
+  const update = () => {
+    button.hidden = !cursor;
+    status.textContent = describe(shown, Boolean(cursor));
+  };
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const next = await fetchPage(cursor);
+      addRows(next.data);
+      shown += next.data.length;
+      cursor = next.next_cursor;
+      update();
+    } catch (err) {
+      errorsTo.append(errorBox(err));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  update();
+  return button;
+}
+
 let toastTimer;
 /** A short message in the polite live region. */
 /** Hides the toast at once (on navigation: its message belongs to the page left). */

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { confirmDialog, formDialog } from './dialog.js';
-import { append, errorBox, field, h, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
 
 export const title = 'API keys';
@@ -304,31 +304,21 @@ function listKeys(section, status, page, reload) {
   ];
   const rows = table({ caption: 'API keys', stack: true, columns, rows: page.data, empty: 'No keys yet.' });
   for (const [i, tr] of [...rows.tbody.children].entries()) if (page.data[i]) tr.dataset.keyId = page.data[i].id;
-  let shown = page.data.length;
-  let cursor = page.next_cursor;
-  const describe = () => `${shown} key${shown === 1 ? '' : 's'}${cursor ? ' (more available)' : ''}.`;
-  const more = h('button', { type: 'button', class: 'secondary', hidden: !cursor }, 'Load more');
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const next = await api('/keys', { query: { limit: PAGE_SIZE, cursor } });
+  const more = loadMore({
+    page,
+    fetchPage: (cursor) => api('/keys', { query: { limit: PAGE_SIZE, cursor } }),
+    addRows: (keys) => {
       const before = rows.tbody.children.length;
-      rows.add(next.data);
-      next.data.forEach((k, i) => {
+      rows.add(keys);
+      keys.forEach((k, i) => {
         const tr = rows.tbody.children[before + i];
         if (tr) tr.dataset.keyId = k.id;
       });
-      shown += next.data.length;
-      cursor = next.next_cursor;
-      more.hidden = !cursor;
-      status.textContent = describe();
-    } catch (err) {
-      section.append(errorBox(err));
-    } finally {
-      more.disabled = false;
-    }
+    },
+    status,
+    describe: (shown, more) => `${shown} key${shown === 1 ? '' : 's'}${more ? ' (more available)' : ''}.`,
+    errorsTo: section,
   });
-  status.textContent = describe();
   append(section, rows.el, h('div', { class: 'list-foot' }, h('span', { class: 'muted small-text' }, 'Secrets are never shown here: only their first and last characters.'), more));
 }
 

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { append, errorBox, field, h, loading, pageHead, s, table, toast } from './dom.js';
+import { append, errorBox, field, h, loadMore, loading, pageHead, s, table, toast } from './dom.js';
 import { credits, int, json, ms, time } from './format.js';
 
 export const title = 'Traces';
@@ -103,29 +103,17 @@ async function renderList(view, route) {
     rows: page.data,
     empty: Object.values(active).some(Boolean) ? 'No traces match these filters.' : 'No traces yet.',
   });
-  let shown = page.data.length;
-  const describe = () => {
-    const filters = FILTERS.filter((f) => active[f.name]).map((f) => `${f.label.toLowerCase()} “${active[f.name]}”`);
-    return `${shown} trace${shown === 1 ? '' : 's'}${filters.length ? ` with ${filters.join(', ')}` : ''}${cursor ? ' (more available)' : ''}.`;
-  };
-  let cursor = page.next_cursor;
-  const more = h('button', { type: 'button', class: 'secondary', hidden: !cursor }, 'Load more');
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const next = await api('/traces', { query: { ...query, cursor } });
-      list.add(next.data);
-      shown += next.data.length;
-      cursor = next.next_cursor;
-      more.hidden = !cursor;
-      status.textContent = describe();
-    } catch (err) {
-      results.append(errorBox(err));
-    } finally {
-      more.disabled = false;
-    }
+  const more = loadMore({
+    page,
+    fetchPage: (cursor) => api('/traces', { query: { ...query, cursor } }),
+    addRows: (rows) => list.add(rows),
+    status,
+    describe: (shown, more) => {
+      const filters = FILTERS.filter((f) => active[f.name]).map((f) => `${f.label.toLowerCase()} “${active[f.name]}”`);
+      return `${shown} trace${shown === 1 ? '' : 's'}${filters.length ? ` with ${filters.join(', ')}` : ''}${more ? ' (more available)' : ''}.`;
+    },
+    errorsTo: results,
   });
-  status.textContent = describe();
   results.append(list.el, h('div', { class: 'list-foot' }, h('span'), more));
 }
 

@@ -5,21 +5,12 @@ import {
   deleteDocument,
   findDocument,
   listDocuments,
-  type DocumentPosition,
   type NewDocument,
 } from '../../memory/documents.js';
-import { keysetPage } from '../cursor.js';
+import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
 import { createOnce, principalOf } from '../state.js';
-
-const isPosition = (value: unknown): value is DocumentPosition =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as DocumentPosition).us === 'string' &&
-  /^\d{1,18}$/.test((value as DocumentPosition).us) &&
-  typeof (value as DocumentPosition).id === 'string' &&
-  /^[0-9a-f-]{36}$/.test((value as DocumentPosition).id);
 
 export function documentRoutes(api: Operations, { pool }: { pool: Pool }): void {
   api.add('ingestDocument', async (ctx) => {
@@ -33,7 +24,7 @@ export function documentRoutes(api: Operations, { pool }: { pool: Pool }): void 
     const query = ctx.state.query as { collection?: string; cursor?: string; limit: number };
     const { rows, next_cursor } = await keysetPage(
       query,
-      isPosition,
+      isMicrosecondPosition,
       (page) => listDocuments(pool, principalOf(ctx).workspaceId, { ...(query.collection !== undefined ? { collection: query.collection } : {}), ...page }),
       (row) => ({ us: row.position_us, id: row.id }),
     );

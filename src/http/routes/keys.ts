@@ -1,20 +1,11 @@
 import type { Pool } from '../../db/pool.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../../generated/openapi.js';
 import { createKeyFor, getKeyFor, listKeysFor, revokeKeyFor, updateKeyFor, type KeyCache } from '../../tenancy/keyManagement.js';
-import type { KeyPosition } from '../../tenancy/store.js';
-import { keysetPage } from '../cursor.js';
+import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import { requireOrganizationKey } from '../middleware/auth.js';
 import type { Operations } from '../operations.js';
 import { presentCreatedKey, presentKey } from '../presenters/key.js';
 import { principalOf } from '../state.js';
-
-const isPosition = (value: unknown): value is KeyPosition =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as KeyPosition).us === 'string' &&
-  /^\d{1,18}$/.test((value as KeyPosition).us) &&
-  typeof (value as KeyPosition).id === 'string' &&
-  /^[0-9a-f-]{36}$/.test((value as KeyPosition).id);
 
 export function keyRoutes(api: Operations, deps: { pool: Pool; keys: KeyCache }): void {
   // Keys act for the whole organization's spend and data, so only its organization keys manage them.
@@ -30,7 +21,7 @@ export function keyRoutes(api: Operations, deps: { pool: Pool; keys: KeyCache })
   api.add('listKeys', organizationOnly, async (ctx) => {
     const { rows, next_cursor } = await keysetPage(
       ctx.state.query as { cursor?: string; limit: number },
-      isPosition,
+      isMicrosecondPosition,
       (page) => listKeysFor(deps.pool, principalOf(ctx), page),
       (row) => ({ us: row.position_us, id: row.id }),
     );
