@@ -374,7 +374,7 @@ export interface paths {
         };
         /**
          * Fetch a thread with its messages, oldest first
-         * @description A chat answered with this `thread` is in it as soon as its answer has come, although its messages are written to the thread's table a moment later.
+         * @description A chat answered with this `thread` is in it as soon as its answer has come: its messages are written before the answer is sent.
          */
         get: operations["getThread"];
         put?: never;
@@ -577,7 +577,7 @@ export interface paths {
         };
         /**
          * Fetch one trace
-         * @description A chat's trace can be fetched as soon as its answer has come (the id is the answer's `X-Request-Id`), although traces are written a moment later.
+         * @description A chat's trace can be fetched as soon as its answer has come (the id is the answer's `X-Request-Id`): it is written before the answer is sent.
          */
         get: operations["getTrace"];
         put?: never;
