@@ -20,6 +20,7 @@ import { settingsRoutes } from './http/routes/settings.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { anthropicErrorShape, messagesRoutes } from './http/routes/messages.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { embeddingRoutes } from './http/routes/embeddings.js';
@@ -97,7 +98,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     gate,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
-  chatRoutes(api, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }), validator, bodyLimitBytes });
+  const chat = new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars });
+  chatRoutes(api, { chat, validator, bodyLimitBytes });
+  messagesRoutes(api, { chat, catalog: deps.catalog, validator, bodyLimitBytes, firewallMaxChars: deps.config.firewallMaxChars });
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });
@@ -110,6 +113,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });
   keyRoutes(api, { pool: deps.pool, keys, validator, bodyLimitBytes });
+  app.use(anthropicErrorShape);
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -51,6 +51,8 @@ export interface ChatContext {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
+  /** What a door translating onto chat left out or changed, for the trace. */
+  notes?: string[];
 }
 
 export interface ChatReply {
@@ -290,6 +292,7 @@ export class ChatService {
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });
+      if (ctx.notes) plan.notes.push(...ctx.notes);
       const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
       const key = cacheable
         ? cacheKey(
