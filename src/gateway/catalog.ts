@@ -47,10 +47,16 @@ export interface CatalogEndpoint {
   region: Region;
 }
 
-/** Credits per 1,000 tokens; `completion` is 0 for embedding models. */
+/**
+ * Credits per 1,000 tokens; `completion` is 0 for embedding models. `cacheRead` and `cacheWrite`
+ * price prompt tokens the provider read from or wrote to its prompt cache (defaults in
+ * metering/credits.ts when the catalogue names none).
+ */
 export interface ModelPricing {
   prompt: number;
   completion: number;
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 interface ModelBase {
@@ -126,7 +132,7 @@ interface RawModel {
   reducible?: boolean;
   max_input_tokens?: number;
   max_batch?: number;
-  pricing: { prompt: number; completion?: number };
+  pricing: { prompt: number; completion?: number; cache_read?: number; cache_write?: number };
   capabilities: Capability[];
   reasoning_effort: ReasoningEffort[];
   endpoints: { provider: string; upstream_model: string }[];
@@ -352,7 +358,12 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       id: m.id,
       vendor,
       region: endpoints.every((e) => e.region === 'eu') ? ('eu' as const) : ('external' as const),
-      pricing: { prompt: m.pricing.prompt, completion: m.pricing.completion ?? 0 },
+      pricing: {
+        prompt: m.pricing.prompt,
+        completion: m.pricing.completion ?? 0,
+        ...(m.pricing.cache_read !== undefined ? { cacheRead: m.pricing.cache_read } : {}),
+        ...(m.pricing.cache_write !== undefined ? { cacheWrite: m.pricing.cache_write } : {}),
+      },
       capabilities: m.capabilities,
       reasoningEffort: m.reasoning_effort,
       endpoints,

@@ -1391,8 +1391,10 @@ export interface components {
             completion_tokens: number;
             total_tokens: number;
             prompt_tokens_details: {
-                /** @description Equals `prompt_tokens` on a response-cache hit. */
+                /** @description Prompt tokens read from the provider's prompt cache (billed at the model's `cache_read` price); equals `prompt_tokens` on a response-cache hit. */
                 cached_tokens: number;
+                /** @description Present when the provider wrote prompt tokens to its prompt cache (billed at the model's `cache_write` price). */
+                cache_write_tokens?: number;
             };
             credits: components["schemas"]["Credits"];
         };
@@ -1724,6 +1726,8 @@ export interface components {
                 total_tokens?: number;
                 /** @description Prompt tokens answered from a cache. */
                 cached_tokens?: number;
+                /** @description Prompt tokens the provider wrote to its prompt cache. */
+                cache_write_tokens?: number;
                 credits?: components["schemas"]["Credits"];
             } | null;
         };
@@ -1807,8 +1811,10 @@ export interface components {
             requests: number;
             prompt_tokens: number;
             completion_tokens: number;
-            /** @description Prompt tokens answered from a cache (billed no base credits). */
+            /** @description Prompt tokens answered from a cache: the response cache (billed no base credits) or the provider's prompt cache (billed at the `cache_read` price). */
             cached_tokens: number;
+            /** @description Prompt tokens the provider wrote to its prompt cache (billed at the `cache_write` price). The uncached prompt tokens are `prompt_tokens - cached_tokens - cache_write_tokens`. */
+            cache_write_tokens: number;
             total_tokens: number;
             credits: components["schemas"]["Credits"];
         };

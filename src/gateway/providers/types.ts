@@ -66,7 +66,8 @@ export interface UpstreamUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  /** `cached_tokens` were read from the provider's prompt cache, `cache_write_tokens` written to it. */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
 }
 
 export interface UpstreamChoice {
