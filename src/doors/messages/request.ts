@@ -179,6 +179,13 @@ function smallestContext(catalog: Catalog, chain: string[]): number | undefined 
   return contexts.length > 0 ? Math.min(...contexts) : undefined;
 }
 
+// Per-message overheads the tokenizer adds beyond the text (role, separators, reply priming).
+const SAFETY_TOKENS = 64;
+
+function jsonLength(chat: Record<string, unknown>): number {
+  return Buffer.byteLength(JSON.stringify(chat.messages)) + (chat.tools ? Buffer.byteLength(JSON.stringify(chat.tools)) : 0);
+}
+
 /** The prompt's tokens as the tokenizer counts them, tool definitions included. */
 export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
   return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
@@ -212,7 +219,10 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
 
   // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
   const context = smallestContext(catalog, body.model !== undefined ? [body.model] : (body.models ?? []));
-  if (context !== undefined) {
+  // A token is at least one byte of the JSON it comes from, so a cap that fits beside the JSON's
+  // length fits beside the prompt: only the rest are counted with the tokenizer.
+  const surelyFits = context !== undefined && body.max_tokens + jsonLength(chat) + SAFETY_TOKENS <= context;
+  if (context !== undefined && !surelyFits) {
     const room = Math.max(1, context - promptTokens(chat as unknown as ChatCompletionRequest));
     if (body.max_tokens > room) {
       chat.max_tokens = room;
