@@ -8,7 +8,7 @@ import { parseDocument } from 'yaml';
 import { fromRoot } from '../paths.js';
 
 export type Region = 'eu' | 'external';
-export type ProviderKind = 'openai' | 'local';
+export type ProviderKind = 'openai' | 'anthropic' | 'local';
 export type ModelType = 'chat' | 'embedding';
 export type Capability = 'tools' | 'json_schema' | 'vision' | 'audio' | 'files';
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -304,7 +304,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
   raw.providers.forEach((p, i) => {
     const at = `providers.${i}`;
     if (providers.has(p.id)) problems.push(`${at}.id "${p.id}" is used by an earlier provider`);
-    if (p.kind === 'openai' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind openai`);
+    if (p.kind !== 'local' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind ${p.kind}`);
     if (p.kind === 'local') {
       if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
       if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
