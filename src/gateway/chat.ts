@@ -468,6 +468,7 @@ export class ChatService {
           role: 'assistant',
           content: choice.message.content,
           ...(choice.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
+          ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
           ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
         },
         finish_reason: choice.finish_reason ?? 'stop',

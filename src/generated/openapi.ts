@@ -1250,6 +1250,21 @@ export interface components {
             name?: string;
             tool_call_id?: string;
             tool_calls?: components["schemas"]["ChatToolCall"][];
+            /**
+             * @description An assistant message's thinking blocks, as a native Anthropic provider gave them
+             *     (and the Messages door passes them back): sent back to such a provider as they are,
+             *     dropped for any other. A block whose text the firewall would change is dropped, since
+             *     its signature would no longer match.
+             */
+            thinking_blocks?: components["schemas"]["ThinkingBlock"][];
+        };
+        ThinkingBlock: {
+            /** @enum {string} */
+            type: "thinking" | "redacted_thinking";
+            thinking?: string;
+            signature?: string;
+            /** @description A redacted block's encrypted content. */
+            data?: string;
         };
         /**
          * @description An OpenAI-style content part, discriminated by `type`. One attachment (`image_url` data
@@ -3785,6 +3800,7 @@ export type ScoreList = components['schemas']['ScoreList'];
 export type ScoreResponse = components['schemas']['ScoreResponse'];
 export type ScoreValue = components['schemas']['ScoreValue'];
 export type StreamOptions = components['schemas']['StreamOptions'];
+export type ThinkingBlock = components['schemas']['ThinkingBlock'];
 export type Thread = components['schemas']['Thread'];
 export type ThreadMessage = components['schemas']['ThreadMessage'];
 export type Trace = components['schemas']['Trace'];

@@ -71,7 +71,7 @@ interface ChatAnswer {
 export function messageOf(chatBody: Record<string, unknown>): Record<string, unknown> {
   const answer = chatBody as unknown as ChatAnswer;
   const choice = answer.choices[0];
-  const content: Record<string, unknown>[] = [];
+  const content: Record<string, unknown>[] = [...(choice?.message.thinking_blocks ?? [])];
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   for (const call of choice?.message.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInputOf(call.function.arguments) });

@@ -74,16 +74,25 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
   if (role === 'assistant') {
     const texts: string[] = [];
     const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+    const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
     for (const block of content) {
       if (block.type === 'text') texts.push(block.text ?? '');
       else if (block.type === 'tool_use') {
         toolCalls.push({ id: block.id!, type: 'function', function: { name: block.name!, arguments: JSON.stringify(block.input ?? {}) } });
+      } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+        // Passed back as they came: a native Anthropic provider checks their signatures; any other drops them.
+        thinking.push({
+          type: block.type,
+          ...(block.thinking !== undefined ? { thinking: block.thinking } : {}),
+          ...(block.signature !== undefined ? { signature: block.signature } : {}),
+          ...(block.data !== undefined ? { data: block.data } : {}),
+        });
       }
-      // thinking and redacted_thinking are the provider's own; an OpenAI-compatible one cannot take them back.
     }
     const text = texts.join('');
-    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls }];
-    return [{ role: 'assistant', content: text }];
+    const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
+    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls, ...withThinking }];
+    return [{ role: 'assistant', content: text, ...withThinking }];
   }
   const tools: ChatMessage[] = [];
   const parts: ContentPart[] = [];

@@ -1,5 +1,5 @@
 import type { SseSink } from '../../gateway/chat.js';
-import type { UpstreamChunk } from '../../gateway/providers/types.js';
+import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
 import { drainedOrClosed } from '../../http/sse.js';
 import type { AppContext } from '../../http/state.js';
 import { messageIdOf, stopReasonOf, usageOf, type ChatUsage } from './answer.js';
@@ -92,6 +92,19 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
     }
     await writer.event('content_block_delta', { index: open.index, delta: { type: 'text_delta', text: piece } });
   };
+  // A thinking block comes whole from the chat service; it goes out as Anthropic streams one.
+  const thinking = async (block: ThinkingBlock) => {
+    await closeBlock();
+    const index = nextBlock++;
+    if (block.type === 'redacted_thinking') {
+      await writer.event('content_block_start', { index, content_block: { type: 'redacted_thinking', data: block.data ?? '' } });
+    } else {
+      await writer.event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      await writer.event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking ?? '' } });
+      if (block.signature !== undefined) await writer.event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    }
+    await writer.event('content_block_stop', { index });
+  };
   const toolCall = async (call: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]) => {
     let index = toolBlocks.get(call.index);
     if (index === undefined) {
@@ -125,6 +138,7 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
       for (const choice of frame.choices) {
         if (choice.index !== 0) continue; // a Message has one answer
         const delta = choice.delta;
+        for (const block of delta.thinking_blocks ?? []) await thinking(block);
         if (typeof delta.content === 'string' && delta.content !== '') await text(delta.content);
         for (const call of delta.tool_calls ?? []) await toolCall(call);
         if (choice.finish_reason) {

@@ -108,9 +108,51 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     const message = await stream.finalMessage();
     expect(message.stop_reason).to.equal('tool_use');
     expect(message.content).to.deep.equal([
+      { type: 'thinking', thinking: 'Even nadenken.', signature: 'sig-abc' },
       { type: 'text', text: 'Ik zoek het op. ' },
       { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { n: '42', note: 'één ✓' } },
     ]);
+  });
+
+  it('returns thinking blocks with their signatures byte-identical, and passes them back as they came', async () => {
+    const thought = { type: 'thinking' as const, thinking: 'De klant vraagt naar polis 42.\nDus: 42 × 2 = 84 ✓ "quoted" \\ backslash', signature: 'EqQBCkYIBxgCKkA+/0/9z=\u00e9' };
+    const redacted = { type: 'redacted_thinking' as const, data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Antwoord.' }] });
+    const message = await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk na' }] });
+    expect(message.content[0]).to.deep.equal(thought);
+    expect(message.content[1]).to.deep.equal({ type: 'text', text: 'Antwoord.' });
+
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Gestreamd.' }] });
+    const streamed = await client.messages.stream({ model: 'test/claude', max_tokens: 2000, messages: [{ role: 'user', content: 'Denk gestreamd na' }] }).finalMessage();
+    expect(streamed.content[0]).to.deep.equal(thought);
+
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 2000,
+      messages: [
+        { role: 'user', content: 'Denk na' },
+        { role: 'assistant', content: [redacted, thought, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'user', content: 'En nu?' },
+      ],
+    });
+    const sentBack = native.requests.at(-1)!.body.messages[1].content;
+    expect(sentBack[0]).to.deep.equal(redacted);
+    expect(sentBack[1]).to.deep.equal(thought);
+  });
+
+  it('drops thinking blocks for an OpenAI-compatible provider', async () => {
+    native.script({ type: 'status', status: 503 });
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Denk na' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'user', content: 'En nu?' },
+      ],
+    });
+    expect(JSON.stringify(compatible.requests[0]!.body)).not.to.contain('hmm');
+    expect(compatible.requests[0]!.body.messages[1]).to.deep.equal({ role: 'assistant', content: 'Antwoord.' });
   });
 
   it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {

@@ -89,7 +89,8 @@ function conversation(messages: readonly ChatMessage[]): { system: string | unde
         push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }]);
         break;
       case 'assistant': {
-        const blocks = contentBlocks(message.content);
+        // Thinking first, as Anthropic gave it: its signature covers it byte for byte.
+        const blocks: Block[] = [...(message.thinking_blocks ?? []).map((block) => ({ ...block })), ...contentBlocks(message.content)];
         for (const call of message.tool_calls ?? []) {
           blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
         }

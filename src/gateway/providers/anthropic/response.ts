@@ -1,8 +1,8 @@
-import type { UpstreamChoice, UpstreamCompletion, UpstreamUsage } from '../types.js';
+import type { ThinkingBlock, UpstreamChoice, UpstreamCompletion, UpstreamUsage } from '../types.js';
 import { isRecord } from '../openai/errors.js';
 
-// A Messages answer as the OpenAI-shaped completion the gateway works with. Thinking blocks have
-// no place in a chat completion and are left out.
+// A Messages answer as the OpenAI-shaped completion the gateway works with. Thinking blocks ride
+// along as `thinking_blocks`, byte for byte (their signatures cover them).
 
 export function finishReasonOf(stopReason: unknown): string {
   switch (stopReason) {
@@ -15,6 +15,12 @@ export function finishReasonOf(stopReason: unknown): string {
     default:
       return 'stop'; // end_turn, stop_sequence, pause_turn
   }
+}
+
+/** A thinking block with only its own fields, their strings untouched. */
+export function thinkingBlockOf(block: Record<string, unknown>): ThinkingBlock {
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: String(block.data ?? '') };
+  return { type: 'thinking', thinking: String(block.thinking ?? ''), ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) };
 }
 
 const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
@@ -38,9 +44,11 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
   if (!isRecord(raw) || !Array.isArray(raw.content)) throw new Error(`${providerId}: the answer is not a Messages answer`);
   let text: string | null = null;
   const toolCalls: NonNullable<UpstreamChoice['message']['tool_calls']> = [];
+  const thinking: ThinkingBlock[] = [];
   for (const block of raw.content as unknown[]) {
     if (!isRecord(block)) continue;
-    if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text;
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') thinking.push(thinkingBlockOf(block));
+    else if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text;
     else if (block.type === 'tool_use') {
       toolCalls.push({ id: String(block.id ?? ''), type: 'function', function: { name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) } });
     }
@@ -52,7 +60,12 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          ...(thinking.length > 0 ? { thinking_blocks: thinking } : {}),
+        },
         finish_reason: finishReasonOf(raw.stop_reason),
       },
     ],

@@ -1,11 +1,11 @@
-import type { UpstreamChunk, UpstreamUsage } from '../types.js';
+import type { ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { isRecord, MAX_UPSTREAM_MESSAGE } from '../openai/errors.js';
-import { finishReasonOf, usageOf } from './response.js';
+import { finishReasonOf, thinkingBlockOf, usageOf } from './response.js';
 
 // A Messages event stream as chat chunks: text deltas become content, tool_use blocks become tool
 // calls (their input_json_delta pieces the arguments, in order), message_delta the finish with
-// usage. Thinking deltas have no place in a chat chunk and are left out.
+// usage. A thinking block is gathered and sent on whole at its end (its signature covers it).
 
 export interface SseEvent {
   event: string;
@@ -45,6 +45,8 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array>): Asyn
 /** Turns one stream's events into chunks; keeps which block is which tool call. */
 export class MessagesStreamTranslator {
   private readonly toolOfBlock = new Map<number, number>();
+  /** Thinking blocks being received, sent on as a whole at their content_block_stop. */
+  private readonly thinkingOfBlock = new Map<number, ThinkingBlock>();
   private startUsage: Record<string, unknown> = {};
   ended = false;
 
@@ -73,8 +75,18 @@ export class MessagesStreamTranslator {
           this.toolOfBlock.set(index, tool);
           return delta({ tool_calls: [{ index: tool, id: String(block.id ?? ''), type: 'function', function: { name: String(block.name ?? ''), arguments: '' } }] });
         }
+        if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+          this.thinkingOfBlock.set(index, thinkingBlockOf(block));
+          return undefined;
+        }
         if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return delta({ content: block.text });
         return undefined;
+      }
+      case 'content_block_stop': {
+        const block = this.thinkingOfBlock.get(Number(data.index));
+        if (!block) return undefined;
+        this.thinkingOfBlock.delete(Number(data.index));
+        return delta({ thinking_blocks: [block] });
       }
       case 'content_block_delta': {
         const change = isRecord(data.delta) ? data.delta : {};
@@ -84,7 +96,10 @@ export class MessagesStreamTranslator {
           if (tool === undefined || change.partial_json === '') return undefined;
           return delta({ tool_calls: [{ index: tool, function: { arguments: change.partial_json } }] });
         }
-        return undefined; // thinking_delta, signature_delta, citations_delta
+        const thinking = this.thinkingOfBlock.get(Number(data.index));
+        if (thinking && change.type === 'thinking_delta' && typeof change.thinking === 'string') thinking.thinking = (thinking.thinking ?? '') + change.thinking;
+        if (thinking && change.type === 'signature_delta' && typeof change.signature === 'string') thinking.signature = change.signature;
+        return undefined; // citations_delta
       }
       case 'message_delta': {
         const change = isRecord(data.delta) ? data.delta : {};
