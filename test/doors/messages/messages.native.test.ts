@@ -140,6 +140,24 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     expect(sentBack[1]).to.deep.equal(thought);
   });
 
+  it('passes back a thinking block that holds placeholders, and leaves out one that holds personal data in clear', async () => {
+    const masked = { type: 'thinking' as const, thinking: 'De klant [PERSON_1] wil betalen naar [IBAN_1].', signature: 'sig-1' };
+    const clear = { type: 'thinking' as const, thinking: 'Mail noor.devries@example.nl terug.', signature: 'sig-2' };
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Betaal Noor de Vries op NL91ABNA0417164300' },
+        { role: 'assistant', content: [masked, clear, { type: 'text', text: 'Goed.' }] },
+        { role: 'user', content: 'Dank' },
+      ],
+    });
+    const sent = native.requests.at(-1)!.body;
+    expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl');
+    expect(sent.messages[1].content[0]).to.deep.equal(masked);
+    expect(sent.messages[1].content.filter((b: { type: string }) => b.type === 'thinking')).to.have.length(1);
+  });
+
   it('drops thinking blocks for an OpenAI-compatible provider', async () => {
     native.script({ type: 'status', status: 503 });
     await client.messages.create({
