@@ -37,8 +37,9 @@ const SCOPES = new Set([
   'webhooks.write',
 ]);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-// The chat body drops unknown fields at every level; every other body rejects them at the top.
-const CHAT_BODY = 'ChatCompletionRequest';
+// The chat body and the doors' bodies drop unknown fields at every level (clients send more than
+// they document); every other body rejects them at the top.
+const PERMISSIVE_BODIES = new Set(['ChatCompletionRequest', 'MessagesRequest', 'MessagesCountTokensRequest']);
 
 // OpenAPI-only keywords that are not JSON Schema 2020-12 and that Ajv's strict mode refuses.
 // (`deprecated`, `examples`, `readOnly`, `writeOnly` are 2020-12 meta-data and stay.)
@@ -152,18 +153,18 @@ function checkHouseRules(components, bodies) {
       if ('nullable' in node) problem(`${where}: nullable does not exist in OpenAPI 3.1; use type: [T, 'null']`);
     });
   }
-  const chat = reachable(components, CHAT_BODY);
-  for (const name of chat) {
+  const permissive = new Set([...PERMISSIVE_BODIES].flatMap((body) => [...reachable(components, body)]));
+  for (const name of permissive) {
     walkSchema(components[name], name, (node, where) => {
       if (node.additionalProperties === false) {
-        problem(`${where}: chat schemas must not set additionalProperties: false (unknown chat fields are dropped)`);
+        problem(`${where}: chat and door schemas must not set additionalProperties: false (their unknown fields are dropped)`);
       }
     });
   }
   for (const body of bodies) {
-    if (body === CHAT_BODY) continue;
+    if (PERMISSIVE_BODIES.has(body)) continue;
     if (components[body]?.additionalProperties !== false) {
-      problem(`${body}: a request body other than ${CHAT_BODY} must set additionalProperties: false at its top level`);
+      problem(`${body}: a request body must set additionalProperties: false at its top level (only ${[...PERMISSIVE_BODIES].join(', ')} drop unknown fields)`);
     }
   }
 }

@@ -20,6 +20,7 @@ import { settingsRoutes } from './http/routes/settings.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { anthropicErrorShape, messagesRoutes } from './http/routes/messages.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { embeddingRoutes } from './http/routes/embeddings.js';
@@ -101,7 +102,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     cacheKeys: deps.cacheKeys,
     gate,
   };
-  chatRoutes(operations, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }) });
+  const chat = new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars });
+  chatRoutes(operations, { chat });
+  messagesRoutes(operations, { chat, catalog: deps.catalog, firewallMaxChars: deps.config.firewallMaxChars });
   embeddingRoutes(operations, { embeddings: new EmbeddingService(services) });
   modelRoutes(operations, { catalog: deps.catalog });
   threadRoutes(operations, { pool: deps.pool });
@@ -114,6 +117,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   scoreRoutes(operations, { pool: deps.pool });
   settingsRoutes(operations, { pool: deps.pool, catalog: deps.catalog, keys, gate });
   keyRoutes(operations, { pool: deps.pool, keys });
+  app.use(anthropicErrorShape);
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -126,6 +126,43 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
 // finds the service again within seconds of it.
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+// ---- Anthropic's error shape, for the Messages door (/v1/messages) ----
+
+/** How an error body is written: OpenAI's (every route) or Anthropic's (the Messages door). */
+export type ErrorShape = 'anthropic';
+
+/** Anthropic's error types by status; its SDKs choose their error class by the status alone. */
+function anthropicErrorType(error: ApiError): string {
+  switch (error.status) {
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+      return 'overloaded_error';
+    default:
+      return error.status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** `{type: "error", error: {type, message}}`, with Polder's own fields (message, code, errors, …) beside it. */
+function anthropicBody(error: ApiError): Record<string, unknown> {
+  const { error: _openAi, ...polder } = error.body();
+  return { type: 'error', error: { type: anthropicErrorType(error), message: error.message }, ...polder };
+}
+
+function errorBodyOf(error: ApiError, shape: ErrorShape | undefined): Record<string, unknown> {
+  return shape === 'anthropic' ? anthropicBody(error) : error.body();
+}
+
 export const internalErrorBody = (requestId: string) => ({
   message: 'internal error',
   request_id: requestId,
@@ -150,12 +187,13 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
     if (apiError) {
       ctx.status = apiError.status;
       ctx.set(apiError.headers);
-      ctx.body = apiError.body();
+      ctx.body = errorBodyOf(apiError, ctx.state.errorShape);
       return;
     }
     ctx.state.log?.error({ err }, 'unhandled error');
     ctx.status = 500;
-    ctx.body = internalErrorBody(String(ctx.state.requestId ?? ''));
+    const body = internalErrorBody(String(ctx.state.requestId ?? ''));
+    ctx.body = ctx.state.errorShape === 'anthropic' ? { type: 'error', error: { type: 'api_error', message: body.message }, message: body.message, request_id: body.request_id } : body;
   }
 }
 

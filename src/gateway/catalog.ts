@@ -8,7 +8,7 @@ import { parseDocument } from 'yaml';
 import { fromRoot } from '../paths.js';
 
 export type Region = 'eu' | 'external';
-export type ProviderKind = 'openai' | 'local';
+export type ProviderKind = 'openai' | 'anthropic' | 'local';
 
 /**
  * Which parameters an OpenAI-compatible provider takes, and under which names
@@ -41,6 +41,8 @@ function profileOfHost(baseUrl: string | undefined): ProviderProfileName {
 export const EMBEDDING_LIMIT_DEFAULTS: Readonly<Record<ProviderKind, { maxInputTokens: number; maxBatch: number }>> = {
   local: { maxInputTokens: 8_192, maxBatch: 256 },
   openai: { maxInputTokens: 8_192, maxBatch: 128 },
+  // Anthropic serves no embeddings; an endpoint of this kind fails as any unsupported call does.
+  anthropic: { maxInputTokens: 8_192, maxBatch: 128 },
 };
 export type ModelType = 'chat' | 'embedding';
 export type Capability = 'tools' | 'json_schema' | 'vision' | 'audio' | 'files';
@@ -54,7 +56,7 @@ export interface CatalogProvider {
   /** Non-enumerable, so JSON.stringify, object spread and loggers never carry the secret. */
   apiKey?: string;
   timeoutMs: number;
-  /** The parameter profile of an OpenAI-compatible provider; absent for a local one. */
+  /** The parameter profile of an OpenAI-compatible provider (kind openai); absent for the others. */
   profile?: ProviderProfileName;
   /** The circuit breaker's thresholds for this provider's endpoint (src/gateway/breaker.ts); absent: DEFAULT_CIRCUIT. */
   circuit?: CircuitSettings;
@@ -82,10 +84,16 @@ export interface CatalogEndpoint {
   region: Region;
 }
 
-/** Credits per 1,000 tokens; `completion` is 0 for embedding models. */
+/**
+ * Credits per 1,000 tokens; `completion` is 0 for embedding models. `cacheRead` and `cacheWrite`
+ * price prompt tokens the provider read from or wrote to its prompt cache (defaults in
+ * metering/credits.ts when the catalogue names none).
+ */
 export interface ModelPricing {
   prompt: number;
   completion: number;
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 interface ModelBase {
@@ -162,7 +170,7 @@ interface RawModel {
   reducible?: boolean;
   max_input_tokens?: number;
   max_batch?: number;
-  pricing: { prompt: number; completion?: number };
+  pricing: { prompt: number; completion?: number; cache_read?: number; cache_write?: number };
   capabilities: Capability[];
   reasoning_effort: ReasoningEffort[];
   endpoints: { provider: string; upstream_model: string }[];
@@ -334,13 +342,13 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
   raw.providers.forEach((p, i) => {
     const at = `providers.${i}`;
     if (providers.has(p.id)) problems.push(`${at}.id "${p.id}" is used by an earlier provider`);
-    if (p.kind === 'openai' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind openai`);
+    if (p.kind !== 'local' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind ${p.kind}`);
     if (p.kind === 'local') {
       if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
       if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
       if (p.circuit !== undefined) problems.push(`${at}.circuit is not used by a local provider (it runs in the process)`);
-      if (p.profile !== undefined) problems.push(`${at}.profile is not used by a local provider`);
     }
+    if (p.kind !== 'openai' && p.profile !== undefined) problems.push(`${at}.profile is used by OpenAI-compatible providers only (kind openai)`);
     if (p.circuit && p.circuit.max_cooldown_ms < p.circuit.cooldown_ms) {
       problems.push(
         `${at}.circuit.max_cooldown_ms (${p.circuit.max_cooldown_ms}) must not be below circuit.cooldown_ms (${p.circuit.cooldown_ms})`,
@@ -355,8 +363,8 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       available: unset === undefined,
     };
     if (p.base_url !== undefined) provider.baseUrl = p.base_url.replace(/\/+$/, '');
+    if (p.kind === 'openai') provider.profile = p.profile ?? profileOfHost(p.base_url);
     if (p.kind !== 'local') {
-      provider.profile = p.profile ?? profileOfHost(p.base_url);
       provider.circuit = p.circuit
         ? { failures: p.circuit.failures, cooldownMs: p.circuit.cooldown_ms, maxCooldownMs: p.circuit.max_cooldown_ms }
         : { ...DEFAULT_CIRCUIT };
@@ -390,7 +398,12 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       id: m.id,
       vendor,
       region: endpoints.every((e) => e.region === 'eu') ? ('eu' as const) : ('external' as const),
-      pricing: { prompt: m.pricing.prompt, completion: m.pricing.completion ?? 0 },
+      pricing: {
+        prompt: m.pricing.prompt,
+        completion: m.pricing.completion ?? 0,
+        ...(m.pricing.cache_read !== undefined ? { cacheRead: m.pricing.cache_read } : {}),
+        ...(m.pricing.cache_write !== undefined ? { cacheWrite: m.pricing.cache_write } : {}),
+      },
       capabilities: m.capabilities,
       reasoningEffort: m.reasoning_effort,
       endpoints,

@@ -51,6 +51,8 @@ export interface ChatContext {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
+  /** What a door translating onto chat left out or changed, for the trace. */
+  notes?: string[];
 }
 
 export interface ChatReply {
@@ -98,7 +100,7 @@ interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
   credits: Credits;
 }
 
@@ -290,6 +292,7 @@ export class ChatService {
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });
+      if (ctx.notes) plan.notes.push(...ctx.notes);
       const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
       const key = cacheable
         ? cacheKey(
@@ -437,10 +440,13 @@ export class ChatService {
     const services =
       (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
       (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
-    const cached = hit ? prompt : (answer.completion.usage?.prompt_tokens_details?.cached_tokens ?? 0);
+    // Tokens the provider read from or wrote to its prompt cache are billed at the cache prices.
+    const details = answer.completion.usage?.prompt_tokens_details;
+    const cached = hit ? prompt : Math.min(prompt, details?.cached_tokens ?? 0);
+    const cacheWrite = hit ? 0 : Math.min(prompt - cached, details?.cache_write_tokens ?? 0);
     const now = new Date().toISOString();
     const lines = new UsageMeter()
-      .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached })
+      .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached, cacheWrite })
       .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
     const credits = lines[0]!.credits;
     const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
@@ -448,7 +454,7 @@ export class ChatService {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,
       total_tokens: prompt + completionTokens,
-      prompt_tokens_details: { cached_tokens: cached },
+      prompt_tokens_details: { cached_tokens: cached, ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}) },
       credits,
     };
     const body = {
@@ -462,6 +468,7 @@ export class ChatService {
           role: 'assistant',
           content: choice.message.content,
           ...(choice.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
+          ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
           ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
         },
         finish_reason: choice.finish_reason ?? 'stop',
@@ -573,6 +580,7 @@ export class ChatService {
       prompt_tokens: outcome.usage?.prompt_tokens ?? 0,
       completion_tokens: outcome.usage?.completion_tokens ?? 0,
       cached_tokens: outcome.usage?.prompt_tokens_details.cached_tokens ?? 0,
+      cache_write_tokens: outcome.usage?.prompt_tokens_details.cache_write_tokens ?? 0,
       credits: outcome.usage?.credits ?? { base: 0, services: 0, total: 0 },
       stream: body.stream === true,
       cache: prepared.cacheStatus,

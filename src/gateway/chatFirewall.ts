@@ -35,6 +35,14 @@ function knownMessage(message: ChatMessage): ChatMessage {
   if (message.content !== undefined) known.content = Array.isArray(message.content) ? message.content.map(knownPart) : message.content;
   if (message.name !== undefined) known.name = message.name;
   if (message.tool_call_id !== undefined) known.tool_call_id = message.tool_call_id;
+  if (message.thinking_blocks !== undefined && message.role === 'assistant') {
+    known.thinking_blocks = message.thinking_blocks.map((block) => ({
+      type: block.type,
+      ...(block.thinking !== undefined ? { thinking: block.thinking } : {}),
+      ...(block.signature !== undefined ? { signature: block.signature } : {}),
+      ...(block.data !== undefined ? { data: block.data } : {}),
+    }));
+  }
   if (message.tool_calls !== undefined) {
     known.tool_calls = message.tool_calls.map((call) => ({
       id: call.id,
@@ -63,6 +71,7 @@ export function firewallChars(messages: readonly ChatMessage[]): number {
       }
     }
     for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+    for (const block of message.thinking_blocks ?? []) chars += block.thinking?.length ?? 0;
   }
   return chars;
 }
@@ -109,6 +118,15 @@ export async function upstreamMessages(
     }
     if (message.name !== undefined) message.name = await firewall.maskLabel(message.name);
     for (const call of message.tool_calls ?? []) call.function.arguments = await firewall.maskToolArgumentsAsync(call.function.arguments);
+    if (message.thinking_blocks) {
+      // The provider wrote these from masked text; a block the firewall would change was edited
+      // (or never masked), and its signature would fail: it is left out rather than sent in clear.
+      const kept = [];
+      for (const block of message.thinking_blocks) {
+        if (block.thinking === undefined || (await firewall.maskAsync(block.thinking)) === block.thinking) kept.push(block);
+      }
+      message.thinking_blocks = kept;
+    }
   }
   return known;
 }

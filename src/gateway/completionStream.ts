@@ -18,6 +18,7 @@ export class CompletionAccumulator {
       }
       if (typeof delta.content === 'string') choice.message.content = (choice.message.content ?? '') + delta.content;
       if (typeof delta.refusal === 'string') choice.message.refusal = (choice.message.refusal ?? '') + delta.refusal;
+      if (delta.thinking_blocks) (choice.message.thinking_blocks ??= []).push(...delta.thinking_blocks);
       for (const call of delta.tool_calls ?? []) {
         const calls = (choice.message.tool_calls ??= []);
         const existing = calls[call.index];
@@ -52,6 +53,7 @@ export function chunksOf(completion: UpstreamCompletion): UpstreamChunk[] {
           index: choice.index,
           delta: {
             role: 'assistant' as const,
+            ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
             content: choice.message.content,
             ...(choice.message.tool_calls
               ? { tool_calls: choice.message.tool_calls.map((call, index) => ({ index, ...call })) }

@@ -58,6 +58,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Application name shown and filtered on in the trace explorer. Up to 120 characters; a
+                 *     longer value is ignored (not truncated, not an error).
+                 */
+                "X-Application-Name"?: components["parameters"]["XApplicationName"];
+                /**
+                 * @description W3C trace context. The trace id and parent span id are recorded on the trace; an
+                 *     unparsable value is ignored, not rejected.
+                 */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a message (Anthropic Messages API)
+         * @description Anthropic's Messages API over the same gateway as `/chat/completions`: the request is
+         *     translated to a chat request (routing, fallback, egress guard, firewall, memory, cache,
+         *     idempotency, limits, metering, trace and audit are the chat's) and the answer back to a
+         *     Message. Auth with `x-api-key` or `Authorization: Bearer`; `anthropic-version`,
+         *     `anthropic-beta` and a query string (`?beta=true`) are accepted and ignored. Unknown
+         *     fields are dropped at every level. Errors are `{type: "error", error: {type, message}}`
+         *     (plus Polder's `message`, `code`, `errors`). With `stream: true` the answer is
+         *     Server-Sent Events with `event:` lines in Anthropic's order (`message_start`,
+         *     `content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,
+         *     `message_stop`); the opening events are sent only once the provider's first output came,
+         *     and a stream cut after that ends with an `error` event, never `message_stop`.
+         *     docs/messages-door.md maps every field.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a Messages request
+         * @description `{input_tokens}` of the request as it would be sent (translated, and masked by the
+         *     firewall when it is on). Free and unmetered; no provider is called.
+         */
+        post: operations["countMessageTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embeddings": {
         parameters: {
             query?: never;
@@ -930,6 +1005,160 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        MessagesErrorResponse: {
+            /** @constant */
+            type: "error";
+            error: {
+                /** @description invalid_request_error, authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error, billing_error, api_error, overloaded_error */
+                type: string;
+                message: string;
+            };
+            message?: string;
+            code?: string;
+            errors?: components["schemas"]["FieldErrors"];
+        };
+        /**
+         * @description Anthropic's Messages request, plus Polder's own fields (`models`, `provider`, `firewall`,
+         *     `firewall_language`, `thread`, `collection`, `tags`, `name`, `cache`). Exactly one of
+         *     `model` and `models` (enforced in code).
+         */
+        MessagesRequest: {
+            model?: string;
+            models?: string[];
+            messages: components["schemas"]["MessagesMessage"][];
+            system?: string | components["schemas"]["MessagesTextBlock"][];
+            max_tokens: number;
+            stop_sequences?: string[];
+            temperature?: number;
+            top_p?: number;
+            /** @description Dropped (OpenAI-compatible providers have no equivalent); noted on the trace. */
+            top_k?: number;
+            /** @default false */
+            stream?: boolean;
+            tools?: components["schemas"]["MessagesTool"][];
+            tool_choice?: components["schemas"]["MessagesToolChoice"];
+            metadata?: {
+                /** @description Becomes the chat's `user` (the end-user whose memory is read). */
+                user_id?: string | null;
+            };
+            thinking?: {
+                /** @enum {string} */
+                type: "enabled" | "adaptive" | "disabled";
+                budget_tokens?: number;
+            };
+            output_config?: {
+                /** @enum {string} */
+                effort?: "low" | "medium" | "high" | "max";
+            };
+            provider?: components["schemas"]["ProviderPreferences"];
+            firewall?: boolean;
+            firewall_language?: components["schemas"]["FirewallLanguage"];
+            collection?: string | string[];
+            thread?: string;
+            tags?: string[];
+            name?: string;
+            /** @default true */
+            cache?: boolean;
+        };
+        /** @description A Messages request without `max_tokens` (and anything else that only shapes the answer). */
+        MessagesCountTokensRequest: {
+            model?: string;
+            models?: string[];
+            messages: components["schemas"]["MessagesMessage"][];
+            system?: string | components["schemas"]["MessagesTextBlock"][];
+            tools?: components["schemas"]["MessagesTool"][];
+            tool_choice?: components["schemas"]["MessagesToolChoice"];
+            firewall?: boolean;
+            firewall_language?: components["schemas"]["FirewallLanguage"];
+        };
+        /** @description A `system` message inside `messages` stays a system message at its place. */
+        MessagesMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+            content: string | components["schemas"]["MessagesContentBlock"][];
+        };
+        MessagesTextBlock: {
+            /** @constant */
+            type: "text";
+            text: string;
+        };
+        /**
+         * @description One content block, by `type`. `thinking` and `redacted_thinking` blocks are accepted and
+         *     passed back to a provider that takes them (dropped for OpenAI-compatible ones);
+         *     `cache_control` likewise.
+         */
+        MessagesContentBlock: {
+            /** @enum {string} */
+            type: "text" | "image" | "document" | "tool_use" | "tool_result" | "thinking" | "redacted_thinking";
+            text?: string;
+            source?: {
+                /** @enum {string} */
+                type: "base64" | "url" | "text";
+                media_type?: string;
+                data?: string;
+                url?: string;
+            };
+            title?: string | null;
+            id?: string;
+            name?: string;
+            input?: Record<string, unknown>;
+            tool_use_id?: string;
+            content?: string | {
+                /** @enum {string} */
+                type: "text" | "image";
+                text?: string;
+                source?: {
+                    /** @enum {string} */
+                    type: "base64" | "url";
+                    media_type?: string;
+                    data?: string;
+                    url?: string;
+                };
+            }[];
+            is_error?: boolean;
+            thinking?: string;
+            signature?: string;
+            data?: string;
+        };
+        /**
+         * @description A client tool (`name`, `description`, `input_schema`). A tool with another `type` (a
+         *     server tool such as `web_search_20250305`) is left out of what the model sees and noted
+         *     on the trace.
+         */
+        MessagesTool: {
+            type?: string;
+            name: string;
+            description?: string;
+            input_schema?: Record<string, unknown>;
+        };
+        MessagesToolChoice: {
+            /** @enum {string} */
+            type: "auto" | "any" | "tool" | "none";
+            name?: string;
+            disable_parallel_tool_use?: boolean;
+        };
+        MessagesAnswer: {
+            /** @description `msg_` and the request id. */
+            id: string;
+            /** @constant */
+            type: "message";
+            /** @constant */
+            role: "assistant";
+            content: Record<string, unknown>[];
+            model: string;
+            /** @enum {string|null} */
+            stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | null;
+            stop_sequence?: string | null;
+            usage: {
+                /** @description Prompt tokens neither read from nor written to the provider's prompt cache. */
+                input_tokens: number;
+                output_tokens: number;
+                cache_creation_input_tokens?: number;
+                cache_read_input_tokens?: number;
+            };
+            credits?: Record<string, unknown>;
+            sources?: Record<string, unknown>[];
+        };
         /** @description The OpenAI-style error object every error body carries, for the official SDKs. */
         OpenAiError: {
             message: string;
@@ -1059,6 +1288,21 @@ export interface components {
             name?: string;
             tool_call_id?: string;
             tool_calls?: components["schemas"]["ChatToolCall"][];
+            /**
+             * @description An assistant message's thinking blocks, as a native Anthropic provider gave them
+             *     (and the Messages door passes them back): sent back to such a provider as they are,
+             *     dropped for any other. A block whose text the firewall would change is dropped, since
+             *     its signature would no longer match.
+             */
+            thinking_blocks?: components["schemas"]["ThinkingBlock"][];
+        };
+        ThinkingBlock: {
+            /** @enum {string} */
+            type: "thinking" | "redacted_thinking";
+            thinking?: string;
+            signature?: string;
+            /** @description A redacted block's encrypted content. */
+            data?: string;
         };
         /**
          * @description An OpenAI-style content part, discriminated by `type`. One attachment (`image_url` data
@@ -1200,8 +1444,10 @@ export interface components {
             completion_tokens: number;
             total_tokens: number;
             prompt_tokens_details: {
-                /** @description Equals `prompt_tokens` on a response-cache hit. */
+                /** @description Prompt tokens read from the provider's prompt cache (billed at the model's `cache_read` price); equals `prompt_tokens` on a response-cache hit. */
                 cached_tokens: number;
+                /** @description Present when the provider wrote prompt tokens to its prompt cache (billed at the model's `cache_write` price). */
+                cache_write_tokens?: number;
             };
             credits: components["schemas"]["Credits"];
         };
@@ -1533,6 +1779,8 @@ export interface components {
                 total_tokens?: number;
                 /** @description Prompt tokens answered from a cache. */
                 cached_tokens?: number;
+                /** @description Prompt tokens the provider wrote to its prompt cache. */
+                cache_write_tokens?: number;
                 credits?: components["schemas"]["Credits"];
             } | null;
         };
@@ -1616,8 +1864,10 @@ export interface components {
             requests: number;
             prompt_tokens: number;
             completion_tokens: number;
-            /** @description Prompt tokens answered from a cache (billed no base credits). */
+            /** @description Prompt tokens answered from a cache: the response cache (billed no base credits) or the provider's prompt cache (billed at the `cache_read` price). */
             cached_tokens: number;
+            /** @description Prompt tokens the provider wrote to its prompt cache (billed at the `cache_write` price). The uncached prompt tokens are `prompt_tokens - cached_tokens - cache_write_tokens`. */
+            cache_write_tokens: number;
             total_tokens: number;
             credits: components["schemas"]["Credits"];
         };
@@ -1777,6 +2027,16 @@ export interface components {
         };
     };
     responses: {
+        /** @description An error of `/messages`, in Anthropic's shape, with the same statuses as chat. */
+        MessagesError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorResponse"];
+            };
+        };
         /**
          * @description Not JSON (`code: "invalid_json"`); embeddings `dimensions` not allowed for the model
          *     (`errors.dimensions`); or the upstream provider rejected the request
@@ -2004,6 +2264,94 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ChainUnavailable"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Application name shown and filtered on in the trace explorer. Up to 120 characters; a
+                 *     longer value is ignored (not truncated, not an error).
+                 */
+                "X-Application-Name"?: components["parameters"]["XApplicationName"];
+                /**
+                 * @description W3C trace context. The trace id and parent span id are recorded on the trace; an
+                 *     unparsable value is ignored, not rejected.
+                 */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagesRequest"];
+            };
+        };
+        responses: {
+            /** @description The Message (JSON), or a stream of events when `stream` is true. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    "X-Model": components["headers"]["X-Model"];
+                    "X-Provider": components["headers"]["X-Provider"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesAnswer"];
+                };
+            };
+            400: components["responses"]["MessagesError"];
+            401: components["responses"]["MessagesError"];
+            403: components["responses"]["MessagesError"];
+            409: components["responses"]["MessagesError"];
+            413: components["responses"]["MessagesError"];
+            422: components["responses"]["MessagesError"];
+            500: components["responses"]["MessagesError"];
+            503: components["responses"]["MessagesError"];
+        };
+    };
+    countMessageTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagesCountTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        input_tokens: number;
+                    };
+                };
+            };
+            401: components["responses"]["MessagesError"];
+            403: components["responses"]["MessagesError"];
+            422: components["responses"]["MessagesError"];
         };
     };
     createEmbedding: {
@@ -3502,6 +3850,15 @@ export type KeyUpdateRequest = components['schemas']['KeyUpdateRequest'];
 export type LimitSettings = components['schemas']['LimitSettings'];
 export type LimitSettingsUpdate = components['schemas']['LimitSettingsUpdate'];
 export type Limits = components['schemas']['Limits'];
+export type MessagesAnswer = components['schemas']['MessagesAnswer'];
+export type MessagesContentBlock = components['schemas']['MessagesContentBlock'];
+export type MessagesCountTokensRequest = components['schemas']['MessagesCountTokensRequest'];
+export type MessagesErrorResponse = components['schemas']['MessagesErrorResponse'];
+export type MessagesMessage = components['schemas']['MessagesMessage'];
+export type MessagesRequest = components['schemas']['MessagesRequest'];
+export type MessagesTextBlock = components['schemas']['MessagesTextBlock'];
+export type MessagesTool = components['schemas']['MessagesTool'];
+export type MessagesToolChoice = components['schemas']['MessagesToolChoice'];
 export type Model = components['schemas']['Model'];
 export type ModelList = components['schemas']['ModelList'];
 export type ModelPricing = components['schemas']['ModelPricing'];
@@ -3523,6 +3880,7 @@ export type ScoreList = components['schemas']['ScoreList'];
 export type ScoreResponse = components['schemas']['ScoreResponse'];
 export type ScoreValue = components['schemas']['ScoreValue'];
 export type StreamOptions = components['schemas']['StreamOptions'];
+export type ThinkingBlock = components['schemas']['ThinkingBlock'];
 export type Thread = components['schemas']['Thread'];
 export type ThreadMessage = components['schemas']['ThreadMessage'];
 export type Trace = components['schemas']['Trace'];

@@ -4,7 +4,7 @@ import type { AppContext } from './state.js';
 
 // A client that stops reading and then goes away never drains the socket: waiting for 'drain'
 // alone would hold the request (unbilled, its id answering 409, its memory kept) forever.
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
 import type { Pool, PoolClient } from '../db/pool.js';
+import type { ErrorShape } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { runOnce, type IdempotencyContext, type RequestKind, type StoredResponse } from '../metering/requestIds.js';
 import type { Principal } from '../tenancy/store.js';
@@ -15,6 +16,8 @@ export interface AppState {
   body?: unknown;
   /** The parsed and validated query, set by the validation middleware. */
   query?: Record<string, unknown>;
+  /** Set by a door whose clients read errors in another shape (see errors.ts). */
+  errorShape?: ErrorShape;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

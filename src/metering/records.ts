@@ -107,6 +107,7 @@ function checkUsage(problems: Problems, line: UsageRecord, index: number): void 
   count(problems, `${field}.prompt_tokens`, line.prompt_tokens);
   count(problems, `${field}.completion_tokens`, line.completion_tokens);
   count(problems, `${field}.cached_tokens`, line.cached_tokens);
+  count(problems, `${field}.cache_write_tokens`, line.cache_write_tokens ?? 0);
   credits(problems, `${field}.credits`, line.credits);
 }
 
@@ -117,6 +118,7 @@ function checkTrace(problems: Problems, trace: TraceRecord): void {
   count(problems, 'trace.prompt_tokens', trace.prompt_tokens);
   count(problems, 'trace.completion_tokens', trace.completion_tokens);
   count(problems, 'trace.cached_tokens', trace.cached_tokens);
+  count(problems, 'trace.cache_write_tokens', trace.cache_write_tokens ?? 0);
   credits(problems, 'trace.credits', trace.credits);
 }
 
@@ -160,6 +162,7 @@ function usageRow(line: UsageRecord): string {
     prompt_tokens: line.prompt_tokens,
     completion_tokens: line.completion_tokens,
     cached_tokens: line.cached_tokens,
+    cache_write_tokens: line.cache_write_tokens ?? 0,
     credits_base: line.credits.base,
     credits_services: line.credits.services,
     credits_total: line.credits.total,
@@ -189,6 +192,7 @@ function traceRow(trace: TraceRecord): string {
     prompt_tokens: trace.prompt_tokens,
     completion_tokens: trace.completion_tokens,
     cached_tokens: trace.cached_tokens,
+    cache_write_tokens: trace.cache_write_tokens ?? 0,
     credits_base: trace.credits.base,
     credits_services: trace.credits.services,
     credits_total: trace.credits.total,

@@ -13,7 +13,10 @@ export interface UsageRecord {
   provider: string | null;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Prompt tokens read from the provider's prompt cache (or all of them on a response-cache hit). */
   cached_tokens: number;
+  /** Prompt tokens the provider wrote to its prompt cache (0 when absent). */
+  cache_write_tokens?: number;
   credits: Credits;
   created_at: string;
 }
@@ -29,6 +32,7 @@ interface Use {
   prompt: number;
   completion: number;
   cached: number;
+  cacheWrite: number;
 }
 
 /**
@@ -40,12 +44,13 @@ interface Use {
 export class UsageMeter {
   private readonly uses = new Map<string, Use>();
 
-  add(model: CatalogModel, provider: string | null, tokens: { prompt: number; completion: number; cached?: number }): this {
+  add(model: CatalogModel, provider: string | null, tokens: { prompt: number; completion: number; cached?: number; cacheWrite?: number }): this {
     const key = `${model.id}\0${provider ?? ''}`;
-    const use = this.uses.get(key) ?? { model, provider, prompt: 0, completion: 0, cached: 0 };
+    const use = this.uses.get(key) ?? { model, provider, prompt: 0, completion: 0, cached: 0, cacheWrite: 0 };
     use.prompt += tokens.prompt;
     use.completion += tokens.completion;
     use.cached += tokens.cached ?? 0;
+    use.cacheWrite += tokens.cacheWrite ?? 0;
     this.uses.set(key, use);
     return this;
   }
@@ -81,9 +86,10 @@ export class UsageMeter {
         prompt_tokens: use.prompt,
         completion_tokens: use.completion,
         cached_tokens: use.cached,
+        cache_write_tokens: use.cacheWrite,
         credits: creditsFor(
           use.model.pricing,
-          { prompt: use.prompt, completion: use.completion },
+          { prompt: use.prompt, completion: use.completion, cacheRead: use.cached, cacheWrite: use.cacheWrite },
           { services: index === 0 ? services : 0, cacheHit },
         ),
         created_at: createdAt,
@@ -97,13 +103,15 @@ export function usageTotals(lines: readonly UsageRecord[]): {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   credits: Credits;
 } {
-  const totals = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, credits: { base: 0, services: 0, total: 0 } };
+  const totals = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, credits: { base: 0, services: 0, total: 0 } };
   for (const line of lines) {
     totals.prompt_tokens += line.prompt_tokens;
     totals.completion_tokens += line.completion_tokens;
     totals.cached_tokens += line.cached_tokens;
+    totals.cache_write_tokens += line.cache_write_tokens ?? 0;
     totals.credits.base += line.credits.base;
     totals.credits.services += line.credits.services;
     totals.credits.total += line.credits.total;

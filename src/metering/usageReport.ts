@@ -15,6 +15,7 @@ export interface UsageSumRow {
   prompt_tokens: string;
   completion_tokens: string;
   cached_tokens: string;
+  cache_write_tokens: string;
   total_tokens: string;
   credits_base: string;
   credits_services: string;
@@ -55,12 +56,13 @@ export async function sumUsage(
             coalesce(sum(prompt_tokens), 0)::text as prompt_tokens,
             coalesce(sum(completion_tokens), 0)::text as completion_tokens,
             coalesce(sum(cached_tokens), 0)::text as cached_tokens,
+            coalesce(sum(cache_write_tokens), 0)::text as cache_write_tokens,
             coalesce(sum(prompt_tokens::bigint + completion_tokens), 0)::text as total_tokens,
             coalesce(sum(credits_base), 0)::text as credits_base,
             coalesce(sum(credits_services), 0)::text as credits_services,
             coalesce(sum(credits_total), 0)::text as credits_total
        from (select ${KEY_SQL[query.groupBy]} as key, kind, prompt_tokens, completion_tokens, cached_tokens,
-                    credits_base, credits_services, credits_total
+                    cache_write_tokens, credits_base, credits_services, credits_total
                from usage
               where workspace_id = $1 and created_at >= $2 and created_at < $3) as u
       group by grouping sets (${grouping.sets})

@@ -18,41 +18,44 @@ import { serializeRecords, type RequestRecords, type SerializedRecords } from '.
 const WRITE_RECORDS_SQL = `
   with usage_rows as (
     insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
-                       completion_tokens, cached_tokens, credits_base, credits_services, credits_total, created_at)
+                       completion_tokens, cached_tokens, cache_write_tokens, credits_base, credits_services,
+                       credits_total, created_at)
     select u.organization_id, u.workspace_id, u.request_id, u.kind, u.model, u.provider, u.prompt_tokens,
-           u.completion_tokens, u.cached_tokens, u.credits_base, u.credits_services, u.credits_total, u.created_at
+           u.completion_tokens, u.cached_tokens, coalesce(u.cache_write_tokens, 0), u.credits_base, u.credits_services,
+           u.credits_total, u.created_at
       from json_to_recordset($1::json) as u(
              organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
-             prompt_tokens integer, completion_tokens integer, cached_tokens integer, credits_base numeric,
+             prompt_tokens integer, completion_tokens integer, cached_tokens integer, cache_write_tokens integer, credits_base numeric,
              credits_services numeric, credits_total numeric, created_at timestamptz)
     on conflict (workspace_id, request_id) do nothing
   ), trace_rows as (
     insert into traces (workspace_id, organization_id, id, kind, key_id, name, tags, thread, end_user, application,
                         trace_id, parent_span_id, model, provider, attempts, status, latency_ms, prompt_tokens,
-                        completion_tokens, cached_tokens, credits_base, credits_services, credits_total, stream,
-                        cache, input, output, notes, sources, firewall, created_at)
+                        completion_tokens, cached_tokens, cache_write_tokens, credits_base, credits_services,
+                        credits_total, stream, cache, input, output, notes, sources, firewall, created_at)
     select t.workspace_id, t.organization_id, t.id, t.kind, t.key_id, t.name,
            array(select json_array_elements_text(t.tags)), t.thread, t.end_user, t.application,
            t.trace_id, t.parent_span_id, t.model, t.provider, t.attempts, t.status, t.latency_ms, t.prompt_tokens,
-           t.completion_tokens, t.cached_tokens, t.credits_base, t.credits_services, t.credits_total, t.stream,
+           t.completion_tokens, t.cached_tokens, coalesce(t.cache_write_tokens, 0), t.credits_base, t.credits_services,
+           t.credits_total, t.stream,
            t.cache, t.input, t.output, t.notes, t.sources, t.firewall, t.created_at
       from json_to_recordset($2::json) as t(
              workspace_id uuid, organization_id uuid, id text, kind text, key_id uuid, name text, tags json,
              thread text, end_user text, application text, trace_id text, parent_span_id text, model text,
              provider text, attempts jsonb, status integer, latency_ms double precision, prompt_tokens integer,
-             completion_tokens integer, cached_tokens integer, credits_base numeric, credits_services numeric,
-             credits_total numeric, stream boolean, cache text, input json, output json, notes jsonb,
+             completion_tokens integer, cached_tokens integer, cache_write_tokens integer, credits_base numeric,
+             credits_services numeric, credits_total numeric, stream boolean, cache text, input json, output json, notes jsonb,
              sources jsonb, firewall json, created_at timestamptz)
     -- A request id's trace is its first attempt's, unless that failed: the retry that succeeded
     -- (and is billed) replaces it.
     on conflict (workspace_id, id) do update
        set (kind, key_id, name, tags, thread, end_user, application, trace_id, parent_span_id, model, provider,
-            attempts, status, latency_ms, prompt_tokens, completion_tokens, cached_tokens, credits_base,
+            attempts, status, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, credits_base,
             credits_services, credits_total, stream, cache, input, output, notes, sources, firewall, created_at)
          = (excluded.kind, excluded.key_id, excluded.name, excluded.tags, excluded.thread, excluded.end_user,
             excluded.application, excluded.trace_id, excluded.parent_span_id, excluded.model, excluded.provider,
             excluded.attempts, excluded.status, excluded.latency_ms, excluded.prompt_tokens,
-            excluded.completion_tokens, excluded.cached_tokens, excluded.credits_base, excluded.credits_services,
+            excluded.completion_tokens, excluded.cached_tokens, excluded.cache_write_tokens, excluded.credits_base, excluded.credits_services,
             excluded.credits_total, excluded.stream, excluded.cache, excluded.input, excluded.output,
             excluded.notes, excluded.sources, excluded.firewall, excluded.created_at)
      where traces.status >= 400 and excluded.status < 400

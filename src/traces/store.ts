@@ -34,6 +34,8 @@ export interface TraceRecord {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Prompt tokens the provider wrote to its prompt cache (chat only; 0 when absent). */
+  cache_write_tokens?: number;
   credits: Credits;
   stream: boolean;
   cache: string | null;
@@ -121,6 +123,7 @@ export interface TraceSummaryRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   /** numeric(20, 8) as Postgres renders it. */
   credits_base: string;
   credits_services: string;
@@ -150,7 +153,7 @@ export interface TraceDetailRow extends TraceSummaryRow {
 
 const SUMMARY_COLUMNS = `t.id, t.kind, t.created_at, to_char(t.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at,
   t.name, t.tags, t.thread, t.end_user, t.application, t.model, t.provider, t.status, t.latency_ms, t.stream, t.cache,
-  t.prompt_tokens, t.completion_tokens, t.cached_tokens, t.credits_base::text, t.credits_services::text, t.credits_total::text`;
+  t.prompt_tokens, t.completion_tokens, t.cached_tokens, t.cache_write_tokens, t.credits_base::text, t.credits_services::text, t.credits_total::text`;
 
 /** A page of the workspace's traces, newest first; summaries only (no input or output). */
 export async function listTraces(

@@ -198,7 +198,7 @@ describe('catalog', () => {
       const message = failure(fixture('many-errors.yaml'));
       for (const field of [
         'providers.0.region must be one of',
-        'providers.0.kind must be one of openai, local',
+        'providers.0.kind must be one of openai, anthropic, local',
         'providers.0.colour is not a known field',
         'models.0.context_length must be integer',
         'models.0.pricing.prompt must be >= 0',

@@ -19,6 +19,7 @@ interface UsageRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   credits_base: string;
   credits_services: string;
   credits_total: string;
@@ -32,6 +33,7 @@ function expectedFigures(rows: UsageRow[]) {
     prompt_tokens: tokens((r) => r.prompt_tokens),
     completion_tokens: tokens((r) => r.completion_tokens),
     cached_tokens: tokens((r) => r.cached_tokens),
+    cache_write_tokens: tokens((r) => r.cache_write_tokens),
     total_tokens: tokens((r) => r.prompt_tokens + r.completion_tokens),
     credits: { base: sum((r) => r.credits_base), services: sum((r) => r.credits_services), total: sum((r) => r.credits_total) },
   };
@@ -170,6 +172,7 @@ describe('GET /v1/usage', () => {
       prompt_tokens: 0,
       completion_tokens: 0,
       cached_tokens: 0,
+      cache_write_tokens: 0,
       total_tokens: 0,
       credits: { base: 0, services: 0, total: 0 },
     });

@@ -32,6 +32,8 @@ const operations = document['x-operations'];
 // Every endpoint of the interface and of CONTRACT.md, as METHOD + full path.
 const INTERFACE: Record<string, string> = {
   createChatCompletion: 'POST /v1/chat/completions',
+  createMessage: 'POST /v1/messages',
+  countMessageTokens: 'POST /v1/messages/count_tokens',
   createEmbedding: 'POST /v1/embeddings',
   ingestDocument: 'POST /v1/memory/documents',
   listDocuments: 'GET /v1/memory/documents',

@@ -49,7 +49,8 @@ export async function render(view, route) {
     stat('Credits', credits(total.credits.total)),
     stat('Requests', int(total.requests)),
     stat('Tokens', int(total.total_tokens)),
-    stat('Cached tokens', int(total.cached_tokens)),
+    stat('Cache-read tokens', int(total.cached_tokens)),
+    stat('Cache-write tokens', int(total.cache_write_tokens)),
   );
 
   const perDay = new Map(byDay.data.map((row) => [row.key, row]));
@@ -83,9 +84,10 @@ export async function render(view, route) {
       { label: 'Model', cell: (r) => h('code', null, r.key) },
       { label: 'Kinds', cell: (r) => Object.keys(r.kinds ?? {}).join(', ') || '–' },
       { label: 'Requests', num: true, cell: (r) => int(r.requests) },
-      { label: 'Prompt tokens', num: true, cell: (r) => int(r.prompt_tokens) },
+      { label: 'Uncached prompt tokens', num: true, cell: (r) => int(r.prompt_tokens - r.cached_tokens - r.cache_write_tokens) },
+      { label: 'Cache-read tokens', num: true, cell: (r) => int(r.cached_tokens) },
+      { label: 'Cache-write tokens', num: true, cell: (r) => int(r.cache_write_tokens) },
       { label: 'Completion tokens', num: true, cell: (r) => int(r.completion_tokens) },
-      { label: 'Cached tokens', num: true, cell: (r) => int(r.cached_tokens) },
       { label: 'Base credits', num: true, cell: (r) => credits(r.credits.base) },
       { label: 'Service credits', num: true, cell: (r) => credits(r.credits.services) },
       { label: 'Total credits', num: true, cell: (r) => credits(r.credits.total) },

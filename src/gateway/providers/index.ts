@@ -1,4 +1,5 @@
 import type { ProviderKind } from '../catalog.js';
+import { createAnthropicAdapter } from './anthropic/adapter.js';
 import { createLocalAdapter } from './local/adapter.js';
 import { createOpenAiAdapter } from './openai/adapter.js';
 import type { ProviderAdapter } from './types.js';
@@ -7,7 +8,7 @@ export type Adapters = Record<ProviderKind, ProviderAdapter>;
 
 /** One adapter per wire format; each keeps its own connection pools. */
 export function createAdapters(): Adapters {
-  return { openai: createOpenAiAdapter(), local: createLocalAdapter() };
+  return { openai: createOpenAiAdapter(), anthropic: createAnthropicAdapter(), local: createLocalAdapter() };
 }
 
 export async function closeAdapters(adapters: Adapters): Promise<void> {

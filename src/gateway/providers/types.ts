@@ -8,6 +8,8 @@ import type { components } from '../../generated/openapi.js';
 type Schemas = components['schemas'];
 
 export type ChatMessage = Schemas['ChatMessage'];
+/** Anthropic's thinking block; its signature covers its text, so it travels byte for byte. */
+export type ThinkingBlock = Schemas['ThinkingBlock'];
 export type ChatToolCall = Schemas['ChatToolCall'];
 
 /** The OpenAI wire fields a provider may receive. `model` and `stream` are set by the adapter. */
@@ -66,7 +68,8 @@ export interface UpstreamUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  /** `cached_tokens` were read from the provider's prompt cache, `cache_write_tokens` written to it. */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
 }
 
 export interface UpstreamChoice {
@@ -76,6 +79,8 @@ export interface UpstreamChoice {
     content: string | null;
     tool_calls?: (ChatToolCall & { type: 'function' })[];
     refusal?: string | null;
+    /** Only from a native Anthropic provider. */
+    thinking_blocks?: ThinkingBlock[];
   };
   finish_reason: string | null;
   logprobs?: unknown;
@@ -99,7 +104,8 @@ export interface UpstreamToolCallDelta {
 export interface UpstreamChunk {
   choices: {
     index: number;
-    delta: { role?: 'assistant'; content?: string | null; tool_calls?: UpstreamToolCallDelta[]; refusal?: string | null };
+    /** `thinking_blocks` come whole, each in one delta (a signature is only good for the whole text). */
+    delta: { role?: 'assistant'; content?: string | null; tool_calls?: UpstreamToolCallDelta[]; refusal?: string | null; thinking_blocks?: ThinkingBlock[] };
     finish_reason: string | null;
     logprobs?: unknown;
   }[];

@@ -9,8 +9,10 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function authenticate(keys: KeyResolver) {
   return async function authenticateMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const header = ctx.get('authorization');
-    if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
-    const secret = BEARER.exec(header)?.[1];
+    // Anthropic's clients send the key as x-api-key (decision 0006); Authorization wins when both come.
+    const apiKeyHeader = ctx.get('x-api-key').trim();
+    if (!header && !apiKeyHeader) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
+    const secret = header ? BEARER.exec(header)?.[1] : apiKeyHeader;
     if (!secret) throw unauthorized('malformed Authorization header; send "Authorization: Bearer <API key>"');
     // A malformed token cannot match any key, so it costs no lookup.
     const identified = isWellFormedKey(secret) ? await keys.identify(secret) : undefined;

@@ -29,6 +29,7 @@ export function presentTraceSummary(row: TraceSummaryRow) {
             completion_tokens: row.completion_tokens,
             total_tokens: row.prompt_tokens + row.completion_tokens,
             cached_tokens: row.cached_tokens,
+            cache_write_tokens: row.cache_write_tokens,
             credits,
           }
         : null,

@@ -8,6 +8,7 @@ function figuresOf(row: UsageSumRow) {
     prompt_tokens: Number(row.prompt_tokens),
     completion_tokens: Number(row.completion_tokens),
     cached_tokens: Number(row.cached_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
     total_tokens: Number(row.total_tokens),
     credits: { base: Number(row.credits_base), services: Number(row.credits_services), total: Number(row.credits_total) },
   };
@@ -43,6 +44,7 @@ export function presentUsageReport(rows: UsageSumRow[], period: Period, groupBy:
       prompt_tokens: 0,
       completion_tokens: 0,
       cached_tokens: 0,
+      cache_write_tokens: 0,
       total_tokens: 0,
       credits: { base: 0, services: 0, total: 0 },
     },

@@ -76,6 +76,10 @@ function textOf(v: unknown): string | undefined {
   return text;
 }
 
+function countOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
 export function toUsage(u: unknown): UpstreamUsage | undefined {
   if (!isRecord(u)) return undefined;
   const prompt = u.prompt_tokens;
@@ -86,9 +90,15 @@ export function toUsage(u: unknown): UpstreamUsage | undefined {
     completion_tokens: completion,
     total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion,
   };
+  // Cache reads are OpenAI's `cached_tokens`; some OpenAI-compatible routers (OpenRouter) also
+  // report the tokens written to the provider's cache as `cache_write_tokens`.
   const details = u.prompt_tokens_details;
-  if (isRecord(details) && typeof details.cached_tokens === 'number') {
-    usage.prompt_tokens_details = { cached_tokens: details.cached_tokens };
+  if (isRecord(details)) {
+    const read = countOrUndefined(details.cached_tokens);
+    const written = countOrUndefined(details.cache_write_tokens);
+    if (read !== undefined || written !== undefined) {
+      usage.prompt_tokens_details = { ...(read !== undefined ? { cached_tokens: read } : {}), ...(written !== undefined ? { cache_write_tokens: written } : {}) };
+    }
   }
   return usage;
 }

@@ -1,0 +1,24 @@
+import { DEFAULT_FIREWALL_MAX_CHARS } from '../../config.js';
+import { createFirewall } from '../../firewall/index.js';
+import { upstreamMessages } from '../../gateway/chatFirewall.js';
+import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
+import type { Principal } from '../../tenancy/store.js';
+import { countRequestOf, promptTokens } from './request.js';
+
+/**
+ * The input tokens of a Messages request as it would leave: translated, then masked when the
+ * firewall is on (placeholders are not the length of what they hide). No provider is asked and
+ * nothing is billed; the figure is the gateway's tokenizer's, the one it bills by when a provider
+ * reports no usage.
+ */
+export async function countInputTokens(
+  principal: Principal,
+  body: MessagesCountTokensRequest,
+  firewallMaxChars = DEFAULT_FIREWALL_MAX_CHARS,
+): Promise<number> {
+  const request = countRequestOf(body);
+  const firewallOn = body.firewall ?? principal.settings.firewallDefault;
+  const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
+  const messages = await upstreamMessages(firewall, request.messages, { maxChars: firewallMaxChars });
+  return promptTokens({ messages, ...(request.tools ? { tools: request.tools } : {}) });
+}

@@ -1,0 +1,252 @@
+import { validationFailed, type FieldErrors } from '../../errors.js';
+import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
+import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
+import type { ChatMessage } from '../../gateway/providers/types.js';
+import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
+
+// Messages request → chat request. Everything the chat service does (routing, firewall, memory,
+// cache, limits, metering) then applies unchanged; this file only moves fields. docs/messages-door.md
+// lists every field and what it becomes.
+
+type Schemas = components['schemas'];
+type Block = Schemas['MessagesContentBlock'];
+type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
+type ChatTool = Schemas['ChatTool'];
+type ChatToolChoice = Schemas['ChatToolChoice'];
+
+export interface TranslatedRequest {
+  chat: ChatCompletionRequest;
+  /** What the door left out or changed, for the trace. */
+  notes: string[];
+}
+
+/** Polder's own fields, accepted on the door as on chat and passed as they are. */
+const POLDER_FIELDS = ['models', 'provider', 'firewall', 'firewall_language', 'collection', 'thread', 'tags', 'name', 'cache'] as const;
+
+// Anthropic's thinking budget as a reasoning level, for models that take `reasoning_effort`
+// rather than a budget (OpenAI's own guidance puts "low" around a few thousand tokens).
+const LOW_BUDGET_BELOW = 4096;
+const MEDIUM_BUDGET_BELOW = 16384;
+
+function dataUrl(source: NonNullable<Block['source']>): string {
+  return `data:${source.media_type ?? 'application/octet-stream'};base64,${source.data ?? ''}`;
+}
+
+/** An image or document source as a chat content part, or a field error. */
+function sourcePart(block: { type: string; source?: Block['source']; title?: string | null }, at: string, add: (field: string, message: string) => void): ContentPart | undefined {
+  const source = block.source!;
+  if (block.type === 'image') {
+    if (source.type === 'base64' && source.data !== undefined) return { type: 'image_url', image_url: { url: dataUrl(source) } };
+    if (source.type === 'url' && source.url !== undefined) return { type: 'image_url', image_url: { url: source.url } };
+    add(`${at}.source`, 'an image source is {type: "base64", media_type, data} or {type: "url", url}');
+    return undefined;
+  }
+  if (source.type === 'text' && source.data !== undefined) return { type: 'text', text: source.data };
+  if (source.type === 'base64' && source.data !== undefined) {
+    return { type: 'file', file: { file_data: dataUrl(source), ...(block.title ? { filename: block.title } : {}) } };
+  }
+  add(`${at}.source`, 'a document source is {type: "base64", media_type, data} or {type: "text", data}; URLs are not fetched');
+  return undefined;
+}
+
+/** A tool result's content as the text of a `tool` message; its images go to the user message after it. */
+function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string; images: ContentPart[] } {
+  const content = block.content;
+  const prefix = block.is_error ? 'Error: ' : '';
+  if (content === undefined) return { text: prefix, images: [] };
+  if (typeof content === 'string') return { text: prefix + content, images: [] };
+  const texts: string[] = [];
+  const images: ContentPart[] = [];
+  content.forEach((part, p) => {
+    if (part.type === 'text') texts.push(part.text ?? '');
+    else if (part.source) {
+      const image = sourcePart({ type: 'image', source: part.source }, `${at}.content.${p}`, add);
+      if (image) images.push(image);
+    }
+  });
+  return { text: prefix + texts.join('\n'), images };
+}
+
+/** One Messages message as one or more chat messages (tool results become `tool` messages first). */
+function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (field: string, message: string) => void): ChatMessage[] {
+  const { role, content } = message;
+  if (typeof content === 'string') return [{ role, content }];
+  if (role === 'assistant') {
+    const texts: string[] = [];
+    const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+    const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
+    for (const block of content) {
+      if (block.type === 'text') texts.push(block.text ?? '');
+      else if (block.type === 'tool_use') {
+        toolCalls.push({ id: block.id!, type: 'function', function: { name: block.name!, arguments: JSON.stringify(block.input ?? {}) } });
+      } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+        // Passed back as they came: a native Anthropic provider checks their signatures; any other drops them.
+        thinking.push({
+          type: block.type,
+          ...(block.thinking !== undefined ? { thinking: block.thinking } : {}),
+          ...(block.signature !== undefined ? { signature: block.signature } : {}),
+          ...(block.data !== undefined ? { data: block.data } : {}),
+        });
+      }
+    }
+    const text = texts.join('');
+    const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
+    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls, ...withThinking }];
+    return [{ role: 'assistant', content: text, ...withThinking }];
+  }
+  const tools: ChatMessage[] = [];
+  const parts: ContentPart[] = [];
+  content.forEach((block, b) => {
+    const at = `messages.${m}.content.${b}`;
+    switch (block.type) {
+      case 'text':
+        parts.push({ type: 'text', text: block.text ?? '' });
+        break;
+      case 'image':
+      case 'document': {
+        const part = sourcePart(block, at, add);
+        if (part) parts.push(part);
+        break;
+      }
+      case 'tool_result': {
+        const { text, images } = toolResultOf(block, at, add);
+        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: text });
+        parts.push(...images);
+        break;
+      }
+      case 'tool_use':
+        add(at, `a tool_use block belongs in an assistant message, not a ${role} one`);
+        break;
+      default:
+        break;
+    }
+  });
+  if (role === 'system') return [{ role: 'system', content: parts.flatMap((p) => (p.type === 'text' ? [p.text!] : [])).join('\n') }];
+  return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
+}
+
+function systemOf(system: MessagesRequest['system']): ChatMessage[] {
+  if (system === undefined) return [];
+  const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n');
+  return text === '' ? [] : [{ role: 'system', content: text }];
+}
+
+function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: string, message: string) => void): ChatTool[] | undefined {
+  if (!tools || tools.length === 0) return undefined;
+  const served: ChatTool[] = [];
+  const left: string[] = [];
+  tools.forEach((tool, t) => {
+    if (tool.type !== undefined && tool.type !== 'custom') {
+      left.push(`${tool.name} (${tool.type})`);
+      return;
+    }
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) add(`tools.${t}.name`, 'must be 1 to 64 letters, digits, _ or -');
+    served.push({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.input_schema ?? { type: 'object', properties: {} },
+      },
+    });
+  });
+  if (left.length > 0) notes.push(`server tools the door does not serve were left out: ${left.join(', ')}`);
+  return served.length > 0 ? served : undefined;
+}
+
+function toolChoiceOf(choice: MessagesRequest['tool_choice']): { tool_choice?: ChatToolChoice; parallel_tool_calls?: boolean } {
+  if (!choice) return {};
+  const parallel = choice.disable_parallel_tool_use === true ? { parallel_tool_calls: false } : {};
+  switch (choice.type) {
+    case 'auto':
+      return { tool_choice: 'auto', ...parallel };
+    case 'any':
+      return { tool_choice: 'required', ...parallel };
+    case 'none':
+      return { tool_choice: 'none' };
+    case 'tool':
+      return { tool_choice: { type: 'function', function: { name: choice.name! } }, ...parallel };
+  }
+}
+
+function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reasoning_effort'] | undefined {
+  const effort = body.output_config?.effort;
+  if (effort !== undefined) return effort === 'max' ? 'high' : effort;
+  const thinking = body.thinking;
+  if (!thinking || thinking.type === 'disabled') return undefined;
+  if (thinking.type === 'adaptive' || thinking.budget_tokens === undefined) return 'medium';
+  if (thinking.budget_tokens < LOW_BUDGET_BELOW) return 'low';
+  return thinking.budget_tokens < MEDIUM_BUDGET_BELOW ? 'medium' : 'high';
+}
+
+/** The smallest context of the chain's chat models, or undefined when the chain names none we know. */
+function smallestContext(catalog: Catalog, chain: string[]): number | undefined {
+  const contexts = expandChain(catalog, chain).flatMap((id) => {
+    const model = catalog.models.get(id);
+    return model?.type === 'chat' ? [(model as ChatModel).contextLength] : [];
+  });
+  return contexts.length > 0 ? Math.min(...contexts) : undefined;
+}
+
+// Per-message overheads the tokenizer adds beyond the text (role, separators, reply priming).
+const SAFETY_TOKENS = 64;
+
+function jsonLength(chat: Record<string, unknown>): number {
+  return Buffer.byteLength(JSON.stringify(chat.messages)) + (chat.tools ? Buffer.byteLength(JSON.stringify(chat.tools)) : 0);
+}
+
+/** The prompt's tokens as the tokenizer counts them, tool definitions included. */
+export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
+  return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
+}
+
+function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void): ChatMessage[] {
+  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add))];
+}
+
+/** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
+export function chatRequestOf(body: MessagesRequest, catalog: Catalog): TranslatedRequest {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const notes = ['via the Messages door (/v1/messages)'];
+  const chat: Record<string, unknown> = { messages: messagesOf(body, add) };
+  if (body.model !== undefined) chat.model = body.model;
+  for (const field of POLDER_FIELDS) if (body[field] !== undefined) chat[field] = body[field];
+  chat.max_tokens = body.max_tokens;
+  if (body.stop_sequences && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
+  if (body.temperature !== undefined) chat.temperature = body.temperature;
+  if (body.top_p !== undefined) chat.top_p = body.top_p;
+  if (body.top_k !== undefined) notes.push('top_k was dropped: OpenAI-compatible providers have no such parameter');
+  if (body.stream) chat.stream = true;
+  const tools = toolsOf(body.tools, notes, add);
+  if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));
+  else if (body.tool_choice?.type === 'tool') add('tool_choice.name', `names a tool the request does not offer: ${body.tool_choice.name}`);
+  if (typeof body.metadata?.user_id === 'string' && body.metadata.user_id !== '') chat.user = body.metadata.user_id;
+  const effort = reasoningEffortOf(body);
+  if (effort !== undefined) chat.reasoning_effort = effort;
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
+  const context = smallestContext(catalog, body.model !== undefined ? [body.model] : (body.models ?? []));
+  // A token is at least one byte of the JSON it comes from, so a cap that fits beside the JSON's
+  // length fits beside the prompt: only the rest are counted with the tokenizer.
+  const surelyFits = context !== undefined && body.max_tokens + jsonLength(chat) + SAFETY_TOKENS <= context;
+  if (context !== undefined && !surelyFits) {
+    const room = Math.max(1, context - promptTokens(chat as unknown as ChatCompletionRequest));
+    if (body.max_tokens > room) {
+      chat.max_tokens = room;
+      notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
+    }
+  }
+  return { chat: chat as unknown as ChatCompletionRequest, notes };
+}
+
+/** The messages and tools a count_tokens request would send. */
+export function countRequestOf(body: MessagesCountTokensRequest): Pick<ChatCompletionRequest, 'messages' | 'tools'> {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const messages = messagesOf(body, add);
+  const tools = toolsOf(body.tools, [], add);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return { messages, ...(tools ? { tools } : {}) };
+}

@@ -1,0 +1,158 @@
+import type { SseSink } from '../../gateway/chat.js';
+import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
+import { drainedOrClosed } from '../../http/sse.js';
+import type { AppContext } from '../../http/state.js';
+import { messageIdOf, stopReasonOf, usageOf, type ChatUsage } from './answer.js';
+
+// Chat chunks → Messages stream events. The chat service calls `open` only once the provider's
+// first chunk has come (a provider failing before it falls back unseen), so `message_start` and
+// the first block go out with real output. A chat error frame becomes an `error` event and the
+// stream ends without `message_stop`.
+
+interface ChunkFrame {
+  id: string;
+  model: string;
+  choices: UpstreamChunk['choices'];
+  usage?: ChatUsage;
+}
+
+type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; call: number };
+
+/** Writes `event:` + `data:` frames onto the client's response, honouring backpressure. */
+class EventWriter {
+  constructor(private readonly ctx: AppContext) {}
+
+  open(headers: Record<string, string>): void {
+    const { ctx } = this;
+    ctx.status = 200;
+    ctx.respond = false;
+    ctx.res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': ctx.state.requestId,
+      ...headers,
+    });
+  }
+
+  async event(type: string, data: Record<string, unknown>): Promise<void> {
+    const res = this.ctx.res;
+    if (res.destroyed) return;
+    if (!res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`) && !res.destroyed) await drainedOrClosed(res);
+  }
+
+  /** Ends the response, after one last event when given (written without waiting: end() flushes it). */
+  end(last?: { type: string; data: Record<string, unknown> }): void {
+    const res = this.ctx.res;
+    if (res.destroyed) return;
+    res.end(last ? `event: ${last.type}\ndata: ${JSON.stringify({ type: last.type, ...last.data })}\n\n` : undefined);
+  }
+}
+
+/**
+ * An SseSink for the chat service that speaks Anthropic's events. `inputTokens` is the prompt as
+ * the tokenizer counts it, for `message_start` (the provider's own count comes on `message_delta`).
+ */
+export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink {
+  const writer = new EventWriter(ctx);
+  let started = false;
+  let failed = false;
+  let nextBlock = 0;
+  let open: OpenBlock | undefined;
+  const toolBlocks = new Map<number, number>();
+
+  const start = async (frame: ChunkFrame) => {
+    if (started) return;
+    started = true;
+    await writer.event('message_start', {
+      message: {
+        id: messageIdOf(frame.id),
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: frame.model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    await writer.event('ping', {});
+  };
+  const closeBlock = async () => {
+    if (!open) return;
+    await writer.event('content_block_stop', { index: open.index });
+    open = undefined;
+  };
+  const text = async (piece: string) => {
+    if (open?.kind !== 'text') {
+      await closeBlock();
+      open = { kind: 'text', index: nextBlock++ };
+      await writer.event('content_block_start', { index: open.index, content_block: { type: 'text', text: '' } });
+    }
+    await writer.event('content_block_delta', { index: open.index, delta: { type: 'text_delta', text: piece } });
+  };
+  // A thinking block comes whole from the chat service; it goes out as Anthropic streams one.
+  const thinking = async (block: ThinkingBlock) => {
+    await closeBlock();
+    const index = nextBlock++;
+    if (block.type === 'redacted_thinking') {
+      await writer.event('content_block_start', { index, content_block: { type: 'redacted_thinking', data: block.data ?? '' } });
+    } else {
+      await writer.event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      await writer.event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking ?? '' } });
+      if (block.signature !== undefined) await writer.event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    }
+    await writer.event('content_block_stop', { index });
+  };
+  const toolCall = async (call: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]) => {
+    let index = toolBlocks.get(call.index);
+    if (index === undefined) {
+      await closeBlock();
+      index = nextBlock++;
+      toolBlocks.set(call.index, index);
+      open = { kind: 'tool', index, call: call.index };
+      await writer.event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: call.id ?? '', name: call.function?.name ?? '', input: {} },
+      });
+    }
+    const piece = call.function?.arguments;
+    if (piece) await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+  };
+
+  return {
+    open(headers) {
+      writer.open(headers);
+    },
+    async send(data) {
+      const record = data as { error?: { message?: string } } & ChunkFrame;
+      if (record.error) {
+        failed = true;
+        await writer.event('error', { error: { type: 'api_error', message: record.error.message ?? 'the stream broke off' } });
+        return;
+      }
+      const frame = record;
+      if (frame.choices.length === 0) return; // the include_usage frame: its usage came with the finish
+      await start(frame);
+      for (const choice of frame.choices) {
+        if (choice.index !== 0) continue; // a Message has one answer
+        const delta = choice.delta;
+        for (const block of delta.thinking_blocks ?? []) await thinking(block);
+        if (typeof delta.content === 'string' && delta.content !== '') await text(delta.content);
+        for (const call of delta.tool_calls ?? []) await toolCall(call);
+        if (choice.finish_reason) {
+          await closeBlock();
+          await writer.event('message_delta', {
+            delta: { stop_reason: stopReasonOf(choice.finish_reason), stop_sequence: null },
+            usage: frame.usage ? usageOf(frame.usage) : { output_tokens: 0 },
+            ...(frame.usage?.credits ? { credits: frame.usage.credits } : {}),
+          });
+        }
+      }
+    },
+    end(withDone) {
+      writer.end(withDone && started && !failed ? { type: 'message_stop', data: {} } : undefined);
+    },
+  };
+}

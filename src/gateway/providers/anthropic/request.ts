@@ -1,0 +1,147 @@
+import type { ChatMessage, UpstreamChatRequest, UpstreamParameter } from '../types.js';
+
+// A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
+
+type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
+type Block = Record<string, unknown>;
+
+/** The parameters the Messages API takes; the gateway drops the others (and notes it on the trace). */
+export const ANTHROPIC_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set<UpstreamParameter>([
+  'temperature',
+  'max_tokens',
+  'max_completion_tokens',
+  'top_p',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'reasoning_effort',
+]);
+
+/** Messages requires max_tokens; a chat request may leave it out. */
+export const DEFAULT_MAX_TOKENS = 4096;
+// Extended thinking's budget per reasoning level; Anthropic's smallest budget is 1,024 tokens.
+const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768, max: 32768 };
+const MIN_THINKING_BUDGET = 1024;
+
+const DATA_URL = /^data:([^;,]+);base64,/;
+
+function textOf(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join('\n');
+}
+
+function blockOf(part: ContentPart): Block | undefined {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text ?? '' };
+    case 'image_url': {
+      const url = part.image_url!.url;
+      const data = DATA_URL.exec(url);
+      if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: url.slice(data[0].length) } };
+      return { type: 'image', source: { type: 'url', url } };
+    }
+    case 'file': {
+      const fileData = part.file!.file_data;
+      const data = fileData ? DATA_URL.exec(fileData) : null;
+      if (!fileData || !data) return undefined;
+      return { type: 'document', source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) } };
+    }
+    default:
+      return undefined; // audio: the Messages API takes none
+  }
+}
+
+function contentBlocks(content: ChatMessage['content']): Block[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part): Block[] => { const block = blockOf(part); return block ? [block] : []; });
+}
+
+function toolInput(argumentsText: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(argumentsText);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** System and developer messages become `system`; tool results become user turns of tool_result blocks. */
+function conversation(messages: readonly ChatMessage[]): { system: string | undefined; messages: { role: string; content: Block[] }[] } {
+  const system: string[] = [];
+  const turns: { role: string; content: Block[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = turns.at(-1);
+    // Anthropic wants turns to alternate: consecutive turns of one role are joined.
+    if (last?.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(textOf(message.content));
+        break;
+      case 'tool':
+        push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }]);
+        break;
+      case 'assistant': {
+        // Thinking first, as Anthropic gave it: its signature covers it byte for byte.
+        const blocks: Block[] = [...(message.thinking_blocks ?? []).map((block) => ({ ...block })), ...contentBlocks(message.content)];
+        for (const call of message.tool_calls ?? []) {
+          blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
+        }
+        push('assistant', blocks);
+        break;
+      }
+      default:
+        push('user', contentBlocks(message.content));
+    }
+  }
+  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: turns };
+}
+
+function toolChoiceOf(request: UpstreamChatRequest): Block | undefined {
+  const choice = request.tool_choice;
+  const noParallel = request.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return request.parallel_tool_calls === false && request.tools ? { type: 'auto', ...noParallel } : undefined;
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'auto') return { type: 'auto', ...noParallel };
+  if (choice === 'required') return { type: 'any', ...noParallel };
+  return { type: 'tool', name: choice.function.name, ...noParallel };
+}
+
+/** The Messages body for a chat request. */
+export function messagesBodyOf(upstreamModel: string, request: UpstreamChatRequest, stream: boolean): string {
+  const { system, messages } = conversation(request.messages);
+  let maxTokens = request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens, messages };
+  if (system !== undefined) body.system = system;
+  if (request.stop !== undefined) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
+  if (request.top_p !== undefined) body.top_p = request.top_p;
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.function.name,
+      ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+      input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+    }));
+    const choice = toolChoiceOf(request);
+    if (choice) body.tool_choice = choice;
+  }
+  const effort = request.reasoning_effort;
+  const budget = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+  if (budget !== undefined) {
+    // The budget must stay below max_tokens: the answer is what is left after thinking.
+    if (maxTokens <= budget) maxTokens = budget + (request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS);
+    body.max_tokens = maxTokens;
+    body.thinking = { type: 'enabled', budget_tokens: Math.max(MIN_THINKING_BUDGET, budget) };
+  } else if (request.temperature !== undefined) {
+    // Thinking takes no temperature; without it, Anthropic's range is 0..1.
+    body.temperature = Math.min(1, request.temperature);
+  }
+  if (stream) body.stream = true;
+  return JSON.stringify(body);
+}

@@ -1,0 +1,48 @@
+import type { Next } from 'koa';
+import { countInputTokens } from '../../doors/messages/countTokens.js';
+import { messageOf } from '../../doors/messages/answer.js';
+import { chatRequestOf, promptTokens } from '../../doors/messages/request.js';
+import { messagesEventSink } from '../../doors/messages/stream.js';
+import type { Catalog } from '../../gateway/catalog.js';
+import type { ChatService } from '../../gateway/chat.js';
+import type { MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
+import type { Operations } from '../operations.js';
+import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
+import { idempotencyOf, principalOf, reply, type AppContext } from '../state.js';
+
+const DOOR_PATH = /^\/v1\/messages(\/|$)/;
+
+/** Every answer under /v1/messages, errors included (401s too), is in Anthropic's shape. */
+export async function anthropicErrorShape(ctx: AppContext, next: Next): Promise<void> {
+  if (DOOR_PATH.test(ctx.path)) ctx.state.errorShape = 'anthropic';
+  await next();
+}
+
+/** Anthropic's Messages API, translated onto the chat service (src/doors/messages/). */
+export function messagesRoutes(
+  api: Operations,
+  { chat, catalog, firewallMaxChars }: { chat: ChatService; catalog: Catalog; firewallMaxChars: number },
+): void {
+  api.add('createMessage', async (ctx: AppContext) => {
+      const { chat: request, notes } = chatRequestOf(ctx.state.body as MessagesRequest, catalog);
+      const context = {
+        ...idempotencyOf(ctx),
+        application: applicationName(ctx),
+        traceContext: traceContext(ctx),
+        signal: clientSignal(ctx),
+        log: ctx.state.log,
+        notes,
+      };
+      if (request.stream) {
+        await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request)));
+        return;
+      }
+      const answer = await chat.complete(context, request);
+      reply(ctx, { ...answer, body: messageOf(answer.body) });
+  });
+
+  api.add('countMessageTokens', async (ctx: AppContext) => {
+    const body = ctx.state.body as MessagesCountTokensRequest;
+    ctx.body = { input_tokens: await countInputTokens(principalOf(ctx), body, firewallMaxChars) };
+  });
+}

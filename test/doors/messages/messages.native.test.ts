@@ -1,0 +1,221 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCatalog } from '../../../src/gateway/catalog.js';
+import { changeNonEuAcceptance } from '../../../src/tenancy/keys.js';
+import { api, startTestApp, type TestApp } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/db.js';
+import { startMessagesStub, type MessagesStub } from '../../helpers/messagesStub.js';
+import { startStubProvider, type StubProvider } from '../../helpers/stubProvider.js';
+
+// The native adapter (catalogue `kind: anthropic`): the Messages API upstream, reached through the
+// Messages door and through /v1/chat/completions, with prompt-cache usage billed at cache prices
+// and a fallback to an OpenAI-compatible provider before the first output.
+
+describe('the native Anthropic adapter (kind: anthropic) behind /v1/messages and /v1/chat/completions', () => {
+  let native: MessagesStub;
+  let compatible: StubProvider;
+  let app: TestApp;
+  let key: string;
+  let client: Anthropic;
+  before(async () => {
+    [native, compatible] = await Promise.all([startMessagesStub(), startStubProvider()]);
+    const dir = mkdtempSync(join(tmpdir(), 'polder-native-'));
+    const file = join(dir, 'catalog.yaml');
+    writeFileSync(
+      file,
+      `
+providers:
+  - {id: claude, region: external, kind: anthropic, base_url: "${native.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
+  - {id: eu-compatible, region: eu, kind: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
+models:
+  - id: test/claude
+    type: chat
+    context_length: 200000
+    pricing: {prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75}
+    capabilities: [tools, vision]
+    endpoints:
+      - {provider: claude, upstream_model: claude-stub}
+      - {provider: eu-compatible, upstream_model: compatible-fallback}
+aliases: {}
+services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}
+`,
+    );
+    app = await startTestApp({ catalog: loadCatalog({ file, env: { STUB_KEY: 'sk-ant-stub-secret' } }) });
+    const created = await app.key({ org: 'claude-users', workspace: 'w' });
+    key = created.key;
+    await changeNonEuAcceptance(app.db.pool, 'claude-users', 'sofie');
+    client = new Anthropic({ baseURL: app.baseUrl, apiKey: key, maxRetries: 0 });
+  });
+  after(async () => {
+    await app.close();
+    await Promise.all([native.close(), compatible.close()]);
+  });
+  beforeEach(() => {
+    native.reset();
+    compatible.reset();
+  });
+
+  it('speaks the Messages API upstream: system, tool_use and tool_result blocks, key and version headers', async () => {
+    native.script({ type: 'answer', blocks: [{ type: 'text', text: 'Polis 42 dekt inboedel.' }] });
+    const message = await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 300,
+      system: 'Wees kort.',
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: { n: { type: 'string' } } } }],
+      tool_choice: { type: 'auto' },
+      messages: [
+        { role: 'user', content: 'Zoek polis 42' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_9', name: 'lookup', input: { n: '42' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'inboedel' }] },
+      ],
+    });
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'Polis 42 dekt inboedel.' }]);
+    const sent = native.requests[0]!;
+    expect(sent.path).to.equal('/v1/messages');
+    expect(sent.headers['x-api-key']).to.equal('sk-ant-stub-secret');
+    expect(sent.headers['anthropic-version']).to.equal('2023-06-01');
+    expect(sent.body.model).to.equal('claude-stub');
+    expect(sent.body.max_tokens).to.equal(300);
+    expect(sent.body.system).to.equal('Wees kort.');
+    expect(sent.body.tools).to.deep.equal([{ name: 'lookup', input_schema: { type: 'object', properties: { n: { type: 'string' } } } }]);
+    expect(sent.body.tool_choice).to.deep.equal({ type: 'auto' });
+    expect(sent.body.messages).to.deep.equal([
+      { role: 'user', content: [{ type: 'text', text: 'Zoek polis 42' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_9', name: 'lookup', input: { n: '42' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'inboedel' }] },
+    ]);
+  });
+
+  it('streams tool input that arrives in input_json_delta pieces whole to the SDK', async () => {
+    native.script({
+      type: 'answer',
+      blocks: [
+        { type: 'thinking', thinking: 'Even nadenken.', signature: 'sig-abc' },
+        { type: 'text', text: 'Ik zoek het op. ' },
+        { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { n: '42', note: 'één ✓' } },
+      ],
+      jsonPiece: 3,
+    });
+    const stream = client.messages.stream({
+      model: 'test/claude',
+      max_tokens: 100,
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      messages: [{ role: 'user', content: 'Zoek polis 42' }],
+    });
+    const message = await stream.finalMessage();
+    expect(message.stop_reason).to.equal('tool_use');
+    expect(message.content).to.deep.equal([
+      { type: 'thinking', thinking: 'Even nadenken.', signature: 'sig-abc' },
+      { type: 'text', text: 'Ik zoek het op. ' },
+      { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { n: '42', note: 'één ✓' } },
+    ]);
+  });
+
+  it('returns thinking blocks with their signatures byte-identical, and passes them back as they came', async () => {
+    const thought = { type: 'thinking' as const, thinking: 'De klant vraagt naar polis 42.\nDus: 42 × 2 = 84 ✓ "quoted" \\ backslash', signature: 'EqQBCkYIBxgCKkA+/0/9z=\u00e9' };
+    const redacted = { type: 'redacted_thinking' as const, data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Antwoord.' }] });
+    const message = await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk na' }] });
+    expect(message.content[0]).to.deep.equal(thought);
+    expect(message.content[1]).to.deep.equal({ type: 'text', text: 'Antwoord.' });
+
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Gestreamd.' }] });
+    const streamed = await client.messages.stream({ model: 'test/claude', max_tokens: 2000, messages: [{ role: 'user', content: 'Denk gestreamd na' }] }).finalMessage();
+    expect(streamed.content[0]).to.deep.equal(thought);
+
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 2000,
+      messages: [
+        { role: 'user', content: 'Denk na' },
+        { role: 'assistant', content: [redacted, thought, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'user', content: 'En nu?' },
+      ],
+    });
+    const sentBack = native.requests.at(-1)!.body.messages[1].content;
+    expect(sentBack[0]).to.deep.equal(redacted);
+    expect(sentBack[1]).to.deep.equal(thought);
+  });
+
+  it('passes back a thinking block that holds placeholders, and leaves out one that holds personal data in clear', async () => {
+    const masked = { type: 'thinking' as const, thinking: 'De klant [PERSON_1] wil betalen naar [IBAN_1].', signature: 'sig-1' };
+    const clear = { type: 'thinking' as const, thinking: 'Mail noor.devries@example.nl terug.', signature: 'sig-2' };
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Betaal Noor de Vries op NL91ABNA0417164300' },
+        { role: 'assistant', content: [masked, clear, { type: 'text', text: 'Goed.' }] },
+        { role: 'user', content: 'Dank' },
+      ],
+    });
+    const sent = native.requests.at(-1)!.body;
+    expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl');
+    expect(sent.messages[1].content[0]).to.deep.equal(masked);
+    expect(sent.messages[1].content.filter((b: { type: string }) => b.type === 'thinking')).to.have.length(1);
+  });
+
+  it('drops thinking blocks for an OpenAI-compatible provider', async () => {
+    native.script({ type: 'status', status: 503 });
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Denk na' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'user', content: 'En nu?' },
+      ],
+    });
+    expect(JSON.stringify(compatible.requests[0]!.body)).not.to.contain('hmm');
+    expect(compatible.requests[0]!.body.messages[1]).to.deep.equal({ role: 'assistant', content: 'Antwoord.' });
+  });
+
+  it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {
+    native.script({ type: 'answer', usage: { input_tokens: 1_000, output_tokens: 100, cache_read_input_tokens: 6_000, cache_creation_input_tokens: 3_000 } });
+    const res = await api(app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key,
+      headers: { 'x-request-id': 'native-cache-1' },
+      body: { model: 'test/claude', max_tokens: 100, messages: [{ role: 'user', content: 'Lang document' }] },
+    });
+    expect(res.status).to.equal(200);
+    expect(res.body.usage).to.deep.equal({ input_tokens: 1_000, output_tokens: 100, cache_read_input_tokens: 6_000, cache_creation_input_tokens: 3_000 });
+    const expected = (1_000 * 3 + 6_000 * 0.3 + 3_000 * 3.75 + 100 * 15) / 1000;
+    expect(res.body.credits.base).to.be.closeTo(expected, 1e-8);
+    const row = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'native-cache-1'")).rows[0], { what: 'the usage row' });
+    expect(row).to.include({ prompt_tokens: 10_000, cached_tokens: 6_000, cache_write_tokens: 3_000, completion_tokens: 100 });
+    expect(Number(row.credits_base)).to.be.closeTo(expected, 1e-8);
+  });
+
+  it('translates /v1/chat/completions to the Messages API too, with cached tokens in prompt_tokens_details', async () => {
+    native.script({ type: 'answer', usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 200 } });
+    const res = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: { model: 'test/claude', messages: [{ role: 'system', content: 'Kort.' }, { role: 'user', content: 'Hallo daar' }], max_tokens: 20, stop: 'EINDE' },
+    });
+    expect(res.status).to.equal(200);
+    expect(res.body.choices[0].message.content).to.equal('echo: Hallo daar');
+    expect(res.body.usage.prompt_tokens).to.equal(250);
+    expect(res.body.usage.prompt_tokens_details.cached_tokens).to.equal(200);
+    expect(native.requests[0]!.body).to.deep.include({ system: 'Kort.', max_tokens: 20, stop_sequences: ['EINDE'] });
+  });
+
+  it('falls back from an overloaded Anthropic (529) to the next provider before the first output', async () => {
+    native.script({ type: 'status', status: 529, errorType: 'overloaded_error' });
+    const stream = client.messages.stream({ model: 'test/claude', max_tokens: 50, messages: [{ role: 'user', content: 'Nog iemand?' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'echo: Nog iemand?' }]);
+    expect(compatible.requests).to.have.length(1);
+  });
+
+  it('falls back when Anthropic’s stream fails after message_start but before any output', async () => {
+    native.script({ type: 'errorAfterStart' });
+    const stream = client.messages.stream({ model: 'test/claude', max_tokens: 50, messages: [{ role: 'user', content: 'Toch iemand?' }] });
+    const message = await stream.finalMessage();
+    expect(message.content).to.deep.equal([{ type: 'text', text: 'echo: Toch iemand?' }]);
+  });
+});

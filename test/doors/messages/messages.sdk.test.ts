@@ -1,0 +1,297 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'chai';
+import { api } from '../../helpers/app.js';
+import { startGatewayFixture, type GatewayFixture } from '../../helpers/gateway.js';
+
+// The official Anthropic SDK, unchanged but for its base URL and key, against /v1/messages in
+// front of an OpenAI-compatible (Mistral-like) stub provider.
+
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+const lookupTool: Anthropic.Tool = {
+  name: 'lookup_policy',
+  description: 'Finds an insurance policy',
+  input_schema: { type: 'object', properties: { policy_number: { type: 'string' } }, required: ['policy_number'] },
+};
+
+let said = 0;
+/** A user text that is new every time, so the response cache never answers it by accident. */
+function fresh(text: string): string {
+  said += 1;
+  return `${text} (${said})`;
+}
+
+describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible provider)', () => {
+  let gw: GatewayFixture;
+  let client: Anthropic;
+  before(async () => {
+    gw = await startGatewayFixture();
+    client = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: gw.key, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+  });
+
+  it('answers messages.create with text, usage and credits, and sends the provider a chat request', async () => {
+    const text = fresh('Wat is mijn eigen risico?');
+    const message = await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 200,
+      system: 'Je bent een verzekeringsassistent.',
+      messages: [{ role: 'user', content: text }],
+    });
+    expect(message.type).to.equal('message');
+    expect(message.id).to.match(/^msg_/);
+    expect(message.role).to.equal('assistant');
+    expect(message.model).to.equal('test/chat-a');
+    expect(message.content).to.deep.equal([{ type: 'text', text: `echo: ${text}` }]);
+    expect(message.stop_reason).to.equal('end_turn');
+    expect(message.usage.input_tokens).to.be.above(0);
+    expect(message.usage.output_tokens).to.be.above(0);
+    expect(message.usage.cache_read_input_tokens).to.equal(0);
+    expect((message as unknown as { credits: { total: number } }).credits.total).to.be.above(0);
+    const sent = gw.euA.requests[0]!.body;
+    expect(sent.model).to.equal('chat-a-upstream');
+    expect(sent.max_tokens).to.equal(200);
+    expect(sent.messages[0]).to.deep.equal({ role: 'system', content: 'Je bent een verzekeringsassistent.' });
+    expect(sent.messages[1].role).to.equal('user');
+  });
+
+  it('makes a tool round trip: tool_use out with its input, tool_result back as a tool message with the same id', async () => {
+    gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_42', name: 'lookup_policy', arguments: '{"policy_number":"42"}' }] });
+    const question = fresh('Zoek polis 42');
+    const first = await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 200,
+      tools: [lookupTool],
+      tool_choice: { type: 'tool', name: 'lookup_policy' },
+      messages: [{ role: 'user', content: question }],
+    });
+    expect(first.stop_reason).to.equal('tool_use');
+    const use = first.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
+    expect(use).to.deep.equal({ type: 'tool_use', id: 'call_42', name: 'lookup_policy', input: { policy_number: '42' } });
+    const sentFirst = gw.euA.requests[0]!.body;
+    expect(sentFirst.tools[0]).to.deep.equal({ type: 'function', function: { name: 'lookup_policy', description: 'Finds an insurance policy', parameters: lookupTool.input_schema } });
+    expect(sentFirst.tool_choice).to.deep.equal({ type: 'function', function: { name: 'lookup_policy' } });
+
+    gw.euA.script({ type: 'answer', content: 'Polis 42 is een inboedelverzekering.' });
+    const second = await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 200,
+      tools: [lookupTool],
+      messages: [
+        { role: 'user', content: question },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'polis 42: inboedel' }, { type: 'text', text: 'Vat samen.' }] },
+      ],
+    });
+    expect(second.content).to.deep.equal([{ type: 'text', text: 'Polis 42 is een inboedelverzekering.' }]);
+    const sent = gw.euA.requests[1]!.body.messages;
+    expect(sent[1]).to.deep.equal({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_42', type: 'function', function: { name: 'lookup_policy', arguments: '{"policy_number":"42"}' } }],
+    });
+    expect(sent[2]).to.deep.equal({ role: 'tool', tool_call_id: 'call_42', content: 'polis 42: inboedel' });
+    expect(sent[3]).to.deep.equal({ role: 'user', content: [{ type: 'text', text: 'Vat samen.' }] });
+  });
+
+  it('maps tool_choice any and none', async () => {
+    await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 50,
+      tools: [lookupTool],
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+      messages: [{ role: 'user', content: fresh('Zoek iets') }],
+    });
+    await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 50,
+      tools: [lookupTool],
+      tool_choice: { type: 'none' },
+      messages: [{ role: 'user', content: fresh('Zoek niets') }],
+    });
+    expect(gw.euA.requests[0]!.body.tool_choice).to.equal('required');
+    expect(gw.euA.requests[0]!.body.parallel_tool_calls).to.equal(false);
+    expect(gw.euA.requests[1]!.body.tool_choice).to.equal('none');
+  });
+
+  it('sends an image block as an image_url data URL', async () => {
+    const message = await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_1PX } },
+            { type: 'text', text: fresh('Wat staat erop?') },
+          ],
+        },
+      ],
+    });
+    expect(message.content[0]!.type).to.equal('text');
+    const parts = gw.euA.requests[0]!.body.messages[0].content;
+    expect(parts[0]).to.deep.equal({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_1PX}` } });
+  });
+
+  it('passes stop_sequences as stop and reports a length cut as max_tokens', async () => {
+    gw.euA.script({ type: 'answer', content: 'Een lang', finishReason: 'length' });
+    const message = await client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 2,
+      stop_sequences: ['\n\nHuman:', 'EINDE'],
+      messages: [{ role: 'user', content: fresh('Vertel een verhaal') }],
+    });
+    expect(gw.euA.requests[0]!.body.stop).to.deep.equal(['\n\nHuman:', 'EINDE']);
+    expect(message.stop_reason).to.equal('max_tokens');
+  });
+
+  it('streams text with messages.stream, with usage on message_start and message_delta', async () => {
+    const text = fresh('Stream dit alstublieft');
+    const stream = client.messages.stream({ model: 'test/chat-a', max_tokens: 100, messages: [{ role: 'user', content: text }] });
+    const events: string[] = [];
+    let startUsage: Anthropic.Usage | undefined;
+    let deltaUsage: Anthropic.MessageDeltaUsage | undefined;
+    stream.on('streamEvent', (event) => {
+      events.push(event.type);
+      if (event.type === 'message_start') startUsage = event.message.usage;
+      if (event.type === 'message_delta') deltaUsage = event.usage;
+    });
+    const message = await stream.finalMessage();
+    expect(message.content).to.deep.equal([{ type: 'text', text: `echo: ${text}` }]);
+    expect(message.stop_reason).to.equal('end_turn');
+    expect(events[0]).to.equal('message_start');
+    expect(events).not.to.include('error');
+    expect(events[1]).to.equal('content_block_start');
+    expect(events.slice(-3)).to.deep.equal(['content_block_stop', 'message_delta', 'message_stop']);
+    expect(startUsage!.input_tokens).to.be.above(0);
+    expect(deltaUsage!.output_tokens).to.be.above(0);
+    expect(deltaUsage!.input_tokens).to.be.above(0);
+    expect(message.usage.output_tokens).to.equal(deltaUsage!.output_tokens);
+  });
+
+  it('streams tool arguments that arrive in pieces as input_json_delta, whole and valid at the end', async () => {
+    const frame = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const pieces = ['{"poli', 'cy_num', 'ber": "4', '2", "no', 'te": "à ✓"}'];
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        frame({ role: 'assistant', content: 'Even zoeken. ' }),
+        frame({ tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'lookup_policy', arguments: '' } }] }),
+        ...pieces.map((piece) => frame({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+        frame({ tool_calls: [{ index: 1, id: 'call_8', type: 'function', function: { name: 'lookup_policy', arguments: '{"policy_number":"7"}' } }] }),
+        frame({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+      chunkDelayMs: 5,
+    });
+    const stream = client.messages.stream({
+      model: 'test/chat-a',
+      max_tokens: 100,
+      tools: [lookupTool],
+      messages: [{ role: 'user', content: fresh('Zoek polis 42 en 7') }],
+    });
+    const jsonPieces: string[] = [];
+    stream.on('streamEvent', (event) => {
+      if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') jsonPieces.push(event.delta.partial_json);
+    });
+    const message = await stream.finalMessage();
+    expect(jsonPieces.length).to.be.above(2);
+    expect(message.stop_reason).to.equal('tool_use');
+    expect(message.content).to.deep.equal([
+      { type: 'text', text: 'Even zoeken. ' },
+      { type: 'tool_use', id: 'call_7', name: 'lookup_policy', input: { policy_number: '42', note: 'à ✓' } },
+      { type: 'tool_use', id: 'call_8', name: 'lookup_policy', input: { policy_number: '7' } },
+    ]);
+  });
+
+  it('counts tokens with messages.countTokens, without calling a provider or billing', async () => {
+    const short = await client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Hallo' }] });
+    const long = await client.messages.countTokens({
+      model: 'test/chat-a',
+      system: 'Je bent een verzekeringsassistent die altijd uitgebreid antwoordt.',
+      tools: [lookupTool],
+      messages: [{ role: 'user', content: 'Hallo, ik wil graag weten wat mijn eigen risico is dit jaar.' }],
+    });
+    expect(short.input_tokens).to.be.above(0);
+    expect(long.input_tokens).to.be.above(short.input_tokens + 20);
+    expect(gw.euA.requests).to.have.length(0);
+    const usage = await gw.app.db.pool.query('SELECT count(*)::int AS n FROM usage');
+    const before = usage.rows[0].n;
+    await client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Nog eens' }] });
+    const after = await gw.app.db.pool.query('SELECT count(*)::int AS n FROM usage');
+    expect(after.rows[0].n).to.equal(before);
+  });
+
+  it('takes the key as x-api-key or Bearer, and answers a bad key in Anthropic’s shape', async () => {
+    const bearer = new Anthropic({ baseURL: gw.app.baseUrl, authToken: gw.key, apiKey: null, maxRetries: 0 });
+    const message = await bearer.messages.create({ model: 'test/chat-a', max_tokens: 20, messages: [{ role: 'user', content: fresh('Hoi') }] });
+    expect(message.type).to.equal('message');
+    const wrong = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: 'pk_wrong', maxRetries: 0 });
+    const err = await wrong.messages.create({ model: 'test/chat-a', max_tokens: 20, messages: [{ role: 'user', content: 'Hoi' }] }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(Anthropic.AuthenticationError);
+    expect((err as InstanceType<typeof Anthropic.AuthenticationError>).error).to.deep.include({ type: 'error' });
+    expect((err as { error: { error: { type: string } } }).error.error.type).to.equal('authentication_error');
+  });
+});
+
+describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
+  let gw: GatewayFixture;
+  before(async () => {
+    gw = await startGatewayFixture();
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  it('answers a missing max_tokens with a 422 in Anthropic’s shape, naming the dotted path', async () => {
+    const res = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test/chat-a', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }, { type: 'tool_use' }] }] },
+    });
+    expect(res.status).to.equal(422);
+    expect(res.body.type).to.equal('error');
+    expect(res.body.error.type).to.equal('invalid_request_error');
+    expect(res.body.error.message).to.contain('max_tokens');
+    expect(res.body.errors).to.have.property('max_tokens');
+    expect(res.body.errors).to.have.property('messages.0.content.1.id');
+  });
+
+  it('drops unknown fields at every level and accepts ?beta=true and anthropic-beta', async () => {
+    const res = await api(gw.app.baseUrl, '/v1/messages?beta=true', {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14', 'x-api-key': gw.key },
+      body: {
+        model: 'test/chat-a',
+        max_tokens: 64000,
+        context_management: { edits: [] },
+        metadata: { user_id: JSON.stringify({ device_id: 'a'.repeat(64), account_uuid: '', session_id: 'b'.repeat(36) }) },
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        tools: [{ ...lookupTool, cache_control: { type: 'ephemeral' }, strict: true }, { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: fresh('Hallo'), cache_control: { type: 'ephemeral' }, citations: null }] },
+        ],
+        thinking: { type: 'enabled', budget_tokens: 2000 },
+      },
+    });
+    expect(res.status).to.equal(200);
+    expect(res.body.content[0].text).to.contain('Hallo');
+    const sent = gw.euA.requests.at(-1)!.body;
+    expect(sent.tools).to.have.length(1);
+    expect(JSON.stringify(sent)).not.to.contain('cache_control');
+    expect(sent.max_tokens).to.be.below(32000);
+    expect(sent).not.to.have.property('user');
+    expect(sent.reasoning_effort).to.equal('low');
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${res.headers.get('x-request-id')}`, { key: gw.key });
+    expect(trace.body.notes.join(' ')).to.contain('web_search');
+    expect(trace.body.notes.join(' ')).to.contain('max_tokens 64000 was lowered');
+  });
+});
