@@ -37,8 +37,10 @@ const SCOPES = new Set([
   'webhooks.write',
 ]);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-// The chat body drops unknown fields at every level; every other body rejects them at the top.
+// The chat body and the doors onto it (CONTRACT.md "Two more front doors") drop unknown fields at
+// every level; every other body rejects them at the top.
 const CHAT_BODY = 'ChatCompletionRequest';
+const DROPPING_BODIES = [CHAT_BODY, 'ResponsesRequest'];
 
 // OpenAPI-only keywords that are not JSON Schema 2020-12 and that Ajv's strict mode refuses.
 // (`deprecated`, `examples`, `readOnly`, `writeOnly` are 2020-12 meta-data and stay.)
@@ -152,8 +154,8 @@ function checkHouseRules(components, bodies) {
       if ('nullable' in node) problem(`${where}: nullable does not exist in OpenAPI 3.1; use type: [T, 'null']`);
     });
   }
-  const chat = reachable(components, CHAT_BODY);
-  for (const name of chat) {
+  const dropping = DROPPING_BODIES.filter((body) => body in components).flatMap((body) => [...reachable(components, body)]);
+  for (const name of new Set(dropping)) {
     walkSchema(components[name], name, (node, where) => {
       if (node.additionalProperties === false) {
         problem(`${where}: chat schemas must not set additionalProperties: false (unknown chat fields are dropped)`);
@@ -161,9 +163,9 @@ function checkHouseRules(components, bodies) {
     });
   }
   for (const body of bodies) {
-    if (body === CHAT_BODY) continue;
+    if (DROPPING_BODIES.includes(body)) continue;
     if (components[body]?.additionalProperties !== false) {
-      problem(`${body}: a request body other than ${CHAT_BODY} must set additionalProperties: false at its top level`);
+      problem(`${body}: a request body other than ${DROPPING_BODIES.join(' and ')} must set additionalProperties: false at its top level`);
     }
   }
 }

@@ -20,6 +20,8 @@ import { settingsRoutes } from './http/routes/settings.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
 import { chatRoutes } from './http/routes/chat.js';
+import { responsesRoutes } from './http/routes/responses.js';
+import { ResponsesDoor } from './doors/responses/door.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { embeddingRoutes } from './http/routes/embeddings.js';
@@ -97,7 +99,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     gate,
   };
   const bodyLimitBytes = deps.config.bodyLimitBytes;
-  chatRoutes(api, { chat: new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars }), validator, bodyLimitBytes });
+  const chat = new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars });
+  chatRoutes(api, { chat, validator, bodyLimitBytes });
+  responsesRoutes(api, { door: new ResponsesDoor({ chat, pool: deps.pool, validator }), validator, bodyLimitBytes });
   embeddingRoutes(api, { embeddings: new EmbeddingService(services), validator, bodyLimitBytes });
   modelRoutes(api, { catalog: deps.catalog });
   threadRoutes(api, { pool: deps.pool });

@@ -51,6 +51,8 @@ export interface ChatContext {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
+  /** What a door onto the chat service says about the request (its own id, what it left out), for the trace. */
+  notes?: readonly string[];
 }
 
 export interface ChatReply {
@@ -578,7 +580,7 @@ export class ChatService {
       cache: prepared.cacheStatus,
       input: outcome.input,
       output: outcome.output,
-      notes: outcome.notes,
+      notes: ctx.notes ? [...outcome.notes, ...ctx.notes] : outcome.notes,
       // The passages' texts are in the (masked) input; the trace keeps which sources were used.
       sources: prepared.retrieval.sources.map(({ text: _text, ...source }) => source),
       firewall: prepared.firewall ? { ...prepared.firewall.stats(), language: body.firewall_language ?? principal.settings.firewallLanguage } : null,

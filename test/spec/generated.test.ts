@@ -32,6 +32,9 @@ const operations = document['x-operations'];
 // Every endpoint of the interface and of CONTRACT.md, as METHOD + full path.
 const INTERFACE: Record<string, string> = {
   createChatCompletion: 'POST /v1/chat/completions',
+  createResponse: 'POST /v1/responses',
+  getResponse: 'GET /v1/responses/{id}',
+  deleteResponse: 'DELETE /v1/responses/{id}',
   createEmbedding: 'POST /v1/embeddings',
   ingestDocument: 'POST /v1/memory/documents',
   listDocuments: 'GET /v1/memory/documents',
