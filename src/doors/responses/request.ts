@@ -53,7 +53,7 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
     appendItems(messages, turn.response.output as unknown as InputItem[], 'previous', history, notes);
   }
   appendItems(messages, input, 'input', refusals, notes);
-  if (messages.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
+  if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
 
   const { tools, offeredOnly } = toolsOf(body.tools ?? []);
   for (const type of offeredOnly) notes.add(`tool type ${type} offered and left out: the door serves function tools only`);

@@ -236,6 +236,21 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(image.body.error.type).to.equal('invalid_request_error');
   });
 
+  it('accepts an 80 KB body with 25 tools, as coding agents send', async () => {
+    const tools: OpenAI.Responses.FunctionTool[] = Array.from({ length: 25 }, (_, i) => ({
+      type: 'function',
+      name: `tool_${i}`,
+      description: `Tool ${i}: ${'beschrijving '.repeat(240)}`,
+      parameters: { type: 'object', properties: { path: { type: 'string', description: 'waar' } }, required: ['path'], additionalProperties: false },
+      strict: true,
+    }));
+    const body = { model: 'local/echo', input: 'Welk gereedschap?', tools };
+    expect(JSON.stringify(body).length).to.be.above(80_000);
+    const response = await client.responses.create(body);
+    expect(response.output_text).to.equal('Echo: Welk gereedschap?');
+    expect(response.tools).to.have.length(25);
+  });
+
   it('surfaces our errors as the SDK error classes', async () => {
     try {
       await client.responses.create({ model: 'nope/never', input: 'x' });
