@@ -8,7 +8,7 @@ import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import { RecordsRefused, type RequestRecords } from '../metering/records.js';
+import { RecordsRefused, type RequestRecords, type StoredResponseRecord } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
 import { NOT_LIMITED, type Admission, type Demand, type LimitGate } from '../limits/gate.js';
@@ -53,6 +53,11 @@ export interface ChatContext {
   log: Logger;
   /** What a door onto the chat service says about the request (its own id, what it left out), for the trace. */
   notes?: readonly string[];
+  /**
+   * A door that keeps its answer (the Responses door's `store`) gives the row to keep, made from the
+   * answer's body; it is written in the same group commit as the request's other records.
+   */
+  keepAnswer?: (body: Record<string, unknown>) => StoredResponseRecord | undefined;
 }
 
 export interface ChatReply {
@@ -492,6 +497,7 @@ export class ChatService {
       }),
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
       ...(prepared.body.thread && !closed ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
+      ...(ctx.keepAnswer && !closed ? { storedResponse: ctx.keepAnswer(body) } : {}),
       ...(!closed && prepared.cacheStatus === 'MISS' && prepared.cacheKey
         ? {
             cache: {

@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/pool.js';
-import { storableJson } from '../../db/storable.js';
 import type { InputItem, ResponseObject } from './types.js';
 
-// Stored responses (sql/0027): one row per answered turn, workspace-scoped. Every query names the
-// acting key's workspace; another workspace's id is simply not found.
+// Stored responses (sql stored_responses): one row per answered turn, workspace-scoped, written with
+// the request's other records (metering/writeRecords.ts). Every query here names the acting key's
+// workspace; another workspace's id is simply not found.
 
 export interface StoredTurn {
   id: string;
@@ -13,36 +13,6 @@ export interface StoredTurn {
 
 /** How many turns a chain may hold before the oldest are left out: bounds the work one request causes. */
 export const MAX_CHAIN_TURNS = 1000;
-
-export async function storeResponse(
-  db: Queryable,
-  row: {
-    workspaceId: string;
-    organizationId: string;
-    requestId: string;
-    previousResponseId: string | null;
-    endUser: string | null;
-    input: InputItem[];
-    response: ResponseObject;
-  },
-): Promise<void> {
-  // A replayed retry answers the same id: the first row stays.
-  await db.query(
-    `insert into stored_responses (workspace_id, id, organization_id, request_id, previous_response_id, end_user, input, response)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb)
-     on conflict (workspace_id, id) do nothing`,
-    [
-      row.workspaceId,
-      row.response.id,
-      row.organizationId,
-      row.requestId,
-      row.previousResponseId,
-      row.endUser,
-      storableJson(row.input),
-      storableJson(row.response),
-    ],
-  );
-}
 
 export async function findResponse(db: Queryable, workspaceId: string, id: string): Promise<ResponseObject | undefined> {
   const { rows } = await db.query<{ response: ResponseObject }>(
