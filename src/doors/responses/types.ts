@@ -1,5 +1,4 @@
 import type { components } from '../../generated/openapi.js';
-import type { Credits } from '../../metering/credits.js';
 
 export type ResponsesRequest = components['schemas']['ResponsesRequest'];
 /** An input item as the caller sent it (also what is stored, and what a chain replays). */
