@@ -21,6 +21,8 @@ export interface RunSpec {
   /** e.g. http://127.0.0.1:8080 */
   origin: string;
   path: string;
+  /** Which wire format the bodies are in: chat completions (default) or the Responses door's. */
+  door?: 'chat' | 'responses' | 'responses-unstored';
   headers: Record<string, string>;
   model: string;
   concurrency: number;
@@ -73,8 +75,12 @@ export interface StepResult {
 const nonce = Math.random().toString(36).slice(2, 10);
 let counter = 0;
 
-function bodyOf(model: string): string {
+function bodyOf(model: string, door: RunSpec['door']): string {
   counter++;
+  if (door === 'responses' || door === 'responses-unstored') {
+    const store = door === 'responses-unstored' ? ',"store":false' : '';
+    return `{"model":${JSON.stringify(model)},"input":"Bench ${nonce}-${counter}: reply with a short greeting."${store}}`;
+  }
   return `{"model":${JSON.stringify(model)},"messages":[{"role":"user","content":"Bench ${nonce}-${counter}: reply with a short greeting."}]}`;
 }
 
@@ -86,6 +92,7 @@ interface Outcome {
 }
 
 const CHOICES = Buffer.from('"choices"');
+const OUTPUT = Buffer.from('"output"');
 
 /** One request through the dispatcher API: no Readable per response, so the generator stays light. */
 class OneRequest implements Dispatcher.DispatchHandler {
@@ -96,6 +103,7 @@ class OneRequest implements Dispatcher.DispatchHandler {
   constructor(
     private readonly done: (o: Outcome) => void,
     private readonly expectCacheHit: boolean,
+    private readonly answerMark: Buffer = CHOICES,
   ) {}
 
   onRequestStart(): void {}
@@ -110,7 +118,7 @@ class OneRequest implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     const cacheHit = this.cache === 'HIT';
-    if (this.status !== 200 || !body.includes(CHOICES)) {
+    if (this.status !== 200 || !body.includes(this.answerMark)) {
       this.done({ ok: false, cacheHit, detail: `HTTP ${this.status}: ${body.toString('utf8', 0, 300)}` });
     } else if (this.expectCacheHit && !cacheHit) {
       this.done({ ok: false, cacheHit, detail: `HTTP 200 with X-Cache: ${this.cache ?? '(none)'} where a HIT was expected` });
@@ -136,11 +144,11 @@ function send(pool: Pool, spec: RunSpec): Promise<Outcome> {
           path: spec.path,
           method: 'POST',
           headers: spec.headers,
-          body: spec.body ?? bodyOf(spec.model),
+          body: spec.body ?? bodyOf(spec.model, spec.door),
           headersTimeout: 15_000,
           bodyTimeout: 15_000,
         },
-        new OneRequest(resolve, spec.expectCacheHit === true),
+        new OneRequest(resolve, spec.expectCacheHit === true, spec.door === 'responses' || spec.door === 'responses-unstored' ? OUTPUT : CHOICES),
       );
     } catch (err) {
       resolve({ ok: false, cacheHit: false, detail: (err as Error).message });

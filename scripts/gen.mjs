@@ -39,7 +39,7 @@ const SCOPES = new Set([
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 // The chat body and the doors' bodies drop unknown fields at every level (clients send more than
 // they document); every other body rejects them at the top.
-const PERMISSIVE_BODIES = new Set(['ChatCompletionRequest', 'MessagesRequest', 'MessagesCountTokensRequest']);
+const PERMISSIVE_BODIES = new Set(['ChatCompletionRequest', 'MessagesRequest', 'MessagesCountTokensRequest', 'ResponsesRequest']);
 
 // OpenAPI-only keywords that are not JSON Schema 2020-12 and that Ajv's strict mode refuses.
 // (`deprecated`, `examples`, `readOnly`, `writeOnly` are 2020-12 meta-data and stay.)

@@ -21,6 +21,8 @@ import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { anthropicErrorShape, messagesRoutes } from './http/routes/messages.js';
+import { responsesRoutes } from './http/routes/responses.js';
+import { ResponsesDoor } from './doors/responses/door.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { embeddingRoutes } from './http/routes/embeddings.js';
@@ -105,6 +107,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const chat = new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars });
   chatRoutes(operations, { chat });
   messagesRoutes(operations, { chat, catalog: deps.catalog, firewallMaxChars: deps.config.firewallMaxChars });
+  responsesRoutes(operations, { door: new ResponsesDoor({ chat, pool: deps.pool, validator }) });
   embeddingRoutes(operations, { embeddings: new EmbeddingService(services) });
   modelRoutes(operations, { catalog: deps.catalog });
   threadRoutes(operations, { pool: deps.pool });

@@ -17,10 +17,13 @@ export interface Config {
   meteringSynchronousCommit: 'on' | 'off';
   /** How long an answer is kept for a retry under the same request id to replay (requests__prune). */
   replayRetentionHours: number;
+  /** How many days a response stored by the Responses door is kept (responses__prune). */
+  responsesRetentionDays: number;
   /** Worker only: the port of its GET /metrics listener (METRICS_PORT); unset, it has none. */
   metricsPort: number | undefined;
 }
 
+export const DEFAULT_RESPONSES_RETENTION_DAYS = 30;
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/polder';
 /**
  * 1 MiB of characters: about 260,000 tokens, as much as the largest EU model of the catalogue
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: positiveInteger(env, 'WORKER_CONCURRENCY', 8),
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
     replayRetentionHours: positiveInteger(env, 'REPLAY_RETENTION_HOURS', 24),
+    responsesRetentionDays: positiveInteger(env, 'RESPONSES_RETENTION_DAYS', DEFAULT_RESPONSES_RETENTION_DAYS),
     firewallMaxChars: positiveInteger(env, 'FIREWALL_MAX_CHARS', DEFAULT_FIREWALL_MAX_CHARS),
     metricsPort,
   };

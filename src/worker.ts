@@ -26,7 +26,7 @@ const adapters = createAdapters();
 const liveness = new WorkerLiveness(pool, log).start();
 
 const jobs = new JobRunner({
-  services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours },
+  services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours, responsesRetentionDays: config.responsesRetentionDays },
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),

@@ -8,7 +8,7 @@ import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import { RecordsRefused, type RequestRecords } from '../metering/records.js';
+import { RecordsRefused, type RequestRecords, type StoredResponseRecord } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
 import { NOT_LIMITED, type Admission, type Demand, type LimitGate } from '../limits/gate.js';
@@ -51,8 +51,13 @@ export interface ChatContext {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   log: Logger;
-  /** What a door translating onto chat left out or changed, for the trace. */
-  notes?: string[];
+  /** What a door onto the chat service says about the request (its own id, what it left out), for the trace. */
+  notes?: readonly string[];
+  /**
+   * A door that keeps its answer (the Responses door's `store`) gives the row to keep, made from the
+   * answer's body; it is written in the same group commit as the request's other records.
+   */
+  keepAnswer?: (body: Record<string, unknown>) => StoredResponseRecord | undefined;
 }
 
 export interface ChatReply {
@@ -497,6 +502,7 @@ export class ChatService {
       }),
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
       ...(prepared.body.thread && !closed ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
+      ...(ctx.keepAnswer && !closed ? { storedResponse: ctx.keepAnswer(body) } : {}),
       ...(!closed && prepared.cacheStatus === 'MISS' && prepared.cacheKey
         ? {
             cache: {
@@ -586,7 +592,7 @@ export class ChatService {
       cache: prepared.cacheStatus,
       input: outcome.input,
       output: outcome.output,
-      notes: outcome.notes,
+      notes: ctx.notes ? [...outcome.notes, ...ctx.notes] : outcome.notes,
       // The passages' texts are in the (masked) input; the trace keeps which sources were used.
       sources: prepared.retrieval.sources.map(({ text: _text, ...source }) => source),
       firewall: prepared.firewall ? { ...prepared.firewall.stats(), language: body.firewall_language ?? principal.settings.firewallLanguage } : null,

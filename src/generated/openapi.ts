@@ -133,6 +133,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/responses": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Application name shown and filtered on in the trace explorer. Up to 120 characters; a
+                 *     longer value is ignored (not truncated, not an error).
+                 */
+                "X-Application-Name"?: components["parameters"]["XApplicationName"];
+                /** @description Alias of `X-Application-Name`. */
+                "X-Title"?: components["parameters"]["XTitle"];
+                /** @description Alias of `X-Application-Name`. */
+                "X-OpenRouter-Title"?: components["parameters"]["XOpenRouterTitle"];
+                /**
+                 * @description W3C trace context. The trace id and parent span id are recorded on the trace; an
+                 *     unparsable value is ignored, not rejected.
+                 */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a response (OpenAI's Responses API)
+         * @description OpenAI's Responses API as a door onto the chat service: the same routing, fallback,
+         *     egress guard, firewall, memory, cache, idempotency, limits, metering (usage kind `chat`),
+         *     trace and audit entry as `/chat/completions`. `input` is a string or items (`message` with
+         *     `input_text`/`input_image`, `function_call`, `function_call_output`); `developer`
+         *     messages are system messages. Unknown fields are dropped at every level. Tools of a type
+         *     other than `function` are left out of what the model sees (noted on the trace); a
+         *     `tool_choice` that requires one, and `background: true`, are 422. With `store` (default
+         *     true) the response and its input are kept for `previous_response_id`, `GET` and `DELETE`
+         *     for `RESPONSES_RETENTION_DAYS`. With `stream: true` the answer is Server-Sent Events
+         *     (`event: response.*` with `sequence_number`), sent once the provider's first output came;
+         *     a stream cut after that ends with `response.failed` and an `error` event.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The response's id (`resp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch a stored response
+         * @description A response of another workspace, one stored with `store false`, or none, is a 404.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored response
+         * @description Deletes the response and its input; a later `previous_response_id` naming it is a 404, and
+         *     a chain through it ends there.
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embeddings": {
         parameters: {
             query?: never;
@@ -1410,6 +1506,120 @@ export interface components {
                 strict?: boolean | null;
             };
         };
+        /**
+         * @description OpenAI's Responses request. Exactly one of `model` and `models` (enforced by the chat
+         *     service). Unknown fields are dropped at every level (`include`, `prompt_cache_key`,
+         *     `client_metadata`, `truncation`, `service_tier` … are accepted and not used).
+         */
+        ResponsesRequest: {
+            model?: string;
+            models?: string[];
+            input?: string | components["schemas"]["ResponsesInputItem"][];
+            instructions?: string | null;
+            previous_response_id?: string | null;
+            store?: boolean | null;
+            stream?: boolean | null;
+            /** @description `true` is a 422: the door answers in the request, not in the background. */
+            background?: boolean | null;
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            tools?: components["schemas"]["ResponsesTool"][];
+            tool_choice?: ("none" | "auto" | "required") | {
+                type: string;
+                name?: string;
+            };
+            parallel_tool_calls?: boolean | null;
+            text?: {
+                format?: components["schemas"]["ResponsesTextFormat"];
+            } | null;
+            reasoning?: {
+                effort?: components["schemas"]["ReasoningEffort"];
+            } | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            user?: string;
+            provider?: components["schemas"]["ProviderPreferences"];
+            firewall?: boolean;
+            firewall_language?: components["schemas"]["FirewallLanguage"];
+            collection?: string | string[];
+            thread?: string;
+            tags?: string[];
+            name?: string;
+            cache?: boolean;
+        };
+        /**
+         * @description An input item: a message (`type` `message` or absent, with `role` and `content`), a
+         *     `function_call` (`call_id`, `name`, `arguments`) or a `function_call_output` (`call_id`,
+         *     `output`). `reasoning` items are accepted and not sent on (chat providers take none);
+         *     items may carry `id` and `status`.
+         */
+        ResponsesInputItem: {
+            type?: string;
+            /** @enum {string} */
+            role?: "user" | "assistant" | "system" | "developer";
+            content?: string | components["schemas"]["ResponsesContentPart"][];
+            call_id?: string;
+            name?: string;
+            arguments?: string;
+            output?: string | components["schemas"]["ResponsesContentPart"][];
+        };
+        ResponsesContentPart: {
+            type: string;
+            text?: string;
+            image_url?: string;
+            file_id?: string;
+            /** @enum {string} */
+            detail?: "auto" | "low" | "high";
+        };
+        /**
+         * @description `function` tools are served; any other type (`web_search`, `file_search`, `namespace`,
+         *     `custom`, …) is left out of what the model sees and noted on the trace.
+         */
+        ResponsesTool: {
+            type: string;
+            name?: string;
+            description?: string | null;
+            parameters?: Record<string, unknown> | null;
+            strict?: boolean | null;
+        };
+        ResponsesTextFormat: {
+            /** @enum {string} */
+            type: "text" | "json_object" | "json_schema";
+            name?: string;
+            description?: string;
+            schema?: Record<string, unknown>;
+            strict?: boolean | null;
+        };
+        /**
+         * @description OpenAI's response object: `id` (`resp_…`, the same in the stream, when stored and on the
+         *     trace), `object: "response"`, `status` (`completed`, `incomplete` with
+         *     `incomplete_details.reason`, `failed`), `output` items (`message` with `output_text`,
+         *     `function_call`), `output_text`, `usage` with cached and reasoning tokens; plus Polder's
+         *     `credits` and `sources`.
+         */
+        ResponseObject: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            created_at?: number;
+            /** @enum {string} */
+            status: "completed" | "incomplete" | "failed" | "in_progress";
+            model?: string;
+            output: Record<string, unknown>[];
+            output_text?: string;
+            usage?: Record<string, unknown>;
+            credits?: components["schemas"]["Credits"];
+            sources?: components["schemas"]["RetrievalSource"][];
+        };
+        ResponseDeleted: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            /** @enum {boolean} */
+            deleted: true;
+        };
         ChatCompletion: {
             /** @description The request id. */
             id: string;
@@ -1685,6 +1895,8 @@ export interface components {
                 traces: number;
                 replays: number;
                 cache_entries: number;
+                /** @description Responses stored by `/responses` calls that named the end-user (`user`). */
+                responses: number;
             };
         };
         Thread: {
@@ -2352,6 +2564,148 @@ export interface operations {
             401: components["responses"]["MessagesError"];
             403: components["responses"]["MessagesError"];
             422: components["responses"]["MessagesError"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Application name shown and filtered on in the trace explorer. Up to 120 characters; a
+                 *     longer value is ignored (not truncated, not an error).
+                 */
+                "X-Application-Name"?: components["parameters"]["XApplicationName"];
+                /** @description Alias of `X-Application-Name`. */
+                "X-Title"?: components["parameters"]["XTitle"];
+                /** @description Alias of `X-Application-Name`. */
+                "X-OpenRouter-Title"?: components["parameters"]["XOpenRouterTitle"];
+                /**
+                 * @description W3C trace context. The trace id and parent span id are recorded on the trace; an
+                 *     unparsable value is ignored, not rejected.
+                 */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The response object (JSON), or its events when `stream` is true. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    "X-Model": components["headers"]["X-Model"];
+                    "X-Provider": components["headers"]["X-Provider"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ChainUnavailable"];
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The response's id (`resp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response as it was answered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The response's id (`resp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{id, object: "response", deleted: true}` (OpenAI's shape). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
     createEmbedding: {
@@ -3868,7 +4222,14 @@ export type ProviderAttempt = components['schemas']['ProviderAttempt'];
 export type ProviderPreferences = components['schemas']['ProviderPreferences'];
 export type ReadinessStatus = components['schemas']['ReadinessStatus'];
 export type ReasoningEffort = components['schemas']['ReasoningEffort'];
+export type ResponseDeleted = components['schemas']['ResponseDeleted'];
 export type ResponseFormat = components['schemas']['ResponseFormat'];
+export type ResponseObject = components['schemas']['ResponseObject'];
+export type ResponsesContentPart = components['schemas']['ResponsesContentPart'];
+export type ResponsesInputItem = components['schemas']['ResponsesInputItem'];
+export type ResponsesRequest = components['schemas']['ResponsesRequest'];
+export type ResponsesTextFormat = components['schemas']['ResponsesTextFormat'];
+export type ResponsesTool = components['schemas']['ResponsesTool'];
 export type RetrievalSource = components['schemas']['RetrievalSource'];
 export type RouterSettings = components['schemas']['RouterSettings'];
 export type RouterSettingsUpdate = components['schemas']['RouterSettingsUpdate'];

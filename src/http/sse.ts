@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { EventWriter } from '../doors/responses/stream.js';
 import type { SseSink } from '../gateway/chat.js';
 import type { AppContext } from './state.js';
 
@@ -40,6 +41,32 @@ export function sseSink(ctx: AppContext): SseSink {
     end(withDone) {
       if (res.destroyed) return;
       res.end(withDone ? 'data: [DONE]\n\n' : undefined);
+    },
+  };
+}
+
+/** Named Server-Sent Events (`event:` and `data:` lines), as the Responses API streams them. */
+export function sseEventWriter(ctx: AppContext): EventWriter {
+  const res = ctx.res;
+  return {
+    open(headers) {
+      ctx.status = 200;
+      ctx.respond = false;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': ctx.state.requestId,
+        ...headers,
+      });
+    },
+    async write(event, data) {
+      if (res.destroyed) return;
+      if (!res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) && !res.destroyed) await drainedOrClosed(res);
+    },
+    end() {
+      if (!res.destroyed) res.end();
     },
   };
 }

@@ -3,6 +3,7 @@ import cacheExpire from '../../tasks/cache__expire.js';
 import memoryExtractFacts from '../../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../../tasks/memory__ingest_document.js';
 import requestsPrune from '../../tasks/requests__prune.js';
+import responsesPrune from '../../tasks/responses__prune.js';
 import type { Queryable } from '../db/pool.js';
 import { storableJson } from '../db/storable.js';
 import type { Logger } from '../logger.js';
@@ -15,6 +16,7 @@ const definitions = {
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
+  responses__prune: responsesPrune,
 };
 
 type Definitions = typeof definitions;
@@ -98,5 +100,6 @@ export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
     { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
+    { task: 'responses__prune', match: '37 * * * *', identifier: 'responses__prune' },
   ]);
 }

@@ -12,6 +12,8 @@ export interface WorkerServices {
   adapters: Adapters;
   /** REPLAY_RETENTION_HOURS (Config). */
   replayRetentionHours: number;
+  /** RESPONSES_RETENTION_DAYS (Config); DEFAULT_RESPONSES_RETENTION_DAYS when not given. */
+  responsesRetentionDays?: number;
 }
 
 // What every task receives besides its payload: the shared services and a logger bound to the job.

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/entries.js';
 import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { deleteThreadsOfEndUser } from '../threads/store.js';
+import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
 import { forgetFact, lockEndUser } from './facts.js';
 
 // The right to erasure: one call removes everything the workspace holds about one end-user:
@@ -26,6 +27,8 @@ export interface Erasure {
   /** Answers kept for a retry to replay. */
   replays: number;
   cacheEntries: number;
+  /** Responses stored by the Responses door for calls that named the end-user. */
+  responses: number;
 }
 
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
@@ -48,6 +51,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   ]);
   const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
   const threads = await deleteThreadsOfEndUser(db, actor.workspaceId, userRef);
+  const responses = await deleteResponsesOfEndUser(db, actor.workspaceId, userRef);
   const answers = await db.query<{ replays: number; cache_entries: number }>(
     `with replays as (
        delete from requests where workspace_id = $1 and end_user = $2 returning 1
@@ -66,6 +70,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     threads,
     replays: answers.rows[0]!.replays,
     cacheEntries: answers.rows[0]!.cache_entries,
+    responses,
   };
   await recordAudit(db, {
     organization_id: actor.organizationId,
@@ -82,6 +87,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
       threads: erasure.threads,
       replays: erasure.replays,
       cache_entries: erasure.cacheEntries,
+      responses: erasure.responses,
     },
   });
   return erasure;

@@ -8,6 +8,20 @@ import type { TraceRecord } from '../traces/store.js';
 import type { SettledRequest } from './requestIds.js';
 import type { UsageRecord } from './usageLines.js';
 
+/** A response the Responses door keeps (`store`), written with the records of the request that answered it. */
+export interface StoredResponseRecord {
+  workspace_id: string;
+  organization_id: string;
+  /** `resp_…` */
+  id: string;
+  request_id: string;
+  previous_response_id: string | null;
+  end_user: string | null;
+  /** This turn's input items, as the caller sent them. */
+  input: unknown[];
+  response: Record<string, unknown>;
+}
+
 // What a request leaves behind, written in one statement before its caller sees the answer
 // (writeRecords.ts): its usage lines, trace, audit entry, thread append, the answer kept for a
 // retry to replay, and a fresh response-cache entry. Background work (an ingest, a fact
@@ -43,6 +57,7 @@ export interface RequestRecords {
   cache?: CacheEntry;
   /** Its credits, billed into the limit counters of its key, workspace and organization. */
   spend?: SpendRecord[];
+  storedResponse?: StoredResponseRecord;
 }
 
 /** The records as JSON objects, each ready to be joined into its table's array. */
@@ -54,6 +69,7 @@ export interface SerializedRecords {
   request: { identity: string; json: string } | undefined;
   cache: { identity: string; key: Buffer; json: string } | undefined;
   spend: SpendRecord[];
+  storedResponse?: { identity: string; json: string } | undefined;
 }
 
 /** A request whose records a table would refuse: it is answered with this, and not billed. */
@@ -145,6 +161,7 @@ export function refusal(records: RequestRecords): string | undefined {
   if (records.thread) checkThread(problems, records.thread);
   if (records.request && !REQUEST_KINDS.has(records.request.kind)) problems.push('request.kind is not a request kind');
   if (records.cache && records.cache.key.length !== 32) problems.push('cache.key must be 32 bytes');
+  if (records.storedResponse) text(problems, 'stored_response.id', records.storedResponse.id);
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
@@ -220,6 +237,9 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
     thread: records.thread ? storableJson(records.thread) : undefined,
     request: request ? { identity: `${request.workspace_id}\0${request.request_id}`, json: storableJson(request) } : undefined,
     spend: records.spend ?? [],
+    storedResponse: records.storedResponse
+      ? { identity: `${records.storedResponse.workspace_id}\0${records.storedResponse.id}`, json: storableJson(records.storedResponse) }
+      : undefined,
     cache: cache
       ? {
           identity: `${cache.workspace_id}\0${cacheKey}`,

@@ -5,7 +5,7 @@ import type { SpendRecord } from '../limits/gate.js';
 import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
 
 // The one writer of what requests leave behind: usage, traces, the audit log, thread messages, the
-// answers kept for replay and the response cache, for a whole batch of requests in one statement,
+// answers kept for replay, the response cache and the Responses door's stored responses, for a whole batch of requests in one statement,
 // so one transaction and one round trip. The group commit runs it for the requests the clients
 // wait for; ingest, fact extraction and every audited change run it inside their own transaction.
 //
@@ -109,6 +109,14 @@ const WRITE_RECORDS_SQL = `
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
            end_user = excluded.end_user, fact_ids = excluded.fact_ids
+  ), stored_response_rows as (
+    -- The Responses door's stored turn (store: true): a replay of the same response keeps the first.
+    insert into stored_responses (workspace_id, id, organization_id, request_id, previous_response_id, end_user, input, response)
+    select s.workspace_id, s.id, s.organization_id, s.request_id, s.previous_response_id, s.end_user, s.input::jsonb, s.response::jsonb
+      from json_to_recordset($10::json) as s(
+             workspace_id uuid, id text, organization_id uuid, request_id text, previous_response_id text, end_user text,
+             input json, response json)
+    on conflict (workspace_id, id) do nothing
   ), spend as (
     select * from json_to_recordset($9::json) as s(
       scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric)
@@ -193,6 +201,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
   const requests = lastOfEach(batch.map((records) => records.request));
   const cache = lastOfEach(batch.map((records) => records.cache));
   const cacheKeys = cache.map((entry) => entry.key);
+  const storedResponses = lastOfEach(batch.map((records) => records.storedResponse));
   const spend = summedSpend(batch);
   // Named, so each connection parses and plans this long statement once.
   await db.query({
@@ -208,6 +217,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
       CACHE_KEYS_CHANNEL,
       encodeKeys(cacheKeys),
       JSON.stringify(spend),
+      jsonArray(storedResponses.map((s) => s.json)),
     ],
   });
   return cacheKeys;

@@ -64,7 +64,7 @@ export async function startTestApp(
       createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
     async startWorker() {
       const jobs = await startJobRunner({
-        services: { db: db.pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours },
+        services: { db: db.pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours, responsesRetentionDays: config.responsesRetentionDays },
         log,
         concurrency: 2,
         pollInterval: 50,

@@ -47,7 +47,7 @@ describe('erasure reaches replays, the response cache and threads', () => {
 
     const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-9', { method: 'DELETE', key: gw.key });
     expect(erased.status).to.equal(200);
-    expect(erased.body.deleted).to.deep.equal({ facts: 1, threads: 1, traces: 2, replays: 2, cache_entries: 1 });
+    expect(erased.body.deleted).to.deep.equal({ facts: 1, threads: 1, traces: 2, replays: 2, cache_entries: 1, responses: 0 });
 
     // A retry under the first id finds no answer to hand back, and is not run or billed again.
     const replay = await ask('klant-9', 'keep-9', { thread: 'gesprek-9' });
@@ -72,7 +72,7 @@ describe('erasure reaches replays, the response cache and threads', () => {
     expect(JSON.stringify(theirReplay.body.sources)).to.contain('2021');
     expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-10', { key: gw.key })).status).to.equal(200);
     const audit = await gw.app.db.pool.query("select details from audit_log where action = 'memory.erased' and target = 'klant-9'");
-    expect(audit.rows[0].details).to.include({ threads: 1, replays: 2, cache_entries: 1 });
+    expect(audit.rows[0].details).to.include({ threads: 1, replays: 2, cache_entries: 1, responses: 0 });
   });
 
   it('forgetting one fact takes it out of every kept answer and cache entry it was retrieved into', async () => {

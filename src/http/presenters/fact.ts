@@ -22,6 +22,7 @@ export function presentErasure(erasure: Erasure) {
       traces: erasure.traces,
       replays: erasure.replays,
       cache_entries: erasure.cacheEntries,
+      responses: erasure.responses,
     },
   };
 }

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import type { Credits } from '../../metering/credits.js';
+import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject, ResponsesRequest, ResponseUsage } from './types.js';
+
+// The door's way out: a chat answer (JSON, or what a stream delivered) becomes a Responses object.
+// The streamed and the JSON answer are built by the same function, so a stream's
+// `response.completed` equals what the same answer would have been as JSON.
+
+/** What one chat answer holds, however it came. */
+export interface ChatOutcome {
+  model: string;
+  text: string | null;
+  refusal: string | null;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: string;
+  usage: ChatUsage | null;
+  sources: unknown[];
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+  credits?: Credits;
+}
+
+/**
+ * The response id of a request: derived from the workspace and the request id, so a replayed retry
+ * (same request id) answers the same `resp_` id, and no two workspaces share one.
+ */
+export function responseIdOf(workspaceId: string, requestId: string): string {
+  return `resp_${createHash('sha256').update(`${workspaceId}\0${requestId}`).digest('hex').slice(0, 48)}`;
+}
+
+/** Item ids follow from the response id and the item's place, the same in a stream and in its final object. */
+export function itemIdOf(responseId: string, kind: 'msg' | 'fc', outputIndex: number): string {
+  return `${kind}_${responseId.slice('resp_'.length, 'resp_'.length + 40)}${outputIndex.toString(16).padStart(4, '0')}`;
+}
+
+/** The chat completion body (chat.ts settle) as an outcome. */
+export function outcomeOfCompletion(body: Record<string, unknown>): ChatOutcome {
+  const choice = (body.choices as { message: Record<string, unknown>; finish_reason: string | null }[])[0];
+  const message = choice?.message ?? {};
+  const calls = (message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? [];
+  return {
+    model: String(body.model),
+    text: (message.content as string | null | undefined) ?? null,
+    refusal: (message.refusal as string | null | undefined) ?? null,
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+    finishReason: choice?.finish_reason ?? 'stop',
+    usage: (body.usage as ChatUsage | undefined) ?? null,
+    sources: (body.sources as unknown[] | undefined) ?? [],
+  };
+}
+
+export function messageItem(responseId: string, outputIndex: number, text: string, status: MessageItem['status']): MessageItem {
+  return {
+    id: itemIdOf(responseId, 'msg', outputIndex),
+    type: 'message',
+    status,
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  };
+}
+
+export function functionCallItem(
+  responseId: string,
+  outputIndex: number,
+  call: { id: string; name: string; arguments: string },
+  status: FunctionCallItem['status'],
+): FunctionCallItem {
+  return { id: itemIdOf(responseId, 'fc', outputIndex), type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
+}
+
+/** The output items of an outcome: the message (when there is text, or nothing else), then the function calls. */
+export function outputItemsOf(responseId: string, outcome: ChatOutcome): OutputItem[] {
+  const status = finishStatus(outcome.finishReason).itemStatus;
+  const items: OutputItem[] = [];
+  if (outcome.refusal) {
+    items.push({ ...messageItem(responseId, 0, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
+  } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
+    items.push(messageItem(responseId, 0, outcome.text ?? '', status));
+  }
+  for (const call of outcome.toolCalls) items.push(functionCallItem(responseId, items.length, call, status));
+  return items;
+}
+
+function finishStatus(finishReason: string): {
+  status: ResponseObject['status'];
+  itemStatus: MessageItem['status'];
+  incomplete: { reason: string } | null;
+} {
+  if (finishReason === 'length') return { status: 'incomplete', itemStatus: 'incomplete', incomplete: { reason: 'max_output_tokens' } };
+  if (finishReason === 'content_filter') return { status: 'incomplete', itemStatus: 'incomplete', incomplete: { reason: 'content_filter' } };
+  return { status: 'completed', itemStatus: 'completed', incomplete: null };
+}
+
+export function usageOf(usage: ChatUsage | null): ResponseUsage | null {
+  if (!usage) return null;
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+export interface ResponseFrame {
+  id: string;
+  createdAt: number;
+  request: ResponsesRequest;
+  /** The model that serves (known once the chain answered), else the one asked for. */
+  model: string;
+}
+
+/** The response object around its output: what the request set is echoed back, as OpenAI does. */
+export function responseObject(
+  frame: ResponseFrame,
+  state: { status: ResponseObject['status']; output: OutputItem[]; usage: ChatUsage | null; sources: unknown[]; error?: ResponseObject['error']; incomplete?: ResponseObject['incomplete_details'] },
+): ResponseObject {
+  const { request } = frame;
+  return {
+    id: frame.id,
+    object: 'response',
+    created_at: frame.createdAt,
+    status: state.status,
+    background: false,
+    error: state.error ?? null,
+    incomplete_details: state.incomplete ?? null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    metadata: request.metadata ?? {},
+    model: frame.model,
+    output: state.output,
+    output_text: outputTextOf(state.output),
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: request.previous_response_id ?? null,
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    store: request.store ?? true,
+    temperature: request.temperature ?? null,
+    text: { format: request.text?.format ?? { type: 'text' } },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? null,
+    truncation: 'disabled',
+    usage: usageOf(state.usage),
+    user: request.user ?? null,
+    ...(state.usage?.credits ? { credits: state.usage.credits } : {}),
+    sources: state.sources,
+  };
+}
+
+/** The finished response of an outcome. */
+export function finishedResponse(frame: ResponseFrame, outcome: ChatOutcome): ResponseObject {
+  const { status, incomplete } = finishStatus(outcome.finishReason);
+  return responseObject(
+    { ...frame, model: outcome.model },
+    { status, incomplete, output: outputItemsOf(frame.id, outcome), usage: outcome.usage, sources: outcome.sources },
+  );
+}
+
+function outputTextOf(output: readonly OutputItem[]): string {
+  return output
+    .flatMap((item) => (item.type === 'message' ? item.content.flatMap((part) => (part.type === 'output_text' ? [part.text] : [])) : []))
+    .join('');
+}

@@ -1,0 +1,95 @@
+import type { Pool } from '../../db/pool.js';
+import { notFound, validationFailed } from '../../errors.js';
+import type { ChatContext, ChatReply, ChatService } from '../../gateway/chat.js';
+import type { Validator } from '../../http/validation.js';
+import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
+import { chatRequestOf, type DoorRequest } from './request.js';
+import { chainOf, deleteResponse, findResponse } from './store.js';
+import { ResponsesStream, type EventWriter } from './stream.js';
+import type { ResponseObject, ResponsesRequest } from './types.js';
+
+// POST /v1/responses is a translation onto the chat service, not a second gateway: routing,
+// fallback, egress guard, firewall, memory, cache, idempotency, limits, metering, trace and audit
+// all happen in ChatService. The door adds the chain of stored turns in front and the stored
+// response behind, which the chat service writes in the same group commit as the request's usage,
+// trace and replayable answer (ChatContext.keepAnswer): a response that was answered is stored,
+// and a replay never needs to store it again.
+
+export class ResponsesDoor {
+  constructor(private readonly deps: { chat: ChatService; pool: Pool; validator: Validator }) {}
+
+  async create(ctx: ChatContext, body: ResponsesRequest): Promise<ChatReply> {
+    const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
+    const reply = await this.deps.chat.complete(chatCtx, door.chat);
+    // A replay did not answer anew: its response is made from the kept chat answer, as the first was.
+    const response = answered.response ?? responseOfChatBody(frame, reply.body);
+    return { body: response, headers: reply.headers };
+  }
+
+  async stream(ctx: ChatContext, body: ResponsesRequest, writer: EventWriter): Promise<void> {
+    const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
+    const events = new ResponsesStream(writer, frame);
+    await this.deps.chat.stream(chatCtx, { ...door.chat, stream: true }, events);
+    if (events.outcome === 'failed') return;
+    if (events.outcome === 'unfinished') {
+      writer.end();
+      return;
+    }
+    // By now the response is stored (when asked): a follow-up that names it finds it.
+    await events.complete(answered.response ?? events.finishedResponse());
+  }
+
+  async get(workspaceId: string, id: string): Promise<ResponseObject> {
+    const response = await findResponse(this.deps.pool, workspaceId, id);
+    if (!response) throw notFound(`no response ${id}`);
+    return response;
+  }
+
+  async delete(workspaceId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+    if (!(await deleteResponse(this.deps.pool, workspaceId, id))) throw notFound(`no response ${id}`);
+    return { id, object: 'response', deleted: true };
+  }
+
+  private async prepare(
+    ctx: ChatContext,
+    body: ResponsesRequest,
+  ): Promise<{ door: DoorRequest; frame: ResponseFrame; chatCtx: ChatContext; answered: { response?: ResponseObject } }> {
+    const workspaceId = ctx.principal.workspaceId;
+    const previous = body.previous_response_id ?? undefined;
+    const chain = previous !== undefined ? await chainOf(this.deps.pool, workspaceId, previous) : [];
+    if (previous !== undefined && chain.length === 0) throw notFound(`no response ${previous} (previous_response_id)`);
+    const door = chatRequestOf(body, chain);
+    // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked.
+    const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
+    if (errors) throw validationFailed(errors);
+    const id = responseIdOf(workspaceId, ctx.requestId);
+    const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
+    const answered: { response?: ResponseObject } = {};
+    const chatCtx: ChatContext = {
+      ...ctx,
+      notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
+      // Called once the chat is answered (not for a replay): the response, and with `store` (default
+      // true) the row that keeps it and this turn's input for previous_response_id and GET.
+      keepAnswer: (chatBody) => {
+        const response = responseOfChatBody(frame, chatBody);
+        answered.response = response;
+        if (body.store === false) return undefined;
+        return {
+          workspace_id: workspaceId,
+          organization_id: ctx.principal.organizationId,
+          id,
+          request_id: ctx.requestId,
+          previous_response_id: previous ?? null,
+          end_user: body.user ?? null,
+          input: door.input,
+          response,
+        };
+      },
+    };
+    return { door, frame, chatCtx, answered };
+  }
+}
+
+function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>): ResponseObject {
+  return finishedResponse({ ...frame, createdAt: Number(chatBody.created) || frame.createdAt }, outcomeOfCompletion(chatBody));
+}

@@ -1,0 +1,246 @@
+import { validationFailed, type FieldErrors } from '../../errors.js';
+import type { ChatCompletionRequest } from '../../generated/openapi.js';
+import type { ChatMessage } from '../../gateway/providers/types.js';
+import type { StoredTurn } from './store.js';
+import type { ContentPart, InputItem, ResponsesRequest } from './types.js';
+
+// The door's way in: a Responses request (and the stored turns `previous_response_id` leads to)
+// becomes one chat request. What the chat service cannot serve is refused here with a 422 naming
+// the field; what a client merely sends along (built-in tools it offers, reasoning items, fields
+// the door does not use) is left out, and said so on the trace.
+
+type ChatTool = NonNullable<ChatCompletionRequest['tools']>[number];
+type ChatContent = Exclude<ChatMessage['content'], null | undefined>;
+type ChatPart = Extract<ChatContent, unknown[]>[number];
+
+export interface DoorRequest {
+  chat: ChatCompletionRequest;
+  /** This turn's input items, as the caller sent them (a string input becomes one user message). */
+  input: InputItem[];
+  /** What was left out, for the trace. */
+  notes: string[];
+}
+
+class Refusals {
+  readonly errors: FieldErrors = {};
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+  }
+  throwAny(): void {
+    if (Object.keys(this.errors).length > 0) throw validationFailed(this.errors);
+  }
+}
+
+/** The items of a string or item input. */
+export function inputItemsOf(input: ResponsesRequest['input']): InputItem[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return input as InputItem[];
+}
+
+export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn[]): DoorRequest {
+  const refusals = new Refusals();
+  const notes = new Set<string>();
+  if (body.background === true) refusals.add('background', 'is not served: the door answers within the request (send false or leave it out)');
+
+  const input = inputItemsOf(body.input);
+  const messages: ChatMessage[] = [];
+  if (body.instructions) messages.push({ role: 'system', content: body.instructions });
+  // Earlier turns were checked when they were sent; their refusals cannot name this request's fields.
+  const history = new Refusals();
+  for (const turn of chain) {
+    appendItems(messages, turn.input, 'previous', history, notes);
+    appendItems(messages, turn.response.output as unknown as InputItem[], 'previous', history, notes);
+  }
+  appendItems(messages, input, 'input', refusals, notes);
+  if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
+
+  const { tools, offeredOnly } = toolsOf(body.tools ?? []);
+  for (const type of offeredOnly) notes.add(`tool type ${type} offered and left out: the door serves function tools only`);
+  const toolChoice = toolChoiceOf(body.tool_choice, tools.length, offeredOnly, refusals);
+  refusals.throwAny();
+
+  const format = body.text?.format;
+  const chat: ChatCompletionRequest = {
+    messages,
+    ...(body.model !== undefined ? { model: body.model } : {}),
+    ...(body.models !== undefined ? { models: body.models } : {}),
+    ...(body.stream ? { stream: true } : {}),
+    ...(body.max_output_tokens != null ? { max_completion_tokens: body.max_output_tokens } : {}),
+    ...(body.temperature != null ? { temperature: body.temperature } : {}),
+    ...(body.top_p != null ? { top_p: body.top_p } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+    ...(tools.length > 0 && body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+    ...(body.reasoning?.effort != null ? { reasoning_effort: body.reasoning.effort } : {}),
+    ...(format && format.type !== 'text'
+      ? {
+          response_format:
+            format.type === 'json_schema'
+              ? {
+                  type: 'json_schema',
+                  json_schema: {
+                    name: format.name!,
+                    schema: format.schema!,
+                    ...(format.description !== undefined ? { description: format.description } : {}),
+                    ...(format.strict != null ? { strict: format.strict } : {}),
+                  },
+                }
+              : { type: 'json_object' },
+        }
+      : {}),
+    ...(body.user !== undefined ? { user: body.user } : {}),
+    ...(body.provider !== undefined ? { provider: body.provider } : {}),
+    ...(body.firewall !== undefined ? { firewall: body.firewall } : {}),
+    ...(body.firewall_language !== undefined ? { firewall_language: body.firewall_language } : {}),
+    ...(body.collection !== undefined ? { collection: body.collection } : {}),
+    ...(body.thread !== undefined ? { thread: body.thread } : {}),
+    ...(body.tags !== undefined ? { tags: body.tags } : {}),
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.cache !== undefined ? { cache: body.cache } : {}),
+  };
+  return { chat, input, notes: [...notes] };
+}
+
+function itemTypeOf(item: InputItem): string {
+  return item.type ?? (item.role !== undefined ? 'message' : 'unknown');
+}
+
+/** Input (or stored output) items onto chat messages: consecutive function calls join one assistant message. */
+function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: string, refusals: Refusals, notes: Set<string>): void {
+  items.forEach((item, i) => {
+    const path = `${at}.${i}`;
+    const type = itemTypeOf(item);
+    switch (type) {
+      case 'message': {
+        if (item.role === undefined) {
+          refusals.add(`${path}.role`, 'is required');
+          return;
+        }
+        if (item.content === undefined) {
+          refusals.add(`${path}.content`, 'is required');
+          return;
+        }
+        const role = item.role === 'developer' ? 'system' : item.role;
+        const content = contentOf(item.content, `${path}.content`, refusals);
+        // Assistant turns go back as plain text: every chat provider takes that.
+        messages.push({ role, content: role === 'assistant' && Array.isArray(content) ? textOfParts(content) : content });
+        return;
+      }
+      case 'function_call': {
+        if (item.call_id === undefined || item.name === undefined || item.arguments === undefined) {
+          for (const field of ['call_id', 'name', 'arguments'] as const) if (item[field] === undefined) refusals.add(`${path}.${field}`, 'is required');
+          return;
+        }
+        const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+        const last = messages.at(-1);
+        if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        return;
+      }
+      case 'function_call_output': {
+        if (item.call_id === undefined || item.output === undefined) {
+          for (const field of ['call_id', 'output'] as const) if (item[field] === undefined) refusals.add(`${path}.${field}`, 'is required');
+          return;
+        }
+        const output = typeof item.output === 'string' ? item.output : textOfParts(contentOf(item.output, `${path}.output`, refusals) as ChatPart[]);
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: output });
+        return;
+      }
+      case 'reasoning':
+        notes.add('reasoning items are not sent on: chat providers take none');
+        return;
+      case 'item_reference':
+        refusals.add(`${path}.type`, 'item_reference is not served: continue a conversation with previous_response_id, or send the items');
+        return;
+      default:
+        notes.add(`input item type ${type} left out: the door serves message, function_call and function_call_output`);
+    }
+  });
+}
+
+function contentOf(content: string | ContentPart[], path: string, refusals: Refusals): ChatContent {
+  if (typeof content === 'string') return content;
+  const parts: ChatPart[] = [];
+  content.forEach((part, p) => {
+    const where = `${path}.${p}`;
+    switch (part.type) {
+      case 'input_text':
+      case 'output_text':
+      case 'text':
+        if (typeof part.text !== 'string') refusals.add(`${where}.text`, 'is required');
+        else parts.push({ type: 'text', text: part.text });
+        return;
+      case 'refusal':
+        if (typeof part.refusal === 'string') parts.push({ type: 'text', text: part.refusal });
+        return;
+      case 'input_image':
+        if (part.file_id !== undefined || typeof part.image_url !== 'string') {
+          refusals.add(where, 'an input_image needs image_url (an https or data: URL); file_id is not served (there is no files API)');
+        } else {
+          parts.push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } });
+        }
+        return;
+      case 'input_file':
+        if (typeof part.file_data !== 'string') refusals.add(where, 'an input_file needs file_data; file_id and file_url are not served');
+        else parts.push({ type: 'file', file: { file_data: part.file_data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } });
+        return;
+      default:
+        refusals.add(`${where}.type`, `${part.type} is not served; use input_text, input_image or input_file`);
+    }
+  });
+  return parts;
+}
+
+function textOfParts(parts: ChatContent): string {
+  if (typeof parts === 'string') return parts;
+  return parts.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n');
+}
+
+function toolsOf(tools: NonNullable<ResponsesRequest['tools']>): { tools: ChatTool[]; offeredOnly: string[] } {
+  const served: ChatTool[] = [];
+  const offeredOnly = new Set<string>();
+  for (const tool of tools) {
+    if (tool.type !== 'function') {
+      offeredOnly.add(tool.type);
+      continue;
+    }
+    served.push({
+      type: 'function',
+      function: {
+        name: tool.name!,
+        ...(tool.description != null ? { description: tool.description } : {}),
+        ...(tool.parameters != null ? { parameters: tool.parameters } : {}),
+        ...(tool.strict != null ? { strict: tool.strict } : {}),
+      },
+    });
+  }
+  return { tools: served, offeredOnly: [...offeredOnly] };
+}
+
+/** Only a choice that requires a tool the door does not serve is refused; merely offering one is not. */
+function toolChoiceOf(
+  choice: ResponsesRequest['tool_choice'],
+  servedTools: number,
+  offeredOnly: readonly string[],
+  refusals: Refusals,
+): ChatCompletionRequest['tool_choice'] | undefined {
+  if (choice === undefined) return undefined;
+  if (typeof choice === 'string') {
+    if (choice === 'required' && servedTools === 0 && offeredOnly.length > 0) {
+      refusals.add('tool_choice', `requires a tool, but the only tools offered (${offeredOnly.join(', ')}) are built-in tools the door does not serve`);
+      return undefined;
+    }
+    // Without tools a provider has nothing to choose from, and some refuse a choice alone.
+    return servedTools > 0 ? choice : undefined;
+  }
+  if (choice.type === 'function') {
+    if (choice.name === undefined) {
+      refusals.add('tool_choice.name', 'is required');
+      return undefined;
+    }
+    return { type: 'function', function: { name: choice.name } };
+  }
+  refusals.add('tool_choice.type', `requires the built-in tool ${choice.type}, which the door does not serve (only function tools)`);
+  return undefined;
+}

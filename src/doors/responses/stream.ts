@@ -1,0 +1,214 @@
+import type { SseSink } from '../../gateway/chat.js';
+import type { UpstreamChunk } from '../../gateway/providers/types.js';
+import { finishedResponse, functionCallItem, messageItem, responseObject, type ChatOutcome, type ChatUsage, type ResponseFrame } from './answer.js';
+import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject } from './types.js';
+
+// Chat chunks in, Responses events out. The chat service opens the sink only once the provider's
+// first output came (after any fallback), so `response.created` is never sent for a provider that
+// then fails over. A chat error frame after that becomes `response.failed` and an `error` event;
+// the clean end (`response.completed`) is left to the door, which stores the response first.
+
+/** Where the events go: SSE frames on the client's response. */
+export interface EventWriter {
+  open(headers: Record<string, string>): void;
+  write(event: string, data: unknown): Promise<void>;
+  end(): void;
+}
+
+type ChatFrame = { created?: number; choices?: UpstreamChunk['choices']; usage?: ChatUsage; sources?: unknown[]; model?: string; error?: { message: string; code?: string | null } };
+
+interface OpenText {
+  kind: 'message';
+  index: number;
+  text: string;
+}
+
+interface OpenCall {
+  kind: 'call';
+  index: number;
+  /** The chat tool call's index within the choice. */
+  chatIndex: number;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export class ResponsesStream implements SseSink {
+  private sequence = 0;
+  private opened = false;
+  private readonly done: OutputItem[] = [];
+  private current: OpenText | OpenCall | undefined;
+  private readonly calls = new Map<number, OpenCall>();
+  private text = '';
+  private finishReason: string | undefined;
+  private usage: ChatUsage | null = null;
+  private sources: unknown[] = [];
+  private model: string;
+  private readonly frame: ResponseFrame;
+  /** How the chat stream ended: with an answer, with an error, or not at all (client gone). */
+  outcome: 'answered' | 'failed' | 'unfinished' = 'unfinished';
+
+  constructor(
+    private readonly writer: EventWriter,
+    frame: ResponseFrame,
+  ) {
+    this.frame = { ...frame };
+    this.model = frame.model;
+  }
+
+  open(headers: Record<string, string>): void {
+    this.writer.open(headers);
+  }
+
+  async send(data: unknown): Promise<void> {
+    const frame = data as ChatFrame;
+    if (frame.model) this.model = frame.model;
+    if (!this.opened) {
+      this.opened = true;
+      // The chat answer's own time: a replay of it says the same.
+      if (frame.created) this.frame.createdAt = frame.created;
+      const response = this.snapshot('in_progress', []);
+      await this.emit('response.created', { response });
+      await this.emit('response.in_progress', { response });
+    }
+    if (frame.error) {
+      await this.fail(frame.error.code ?? 'upstream_stream_error', frame.error.message);
+      return;
+    }
+    for (const choice of frame.choices ?? []) {
+      if (choice.index !== 0) continue;
+      const { content, tool_calls: calls } = choice.delta;
+      if (content) await this.textDelta(content);
+      for (const call of calls ?? []) await this.callDelta(call);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    if (frame.usage) this.usage = frame.usage;
+    if (frame.sources) this.sources = frame.sources;
+  }
+
+  end(withDone: boolean): void {
+    if (this.outcome === 'unfinished' && withDone) this.outcome = 'answered';
+  }
+
+  /** The answer as the chat stream delivered it, for the final object (and what is stored). */
+  chatOutcome(): ChatOutcome {
+    return {
+      model: this.model,
+      text: this.text === '' ? null : this.text,
+      refusal: null,
+      toolCalls: [...this.calls.values()].sort((a, b) => a.index - b.index).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
+      finishReason: this.finishReason ?? 'stop',
+      usage: this.usage,
+      sources: this.sources,
+    };
+  }
+
+  /** The whole response, built as the JSON answer is. */
+  finishedResponse(): ResponseObject {
+    return finishedResponse(this.frame, this.chatOutcome());
+  }
+
+  /** Closes the open item and sends `response.completed` with the whole response. */
+  async complete(response: ResponseObject): Promise<void> {
+    if (!this.opened) await this.send({});
+    await this.closeCurrent(response.output);
+    await this.emit('response.completed', { response });
+    this.writer.end();
+  }
+
+  /** A failure after the stream began: the response fails, and an `error` event says why. */
+  async fail(code: string, message: string): Promise<void> {
+    if (this.outcome === 'failed') return;
+    this.outcome = 'failed';
+    const output = [...this.done];
+    const response = this.snapshot('failed', output, { code, message });
+    await this.emit('response.failed', { response });
+    await this.emit('error', { code, message, param: null });
+    this.writer.end();
+  }
+
+  private snapshot(status: ResponseObject['status'], output: OutputItem[], error?: { code: string; message: string }): ResponseObject {
+    return responseObject(
+      { ...this.frame, model: this.model },
+      { status, output, usage: null, sources: [], ...(error ? { error } : {}) },
+    );
+  }
+
+  private async emit(type: string, fields: Record<string, unknown>): Promise<void> {
+    await this.writer.write(type, { type, sequence_number: this.sequence++, ...fields });
+  }
+
+  private nextIndex(): number {
+    return this.done.length + (this.current ? 1 : 0);
+  }
+
+  private async textDelta(delta: string): Promise<void> {
+    if (this.current?.kind !== 'message') {
+      // Text after a tool call is rare; it starts a message of its own place.
+      await this.closeCurrent();
+      const index = this.nextIndex();
+      this.current = { kind: 'message', index, text: '' };
+      const item = messageItem(this.frame.id, index, '', 'in_progress');
+      await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
+      await this.emit('response.content_part.added', {
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
+    }
+    const open = this.current as OpenText;
+    open.text += delta;
+    this.text += delta;
+    await this.emit('response.output_text.delta', {
+      item_id: messageItem(this.frame.id, open.index, '', 'in_progress').id,
+      output_index: open.index,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
+  }
+
+  private async callDelta(delta: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]): Promise<void> {
+    let open = this.calls.get(delta.index);
+    if (!open) {
+      await this.closeCurrent();
+      open = { kind: 'call', index: this.nextIndex(), chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '' };
+      this.calls.set(delta.index, open);
+      this.current = open;
+      const item = functionCallItem(this.frame.id, open.index, open, 'in_progress');
+      await this.emit('response.output_item.added', { output_index: open.index, item });
+    } else {
+      if (delta.id) open.id = delta.id;
+      if (delta.function?.name) open.name += delta.function.name;
+    }
+    const args = delta.function?.arguments;
+    if (args) {
+      open.arguments += args;
+      await this.emit('response.function_call_arguments.delta', {
+        item_id: functionCallItem(this.frame.id, open.index, open, 'in_progress').id,
+        output_index: open.index,
+        delta: args,
+      });
+    }
+  }
+
+  /** Sends the done events of the open item; with the final output, the items as they are in it. */
+  private async closeCurrent(finalOutput?: OutputItem[]): Promise<void> {
+    const open = this.current;
+    if (!open) return;
+    this.current = undefined;
+    if (open.kind === 'message') {
+      const item = (finalOutput?.[open.index] as MessageItem | undefined) ?? messageItem(this.frame.id, open.index, open.text, 'completed');
+      await this.emit('response.output_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
+      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: item.content[0] });
+      await this.emit('response.output_item.done', { output_index: open.index, item });
+      this.done.push(item);
+    } else {
+      const item = (finalOutput?.[open.index] as FunctionCallItem | undefined) ?? functionCallItem(this.frame.id, open.index, open, 'completed');
+      await this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: open.index, name: item.name, arguments: item.arguments });
+      await this.emit('response.output_item.done', { output_index: open.index, item });
+      this.done.push(item);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { ResponsesDoor } from '../../doors/responses/door.js';
+import type { ResponsesRequest } from '../../doors/responses/types.js';
+import type { Operations } from '../operations.js';
+import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
+import { sseEventWriter } from '../sse.js';
+import { idempotencyOf, principalOf, reply, type AppContext } from '../state.js';
+
+// OpenAI's Responses API (CONTRACT.md "Two more front doors"). Its errors are the chat ones: every
+// error body already carries the OpenAI-style `error` object that the SDKs and agents read.
+export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor }): void {
+  api.add('createResponse', async (ctx: AppContext) => {
+    const body = ctx.state.body as ResponsesRequest;
+    const context = {
+      ...idempotencyOf(ctx),
+      application: applicationName(ctx),
+      traceContext: traceContext(ctx),
+      signal: clientSignal(ctx),
+      log: ctx.state.log,
+    };
+    if (body.stream) {
+      await door.stream(context, body, sseEventWriter(ctx));
+      return;
+    }
+    reply(ctx, await door.create(context, body));
+  });
+
+  api.add('getResponse', async (ctx) => {
+    ctx.body = await door.get(principalOf(ctx).workspaceId, ctx.params.id!);
+  });
+
+  api.add('deleteResponse', async (ctx) => {
+    ctx.body = await door.delete(principalOf(ctx).workspaceId, ctx.params.id!);
+  });
+}

@@ -1,0 +1,154 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { addJob } from '../../../src/jobs/registry.js';
+import { api } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/db.js';
+import { startGatewayFixture, type GatewayFixture } from '../../helpers/gateway.js';
+
+// The Responses door in front of stub providers on loopback: the firewall over a rebuilt chain,
+// erasure and retention of stored responses, clean fallback, a cut stream, and idempotent retries.
+
+interface NamedEvent {
+  event: string;
+  data: Record<string, any>;
+}
+
+/** Reads a Responses stream: `event:` and `data:` lines, in order. */
+async function readEvents(response: Response): Promise<NamedEvent[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((l) => l.startsWith('event: '))!.slice('event: '.length);
+      const data = JSON.parse(lines.find((l) => l.startsWith('data: '))!.slice('data: '.length)) as Record<string, any>;
+      return { event, data };
+    });
+}
+
+describe('the Responses door over the gateway', () => {
+  let gw: GatewayFixture;
+  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    fetch(`${gw.app.baseUrl}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  before(async () => {
+    gw = await startGatewayFixture();
+    await gw.app.startWorker();
+  });
+  after(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.euA.reset();
+    gw.euB.reset();
+  });
+
+  it('never sends personal data of an earlier turn in clear on the third turn, and restores it in the answer', async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const email = 'sanne.de.vries@example.nl';
+    const iban = 'NL91ABNA0417164300';
+    const one = await client.responses.create({ model: 'test/chat-a', input: `Mijn e-mail is ${email} en mijn IBAN is ${iban}.` });
+    const two = await client.responses.create({ model: 'test/chat-a', input: 'Welke polis heb ik?', previous_response_id: one.id });
+    gw.euA.reset();
+    const three = await client.responses.create({ model: 'test/chat-a', input: `Stuur het naar ${email}`, previous_response_id: two.id });
+    const sent = JSON.stringify(gw.euA.requests[0]!.body);
+    expect(sent).not.to.contain(email);
+    expect(sent).not.to.contain(iban);
+    const messages = gw.euA.requests[0]!.body.messages as { role: string; content: string }[];
+    expect(messages).to.have.length(5);
+    // One vault for the whole rebuilt conversation: the address has one placeholder in turns 1 and 3.
+    expect(messages[0]!.content).to.equal('Mijn e-mail is [EMAIL_1] en mijn IBAN is [IBAN_1].');
+    expect(messages[1]!.content).to.equal('echo: Mijn e-mail is [EMAIL_1] en mijn IBAN is [IBAN_1].');
+    expect(messages[4]!.content).to.equal('Stuur het naar [EMAIL_1]');
+    // The stub echoes the last user message: the caller reads the address back in clear.
+    expect(three.output_text).to.contain(email);
+    // Stored as the caller sent it: the caller needs it back.
+    expect(JSON.stringify((await client.responses.retrieve(three.id)).output)).to.contain(email);
+  });
+
+  it("an erasure of the user deletes that user's stored responses, and counts them", async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const one = await client.responses.create({ model: 'test/chat-a', input: 'Eerste', user: 'klant-77' });
+    const two = await client.responses.create({ model: 'test/chat-a', input: 'Tweede', user: 'klant-77', previous_response_id: one.id });
+    const other = await client.responses.create({ model: 'test/chat-a', input: 'Van een ander', user: 'klant-78' });
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-77', { key: gw.key, method: 'DELETE' });
+    expect(erased.status).to.equal(200);
+    expect(erased.body.deleted.responses).to.equal(2);
+    for (const id of [one.id, two.id]) expect((await api(gw.app.baseUrl, `/v1/responses/${id}`, { key: gw.key })).status).to.equal(404);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${other.id}`, { key: gw.key })).status).to.equal(200);
+  });
+
+  it('falls back invisibly when the first provider fails before its first output', async () => {
+    gw.euA.script({ type: 'cutMidStream', afterChunks: 0 });
+    const response = await post({ model: 'test/chat-a', input: 'Hallo daar', stream: true });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    const events = await readEvents(response);
+    expect(events.filter((e) => e.event === 'response.created')).to.have.length(1);
+    expect(events.map((e) => e.event)).not.to.include('error');
+    const completed = events.at(-1)!;
+    expect(completed.event).to.equal('response.completed');
+    expect(completed.data.response.status).to.equal('completed');
+    expect(completed.data.response.output_text).to.equal('echo: Hallo daar');
+    expect(events.map((e) => e.data.sequence_number)).to.deep.equal(events.map((_e, i) => i));
+    expect(events.every((e) => e.data.type === e.event)).to.equal(true);
+  });
+
+  it('ends a stream cut after its first output with response.failed and an error event; nothing is stored or billed', async () => {
+    gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
+    const response = await post({ model: 'test/chat-a', input: 'Vertel een lang verhaal', stream: true }, { 'x-request-id': 'resp-cut-1' });
+    expect(response.status).to.equal(200);
+    const events = await readEvents(response);
+    const names = events.map((e) => e.event);
+    expect(names[0]).to.equal('response.created');
+    expect(names).not.to.include('response.completed');
+    expect(names.slice(-2)).to.deep.equal(['response.failed', 'error']);
+    const failed = events.at(-2)!.data.response;
+    expect(failed.status).to.equal('failed');
+    expect(failed.error.code).to.equal('upstream_stream_error');
+    expect(failed.id).to.equal(events[0]!.data.response.id);
+    expect(events.at(-1)!.data.message).to.be.a('string');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${failed.id}`, { key: gw.key })).status).to.equal(404);
+    const trace = await waitFor(async () => (await gw.app.db.pool.query("select status from traces where id = 'resp-cut-1'")).rows[0], {
+      what: 'the trace of the broken stream',
+    });
+    expect(trace.status).to.equal(502);
+    expect((await gw.app.db.pool.query("select 1 from usage where request_id = 'resp-cut-1'")).rowCount).to.equal(0);
+  });
+
+  it('replays an idempotent retry with the same resp_ id, unbilled, as JSON and as a stream', async () => {
+    const body = { model: 'test/chat-a', input: 'Eenmaal graag' };
+    const first = await post(body, { 'idempotency-key': 'resp-retry-1' });
+    const firstBody = (await first.json()) as Record<string, any>;
+    const again = await post(body, { 'idempotency-key': 'resp-retry-1' });
+    expect(again.headers.get('x-replay')).to.equal('true');
+    const againBody = (await again.json()) as Record<string, any>;
+    expect(againBody.id).to.equal(firstBody.id);
+    expect(againBody).to.deep.equal(firstBody);
+    const streamed = await readEvents(await post({ ...body, stream: true }, { 'idempotency-key': 'resp-retry-1' }));
+    expect(streamed[0]!.data.response.id).to.equal(firstBody.id);
+    expect(streamed.at(-1)!.data.response.output_text).to.equal(firstBody.output_text);
+    expect(gw.euA.requests).to.have.length(1);
+    expect((await gw.app.db.pool.query("select 1 from usage where request_id = 'resp-retry-1'")).rowCount).to.equal(1);
+    // The trace of the request names the response id.
+    const trace = await api(gw.app.baseUrl, '/v1/traces/resp-retry-1', { key: gw.key });
+    expect(trace.body.notes.join(' ')).to.contain(firstBody.id);
+  });
+
+  it('keeps stored responses for RESPONSES_RETENTION_DAYS, then the cron task deletes them', async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const old = await client.responses.create({ model: 'test/chat-a', input: 'Oud' });
+    const recent = await client.responses.create({ model: 'test/chat-a', input: 'Nieuw' });
+    await gw.app.db.pool.query("update stored_responses set created_at = now() - interval '31 days' where id = $1", [old.id]);
+    await addJob(gw.app.db.pool, 'responses__prune', {});
+    await waitFor(async () => (await gw.app.db.pool.query('select 1 from stored_responses where id = $1', [old.id])).rowCount === 0 || undefined, {
+      what: 'the prune of the old response',
+    });
+    expect((await api(gw.app.baseUrl, `/v1/responses/${old.id}`, { key: gw.key })).status).to.equal(404);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${recent.id}`, { key: gw.key })).status).to.equal(200);
+  });
+});
