@@ -1,5 +1,5 @@
-import type { TraceContext } from '../gateway/chat.js';
-import type { AppContext } from './state.js';
+import type { ChatContext, TraceContext } from '../gateway/chat.js';
+import { idempotencyOf, type AppContext } from './state.js';
 
 const MAX_APPLICATION_NAME = 120;
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -26,4 +26,15 @@ export function clientSignal(ctx: AppContext): AbortSignal {
     if (!ctx.res.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/** Who asks, under which id, from which application and trace, until when: what every door gives the gateway. */
+export function gatewayContext(ctx: AppContext): ChatContext {
+  return {
+    ...idempotencyOf(ctx),
+    application: applicationName(ctx),
+    traceContext: traceContext(ctx),
+    signal: clientSignal(ctx),
+    log: ctx.state.log,
+  };
 }

@@ -17,27 +17,38 @@ export function drainedOrClosed(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Server-Sent Events straight onto the response, honouring backpressure from slow clients. */
+/** Starts an answer of Server-Sent Events: Koa stays out of the way from here on. */
+export function openEventStream(ctx: AppContext, headers: Record<string, string>): void {
+  // The status is set for the access log.
+  ctx.status = 200;
+  ctx.respond = false;
+  ctx.res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': ctx.state.requestId,
+    ...headers,
+  });
+}
+
+/** One named event (`event:` and `data:` lines), as the Messages and Responses APIs stream them. */
+export function eventFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Writes one frame, waiting while a slow client's socket is full (or until the client goes away). */
+export async function writeFrame(res: ServerResponse, frame: string): Promise<void> {
+  if (res.destroyed) return;
+  if (!res.write(frame) && !res.destroyed) await drainedOrClosed(res);
+}
+
+/** Chat's Server-Sent Events (`data:` lines) straight onto the response. */
 export function sseSink(ctx: AppContext): SseSink {
   const res = ctx.res;
   return {
-    open(headers) {
-      // Koa stays out of the way from here on; the status is set for the access log.
-      ctx.status = 200;
-      ctx.respond = false;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-        'x-request-id': ctx.state.requestId,
-        ...headers,
-      });
-    },
-    async send(data) {
-      if (res.destroyed) return;
-      if (!res.write(`data: ${JSON.stringify(data)}\n\n`) && !res.destroyed) await drainedOrClosed(res);
-    },
+    open: (headers) => openEventStream(ctx, headers),
+    send: (data) => writeFrame(res, `data: ${JSON.stringify(data)}\n\n`),
     end(withDone) {
       if (res.destroyed) return;
       res.end(withDone ? 'data: [DONE]\n\n' : undefined);
@@ -49,22 +60,8 @@ export function sseSink(ctx: AppContext): SseSink {
 export function sseEventWriter(ctx: AppContext): EventWriter {
   const res = ctx.res;
   return {
-    open(headers) {
-      ctx.status = 200;
-      ctx.respond = false;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-        'x-request-id': ctx.state.requestId,
-        ...headers,
-      });
-    },
-    async write(event, data) {
-      if (res.destroyed) return;
-      if (!res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) && !res.destroyed) await drainedOrClosed(res);
-    },
+    open: (headers) => openEventStream(ctx, headers),
+    write: (event, data) => writeFrame(res, eventFrame(event, data)),
     end() {
       if (!res.destroyed) res.end();
     },

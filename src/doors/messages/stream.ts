@@ -1,6 +1,6 @@
 import type { SseSink } from '../../gateway/chat.js';
 import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
-import { drainedOrClosed } from '../../http/sse.js';
+import { eventFrame, openEventStream, writeFrame } from '../../http/sse.js';
 import type { AppContext } from '../../http/state.js';
 import { messageIdOf, stopReasonOf, usageOf, type ChatUsage } from './answer.js';
 
@@ -23,30 +23,18 @@ class EventWriter {
   constructor(private readonly ctx: AppContext) {}
 
   open(headers: Record<string, string>): void {
-    const { ctx } = this;
-    ctx.status = 200;
-    ctx.respond = false;
-    ctx.res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-request-id': ctx.state.requestId,
-      ...headers,
-    });
+    openEventStream(this.ctx, headers);
   }
 
-  async event(type: string, data: Record<string, unknown>): Promise<void> {
-    const res = this.ctx.res;
-    if (res.destroyed) return;
-    if (!res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`) && !res.destroyed) await drainedOrClosed(res);
+  event(type: string, data: Record<string, unknown>): Promise<void> {
+    return writeFrame(this.ctx.res, eventFrame(type, { type, ...data }));
   }
 
   /** Ends the response, after one last event when given (written without waiting: end() flushes it). */
   end(last?: { type: string; data: Record<string, unknown> }): void {
     const res = this.ctx.res;
     if (res.destroyed) return;
-    res.end(last ? `event: ${last.type}\ndata: ${JSON.stringify({ type: last.type, ...last.data })}\n\n` : undefined);
+    res.end(last ? eventFrame(last.type, { type: last.type, ...last.data }) : undefined);
   }
 }
 

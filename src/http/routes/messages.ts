@@ -7,8 +7,8 @@ import type { Catalog } from '../../gateway/catalog.js';
 import type { ChatService } from '../../gateway/chat.js';
 import type { MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import type { Operations } from '../operations.js';
-import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
-import { idempotencyOf, principalOf, reply, type AppContext } from '../state.js';
+import { gatewayContext } from '../requestMeta.js';
+import { principalOf, reply, type AppContext } from '../state.js';
 
 const DOOR_PATH = /^\/v1\/messages(\/|$)/;
 
@@ -24,21 +24,14 @@ export function messagesRoutes(
   { chat, catalog, firewallMaxChars }: { chat: ChatService; catalog: Catalog; firewallMaxChars: number },
 ): void {
   api.add('createMessage', async (ctx: AppContext) => {
-      const { chat: request, notes } = chatRequestOf(ctx.state.body as MessagesRequest, catalog);
-      const context = {
-        ...idempotencyOf(ctx),
-        application: applicationName(ctx),
-        traceContext: traceContext(ctx),
-        signal: clientSignal(ctx),
-        log: ctx.state.log,
-        notes,
-      };
-      if (request.stream) {
-        await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request)));
-        return;
-      }
-      const answer = await chat.complete(context, request);
-      reply(ctx, { ...answer, body: messageOf(answer.body) });
+    const { chat: request, notes } = chatRequestOf(ctx.state.body as MessagesRequest, catalog);
+    const context = { ...gatewayContext(ctx), notes };
+    if (request.stream) {
+      await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request)));
+      return;
+    }
+    const answer = await chat.complete(context, request);
+    reply(ctx, { ...answer, body: messageOf(answer.body) });
   });
 
   api.add('countMessageTokens', async (ctx: AppContext) => {

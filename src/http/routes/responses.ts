@@ -1,22 +1,16 @@
 import type { ResponsesDoor } from '../../doors/responses/door.js';
 import type { ResponsesRequest } from '../../doors/responses/types.js';
 import type { Operations } from '../operations.js';
-import { applicationName, clientSignal, traceContext } from '../requestMeta.js';
+import { gatewayContext } from '../requestMeta.js';
 import { sseEventWriter } from '../sse.js';
-import { idempotencyOf, principalOf, reply, type AppContext } from '../state.js';
+import { principalOf, reply, type AppContext } from '../state.js';
 
 // OpenAI's Responses API (CONTRACT.md "Two more front doors"). Its errors are the chat ones: every
 // error body already carries the OpenAI-style `error` object that the SDKs and agents read.
 export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor }): void {
   api.add('createResponse', async (ctx: AppContext) => {
     const body = ctx.state.body as ResponsesRequest;
-    const context = {
-      ...idempotencyOf(ctx),
-      application: applicationName(ctx),
-      traceContext: traceContext(ctx),
-      signal: clientSignal(ctx),
-      log: ctx.state.log,
-    };
+    const context = gatewayContext(ctx);
     if (body.stream) {
       await door.stream(context, body, sseEventWriter(ctx));
       return;
