@@ -19,6 +19,7 @@ import { scoreRoutes } from './http/routes/scores.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { documentRoutes } from './http/routes/documents.js';
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   scoreRoutes(api, { pool: deps.pool, validator, bodyLimitBytes });
   settingsRoutes(api, { pool: deps.pool, catalog: deps.catalog, keys, gate, validator, bodyLimitBytes });
   keyRoutes(api, { pool: deps.pool, keys, validator, bodyLimitBytes });
+  webhookRoutes(api, { pool: deps.pool, settings: { allowHttp: deps.config.webhooksAllowHttp }, validator, bodyLimitBytes });
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -3,6 +3,7 @@ import cacheExpire from '../tasks/cache__expire.js';
 import memoryExtractFacts from '../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../tasks/memory__ingest_document.js';
 import requestsPrune from '../tasks/requests__prune.js';
+import webhooksDeliver from '../tasks/webhooks__deliver.js';
 import type { Queryable } from './db/pool.js';
 import { storableJson } from './db/storable.js';
 import type { Logger } from './logger.js';
@@ -15,6 +16,7 @@ const definitions = {
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
+  webhooks__deliver: webhooksDeliver,
 };
 
 type Definitions = typeof definitions;

@@ -26,7 +26,13 @@ const adapters = createAdapters();
 const liveness = new WorkerLiveness(pool, log).start();
 
 const jobs = new JobRunner({
-  services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours },
+  services: {
+    db: pool,
+    catalog,
+    adapters,
+    replayRetentionHours: config.replayRetentionHours,
+    webhooks: { allowHttp: config.webhooksAllowHttp },
+  },
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),
