@@ -84,13 +84,13 @@ export async function resolveWebhookTarget(raw: string, { allowHttp }: { allowHt
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
   } catch (err) {
-    throw new WebhookUrlRefused(`its host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+    throw new WebhookUrlRefused(`does not resolve (${host}: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
   }
-  if (addresses.length === 0) throw new WebhookUrlRefused(`its host ${host} does not resolve`);
+  if (addresses.length === 0) throw new WebhookUrlRefused(`does not resolve (${host})`);
   if (!allowHttp) {
     for (const { address, family } of addresses) {
       if (REFUSED.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
-        throw new WebhookUrlRefused(`its host ${host} resolves to ${address}, a private, loopback, link-local or reserved address`);
+        throw new WebhookUrlRefused(`resolves to ${address} (${host}), a private, loopback, link-local or reserved address`);
       }
     }
   }
