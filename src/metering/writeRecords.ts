@@ -142,8 +142,14 @@ const WRITE_RECORDS_SQL = `
      cross join (values (80), (100)) as m(percent)
      where w.budget is not null
        and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
+    returning organization_id, workspace_id, target, details
+  ), budget_events as (
+    -- The budget.threshold webhook of each mark (sql/0025); an organization's budget has no workspace to send it to.
+    select webhook_emit(organization_id, workspace_id, 'budget.threshold', details || jsonb_build_object('scope_id', target))
+      from budget_marks where workspace_id is not null
   )
-  select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
+  select count(pg_notify($7, keys)) as announced, (select count(*) from budget_events) as budget_events
+    from unnest($8::text[]) as keys`;
 
 const jsonArray = (items: string[]) => `[${items.join(',')}]`;
 
