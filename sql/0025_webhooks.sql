@@ -33,6 +33,9 @@ create table webhook_events (
   data jsonb not null,
   created_at timestamptz not null default now()
 );
+-- webhooks__prune deletes by age; an erasure deletes the events that name the end-user.
+create index webhook_events_created_idx on webhook_events (created_at);
+create index webhook_events_user_ref_idx on webhook_events (workspace_id, (data ->> 'user_ref')) where data ? 'user_ref';
 
 create table webhook_deliveries (
   id uuid primary key default gen_random_uuid(),

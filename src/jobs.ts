@@ -4,6 +4,7 @@ import memoryExtractFacts from '../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../tasks/memory__ingest_document.js';
 import requestsPrune from '../tasks/requests__prune.js';
 import webhooksDeliver from '../tasks/webhooks__deliver.js';
+import webhooksPrune from '../tasks/webhooks__prune.js';
 import type { Queryable } from './db/pool.js';
 import { storableJson } from './db/storable.js';
 import type { Logger } from './logger.js';
@@ -17,6 +18,7 @@ const definitions = {
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
   webhooks__deliver: webhooksDeliver,
+  webhooks__prune: webhooksPrune,
 };
 
 type Definitions = typeof definitions;
@@ -100,5 +102,6 @@ export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
     { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
+    { task: 'webhooks__prune', match: '41 * * * *', identifier: 'webhooks__prune' },
   ]);
 }

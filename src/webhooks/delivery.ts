@@ -136,7 +136,7 @@ async function attemptDelivery(delivery: DeliveryToSend, options: WebhookDeliver
     'user-agent': USER_AGENT,
     ...signedHeaders(delivery.secrets, { id: delivery.event_id, timestamp: new Date(), body }),
   };
-  return post(target, headers, body, options.timeoutMs);
+  return postWebhook(target, headers, body, options.timeoutMs);
 }
 
 /**
@@ -144,7 +144,7 @@ async function attemptDelivery(delivery: DeliveryToSend, options: WebhookDeliver
  * connection's lookup answers with that address (TLS still checks the certificate against the
  * host's name). Redirects are not followed (a 3xx is a failed attempt).
  */
-async function post(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
+export async function postWebhook(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
   const agent = new Agent({
     connections: 1,
     connect: {

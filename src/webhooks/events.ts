@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { emitEvent, type Workspace } from './store.js';
+import { deleteEventsOfEndUser, emitEvent, type Workspace } from './store.js';
 
 // The events a workspace's endpoints may subscribe to, each recorded by the code that makes the
 // change, in its transaction: the event exists if and only if the change committed. Their data
@@ -38,7 +38,12 @@ export async function recordFactsExtracted(
   });
 }
 
-/** Sent for every erasure, also one that found nothing: the receiver learns that it was done. */
+/**
+ * Part of an erasure: the events that named the end-user go (and their deliveries still to be
+ * sent), and memory.erased is recorded. Sent for every erasure, also one that found nothing: the
+ * receiver learns that it was done.
+ */
 export async function recordMemoryErased(db: Queryable, owner: Workspace, erasure: { userRef: string; deleted: Record<string, number> }): Promise<void> {
+  await deleteEventsOfEndUser(db, owner.workspaceId, erasure.userRef);
   await emitEvent(db, owner, { type: 'memory.erased', data: { user_ref: erasure.userRef, deleted: erasure.deleted } });
 }

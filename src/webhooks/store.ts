@@ -178,6 +178,32 @@ export async function emitEvent(
   return rows[0]!.queued;
 }
 
+/** The events that name an end-user (with their deliveries, sent or not): part of their erasure. */
+export async function deleteEventsOfEndUser(db: Queryable, workspaceId: string, userRef: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `delete from webhook_events where workspace_id = $1 and data ? 'user_ref' and data ->> 'user_ref' = $2`,
+    [workspaceId, userRef],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Deletes up to `limit` events older than the retention, with their deliveries, unless one of
+ * those is still pending (an endpoint's retries last about a day; a re-send can make one pending again).
+ */
+export async function pruneEvents(db: Queryable, retentionDays: number, limit = 1000): Promise<number> {
+  const { rowCount } = await db.query(
+    `delete from webhook_events
+      where id in (select e.id from webhook_events e
+                    where e.created_at < now() - make_interval(days => $1)
+                      and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending')
+                    order by e.created_at
+                    limit $2)`,
+    [retentionDays, limit],
+  );
+  return rowCount ?? 0;
+}
+
 export async function listDeliveries(
   db: Queryable,
   workspaceId: string,

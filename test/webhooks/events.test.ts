@@ -116,6 +116,9 @@ describe('webhook events', function () {
     const { event: annaEvent } = await eventOf('memory.erased', (data) => data.user_ref === 'anna');
     expect(annaEvent.data.deleted.facts).to.equal(anna.body.deleted.facts);
     expect(annaEvent.data.deleted.facts).to.be.greaterThan(0);
+    // The earlier events that named anna went with the erasure; only the erasure's own is left.
+    const left = await app.db.pool.query(`select type from webhook_events where workspace_id = $1 and data ->> 'user_ref' = 'anna'`, [workspaceId]);
+    expect(left.rows.map((r) => r.type)).to.deep.equal(['memory.erased']);
   });
 
   it('sends only the events an enabled endpoint subscribed to', async () => {
