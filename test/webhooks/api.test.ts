@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 
 // /v1/webhooks: endpoints of the acting key's workspace, their secret shown once, every change
@@ -125,6 +126,13 @@ describe('/v1/webhooks', function () {
     const patched = await api(app.baseUrl, `/v1/webhooks/${allowed.id}`, { method: 'PATCH', key, body: { url: 'gopher://x' } });
     expect(patched.status).to.equal(422);
     expect(patched.body.errors.url).to.deep.equal(['must be an http or https URL']);
+  });
+
+  it('reads WEBHOOKS_ALLOW_HTTP as 1 or 0, and refuses anything else at start', () => {
+    expect(loadConfig({}).webhooksAllowHttp).to.equal(false);
+    expect(loadConfig({ WEBHOOKS_ALLOW_HTTP: '0' }).webhooksAllowHttp).to.equal(false);
+    expect(loadConfig({ WEBHOOKS_ALLOW_HTTP: '1' }).webhooksAllowHttp).to.equal(true);
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_HTTP: 'yes' })).to.throw('WEBHOOKS_ALLOW_HTTP must be 1 or 0, got "yes"');
   });
 
   it('refuses unknown events, an empty list and unknown fields with a 422 naming them', async () => {
