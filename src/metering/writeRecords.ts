@@ -144,9 +144,11 @@ const WRITE_RECORDS_SQL = `
        and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
     returning organization_id, workspace_id, target, details
   ), budget_events as (
-    -- The budget.threshold webhook of each mark (sql/0025); an organization's budget has no workspace to send it to.
-    select webhook_emit(organization_id, workspace_id, 'budget.threshold', details || jsonb_build_object('scope_id', target))
-      from budget_marks where workspace_id is not null
+    -- The budget.threshold webhook of each mark (sql/0025): to its workspace, or for an organization's
+    -- budget to each of its workspaces (those without a subscribed endpoint write nothing).
+    select webhook_emit(m.organization_id, w.id, 'budget.threshold', m.details || jsonb_build_object('scope_id', m.target))
+      from budget_marks m
+      join workspaces w on w.organization_id = m.organization_id and w.id = coalesce(m.workspace_id, w.id)
   )
   select count(pg_notify($7, keys)) as announced, (select count(*) from budget_events) as budget_events
     from unnest($8::text[]) as keys`;
