@@ -84,16 +84,13 @@ export async function deliverWebhook(
 
   await withTransaction(db, async (tx) => {
     if (attempt.delivered) {
-      await markDelivered(tx, delivery.id, attempt);
-      await endpointSucceeded(tx, delivery.endpoint_id);
+      if (await markDelivered(tx, delivery.id, attempt)) await endpointSucceeded(tx, delivery.endpoint_id);
       return;
     }
     const delay = attempt.final ? undefined : options.retryDelaysMs[delivery.attempts];
     const nextAttemptAt = delay === undefined ? null : new Date(Date.now() + jittered(delay, options.jitter));
-    await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt);
-    if (nextAttemptAt) {
-      await scheduleDelivery(tx, delivery.id, nextAttemptAt);
-    }
+    if (!(await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt))) return;
+    if (nextAttemptAt) await scheduleDelivery(tx, delivery.id, nextAttemptAt);
     if (!delivery.enabled) return;
     const disableBefore = new Date(Date.now() - options.disableAfterMs);
     const reason = `every delivery failed for ${Math.round(options.disableAfterMs / HOUR)} hours`;

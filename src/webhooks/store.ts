@@ -294,25 +294,30 @@ export interface AttemptRecord {
   response: string | null;
 }
 
-export async function markDelivered(db: Queryable, id: string, attempt: AttemptRecord): Promise<void> {
-  await db.query(
+// Both record an attempt only on a delivery still pending: of two attempts that ran at once (a
+// re-send while one was under way), the second to finish cannot undo what the first recorded.
+
+export async function markDelivered(db: Queryable, id: string, attempt: AttemptRecord): Promise<boolean> {
+  const { rowCount } = await db.query(
     `update webhook_deliveries
         set status = 'delivered', attempts = attempts + 1, last_status_code = $2, last_error = null,
             last_response = $3, next_attempt_at = null, delivered_at = now()
-      where id = $1`,
+      where id = $1 and status = 'pending'`,
     [id, attempt.statusCode, attempt.response],
   );
+  return (rowCount ?? 0) > 0;
 }
 
 /** A failed attempt: pending again at `nextAttemptAt`, or failed for good when that is null. */
-export async function markAttemptFailed(db: Queryable, id: string, attempt: AttemptRecord, nextAttemptAt: Date | null): Promise<void> {
-  await db.query(
+export async function markAttemptFailed(db: Queryable, id: string, attempt: AttemptRecord, nextAttemptAt: Date | null): Promise<boolean> {
+  const { rowCount } = await db.query(
     `update webhook_deliveries
         set status = case when $5::timestamptz is null then 'failed' else 'pending' end,
             attempts = attempts + 1, last_status_code = $2, last_error = $3, last_response = $4, next_attempt_at = $5
-      where id = $1`,
+      where id = $1 and status = 'pending'`,
     [id, attempt.statusCode, attempt.error, attempt.response, nextAttemptAt],
   );
+  return (rowCount ?? 0) > 0;
 }
 
 /**
