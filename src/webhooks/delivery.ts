@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool.js';
 import { storableText } from '../db/storable.js';
 import { withTransaction } from '../db/transaction.js';
 import type { Logger } from '../logger.js';
+import { countWebhookAttempt } from '../metrics.js';
 import { signedHeaders } from './signing.js';
 import {
   endpointFailed,
@@ -82,16 +83,16 @@ export async function deliverWebhook(
   const attempt = await attemptDelivery(delivery, options);
   const logged = { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, event_type: delivery.event_type, attempt: delivery.attempts + 1 };
 
-  await withTransaction(db, async (tx) => {
+  const scheduled = await withTransaction(db, async (tx) => {
     if (attempt.delivered) {
       if (await markDelivered(tx, delivery.id, attempt)) await endpointSucceeded(tx, delivery.endpoint_id);
-      return;
+      return false;
     }
     const delay = attempt.final ? undefined : options.retryDelaysMs[delivery.attempts];
     const nextAttemptAt = delay === undefined ? null : new Date(Date.now() + jittered(delay, options.jitter));
-    if (!(await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt))) return;
+    if (!(await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt))) return false;
     if (nextAttemptAt) await scheduleDelivery(tx, delivery.id, nextAttemptAt);
-    if (!delivery.enabled) return;
+    if (!delivery.enabled) return false;
     const disableBefore = new Date(Date.now() - options.disableAfterMs);
     const reason = `every delivery failed for ${Math.round(options.disableAfterMs / HOUR)} hours`;
     const disabled = await endpointFailed(tx, delivery.endpoint_id, disableBefore, reason);
@@ -106,9 +107,11 @@ export async function deliverWebhook(
       });
       log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled after failing for too long');
     }
+    return nextAttemptAt !== null;
   });
+  countWebhookAttempt(attempt.delivered ? 'delivered' : scheduled ? 'retry' : 'failed');
   if (attempt.delivered) log.info({ ...logged, status_code: attempt.statusCode }, 'webhook delivered');
-  else log.info({ ...logged, status_code: attempt.statusCode, error: attempt.error }, 'webhook attempt failed');
+  else log.info({ ...logged, status_code: attempt.statusCode, error: attempt.error, retry: scheduled }, 'webhook attempt failed');
 }
 
 function jittered(delayMs: number, jitter: number): number {

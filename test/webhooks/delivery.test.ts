@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { createLogger } from '../../src/logger.js';
+import { registry } from '../../src/metrics.js';
 import { deliverWebhook, DEFAULT_WEBHOOK_DELIVERY, MAX_RESPONSE_BYTES } from '../../src/webhooks/delivery.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
@@ -50,7 +51,11 @@ describe('webhook delivery', function () {
   const settledDelivery = (endpointId: string, status = 'delivered') =>
     waitFor(async () => (await deliveries(endpointId)).find((d) => d.status === status), { what: `a ${status} delivery`, timeoutMs: 20_000 });
 
+  const attemptCounts = async () =>
+    Object.fromEntries((await registry.getSingleMetric('polder_webhook_attempts_total')!.get()).values.map((v) => [v.labels.outcome, v.value]));
+
   it('a receiver answering 500 twice, then 200: three attempts, delivered once, the row shows it', async () => {
+    const counted = await attemptCounts();
     const endpoint = await createEndpoint();
     receiver.script({ type: 'status', status: 500, body: 'down' }, { type: 'status', status: 500, body: 'still down' });
     await erase('retried');
@@ -62,6 +67,13 @@ describe('webhook delivery', function () {
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).to.deep.equal(new Set([delivery.event_id]));
     expect(new Set(receiver.received.map((r) => r.body)).size).to.equal(1);
     for (const attempt of receiver.received) new Webhook(endpoint.secret).verify(attempt.body, attempt.headers);
+    // /metrics of the worker counts each attempt by its outcome.
+    const now = await attemptCounts();
+    expect({ delivered: now.delivered! - counted.delivered!, retry: now.retry! - counted.retry!, failed: now.failed! - counted.failed! }).to.deep.equal({
+      delivered: 1,
+      retry: 2,
+      failed: 0,
+    });
   });
 
   it('a receiver that hangs: the attempt times out and is retried', async () => {
