@@ -19,6 +19,7 @@ import { scoreRoutes } from './http/routes/scores.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { traceRoutes } from './http/routes/traces.js';
 import { usageRoutes } from './http/routes/usage.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { chatRoutes } from './http/routes/chat.js';
 import { anthropicErrorShape, messagesRoutes } from './http/routes/messages.js';
 import { responsesRoutes } from './http/routes/responses.js';
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   scoreRoutes(operations, { pool: deps.pool });
   settingsRoutes(operations, { pool: deps.pool, catalog: deps.catalog, keys, gate });
   keyRoutes(operations, { pool: deps.pool, keys });
+  webhookRoutes(operations, { pool: deps.pool, settings: { allowHttp: deps.config.webhooksAllowHttp } });
   app.use(anthropicErrorShape);
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

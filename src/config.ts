@@ -21,6 +21,8 @@ export interface Config {
   responsesRetentionDays: number;
   /** Worker only: the port of its GET /metrics listener (METRICS_PORT); unset, it has none. */
   metricsPort: number | undefined;
+  /** WEBHOOKS_ALLOW_HTTP=1: webhooks may go to http URLs and to loopback or private addresses (development, tests). */
+  webhooksAllowHttp: boolean;
 }
 
 export const DEFAULT_RESPONSES_RETENTION_DAYS = 30;
@@ -45,6 +47,13 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
     throw new ConfigError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got ${JSON.stringify(raw)}`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -72,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responsesRetentionDays: positiveInteger(env, 'RESPONSES_RETENTION_DAYS', DEFAULT_RESPONSES_RETENTION_DAYS),
     firewallMaxChars: positiveInteger(env, 'FIREWALL_MAX_CHARS', DEFAULT_FIREWALL_MAX_CHARS),
     metricsPort,
+    webhooksAllowHttp: flag(env, 'WEBHOOKS_ALLOW_HTTP'),
   };
 }

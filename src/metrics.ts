@@ -196,6 +196,22 @@ export function countFirewallDetections(counts: Partial<Record<string, number>>)
   }
 }
 
+// ---- Webhooks (worker) ------------------------------------------------------------------------
+
+const webhookAttempts = new Counter({
+  name: 'polder_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: delivered, retry (failed, another attempt is scheduled) or failed (no attempt left).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+const WEBHOOK_OUTCOMES = ['delivered', 'retry', 'failed'] as const;
+const webhookChildren = new Map(WEBHOOK_OUTCOMES.map((outcome) => [outcome as string, webhookAttempts.labels({ outcome })]));
+for (const child of webhookChildren.values()) child.inc(0);
+
+export function countWebhookAttempt(outcome: (typeof WEBHOOK_OUTCOMES)[number]): void {
+  webhookChildren.get(outcome)?.inc();
+}
+
 // ---- Job queue (graphile-worker) --------------------------------------------------------------
 
 const jobQueueDepth = new Gauge({

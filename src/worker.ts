@@ -26,7 +26,14 @@ const adapters = createAdapters();
 const liveness = new WorkerLiveness(pool, log).start();
 
 const jobs = new JobRunner({
-  services: { db: pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours, responsesRetentionDays: config.responsesRetentionDays },
+  services: {
+    db: pool,
+    catalog,
+    adapters,
+    replayRetentionHours: config.replayRetentionHours,
+    responsesRetentionDays: config.responsesRetentionDays,
+    webhooks: { allowHttp: config.webhooksAllowHttp },
+  },
   log,
   concurrency: config.workerConcurrency,
   cron: cronItems(),

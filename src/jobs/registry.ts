@@ -7,6 +7,8 @@ import responsesPrune from '../../tasks/responses__prune.js';
 import type { Queryable } from '../db/pool.js';
 import { storableJson } from '../db/storable.js';
 import type { Logger } from '../logger.js';
+import webhooksDeliver from '../../tasks/webhooks__deliver.js';
+import webhooksPrune from '../../tasks/webhooks__prune.js';
 import type { TaskDefinition, WorkerServices } from './task.js';
 
 // The registry of tasks/: one entry per file. Payload types come from each task's parser, so
@@ -17,6 +19,8 @@ const definitions = {
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
   responses__prune: responsesPrune,
+  webhooks__deliver: webhooksDeliver,
+  webhooks__prune: webhooksPrune,
 };
 
 type Definitions = typeof definitions;
@@ -101,5 +105,6 @@ export function cronItems(): ParsedCronItem[] {
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
     { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
     { task: 'responses__prune', match: '37 * * * *', identifier: 'responses__prune' },
+    { task: 'webhooks__prune', match: '41 * * * *', identifier: 'webhooks__prune' },
   ]);
 }

@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import type { Logger } from '../logger.js';
+import type { WebhookDeliveryOptions } from '../webhooks/delivery.js';
 
 /** What the worker process shares with its tasks. */
 export interface WorkerServices {
@@ -14,6 +15,8 @@ export interface WorkerServices {
   replayRetentionHours: number;
   /** RESPONSES_RETENTION_DAYS (Config); DEFAULT_RESPONSES_RETENTION_DAYS when not given. */
   responsesRetentionDays?: number;
+  /** How webhooks are delivered; left out, the defaults (https only, the ~24 h retry schedule). */
+  webhooks?: Partial<WebhookDeliveryOptions>;
 }
 
 // What every task receives besides its payload: the shared services and a logger bound to the job.

@@ -181,16 +181,17 @@ export async function markReady(
   return (rowCount ?? 0) > 0;
 }
 
-/** `failed` with the reason, or back to `queued` while a retry is pending. Never touches a ready one. */
+/** `failed` with the reason, or back to `queued` while a retry is pending. Never touches a ready one; says whether it changed one. */
 export async function markUnfinished(
   db: Queryable,
   workspaceId: string,
   id: string,
   outcome: { status: 'failed'; error: string } | { status: 'queued' },
-): Promise<void> {
-  await db.query(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     `update documents set status = $3, error = $4, updated_at = now()
       where workspace_id = $1 and id = $2 and status <> 'ready'`,
     [workspaceId, id, outcome.status, outcome.status === 'failed' ? outcome.error : null],
   );
+  return (rowCount ?? 0) > 0;
 }

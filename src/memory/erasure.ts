@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../audit/entries.js';
+import { recordMemoryErased } from '../webhooks/events.js';
 import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { deleteThreadsOfEndUser } from '../threads/store.js';
@@ -90,6 +91,8 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
       responses: erasure.responses,
     },
   });
+  const deleted = { facts: erasure.facts, threads: erasure.threads, traces: erasure.traces, replays: erasure.replays, cache_entries: erasure.cacheEntries };
+  await recordMemoryErased(db, actor, { userRef, deleted });
   return erasure;
 }
 

@@ -1,5 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
+import { recordFactsExtracted } from '../webhooks/events.js';
 import { ApiError } from '../errors.js';
 import { createFirewall, type Firewall, type FirewallStats, type Language } from '../firewall/index.js';
 import type { Catalog } from '../gateway/catalog.js';
@@ -265,6 +266,7 @@ async function store(
       deleted,
     };
     await finishSubmission(db, submission.id, outcome);
+    await recordFactsExtracted(db, owner, { submissionId: submission.id, userRef: submission.user_ref, added, updated, deleted });
     if (!meter.empty) {
       const id = serviceRequestId('facts', submission.id);
       const usage = meter.lines(owner, 'facts', (part) => `${id}:${part}`);

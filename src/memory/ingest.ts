@@ -1,5 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
+import { recordDocumentFinished } from '../webhooks/events.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
@@ -135,6 +136,7 @@ export async function ingestDocument(
     const written = await withTransaction(db, async (client) => {
       const ready = { chunkCount: stored.length, tokenCount, tsConfig };
       if (!(await markReady(client, job.workspaceId, document.id, ready))) return false;
+      await recordDocumentFinished(client, job.workspaceId, document.id);
       await replaceChunks(
         client,
         {
@@ -172,7 +174,10 @@ export async function ingestDocument(
     const reason = shortReason(err);
     const final = err instanceof PermanentIngestError || err instanceof MemoryEmbeddingNotAllowed || job.attempt >= job.maxAttempts;
     if (final) {
-      await markUnfinished(db, job.workspaceId, document.id, { status: 'failed', error: reason });
+      await withTransaction(db, async (client) => {
+        const failed = { status: 'failed', error: reason } as const;
+        if (await markUnfinished(client, job.workspaceId, document.id, failed)) await recordDocumentFinished(client, job.workspaceId, document.id);
+      });
       log.warn({ document_id: document.id, err }, 'document ingest failed');
       return;
     }

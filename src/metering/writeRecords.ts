@@ -153,8 +153,16 @@ const WRITE_RECORDS_SQL = `
      cross join (values (80), (100)) as m(percent)
      where w.budget is not null
        and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
+    returning organization_id, workspace_id, target, details
+  ), budget_events as (
+    -- The budget.threshold webhook of each mark (sql/0025): to its workspace, or for an organization's
+    -- budget to each of its workspaces (those without a subscribed endpoint write nothing).
+    select webhook_emit(m.organization_id, w.id, 'budget.threshold', m.details || jsonb_build_object('scope_id', m.target))
+      from budget_marks m
+      join workspaces w on w.organization_id = m.organization_id and w.id = coalesce(m.workspace_id, w.id)
   )
-  select count(pg_notify($7, keys)) as announced from unnest($8::text[]) as keys`;
+  select count(pg_notify($7, keys)) as announced, (select count(*) from budget_events) as budget_events
+    from unnest($8::text[]) as keys`;
 
 const jsonArray = (items: string[]) => `[${items.join(',')}]`;
 

@@ -4,6 +4,8 @@ import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 import { createCollection, ingest, prose, settled } from '../memory/documentsFixture.js';
+import { startWebhookReceiver } from '../helpers/webhookReceiver.js';
+import { Webhook } from 'standardwebhooks';
 import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched } from './browser.js';
 
 // The console in real headless Chromium, against a real app and worker on loopback, with data
@@ -37,7 +39,7 @@ describe('the console in a browser', function () {
 
   before(async function () {
     this.timeout(60_000);
-    [gw, browser] = await Promise.all([startGatewayFixture(), launchChromium()]);
+    [gw, browser] = await Promise.all([startGatewayFixture({ env: { WEBHOOKS_ALLOW_HTTP: '1' } }), launchChromium()]);
     await gw.app.startWorker();
     base = gw.app.baseUrl;
 
@@ -330,6 +332,65 @@ describe('the console in a browser', function () {
     expect(actions).to.deep.equal(['api_key.revoked', 'api_key.updated', 'api_key.created']);
   });
 
+  it('adds a webhook endpoint with its secret shown once, sends a test event, shows the deliveries and re-sends one', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      await visit(page, '#/webhooks', 'Webhooks');
+      const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+      await form.getByLabel('URL', { exact: true }).fill(receiver.url);
+      await form.getByLabel('Description (optional)').fill('CRM sync');
+      await form.getByLabel(/^memory\.erased/).check();
+      await form.getByRole('button', { name: 'Add endpoint' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Copy the signing secret now' });
+      await dialog.waitFor();
+      const secret = await dialog.getByLabel('Signing secret').inputValue();
+      expect(secret).to.match(/^whsec_[A-Za-z0-9+/]{32}$/);
+      await screenshot(page, 'webhooks-secret-1280', { viewport: true });
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      const endpoints = page.getByRole('region', { name: 'Webhook endpoints table', exact: true });
+      const link = endpoints.getByRole('link', { name: receiver.url });
+      await link.waitFor();
+      expect(await page.content()).to.not.include(secret);
+      const [created] = (await v1('/webhooks')).body.data;
+      expect(created).to.include({ url: receiver.url, description: 'CRM sync' });
+      expect(created.events).to.deep.equal(['document.ready', 'document.failed', 'memory.erased']);
+      await screenshot(page, 'webhooks-1280');
+
+      await link.click();
+      await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
+      receiver.script({ type: 'status', status: 500, body: 'not now' });
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const deliveries = page.getByRole('region', { name: 'Deliveries table', exact: true });
+      const row = deliveries.locator('tbody tr').first();
+      await row.locator('code', { hasText: 'webhook.test' }).waitFor();
+      // The first attempt meets the 500; the worker retries after about 5 s. Refresh until the row says so.
+      await waitFor(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          await deliveries.waitFor();
+          const state = await deliveries.locator('tbody tr').first().locator('[data-state]').getAttribute('data-state');
+          return state === 'delivered' ? true : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 500, what: 'the test delivery to show delivered' },
+      );
+      const delivered = deliveries.locator('tbody tr').first();
+      expect(await delivered.locator('td[data-label="Attempts"]').textContent()).to.equal('2');
+      expect(await delivered.locator('td[data-label="Last answer"]').textContent()).to.equal('200');
+      await screenshot(page, 'webhook-deliveries-1280');
+      const event = new Webhook(secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers) as { type: string };
+      expect(event.type).to.equal('webhook.test');
+
+      await delivered.getByRole('button', { name: /^Re-send webhook\.test/ }).click();
+      await page.getByRole('status').filter({ hasText: 'The delivery is sent again.' }).first().waitFor();
+      await waitFor(async () => receiver.received.length === 3, { what: 'the re-sent delivery' });
+      expect(receiver.received[2]!.headers['webhook-id']).to.equal(receiver.received[0]!.headers['webhook-id']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sets the workspace’s limits in the Limits panel, shows the API’s 422 by its field, and the budget on the usage page', async () => {
     await visit(page, '#/settings', 'Router settings');
     const form = page.getByRole('form', { name: 'Limits' });
@@ -484,6 +545,7 @@ describe('the console in a browser', function () {
         ['#/settings', 'Router settings', 'section.limits-panel fieldset', 'settings-390'],
         ['#/memory?user=cust-42', 'Memory', '[data-fact-count]', 'memory-390'],
         ['#/keys', 'API keys', '[data-state]', 'keys-390'],
+        ['#/webhooks', 'Webhooks', 'a.endpoint-url', 'webhooks-390'],
         ['#/audit', 'Audit log', 'code.audit-action', 'audit-390'],
       ];
       for (const [hash, heading, ready, name] of pages) {

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppState } from '../../src/http/state.js';
 import { createKey, type CreatedKey } from '../../src/tenancy/keys.js';
 import type { KeyKind, Scope } from '../../src/tenancy/scopes.js';
+import type { WebhookDeliveryOptions } from '../../src/webhooks/delivery.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export interface TestApp {
@@ -29,8 +30,11 @@ export interface TestApp {
   app: Koa<AppState>;
   /** Creates a key in this test's database. */
   key(options?: { org?: string; workspace?: string; kind?: KeyKind; scopes?: Scope[] }): Promise<CreatedKey>;
-  /** Starts a real graphile-worker over tasks/ against this test's database. */
-  startWorker(): Promise<Runner>;
+  /**
+   * Starts a real graphile-worker over tasks/ against this test's database; `webhooks` replaces
+   * parts of the delivery options (a quick retry schedule, a short timeout).
+   */
+  startWorker(options?: { webhooks?: Partial<WebhookDeliveryOptions> }): Promise<Runner>;
   close(): Promise<void>;
 }
 
@@ -62,9 +66,16 @@ export async function startTestApp(
     app,
     key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
       createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
-    async startWorker() {
+    async startWorker({ webhooks = {} } = {}) {
       const jobs = await startJobRunner({
-        services: { db: db.pool, catalog, adapters, replayRetentionHours: config.replayRetentionHours, responsesRetentionDays: config.responsesRetentionDays },
+        services: {
+          db: db.pool,
+          catalog,
+          adapters,
+          replayRetentionHours: config.replayRetentionHours,
+          responsesRetentionDays: config.responsesRetentionDays,
+          webhooks: { allowHttp: config.webhooksAllowHttp, ...webhooks },
+        },
         log,
         concurrency: 2,
         pollInterval: 50,

@@ -20,7 +20,7 @@ export interface GatewayFixture {
 
 export const TIMEOUT_MS = 400;
 
-export async function startGatewayFixture(): Promise<GatewayFixture> {
+export async function startGatewayFixture({ env }: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayFixture> {
   const [euA, euB, ext] = await Promise.all([startStubProvider(), startStubProvider(), startStubProvider()]);
   const down = await closedPortUrl();
   const yaml = `
@@ -119,7 +119,7 @@ services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_ch
   const file = join(dir, 'catalog.yaml');
   writeFileSync(file, yaml);
   const catalog = loadCatalog({ file, env: { STUB_KEY: 'sk-stub-secret' } });
-  const app = await startTestApp({ catalog });
+  const app = await startTestApp({ catalog, ...(env ? { env } : {}) });
   const key = (await app.key()).key;
   return {
     app,

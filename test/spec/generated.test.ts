@@ -68,6 +68,15 @@ const INTERFACE: Record<string, string> = {
   getKey: 'GET /v1/keys/{id}',
   updateKey: 'PATCH /v1/keys/{id}',
   revokeKey: 'DELETE /v1/keys/{id}',
+  createWebhook: 'POST /v1/webhooks',
+  listWebhooks: 'GET /v1/webhooks',
+  getWebhook: 'GET /v1/webhooks/{id}',
+  updateWebhook: 'PATCH /v1/webhooks/{id}',
+  deleteWebhook: 'DELETE /v1/webhooks/{id}',
+  rotateWebhookSecret: 'POST /v1/webhooks/{id}/rotate-secret',
+  testWebhook: 'POST /v1/webhooks/{id}/test',
+  listWebhookDeliveries: 'GET /v1/webhooks/{id}/deliveries',
+  retryWebhookDelivery: 'POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry',
   getOpenApi: 'GET /v1/openapi.json',
   healthz: 'GET /healthz',
   readyz: 'GET /readyz',
@@ -111,6 +120,10 @@ describe('generated schemas and types (spec/openapi.yaml)', function () {
     expect(operations.listAuditLog?.scope).to.equal('audit.read');
     for (const id of ['createKey', 'listKeys', 'getKey', 'updateKey', 'revokeKey']) {
       expect(operations[id]?.scope, id).to.equal('keys.write');
+    }
+    for (const id of ['listWebhooks', 'getWebhook', 'listWebhookDeliveries']) expect(operations[id]?.scope, id).to.equal('webhooks.read');
+    for (const id of ['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'testWebhook', 'retryWebhookDelivery']) {
+      expect(operations[id]?.scope, id).to.equal('webhooks.write');
     }
     for (const id of ['listModels', 'getOpenApi', 'healthz', 'readyz', 'metrics']) {
       expect(operations[id]?.scope, id).to.equal(null);

@@ -6,10 +6,11 @@ import * as memory from './memory.js';
 import * as settings from './settings.js';
 import * as traces from './traces.js';
 import * as usage from './usage.js';
+import * as webhooks from './webhooks.js';
 
 // The console shell: sign-in, navigation and hash routing (#/usage, #/traces/<id>?…).
 
-const PAGES = { usage, traces, settings, memory, keys, audit };
+const PAGES = { usage, traces, settings, memory, keys, webhooks, audit };
 const DEFAULT_PAGE = 'usage';
 
 const main = document.getElementById('main');

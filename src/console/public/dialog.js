@@ -92,3 +92,59 @@ export function formDialog({ title, body, submitLabel, submit, errorBox, wide = 
     form.querySelector('input, select, textarea')?.focus();
   });
 }
+
+/**
+ * A secret shown once (a new key, a webhook's signing secret): a dialog with a copy button.
+ * Closing it removes the secret from the page. Resolves when closed.
+ */
+export function secretDialog({ title, intro, label, secret: value }) {
+  const titleId = uid('dlg-title');
+  const opener = document.activeElement;
+  const secret = h('input', { type: 'text', readonly: true, value, class: 'secret', spellcheck: 'false', autocomplete: 'off', id: uid('secret') });
+  const copied = h('p', { class: 'muted small-text', role: 'status' });
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async () => {
+        secret.select();
+        try {
+          await navigator.clipboard.writeText(value);
+          copied.textContent = 'Copied to the clipboard.';
+        } catch {
+          copied.textContent = 'The browser did not allow copying: the secret is selected, press Ctrl+C (⌘C).';
+        }
+      },
+    },
+    'Copy',
+  );
+  const done = h('button', { type: 'submit', value: 'done' }, 'Done');
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': titleId, class: 'secret-dialog' },
+    h(
+      'form',
+      { method: 'dialog' },
+      h('h2', { id: titleId }, title),
+      h('div', { class: 'dialog-body' }, h('p', null, intro), h('label', { for: secret.id }, label), h('div', { class: 'secret-row' }, secret, copy), copied),
+      h('div', { class: 'dialog-actions' }, done),
+    ),
+  );
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    dialog.addEventListener(
+      'close',
+      () => {
+        secret.value = '';
+        dialog.remove();
+        if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+        resolve();
+      },
+      { once: true },
+    );
+    dialog.showModal();
+    secret.focus();
+    secret.select();
+  });
+}

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { confirmDialog, formDialog } from './dialog.js';
+import { confirmDialog, formDialog, secretDialog } from './dialog.js';
 import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
 
@@ -198,63 +198,13 @@ function createForm(keys, reload) {
   return [h('h2', { id: 'create-key-h' }, 'Create a key'), form];
 }
 
-/** The new secret, shown this once: a dialog with a copy button. Closing it removes the secret from the page. */
+/** The new secret, shown this once (dialog.js: closing it removes the secret from the page). */
 function showSecret(key) {
-  const titleId = uid('dlg-title');
-  const opener = document.activeElement;
-  const secret = h('input', { type: 'text', readonly: true, value: key.key, class: 'secret', spellcheck: 'false', autocomplete: 'off', id: uid('secret') });
-  const copied = h('p', { class: 'muted small-text', role: 'status' });
-  const copy = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      onclick: async () => {
-        secret.select();
-        try {
-          await navigator.clipboard.writeText(key.key);
-          copied.textContent = 'Copied to the clipboard.';
-        } catch {
-          copied.textContent = 'The browser did not allow copying: the key is selected, press Ctrl+C (⌘C).';
-        }
-      },
-    },
-    'Copy',
-  );
-  const done = h('button', { type: 'submit', value: 'done' }, 'Done');
-  const dialog = h(
-    'dialog',
-    { 'aria-labelledby': titleId, class: 'secret-dialog' },
-    h(
-      'form',
-      { method: 'dialog' },
-      h('h2', { id: titleId }, 'Copy the new key now'),
-      h(
-        'div',
-        { class: 'dialog-body' },
-        h('p', null, `The key “${key.name}” is created. `, h('strong', null, 'This is the only time its secret is shown:'), ' only a hash of it is kept, and nobody can show it again. Store it where its user will find it, such as a secrets manager.'),
-        h('label', { for: secret.id }, 'New API key'),
-        h('div', { class: 'secret-row' }, secret, copy),
-        copied,
-      ),
-      h('div', { class: 'dialog-actions' }, done),
-    ),
-  );
-  document.body.append(dialog);
-  return new Promise((resolve) => {
-    dialog.addEventListener(
-      'close',
-      () => {
-        secret.value = '';
-        dialog.remove();
-        if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
-        resolve();
-      },
-      { once: true },
-    );
-    dialog.showModal();
-    secret.focus();
-    secret.select();
+  return secretDialog({
+    title: 'Copy the new key now',
+    intro: [`The key “${key.name}” is created. `, h('strong', null, 'This is the only time its secret is shown:'), ' only a hash of it is kept, and nobody can show it again. Store it where its user will find it, such as a secrets manager.'],
+    label: 'New API key',
+    secret: key.key,
   });
 }
 

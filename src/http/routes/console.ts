@@ -23,6 +23,7 @@ const FILES: Record<string, string> = {
   'memory.js': 'text/javascript; charset=utf-8',
   'audit.js': 'text/javascript; charset=utf-8',
   'keys.js': 'text/javascript; charset=utf-8',
+  'webhooks.js': 'text/javascript; charset=utf-8',
   'limits.js': 'text/javascript; charset=utf-8',
 };
 

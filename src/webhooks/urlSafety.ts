@@ -1,0 +1,99 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+// Where a webhook may be sent. A URL a caller gives is fetched by our worker from inside our
+// network, so it must not reach what only that network can reach (server-side request forgery):
+// https only, and no host that resolves to a private, loopback, link-local or otherwise special
+// address. The check runs when the endpoint is saved and again at every delivery, and the
+// delivery connects to the very address that was checked, so a DNS answer that changes in
+// between (rebinding) cannot slip through. WEBHOOKS_ALLOW_HTTP=1 lifts both rules, for
+// development and tests against a receiver on loopback.
+
+export const MAX_URL_LENGTH = 2048;
+
+const REFUSED = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], // "this network", 0.0.0.0 among them
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, cloud metadata services among them
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast among them
+] as const) {
+  REFUSED.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['::ffff:0:0', 96], // IPv4-mapped
+  ['64:ff9b::', 96], // NAT64, which maps onto IPv4 again
+  ['100::', 64], // discard
+  ['2001:db8::', 32], // documentation
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  REFUSED.addSubnet(network, prefix, 'ipv6');
+}
+
+export class WebhookUrlRefused extends Error {
+  override name = 'WebhookUrlRefused';
+}
+
+export interface ResolvedTarget {
+  url: URL;
+  /** The address the connection must go to: the one that was checked. */
+  address: string;
+  family: 4 | 6;
+}
+
+/** The URL's form alone: scheme, length, no credentials. Throws WebhookUrlRefused with the reason. */
+export function checkWebhookUrlForm(raw: string, { allowHttp }: { allowHttp: boolean }): URL {
+  if (raw.length > MAX_URL_LENGTH) throw new WebhookUrlRefused(`must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlRefused('is not a URL');
+  }
+  const schemes = allowHttp ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new WebhookUrlRefused(allowHttp ? 'must be an http or https URL' : 'must be an https URL');
+  }
+  if (url.username || url.password) throw new WebhookUrlRefused('must not hold a user name or password');
+  return url;
+}
+
+/**
+ * Resolves the URL's host and checks every address it resolves to (one refused address refuses
+ * the URL: which of them a connection would use is not ours to choose). Returns the address to
+ * connect to.
+ */
+export async function resolveWebhookTarget(raw: string, { allowHttp }: { allowHttp: boolean }): Promise<ResolvedTarget> {
+  const url = checkWebhookUrlForm(raw, { allowHttp });
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  } catch (err) {
+    throw new WebhookUrlRefused(`does not resolve (${host}: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+  }
+  if (addresses.length === 0) throw new WebhookUrlRefused(`does not resolve (${host})`);
+  if (!allowHttp) {
+    for (const { address, family } of addresses) {
+      if (REFUSED.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
+        throw new WebhookUrlRefused(`resolves to ${address} (${host}), a private, loopback, link-local or reserved address`);
+      }
+    }
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
