@@ -109,6 +109,8 @@ export interface StubRequest {
   behaviour: StubBehaviour;
   /** Set when the client went away before the response was complete (abort, timeout, early break). */
   closedEarly: boolean;
+  /** performance.now() when the whole request had arrived. */
+  receivedAt: number;
 }
 
 export interface StubProviderOptions {
@@ -199,6 +201,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
         connection: socketIds.get(req.socket) ?? 0,
         behaviour,
         closedEarly: false,
+        receivedAt: performance.now(),
       };
       requests.push(record);
       res.on('close', () => {
