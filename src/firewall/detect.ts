@@ -1,9 +1,10 @@
 // Runs every recognizer over a text and resolves overlaps: a detection that passed a checksum
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
 import type { WorkBudget } from './budget.js';
-import { RECOGNIZERS } from './recognizers/index.js';
+import { personRecognizer, RECOGNIZERS } from './recognizers/index.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
+import { findStructured, literalsAsProse } from './structure.js';
 import type { Detection, Language, Recognizer } from './types.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
@@ -99,5 +100,30 @@ export function detectEntities(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
+  // In the default order only: a caller that picks its recognizers gets what they find.
+  if (claim) return resolveOverlaps(withStructure(text, language, all), recognizers);
   return resolveOverlaps(all, recognizers);
+}
+
+/**
+ * Adds what the text's structure says (structure.ts): values typed by their key or column, and
+ * names in code literals read as prose; drops gazetteer names from cells that hold things.
+ */
+function withStructure(text: string, language: Language, found: Detection[]): Detection[] {
+  const prose = literalsAsProse(text);
+  if (prose !== null) {
+    for (const d of personRecognizer.detect(prose, language)) found.push({ ...d, text: text.slice(d.start, d.end) });
+  }
+  const { found: typed, quiet } = findStructured(text);
+  if (typed.length === 0 && quiet.length === 0) return found;
+  let kept = found;
+  if (quiet.length > 0) {
+    kept = found.filter((d) => {
+      if (d.type !== 'PERSON') return true;
+      for (let q = 0; q < quiet.length; q += 2) if (d.start >= quiet[q]! && d.end <= quiet[q + 1]!) return false;
+      return true;
+    });
+  }
+  for (const d of typed) kept.push(d);
+  return kept;
 }
