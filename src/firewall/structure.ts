@@ -482,7 +482,9 @@ function mayHoldStructure(text: string): boolean {
     text.indexOf(':') >= 0 ||
     text.indexOf('=') >= 0 ||
     text.indexOf('"') >= 0 ||
-    text.indexOf('|') >= 0
+    text.indexOf('|') >= 0 ||
+    text.indexOf('VALUES') >= 0 ||
+    text.indexOf('values') >= 0
   );
 }
 
