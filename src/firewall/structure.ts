@@ -10,9 +10,9 @@
 // separators and columns.
 //
 // Cost: every step is one pass over the text or over one line: lines are found with indexOf,
-// string literals by scanning for their closing quote on the same line, and a key before a
-// literal is read from at most KEY_WINDOW characters before it. No regex here runs over more than
-// a bounded window, so the whole is linear in the text.
+// string literals by scanning for their closing quote on the same line (at most MAX_CELL
+// characters), and the key before a literal is read backwards over at most KEY_MAX characters.
+// Every regex here has bounded repetitions or runs over one bounded line: linear in the text.
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
 import { isNonNameWord } from './words.js';
@@ -240,9 +240,33 @@ class Collector {
 // Quoted literals: "key": "value", key = 'value', key: "value", name="value" (JSON, JS, Python,
 // SQL); SQL INSERT … (columns) VALUES (literals).
 
-const KEY_WINDOW = 64;
-// A key right before a literal: optionally quoted, then ':' or '=' (or '=>'), at the end of the window.
-const KEY_BEFORE = /(?:^|[^\p{L}\p{N}_$.])["'`]?([\p{L}_$][\p{L}\p{N}_$.-]{0,47})["'`]?[ \t]*(?::|=>?|==?)[ \t]*$/u;
+const KEY_MAX = 48;
+
+function isKeyChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c === 45 || c === 46 || (c > 127 && /\p{L}/u.test(String.fromCharCode(c)));
+}
+
+/**
+ * The key right before a literal that opens at `open`: optionally quoted, then ':' or '=' (or
+ * '=>', '=='), read backwards over at most KEY_MAX key characters. Null when there is none.
+ */
+function keyBefore(text: string, open: number): string | null {
+  let i = open;
+  let spaces = 0;
+  while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  const sign = text.charCodeAt(i - 1);
+  if (sign === 62 && text.charCodeAt(i - 2) === 61) i -= 2; // =>
+  else if (sign === 61 && text.charCodeAt(i - 2) === 61) i -= 2; // ==
+  else if (sign === 58 || sign === 61) i--;
+  else return null;
+  spaces = 0;
+  while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  if (i > 0 && isQuote(text.charCodeAt(i - 1))) i--;
+  const end = i;
+  while (i > 0 && end - i < KEY_MAX && isKeyChar(text.charCodeAt(i - 1))) i--;
+  if (i === end || (i > 0 && isKeyChar(text.charCodeAt(i - 1)))) return null;
+  return text.slice(i, end);
+}
 
 function isQuote(c: number): boolean {
   return c === 34 || c === 39 || c === 96;
@@ -287,7 +311,7 @@ function* literals(text: string): Generator<[number, number]> {
   }
 }
 
-const SQL_VALUES = /\)\s*values\s*\(/giu;
+const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
 
 function sqlInserts(text: string, out: Collector): void {
   if (!/values/i.test(text)) return;
@@ -327,12 +351,10 @@ function sqlInserts(text: string, out: Collector): void {
 
 function keyedLiterals(text: string, out: Collector): void {
   for (const [open, close] of literals(text)) {
-    const from = Math.max(0, open - KEY_WINDOW);
-    const m = KEY_BEFORE.exec(text.slice(from, open));
-    if (m === null) continue;
+    const found = keyBefore(text, open);
+    if (found === null) continue;
     // "client.nom": the last part names the value.
-    const key = m[1]!.slice(m[1]!.lastIndexOf('.') + 1);
-    out.value(key, open + 1, close);
+    out.value(found.slice(found.lastIndexOf('.') + 1), open + 1, close);
   }
 }
 
@@ -410,7 +432,7 @@ function headerKeys(text: string, cells: Cell[]): string[] | null {
 }
 
 // "Naam: …", "name=…", "Date de naissance : …", "- E-mail: …": a label, then ':' or '=', then the value.
-const KEY_VALUE_LINE = /^[ \t]*(?:[-*•>][ \t]+)?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]*(?::|=)(?:\*\*)?[ \t]*(.*)$/u;
+const KEY_VALUE_LINE = /^[ \t]{0,8}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]{0,8}(?::|=)(?:\*\*)?[ \t]{0,8}(.*)$/u;
 // A value under a "name" key on a line ends at a comma or semicolon: "kontakt: ole richter, tel. …".
 const NAME_END = /[,;|]/;
 
@@ -493,7 +515,7 @@ function thingContextOf(text: string): boolean {
   for (const m of text.matchAll(THING_KEY)) if (isThingContext(m[1]!)) return true;
   return false;
 }
-const THING_KEY = /["'|,;\t\n]\s*([\p{L}_][\p{L}\p{N}_ -]{0,23}?)\s*["']?\s*(?=[:=|,;\t\n])/gu;
+const THING_KEY = /["'|,;\t\n{][ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
 
 export function findStructured(text: string): StructureFindings {
   if (!mayHoldStructure(text)) return { found: [], quiet: [] };

@@ -324,7 +324,7 @@ function particleName(text: string, start: number): number {
 // Chat written in lower case ("weet iemand of thijs visser er is"): a known first name and a known
 // surname, both in lower case, maybe with particles between. Read only in texts with few capitals
 // (see findLowerCaseNames), where capitalisation says nothing.
-const LOWER_PAIR = /(?<![\p{L}\p{N}'’@._-])(\p{Ll}{2,20})[ \u00a0]+((?:(?:van der|van den|van de|von der|de la|van|von|de|der|den|ter|ten|zu|le|la|du|da|di|del)[ \u00a0]+)?)(\p{Ll}{2,24})(?![\p{L}\p{N}'’@_-])/gu;
+const LOWER_PAIR = /(?<![\p{L}\p{N}'’@._-])(\p{Ll}{2,20})[ \u00a0]{1,3}((?:(?:van der|van den|van de|von der|de la|van|von|de|der|den|ter|ten|zu|le|la|du|da|di|del)[ \u00a0]{1,3})?)(\p{Ll}{2,24})(?![\p{L}\p{N}'’@_-])/gu;
 /** At most one capitalised word per this many characters for a text to count as written in lower case. */
 const LOWER_CASE_TEXT = 60;
 
