@@ -1,7 +1,7 @@
 // Runs every recognizer over a text and resolves overlaps: a detection that passed a checksum
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
 import type { WorkBudget } from './budget.js';
-import { personRecognizer, RECOGNIZERS } from './recognizers/index.js';
+import { RECOGNIZERS } from './recognizers/index.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
@@ -100,21 +100,28 @@ export function detectEntities(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  // In the default order only: a caller that picks its recognizers gets what they find.
-  if (claim) return resolveOverlaps(withStructure(text, language, all), recognizers);
-  return resolveOverlaps(all, recognizers);
+  return resolveOverlaps(withStructure(text, language, all, recognizers), recognizers);
 }
 
 /**
  * Adds what the text's structure says (structure.ts): values typed by their key or column, and
  * names in code literals read as prose; drops gazetteer names from cells that hold things.
  */
-function withStructure(text: string, language: Language, found: Detection[]): Detection[] {
-  const prose = literalsAsProse(text);
+function withStructure(text: string, language: Language, found: Detection[], recognizers: readonly Recognizer[]): Detection[] {
+  // Only the types the caller's recognizers stand for: a caller that picks its recognizers gets
+  // what they would find.
+  const person = recognizers.find((r) => r.type === 'PERSON');
+  const prose = person === undefined ? null : literalsAsProse(text);
   if (prose !== null) {
-    for (const d of personRecognizer.detect(prose, language)) found.push({ ...d, text: text.slice(d.start, d.end) });
+    for (const d of person!.detect(prose, language)) found.push({ ...d, text: text.slice(d.start, d.end) });
   }
-  const { found: typed, quiet } = findStructured(text);
+  const structure = findStructured(text);
+  const quiet = person === undefined ? [] : structure.quiet;
+  let typed = structure.found;
+  if (typed.length > 0 && recognizers !== RECOGNIZERS) {
+    const types = new Set(recognizers.map((r) => r.type));
+    typed = typed.filter((d) => types.has(d.type));
+  }
   if (typed.length === 0 && quiet.length === 0) return found;
   let kept = found;
   if (quiet.length > 0) {

@@ -165,6 +165,9 @@ function digitCount(s: string): number {
   return n;
 }
 
+// 11-09-1964, 1964-09-11, 11.9.64, 16 March 1983, 16. März 1983, March 16, 1983.
+const DATE_VALUE =
+  /^(?:\d{1,2}[-./ ]\d{1,2}[-./ ]\d{2,4}|\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}\.?[ ]\p{L}{3,12}\.?[ ]\d{2,4}|\p{L}{3,12}[ ]\d{1,2},?[ ]\d{4})$/u;
 const PHONE_VALUE = /^\+?[\d ()./-]{6,24}$/;
 const ID_VALUE = /^[\dA-Za-z ./-]{6,40}$/;
 const POSTCODE_OR_PLACE = /^[\p{L}\d][\p{L}\d '’.-]{0,60}$/u;
@@ -183,7 +186,7 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'EMAIL':
       return value.includes('@') && value.length <= 120 ? 'EMAIL' : null;
     case 'DATE_OF_BIRTH':
-      return digitCount(value) >= 4 && value.length <= 32 ? 'DATE_OF_BIRTH' : null;
+      return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
     case 'ADDRESS':
       return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
     default:
