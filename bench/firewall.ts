@@ -31,6 +31,7 @@
 //   node dist/bench/firewall.js --misses    also list the evaluation's false positives and negatives
 //   node dist/bench/firewall.js --worst     only the worst case (section 3)
 //   node dist/bench/firewall.js --pasted    only the pasted-text set (section 1b), with its misses
+//   node dist/bench/firewall.js --speed     only the speed (section 2)
 import { closeSync, openSync, readSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -391,6 +392,8 @@ async function printWorstCase(): Promise<void> {
 console.log(`Personal-data firewall benchmark — ${new Date().toISOString()}, load average ${load()} (1/5/15 min)`);
 if (process.argv.includes('--worst')) {
   await printWorstCase();
+} else if (process.argv.includes('--speed')) {
+  printSpeed();
 } else if (process.argv.includes('--pasted')) {
   const pasted = evaluatePasted();
   printPasted(pasted);

@@ -217,15 +217,20 @@ function isBlank(c: number): boolean {
 class Collector {
   readonly found: Detection[] = [];
   readonly quiet: number[] = [];
-  constructor(
-    readonly text: string,
-    readonly thingContext: boolean,
-  ) {}
+  private things: boolean | null = null;
+  constructor(readonly text: string) {}
+
+  /** Whether the text's keys say it is about things (read once, when a "name" key asks). */
+  get thingContext(): boolean {
+    this.things ??= thingContextOf(this.text);
+    return this.things;
+  }
 
   /** Types the value at [start, end) by `key`; false when the key names nothing we know. */
-  value(key: string, start: number, end: number, thingContext = this.thingContext): boolean {
+  value(key: string, start: number, end: number, tableOfThings?: boolean): boolean {
     const kind = keyKind(key);
     if (kind === null) return false;
+    const thingContext = tableOfThings ?? (kind === 'NAME' && this.thingContext);
     [start, end] = trimmed(this.text, start, end);
     if (end <= start || end - start > MAX_CELL) return true;
     if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
@@ -277,14 +282,19 @@ function isQuote(c: number): boolean {
 
 /** Each literal of the text: [open, close) with open at the quote; an apostrophe between letters is not a quote. */
 function* literals(text: string): Generator<[number, number]> {
-  let i = 0;
+  // The next position of each quote character, found with indexOf (fast) and kept until passed.
+  const next = [text.indexOf('"'), text.indexOf("'"), text.indexOf('`')];
   const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (!isQuote(c)) {
-      i++;
-      continue;
+  let i = 0;
+  for (;;) {
+    for (let q = 0; q < 3; q++) {
+      if (next[q]! >= 0 && next[q]! < i) next[q] = text.indexOf(QUOTES[q]!, i);
     }
+    let at = -1;
+    for (const p of next) if (p >= 0 && (at < 0 || p < at)) at = p;
+    if (at < 0) return;
+    i = at;
+    const c = text.charCodeAt(i);
     if (c === 39 || c === 96) {
       // "it's", "l'adresse": an apostrophe after a letter or digit does not open a literal.
       const p = i > 0 ? text.charCodeAt(i - 1) : 32;
@@ -313,6 +323,7 @@ function* literals(text: string): Generator<[number, number]> {
     }
   }
 }
+const QUOTES = ['"', "'", '`'];
 
 const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
 
@@ -404,18 +415,6 @@ function cellsOf(text: string, line: Line, sep: number): Cell[] | null {
   return cells;
 }
 
-const SEPARATORS = [9, 59, 44, 124]; // tab ; , |
-
-function separatorOf(text: string, line: Line): number {
-  const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
-  if (first === 124) return 124;
-  for (const sep of SEPARATORS) {
-    if (sep === 124) continue;
-    for (let i = line.start; i < line.end; i++) if (text.charCodeAt(i) === sep) return sep;
-  }
-  return -1;
-}
-
 const LABEL = /^[\p{L}][\p{L}\p{N} _./°#()-]{0,47}$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
@@ -423,15 +422,15 @@ const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*
 function headerKeys(text: string, cells: Cell[]): string[] | null {
   if (cells.length < 2) return null;
   const keys: string[] = [];
-  let known = 0;
+  // Every cell a short label first (cheap), and only then is any of them looked up as a key.
   for (const [s, e] of cells) {
     const [a, b] = trimmed(text, s, e);
+    if (b - a > 48 || b === a) return null;
     const label = text.slice(a, b);
     if (!LABEL.test(label)) return null;
-    if (keyKind(label) !== null) known++;
     keys.push(label);
   }
-  return known > 0 ? keys : null;
+  return keys.some((key) => keyKind(key) !== null) ? keys : null;
 }
 
 // "Naam: …", "name=…", "Date de naissance : …", "- E-mail: …": a label, then ':' or '=', then the value.
@@ -443,9 +442,31 @@ function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
-    if (line.end - line.start > 2000) continue;
-    const sep = separatorOf(text, line);
-    if (sep >= 0) {
+    const length = line.end - line.start;
+    // Headers and key-value lines are short; a paragraph of prose is not read further.
+    if (length > MAX_HEADER_LINE) continue;
+    // One pass over the line: which separators and key signs it holds.
+    let keySign = false;
+    let pipe = false;
+    let tab = false;
+    let semicolon = false;
+    let comma = false;
+    for (let i = line.start; i < line.end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 58 || c === 61) keySign = true;
+      else if (c === 124) pipe = true;
+      else if (c === 9) tab = true;
+      else if (c === 59) semicolon = true;
+      else if (c === 44) comma = true;
+    }
+    if (!keySign && !pipe && !tab && !semicolon && !comma) {
+      // Only a label alone on its line over a value can be here.
+      if (length <= 48) loneLabel(text, lines, k, out);
+      continue;
+    }
+    const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
+    const sep = first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1;
+    if (sep >= 0 && length <= MAX_HEADER_LINE / 2) {
       const cells = cellsOf(text, line, sep);
       const keys = cells && headerKeys(text, cells);
       if (keys) {
@@ -467,6 +488,7 @@ function lineStructures(text: string, out: Collector): void {
         }
       }
     }
+    if (!keySign) continue;
     const lineText = text.slice(line.start, line.end);
     const kv = KEY_VALUE_LINE.exec(lineText);
     if (kv !== null) {
@@ -487,18 +509,23 @@ function lineStructures(text: string, out: Collector): void {
       out.value(key, valueStart, valueEnd);
       continue;
     }
-    // A label alone on its line, without a colon, over a short value line.
-    const [a, b] = trimmed(text, line.start, line.end);
-    if (b - a <= 48 && k + 1 < lines.length) {
-      const label = text.slice(a, b);
-      const kind = LABEL.test(label) ? keyKind(label) : null;
-      if (kind !== null && kind !== 'THING' && kind !== 'NAME') {
-        const next = lines[k + 1]!;
-        if (next.end - next.start <= 80) out.value(label, next.start, next.end);
-      }
-    }
   }
 }
+
+/** A label alone on its line, without a colon ("Date of birth"), over a short value line. */
+function loneLabel(text: string, lines: Line[], k: number, out: Collector): void {
+  const line = lines[k]!;
+  const [a, b] = trimmed(text, line.start, line.end);
+  if (b - a > 48 || b === a || k + 1 >= lines.length) return;
+  const label = text.slice(a, b);
+  const kind = LABEL.test(label) ? keyKind(label) : null;
+  if (kind !== null && kind !== 'THING' && kind !== 'NAME') {
+    const next = lines[k + 1]!;
+    if (next.end - next.start <= 80) out.value(label, next.start, next.end);
+  }
+}
+
+const MAX_HEADER_LINE = 400;
 
 /** Whether the text may hold any structure this module reads (cheap: a few indexOf calls). */
 function mayHoldStructure(text: string): boolean {
@@ -522,7 +549,7 @@ const THING_KEY = /["'|,;\t\n{][ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0
 
 export function findStructured(text: string): StructureFindings {
   if (!mayHoldStructure(text)) return { found: [], quiet: [] };
-  const out = new Collector(text, thingContextOf(text));
+  const out = new Collector(text);
   keyedLiterals(text, out);
   sqlInserts(text, out);
   lineStructures(text, out);

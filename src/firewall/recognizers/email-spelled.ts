@@ -6,7 +6,9 @@
 // MAX_LABELS), each step a bounded sticky regex: linear in the text.
 import type { Detection, Language, Recognizer } from '../types.js';
 
-const AT = /[([{][ ]?(?:at|ät)[ ]?[)\]}]|(?<![\p{L}\p{N}])(?:at|ät|apenstaartje|arobase|arrobase|klammeraffe)(?![\p{L}\p{N}])/giu;
+// Without the u flag and without a lookbehind, so that irregexp can skip quickly to the next space or
+// bracket: this runs over every text, and " at " is everywhere in English.
+const AT = /[([{][ ]?(?:at|ät)[ ]?[)\]}]| (?:at|ät|apenstaartje|arobase|arrobase|klammeraffe)(?= )/gi;
 const DOT_Y = /(?:[ ]*[([{][ ]?(?:dot|punt|punkt|point)[ ]?[)\]}][ ]*|[ ]+(?:dot|punt|punkt|point)[ ]+|\.)/iuy;
 const LABEL_Y = /[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?![\p{L}\p{N}@])/iuy;
 const LOCAL_MAX = 64;
@@ -23,11 +25,11 @@ export function findSpelledEmails(text: string): Detection[] {
   const out: Detection[] = [];
   AT.lastIndex = 0;
   for (let m = AT.exec(text); m; m = AT.exec(text)) {
-    const bracketed = /^[([{]/.test(m[0]);
-    // The local part, right before (one space before a spoken "at", none needed before a bracketed one).
+    const bracketed = m[0].charCodeAt(0) !== 32;
+    // The local part, right before: the spoken "at" brings its space before it; a bracketed one
+    // may follow the local part directly.
     let end = m.index;
-    if (text.charCodeAt(end - 1) === 32) end--;
-    else if (!bracketed) continue;
+    if (bracketed && text.charCodeAt(end - 1) === 32) end--;
     let start = end;
     while (start > 0 && end - start < LOCAL_MAX && isLocalChar(text.charCodeAt(start - 1))) start--;
     if (start === end || (start > 0 && /[\p{L}\p{N}@]/u.test(text[start - 1]!))) continue;
@@ -36,7 +38,6 @@ export function findSpelledEmails(text: string): Detection[] {
     // The domain, label by label.
     let i = m.index + m[0].length;
     if (text.charCodeAt(i) === 32) i++;
-    else if (!bracketed) continue;
     const labels: string[] = [];
     let last = -1;
     while (labels.length < MAX_LABELS) {

@@ -325,15 +325,18 @@ function particleName(text: string, start: number): number {
 // surname, both in lower case, maybe with particles between. Read only in texts with few capitals
 // (see findLowerCaseNames), where capitalisation says nothing.
 const LOWER_PAIR = /(?<![\p{L}\p{N}'’@._-])(\p{Ll}{2,20})[ \u00a0]{1,3}((?:(?:van der|van den|van de|von der|de la|van|von|de|der|den|ter|ten|zu|le|la|du|da|di|del)[ \u00a0]{1,3})?)(\p{Ll}{2,24})(?![\p{L}\p{N}'’@_-])/gu;
-/** At most one capitalised word per this many characters for a text to count as written in lower case. */
-const LOWER_CASE_TEXT = 60;
+/**
+ * A text counts as written in lower case when it has at most one capitalised word, plus one per
+ * this many characters ("I", a brand): ordinary prose has one every 50 or so, and is not read twice.
+ */
+const LOWER_CASE_TEXT = 200;
 
 function capital(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, end: number) => void): void {
-  if (scan.capAt.length * LOWER_CASE_TEXT > text.length) return;
+  if (scan.capAt.length > 1 + text.length / LOWER_CASE_TEXT) return;
   LOWER_PAIR.lastIndex = 0;
   for (let m = LOWER_PAIR.exec(text); m; m = LOWER_PAIR.exec(text)) {
     const first = capital(m[1]!);
@@ -400,7 +403,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = EPONYM.lastIndex;
       continue;
     }
-    if (isNonNameWord(tok) || CAP_PARTICLE_FIRST.has(tok)) {
+    if (CAP_PARTICLE_FIRST.has(tok)) {
       const end = particleName(text, start);
       if (end > 0) {
         take(start, end);

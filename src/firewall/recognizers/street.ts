@@ -7,7 +7,7 @@
 // word is read backwards from the number (at most one word of STREET_WORD_MAX characters), or the
 // French/English street forwards from it with sticky regexes of bounded repetition; the label of a
 // postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
-import { scanOf, type TextScan } from '../scan.js';
+import { isLetterCode, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 // Street words that end a Dutch or German street name written as one word.
@@ -34,11 +34,10 @@ const GLUED_Y = /\d{4,5}\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?/uy;
 const LABELLED_Y = /(?:[1-9]\d{3}[ \u00a0]?[A-Z]{2}(?![\p{L}\p{N}])|\d{4,5}(?![\p{L}\p{N}]|[.,]\d))/uy;
 const LABEL_BEFORE = /(?:postcode|post code|postal code|zip(?: code)?|plz|postleitzahl|code postal|cp)[ \u00a0]*[:.]?[ \u00a0]*$/iu;
 const LABEL_WINDOW = 24;
+const ANY_LABEL = /post|zip|plz|code postal|\bcp\b/i;
 const HOUSE_NUMBER_AFTER = /^[ ,\u00a0]*(?:huisnummer|hausnummer|house number|house no\.?|numéro|no\.|nr\.?)[ :\u00a0]*\d/iu;
 
-function isLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c > 127 && /\p{L}/u.test(String.fromCharCode(c)));
-}
+const isLetter = isLetterCode;
 
 function isDigitCode(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -76,13 +75,16 @@ function push(out: Detection[], text: string, start: number, end: number): void 
 export function findStreets(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   const out: Detection[] = [];
+  if (s.digitRuns.length === 0) return out;
+  // One pass to know whether a postcode label occurs at all: most texts have none.
+  const labels = ANY_LABEL.test(text);
   let after = 0;
   for (const p of s.digitRuns) {
     if (p < after) continue;
     const before = p > 0 ? text.charCodeAt(p - 1) : 32;
     if (isLetter(before)) continue;
     // Labelled postcode.
-    if (before === 32 || before === 0xa0 || before === 58) {
+    if (labels && (before === 32 || before === 0xa0 || before === 58)) {
       const window = text.slice(Math.max(0, p - LABEL_WINDOW), p);
       if (LABEL_BEFORE.test(window)) {
         const labelStart = p - LABEL_WINDOW < 0 ? 0 : p - LABEL_WINDOW;
@@ -123,7 +125,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     }
     // Number, then a French or English street.
     const num = sticky(HOUSE_Y, text, p);
-    if (num > 0) {
+    if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
       const end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num));
       if (end > 0) {
         push(out, text, p, end);
@@ -132,7 +134,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
       }
     }
     // A postcode glued to its town on its own: "10627Berlin".
-    const glued = sticky(GLUED_Y, text, p);
+    const glued = isDigitCode(text.charCodeAt(p + 3)) ? sticky(GLUED_Y, text, p) : -1;
     if (glued > 0 && (p === 0 || !isDigitCode(before))) {
       push(out, text, p, glued);
       after = glued;
