@@ -118,6 +118,18 @@ const SUFFIXES: Array<[string, KeyKind]> = [
 
 /** Lower case, accents off, ß as ss, only letters and digits: "First Name", "first_name", "firstName" → "firstname". */
 export function normaliseKey(key: string): string {
+  let ascii = '';
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 97 && c <= 122) ascii += key[i];
+    else if (c >= 65 && c <= 90) ascii += String.fromCharCode(c + 32);
+    else if (c >= 48 && c <= 57) ascii += key[i];
+    else if (c > 127) return normaliseUnicode(key);
+  }
+  return ascii;
+}
+
+function normaliseUnicode(key: string): string {
   return key
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
@@ -129,6 +141,19 @@ export function normaliseKey(key: string): string {
 /** What a key (a JSON key, a column header, a label) names, or null. Keys are short: at most 48 characters are read. */
 export function keyKind(key: string): KeyKind | null {
   if (key.length === 0 || key.length > 48) return null;
+  const cached = kindCache.get(key);
+  if (cached !== undefined) return cached;
+  // Bounded: a text of many distinct labels must not grow the cache without end.
+  if (kindCache.size >= KIND_CACHE_SIZE) kindCache.clear();
+  const kind = lookUpKey(key);
+  kindCache.set(key, kind);
+  return kind;
+}
+
+const kindCache = new Map<string, KeyKind | null>();
+const KIND_CACHE_SIZE = 4096;
+
+function lookUpKey(key: string): KeyKind | null {
   const k = normaliseKey(key);
   if (k.length === 0) return null;
   const exact = KEY_KIND.get(k);
@@ -394,8 +419,11 @@ function linesOf(text: string): Line[] {
 
 type Cell = [number, number];
 
-/** The cells of a line split at `sep` (a Markdown row's outer pipes dropped); null past 64 cells. */
-function cellsOf(text: string, line: Line, sep: number): Cell[] | null {
+/**
+ * The cells of a line split at `sep` (a Markdown row's outer pipes dropped); null past 64 cells,
+ * or when a cell is longer than `maxCell` (a header's cells are labels).
+ */
+function cellsOf(text: string, line: Line, sep: number, maxCell = Infinity): Cell[] | null {
   let { start, end } = line;
   [start, end] = trimmed(text, start, end);
   if (sep === 124) {
@@ -407,6 +435,7 @@ function cellsOf(text: string, line: Line, sep: number): Cell[] | null {
   let from = start;
   for (let i = start; i <= end; i++) {
     if (i === end || text.charCodeAt(i) === sep) {
+      if (i - from > maxCell) return null;
       cells.push([from, i]);
       if (cells.length > 64) return null;
       from = i + 1;
@@ -467,7 +496,7 @@ function lineStructures(text: string, out: Collector): void {
     const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
     const sep = first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1;
     if (sep >= 0 && length <= MAX_HEADER_LINE / 2) {
-      const cells = cellsOf(text, line, sep);
+      const cells = cellsOf(text, line, sep, 52);
       const keys = cells && headerKeys(text, cells);
       if (keys) {
         const thing = keys.some((key) => isThingContext(key));

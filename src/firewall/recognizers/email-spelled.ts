@@ -6,9 +6,33 @@
 // MAX_LABELS), each step a bounded sticky regex: linear in the text.
 import type { Detection, Language, Recognizer } from '../types.js';
 
-// Without the u flag and without a lookbehind, so that irregexp can skip quickly to the next space or
-// bracket: this runs over every text, and " at " is everywhere in English.
-const AT = /[([{][ ]?(?:at|ät)[ ]?[)\]}]| (?:at|ät|apenstaartje|arobase|arrobase|klammeraffe)(?= )/gi;
+// The "at" words as they stand in a text: a spoken one with a space on either side, a bracketed one
+// as it is. Found in one pass over the character codes (a regex over every space of the text cost
+// far more: " at " is everywhere in English), then confirmed with startsWith.
+const SPOKEN = ['at', 'ät', 'apenstaartje', 'arobase', 'arrobase', 'klammeraffe'];
+const BRACKETED = ['(at)', '[at]', '{at}', '(ät)'];
+
+/** Where each "at" word occurs, as [index, length] pairs in text order (a spoken one without its spaces, from its leading space). */
+function atWords(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const n = text.length - 2;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 40 && c !== 91 && c !== 123) continue;
+    const d = text.charCodeAt(i + 1) | 0x20;
+    if (d !== 97 && d !== 0xe4 && d !== 107) continue; // a, ä, k
+    if (c === 32) {
+      for (const w of SPOKEN) {
+        const end = i + 1 + w.length;
+        if (text.charCodeAt(end) === 32 && text.slice(i + 1, end).toLowerCase() === w) out.push([i, w.length + 1]);
+      }
+    } else {
+      for (const w of BRACKETED) if (text.slice(i, i + w.length).toLowerCase() === w) out.push([i, w.length]);
+    }
+  }
+  return out;
+}
+
 const DOT_Y = /(?:[ ]*[([{][ ]?(?:dot|punt|punkt|point)[ ]?[)\]}][ ]*|[ ]+(?:dot|punt|punkt|point)[ ]+|\.)/iuy;
 const LABEL_Y = /[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?![\p{L}\p{N}@])/iuy;
 const LOCAL_MAX = 64;
@@ -23,8 +47,10 @@ function isLocalChar(c: number): boolean {
 
 export function findSpelledEmails(text: string): Detection[] {
   const out: Detection[] = [];
-  AT.lastIndex = 0;
-  for (let m = AT.exec(text); m; m = AT.exec(text)) {
+  let done = 0;
+  for (const [index, length] of atWords(text)) {
+    if (index < done) continue;
+    const m = { index, 0: text.slice(index, index + length) };
     const bracketed = m[0].charCodeAt(0) !== 32;
     // The local part, right before: the spoken "at" brings its space before it; a bracketed one
     // may follow the local part directly.
@@ -55,7 +81,7 @@ export function findSpelledEmails(text: string): Detection[] {
     if (!TLDS.has(tld) || !/^[a-z]+$/.test(tld)) continue;
     const address = `${local}@${labels.join('.')}`.toLowerCase();
     out.push({ type: 'EMAIL', start, end: last, text: text.slice(start, last), checksum: false, normalized: address });
-    AT.lastIndex = Math.max(AT.lastIndex, last);
+    done = last;
   }
   return out;
 }

@@ -20,7 +20,7 @@
 // each regex is tried, sticky, only there, with the same matches as a global scan.
 import { isKnownFirstName, isKnownLastName } from '../gazetteer/index.js';
 import { firstChars, foldCode, wordPrefixFilter, type FirstChars } from '../regex-prefix.js';
-import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
+import { Matcher, cuePositions, isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -289,10 +289,16 @@ function knownSurnameAfter(text: string, i: number): number {
 
 // A lone first name right after a travel word is a town ("naar Florence", "fly into Charlotte",
 // "nach Jena", "via Darwin"): not a person.
-const TRAVEL_BEFORE = /(?:^|[^\p{L}])(?:naar|via|richting|into|nach|richtung|vers|towards|toward)[ \u00a0]+$/iu;
+const TRAVEL_WORDS = new Set(['naar', 'via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward']);
 
 function afterTravelWord(text: string, start: number): boolean {
-  return TRAVEL_BEFORE.test(text.slice(Math.max(0, start - 12), start));
+  let end = start;
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 0xa0)) end--;
+  if (end === start) return false;
+  let i = end;
+  while (i > 0 && end - i < 9 && isLetterCode(text.charCodeAt(i - 1))) i--;
+  if (i > 0 && isLetterCode(text.charCodeAt(i - 1))) return false;
+  return TRAVEL_WORDS.has(text.slice(i, end).toLowerCase());
 }
 
 // A surname led by a capitalised particle, anywhere in a sentence ("Von Berg schreibt", "De la

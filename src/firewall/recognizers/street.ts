@@ -34,7 +34,6 @@ const GLUED_Y = /\d{4,5}\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?/uy;
 const LABELLED_Y = /(?:[1-9]\d{3}[ \u00a0]?[A-Z]{2}(?![\p{L}\p{N}])|\d{4,5}(?![\p{L}\p{N}]|[.,]\d))/uy;
 const LABEL_BEFORE = /(?:postcode|post code|postal code|zip(?: code)?|plz|postleitzahl|code postal|cp)[ \u00a0]*[:.]?[ \u00a0]*$/iu;
 const LABEL_WINDOW = 24;
-const ANY_LABEL = /post|zip|plz|code postal|\bcp\b/i;
 const HOUSE_NUMBER_AFTER = /^[ ,\u00a0]*(?:huisnummer|hausnummer|house number|house no\.?|numéro|no\.|nr\.?)[ :\u00a0]*\d/iu;
 
 const isLetter = isLetterCode;
@@ -76,15 +75,13 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   const out: Detection[] = [];
   if (s.digitRuns.length === 0) return out;
-  // One pass to know whether a postcode label occurs at all: most texts have none.
-  const labels = ANY_LABEL.test(text);
   let after = 0;
   for (const p of s.digitRuns) {
     if (p < after) continue;
     const before = p > 0 ? text.charCodeAt(p - 1) : 32;
     if (isLetter(before)) continue;
     // Labelled postcode.
-    if (labels && (before === 32 || before === 0xa0 || before === 58)) {
+    if (before === 32 || before === 0xa0 || before === 58) {
       const window = text.slice(Math.max(0, p - LABEL_WINDOW), p);
       if (LABEL_BEFORE.test(window)) {
         const labelStart = p - LABEL_WINDOW < 0 ? 0 : p - LABEL_WINDOW;
