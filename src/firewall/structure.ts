@@ -501,7 +501,10 @@ function lineStructures(text: string, out: Collector): void {
       if (keys) {
         const thing = keys.some((key) => isThingContext(key));
         let r = k + 1;
-        if (sep === 124 && r < lines.length && MARKDOWN_RULE.test(text.slice(lines[r]!.start, lines[r]!.end))) r++;
+        // The rule line under a Markdown header; only a short one is tested (the regex's runs of
+        // blanks may trade characters, quadratic in a long line of them).
+        const rule = r < lines.length ? lines[r]! : null;
+        if (sep === 124 && rule && rule.end - rule.start <= MAX_HEADER_LINE && MARKDOWN_RULE.test(text.slice(rule.start, rule.end))) r++;
         let rows = 0;
         for (; r < lines.length; r++) {
           const row = cellsOf(text, lines[r]!, sep);

@@ -66,5 +66,6 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'spaces after a cue', make: (chars) => `Naam${' '.repeat(Math.max(0, chars - 5))}x` },
   { name: 'spaces after a key', make: (chars) => `name${' '.repeat(Math.max(0, chars - 6))}:x` },
   { name: 'line breaks after a value', make: (chars) => `) values${'\n'.repeat(Math.max(0, chars - 9))}(` },
+  { name: 'blanks under a table header', make: (chars) => `| Naam | Telefoon |\n|--${' '.repeat(Math.max(0, chars - 24))}x` },
   { name: 'one long line of cells', make: (chars) => `name,${'a,'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];
