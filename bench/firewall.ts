@@ -30,6 +30,8 @@
 //   node dist/bench/firewall.js --strict    exit code 1 when a target is missed
 //   node dist/bench/firewall.js --misses    also list the evaluation's false positives and negatives
 //   node dist/bench/firewall.js --worst     only the worst case (section 3)
+//   node dist/bench/firewall.js --pasted    only the pasted-text set (section 1b), with its misses
+//   node dist/bench/firewall.js --speed     only the speed (section 2)
 import { closeSync, openSync, readSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -43,8 +45,11 @@ import {
   checksumGroup,
   cuedNames,
   evaluateAll,
+  evaluatePasted,
   f1,
   formatMisses,
+  formatPastedReport,
+  type PastedReport,
   precision,
   recall,
   sumCounts,
@@ -60,6 +65,9 @@ const TARGET = {
   cuedNameRecall: 0.9,
   overallF1: 0.93,
   proseMBps: 20,
+  pastedIdentifierRecall: 0.97,
+  pastedNameRecall: 0.9,
+  pastedNegativesKept: 0.95,
   promptMicros: 200,
 };
 
@@ -135,6 +143,20 @@ function printQuality(r: Report): void {
   );
   const plainFound = plain.filter((g) => g.hit).length;
   console.log(`  (names without a cue, gazetteer only: R ${fmt3(plain.length ? plainFound / plain.length : 1)} (${plainFound}/${plain.length}); no target)`);
+}
+
+function printPasted(r: PastedReport): void {
+  console.log('\n1b. Pasted text — test/fixtures/firewall/pasted.jsonl (issue 23): per category, labelled values found and');
+  console.log('   detections that match no labelled value; a hard negative ("neg-…") is kept when nothing in it is masked.\n');
+  console.log(formatPastedReport(r));
+  const ids = recall(r.identifiers);
+  const names = recall(r.names);
+  const kept = r.negatives.kept / Math.max(1, r.negatives.messages);
+  console.log(
+    `\n  identifiers R ≥ ${TARGET.pastedIdentifierRecall}: ${verdict('pasted identifiers R ≥ 0.97', ids >= TARGET.pastedIdentifierRecall)}, ` +
+      `names R ≥ ${TARGET.pastedNameRecall}: ${verdict('pasted names R ≥ 0.90', names >= TARGET.pastedNameRecall)}, ` +
+      `negatives kept ≥ ${TARGET.pastedNegativesKept}: ${verdict('pasted negatives kept ≥ 95%', kept >= TARGET.pastedNegativesKept)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,9 +392,16 @@ async function printWorstCase(): Promise<void> {
 console.log(`Personal-data firewall benchmark — ${new Date().toISOString()}, load average ${load()} (1/5/15 min)`);
 if (process.argv.includes('--worst')) {
   await printWorstCase();
+} else if (process.argv.includes('--speed')) {
+  printSpeed();
+} else if (process.argv.includes('--pasted')) {
+  const pasted = evaluatePasted();
+  printPasted(pasted);
+  if (pasted.misses.length > 0) console.log(`\npasted-set misses:\n${formatMisses({ misses: pasted.misses } as Report)}`);
 } else {
   const report = evaluateAll();
   printQuality(report);
+  printPasted(evaluatePasted());
   printSpeed();
   await printWorstCase();
   if (process.argv.includes('--misses') && report.misses.length > 0) console.log(`\nevaluation misses:\n${formatMisses(report)}`);

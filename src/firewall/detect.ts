@@ -4,6 +4,7 @@ import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
+import { findStructured, literalsAsProse } from './structure.js';
 import type { Detection, Language, Recognizer } from './types.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
@@ -99,5 +100,37 @@ export function detectEntities(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  return resolveOverlaps(all, recognizers);
+  return resolveOverlaps(withStructure(text, language, all, recognizers), recognizers);
+}
+
+/**
+ * Adds what the text's structure says (structure.ts): values typed by their key or column, and
+ * names in code literals read as prose; drops gazetteer names from cells that hold things.
+ */
+function withStructure(text: string, language: Language, found: Detection[], recognizers: readonly Recognizer[]): Detection[] {
+  // Only the types the caller's recognizers stand for: a caller that picks its recognizers gets
+  // what they would find.
+  const person = recognizers.find((r) => r.type === 'PERSON');
+  const prose = person === undefined ? null : literalsAsProse(text);
+  if (prose !== null) {
+    for (const d of person!.detect(prose, language)) found.push({ ...d, text: text.slice(d.start, d.end) });
+  }
+  const structure = findStructured(text);
+  const quiet = person === undefined ? [] : structure.quiet;
+  let typed = structure.found;
+  if (typed.length > 0 && recognizers !== RECOGNIZERS) {
+    const types = new Set(recognizers.map((r) => r.type));
+    typed = typed.filter((d) => types.has(d.type));
+  }
+  if (typed.length === 0 && quiet.length === 0) return found;
+  let kept = found;
+  if (quiet.length > 0) {
+    kept = found.filter((d) => {
+      if (d.type !== 'PERSON') return true;
+      for (let q = 0; q < quiet.length; q += 2) if (d.start >= quiet[q]! && d.end <= quiet[q + 1]!) return false;
+      return true;
+    });
+  }
+  for (const d of typed) kept.push(d);
+  return kept;
 }

@@ -34,6 +34,24 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['at signs', '@'],
   ['IPv6-like', 'ab:'],
   ['punctuation', '.,;:!?'],
+  // Issue 23's rules: lower-case names, structure (JSON keys, CSV/Markdown rows, key-value lines,
+  // code literals and SQL), streets without postcode, spelled-out e-mails, particles, travel words.
+  ['lower-case names', 'jan jansen '],
+  ['lower-case particles', 'de van de van der '],
+  ['JSON keys', '{"name": "Jan", '],
+  ['JSON keys, no values', '"name": '],
+  ['CSV header and rows', 'name,phone\nJan,0612345678\n'],
+  ['Markdown rows', '| Naam | Telefoon |\n'],
+  ['key-value lines', 'Naam: jan\n'],
+  ['open quotes', '"\'`a'],
+  ['SQL values', "(name) VALUES ('Jan', "],
+  ['street words + numbers', 'Kerkstraat 1 '],
+  ['numbers + rue', '12 rue '],
+  ['labelled postcodes', 'PLZ 12345 '],
+  ['spoken at/dot', 'a at b dot '],
+  ['bracketed at', 'x(at)'],
+  ['particle + verb', 'Von Berg schreibt '],
+  ['travel words', 'naar Anna '],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
@@ -46,4 +64,8 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   // No line break and no colon after the spaces: the cue's regex has to give up on each of them.
   { name: 'spaces after a sign-off', make: (chars) => `Best regards${' '.repeat(Math.max(0, chars - 13))}x` },
   { name: 'spaces after a cue', make: (chars) => `Naam${' '.repeat(Math.max(0, chars - 5))}x` },
+  { name: 'spaces after a key', make: (chars) => `name${' '.repeat(Math.max(0, chars - 6))}:x` },
+  { name: 'line breaks after a value', make: (chars) => `) values${'\n'.repeat(Math.max(0, chars - 9))}(` },
+  { name: 'blanks under a table header', make: (chars) => `| Naam | Telefoon |\n|--${' '.repeat(Math.max(0, chars - 24))}x` },
+  { name: 'one long line of cells', make: (chars) => `name,${'a,'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];

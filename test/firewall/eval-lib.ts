@@ -321,3 +321,111 @@ export function formatReport(r: Report): string {
 export function formatMisses(r: Report): string {
   return r.misses.map((m) => `${m.kind} ${m.type} ${JSON.stringify(m.value)}  [${m.id}] ${JSON.stringify(m.text)}`).join('\n');
 }
+
+// ---------------------------------------------------------------------------------------------
+// The pasted-text set (test/fixtures/firewall/pasted.jsonl, built by make-pasted.mjs): messages
+// as people paste them — chat-style names, JSON, CSV, tables, code, casual number formats —
+// with hard negatives. Kept apart from the set above so that both keep their own figures.
+
+export interface PastedSnippet extends Snippet {
+  category: string;
+}
+
+export function loadPasted(): PastedSnippet[] {
+  return readJsonl<PastedSnippet>('pasted.jsonl');
+}
+
+export interface CategoryCounts {
+  messages: number;
+  /** Labelled values, and how many of them were masked (type and span, IoU ≥ 0.5). */
+  gold: number;
+  found: number;
+  /** Detections that match no labelled value. */
+  wrong: number;
+  /** Messages in which nothing unlabelled was masked (what counts for the negatives). */
+  clean: number;
+}
+
+export interface PastedReport {
+  perCategory: Record<string, CategoryCounts>;
+  /** Counts over the values that are not names (every identifier, phone, e-mail, address, date). */
+  identifiers: TypeCounts;
+  names: TypeCounts;
+  negatives: { messages: number; kept: number };
+  misses: Miss[];
+}
+
+export function isNegativeCategory(category: string): boolean {
+  return category.startsWith('neg-');
+}
+
+export function evaluatePasted(): PastedReport {
+  const empty = (): TypeCounts => ({ tp: 0, fp: 0, fn: 0, exact: 0 });
+  const perType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, empty()])) as Record<EntityType, TypeCounts>;
+  const perTypeLanguage = Object.fromEntries(
+    ENTITY_TYPES.map((t) => [t, Object.fromEntries(LANGUAGES.map((l) => [l, empty()]))]),
+  ) as Record<EntityType, Record<Language, TypeCounts>>;
+  const perCategory: Record<string, CategoryCounts> = {};
+  const negatives = { messages: 0, kept: 0 };
+  const misses: Miss[] = [];
+  for (const s of loadPasted()) {
+    const report: Report = {
+      perType: Object.fromEntries(ENTITY_TYPES.map((t) => [t, empty()])) as Record<EntityType, TypeCounts>,
+      perTypeLanguage: JSON.parse(JSON.stringify(perTypeLanguage)) as Report['perTypeLanguage'],
+      overall: empty(),
+      gold: [],
+      misses: [],
+      snippets: 0,
+      messages: 0,
+      languageCorrect: 0,
+      languageTotal: 0,
+    };
+    const lang = detectLanguage(s.text, s.lang);
+    score(report, s.id, s.lang, s.text, goldSpans(s.text, s.entities), detectEntities(s.text, lang));
+    const c = (perCategory[s.category] ??= { messages: 0, gold: 0, found: 0, wrong: 0, clean: 0 });
+    c.messages++;
+    let wrong = 0;
+    for (const t of ENTITY_TYPES) {
+      const counts = report.perType[t];
+      c.gold += counts.tp + counts.fn;
+      c.found += counts.tp;
+      wrong += counts.fp;
+      const into = perType[t];
+      into.tp += counts.tp;
+      into.fp += counts.fp;
+      into.fn += counts.fn;
+      into.exact += counts.exact;
+    }
+    c.wrong += wrong;
+    if (wrong === 0) c.clean++;
+    if (isNegativeCategory(s.category)) {
+      negatives.messages++;
+      if (wrong === 0) negatives.kept++;
+    }
+    for (const m of report.misses) misses.push({ ...m, id: `${m.id} (${s.category})` });
+  }
+  return {
+    perCategory,
+    identifiers: sumCounts(ENTITY_TYPES.filter((t) => t !== 'PERSON').map((t) => perType[t])),
+    names: perType.PERSON,
+    negatives,
+    misses,
+  };
+}
+
+export function formatPastedReport(r: PastedReport): string {
+  const pct = (x: number) => (100 * x).toFixed(1).padStart(6);
+  const rows = [`  ${'category'.padEnd(18)} ${'msgs'.padStart(5)} ${'gold'.padStart(5)} ${'found'.padStart(6)} ${'rec%'.padStart(6)} ${'wrong'.padStart(6)} ${'clean msgs'.padStart(11)}`];
+  for (const [name, c] of Object.entries(r.perCategory)) {
+    const rec = c.gold === 0 ? '     —' : pct(c.found / c.gold);
+    rows.push(
+      `  ${name.padEnd(18)} ${String(c.messages).padStart(5)} ${String(c.gold).padStart(5)} ${String(c.found).padStart(6)} ${rec} ${String(c.wrong).padStart(6)} ${`${c.clean}/${c.messages}`.padStart(11)}`,
+    );
+  }
+  const line = (what: string, c: TypeCounts) =>
+    `  ${what.padEnd(36)} recall ${pct(recall(c))}% (${c.tp}/${c.tp + c.fn}), precision ${pct(precision(c))}% (${c.fp} wrong)`;
+  rows.push(line('identifiers (all but names)', r.identifiers));
+  rows.push(line('names', r.names));
+  rows.push(`  ${'hard negatives kept clean'.padEnd(36)} ${pct(r.negatives.kept / Math.max(1, r.negatives.messages))}% (${r.negatives.kept}/${r.negatives.messages} messages)`);
+  return rows.join('\n');
+}

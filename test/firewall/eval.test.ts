@@ -8,7 +8,9 @@ import {
   checksumGroup,
   cuedNames,
   evaluateAll,
+  evaluatePasted,
   f1,
+  formatPastedReport,
   formatMisses,
   formatReport,
   nameCue,
@@ -78,5 +80,39 @@ describe('firewall evaluation', () => {
     expect(at('Met vriendelijke groet,\nSanne van Dijk', 'Sanne')).to.equal('cue');
     expect(at('Ik heb met Lotte gesproken.', 'Lotte')).to.equal(null);
     expect(at('Pieter Bakker vroeg om de notulen.', 'Pieter')).to.equal(null);
+  });
+});
+
+// Issue 23: the pasted-text set (test/fixtures/firewall/pasted.jsonl) — chat-style names, JSON,
+// CSV, tables, code, casual number formats, addresses without postcode, with hard negatives.
+describe('firewall evaluation: text as people paste it', () => {
+  let report: ReturnType<typeof evaluatePasted>;
+
+  before(function () {
+    this.timeout(20_000);
+    report = evaluatePasted();
+    console.log(`\n${formatPastedReport(report)}\n`);
+    if (report.misses.length > 0) console.log(`misses:\n${formatMisses({ misses: report.misses } as Report)}\n`);
+  });
+
+  it('masks at least 97% of the identifiers (everything but names)', () => {
+    expect(recall(report.identifiers)).to.be.at.least(0.97);
+  });
+
+  it('masks at least 90% of the names', () => {
+    expect(recall(report.names)).to.be.at.least(0.9);
+  });
+
+  it('leaves at least 95% of the hard negatives untouched', () => {
+    expect(report.negatives.messages).to.be.at.least(40);
+    expect(report.negatives.kept / report.negatives.messages).to.be.at.least(0.95);
+  });
+
+  it('holds at least 150 messages in every category of the issue, each checksum-valid identifier labelled', () => {
+    const total = Object.values(report.perCategory).reduce((a, c) => a + c.messages, 0);
+    expect(total).to.be.at.least(150);
+    for (const category of ['chat-names', 'particle-names', 'uncued-names', 'json', 'csv', 'markdown', 'kv', 'code', 'numbers', 'address', 'email-spelled', 'dob-header']) {
+      expect(report.perCategory[category]?.gold ?? 0, category).to.be.greaterThan(0);
+    }
   });
 });

@@ -7,7 +7,8 @@ import { Matcher, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const SPECS = getCountrySpecifications();
-const START = /(?<![\p{L}\p{N}])([A-Za-z]{2})(\d{2})/gu;
+// "NL 63 …", "NL-63", "NL.63": a separator may follow the country code too.
+const START = /(?<![\p{L}\p{N}])([A-Za-z]{2})[ .\u00a0-]?(\d{2})/gu;
 
 function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
@@ -17,8 +18,8 @@ export function findIbans(text: string, scan?: TextScan): Detection[] {
   const { digitRuns } = scanOf(text, scan);
   if (digitRuns.length === 0) return [];
   const out: Detection[] = [];
-  // An IBAN starts two letters before the first digit of a digit run.
-  const matches = new Matcher(START, text, digitRuns, { back: 2 });
+  // An IBAN starts two letters (and maybe a separator) before the first digit of a digit run.
+  const matches = new Matcher(START, text, digitRuns, { back: 3 });
   for (let m = matches.exec(); m; m = matches.exec()) {
     const country = m[1]!.toUpperCase();
     const length = SPECS[country]?.chars;
@@ -32,7 +33,7 @@ export function findIbans(text: string, scan?: TextScan): Detection[] {
       if (isAlnum(c)) {
         codes.push(c >= 97 ? c - 32 : c);
         i++;
-      } else if ((c === 32 || c === 45 || c === 0xa0) && i + 1 < text.length && isAlnum(text.charCodeAt(i + 1))) {
+      } else if ((c === 32 || c === 45 || c === 46 || c === 0xa0) && i + 1 < text.length && isAlnum(text.charCodeAt(i + 1))) {
         i++;
       } else break;
     }

@@ -7,12 +7,14 @@ import { bsnRecognizer } from './bsn.js';
 import { cardRecognizer } from './card.js';
 import { dateOfBirthRecognizer } from './date-of-birth.js';
 import { emailRecognizer } from './email.js';
+import { spelledEmailRecognizer } from './email-spelled.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nirRecognizer } from './nir.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
 import { steuerIdRecognizer } from './steuer-id.js';
+import { streetRecognizer } from './street.js';
 
 export {
   addressRecognizer,
@@ -26,7 +28,9 @@ export {
   nirRecognizer,
   personRecognizer,
   phoneRecognizer,
+  spelledEmailRecognizer,
   steuerIdRecognizer,
+  streetRecognizer,
 };
 
 export const RECOGNIZERS: readonly Recognizer[] = [
@@ -40,6 +44,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   ipRecognizer,
   dateOfBirthRecognizer,
   addressRecognizer,
+  streetRecognizer,
   phoneRecognizer,
+  spelledEmailRecognizer,
   personRecognizer,
 ];

@@ -23,6 +23,8 @@ export interface NumericIdSpec {
    * separator (space, dot, hyphen, slash) apart: digit runs that hold fewer are not tried.
    */
   minDigits?: number;
+  /** A candidate written like something else (an IP address) is not one, whatever its check digits. */
+  reject?: (value: string) => boolean;
 }
 
 const WINDOWS = { before: 48, after: 24 };
@@ -38,6 +40,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
   const matches = new Matcher(spec.candidate, text, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[0];
+    if (spec.reject?.(value)) continue;
     const compact = spec.compact(value);
     if (!spec.valid(compact)) continue;
     const start = m.index;

@@ -20,7 +20,7 @@
 // each regex is tried, sticky, only there, with the same matches as a global scan.
 import { isKnownFirstName, isKnownLastName } from '../gazetteer/index.js';
 import { firstChars, foldCode, wordPrefixFilter, type FirstChars } from '../regex-prefix.js';
-import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
+import { Matcher, cuePositions, isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -53,7 +53,7 @@ const AMBIGUOUS = new Set(
   Cooper Mason Porter Walker Turner Tanner Miller Marshall Harley Piper Ryder Blaze Ace Gay Dee Era Ima Ola Oral
   Toy Lue Van Ara Bella Berry Golden Pleasant Else Ray Kay Amor Santa Aura Victoria Lorraine Normandie Carmen Roman
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
-  Luz`
+  Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -88,7 +88,7 @@ const TITLE_FR = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou)(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith)(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -287,6 +287,82 @@ function knownSurnameAfter(text: string, i: number): number {
   return j + tok.length;
 }
 
+// A lone first name right after a travel word is a town ("naar Florence", "fly into Charlotte",
+// "nach Jena", "via Darwin"): not a person.
+const TRAVEL_WORDS = new Set(['naar', 'via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward']);
+
+function afterTravelWord(text: string, start: number): boolean {
+  let end = start;
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 0xa0)) end--;
+  if (end === start) return false;
+  let i = end;
+  while (i > 0 && end - i < 9 && isLetterCode(text.charCodeAt(i - 1))) i--;
+  if (i > 0 && isLetterCode(text.charCodeAt(i - 1))) return false;
+  return TRAVEL_WORDS.has(text.slice(i, end).toLowerCase());
+}
+
+// A surname led by a capitalised particle, anywhere in a sentence ("Von Berg schreibt", "De la
+// Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
+// or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
+// "Du") lead too many ordinary phrases to go on a verb alone.
+const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La)[ \u00a0](?=\p{Lu})/uy;
+const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
+const VERB_AFTER =
+  /^,?[ \u00a0]+(?:heeft|had|zegt|zei|schrijft|schreef|belt|belde|vraagt|vroeg|stuurt|stuurde|meldt|mailt|komt|wil|says|said|writes|wrote|called|calls|asked|asks|has|sent|replied|wants|a|dit|écrit|appelle|demande|veut|souhaite|avait|schreibt|schrieb|sagt|sagte|hat|hatte|fragt|ruft|meldet|will|schickt)(?![\p{L}])/u;
+const IS_BEFORE = /(?:^|[^\p{L}])(?:is|ist|est|was|war|heet|heißt|hei[ßs]t|from|van|von|de|of)[ \u00a0]+$/u;
+
+function particleName(text: string, start: number): number {
+  LEAD_PARTICLE_Y.lastIndex = start;
+  const m = LEAD_PARTICLE_Y.exec(text);
+  if (!m) return -1;
+  const particle = m[0].trimEnd();
+  const at = LEAD_PARTICLE_Y.lastIndex;
+  const tok = tokenAt(text, at);
+  if (!tok || isNonNameWord(tok) || tok === tok.toUpperCase()) return -1;
+  const end = at + tok.length;
+  if (isKnownLastName(tok)) return end;
+  if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
+  if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
+  if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
+  return -1;
+}
+
+// Chat written in lower case ("weet iemand of thijs visser er is"): a known first name and a known
+// surname, both in lower case, maybe with particles between. Read only in texts with few capitals
+// (see findLowerCaseNames), where capitalisation says nothing.
+const LOWER_PAIR = /(?<![\p{L}\p{N}'’@._-])(\p{Ll}{2,20})[ \u00a0]{1,3}((?:(?:van der|van den|van de|von der|de la|van|von|de|der|den|ter|ten|zu|le|la|du|da|di|del)[ \u00a0]{1,3})?)(\p{Ll}{2,24})(?![\p{L}\p{N}'’@_-])/gu;
+/**
+ * A text counts as written in lower case when it has at most one capitalised word, plus one per
+ * this many characters ("I", a brand): ordinary prose has one every 50 or so, and is not read twice.
+ */
+const LOWER_CASE_TEXT = 200;
+
+function capital(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, end: number) => void): void {
+  if (scan.capAt.length > 1 + text.length / LOWER_CASE_TEXT) return;
+  LOWER_PAIR.lastIndex = 0;
+  for (let m = LOWER_PAIR.exec(text); m; m = LOWER_PAIR.exec(text)) {
+    const first = capital(m[1]!);
+    const last = capital(m[3]!);
+    const ok =
+      isKnownFirstName(first) &&
+      !AMBIGUOUS.has(first) &&
+      !isNonNameWord(first) &&
+      isKnownLastName(last) &&
+      !isNonNameWord(last) &&
+      !AMBIGUOUS.has(last);
+    if (ok) {
+      take(m.index, m.index + m[0].length);
+      continue;
+    }
+    // Try again from the second word: it may start the name ("met ruben mulder").
+    LOWER_PAIR.lastIndex = m.index + m[1]!.length + 1;
+  }
+}
+
 function push(out: Detection[], text: string, start: number, end: number): void {
   const value = text.slice(start, end);
   out.push({ type: 'PERSON', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
@@ -333,10 +409,18 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = EPONYM.lastIndex;
       continue;
     }
+    if (CAP_PARTICLE_FIRST.has(tok)) {
+      const end = particleName(text, start);
+      if (end > 0) {
+        take(start, end);
+        tokens.lastIndex = Math.max(tokens.lastIndex, end);
+        continue;
+      }
+    }
     if (knownFirst(tok)) {
       const name = parseName(text, start, 'gazetteer');
       if (!name) continue;
-      if (name.tokens === 1 && !loneNameOk(text, start, name.end, tok)) continue;
+      if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || afterTravelWord(text, start))) continue;
       take(start, name.end);
       tokens.lastIndex = Math.max(tokens.lastIndex, name.end);
       continue;
@@ -348,6 +432,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
   }
+  findLowerCaseNames(text, s, take);
   // Coordination: "Victoria Hughes and Mark Stevens" — a first name right after a name and a
   // conjunction is a name even when it is also a common word.
   out.sort((a, b) => a.start - b.start);
@@ -365,6 +450,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   if (out.length > n) out.sort((a, b) => a.start - b.start);
   return out;
 }
+
+const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La']);
 
 const CONJUNCTION_Y = /[ \u00a0]+(?:and|en|und|et|&)[ \u00a0]+/uy;
 

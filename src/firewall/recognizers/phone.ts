@@ -22,11 +22,20 @@ const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
 
 // A run that starts with '+', '(' or a digit, holds only digits and phone separators, and ends with a
 // digit. Bounded quantifiers and a single character class: linear time.
-const RUN = /(?<![\p{L}\p{N}@_+\-/.,])(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
+// A comma before the run is a CSV separator ("…@gmail.com,07500 151849"), unless a digit precedes it
+// ("1,234,567").
+const RUN = /(?<![\p{L}\p{N}@_+\-/.])(?<!\d,)(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
 const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}[-./]\d{1,2})$/;
 // "0.8472…": a fraction, not a trunk prefix (a national number's 0 is followed by its area code).
 const DECIMAL_FRACTION = /^0[.,]\d/;
 const TIME_OR_VERSION = /^\d{1,2}[:.]\d{2}(?:[:.]\d{2})?$|^\d+\.\d+\.\d+/;
+// "06.12.34.56.78", "07912.795.337", "0151.2345.6789": a national number with a trunk 0 written with
+// dots, which TIME_OR_VERSION would take for a version; libphonenumber still has to accept it.
+const DOTTED_PHONE = /^0\d{1,4}(?:\.\d{2,4}){2,4}$/;
+
+function timeOrVersion(run: string): boolean {
+  return TIME_OR_VERSION.test(run) && !(DOTTED_PHONE.test(run) && digitCount(run) >= 9);
+}
 
 export const PHONE_CUE = new RegExp(
   [
@@ -87,7 +96,7 @@ function findInRun(run: string, offset: number, budget: WorkBudget, region: Coun
 
 function accept(text: string, c: Candidate, cued: boolean): boolean {
   const value = text.slice(c.start, c.end);
-  if (DATE_LIKE.test(value) || TIME_OR_VERSION.test(value)) return false;
+  if (DATE_LIKE.test(value) || timeOrVersion(value)) return false;
   const international = value.startsWith('+') || value.startsWith('00');
   const trunk = /^\(?0/.test(value);
   const verdict = nearestCue(text, c.start, c.end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS);
@@ -165,7 +174,7 @@ function runsWorthParsing(text: string, s: TextScan): Run[] {
 
 /** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
 function worthParsing(text: string, run: string, index: number): boolean {
-  if (digitCount(run) < 7 || DATE_LIKE.test(run) || TIME_OR_VERSION.test(run) || DECIMAL_FRACTION.test(run)) return false;
+  if (digitCount(run) < 7 || DATE_LIKE.test(run) || timeOrVersion(run) || DECIMAL_FRACTION.test(run)) return false;
   // Written like a phone number, or with a phone cue.
   const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
   return phoneLike || nearestCueIsPositive(text, index, index + run.length);

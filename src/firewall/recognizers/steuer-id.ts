@@ -3,11 +3,17 @@
 import { digitsOnly, steuerIdValid } from '../checksums.js';
 import { numericIdRecognizer } from './numeric-id.js';
 
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
+
 export const steuerIdRecognizer = numericIdRecognizer({
   type: 'STEUER_ID',
-  candidate: /(?<![\p{L}\p{N}.,/+-])(?:\d{11}|\d{2}([ /])\d{3}\1\d{3}\1\d{3})(?![\p{L}\p{N}]|[.,/-]\d)/gu,
+  // Compact, grouped "12 345 678 901" / "12.345.678.901" / "12/345/678/901", or with single spaces
+  // anywhere ("123 456 789 01"); the 11 digits stay checksum-validated.
+  candidate: /(?<![\p{L}\p{N}.,/+-])(?<!\d[ .])(?:\d{2}([ ./])\d{3}\1\d{3}\1\d{3}|\d(?: ?\d){10})(?![\p{L}\p{N}]|[.,/-]\d|[ .]\d)/gu,
   compact: digitsOnly,
   valid: steuerIdValid,
+  // "62.157.140.133" is an IP address written like a dotted Steuer-ID.
+  reject: (value) => IPV4.test(value),
   minDigits: 11,
   cue: /steuer|\bidnr\b|\bid-nr|identifikationsnummer|\btin\b|tax\s?id|tax identification|numéro fiscal|fiscaal nummer/i,
 });

@@ -1,0 +1,150 @@
+// Addresses without a postcode (address.ts needs one): a street named by a street word of the
+// four languages with its house number ("Kastanjelaan 31", "Goethestr. 18", "22 rue Victor Hugo",
+// "14 Elm Grove Road"), a postcode glued to its town ("10627Berlin") or given with its label
+// ("postcode 3531 KG", "PLZ 79098", "code postal 67000").
+//
+// Anchored on the digit runs of the pre-scan, like every recognizer that needs a digit: the street
+// word is read backwards from the number (at most one word of STREET_WORD_MAX characters), or the
+// French/English street forwards from it with sticky regexes of bounded repetition; the label of a
+// postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
+import { isLetterCode, scanOf, type TextScan } from '../scan.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+// Street words that end a Dutch or German street name written as one word.
+const SUFFIXES = [
+  'straat', 'weg', 'laan', 'gracht', 'plein', 'kade', 'singel', 'dijk', 'dreef', 'steeg', 'pad', 'hof', 'wal', 'markt', 'park', 'baan',
+  'straße', 'strasse', 'str.', 'allee', 'gasse', 'platz', 'ring', 'damm', 'ufer', 'chaussee', 'pfad', 'steig', 'zeile',
+];
+const STREET_WORD_MAX = 48;
+
+// After the house number: a unit or a count means it was not a house number ("Straße 5 Kilometer").
+const NOT_A_HOUSE = /^[ \u00a0]*(?:%|km|m\b|kg|minuten|minutes|min\b|uur|stunden|heures|hours|euro|eur|€|kilometer|meter|jahre|jaar|ans|years|mal|keer|fois|times)/iu;
+// A house number: digits and an optional letter or range ("7a", "12-14", "3 bis").
+const HOUSE_Y = /\d{1,4}(?:[a-zA-Z](?![\p{L}\p{N}])|[-/]\d{1,4}|[ ](?:bis|ter)(?![\p{L}]))?(?![\p{L}\p{N}])/uy;
+
+// After the number: a French street ("rue Victor Hugo", "boulevard de la Liberté", "chemin des Vignes").
+const FR_STREET_Y =
+  /,?[ \u00a0]+(?:rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|place|quai|route|cours|square|passage|promenade|sentier)(?:[ \u00a0]+(?:de la|de l['’]|du|des|de|d['’]|la|le|les|l['’]|aux|au)(?=[ \u00a0\p{Lu}]))?[ \u00a0]*(?:\p{Lu}[\p{L}'’-]*)(?:[ \u00a0]+(?:(?:de la|du|des|de|d['’]|la|le|les|l['’]|aux|au)[ \u00a0]+)?\p{Lu}[\p{L}'’-]*){0,3}/uy;
+// After the number: an English street ("Elm Grove Road", "Station Lane", "Kings Street").
+const EN_STREET_Y =
+  /,?[ \u00a0]+(?:\p{Lu}[\p{L}'’-]*[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
+// A glued postcode and town: "10627Berlin", "6821GR Arnhem" is address.ts's.
+const GLUED_Y = /\d{4,5}\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?/uy;
+// A postcode after its label: NL "1234 AB", or four or five digits.
+const LABELLED_Y = /(?:[1-9]\d{3}[ \u00a0]?[A-Z]{2}(?![\p{L}\p{N}])|\d{4,5}(?![\p{L}\p{N}]|[.,]\d))/uy;
+const LABEL_BEFORE = /(?:postcode|post code|postal code|zip(?: code)?|plz|postleitzahl|code postal|cp)[ \u00a0]*[:.]?[ \u00a0]*$/iu;
+const LABEL_WINDOW = 24;
+const HOUSE_NUMBER_AFTER = /^[ ,\u00a0]*(?:huisnummer|hausnummer|house number|house no\.?|numéro|no\.|nr\.?)[ :\u00a0]*\d/iu;
+
+const isLetter = isLetterCode;
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Start of a capitalised one-word street ending in a street word right before `at` (the space before the number), or -1. */
+function streetWordBefore(text: string, at: number): number {
+  let i = at;
+  const stop = Math.max(0, at - STREET_WORD_MAX);
+  while (i > stop && (isLetter(text.charCodeAt(i - 1)) || text.charCodeAt(i - 1) === 45 || (i === at && text.charCodeAt(i - 1) === 46))) i--;
+  if (i === at || (i > 0 && (isLetter(text.charCodeAt(i - 1)) || isDigitCode(text.charCodeAt(i - 1))))) return -1;
+  const word = text.slice(i, at);
+  const first = word.charCodeAt(0);
+  if (!(first >= 65 && first <= 90) && !(first > 127 && word[0] !== word[0]!.toLowerCase())) return -1;
+  const lower = word.toLowerCase();
+  for (const s of SUFFIXES) if (lower.length > s.length + 1 && lower.endsWith(s)) return i;
+  return -1;
+}
+
+function sticky(re: RegExp, text: string, at: number): number {
+  re.lastIndex = at;
+  return re.test(text) ? re.lastIndex : -1;
+}
+
+// A place named for a meeting or a shop is no one's home ("Rendez-vous au 12 rue de Rivoli pour la
+// réunion"): a street with such a word in the MEETING_WINDOW characters before it is left alone.
+const MEETING = /rendez-vous|\brdv\b|réunion|meeting|vergadering|afspraak|treffpunkt|besprechung|restaurant|museum|musée|magasin|boutique|winkel|geschäft|\bshop\b|\bstore\b/iu;
+const MEETING_WINDOW = 40;
+
+function push(out: Detection[], text: string, start: number, end: number): void {
+  if (MEETING.test(text.slice(Math.max(0, start - MEETING_WINDOW), start))) return;
+  out.push({ type: 'ADDRESS', start, end, text: text.slice(start, end), checksum: false });
+}
+
+export function findStreets(text: string, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  const out: Detection[] = [];
+  if (s.digitRuns.length === 0) return out;
+  let after = 0;
+  for (const p of s.digitRuns) {
+    if (p < after) continue;
+    const before = p > 0 ? text.charCodeAt(p - 1) : 32;
+    if (isLetter(before)) continue;
+    // Labelled postcode.
+    if (before === 32 || before === 0xa0 || before === 58) {
+      const window = text.slice(Math.max(0, p - LABEL_WINDOW), p);
+      if (LABEL_BEFORE.test(window)) {
+        const labelStart = p - LABEL_WINDOW < 0 ? 0 : p - LABEL_WINDOW;
+        const m = LABEL_BEFORE.exec(window)!;
+        const wordBefore = labelStart + m.index - 1;
+        if (wordBefore < 0 || !isLetter(text.charCodeAt(wordBefore))) {
+          const end = sticky(LABELLED_Y, text, p);
+          // A postcode named in passing ("Die Postleitzahl 80331 gehört zu München") is no one's
+          // address: only one given as an address is, with its colon or a house number after it.
+          if (end > 0 && (/[:]/.test(window.slice(m.index)) || HOUSE_NUMBER_AFTER.test(text.slice(end, end + 24)))) {
+            push(out, text, p, end);
+            after = end;
+            continue;
+          }
+        }
+      }
+    }
+    // Street word, then number: "Kastanjelaan 31", "Goethestr. 18".
+    if (before === 32 || before === 0xa0) {
+      const start = streetWordBefore(text, p - 1);
+      if (start >= 0) {
+        const end = sticky(HOUSE_Y, text, p);
+        if (end > 0 && !NOT_A_HOUSE.test(text.slice(end, end + 12))) {
+          let last = end;
+          // ", 10627Berlin": a glued postcode and town right after.
+          const comma = text.charCodeAt(last) === 44 ? last + 1 : last;
+          let q = comma;
+          while (text.charCodeAt(q) === 32) q++;
+          if (q > last && q - last <= 3) {
+            const g = sticky(GLUED_Y, text, q);
+            if (g > 0) last = g;
+          }
+          push(out, text, start, last);
+          after = last;
+          continue;
+        }
+      }
+    }
+    // Number, then a French or English street.
+    const num = sticky(HOUSE_Y, text, p);
+    if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
+      const end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num));
+      if (end > 0) {
+        push(out, text, p, end);
+        after = end;
+        continue;
+      }
+    }
+    // A postcode glued to its town on its own: "10627Berlin".
+    const glued = isDigitCode(text.charCodeAt(p + 3)) ? sticky(GLUED_Y, text, p) : -1;
+    if (glued > 0 && (p === 0 || !isDigitCode(before))) {
+      push(out, text, p, glued);
+      after = glued;
+    }
+  }
+  return out;
+}
+
+export const streetRecognizer: Recognizer = {
+  type: 'ADDRESS',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findStreets(text, scan);
+  },
+};
+

@@ -1,0 +1,609 @@
+// Structure-aware detection: in data people paste — JSON (whole, embedded in prose or in a code
+// block), CSV/TSV with a header row, Markdown tables, key-value lines ("Naam: …", "name=…"), code
+// and SQL literals — the key or column header says what its values are. A value under a key that
+// names personal data ("voornaam", "last_name", "telefon", "iban", "date de naissance" …) is masked
+// as that type without any other evidence; a cell under a key that names something else (a
+// product, a SKU, a warehouse) does not count as a name on the strength of the gazetteer alone.
+//
+// Only the values themselves are reported, so that masking keeps the structure exactly: a masked
+// JSON text stays valid JSON (a placeholder replaces characters inside a string), a CSV keeps its
+// separators and columns.
+//
+// Cost: every step is one pass over the text or over one line: lines are found with indexOf,
+// string literals by scanning for their closing quote on the same line (at most MAX_CELL
+// characters), and the key before a literal is read backwards over at most KEY_MAX characters.
+// Every regex here has bounded repetitions or runs over one bounded line: linear in the text.
+import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
+import type { Detection, EntityType } from './types.js';
+import { isNonNameWord } from './words.js';
+
+/** What a key names: an entity type, a name ("name" alone: needs the value to look like one), or a thing that is not personal. */
+type KeyKind = EntityType | 'NAME' | 'THING';
+
+// Keys, normalised (see normaliseKey): lower case, accents off, ß as ss, nothing but letters and digits.
+const KEYS: Array<[KeyKind, string]> = [
+  [
+    'PERSON',
+    'firstname firstnames givenname givennames forename forenames lastname lastnames surname surnames familyname fullname middlename maidenname ' +
+      'voornaam voornamen achternaam roepnaam geboortenaam meisjesnaam tussenvoegsel volledigenaam ' +
+      'vorname vornamen nachname familienname geburtsname vollstandigername ' +
+      'prenom prenoms nomdefamille nomdenaissance nomdusage nomcomplet ' +
+      'accountholder kontoinhaber kontoinhaberin rekeninghouder titulaire tenaamstelling tnv ' +
+      'contactpersoon contactperson ansprechpartner ansprechpartnerin personnecontact ' +
+      'aanvrager antragsteller antragstellerin demandeur',
+  ],
+  [
+    'NAME',
+    'name naam nom fullname klant kunde kundin client customer customername clientname klantnaam kundenname nomduclient ' +
+      'contact kontakt patient patientin patiente employee mitarbeiter mitarbeiterin medewerker werknemer salarie ' +
+      'recipient ontvanger empfanger destinataire sender afzender absender expediteur author auteur autor owner eigenaar inhaber proprietaire ' +
+      'user gebruiker benutzer utilisateur member lid mitglied membre person persoon personne',
+  ],
+  ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse'],
+  [
+    'PHONE',
+    'phone phonenumber telephone telephonenumber tel telnr tel1 tel2 mobile mobilephone mobilenumber cell cellphone ' +
+      'telefoon telefoonnummer mobiel mobielnummer gsm telefon telefonnummer mobil mobilnummer handy handynummer ' +
+      'telephoneportable portable numerodetelephone fixe fax',
+  ],
+  ['IBAN', 'iban ibannumber bankaccount accountnumber account rekeningnummer rekening bankrekening bankrekeningnummer kontonummer bankverbindung konto rib comptebancaire sortcodeaccount'],
+  [
+    'ADDRESS',
+    'address address1 address2 addressline addressline1 addressline2 streetaddress street adres straat straatnaam woonadres ' +
+      'adresse anschrift strasse strassehausnummer rue voie ' +
+      'postcode postalcode zip zipcode plz postleitzahl codepostal cp ' +
+      'city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente',
+  ],
+  [
+    'DATE_OF_BIRTH',
+    'dob dateofbirth birthdate birthday geboortedatum geboren gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele',
+  ],
+  ['BSN', 'bsn burgerservicenummer sofinummer'],
+  ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],
+  ['NIR', 'nir nsecu numerosecu secu numerodesecuritesociale securitesociale insee numerosecuritesociale'],
+  ['BE_NATIONAL_NUMBER', 'rijksregisternummer numeronational registrenational nationalnumber insz'],
+  ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
+  [
+    'THING',
+    'product producten produkt produit article artikel artikelen item items sku ean gtin model modell modele brand merk marke marque ' +
+      'title titel titre warehouse magazijn lager entrepot location locatie standort lieu store winkel geschaft magasin ' +
+      'category categorie kategorie service app application package project projet projekt repo repository database db table host ' +
+      'server bucket queue topic region environment env branch job task script module component',
+  ],
+];
+
+// Keys that make a generic "name" column a product's or a system's name: a table or an object
+// with one of these around it is about things, not people.
+const THING_CONTEXT = new Set(
+  ('sku ean gtin price prijs preis prix stock voorraad bestand quantity qty aantal menge quantite colour color kleur farbe couleur ' +
+    'size maat grosse taille version versie port replicas timeout timeoutms loglevel debug enabled target module strict region')
+    .split(' ')
+    .map((k) => normaliseKey(k)),
+);
+
+const KEY_KIND = new Map<string, KeyKind>();
+for (const [kind, words] of KEYS) for (const w of words.split(/\s+/)) if (w) KEY_KIND.set(w, kind);
+
+// Suffixes that name the type inside a longer key ("customer_email", "contact_phone", "billing_iban").
+const SUFFIXES: Array<[string, KeyKind]> = [
+  ['firstname', 'PERSON'],
+  ['lastname', 'PERSON'],
+  ['surname', 'PERSON'],
+  ['fullname', 'PERSON'],
+  ['voornaam', 'PERSON'],
+  ['achternaam', 'PERSON'],
+  ['vorname', 'PERSON'],
+  ['nachname', 'PERSON'],
+  ['prenom', 'PERSON'],
+  ['email', 'EMAIL'],
+  ['mail', 'EMAIL'],
+  ['phone', 'PHONE'],
+  ['telefoon', 'PHONE'],
+  ['telefon', 'PHONE'],
+  ['mobile', 'PHONE'],
+  ['iban', 'IBAN'],
+  ['address', 'ADDRESS'],
+  ['adres', 'ADDRESS'],
+  ['adresse', 'ADDRESS'],
+  ['postcode', 'ADDRESS'],
+  ['zipcode', 'ADDRESS'],
+  ['dob', 'DATE_OF_BIRTH'],
+  ['birthdate', 'DATE_OF_BIRTH'],
+  ['dateofbirth', 'DATE_OF_BIRTH'],
+  ['geboortedatum', 'DATE_OF_BIRTH'],
+  ['geburtsdatum', 'DATE_OF_BIRTH'],
+  ['name', 'NAME'],
+  ['naam', 'NAME'],
+];
+
+/** Lower case, accents off, ß as ss, only letters and digits: "First Name", "first_name", "firstName" → "firstname". */
+export function normaliseKey(key: string): string {
+  let ascii = '';
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 97 && c <= 122) ascii += key[i];
+    else if (c >= 65 && c <= 90) ascii += String.fromCharCode(c + 32);
+    else if (c >= 48 && c <= 57) ascii += key[i];
+    else if (c > 127) return normaliseUnicode(key);
+  }
+  return ascii;
+}
+
+function normaliseUnicode(key: string): string {
+  return key
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/** What a key (a JSON key, a column header, a label) names, or null. Keys are short: at most 48 characters are read. */
+export function keyKind(key: string): KeyKind | null {
+  if (key.length === 0 || key.length > 48) return null;
+  const cached = kindCache.get(key);
+  if (cached !== undefined) return cached;
+  // Bounded: a text of many distinct labels must not grow the cache without end.
+  if (kindCache.size >= KIND_CACHE_SIZE) kindCache.clear();
+  const kind = lookUpKey(key);
+  kindCache.set(key, kind);
+  return kind;
+}
+
+const kindCache = new Map<string, KeyKind | null>();
+const KIND_CACHE_SIZE = 4096;
+
+function lookUpKey(key: string): KeyKind | null {
+  const k = normaliseKey(key);
+  if (k.length === 0) return null;
+  const exact = KEY_KIND.get(k);
+  if (exact !== undefined) return exact;
+  for (const [suffix, kind] of SUFFIXES) if (k.length > suffix.length && k.endsWith(suffix)) return kind;
+  return null;
+}
+
+function isThingContext(key: string): boolean {
+  return key.length <= 48 && (THING_CONTEXT.has(normaliseKey(key)) || KEY_KIND.get(normaliseKey(key)) === 'THING');
+}
+
+const NAME_VALUE = /^[\p{L}][\p{L}'’.-]*(?:[ \u00a0]+[\p{L}][\p{L}'’.-]*){0,4}$/u;
+const CAPITALISED_WORD = /^\p{Lu}/u;
+
+/** Whether `value` can be a person's name under a key that says so (`specific`) or under "name" alone. */
+function looksLikeName(value: string, specific: boolean): boolean {
+  if (value.length < 2 || value.length > 80 || !NAME_VALUE.test(value)) return false;
+  if (specific) return true;
+  const words = value.split(/[ \u00a0]+/);
+  if (words.length === 1 && isNonNameWord(words[0]!)) return false;
+  const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase();
+  if (words.some((w) => isKnownFirstName(capital(w)) || isKnownLastName(capital(w)))) return true;
+  // Unknown words: a name when written as one, every word capitalised (particles aside).
+  return words.every((w) => CAPITALISED_WORD.test(w) || w.length <= 3);
+}
+
+function digitCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
+}
+
+// 11-09-1964, 1964-09-11, 11.9.64, 16 March 1983, 16. März 1983, March 16, 1983.
+const DATE_VALUE =
+  /^(?:\d{1,2}[-./ ]\d{1,2}[-./ ]\d{2,4}|\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}\.?[ ]\p{L}{3,12}\.?[ ]\d{2,4}|\p{L}{3,12}[ ]\d{1,2},?[ ]\d{4})$/u;
+const PHONE_VALUE = /^\+?[\d ()./-]{6,24}$/;
+const ID_VALUE = /^[\dA-Za-z ./-]{6,40}$/;
+const POSTCODE_OR_PLACE = /^[\p{L}\d][\p{L}\d '’.-]{0,60}$/u;
+
+/** The type a value under a key of `kind` is masked as, or null when it cannot be one. */
+function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityType | null {
+  switch (kind) {
+    case 'THING':
+      return null;
+    case 'PERSON':
+      return looksLikeName(value, true) ? 'PERSON' : null;
+    case 'NAME':
+      return !thingContext && looksLikeName(value, false) ? 'PERSON' : null;
+    case 'PHONE':
+      return PHONE_VALUE.test(value) && digitCount(value) >= 6 ? 'PHONE' : null;
+    case 'EMAIL':
+      return value.includes('@') && value.length <= 120 ? 'EMAIL' : null;
+    case 'DATE_OF_BIRTH':
+      return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
+    case 'ADDRESS':
+      return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
+    default:
+      // Bank accounts and national ids: digits, maybe letters and separators.
+      return ID_VALUE.test(value) && digitCount(value) >= 6 ? kind : null;
+  }
+}
+
+export interface StructureFindings {
+  /** Values typed by their key or column. */
+  found: Detection[];
+  /** [start, end) pairs: cells under a key that names a thing, where a name needs more than the gazetteer. */
+  quiet: number[];
+}
+
+const MAX_CELL = 200;
+
+function trimmed(text: string, start: number, end: number): [number, number] {
+  while (start < end && isBlank(text.charCodeAt(start))) start++;
+  while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
+  return [start, end];
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 0xa0 || c === 13;
+}
+
+class Collector {
+  readonly found: Detection[] = [];
+  readonly quiet: number[] = [];
+  private things: boolean | null = null;
+  constructor(readonly text: string) {}
+
+  /** Whether the text's keys say it is about things (read once, when a "name" key asks). */
+  get thingContext(): boolean {
+    this.things ??= thingContextOf(this.text);
+    return this.things;
+  }
+
+  /** Types the value at [start, end) by `key`; false when the key names nothing we know. */
+  value(key: string, start: number, end: number, tableOfThings?: boolean): boolean {
+    const kind = keyKind(key);
+    if (kind === null) return false;
+    const thingContext = tableOfThings ?? (kind === 'NAME' && this.thingContext);
+    [start, end] = trimmed(this.text, start, end);
+    if (end <= start || end - start > MAX_CELL) return true;
+    if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
+      this.quiet.push(start, end);
+      return true;
+    }
+    const value = this.text.slice(start, end);
+    const type = valueType(kind, value, thingContext);
+    if (type !== null) this.found.push({ type, start, end, text: value, checksum: false });
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quoted literals: "key": "value", key = 'value', key: "value", name="value" (JSON, JS, Python,
+// SQL); SQL INSERT … (columns) VALUES (literals).
+
+const KEY_MAX = 48;
+
+function isKeyChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c === 45 || c === 46 || (c > 127 && /\p{L}/u.test(String.fromCharCode(c)));
+}
+
+/**
+ * The key right before a literal that opens at `open`: optionally quoted, then ':' or '=' (or
+ * '=>', '=='), read backwards over at most KEY_MAX key characters. Null when there is none.
+ */
+function keyBefore(text: string, open: number): string | null {
+  let i = open;
+  let spaces = 0;
+  while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  const sign = text.charCodeAt(i - 1);
+  if (sign === 62 && text.charCodeAt(i - 2) === 61) i -= 2; // =>
+  else if (sign === 61 && text.charCodeAt(i - 2) === 61) i -= 2; // ==
+  else if (sign === 58 || sign === 61) i--;
+  else return null;
+  spaces = 0;
+  while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  if (i > 0 && isQuote(text.charCodeAt(i - 1))) i--;
+  const end = i;
+  while (i > 0 && end - i < KEY_MAX && isKeyChar(text.charCodeAt(i - 1))) i--;
+  if (i === end || (i > 0 && isKeyChar(text.charCodeAt(i - 1)))) return null;
+  return text.slice(i, end);
+}
+
+function isQuote(c: number): boolean {
+  return c === 34 || c === 39 || c === 96;
+}
+
+/** Each literal of the text: [open, close) with open at the quote; an apostrophe between letters is not a quote. */
+function* literals(text: string): Generator<[number, number]> {
+  // The next position of each quote character, found with indexOf (fast) and kept until passed.
+  const next = [text.indexOf('"'), text.indexOf("'"), text.indexOf('`')];
+  const n = text.length;
+  let i = 0;
+  for (;;) {
+    for (let q = 0; q < 3; q++) {
+      if (next[q]! >= 0 && next[q]! < i) next[q] = text.indexOf(QUOTES[q]!, i);
+    }
+    let at = -1;
+    for (const p of next) if (p >= 0 && (at < 0 || p < at)) at = p;
+    if (at < 0) return;
+    i = at;
+    const c = text.charCodeAt(i);
+    if (c === 39 || c === 96) {
+      // "it's", "l'adresse": an apostrophe after a letter or digit does not open a literal.
+      const p = i > 0 ? text.charCodeAt(i - 1) : 32;
+      if ((p >= 65 && p <= 90) || (p >= 97 && p <= 122) || (p >= 48 && p <= 57) || p > 127) {
+        i++;
+        continue;
+      }
+    }
+    let j = i + 1;
+    while (j < n && j - i <= MAX_CELL + 1) {
+      const d = text.charCodeAt(j);
+      if (d === 10) break;
+      if (d === 92) {
+        j += 2;
+        continue;
+      }
+      if (d === c) break;
+      j++;
+    }
+    if (j < n && text.charCodeAt(j) === c) {
+      yield [i, j];
+      i = j + 1;
+    } else {
+      // No closing quote on this line: not a literal; go on after the quote.
+      i++;
+    }
+  }
+}
+const QUOTES = ['"', "'", '`'];
+
+const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
+
+function sqlInserts(text: string, out: Collector): void {
+  if (!/values/i.test(text)) return;
+  SQL_VALUES.lastIndex = 0;
+  for (let m = SQL_VALUES.exec(text); m; m = SQL_VALUES.exec(text)) {
+    const close = m.index;
+    const open = text.lastIndexOf('(', close);
+    if (open < 0 || close - open > 600) continue;
+    const columns = text.slice(open + 1, close).split(',').map((c) => c.trim().replace(/^["'`[]|["'`\]]$/g, ''));
+    let i = m.index + m[0].length;
+    let col = 0;
+    // Read the values list: literals and bare tokens separated by commas, up to its ')'.
+    while (i < text.length && col < columns.length && i - close < 4000) {
+      while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+      const c = text.charCodeAt(i);
+      let start = i;
+      let end = i;
+      if (isQuote(c)) {
+        let j = i + 1;
+        while (j < text.length && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 10) j++;
+        start = i + 1;
+        end = j;
+        i = j + 1;
+      } else {
+        while (i < text.length && text.charCodeAt(i) !== 44 && text.charCodeAt(i) !== 41) i++;
+        end = i;
+      }
+      out.value(columns[col]!, start, end);
+      col++;
+      while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+      if (text.charCodeAt(i) !== 44) break;
+      i++;
+    }
+    SQL_VALUES.lastIndex = Math.max(SQL_VALUES.lastIndex, i);
+  }
+}
+
+function keyedLiterals(text: string, out: Collector): void {
+  for (const [open, close] of literals(text)) {
+    const found = keyBefore(text, open);
+    if (found === null) continue;
+    // "client.nom": the last part names the value.
+    out.value(found.slice(found.lastIndexOf('.') + 1), open + 1, close);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines: key-value lines, a header row over CSV/TSV/Markdown rows, a lone header over one value.
+
+interface Line {
+  start: number;
+  end: number;
+}
+
+function linesOf(text: string): Line[] {
+  const out: Line[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    out.push({ start, end: end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end });
+    if (nl < 0) return out;
+    start = nl + 1;
+  }
+}
+
+type Cell = [number, number];
+
+/**
+ * The cells of a line split at `sep` (a Markdown row's outer pipes dropped); null past 64 cells,
+ * or when a cell is longer than `maxCell` (a header's cells are labels).
+ */
+function cellsOf(text: string, line: Line, sep: number, maxCell = Infinity): Cell[] | null {
+  let { start, end } = line;
+  [start, end] = trimmed(text, start, end);
+  if (sep === 124) {
+    if (text.charCodeAt(start) !== 124) return null;
+    start++;
+    if (end > start && text.charCodeAt(end - 1) === 124) end--;
+  }
+  const cells: Cell[] = [];
+  let from = start;
+  for (let i = start; i <= end; i++) {
+    if (i === end || text.charCodeAt(i) === sep) {
+      if (i - from > maxCell) return null;
+      cells.push([from, i]);
+      if (cells.length > 64) return null;
+      from = i + 1;
+    }
+  }
+  return cells;
+}
+
+const LABEL = /^[\p{L}][\p{L}\p{N} _./°#()-]{0,47}$/u;
+const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
+
+/** A header row: every cell a short label, and at least one of them a key we know. */
+function headerKeys(text: string, cells: Cell[]): string[] | null {
+  if (cells.length < 2) return null;
+  const keys: string[] = [];
+  // Every cell a short label first (cheap), and only then is any of them looked up as a key.
+  for (const [s, e] of cells) {
+    const [a, b] = trimmed(text, s, e);
+    if (b - a > 48 || b === a) return null;
+    const label = text.slice(a, b);
+    if (!LABEL.test(label)) return null;
+    keys.push(label);
+  }
+  return keys.some((key) => keyKind(key) !== null) ? keys : null;
+}
+
+// "Naam: …", "name=…", "Date de naissance : …", "- E-mail: …": a label, then ':' or '=', then the value.
+const KEY_VALUE_LINE = /^[ \t]{0,8}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]{0,8}(?::|=)(?:\*\*)?[ \t]{0,8}(.*)$/u;
+// A value under a "name" key on a line ends at a comma or semicolon: "kontakt: ole richter, tel. …".
+const NAME_END = /[,;|]/;
+
+function lineStructures(text: string, out: Collector): void {
+  const lines = linesOf(text);
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!;
+    const length = line.end - line.start;
+    // Headers and key-value lines are short; a paragraph of prose is not read further.
+    if (length > MAX_HEADER_LINE) continue;
+    // One pass over the line: which separators and key signs it holds.
+    let keySign = false;
+    let pipe = false;
+    let tab = false;
+    let semicolon = false;
+    let comma = false;
+    for (let i = line.start; i < line.end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 58 || c === 61) keySign = true;
+      else if (c === 124) pipe = true;
+      else if (c === 9) tab = true;
+      else if (c === 59) semicolon = true;
+      else if (c === 44) comma = true;
+    }
+    if (!keySign && !pipe && !tab && !semicolon && !comma) {
+      // Only a label alone on its line over a value can be here.
+      if (length <= 48) loneLabel(text, lines, k, out);
+      continue;
+    }
+    const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
+    const sep = first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1;
+    if (sep >= 0 && length <= MAX_HEADER_LINE / 2) {
+      const cells = cellsOf(text, line, sep, 52);
+      const keys = cells && headerKeys(text, cells);
+      if (keys) {
+        const thing = keys.some((key) => isThingContext(key));
+        let r = k + 1;
+        // The rule line under a Markdown header; only a short one is tested (the regex's runs of
+        // blanks may trade characters, quadratic in a long line of them).
+        const rule = r < lines.length ? lines[r]! : null;
+        if (sep === 124 && rule && rule.end - rule.start <= MAX_HEADER_LINE && MARKDOWN_RULE.test(text.slice(rule.start, rule.end))) r++;
+        let rows = 0;
+        for (; r < lines.length; r++) {
+          const row = cellsOf(text, lines[r]!, sep);
+          if (row === null || row.length !== keys.length) break;
+          row.forEach(([s, e], c) => {
+            if (!out.value(keys[c]!, s, e, thing) && thing) out.quiet.push(s, e);
+          });
+          rows++;
+        }
+        if (rows > 0) {
+          k = r - 1;
+          continue;
+        }
+      }
+    }
+    if (!keySign) continue;
+    const lineText = text.slice(line.start, line.end);
+    const kv = KEY_VALUE_LINE.exec(lineText);
+    if (kv !== null) {
+      const key = kv[1]!;
+      const valueStart = line.start + lineText.length - kv[2]!.length;
+      if (kv[2]!.trim() === '') {
+        // A label alone on its line ("Geburtsdatum:" / "Date of birth"): the next line is its value.
+        if (k + 1 < lines.length && lines[k + 1]!.end - lines[k + 1]!.start <= 80) out.value(key, lines[k + 1]!.start, lines[k + 1]!.end);
+        continue;
+      }
+      if (kv[2]!.startsWith('"') || kv[2]!.startsWith("'") || kv[2]!.startsWith('{') || kv[2]!.startsWith('[')) continue;
+      let valueEnd = line.end;
+      const kind = keyKind(key);
+      if (kind === 'PERSON' || kind === 'NAME') {
+        const cut = NAME_END.exec(kv[2]!);
+        if (cut) valueEnd = valueStart + cut.index;
+      }
+      out.value(key, valueStart, valueEnd);
+      continue;
+    }
+  }
+}
+
+/** A label alone on its line, without a colon ("Date of birth"), over a short value line. */
+function loneLabel(text: string, lines: Line[], k: number, out: Collector): void {
+  const line = lines[k]!;
+  const [a, b] = trimmed(text, line.start, line.end);
+  if (b - a > 48 || b === a || k + 1 >= lines.length) return;
+  const label = text.slice(a, b);
+  const kind = LABEL.test(label) ? keyKind(label) : null;
+  if (kind !== null && kind !== 'THING' && kind !== 'NAME') {
+    const next = lines[k + 1]!;
+    if (next.end - next.start <= 80) out.value(label, next.start, next.end);
+  }
+}
+
+const MAX_HEADER_LINE = 400;
+
+/** Whether the text may hold any structure this module reads (cheap: a few indexOf calls). */
+function mayHoldStructure(text: string): boolean {
+  return (
+    text.indexOf('\n') >= 0 ||
+    text.indexOf(':') >= 0 ||
+    text.indexOf('=') >= 0 ||
+    text.indexOf('"') >= 0 ||
+    text.indexOf('|') >= 0 ||
+    text.indexOf('VALUES') >= 0 ||
+    text.indexOf('values') >= 0
+  );
+}
+
+/** Whether any key of the text's objects or tables says it is about things ("price", "sku", "version"). */
+function thingContextOf(text: string): boolean {
+  for (const m of text.matchAll(THING_KEY)) if (isThingContext(m[1]!)) return true;
+  return false;
+}
+const THING_KEY = /["'|,;\t\n{][ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
+
+export function findStructured(text: string): StructureFindings {
+  if (!mayHoldStructure(text)) return { found: [], quiet: [] };
+  const out = new Collector(text);
+  keyedLiterals(text, out);
+  sqlInserts(text, out);
+  lineStructures(text, out);
+  return { found: out.found, quiet: out.quiet };
+}
+
+/**
+ * The text with each opening quote of a literal that starts with a capital turned into '"', so
+ * that the person recognizer reads "greet('Ethan Moss')" as it reads prose (it refuses a name
+ * right after an apostrophe, which is usually "O'Brien" or "l'Europe"). Same length, same offsets;
+ * null when there is no such quote.
+ */
+export function literalsAsProse(text: string): string | null {
+  let chars: string[] | null = null;
+  for (let i = text.indexOf("'"); i >= 0; i = text.indexOf("'", i + 1)) {
+    const p = i > 0 ? text.charCodeAt(i - 1) : 32;
+    const next = text.charCodeAt(i + 1);
+    const opens = !(p > 127 || (p >= 48 && p <= 57) || (p >= 65 && p <= 90) || (p >= 97 && p <= 122));
+    if (opens && next >= 65 && next <= 90) {
+      chars ??= text.split('');
+      chars[i] = '"';
+    }
+  }
+  return chars === null ? null : chars.join('');
+}

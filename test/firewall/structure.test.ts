@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/firewall.js';
+import { detectEntities } from '../../src/firewall/detect.js';
+
+// Issue 23: what people paste — JSON, CSV, tables, key-value lines, code — is masked by what its
+// keys and headers say, and keeps its structure; and the casual formats of numbers, streets,
+// e-mails and names of chat text are masked too.
+
+const mask = (text: string, language: 'nl' | 'en' | 'fr' | 'de' | 'auto' = 'auto') => createFirewall({ language }).mask(text);
+
+describe('structure-aware masking', () => {
+  it('masks the values of a JSON object by their keys, and the masked text is still the same JSON', () => {
+    const json = '{"voornaam": "Bram", "achternaam": "Kuipers", "telefoon": "+31612345678", "woonplaats": "Zwolle", "aantal": 3}';
+    const masked = mask(`Hier is de export: ${json}`);
+    const parsed = JSON.parse(masked.slice(masked.indexOf('{'))) as Record<string, unknown>;
+    expect(Object.keys(parsed)).to.deep.equal(['voornaam', 'achternaam', 'telefoon', 'woonplaats', 'aantal']);
+    expect(parsed.voornaam).to.match(/^\[PERSON_\d+\]$/);
+    expect(parsed.achternaam).to.match(/^\[PERSON_\d+\]$/);
+    expect(parsed.telefoon).to.match(/^\[PHONE_\d+\]$/);
+    expect(parsed.woonplaats).to.match(/^\[ADDRESS_\d+\]$/);
+    expect(parsed.aantal).to.equal(3);
+  });
+
+  it('masks a CSV with a header by column and keeps every row and column', () => {
+    const csv = 'Vorname,Nachname,Geburtsdatum,Stadt\nMia,Schulz,12.05.1984,Bremen\nLeon,Zimmermann,30.09.1990,Erfurt';
+    const masked = mask(csv, 'de');
+    const rows = masked.split('\n').map((r) => r.split(','));
+    expect(rows).to.have.length(3);
+    for (const row of rows) expect(row).to.have.length(4);
+    expect(rows[0]).to.deep.equal(['Vorname', 'Nachname', 'Geburtsdatum', 'Stadt']);
+    for (const value of ['Mia', 'Schulz', '12.05.1984', 'Bremen', 'Leon', 'Zimmermann', '30.09.1990', 'Erfurt']) expect(masked).not.to.include(value);
+  });
+
+  it('masks the cells of a Markdown table under personal headers and keeps the table', () => {
+    const table = '| Nom | Prénom | Date de naissance |\n|---|---|---|\n| Gauthier | Inès | 17/10/1986 |';
+    const masked = mask(table, 'fr');
+    const lines = masked.split('\n');
+    expect(lines[0]).to.equal('| Nom | Prénom | Date de naissance |');
+    expect(lines[1]).to.equal('|---|---|---|');
+    expect(lines[2]).to.match(/^\| \[PERSON_\d+\] \| \[PERSON_\d+\] \| \[DATE_OF_BIRTH_\d+\] \|$/);
+  });
+
+  it('masks key-value lines, a value under a label on its own line, and SQL and code literals', () => {
+    const masked = mask('Naam: stijn de graaf\nGeboortedatum\n11-09-1964\n', 'nl');
+    expect(masked).not.to.match(/stijn|graaf|1964/);
+    const sql = mask("INSERT INTO customers (first_name, last_name, phone) VALUES ('Oscar', 'Pearce', '+447800819773');", 'en');
+    expect(sql).to.match(/VALUES \('\[PERSON_\d+\]', '\[PERSON_\d+\]', '\[PHONE_\d+\]'\);$/);
+    const code = mask("expect(greet('Ethan Moss')).toBe('Hello, Ethan Moss!');", 'en');
+    expect(code).not.to.include('Ethan');
+  });
+
+  it('leaves product tables, order exports, configuration and code variables alone', () => {
+    const clean = [
+      '| Product | Price | Stock |\n|---|---|---|\n| Emma Mattress | 599.00 | 12 |\n| Billy Bookcase | 49.99 | 80 |',
+      'order_id,date,amount,status\n10293,2024-03-11,49.95,shipped',
+      '{"name": "polder-gateway", "version": "2.4.1", "port": 8080}',
+      'for (const emma of users) {\n  if (emma.active) count++;\n}',
+      'sku\tqty\twarehouse\nMAX-220\t4\tLondon',
+    ];
+    for (const text of clean) expect(mask(text, 'en'), text).to.equal(text);
+  });
+});
+
+describe('casual formats (issue 23)', () => {
+  const found = (text: string, language: 'nl' | 'en' | 'fr' | 'de') => detectEntities(text, language).map((d) => [d.type, d.text]);
+
+  it('finds phones with dots, after a CSV comma, and IBANs and Steuer-IDs with separators anywhere', () => {
+    expect(found('bel me op 06.12.34.56.78 aub', 'nl')).to.deep.include(['PHONE', '06.12.34.56.78']);
+    expect(found('Anna,anna@example.com,07400 123456', 'en')).to.deep.include(['PHONE', '07400 123456']);
+    expect(found('rekening NL 91 ABNA 0417 1643 00 graag', 'nl')).to.deep.include(['IBAN', 'NL 91 ABNA 0417 1643 00']);
+    expect(found('Virement sur NL91.ABNA.0417.1643.00 svp', 'fr')).to.deep.include(['IBAN', 'NL91.ABNA.0417.1643.00']);
+    expect(found('Meine Steuer-ID lautet 86.095.742.719.', 'de')).to.deep.include(['STEUER_ID', '86.095.742.719']);
+    // A version number and an IP address stay what they are.
+    expect(found('Version 12.34.56.78 fixed it', 'en')).to.deep.equal([]);
+    expect(found('Der Angriff kam von der IP 62.157.140.133.', 'de')).to.deep.equal([['IP', '62.157.140.133']]);
+  });
+
+  it('finds streets without a postcode, glued and labelled postcodes, but not streets in passing', () => {
+    expect(found('we wonen aan de Kastanjelaan 31 in Zeist', 'nl')).to.deep.include(['ADDRESS', 'Kastanjelaan 31']);
+    expect(found("J'habite au 22 rue Victor Hugo depuis deux ans.", 'fr')).to.deep.equal([['ADDRESS', '22 rue Victor Hugo']]);
+    expect(found('Lieferung an Schillerstraße 44, 10627Berlin bitte', 'de')).to.deep.include(['ADDRESS', 'Schillerstraße 44, 10627Berlin']);
+    expect(found('postcode 3531 KG huisnummer 16', 'nl')).to.deep.include(['ADDRESS', '3531 KG']);
+    expect(found('Die Straße 5 Kilometer weiter ist gesperrt.', 'de')).to.deep.equal([]);
+    expect(found('Die Postleitzahl 80331 gehört zu München.', 'de')).to.deep.equal([]);
+  });
+
+  it('finds e-mails written out with at and dot in four languages, only when they spell an address', () => {
+    expect(found('mail naar m.jonker apenstaartje ziggo punt nl aub', 'nl')).to.deep.include(['EMAIL', 'm.jonker apenstaartje ziggo punt nl']);
+    expect(found('E-Mail: tim.sauer(at)gmx(punkt)de', 'de')).to.deep.include(['EMAIL', 'tim.sauer(at)gmx(punkt)de']);
+    expect(found('Look at the results dot plot before we meet at noon.', 'en')).to.deep.equal([]);
+    // The spelled-out address shares the placeholder of the written one.
+    const fw = createFirewall({ language: 'en' });
+    const a = fw.mask('write to kieran.walsh at gmail dot com');
+    const b = fw.mask('or kieran.walsh@gmail.com');
+    expect(a.slice(a.indexOf('['))).to.equal(b.slice(b.indexOf('[')));
+  });
+
+  it('finds lower-case chat names and particle surnames, not brands or towns after a travel word', () => {
+    expect(found('weet iemand of thijs visser vandaag op kantoor is?', 'nl')).to.deep.equal([['PERSON', 'thijs visser']]);
+    expect(found('Von Berg schreibt, dass die Lieferung später kommt.', 'de')).to.deep.equal([['PERSON', 'Von Berg']]);
+    expect(found("Picked up Ben & Jerry's and socks from Marks & Spencer.", 'en')).to.deep.equal([]);
+    expect(found('We fly into Charlotte on Friday.', 'en')).to.deep.equal([]);
+    expect(found('hey will you grace us with your presence', 'en')).to.deep.equal([]);
+  });
+});
