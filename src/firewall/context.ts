@@ -7,12 +7,6 @@
 import { foldCode, textPrefixFilter } from './regex-prefix.js';
 import { isReferenceScanning } from './scan.js';
 
-const DIGIT = /\d/;
-
-export function hasDigit(text: string): boolean {
-  return DIGIT.test(text);
-}
-
 /** The `before` characters ending at `start`, cut at the last line break. */
 export function windowBefore(text: string, start: number, before: number): string {
   const from = Math.max(0, start - before);
