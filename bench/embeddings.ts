@@ -18,7 +18,7 @@ import { embedText } from '../src/gateway/providers/local/embed.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { formatEmbedLocalBenchTable, generatePassages, runEmbedLocalBench } from './embed-local.js';
-import { freePort, killAllNow, spawnManaged, stopAll } from './gateway-procs.js';
+import { freePort, runBench, spawnManaged, stopAll } from './gateway-procs.js';
 
 const DB = 'polder_bench_embeddings';
 const quick = process.argv.includes('--quick');
@@ -167,16 +167,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => {
-  killAllNow();
-  process.exit(130);
-});
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    killAllNow();
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -117,6 +117,22 @@ export function killAllNow(): void {
   for (const m of [...managed]) signal(m, 'SIGKILL');
 }
 
+/** Runs a bench's main(): its children are killed when it fails or is interrupted, and the exit code says which. */
+export function runBench(main: () => Promise<void>): void {
+  process.on('SIGINT', () => {
+    killAllNow();
+    process.exit(130);
+  });
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      killAllNow();
+      process.exit(1);
+    },
+  );
+}
+
 // ---- /proc ----------------------------------------------------------------------------------
 
 /** VmHWM (peak resident set) and VmRSS in MiB, or undefined when the process is gone. */

@@ -14,7 +14,7 @@ import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
-import { forkHelper, freePort, killAllNow, nextMessage, spawnManaged, stopAll } from './gateway-procs.js';
+import { forkHelper, freePort, nextMessage, runBench, spawnManaged, stopAll } from './gateway-procs.js';
 
 const DB = 'polder_bench_messages_door';
 const quick = process.argv.includes('--quick');
@@ -171,16 +171,4 @@ services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_ch
   }
 }
 
-process.on('SIGINT', () => {
-  killAllNow();
-  process.exit(130);
-});
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    killAllNow();
-    process.exit(1);
-  },
-);
+runBench(main);
