@@ -297,7 +297,6 @@ export class ChatService {
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });
-      if (ctx.notes) plan.notes.push(...ctx.notes);
       const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
       const key = cacheable
         ? cacheKey(

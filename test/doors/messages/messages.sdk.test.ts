@@ -293,5 +293,7 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     const trace = await api(gw.app.baseUrl, `/v1/traces/${res.headers.get('x-request-id')}`, { key: gw.key });
     expect(trace.body.notes.join(' ')).to.contain('web_search');
     expect(trace.body.notes.join(' ')).to.contain('max_tokens 64000 was lowered');
+    // Each note once: the door's notes reach the trace by one path.
+    expect(new Set(trace.body.notes).size, trace.body.notes.join(' | ')).to.equal(trace.body.notes.length);
   });
 });
