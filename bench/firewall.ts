@@ -30,7 +30,7 @@
 //   node dist/bench/firewall.js --strict    exit code 1 when a target is missed
 //   node dist/bench/firewall.js --misses    also list the evaluation's false positives and negatives
 //   node dist/bench/firewall.js --worst     only the worst case (section 3)
-//   node dist/bench/firewall.js --pasted    only the pasted-text set (section 1b), with its misses
+//   node dist/bench/firewall.js --pasted    only the pasted-text sets (sections 1b–1d); with --misses, their misses
 //   node dist/bench/firewall.js --speed     only the speed (section 2)
 import { closeSync, openSync, readSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -50,6 +50,7 @@ import {
   formatMisses,
   formatPastedReport,
   type PastedReport,
+  type PastedSet,
   precision,
   recall,
   sumCounts,
@@ -145,17 +146,24 @@ function printQuality(r: Report): void {
   console.log(`  (names without a cue, gazetteer only: R ${fmt3(plain.length ? plainFound / plain.length : 1)} (${plainFound}/${plain.length}); no target)`);
 }
 
-function printPasted(r: PastedReport): void {
-  console.log('\n1b. Pasted text — test/fixtures/firewall/pasted.jsonl (issue 23): per category, labelled values found and');
+const PASTED_SETS: Record<PastedSet, { heading: string; label: string }> = {
+  'pasted.jsonl': { heading: '1b. Pasted text — test/fixtures/firewall/pasted.jsonl (issue 23, the set the rules were written against)', label: 'pasted' },
+  'heldout.jsonl': { heading: '1c. Pasted text, held out — test/fixtures/firewall/heldout.jsonl (written without reading the rules, used to tune them since)', label: 'held-out' },
+  'check.jsonl': { heading: '1d. Pasted text, second held-out set — test/fixtures/firewall/check.jsonl (written after the rules)', label: 'check' },
+};
+
+function printPasted(r: PastedReport, file: PastedSet = 'pasted.jsonl'): void {
+  const { heading, label } = PASTED_SETS[file];
+  console.log(`\n${heading}: per category, labelled values found and`);
   console.log('   detections that match no labelled value; a hard negative ("neg-…") is kept when nothing in it is masked.\n');
   console.log(formatPastedReport(r));
   const ids = recall(r.identifiers);
   const names = recall(r.names);
   const kept = r.negatives.kept / Math.max(1, r.negatives.messages);
   console.log(
-    `\n  identifiers R ≥ ${TARGET.pastedIdentifierRecall}: ${verdict('pasted identifiers R ≥ 0.97', ids >= TARGET.pastedIdentifierRecall)}, ` +
-      `names R ≥ ${TARGET.pastedNameRecall}: ${verdict('pasted names R ≥ 0.90', names >= TARGET.pastedNameRecall)}, ` +
-      `negatives kept ≥ ${TARGET.pastedNegativesKept}: ${verdict('pasted negatives kept ≥ 95%', kept >= TARGET.pastedNegativesKept)}`,
+    `\n  identifiers R ≥ ${TARGET.pastedIdentifierRecall}: ${verdict(`${label} identifiers R ≥ 0.97`, ids >= TARGET.pastedIdentifierRecall)}, ` +
+      `names R ≥ ${TARGET.pastedNameRecall}: ${verdict(`${label} names R ≥ 0.90`, names >= TARGET.pastedNameRecall)}, ` +
+      `negatives kept ≥ ${TARGET.pastedNegativesKept}: ${verdict(`${label} negatives kept ≥ 95%`, kept >= TARGET.pastedNegativesKept)}`,
   );
 }
 
@@ -395,13 +403,15 @@ if (process.argv.includes('--worst')) {
 } else if (process.argv.includes('--speed')) {
   printSpeed();
 } else if (process.argv.includes('--pasted')) {
-  const pasted = evaluatePasted();
-  printPasted(pasted);
-  if (pasted.misses.length > 0) console.log(`\npasted-set misses:\n${formatMisses({ misses: pasted.misses } as Report)}`);
+  for (const file of Object.keys(PASTED_SETS) as PastedSet[]) {
+    const pasted = evaluatePasted(file);
+    printPasted(pasted, file);
+    if (process.argv.includes('--misses') && pasted.misses.length > 0) console.log(`\n${file} misses:\n${formatMisses({ misses: pasted.misses } as Report)}`);
+  }
 } else {
   const report = evaluateAll();
   printQuality(report);
-  printPasted(evaluatePasted());
+  for (const file of Object.keys(PASTED_SETS) as PastedSet[]) printPasted(evaluatePasted(file), file);
   printSpeed();
   await printWorstCase();
   if (process.argv.includes('--misses') && report.misses.length > 0) console.log(`\nevaluation misses:\n${formatMisses(report)}`);

@@ -37,7 +37,11 @@ const KEYS: Array<[KeyKind, string]> = [
     'name naam nom fullname klant kunde kundin client customer customername clientname klantnaam kundenname nomduclient ' +
       'contact kontakt patient patientin patiente employee mitarbeiter mitarbeiterin medewerker werknemer salarie ' +
       'recipient ontvanger empfanger destinataire sender afzender absender expediteur author auteur autor owner eigenaar inhaber proprietaire ' +
-      'user gebruiker benutzer utilisateur member lid mitglied membre person persoon personne',
+      'user gebruiker benutzer utilisateur member lid mitglied membre person persoon personne ' +
+      'attendee attendees participant participants deelnemer deelnemers teilnehmer teilnehmerin teilnehmende guest gast invitee invite ' +
+      'tenant huurder mieter mieterin locataire resident bewoner bewohner bewohnerin habitant occupant ' +
+      'parent ouder elternteil pupil leerling schuler schulerin eleve student studentin etudiant etudiante ' +
+      'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire',
   ],
   ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse'],
   [
@@ -56,12 +60,12 @@ const KEYS: Array<[KeyKind, string]> = [
   ],
   [
     'DATE_OF_BIRTH',
-    'dob dateofbirth birthdate birthday geboortedatum geboren gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele',
+    'dob dateofbirth birthdate birthday born geboortedatum geboren geb gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele',
   ],
   ['BSN', 'bsn burgerservicenummer sofinummer'],
   ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],
   ['NIR', 'nir nsecu numerosecu secu numerodesecuritesociale securitesociale insee numerosecuritesociale'],
-  ['BE_NATIONAL_NUMBER', 'rijksregisternummer numeronational registrenational nationalnumber insz'],
+  ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
   ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
   [
     'THING',
@@ -239,6 +243,14 @@ function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 0xa0 || c === 13;
 }
 
+// "TEST_USER_NAME", "customerName", "klant_naam": a name key that says whose name it is holds a
+// person's name even among keys about things (a port, a version).
+const PERSON_NAME_KEY = /(?:user|customer|client|contact|klant|kunde|patient|owner|member|person|guest|employee|tenant)(?:name|naam|nom)$/;
+
+function namesAPerson(key: string): boolean {
+  return key.length <= 48 && PERSON_NAME_KEY.test(normaliseKey(key));
+}
+
 class Collector {
   readonly found: Detection[] = [];
   readonly quiet: number[] = [];
@@ -255,7 +267,7 @@ class Collector {
   value(key: string, start: number, end: number, tableOfThings?: boolean): boolean {
     const kind = keyKind(key);
     if (kind === null) return false;
-    const thingContext = tableOfThings ?? (kind === 'NAME' && this.thingContext);
+    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && this.thingContext);
     [start, end] = trimmed(this.text, start, end);
     if (end <= start || end - start > MAX_CELL) return true;
     if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
@@ -340,6 +352,12 @@ function* literals(text: string): Generator<[number, number]> {
       j++;
     }
     if (j < n && text.charCodeAt(j) === c) {
+      const inner = text.charCodeAt(i + 1);
+      // '{"name": …}' (a shell argument, a string holding JSON): the literals inside are read.
+      if (inner === 123 || inner === 91) {
+        i++;
+        continue;
+      }
       yield [i, j];
       i = j + 1;
     } else {
@@ -352,6 +370,36 @@ const QUOTES = ['"', "'", '`'];
 
 const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
 
+const MAX_SQL_TUPLES = 1000;
+const MAX_SQL_VALUES = 200_000;
+
+/** Reads one tuple's values from `i` (after its '('), literals and bare tokens, up to its ')'. */
+function sqlTuple(text: string, i: number, columns: string[], close: number, out: Collector): number {
+  let col = 0;
+  while (i < text.length && col < columns.length && i - close < MAX_SQL_VALUES) {
+    while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+    const c = text.charCodeAt(i);
+    let start = i;
+    let end = i;
+    if (isQuote(c)) {
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 10) j++;
+      start = i + 1;
+      end = j;
+      i = j + 1;
+    } else {
+      while (i < text.length && text.charCodeAt(i) !== 44 && text.charCodeAt(i) !== 41) i++;
+      end = i;
+    }
+    out.value(columns[col]!, start, end);
+    col++;
+    while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) !== 44) break;
+    i++;
+  }
+  return i;
+}
+
 function sqlInserts(text: string, out: Collector): void {
   if (!/values/i.test(text)) return;
   SQL_VALUES.lastIndex = 0;
@@ -361,27 +409,18 @@ function sqlInserts(text: string, out: Collector): void {
     if (open < 0 || close - open > 600) continue;
     const columns = text.slice(open + 1, close).split(',').map((c) => c.trim().replace(/^["'`[]|["'`\]]$/g, ''));
     let i = m.index + m[0].length;
-    let col = 0;
-    // Read the values list: literals and bare tokens separated by commas, up to its ')'.
-    while (i < text.length && col < columns.length && i - close < 4000) {
+    // Each tuple of the values list — "(…), (…)" — against the same columns.
+    for (let tuples = 0; tuples < MAX_SQL_TUPLES && i - close < MAX_SQL_VALUES; tuples++) {
+      i = sqlTuple(text, i, columns, close, out);
+      // After the tuple's ')': another one follows after a comma.
       while (i < text.length && isBlank(text.charCodeAt(i))) i++;
-      const c = text.charCodeAt(i);
-      let start = i;
-      let end = i;
-      if (isQuote(c)) {
-        let j = i + 1;
-        while (j < text.length && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 10) j++;
-        start = i + 1;
-        end = j;
-        i = j + 1;
-      } else {
-        while (i < text.length && text.charCodeAt(i) !== 44 && text.charCodeAt(i) !== 41) i++;
-        end = i;
-      }
-      out.value(columns[col]!, start, end);
-      col++;
+      if (text.charCodeAt(i) !== 41) break;
+      i++;
       while (i < text.length && isBlank(text.charCodeAt(i))) i++;
       if (text.charCodeAt(i) !== 44) break;
+      i++;
+      while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 10)) i++;
+      if (text.charCodeAt(i) !== 40) break;
       i++;
     }
     SQL_VALUES.lastIndex = Math.max(SQL_VALUES.lastIndex, i);
@@ -444,7 +483,7 @@ function cellsOf(text: string, line: Line, sep: number, maxCell = Infinity): Cel
   return cells;
 }
 
-const LABEL = /^[\p{L}][\p{L}\p{N} _./°#()-]{0,47}$/u;
+const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()-]{0,47})$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
 /** A header row: every cell a short label, and at least one of them a key we know. */

@@ -331,8 +331,14 @@ export interface PastedSnippet extends Snippet {
   category: string;
 }
 
-export function loadPasted(): PastedSnippet[] {
-  return readJsonl<PastedSnippet>('pasted.jsonl');
+/**
+ * `pasted.jsonl`, the set the rules were written against; `heldout.jsonl`, written without reading
+ * them (and used to tune them since); `check.jsonl`, written after both (see docs/firewall.md).
+ */
+export type PastedSet = 'pasted.jsonl' | 'heldout.jsonl' | 'check.jsonl';
+
+export function loadPasted(file: PastedSet = 'pasted.jsonl'): PastedSnippet[] {
+  return readJsonl<PastedSnippet>(file);
 }
 
 export interface CategoryCounts {
@@ -359,7 +365,7 @@ export function isNegativeCategory(category: string): boolean {
   return category.startsWith('neg-');
 }
 
-export function evaluatePasted(): PastedReport {
+export function evaluatePasted(file: PastedSet = 'pasted.jsonl'): PastedReport {
   const empty = (): TypeCounts => ({ tp: 0, fp: 0, fn: 0, exact: 0 });
   const perType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, empty()])) as Record<EntityType, TypeCounts>;
   const perTypeLanguage = Object.fromEntries(
@@ -368,7 +374,7 @@ export function evaluatePasted(): PastedReport {
   const perCategory: Record<string, CategoryCounts> = {};
   const negatives = { messages: 0, kept: 0 };
   const misses: Miss[] = [];
-  for (const s of loadPasted()) {
+  for (const s of loadPasted(file)) {
     const report: Report = {
       perType: Object.fromEntries(ENTITY_TYPES.map((t) => [t, empty()])) as Record<EntityType, TypeCounts>,
       perTypeLanguage: JSON.parse(JSON.stringify(perTypeLanguage)) as Report['perTypeLanguage'],

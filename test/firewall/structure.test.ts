@@ -79,7 +79,7 @@ describe('casual formats (issue 23)', () => {
     expect(found('we wonen aan de Kastanjelaan 31 in Zeist', 'nl')).to.deep.include(['ADDRESS', 'Kastanjelaan 31']);
     expect(found("J'habite au 22 rue Victor Hugo depuis deux ans.", 'fr')).to.deep.equal([['ADDRESS', '22 rue Victor Hugo']]);
     expect(found('Lieferung an Schillerstraße 44, 10627Berlin bitte', 'de')).to.deep.include(['ADDRESS', 'Schillerstraße 44, 10627Berlin']);
-    expect(found('postcode 3531 KG huisnummer 16', 'nl')).to.deep.include(['ADDRESS', '3531 KG']);
+    expect(found('postcode 3531 KG huisnummer 16', 'nl')).to.deep.include(['ADDRESS', '3531 KG huisnummer 16']);
     expect(found('Die Straße 5 Kilometer weiter ist gesperrt.', 'de')).to.deep.equal([]);
     expect(found('Die Postleitzahl 80331 gehört zu München.', 'de')).to.deep.equal([]);
   });
@@ -101,5 +101,83 @@ describe('casual formats (issue 23)', () => {
     expect(found("Picked up Ben & Jerry's and socks from Marks & Spencer.", 'en')).to.deep.equal([]);
     expect(found('We fly into Charlotte on Friday.', 'en')).to.deep.equal([]);
     expect(found('hey will you grace us with your presence', 'en')).to.deep.equal([]);
+  });
+
+  it('reads lower-case names on a lower-case line of a longer message, hyphenated first names too', () => {
+    expect(found('hoi! weet iemand of kai-uwe schmidt er al is? ik wacht', 'nl')).to.deep.equal([['PERSON', 'kai-uwe schmidt']]);
+    expect(found('morgen früh übernimmt die schicht von marie-luise', 'de')).to.deep.equal([['PERSON', 'marie-luise']]);
+    expect(found('hab das wi-fi passwort vergessen', 'de')).to.deep.equal([]);
+    // A lone first name where chat names a person: after a preposition, a relation, a greeting or a
+    // conjunction, or before a verb of speech; not a first name that is a word ("jack up").
+    expect(found('kun je een berichtje opstellen voor femke? namens daan en yusuf', 'nl')).to.deep.equal([
+      ['PERSON', 'femke'],
+      ['PERSON', 'daan'],
+      ['PERSON', 'yusuf'],
+    ]);
+    expect(found('meine kollegin sabine hat morgen jubiläum. uwe meinte was lustiges', 'de')).to.deep.equal([
+      ['PERSON', 'sabine'],
+      ['PERSON', 'uwe'],
+    ]);
+    expect(found('mark the task as done and jack up the priority', 'en')).to.deep.equal([]);
+    expect(found('on se voit en bas dans dix minutes', 'fr')).to.deep.equal([]);
+    // A short message is read whole when one of its sentences starts in lower case; in a long
+    // document only lines that start in lower case are.
+    expect(found('Top! kan kai-uwe schmidt morgen de sleutels halen? Ik ben er niet.', 'nl')).to.deep.include(['PERSON', 'kai-uwe schmidt']);
+    const prose = 'The board met on Tuesday. It discussed the budget at length. '.repeat(20);
+    expect(found(`${prose}\nThe minutes say jan smith was there. Nobody objected.\n${prose}`, 'en')).to.not.deep.include(['PERSON', 'jan smith']);
+    expect(found(`${prose}\nhey is jan smith er al? ik wacht\n${prose}`, 'nl')).to.deep.include(['PERSON', 'jan smith']);
+  });
+
+  it('keeps particle surnames whole, in any position', () => {
+    expect(found('Liesbeth Van de Velde belde net over de offerte.', 'nl')).to.deep.equal([['PERSON', 'Liesbeth Van de Velde']]);
+    expect(found('Bonjour, Jean-Baptiste de La Villemarqué a appelé.', 'fr')).to.deep.equal([['PERSON', 'Jean-Baptiste de La Villemarqué']]);
+    expect(found("Annemarie van 't Hek komt morgen langs.", 'nl')).to.deep.equal([["PERSON", "Annemarie van 't Hek"]]);
+    expect(found("Aanwezig: Marloes op den Akker en Gijs in 't Veld.", 'nl')).to.deep.equal([
+      ['PERSON', 'Marloes op den Akker'],
+      ['PERSON', "Gijs in 't Veld"],
+    ]);
+    expect(found('Volgens de Boer is het dak nog lek.', 'nl')).to.deep.equal([['PERSON', 'de Boer']]);
+    expect(found('I spoke to van Dijk from procurement.', 'en')).to.deep.equal([['PERSON', 'van Dijk']]);
+    expect(found('De la Cruz is out until Monday.', 'en')).to.deep.equal([['PERSON', 'De la Cruz']]);
+    expect(found('We rijden morgen naar den Haag.', 'nl')).to.deep.equal([]);
+    expect(found('Il rentre de Paris ce soir.', 'fr')).to.deep.equal([]);
+  });
+
+  it('tells towns after travel words, makers, brands and code identifiers from people', () => {
+    expect(found('We fly to Charlotte on Monday.', 'en')).to.deep.equal([]);
+    expect(found('Please give the keys to Charlotte tomorrow.', 'en')).to.deep.equal([['PERSON', 'Charlotte']]);
+    expect(found('Je vais à Nancy demain, train pour Nancy à 8h12.', 'fr')).to.deep.equal([]);
+    expect(found('Je vais parler à Nancy.', 'fr')).to.deep.equal([['PERSON', 'Nancy']]);
+    expect(found('Wir fahren morgen Richtung Marl.', 'de')).to.deep.equal([]);
+    expect(found('La Renault Clio ou la Peugeot 208 ?', 'fr')).to.deep.equal([]);
+    expect(found("Dr. Oetker Pizza und Jack Daniel's", 'de')).to.deep.equal([]);
+    expect(found('rendez-vous chez Jean Louis David, puis Leroy Merlin', 'fr')).to.deep.equal([]);
+    expect(found('class Victor extends Base {}\nconst x = <Pierre size="big" />;', 'en')).to.deep.equal([]);
+    expect(found('Alice alice = new Alice(keyPair);\nBob bob = null;', 'en')).to.deep.equal([]);
+    expect(found('Das Paket ist an Moritz von Hagen gegangen, nicht an uns.', 'de')).to.deep.equal([['PERSON', 'Moritz von Hagen']]);
+  });
+
+  it('reads streets without a street word, in lower case, with bis/ter/quater, and a postcode with its house number', () => {
+    expect(found('ik woon op de kastanjelaan 7 in zwolle', 'nl')).to.deep.include(['ADDRESS', 'kastanjelaan 7']);
+    expect(found('Adresse ist Am Rosenhang 4a in Bielefeld', 'de')).to.deep.include(['ADDRESS', 'Am Rosenhang 4a']);
+    expect(found('Wir wohnen Berliner Allee 12 seit Mai.', 'de')).to.deep.include(['ADDRESS', 'Berliner Allee 12']);
+    expect(found('livraison au 19 quater rue Pasteur', 'fr')).to.deep.include(['ADDRESS', '19 quater rue Pasteur']);
+    expect(found('Im Jahr 2020 war alles anders, am Montag 5 Leute.', 'de')).to.deep.equal([]);
+  });
+
+  it('reads e-mails with a spelled-out local part, Steuer-IDs with slashes, and leaves loopback addresses', () => {
+    expect(found('mail priya dot raghunathan at gmail dot com pls', 'en')).to.deep.equal([['EMAIL', 'priya dot raghunathan at gmail dot com']]);
+    expect(found('Meine Steuer-ID ist 654/7092/8410.', 'de')).to.deep.equal([['STEUER_ID', '654/7092/8410']]);
+    expect(found('server:\n  host: 127.0.0.1\n  mask: 255.255.255.0\n  bind: 0.0.0.0', 'en')).to.deep.equal([]);
+  });
+
+  it('reads every tuple of an SQL insert, JSON inside a quoted shell argument, and person keys among config keys', () => {
+    const sql = "INSERT INTO kunden (vorname, nachname) VALUES\n('Ute', 'Kessler'),\n('Malte', 'Grünewald');";
+    expect(found(sql, 'de')).to.deep.equal([['PERSON', 'Ute'], ['PERSON', 'Kessler'], ['PERSON', 'Malte'], ['PERSON', 'Grünewald']]);
+    const curl = `curl -X POST https://api.example.com/customers -d '{"name":"Volker Brandl","plan":"pro"}'`;
+    expect(found(curl, 'de')).to.deep.equal([['PERSON', 'Volker Brandl']]);
+    expect(found('TEST_USER_NAME="Kieran Walsh"\nPORT=8080', 'en')).to.deep.equal([['PERSON', 'Kieran Walsh']]);
+    const table = '| # | Attendee | Dietary |\n|---|---|---|\n| 1 | Kwame Asante | halal |';
+    expect(found(table, 'en')).to.deep.equal([['PERSON', 'Kwame Asante']]);
   });
 });

@@ -63,17 +63,21 @@ function collect(field, pick) {
 }
 
 const firstNames = collect('first_name', (n) => n);
-// Names written by hand where faker has none (Welsh, Scottish, Irish; frequent UK and Dutch
-// surnames): see extra-names.txt.
-const extra = { first: [], last: { en: [], nl: [], fr: [], de: [] } };
+// Names written by hand where faker has none or few (Welsh, Scottish, Irish; frequent Dutch, German,
+// French and UK given names and surnames; names common among migrant communities): see
+// extra-names.txt. "first:" lines are English, "first <lang>:" and "last <lang>:" go to that
+// language, "all" to all four.
+const LANGS = Object.keys(SOURCES);
+const extra = { first: { en: [], nl: [], fr: [], de: [] }, last: { en: [], nl: [], fr: [], de: [] } };
 for (const line of readFileSync(join(here, 'extra-names.txt'), 'utf8').split('\n')) {
-  const m = /^(first|last (en|nl|fr|de)):\s*(.*)$/.exec(line.trim());
+  const m = /^(?:(first)(?: (en|nl|fr|de|all))?|(last) (en|nl|fr|de|all)):\s*(.*)$/.exec(line.trim());
   if (!m) continue;
-  const names = m[3].split(/\s+/).filter(Boolean).map((n) => n.normalize('NFC'));
-  if (m[1] === 'first') extra.first.push(...names);
-  else extra.last[m[2]].push(...names);
+  const kind = m[1] ?? m[3];
+  const lang = m[2] ?? m[4] ?? 'en';
+  const names = m[5].split(/\s+/).filter(Boolean).map((n) => n.normalize('NFC'));
+  for (const l of lang === 'all' ? LANGS : [lang]) extra[kind][l].push(...names);
 }
-firstNames.en = [...new Set([...firstNames.en, ...extra.first])].sort(byCodePoint);
+for (const lang of LANGS) firstNames[lang] = [...new Set([...firstNames[lang], ...extra.first[lang]])].sort(byCodePoint);
 // Neighbours' first names join every language's list (the recognizer reads the union anyway).
 const neighbours = new Set();
 for (const loc of NEIGHBOURS) for (const raw of namesOf(loc, 'first_name')) {

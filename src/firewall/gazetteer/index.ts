@@ -17,6 +17,9 @@ interface Loaded {
   byLanguage: Record<Language, ReadonlySet<string>>;
   any: ReadonlySet<string>;
   lastNames: ReadonlySet<string>;
+  /** The same in lower case, for chat written in lower case ("thijs visser"). */
+  anyLower: ReadonlySet<string>;
+  lastNamesLower: ReadonlySet<string>;
 }
 
 let cache: Loaded | null = null;
@@ -33,7 +36,8 @@ function load(): Loaded {
     for (const n of names) any.add(n);
     for (const n of file.lastNames?.[lang] ?? []) lastNames.add(n);
   }
-  cache = { byLanguage, any, lastNames };
+  const lower = (names: Set<string>) => new Set([...names].map((n) => n.toLowerCase()));
+  cache = { byLanguage, any, lastNames, anyLower: lower(any), lastNamesLower: lower(lastNames) };
   return cache;
 }
 
@@ -45,6 +49,16 @@ export function isKnownFirstName(token: string): boolean {
 /** Whether `token` is a surname in the faker locales of the four languages ("Jansen", "Müller"). */
 export function isKnownLastName(token: string): boolean {
   return load().lastNames.has(token);
+}
+
+/** Whether `word`, in lower case, is a known first name written in lower case ("thijs"). */
+export function isKnownFirstNameLower(word: string): boolean {
+  return load().anyLower.has(word);
+}
+
+/** Whether `word`, in lower case, is a known surname written in lower case ("visser"). */
+export function isKnownLastNameLower(word: string): boolean {
+  return load().lastNamesLower.has(word);
 }
 
 export function firstNamesOf(language: Language): ReadonlySet<string> {

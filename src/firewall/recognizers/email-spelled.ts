@@ -41,6 +41,26 @@ const TLDS = new Set(
   'com net org info biz eu nl be de fr lu ch at uk co ie es it pt dk se no fi pl cz io me email online'.split(' '),
 );
 
+// A local part may be written out too: "priya dot raghunathan at …". Read backwards, one label at a
+// time, each step bounded by LOCAL_MAX in all.
+const SPOKEN_DOT = '(?:[ ]+(?:dot|punt|punkt|point)[ ]+|[ ]*[([{][ ]?(?:dot|punt|punkt|point)[ ]?[)\\]}][ ]*)';
+const SPOKEN_DOT_BEFORE = new RegExp(`${SPOKEN_DOT}$`, 'iu');
+const SPOKEN_DOTS = new RegExp(SPOKEN_DOT, 'giu');
+
+function spokenDotsBefore(text: string, start: number, end: number): number {
+  for (let steps = 0; steps < 4; steps++) {
+    const window = text.slice(Math.max(0, start - 12), start);
+    const dot = SPOKEN_DOT_BEFORE.exec(window);
+    if (!dot) break;
+    const labelEnd = start - dot[0].length;
+    let labelStart = labelEnd;
+    while (labelStart > 0 && end - labelStart < LOCAL_MAX && isLocalChar(text.charCodeAt(labelStart - 1))) labelStart--;
+    if (labelStart === labelEnd || (labelStart > 0 && /[\p{L}\p{N}@]/u.test(text[labelStart - 1]!))) break;
+    start = labelStart;
+  }
+  return start;
+}
+
 function isLocalChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45 || c === 43 || c === 37;
 }
@@ -59,7 +79,8 @@ export function findSpelledEmails(text: string): Detection[] {
     let start = end;
     while (start > 0 && end - start < LOCAL_MAX && isLocalChar(text.charCodeAt(start - 1))) start--;
     if (start === end || (start > 0 && /[\p{L}\p{N}@]/u.test(text[start - 1]!))) continue;
-    const local = text.slice(start, end);
+    start = spokenDotsBefore(text, start, end);
+    const local = text.slice(start, end).replace(SPOKEN_DOTS, '.');
     if (local.startsWith('.') || local.endsWith('.')) continue;
     // The domain, label by label.
     let i = m.index + m[0].length;

@@ -1,6 +1,7 @@
 // IP addresses. IPv4: four decimal octets 0–255 without leading zeros; dotted version numbers
 // ("v1.2.3.4", "version 10.0.19045.1") are left alone. IPv6: a hex-and-colon token validated by
-// node:net's parser (so "14:32:10" and MAC addresses are not addresses).
+// node:net's parser (so "14:32:10" and MAC addresses are not addresses). Loopback, 0.0.0.0 and
+// netmasks are left alone: they name no one.
 import { isIPv6 } from 'node:net';
 import { cueNear } from '../context.js';
 import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
@@ -22,6 +23,8 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
       const start = m.index;
       const end = start + m[0].length;
       if (cueNear(text, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
+      // Loopback, "any" and netmasks name no one: 127.0.0.1, 0.0.0.0, 255.255.255.0.
+      if (m[0].startsWith('127.') || m[0].startsWith('0.') || m[0].startsWith('255.')) continue;
       out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });
     }
   }

@@ -7,9 +7,10 @@ const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)
 
 export const steuerIdRecognizer = numericIdRecognizer({
   type: 'STEUER_ID',
-  // Compact, grouped "12 345 678 901" / "12.345.678.901" / "12/345/678/901", or with single spaces
-  // anywhere ("123 456 789 01"); the 11 digits stay checksum-validated.
-  candidate: /(?<![\p{L}\p{N}.,/+-])(?<!\d[ .])(?:\d{2}([ ./])\d{3}\1\d{3}\1\d{3}|\d(?: ?\d){10})(?![\p{L}\p{N}]|[.,/-]\d|[ .]\d)/gu,
+  // Compact, grouped "12 345 678 901" / "12.345.678.901" / "12/345/678/901", or with single spaces,
+  // dots or slashes anywhere, one kind at a time ("123 456 789 01", "654/7092/8410"); the 11 digits
+  // stay checksum-validated.
+  candidate: /(?<![\p{L}\p{N}.,/+-])(?<!\d[ .])(?:\d{2}([ ./])\d{3}\1\d{3}\1\d{3}|\d(?: ?\d){10}|\d(?:\.?\d){10}|\d(?:\/?\d){10})(?![\p{L}\p{N}]|[.,/-]\d|[ .]\d)/gu,
   compact: digitsOnly,
   valid: steuerIdValid,
   // "62.157.140.133" is an IP address written like a dotted Steuer-ID.

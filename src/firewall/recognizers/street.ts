@@ -1,13 +1,16 @@
 // Addresses without a postcode (address.ts needs one): a street named by a street word of the
-// four languages with its house number ("Kastanjelaan 31", "Goethestr. 18", "22 rue Victor Hugo",
-// "14 Elm Grove Road"), a postcode glued to its town ("10627Berlin") or given with its label
-// ("postcode 3531 KG", "PLZ 79098", "code postal 67000").
+// four languages with its house number ("Kastanjelaan 31", "Goethestr. 18", "Lange Str. 3",
+// "22 rue Victor Hugo", "14 Elm Grove Road", in lower case after "op de"/"in de"), a German or
+// Dutch street named after a preposition ("Am Rosenhang 4a", "Op de Kamp 3"), a postcode glued to
+// its town ("10627Berlin") or given with its label ("postcode 3531 KG huisnummer 16", "PLZ 79098",
+// "code postal 67000").
 //
 // Anchored on the digit runs of the pre-scan, like every recognizer that needs a digit: the street
 // word is read backwards from the number (at most one word of STREET_WORD_MAX characters), or the
 // French/English street forwards from it with sticky regexes of bounded repetition; the label of a
 // postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
 import { isLetterCode, scanOf, type TextScan } from '../scan.js';
+import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 // Street words that end a Dutch or German street name written as one word.
@@ -20,7 +23,7 @@ const STREET_WORD_MAX = 48;
 // After the house number: a unit or a count means it was not a house number ("Straße 5 Kilometer").
 const NOT_A_HOUSE = /^[ \u00a0]*(?:%|km|m\b|kg|minuten|minutes|min\b|uur|stunden|heures|hours|euro|eur|€|kilometer|meter|jahre|jaar|ans|years|mal|keer|fois|times)/iu;
 // A house number: digits and an optional letter or range ("7a", "12-14", "3 bis").
-const HOUSE_Y = /\d{1,4}(?:[a-zA-Z](?![\p{L}\p{N}])|[-/]\d{1,4}|[ ](?:bis|ter)(?![\p{L}]))?(?![\p{L}\p{N}])/uy;
+const HOUSE_Y = /\d{1,4}(?:[a-zA-Z](?![\p{L}\p{N}])|[-/]\d{1,4}|[ ](?:bis|ter|quater)(?![\p{L}]))?(?![\p{L}\p{N}])/uy;
 
 // After the number: a French street ("rue Victor Hugo", "boulevard de la Liberté", "chemin des Vignes").
 const FR_STREET_Y =
@@ -42,6 +45,12 @@ function isDigitCode(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
+function digitsAt(text: string, p: number): number {
+  let n = 0;
+  while (n < 5 && isDigitCode(text.charCodeAt(p + n))) n++;
+  return n;
+}
+
 /** Start of a capitalised one-word street ending in a street word right before `at` (the space before the number), or -1. */
 function streetWordBefore(text: string, at: number): number {
   let i = at;
@@ -50,10 +59,43 @@ function streetWordBefore(text: string, at: number): number {
   if (i === at || (i > 0 && (isLetter(text.charCodeAt(i - 1)) || isDigitCode(text.charCodeAt(i - 1))))) return -1;
   const word = text.slice(i, at);
   const first = word.charCodeAt(0);
-  if (!(first >= 65 && first <= 90) && !(first > 127 && word[0] !== word[0]!.toLowerCase())) return -1;
+  const capitalised = (first >= 65 && first <= 90) || (first > 127 && word[0] !== word[0]!.toLowerCase());
+  // In lower case only after a word that leads an address: "ik woon op de kastanjelaan 7".
+  if (!capitalised && !LOWER_CASE_LEAD.test(text.slice(Math.max(0, i - 12), i))) return -1;
   const lower = word.toLowerCase();
   for (const s of SUFFIXES) if (lower.length > s.length + 1 && lower.endsWith(s)) return i;
+  // The street word on its own after an adjective or a name: "Lange Str. 3", "Berliner Allee 12".
+  if (capitalised && SUFFIXES.includes(lower) && text.charCodeAt(i - 1) === 32) {
+    let j = i - 1;
+    while (j > 0 && i - j < STREET_WORD_MAX && isLetter(text.charCodeAt(j - 1))) j--;
+    const c = text.charCodeAt(j);
+    if (j < i - 2 && (j === 0 || !isLetter(text.charCodeAt(j - 1))) && ((c >= 65 && c <= 90) || (c > 127 && text[j] !== text[j]!.toLowerCase()))) return j;
+  }
   return -1;
+}
+
+const LOWER_CASE_LEAD = /(?:^|[^\p{L}])(?:op|aan|in|de|het|an|auf|am|im|in der|at|on)[ \u00a0]+$/iu;
+
+// German and Dutch streets named without a street word: "Am Rosenhang 4a", "Auf der Heide 12",
+// "Op de Kamp 3". The number has at most three digits ("Im Jahr 2020" is not one).
+const PREPOSITION_STREET_BEFORE =
+  /(?:^|[^\p{L}])((?:Am|Im|An der|An den|Auf der|Auf dem|In der|In den|Zum|Zur|Unter den|Hinter der|Hinter dem|Op de|Op het|Aan de|Aan het|In de|In het)[ \u00a0]\p{Lu}\p{Ll}{2,30})[ \u00a0]$/u;
+const NOT_A_STREET = new Set(['Jahr', 'Jahre', 'Beispiel', 'Ende', 'Anfang', 'Moment', 'Tag', 'Abend', 'Morgen', 'Wochenende', 'Schluss', 'Termin', 'Raum', 'Zimmer', 'Gebäude', 'Kapitel', 'Artikel', 'Jaar', 'Week', 'Hoofdstuk', 'Kamer', 'Bus', 'Zug', 'Gleis', 'Punkt', 'Preis', 'Monat', 'Quartal', 'Mittel', 'Schnitt', 'Grunde']);
+
+/** Start of a street without a street word right before `at` (the space before the number), or -1. */
+function prepositionStreetBefore(text: string, at: number): number {
+  // The word before the number must be capitalised ("Rosenhang 4a"): most numbers follow a lower-case one.
+  let w = at;
+  while (w > 0 && isLetter(text.charCodeAt(w - 1))) w--;
+  const c = text.charCodeAt(w);
+  if (w === at || !((c >= 65 && c <= 90) || (c > 127 && text[w] !== text[w]!.toLowerCase()))) return -1;
+  const window = text.slice(Math.max(0, at - 44), at + 1);
+  const m = PREPOSITION_STREET_BEFORE.exec(window);
+  if (!m) return -1;
+  const name = m[1]!;
+  const word = name.slice(Math.max(name.lastIndexOf(' '), name.lastIndexOf('\u00a0')) + 1);
+  if (NOT_A_STREET.has(word) || isNonNameWord(word)) return -1; // "Im Jahr 2020", "Am Montag 5"
+  return at + 1 - window.length + m.index + m[0].length - name.length - 1;
 }
 
 function sticky(re: RegExp, text: string, at: number): number {
@@ -91,9 +133,12 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
           const end = sticky(LABELLED_Y, text, p);
           // A postcode named in passing ("Die Postleitzahl 80331 gehört zu München") is no one's
           // address: only one given as an address is, with its colon or a house number after it.
-          if (end > 0 && (/[:]/.test(window.slice(m.index)) || HOUSE_NUMBER_AFTER.test(text.slice(end, end + 24)))) {
-            push(out, text, p, end);
-            after = end;
+          const house = end > 0 ? HOUSE_NUMBER_AFTER.exec(text.slice(end, end + 24)) : null;
+          if (end > 0 && (/[:]/.test(window.slice(m.index)) || house)) {
+            // "postcode 2512 AB huisnummer 9": the house number belongs to the address.
+            const last = house ? Math.max(end, sticky(HOUSE_Y, text, end + house[0].length - 1)) : end;
+            push(out, text, p, last);
+            after = last;
             continue;
           }
         }
@@ -101,7 +146,8 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     }
     // Street word, then number: "Kastanjelaan 31", "Goethestr. 18".
     if (before === 32 || before === 0xa0) {
-      const start = streetWordBefore(text, p - 1);
+      let start = streetWordBefore(text, p - 1);
+      if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
       if (start >= 0) {
         const end = sticky(HOUSE_Y, text, p);
         if (end > 0 && !NOT_A_HOUSE.test(text.slice(end, end + 12))) {
