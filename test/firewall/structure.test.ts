@@ -138,6 +138,7 @@ describe('casual formats (issue 23)', () => {
     ]);
     expect(found('Volgens de Boer is het dak nog lek.', 'nl')).to.deep.equal([['PERSON', 'de Boer']]);
     expect(found('I spoke to van Dijk from procurement.', 'en')).to.deep.equal([['PERSON', 'van Dijk']]);
+    expect(found("De offerte ligt bij van 't Velde sinds maandag.", 'nl')).to.deep.equal([['PERSON', "van 't Velde"]]);
     expect(found('De la Cruz is out until Monday.', 'en')).to.deep.equal([['PERSON', 'De la Cruz']]);
     expect(found('We rijden morgen naar den Haag.', 'nl')).to.deep.equal([]);
     expect(found('Il rentre de Paris ce soir.', 'fr')).to.deep.equal([]);

@@ -358,8 +358,10 @@ function endsLikeParticle(text: string, start: number): boolean {
 function particlesBefore(text: string, start: number, language: Language): number {
   const one = wordBefore(text, start);
   if (one.word === '' || one.word !== text.slice(one.at, one.at + one.word.length)) return -1; // lower case only
-  const two = wordBefore(text, one.at);
-  const pair = two.word === 'van' || two.word === 'von' ? `${two.word} ${one.word === 't' ? "'t" : one.word}` : '';
+  // "van 't Hof": the apostrophe of "'t" belongs to the particle.
+  const apostrophe = one.word === 't' && (text[one.at - 1] === "'" || text[one.at - 1] === '’');
+  const two = wordBefore(text, apostrophe ? one.at - 1 : one.at);
+  const pair = two.word === 'van' || two.word === 'von' ? `${two.word} ${apostrophe ? "'t" : one.word}` : '';
   let from = -1;
   if (pair !== '' && SURNAME_PARTICLES.has(pair)) from = two.at;
   else if (SURNAME_PARTICLES.has(one.word) && !(one.word === 'de' && language === 'fr')) from = one.at;
@@ -555,11 +557,11 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
   }
 }
 const LOWER_CUE =
-  "voor|met|namens|aan|bij|tegen|en|hoi|hey|hi|hallo|dag|to|with|for|from|and|cc|ping|dear|hello|tell|ask|pour|avec|chez|à|et|salut|coucou|an|mit|für|bei|von|und|frag|sag|hallo|moin|" +
+  "voor|met|namens|aan|bij|tegen|en|hoi|hey|hi|hallo|dag|to|with|for|from|and|cc|ping|dear|hello|tell|ask|pour|avec|chez|à|et|salut|coucou|an|mit|für|bei|von|und|frag|sag|moin|" +
   "man|vrouw|zoon|dochter|broer|zus|moeder|vader|schoonmoeder|schoonvader|buurman|buurvrouw|collega|oma|opa|tante|oom|vriend|vriendin|" +
   "husband|wife|son|daughter|brother|sister|mum|mom|dad|nan|gran|grandma|grandpa|aunt|uncle|colleague|friend|boss|neighbour|neighbor|" +
-  "mari|femme|fils|fille|frère|soeur|sœur|mère|père|voisin|voisine|collègue|copain|copine|ami|amie|tante|oncle|cousin|cousine|" +
-  "mann|frau|sohn|tochter|bruder|schwester|mutter|vater|nachbar|nachbarin|kollege|kollegin|freund|freundin|chef|chefin|oma|opa|onkel";
+  "mari|femme|fils|fille|frère|soeur|sœur|mère|père|voisin|voisine|collègue|copain|copine|ami|amie|oncle|cousin|cousine|" +
+  "mann|frau|sohn|tochter|bruder|schwester|mutter|vater|nachbar|nachbarin|kollege|kollegin|freund|freundin|chef|chefin|onkel";
 const LOWER_SPEECH = 'zei|zegt|vroeg|vraagt|wil|heeft|had|komt|belde|said|says|asked|wants|wrote|called|is|was|a|dit|demande|veut|est|meinte|sagt|sagte|fragt|hat|hatte|will|ist|war|kommt';
 const LOWER_CUED = new RegExp(
   `(?<![\\p{L}])(?:${LOWER_CUE})[ \u00a0]{1,3}(${LOWER_WORD})(?![\\p{L}\\p{N}'’@_-])|(?<![\\p{L}\\p{N}'’@._-])(${LOWER_WORD})[ \u00a0]{1,3}(?:${LOWER_SPEECH})(?![\\p{L}])`,
