@@ -150,10 +150,7 @@ export async function emitToEndpoint(
        select $1, $2, $3, event.id, now() from event
        returning id
      )
-     select id, graphile_worker.add_job(
-              identifier => 'webhooks__deliver',
-              payload => json_build_object('delivery_id', id),
-              job_key => 'webhooks__deliver:' || id::text) is not null as queued
+     select id, webhook_queue_delivery(id) as queued
        from delivery`,
     [endpoint.organization_id, endpoint.workspace_id, endpoint.id, event.type, storableJson(event.data)],
   );
@@ -242,10 +239,7 @@ export async function requeueDelivery(db: Queryable, workspaceId: string, endpoi
         where workspace_id = $1 and endpoint_id = $2 and id = $3
         returning id
      )
-     select id, graphile_worker.add_job(
-              identifier => 'webhooks__deliver',
-              payload => json_build_object('delivery_id', id),
-              job_key => 'webhooks__deliver:' || id::text) is not null as queued
+     select id, webhook_queue_delivery(id) as queued
        from delivery`,
     [workspaceId, endpointId, id],
   );
@@ -326,9 +320,7 @@ export async function markAttemptFailed(db: Queryable, id: string, attempt: Atte
  */
 export async function scheduleDelivery(db: Queryable, id: string, runAt: Date): Promise<void> {
   await db.query(
-    `select graphile_worker.add_job(
-       identifier => 'webhooks__deliver', payload => json_build_object('delivery_id', $1::uuid),
-       run_at => $2, job_key => 'webhooks__deliver:' || $1::text)`,
+    'select webhook_queue_delivery($1::uuid, $2)',
     [id, runAt],
   );
 }
