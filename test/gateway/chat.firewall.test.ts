@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import { waitFor } from '../helpers/db.js';
-import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gateway.js';
 import { ADVERSARIAL } from '../firewall/adversarial.js';
 
 // Personal data in a chat request never reaches the provider in clear, and the caller still
@@ -49,15 +49,7 @@ async function startProber(url: string): Promise<{ stop(): Promise<number[]> }> 
   };
 }
 describe('the personal-data firewall in chat', () => {
-  let gw: GatewayFixture;
-  before(async () => {
-    gw = await startGatewayFixture();
-    await gw.app.startWorker();
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => gw.euA.reset());
+  const gw = useGatewayFixture({ worker: true });
 
   const ORIGINALS = ['NL91ABNA0417164300', 'noor.devries@example.nl', '+31 6 12345678', 'Noor de Vries'];
   const MESSAGE = `Mijn naam is Noor de Vries, mijn IBAN is NL91ABNA0417164300, mail noor.devries@example.nl of bel +31 6 12345678.`;

@@ -1,19 +1,12 @@
 import { expect } from 'chai';
 import { waitFor } from '../helpers/db.js';
-import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { chatBody, postChat, useGatewayFixture } from '../helpers/gateway.js';
 
 // Nothing personal leaves by a side door: a message's name, a file part's file name and an image
 // part's URL are masked like the text, and fields of a content part that the contract does not
 // name are dropped, not forwarded. The trace stores what left, so it holds none of it either.
 describe('the firewall on the side doors of a chat message', () => {
-  let gw: GatewayFixture;
-  before(async () => {
-    gw = await startGatewayFixture();
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => gw.euA.reset());
+  const gw = useGatewayFixture();
 
   const DATA_URL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
   const PERSONAL = ['Noor', 'Vries', 'noor.devries', 'devries%40', '0612345678', 'Pieter', 'Jansen'];

@@ -1,21 +1,10 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { waitFor } from '../helpers/db.js';
-import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions with stream: true', () => {
-  let gw: GatewayFixture;
-  before(async () => {
-    gw = await startGatewayFixture();
-    await gw.app.startWorker();
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => {
-    gw.euA.reset();
-    gw.euB.reset();
-  });
+  const gw = useGatewayFixture({ worker: true });
 
   const contentOf = (events: Awaited<ReturnType<typeof readSse>>) =>
     events.flatMap((e) => (e === '[DONE]' ? [] : e.choices.map((c: any) => c.delta?.content ?? ''))).join('');

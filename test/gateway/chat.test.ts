@@ -1,21 +1,10 @@
 import { expect } from 'chai';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
-import { chatBody, postChat, readSse, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions', () => {
-  let gw: GatewayFixture;
-  before(async () => {
-    gw = await startGatewayFixture();
-    await gw.app.startWorker();
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => {
-    gw.euA.reset();
-    gw.euB.reset();
-  });
+  const gw = useGatewayFixture({ worker: true });
 
   const usageRows = async (requestId: string) =>
     (await gw.app.db.pool.query('select * from usage where request_id = $1', [requestId])).rows;

@@ -20,6 +20,27 @@ export interface GatewayFixture {
 
 export const TIMEOUT_MS = 400;
 
+/**
+ * The gateway fixture of a describe block: started (with a worker when asked) before its tests,
+ * closed after them, the EU stubs reset before each test. The object is filled in by the `before`
+ * hook, so read it only inside tests and hooks.
+ */
+export function useGatewayFixture(options: { env?: NodeJS.ProcessEnv; worker?: boolean } = {}): GatewayFixture {
+  const fixture = {} as GatewayFixture;
+  before(async () => {
+    Object.assign(fixture, await startGatewayFixture({ env: options.env }));
+    if (options.worker) await fixture.app.startWorker();
+  });
+  after(async () => {
+    await fixture.close?.();
+  });
+  beforeEach(() => {
+    fixture.euA.reset();
+    fixture.euB.reset();
+  });
+  return fixture;
+}
+
 export async function startGatewayFixture({ env }: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayFixture> {
   const [euA, euB, ext] = await Promise.all([startStubProvider(), startStubProvider(), startStubProvider()]);
   const down = await closedPortUrl();

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestApp, type TestApp } from './app.js';
 
 // A webhook receiver on loopback: it records every request (headers and raw body) and answers
 // each one as scripted, in order; once the script is spent, 200.
@@ -61,4 +62,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** An app that may deliver to http:// URLs, with its in-process worker running, and a receiver. */
+export async function startWebhookTestbed(): Promise<{ app: TestApp; receiver: WebhookReceiver }> {
+  const app = await startTestApp({ env: { WEBHOOKS_ALLOW_HTTP: '1' } });
+  await app.startWorker();
+  return { app, receiver: await startWebhookReceiver() };
 }

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { api, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
+import { startWebhookReceiver, startWebhookTestbed, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 // Reaching 80 % and 100 % of a workspace budget is sent as budget.threshold, from the statement
 // that bills the request that crossed the mark.
@@ -11,13 +11,10 @@ describe('webhook budget.threshold', function () {
   let app: TestApp;
   let receiver: WebhookReceiver;
   before(async () => {
-    app = await startTestApp({ env: { WEBHOOKS_ALLOW_HTTP: '1' } });
-    await app.startWorker();
-    receiver = await startWebhookReceiver();
+    ({ app, receiver } = await startWebhookTestbed());
   });
   after(async () => {
-    await app.close();
-    await receiver.close();
+    await Promise.all([app.close(), receiver.close()]);
   });
 
   const embed = (key: string) =>

@@ -1,22 +1,19 @@
 import { expect } from 'chai';
 import { addJob } from '../../src/jobs/registry.js';
 import { postWebhook } from '../../src/webhooks/delivery.js';
-import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { api, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
+import { startWebhookTestbed, type WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 describe('webhooks: retention and the pinned connection', function () {
   this.timeout(30_000);
   let app: TestApp;
   let receiver: WebhookReceiver;
   before(async () => {
-    app = await startTestApp({ env: { WEBHOOKS_ALLOW_HTTP: '1' } });
-    await app.startWorker();
-    receiver = await startWebhookReceiver();
+    ({ app, receiver } = await startWebhookTestbed());
   });
   after(async () => {
-    await app.close();
-    await receiver.close();
+    await Promise.all([app.close(), receiver.close()]);
   });
 
   it('webhooks__prune deletes events and deliveries past 30 days, except those still pending', async () => {

@@ -2,7 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { waitFor } from '../../helpers/db.js';
 import { api } from '../../helpers/app.js';
-import { startGatewayFixture, type GatewayFixture } from '../../helpers/gateway.js';
+import type { GatewayFixture } from '../../helpers/gateway.js';
+import { fresh, useMessagesDoor } from './fixture.js';
 
 // The door is the chat gateway: firewall, egress guard, idempotency, fallback and broken streams
 // behave as on /v1/chat/completions, seen through Anthropic's shapes.
@@ -34,27 +35,13 @@ async function streamMessages(gw: GatewayFixture, body: Record<string, unknown>,
 const textOf = (events: DoorEvent[]) =>
   events.flatMap((e) => (e.event === 'content_block_delta' && e.data.delta.type === 'text_delta' ? [e.data.delta.text] : [])).join('');
 
-let said = 0;
-const fresh = (text: string) => `${text} (${(said += 1)})`;
-
 describe('/v1/messages through the gateway: firewall, egress, idempotency, fallback, broken streams', () => {
-  let gw: GatewayFixture;
-  let client: Anthropic;
-  before(async () => {
-    gw = await startGatewayFixture();
-    client = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: gw.key, maxRetries: 0 });
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => {
-    gw.euA.reset();
-    gw.euB.reset();
-  });
+  const door = useMessagesDoor();
+  const { gw } = door;
 
   it('masks personal data in system and in a tool_result before it leaves, and restores it in the answer', async () => {
     gw.euA.script({ type: 'answer', content: 'Betaald naar [IBAN_1], bevestiging aan [EMAIL_1].' });
-    const message = await client.messages.create({
+    const message = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 100,
       system: 'Je helpt Noor de Vries met haar betalingen.',
@@ -76,7 +63,7 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
 
   it('restores a placeholder in streamed tool input', async () => {
     gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_p', name: 'pay', arguments: '{"iban":"[IBAN_1]"}' }] });
-    const stream = client.messages.stream({
+    const stream = door.client.messages.stream({
       model: 'test/chat-a',
       max_tokens: 100,
       tools: [{ name: 'pay', input_schema: { type: 'object', properties: { iban: { type: 'string' } } } }],
@@ -88,7 +75,7 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
   });
 
   it('refuses a model outside the EU with 403 in Anthropic’s shape', async () => {
-    const err = await client.messages
+    const err = await door.client.messages
       .create({ model: 'test/external', max_tokens: 10, messages: [{ role: 'user', content: fresh('Hoi') }] })
       .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(Anthropic.PermissionDeniedError);

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { api } from '../../helpers/app.js';
-import { startGatewayFixture, type GatewayFixture } from '../../helpers/gateway.js';
+import { useGatewayFixture } from '../../helpers/gateway.js';
+import { fresh, useMessagesDoor } from './fixture.js';
 
 // The official Anthropic SDK, unchanged but for its base URL and key, against /v1/messages in
 // front of an OpenAI-compatible (Mistral-like) stub provider.
@@ -14,31 +15,13 @@ const lookupTool: Anthropic.Tool = {
   input_schema: { type: 'object', properties: { policy_number: { type: 'string' } }, required: ['policy_number'] },
 };
 
-let said = 0;
-/** A user text that is new every time, so the response cache never answers it by accident. */
-function fresh(text: string): string {
-  said += 1;
-  return `${text} (${said})`;
-}
-
 describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible provider)', () => {
-  let gw: GatewayFixture;
-  let client: Anthropic;
-  before(async () => {
-    gw = await startGatewayFixture();
-    client = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: gw.key, maxRetries: 0 });
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => {
-    gw.euA.reset();
-    gw.euB.reset();
-  });
+  const door = useMessagesDoor();
+  const { gw } = door;
 
   it('answers messages.create with text, usage and credits, and sends the provider a chat request', async () => {
     const text = fresh('Wat is mijn eigen risico?');
-    const message = await client.messages.create({
+    const message = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 200,
       system: 'Je bent een verzekeringsassistent.',
@@ -64,7 +47,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
   it('makes a tool round trip: tool_use out with its input, tool_result back as a tool message with the same id', async () => {
     gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_42', name: 'lookup_policy', arguments: '{"policy_number":"42"}' }] });
     const question = fresh('Zoek polis 42');
-    const first = await client.messages.create({
+    const first = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 200,
       tools: [lookupTool],
@@ -79,7 +62,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(sentFirst.tool_choice).to.deep.equal({ type: 'function', function: { name: 'lookup_policy' } });
 
     gw.euA.script({ type: 'answer', content: 'Polis 42 is een inboedelverzekering.' });
-    const second = await client.messages.create({
+    const second = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 200,
       tools: [lookupTool],
@@ -101,14 +84,14 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
   });
 
   it('maps tool_choice any and none', async () => {
-    await client.messages.create({
+    await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 50,
       tools: [lookupTool],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
       messages: [{ role: 'user', content: fresh('Zoek iets') }],
     });
-    await client.messages.create({
+    await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 50,
       tools: [lookupTool],
@@ -121,7 +104,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
   });
 
   it('sends an image block as an image_url data URL', async () => {
-    const message = await client.messages.create({
+    const message = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 50,
       messages: [
@@ -141,7 +124,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
 
   it('passes stop_sequences as stop and reports a length cut as max_tokens', async () => {
     gw.euA.script({ type: 'answer', content: 'Een lang', finishReason: 'length' });
-    const message = await client.messages.create({
+    const message = await door.client.messages.create({
       model: 'test/chat-a',
       max_tokens: 2,
       stop_sequences: ['\n\nHuman:', 'EINDE'],
@@ -153,7 +136,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
 
   it('streams text with messages.stream, with usage on message_start and message_delta', async () => {
     const text = fresh('Stream dit alstublieft');
-    const stream = client.messages.stream({ model: 'test/chat-a', max_tokens: 100, messages: [{ role: 'user', content: text }] });
+    const stream = door.client.messages.stream({ model: 'test/chat-a', max_tokens: 100, messages: [{ role: 'user', content: text }] });
     const events: string[] = [];
     let startUsage: Anthropic.Usage | undefined;
     let deltaUsage: Anthropic.MessageDeltaUsage | undefined;
@@ -192,7 +175,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
       ],
       chunkDelayMs: 5,
     });
-    const stream = client.messages.stream({
+    const stream = door.client.messages.stream({
       model: 'test/chat-a',
       max_tokens: 100,
       tools: [lookupTool],
@@ -213,8 +196,8 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
   });
 
   it('counts tokens with messages.countTokens, without calling a provider or billing', async () => {
-    const short = await client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Hallo' }] });
-    const long = await client.messages.countTokens({
+    const short = await door.client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Hallo' }] });
+    const long = await door.client.messages.countTokens({
       model: 'test/chat-a',
       system: 'Je bent een verzekeringsassistent die altijd uitgebreid antwoordt.',
       tools: [lookupTool],
@@ -225,7 +208,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(gw.euA.requests).to.have.length(0);
     const usage = await gw.app.db.pool.query('SELECT count(*)::int AS n FROM usage');
     const before = usage.rows[0].n;
-    await client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Nog eens' }] });
+    await door.client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Nog eens' }] });
     const after = await gw.app.db.pool.query('SELECT count(*)::int AS n FROM usage');
     expect(after.rows[0].n).to.equal(before);
   });
@@ -243,13 +226,7 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
 });
 
 describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
-  let gw: GatewayFixture;
-  before(async () => {
-    gw = await startGatewayFixture();
-  });
-  after(async () => {
-    await gw.close();
-  });
+  const gw = useGatewayFixture();
 
   it('answers a missing max_tokens with a 422 in Anthropic’s shape, naming the dotted path', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages', {

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { addJob } from '../../../src/jobs/registry.js';
 import { api } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
-import { startGatewayFixture, type GatewayFixture } from '../../helpers/gateway.js';
+import { type GatewayFixture, startGatewayFixture, useGatewayFixture } from '../../helpers/gateway.js';
 
 // The Responses door in front of stub providers on loopback: the firewall over a rebuilt chain,
 // erasure and retention of stored responses, clean fallback, a cut stream, and idempotent retries.
@@ -28,24 +28,13 @@ async function readEvents(response: Response): Promise<NamedEvent[]> {
 }
 
 describe('the Responses door over the gateway', () => {
-  let gw: GatewayFixture;
+  const gw = useGatewayFixture({ worker: true });
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     fetch(`${gw.app.baseUrl}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
-  before(async () => {
-    gw = await startGatewayFixture();
-    await gw.app.startWorker();
-  });
-  after(async () => {
-    await gw.close();
-  });
-  beforeEach(() => {
-    gw.euA.reset();
-    gw.euB.reset();
-  });
 
   it('never sends personal data of an earlier turn in clear on the third turn, and restores it in the answer', async () => {
     const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
