@@ -9,9 +9,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { embedText } from '../src/gateway/providers/local/embed.js';
@@ -19,28 +17,13 @@ import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { formatEmbedLocalBenchTable, generatePassages, runEmbedLocalBench } from './embed-local.js';
 import { freePort, runBench, spawnManaged, stopAll } from './gateway-procs.js';
+import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
 
 const DB = 'polder_bench_embeddings';
 const quick = process.argv.includes('--quick');
 
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const fmt = (n: number, digits = 3) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
-async function maintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Median time of embedText on one passage, in ms: the embedding work the endpoint wraps. */
 function embeddingWorkMs(passage: string): number {
@@ -102,16 +85,16 @@ async function main(): Promise<void> {
   console.log(`target ≥ 20,000 passages/s in process: ${batch256 && batch256.inputsPerSec >= 20_000 ? 'PASS' : 'MISS'}\n`);
 
   const tmp = mkdtempSync(join(tmpdir(), 'polder-bench-embeddings-'));
-  await maintenance(async (client) => {
+  await withMaintenanceClient(async (client) => {
     await client.query(`drop database if exists ${DB} with (force)`);
     await client.query(`create database ${DB}`);
   });
-  const dbPool = createPool(databaseUrl(DB), 2);
+  const dbPool = createPool(benchDatabaseUrl(DB), 2);
   try {
     await migrate(dbPool);
     const { key } = await createKey(dbPool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: databaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn' };
+    const env = { ...process.env, DATABASE_URL: benchDatabaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn' };
     const logFd = openSync(join(tmp, 'processes.log'), 'a');
     spawnManaged('web', process.execPath, [fromRoot('dist/src/server.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
     spawnManaged('worker', process.execPath, [fromRoot('dist/src/worker.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
@@ -162,7 +145,7 @@ async function main(): Promise<void> {
   } finally {
     await stopAll();
     await dbPool.end();
-    await maintenance((client) => client.query(`drop database if exists ${DB} with (force)`));
+    await withMaintenanceClient((client) => client.query(`drop database if exists ${DB} with (force)`));
     rmSync(tmp, { recursive: true, force: true });
   }
 }

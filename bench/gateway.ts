@@ -45,7 +45,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { request } from 'undici';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool, type Pool } from '../src/db/pool.js';
 import { fromRoot } from '../src/paths.js';
@@ -70,6 +69,7 @@ import {
   stopAll,
   type Managed,
 } from './gateway-procs.js';
+import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
 
 // ---- settings -------------------------------------------------------------------------------
 
@@ -299,7 +299,6 @@ let durabilityNote: string | undefined;
 
 const tmp = mkdtempSync(join(tmpdir(), 'polder-bench-gateway-'));
 const profileDir = PROFILE ? join(tmpdir(), `polder-bench-profile-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
-const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 /** The bench databases created so far (one per gateway variant), dropped at the end. */
 const benchDatabases: string[] = [];
 const benchPools = new Set<Pool>();
@@ -312,22 +311,6 @@ const started = Date.now();
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function withMaintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: withDatabase(baseUrl, 'postgres') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -720,12 +703,12 @@ function procfileCommand(name: 'web' | 'worker'): { flags: string[]; script: str
 async function createBenchDatabase(
   name: string,
 ): Promise<{ pool: Pool; url: string; apiKey: string; workspaceId: string; organizationId: string }> {
-  await withMaintenance(async (client) => {
+  await withMaintenanceClient(async (client) => {
     await client.query(`drop database if exists ${name} with (force)`);
     await client.query(`create database ${name}`);
   });
   benchDatabases.push(name);
-  const url = withDatabase(baseUrl, name);
+  const url = benchDatabaseUrl(name);
   const pool = createPool(url, 2);
   benchPools.add(pool);
   await migrate(pool);
@@ -1238,10 +1221,10 @@ interface Cluster {
 let postgresStoppedByUs: Cluster | undefined;
 
 async function localCluster(): Promise<Cluster | string> {
-  const host = new URL(baseUrl).hostname;
+  const host = new URL(benchDatabaseUrl('postgres')).hostname;
   if (!['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(host)) return `Postgres is not on this machine (${host})`;
   // The server says which configuration it runs with: /etc/postgresql/<version>/<cluster>/postgresql.conf on Debian.
-  const configFile = await withMaintenance(async (c) => (await c.query<{ config_file: string }>('show config_file')).rows[0]?.config_file ?? '');
+  const configFile = await withMaintenanceClient(async (c) => (await c.query<{ config_file: string }>('show config_file')).rows[0]?.config_file ?? '');
   const match = /^\/etc\/postgresql\/([^/]+)\/([^/]+)\/postgresql\.conf$/.exec(configFile);
   if (!match) return `cannot tell the cluster from its configuration file ${configFile} (pg_ctlcluster needs /etc/postgresql/<version>/<cluster>)`;
   return { version: match[1]!, name: match[2]! };
@@ -1258,7 +1241,7 @@ async function pgCtlCluster(cluster: Cluster, action: 'stop' | 'start', extra: s
 async function postgresAccepting(timeoutMs: number, givenUp: () => boolean = () => false): Promise<number | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const client = new pg.Client({ connectionString: withDatabase(baseUrl, 'postgres'), connectionTimeoutMillis: 2_000 });
+    const client = new pg.Client({ connectionString: benchDatabaseUrl('postgres'), connectionTimeoutMillis: 2_000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -1368,7 +1351,7 @@ async function durabilityCheck(gateway: Gateway, cluster: Cluster): Promise<Dura
   log(`durability: ${variant.label}, ${CRASH_LOAD_MS / 1000} s at c=${CRASH_CONCURRENCY}, Postgres stopped -m immediate at ${CRASH_AT_MS / 1000} s…`);
   // Crash recovery replays the WAL written since the last checkpoint: without one, all the
   // bench's (Postgres was down 9 s, 4.7 s of it redo), with one only the check's own.
-  await withMaintenance((c) => c.query('checkpoint')).catch((err: Error) => log(`  (no checkpoint before the crash: ${err.message})`));
+  await withMaintenanceClient((c) => c.query('checkpoint')).catch((err: Error) => log(`  (no checkpoint before the crash: ${err.message})`));
   const spec: RunSpec = {
     id: ++runId,
     origin: originOf(gateway),
@@ -1480,7 +1463,7 @@ async function replacePools(gateway: Gateway): Promise<void> {
   gateway.pool = createPool(gateway.url, 2);
   benchPools.add(gateway.pool);
   const oldStats = statsPool;
-  statsPool = createPool(withDatabase(baseUrl, 'postgres'), 2);
+  statsPool = createPool(benchDatabaseUrl('postgres'), 2);
   await oldStats?.end().catch(() => undefined);
 }
 
@@ -1586,7 +1569,7 @@ async function machineFacts(): Promise<string> {
   const cpu = cpus();
   let pgVersion = '?';
   try {
-    pgVersion = await withMaintenance(async (c) => (await c.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '?');
+    pgVersion = await withMaintenanceClient(async (c) => (await c.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '?');
   } catch {
     // reported as '?'
   }
@@ -1935,7 +1918,7 @@ function cleanup(): Promise<void> {
     for (const pool of [...benchPools, statsPool]) await pool?.end().catch(() => undefined);
     statsPool = undefined;
     for (const name of benchDatabases) {
-      await withMaintenance((c) => c.query(`drop database if exists ${name} with (force)`)).catch((err: Error) =>
+      await withMaintenanceClient((c) => c.query(`drop database if exists ${name} with (force)`)).catch((err: Error) =>
         log(`could not drop database ${name}: ${err.message}`),
       );
     }
@@ -1980,7 +1963,7 @@ async function main(): Promise<number> {
     (err: Error) => err,
   );
 
-  statsPool = createPool(withDatabase(baseUrl, 'postgres'), 2);
+  statsPool = createPool(benchDatabaseUrl('postgres'), 2);
   await readConnectionLimit();
   const catalogFile = writeCatalog(stubPort);
   if (portkey) log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);

@@ -9,35 +9,18 @@
 //
 //   npm run bench:limits              # 5 rounds of 20,000 requests
 //   npm run bench:limits -- --quick   # 2 rounds of 5,000
-import pg from 'pg';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { createPool, type Pool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { LimitGate } from '../src/limits/gate.js';
 import { createLogger } from '../src/logger.js';
 import type { Principal } from '../src/tenancy/store.js';
 import { createKey, KeyResolver } from '../src/tenancy/keys.js';
+import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 2 : 5;
 const REQUESTS = quick ? 5_000 : 20_000;
 const DATABASE = `polder_bench_limits_${process.pid}`;
-
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function principalWithEveryLimit(pool: Pool): Promise<Principal> {
   const created = await createKey(pool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
@@ -53,8 +36,8 @@ async function principalWithEveryLimit(pool: Pool): Promise<Principal> {
 }
 
 async function main(): Promise<void> {
-  await withAdmin((client) => client.query(`create database ${DATABASE}`));
-  const pool = createPool(databaseUrl(DATABASE), 4);
+  await withMaintenanceClient((client) => client.query(`create database ${DATABASE}`));
+  const pool = createPool(benchDatabaseUrl(DATABASE), 4);
   try {
     await migrate(pool);
     const principal = await principalWithEveryLimit(pool);
@@ -118,7 +101,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await pool.end();
-    await withAdmin((client) => client.query(`drop database if exists ${DATABASE} with (force)`));
+    await withMaintenanceClient((client) => client.query(`drop database if exists ${DATABASE} with (force)`));
   }
 }
 

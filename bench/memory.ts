@@ -20,8 +20,6 @@
  * Provider keys are blanked for them, so memory uses the built-in EU model and no network.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import pg from 'pg';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool, type Pool } from '../src/db/pool.js';
 import { embedBatch } from '../src/gateway/providers/local/embed.js';
@@ -33,6 +31,7 @@ import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { cpuMsOf, freePort, killAllNow, postgresCpuDelta, postgresCpuMs, spawnManaged, stopAll, type Managed } from './gateway-procs.js';
 import { Corpus, type Lang, type Topic } from './memory-corpus.js';
+import { benchDatabaseUrl, maintenanceQuery } from './bench-postgres.js';
 
 // ---- settings -------------------------------------------------------------------------------
 
@@ -67,22 +66,6 @@ const NO_KEYS = { MISTRAL_API_KEY: '', SCW_SECRET_KEY: '', OPENAI_API_KEY: '', A
 const log = (line: string) => process.stderr.write(`bench:memory: ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.now();
-
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function maintenance(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -528,9 +511,9 @@ async function main(): Promise<void> {
   const started = now();
   // Other processes on the machine take CPU from every figure below: say how busy it was.
   const loadBefore = loadavg()[0]!;
-  const url = databaseUrl(BENCH_DB);
-  await maintenance(`drop database if exists ${BENCH_DB} with (force)`);
-  await maintenance(`create database ${BENCH_DB}`);
+  const url = benchDatabaseUrl(BENCH_DB);
+  await maintenanceQuery(`drop database if exists ${BENCH_DB} with (force)`);
+  await maintenanceQuery(`create database ${BENCH_DB}`);
   const pool = createPool(url, 8);
   try {
     await migrate(pool);
@@ -617,14 +600,14 @@ async function main(): Promise<void> {
   } finally {
     await stopAll();
     await pool.end();
-    await maintenance(`drop database if exists ${BENCH_DB} with (force)`);
+    await maintenanceQuery(`drop database if exists ${BENCH_DB} with (force)`);
   }
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     killAllNow();
-    void maintenance(`drop database if exists ${BENCH_DB} with (force)`).finally(() => process.exit(130));
+    void maintenanceQuery(`drop database if exists ${BENCH_DB} with (force)`).finally(() => process.exit(130));
   });
 }
 process.on('exit', () => killAllNow());

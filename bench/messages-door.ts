@@ -7,35 +7,18 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { forkHelper, freePort, nextMessage, runBench, spawnManaged, stopAll } from './gateway-procs.js';
+import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
 
 const DB = 'polder_bench_messages_door';
 const quick = process.argv.includes('--quick');
 const MODEL = 'bench/stub-chat';
 const PROMPT = 'Wat is het eigen risico van mijn zorgverzekering dit jaar, en wanneer moet ik het betalen?';
-
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function maintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -93,11 +76,11 @@ async function main(): Promise<void> {
   console.log('Polder Messages door bench: /v1/messages beside /v1/chat/completions');
   console.log(`machine: ${cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`);
   const tmp = mkdtempSync(join(tmpdir(), 'polder-bench-messages-'));
-  await maintenance(async (client) => {
+  await withMaintenanceClient(async (client) => {
     await client.query(`drop database if exists ${DB} with (force)`);
     await client.query(`create database ${DB}`);
   });
-  const dbPool = createPool(databaseUrl(DB), 2);
+  const dbPool = createPool(benchDatabaseUrl(DB), 2);
   try {
     await migrate(dbPool);
     const { key } = await createKey(dbPool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
@@ -118,7 +101,7 @@ services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_ch
 `,
     );
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: databaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn', CATALOG_FILE: catalogFile };
+    const env = { ...process.env, DATABASE_URL: benchDatabaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn', CATALOG_FILE: catalogFile };
     const logFd = openSync(join(tmp, 'processes.log'), 'a');
     spawnManaged('web', process.execPath, [fromRoot('dist/src/server.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
     closeSync(logFd);
@@ -166,7 +149,7 @@ services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_ch
   } finally {
     await stopAll();
     await dbPool.end();
-    await maintenance((client) => client.query(`drop database if exists ${DB} with (force)`));
+    await withMaintenanceClient((client) => client.query(`drop database if exists ${DB} with (force)`));
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -15,13 +15,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { createPool } from '../src/db/pool.js';
 import { migrate } from '../src/db/migrate.js';
 import { spendRecords } from '../src/limits/gate.js';
 import { serializeRecords, type SerializedRecords } from '../src/metering/records.js';
 import { writeRecords } from '../src/metering/writeRecords.js';
 import { plainTrace } from '../src/traces/store.js';
+import { benchDatabaseUrl } from './bench-postgres.js';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 2 : 5;
@@ -29,12 +29,6 @@ const BATCH_SIZES = [1, 8, 32];
 // Requests per variant, batch size and round.
 const REQUESTS = quick ? 1_500 : 3_000;
 const DATABASE = `polder_bench_records_${process.pid}`;
-
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 type Part = 'usage' | 'trace' | 'audit' | 'cache' | 'spend';
 const VARIANTS: { name: string; without?: Part }[] = [
@@ -133,11 +127,11 @@ function cpuSeconds(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
+  const admin = new pg.Client({ connectionString: benchDatabaseUrl('postgres') });
   await admin.connect();
   await admin.query(`drop database if exists ${DATABASE}`);
   await admin.query(`create database ${DATABASE}`);
-  const url = databaseUrl(DATABASE);
+  const url = benchDatabaseUrl(DATABASE);
   try {
     const pool = createPool(url, 2);
     await migrate(pool);

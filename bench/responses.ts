@@ -17,14 +17,13 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { DEFAULT_DATABASE_URL } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import type { RunSpec, StepResult } from './gateway-load.js';
 import { forkHelper, freePort, killAllNow, nextMessage, spawnManaged, stop, stopAll, type Managed } from './gateway-procs.js';
+import { benchDatabaseUrl, maintenanceQuery } from './bench-postgres.js';
 
 const QUICK = process.argv.includes('--quick');
 const WARMUP_MS = QUICK ? 1_000 : 3_000;
@@ -35,24 +34,7 @@ const MODEL = 'bench/stub-chat';
 const DATABASE = 'polder_bench_responses';
 const here = dirname(fileURLToPath(import.meta.url));
 const helper = (name: string) => join(here, `${name}.js`);
-const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const tmp = mkdtempSync(join(tmpdir(), 'polder-bench-responses-'));
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function maintenance(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: withDatabase(baseUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function procfileCommand(name: 'web' | 'worker'): { flags: string[]; script: string } {
   const line = readFileSync(fromRoot('Procfile'), 'utf8')
@@ -97,9 +79,9 @@ async function main(): Promise<void> {
   const load = forkHelper('load', helper('gateway-load'));
   await nextMessage(load.child, 'ready');
 
-  await maintenance(`drop database if exists ${DATABASE} with (force)`);
-  await maintenance(`create database ${DATABASE}`);
-  const url = withDatabase(baseUrl, DATABASE);
+  await maintenanceQuery(`drop database if exists ${DATABASE} with (force)`);
+  await maintenanceQuery(`create database ${DATABASE}`);
+  const url = benchDatabaseUrl(DATABASE);
   const pool = createPool(url, 2);
   let web: Managed | undefined;
   let worker: Managed | undefined;
@@ -176,7 +158,7 @@ services:
     if (worker) await stop(worker);
     await pool.end();
     await stopAll();
-    await maintenance(`drop database if exists ${DATABASE} with (force)`);
+    await maintenanceQuery(`drop database if exists ${DATABASE} with (force)`);
     rmSync(tmp, { recursive: true, force: true });
   }
 }
