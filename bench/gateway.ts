@@ -70,6 +70,7 @@ import {
   type Managed,
 } from './gateway-procs.js';
 import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
+import { writeStubCatalog } from './stub-catalog.js';
 
 // ---- settings -------------------------------------------------------------------------------
 
@@ -729,34 +730,6 @@ async function setGenerousLimits(pool: Pool, workspaceId: string, organizationId
      values ('workspace', $1, $2, $3, $3, $4, $4), ('organization', $2, $2, $3, $3, $4, $4)`,
     [workspaceId, organizationId, rates, credits],
   );
-}
-
-function writeCatalog(stubPort: number): string {
-  const file = join(tmp, 'catalog.yaml');
-  writeFileSync(
-    file,
-    `# bench/gateway.ts: one EU provider (the zero-delay stub) and one model on it.
-providers:
-  - id: stub
-    region: eu
-    kind: openai
-    base_url: http://127.0.0.1:${stubPort}/v1
-    api_key: \${STUB_KEY}
-    timeout_ms: 30000
-models:
-  - id: ${MODEL}
-    type: chat
-    context_length: 131072
-    pricing: {prompt: 0.1, completion: 0.3}
-    endpoints:
-      - {provider: stub, upstream_model: stub-chat}
-services:
-  firewall_per_1k_tokens: 0.01
-  retrieval_per_call: 0.05
-  ingest_per_chunk: 0.02
-`,
-  );
-  return file;
 }
 
 // Until issue 17 the web process left one pending_settlements row per request for the worker's
@@ -1965,7 +1938,7 @@ async function main(): Promise<number> {
 
   statsPool = createPool(benchDatabaseUrl('postgres'), 2);
   await readConnectionLimit();
-  const catalogFile = writeCatalog(stubPort);
+  const catalogFile = writeStubCatalog(tmp, stubPort, MODEL);
   if (portkey) log(`waiting for ${PORTKEY_PACKAGE} to be installed and listening…`);
   const portkeyFailure = await portkeyStarted;
   if (portkey && portkeyFailure) await stop(portkey.npx);

@@ -4,7 +4,7 @@
 // upstream. Requests alternate between the two doors in rounds, so drift in the machine's load
 // (2 shared cores) falls on both alike. It never stops or restarts Postgres (there is no durability
 // step: `--no-durability` is accepted for symmetry with bench:gateway).
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -14,6 +14,7 @@ import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { forkHelper, freePort, nextMessage, runBench, spawnManaged, stopAll } from './gateway-procs.js';
 import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
+import { writeStubCatalog } from './stub-catalog.js';
 
 const DB = 'polder_bench_messages_door';
 const quick = process.argv.includes('--quick');
@@ -86,22 +87,9 @@ async function main(): Promise<void> {
     const { key } = await createKey(dbPool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
     const stub = forkHelper('stub', fromRoot('dist/bench/gateway-stub.js'));
     const { port: stubPort } = await nextMessage<{ type: 'ready'; port: number }>(stub.child, 'ready');
-    const catalogFile = join(tmp, 'catalog.yaml');
-    writeFileSync(
-      catalogFile,
-      `providers:
-  - {id: stub, region: eu, kind: openai, base_url: "http://127.0.0.1:${stubPort}/v1", api_key: sk-bench-stub, timeout_ms: 30000}
-models:
-  - id: ${MODEL}
-    type: chat
-    context_length: 131072
-    pricing: {prompt: 0.1, completion: 0.3}
-    endpoints: [{provider: stub, upstream_model: stub-chat}]
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
-`,
-    );
+    const catalogFile = writeStubCatalog(tmp, stubPort, MODEL);
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: benchDatabaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn', CATALOG_FILE: catalogFile };
+    const env = { ...process.env, DATABASE_URL: benchDatabaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn', CATALOG_FILE: catalogFile, STUB_KEY: 'sk-bench-stub' };
     const logFd = openSync(join(tmp, 'processes.log'), 'a');
     spawnManaged('web', process.execPath, [fromRoot('dist/src/server.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
     closeSync(logFd);

@@ -13,7 +13,7 @@
  *
  * Every process started here is ended here, and the bench database is dropped.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,7 @@ import { createKey } from '../src/tenancy/keys.js';
 import type { RunSpec, StepResult } from './gateway-load.js';
 import { forkHelper, freePort, killAllNow, nextMessage, spawnManaged, stop, stopAll, type Managed } from './gateway-procs.js';
 import { benchDatabaseUrl, maintenanceQuery } from './bench-postgres.js';
+import { writeStubCatalog } from './stub-catalog.js';
 
 const QUICK = process.argv.includes('--quick');
 const WARMUP_MS = QUICK ? 1_000 : 3_000;
@@ -88,24 +89,7 @@ async function main(): Promise<void> {
   try {
     await migrate(pool);
     const { key } = await createKey(pool, { organization: 'bench', workspace: 'bench', kind: 'organization' });
-    const catalogFile = join(tmp, 'catalog.yaml');
-    writeFileSync(
-      catalogFile,
-      `providers:
-  - {id: stub, region: eu, kind: openai, base_url: "http://127.0.0.1:${stubPort}/v1", api_key: "\${STUB_KEY}", timeout_ms: 30000}
-models:
-  - id: ${MODEL}
-    type: chat
-    context_length: 131072
-    pricing: {prompt: 0.1, completion: 0.3}
-    endpoints:
-      - {provider: stub, upstream_model: stub-chat}
-services:
-  firewall_per_1k_tokens: 0.01
-  retrieval_per_call: 0.05
-  ingest_per_chunk: 0.02
-`,
-    );
+    const catalogFile = writeStubCatalog(tmp, stubPort, MODEL);
     const env = { ...process.env, DATABASE_URL: url, CATALOG_FILE: catalogFile, STUB_KEY: 'bench', LOG_LEVEL: 'warn' };
     const logFd = openSync(join(tmp, 'processes.log'), 'a');
     const workerCommand = procfileCommand('worker');
