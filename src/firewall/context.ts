@@ -5,7 +5,7 @@
 // match can start with are derived from its source (regex-prefix.ts), and the regex is tried,
 // sticky, only where the window has one — with the same matches as a global scan.
 import { foldCode, textPrefixFilter } from './regex-prefix.js';
-import { isReferenceScanning } from './scan.js';
+import type { TextScan } from './scan.js';
 
 /** The `before` characters ending at `start`, cut at the last line break. */
 export function windowBefore(text: string, start: number, before: number): string {
@@ -47,9 +47,9 @@ function scannerOf(re: RegExp): CueScanner {
 }
 
 /** The first match of the cue in `win` at or after `from`, as a global regex would find it. */
-function nextMatch(s: CueScanner, win: string, from: number): RegExpExecArray | null {
+function nextMatch(s: CueScanner, win: string, from: number, reference: boolean): RegExpExecArray | null {
   const { keys } = s;
-  if (keys === null || isReferenceScanning()) {
+  if (keys === null || reference) {
     s.global.lastIndex = from;
     return s.global.exec(win);
   }
@@ -64,10 +64,11 @@ function nextMatch(s: CueScanner, win: string, from: number): RegExpExecArray | 
 }
 
 /** Whether `re` matches in the text just before or just after [start, end) (same line). */
-export function cueNear(text: string, start: number, end: number, re: RegExp, w: CueWindows): boolean {
+export function cueNear(scan: TextScan, start: number, end: number, re: RegExp, w: CueWindows): boolean {
   const s = scannerOf(re);
-  if (w.before > 0 && nextMatch(s, windowBefore(text, start, w.before), 0) !== null) return true;
-  if (w.after > 0 && nextMatch(s, windowAfter(text, end, w.after), 0) !== null) return true;
+  const { text, reference } = scan;
+  if (w.before > 0 && nextMatch(s, windowBefore(text, start, w.before), 0, reference) !== null) return true;
+  if (w.after > 0 && nextMatch(s, windowAfter(text, end, w.after), 0, reference) !== null) return true;
   return false;
 }
 
@@ -75,20 +76,21 @@ export function cueNear(text: string, start: number, end: number, re: RegExp, w:
  * Distance in characters from [start, end) to the nearest match of `re` in the windows around it
  * (same line), or Infinity.
  */
-export function cueDistance(text: string, start: number, end: number, re: RegExp, w: CueWindows): number {
+export function cueDistance(scan: TextScan, start: number, end: number, re: RegExp, w: CueWindows): number {
   const s = scannerOf(re);
+  const { text, reference } = scan;
   let best = Infinity;
   if (w.before > 0) {
     const win = windowBefore(text, start, w.before);
     // Every match, left to right without overlap: the last one ends nearest to the candidate.
-    for (let m = nextMatch(s, win, 0); m; ) {
+    for (let m = nextMatch(s, win, 0, reference); m; ) {
       const matchEnd = m.index + m[0].length;
       best = Math.min(best, win.length - matchEnd);
-      m = nextMatch(s, win, m[0].length === 0 ? matchEnd + 1 : matchEnd);
+      m = nextMatch(s, win, m[0].length === 0 ? matchEnd + 1 : matchEnd, reference);
     }
   }
   if (w.after > 0) {
-    const m = nextMatch(s, windowAfter(text, end, w.after), 0);
+    const m = nextMatch(s, windowAfter(text, end, w.after), 0, reference);
     if (m) best = Math.min(best, m.index);
   }
   return best;
@@ -101,15 +103,15 @@ export type CueVerdict = 'positive' | 'negative' | 'none';
  * and a negative one (e.g. "order", "factuur") decides; a tie goes to the positive cue.
  */
 export function nearestCue(
-  text: string,
+  scan: TextScan,
   start: number,
   end: number,
   positive: RegExp | null,
   negative: RegExp | null,
   w: CueWindows,
 ): CueVerdict {
-  const p = positive ? cueDistance(text, start, end, positive, w) : Infinity;
-  const n = negative ? cueDistance(text, start, end, negative, w) : Infinity;
+  const p = positive ? cueDistance(scan, start, end, positive, w) : Infinity;
+  const n = negative ? cueDistance(scan, start, end, negative, w) : Infinity;
   if (p === Infinity && n === Infinity) return 'none';
   return p <= n ? 'positive' : 'negative';
 }

@@ -100,20 +100,21 @@ export function detectEntities(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  return resolveOverlaps(withStructure(text, language, all, recognizers), recognizers);
+  return resolveOverlaps(withStructure(s, language, all, recognizers), recognizers);
 }
 
 /**
  * Adds what the text's structure says (structure.ts): values typed by their key or column, and
  * names in code literals read as prose; drops gazetteer names from cells that hold things.
  */
-function withStructure(text: string, language: Language, found: Detection[], recognizers: readonly Recognizer[]): Detection[] {
+function withStructure(scan: TextScan, language: Language, found: Detection[], recognizers: readonly Recognizer[]): Detection[] {
+  const { text } = scan;
   // Only the types the caller's recognizers stand for: a caller that picks its recognizers gets
   // what they would find.
   const person = recognizers.find((r) => r.type === 'PERSON');
   const prose = person === undefined ? null : literalsAsProse(text);
   if (prose !== null) {
-    for (const d of person!.detect(prose, language)) found.push({ ...d, text: text.slice(d.start, d.end) });
+    for (const d of person!.detect(prose, language, scanOf(prose, scan))) found.push({ ...d, text: text.slice(d.start, d.end) });
   }
   const structure = findStructured(text);
   const quiet = person === undefined ? [] : structure.quiet;

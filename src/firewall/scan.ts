@@ -115,6 +115,16 @@ export interface TextScan {
    * `detectEntities`, or the scan's own, which is unbounded.
    */
   budget: WorkBudget;
+  /**
+   * The reference scan, for the equivalence tests: every Matcher and cue lookup on it walks the
+   * text with its global regex, as the recognizers did before the pre-scan. Same results.
+   */
+  readonly reference: boolean;
+}
+
+export interface ScanOptions {
+  /** See `TextScan.reference`. */
+  reference?: boolean;
 }
 
 /**
@@ -163,7 +173,7 @@ function aloneSpans(scan: TextScan): number[] {
 }
 
 /** Scans `text` once; see the module comment. Cost: one char-code loop, no allocation per character. */
-export function scanText(text: string): TextScan {
+export function scanText(text: string, options: ScanOptions = {}): TextScan {
   const digitRuns: number[] = [];
   const colonRuns: number[] = [];
   const cueAt: number[] = [];
@@ -225,12 +235,16 @@ export function scanText(text: string): TextScan {
     prev = k;
     i += width - 1;
   }
-  return { text, digitRuns, colonRuns, cueAt, cueBits, capAt, claimed: [], budget: WorkBudget.unbounded() };
+  return { text, digitRuns, colonRuns, cueAt, cueBits, capAt, claimed: [], budget: WorkBudget.unbounded(), reference: options.reference === true };
 }
 
-/** The scan for `text`: the one given when it is for this text, a new one otherwise. */
+/**
+ * The scan for `text`: the one given when it is for this text, a new one otherwise (a reference
+ * scan when the one given is).
+ */
 export function scanOf(text: string, scan: TextScan | undefined): TextScan {
-  return scan !== undefined && scan.text === text ? scan : scanText(text);
+  if (scan === undefined) return scanText(text);
+  return scan.text === text ? scan : scanText(text, { reference: scan.reference });
 }
 
 const firstCharsOf = new WeakMap<RegExp, FirstChars | null>();
@@ -272,20 +286,6 @@ export function cuePositions(scan: TextScan, bits: readonly number[]): number[][
 // cheaper than letting the global regex walk the text (measured on digit-heavy logs and tables).
 export const SPARSE = 1 / 4;
 
-let referenceMode = false;
-
-/**
- * For tests: when on, every Matcher walks the text with its global regex, as the recognizers did
- * before the pre-scan — the results must be the same either way.
- */
-export function setReferenceScanning(on: boolean): void {
-  referenceMode = on;
-}
-
-export function isReferenceScanning(): boolean {
-  return referenceMode;
-}
-
 /**
  * Iterates the matches of the global regex `re` over `text` exactly as `re.exec(text)` in a loop
  * would (including `lastIndex` set by the caller to skip ahead), given that every match starts in
@@ -307,6 +307,7 @@ export interface MatcherOptions {
 export class Matcher {
   /** Where the next search starts, like `RegExp.lastIndex` of a global regex. */
   lastIndex = 0;
+  private readonly text: string;
   private readonly sticky: RegExp | null;
   private readonly first: FirstChars | null;
   private readonly back: number;
@@ -315,13 +316,14 @@ export class Matcher {
 
   constructor(
     private readonly re: RegExp,
-    private readonly text: string,
+    scan: TextScan,
     private readonly starts: readonly number[],
     options: MatcherOptions = {},
   ) {
+    this.text = scan.text;
     this.back = options.back ?? 0;
     const tries = starts.length * (this.back + 1);
-    this.sticky = !referenceMode && tries <= text.length * (options.sparse ?? SPARSE) ? (options.sticky ?? stickyOf(re)) : null;
+    this.sticky = !scan.reference && tries <= scan.text.length * (options.sparse ?? SPARSE) ? (options.sticky ?? stickyOf(re)) : null;
     // A try where the text's character cannot start a match is skipped without calling the regex.
     this.first = this.sticky === null ? null : firstCharsCached(this.sticky);
   }

@@ -1,13 +1,13 @@
 // The pre-scan (scan.ts) and the candidate-driven regex matching must find exactly what the
 // recognizers found when each regex walked the whole text: detectEntities is compared with the
-// reference mode (every regex run globally) on the evaluation set, the benchmark texts and a
+// reference scan (every regex run globally) on the evaluation set, the benchmark texts and a
 // generated corpus of tricky texts. Also the two-character prefix sets derived from the cue
 // regexes (regex-prefix.ts).
 import { expect } from 'chai';
 import { detectEntities } from '../../src/firewall/detect.js';
 import { RECOGNIZERS } from '../../src/firewall/recognizers/index.js';
 import { foldCode, wordPrefixFilter } from '../../src/firewall/regex-prefix.js';
-import { scanText, setReferenceScanning } from '../../src/firewall/scan.js';
+import { Matcher, scanOf, scanText, type TextScan } from '../../src/firewall/scan.js';
 import { LANGUAGES, type Detection, type Language } from '../../src/firewall/types.js';
 import { CHAT_PROMPTS, PROMPTS_2000, digitHeavyTexts, longDocument } from '../../bench/firewall-corpus.js';
 import { loadConversations, loadSnippets } from './eval-lib.js';
@@ -17,12 +17,7 @@ function key(ds: Detection[]): string[] {
 }
 
 function reference(text: string, lang: Language): Detection[] {
-  setReferenceScanning(true);
-  try {
-    return detectEntities(text, lang);
-  } finally {
-    setReferenceScanning(false);
-  }
+  return detectEntities(text, lang, RECOGNIZERS, scanText(text, { reference: true }));
 }
 
 function lcg(seed: number): () => number {
@@ -122,6 +117,21 @@ describe('firewall pre-scan', () => {
     expect(s.colonRuns.map((i) => s.text.slice(i, i + 2))).to.deep.equal(['::']);
     expect(s.capAt.map((i) => s.text[i])).to.deep.equal(['H', 'J', 'O', 'É']); // not the B of O’Brien
     expect(s.cueAt.map((i) => s.text.slice(i, i + 3))).to.include.members(['Hoi', 'bel']);
+  });
+
+  it('a reference scan walks the whole text with the global regex; a normal one tries only the candidates', () => {
+    const text = 'call 06-1234 or 06-5678';
+    const digitsAt = (scan: TextScan, starts: number[]) => {
+      const m = new Matcher(/\d+/g, scan, starts);
+      const found: string[] = [];
+      for (let r = m.exec(); r; r = m.exec()) found.push(r[0]);
+      return found;
+    };
+    // Only the candidate at 'or 06' (index 16) is offered: the pre-scan path finds what starts there.
+    expect(digitsAt(scanText(text), [16])).to.deep.equal(['06']);
+    expect(digitsAt(scanText(text, { reference: true }), [16])).to.deep.equal(['06', '1234', '06', '5678']);
+    // A scan made for part of a reference scan's text stays a reference scan.
+    expect(scanOf('06-5678', scanText(text, { reference: true })).reference).to.equal(true);
   });
 
   describe('prefix sets of regexes', () => {

@@ -187,7 +187,7 @@ export function findAddresses(text: string, scan?: TextScan): Detection[] {
   const out: Detection[] = [];
   // A postcode starts at most four characters before its first digit ("GIR 0AA", "D-10115").
   const starts = digitRuns.filter((p) => postcodeCanStartAt(text, p));
-  const postcodes = new Matcher(POSTCODE, text, starts, { back: 4 });
+  const postcodes = new Matcher(POSTCODE, s, starts, { back: 4 });
   let lastEnd = 0;
   for (let m = postcodes.exec(); m; m = postcodes.exec()) {
     const g = m.groups!;

@@ -74,7 +74,7 @@ export function findCards(text: string, scan?: TextScan): Detection[] {
   const starts = runsWithDigits(s, 12);
   if (starts.length === 0) return [];
   const out: Detection[] = [];
-  const matches = new Matcher(CANDIDATE, text, starts);
+  const matches = new Matcher(CANDIDATE, s, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     let value = m[0];
     if (!firstGroupOk(value)) continue;
@@ -87,7 +87,7 @@ export function findCards(text: string, scan?: TextScan): Detection[] {
     if (!isCardNumber(value)) continue;
     const start = m.index;
     const end = start + value.length;
-    if (nearestCue(text, start, end, CARD_CUE, NON_PERSONAL_NUMBER_CUE, { before: 40, after: 20 }) === 'negative') continue;
+    if (nearestCue(s, start, end, CARD_CUE, NON_PERSONAL_NUMBER_CUE, { before: 40, after: 20 }) === 'negative') continue;
     out.push({ type: 'CARD', start, end, text: value, checksum: true, normalized: digitsOnly(value) });
   }
   return out;

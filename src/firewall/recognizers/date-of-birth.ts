@@ -123,17 +123,18 @@ function dateStarts(text: string, digitRuns: readonly number[]): number[] {
 }
 
 export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
-  const { digitRuns } = scanOf(text, scan);
+  const s = scanOf(text, scan);
+  const { digitRuns } = s;
   if (digitRuns.length === 0) return [];
   thisYear = new Date().getUTCFullYear();
   const out: Detection[] = [];
-  const matches = new Matcher(DATE, text, dateStarts(text, digitRuns));
+  const matches = new Matcher(DATE, s, dateStarts(text, digitRuns));
   for (let m = matches.exec(); m; m = matches.exec()) {
     const date = parse(m.groups ?? {});
     if (!date) continue;
     const start = m.index;
     const end = start + m[0].length;
-    const before = cueNear(text, start, end, CUE_BEFORE, { before: 48, after: 0 });
+    const before = cueNear(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
     const after = !before && CUE_AFTER.test(text.slice(end, end + 30));
     if (!before && !after) continue;
     out.push({

@@ -15,11 +15,12 @@ function isAlnum(c: number): boolean {
 }
 
 export function findIbans(text: string, scan?: TextScan): Detection[] {
-  const { digitRuns } = scanOf(text, scan);
+  const s = scanOf(text, scan);
+  const { digitRuns } = s;
   if (digitRuns.length === 0) return [];
   const out: Detection[] = [];
   // An IBAN starts two letters (and maybe a separator) before the first digit of a digit run.
-  const matches = new Matcher(START, text, digitRuns, { back: 3 });
+  const matches = new Matcher(START, s, digitRuns, { back: 3 });
   for (let m = matches.exec(); m; m = matches.exec()) {
     const country = m[1]!.toUpperCase();
     const length = SPECS[country]?.chars;

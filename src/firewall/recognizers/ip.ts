@@ -18,11 +18,11 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
   const { digitRuns, colonRuns } = s;
   if (digitRuns.length > 0 && text.includes('.')) {
     // An IPv4 address starts with the first digit of a digit run, and has four dot-separated numbers.
-    const v4 = new Matcher(IPV4, text, runsWithDigits(s, 4));
+    const v4 = new Matcher(IPV4, s, runsWithDigits(s, 4));
     for (let m = v4.exec(); m; m = v4.exec()) {
       const start = m.index;
       const end = start + m[0].length;
-      if (cueNear(text, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
+      if (cueNear(s, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
       // Loopback, "any" and netmasks name no one: 127.0.0.1, 0.0.0.0, 255.255.255.0.
       if (m[0].startsWith('127.') || m[0].startsWith('0.') || m[0].startsWith('255.')) continue;
       out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });
@@ -31,7 +31,7 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
   if (colonRuns.length > 0) {
     // An IPv6 address has two colons at most five characters apart, and starts at most four hex
     // digits before the first of them.
-    const v6 = new Matcher(IPV6, text, colonRuns, { back: 4 });
+    const v6 = new Matcher(IPV6, s, colonRuns, { back: 4 });
     for (let m = v6.exec(); m; m = v6.exec()) {
       const value = m[0];
       const slash = value.indexOf('/');

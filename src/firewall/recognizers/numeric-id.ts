@@ -37,7 +37,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
   // Most texts have no number this long: nothing to try, nothing to allocate.
   if (starts.length === 0) return [];
   const out: Detection[] = [];
-  const matches = new Matcher(spec.candidate, text, starts);
+  const matches = new Matcher(spec.candidate, s, starts);
   for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[0];
     if (spec.reject?.(value)) continue;
@@ -45,7 +45,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     if (!spec.valid(compact)) continue;
     const start = m.index;
     const end = start + value.length;
-    const verdict = nearestCue(text, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
+    const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
     if (spec.requireCue && verdict !== 'positive') continue;
     out.push({ type: spec.type, start, end, text: value, checksum: true, normalized: compact });

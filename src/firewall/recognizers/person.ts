@@ -596,7 +596,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   const positions = cuePositions(s, BITS);
   for (let c = 0; c < cueList.length; c++) {
     const { re, mode, sticky } = cueList[c]!;
-    const cues = new Matcher(re, text, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
+    const cues = new Matcher(re, s, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
     for (let m = cues.exec(); m; m = cues.exec()) {
       const pos = m.index + m[0].length;
       if (m[0].length === 0) {
@@ -612,7 +612,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
 
   // A token starts at an upper-case letter not preceded by a letter, number, apostrophe or hyphen.
-  const tokens = new Matcher(TOKEN_G, text, s.capAt, { sparse: ALWAYS_STICKY, sticky: TOKEN_AT_CAP });
+  const tokens = new Matcher(TOKEN_G, s, s.capAt, { sparse: ALWAYS_STICKY, sticky: TOKEN_AT_CAP });
   for (let m = tokens.exec(); m; m = tokens.exec()) {
     const start = m.index;
     if (isCovered(start)) continue;

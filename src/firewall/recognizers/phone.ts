@@ -94,12 +94,12 @@ function findInRun(run: string, offset: number, budget: WorkBudget, region: Coun
   return out;
 }
 
-function accept(text: string, c: Candidate, cued: boolean): boolean {
-  const value = text.slice(c.start, c.end);
+function accept(s: TextScan, c: Candidate, cued: boolean): boolean {
+  const value = s.text.slice(c.start, c.end);
   if (DATE_LIKE.test(value) || timeOrVersion(value)) return false;
   const international = value.startsWith('+') || value.startsWith('00');
   const trunk = /^\(?0/.test(value);
-  const verdict = nearestCue(text, c.start, c.end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS);
+  const verdict = nearestCue(s, c.start, c.end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS);
   if (verdict === 'negative') return false;
   // Numbering plans allow short national numbers (a German "020-4812"), but people rarely have
   // them; without a cue a national number needs eight digits.
@@ -116,7 +116,7 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
   if (digitRuns.length === 0) return [];
   const region = REGION_OF_LANGUAGE[language];
   const out: Detection[] = [];
-  for (const { run, index } of runsWorthParsing(text, s)) {
+  for (const { run, index } of runsWorthParsing(s)) {
     // Inside an IBAN, card or national number: overlap resolution would drop the phone anyway.
     if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
     let found = findInRun(run, index, s.budget, region);
@@ -125,7 +125,7 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
       // A national number from another country than the language suggests (a Belgian number in a
       // Dutch message, a Dutch mobile in an English one, or a short message whose language was
       // guessed wrong): when written with the trunk prefix 0, or with an explicit phone cue.
-      cued = nearestCueIsPositive(text, index, index + run.length);
+      cued = nearestCueIsPositive(s, index, index + run.length);
       if (!cued && !/^\(?0[1-9]/.test(run)) continue;
       for (const r of FALLBACK_REGIONS) {
         if (r === region) continue;
@@ -143,7 +143,7 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
       continue;
     }
     for (const c of found) {
-      if (!accept(text, c, cued)) continue;
+      if (!accept(s, c, cued)) continue;
       out.push({ type: 'PHONE', start: c.start, end: c.end, text: text.slice(c.start, c.end), checksum: false, normalized: c.e164 });
     }
   }
@@ -159,25 +159,25 @@ interface Run {
 const runsOfScan = new WeakMap<TextScan, Run[]>();
 
 /** The digit runs of the text that are worth handing to libphonenumber, in text order. */
-function runsWorthParsing(text: string, s: TextScan): Run[] {
+function runsWorthParsing(s: TextScan): Run[] {
   let out = runsOfScan.get(s);
   if (out) return out;
   out = [];
   // A run starts at most three characters ("+ (") before its first digit.
-  const runs = new Matcher(RUN, text, s.digitRuns, { back: 3 });
+  const runs = new Matcher(RUN, s, s.digitRuns, { back: 3 });
   for (let m = runs.exec(); m; m = runs.exec()) {
-    if (worthParsing(text, m[0], m.index)) out.push({ run: m[0], index: m.index });
+    if (worthParsing(s, m[0], m.index)) out.push({ run: m[0], index: m.index });
   }
   runsOfScan.set(s, out);
   return out;
 }
 
 /** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
-function worthParsing(text: string, run: string, index: number): boolean {
+function worthParsing(s: TextScan, run: string, index: number): boolean {
   if (digitCount(run) < 7 || DATE_LIKE.test(run) || timeOrVersion(run) || DECIMAL_FRACTION.test(run)) return false;
   // Written like a phone number, or with a phone cue.
   const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
-  return phoneLike || nearestCueIsPositive(text, index, index + run.length);
+  return phoneLike || nearestCueIsPositive(s, index, index + run.length);
 }
 
 /**
@@ -188,7 +188,7 @@ function worthParsing(text: string, run: string, index: number): boolean {
 export function phoneRegionMatters(text: string, scan?: TextScan): boolean {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return false;
-  for (const { run } of runsWorthParsing(text, s)) {
+  for (const { run } of runsWorthParsing(s)) {
     const lone = run.startsWith('+') && digitCount(run) < 12 && !ANOTHER_NUMBER_INSIDE.test(run);
     if (!lone) return true;
   }
@@ -196,9 +196,9 @@ export function phoneRegionMatters(text: string, scan?: TextScan): boolean {
 }
 
 /** `nearestCue(…) === 'positive'`, without reading the negative cues when there is no phone cue. */
-function nearestCueIsPositive(text: string, start: number, end: number): boolean {
-  const p = cueDistance(text, start, end, PHONE_CUE, WINDOWS);
-  return p !== Infinity && p <= cueDistance(text, start, end, NON_PERSONAL_NUMBER_CUE, WINDOWS);
+function nearestCueIsPositive(s: TextScan, start: number, end: number): boolean {
+  const p = cueDistance(s, start, end, PHONE_CUE, WINDOWS);
+  return p !== Infinity && p <= cueDistance(s, start, end, NON_PERSONAL_NUMBER_CUE, WINDOWS);
 }
 
 export const phoneRecognizer: Recognizer = {
