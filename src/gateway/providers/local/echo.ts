@@ -19,7 +19,7 @@
  * 4. Otherwise TEXT = USER.
  *
  * A tool call: `{id: "call_echo_<messages.length>_<i>", type: "function", function: {name,
- * arguments}}`, where `arguments` is `JSON.stringify` of the minimal valid value of the tool's
+ * arguments}}`, where `arguments` is `JSON.stringify` of a small value for the tool's
  * `parameters` schema (see `minimalValue`; strings are filled with USER); `content: null`,
  * `finish_reason: "tool_calls"`.
  *
@@ -66,7 +66,6 @@ export const MAX_CHOICES = 128;
 
 type AssistantMessage = UpstreamChoice['message'];
 type ToolCall = NonNullable<AssistantMessage['tool_calls']>[number];
-type JsonSchema = Record<string, unknown> | boolean;
 
 /** The text of a message's content: the string, or its text parts joined with "\n". */
 export function messageText(content: ChatMessage['content']): string {
@@ -223,270 +222,73 @@ function cutAtStop(content: string, stop: string | string[] | undefined): string
   return content.slice(0, end);
 }
 
-// ---- minimal values for a JSON Schema ------------------------------------------------------
+// ---- values for a JSON Schema ------------------------------------------------------------
 
-const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
-  'date-time': '1970-01-01T00:00:00Z',
-  date: '1970-01-01',
-  time: '00:00:00Z',
-  duration: 'P0D',
-  email: 'echo@example.com',
-  'idn-email': 'echo@example.com',
-  hostname: 'example.com',
-  'idn-hostname': 'example.com',
-  ipv4: '127.0.0.1',
-  ipv6: '::1',
-  uri: 'https://example.com/',
-  'uri-reference': 'https://example.com/',
-  iri: 'https://example.com/',
-  'iri-reference': 'https://example.com/',
-  url: 'https://example.com/',
-  uuid: '00000000-0000-0000-0000-000000000000',
-  'json-pointer': '',
-  'relative-json-pointer': '0',
-  regex: '.*',
-};
-
-const MAX_DEPTH = 32;
-/** Schema nodes visited per value: recursive `$ref`s and wide `anyOf`s cannot blow up. */
-const WORK_BUDGET = 10_000;
-/** Caps on what a schema can ask for (the value is then invalid, but the process is safe). */
-const MAX_ITEMS = 1_000;
-const MAX_STRING = 100_000;
-/** Caller-supplied patterns are only run on strings this short (no catastrophic backtracking). */
-const MAX_PATTERN_INPUT = 16;
-
-interface Context {
-  text: string;
-  root: JsonSchema;
-  budget: number;
-}
+const MAX_DEPTH = 16;
+/** Schema nodes visited per value: recursive `$ref`s and wide schemas cannot blow up. */
+const MAX_NODES = 1_000;
+const MAX_ITEMS = 16;
 
 /**
- * A minimal value valid for a JSON Schema (best effort, deterministic): `const`, else the first
- * `enum` value; objects with their required properties only (plus more for `minProperties` /
- * `dependentRequired`); arrays with `minItems` items (`prefixItems`, `items`, `contains`);
- * strings = `text` (cut to `maxLength`, padded with "x" to `minLength`; a known `format` gets a
- * fixed example; with a `pattern`, `text` is kept only if it has at most 16 characters and
- * matches, else "" when that matches — caller patterns never run on long input); numbers 0 moved
- * into `minimum`/`maximum`/`exclusive*` and up to `multipleOf`; booleans false; null. Local
- * `$ref`s (`#/$defs/…`, `#/definitions/…`) are followed, `allOf` merged, the first non-null
- * branch of `anyOf`/`oneOf` taken; with several `type`s the first non-null one. A schema with no
- * type and nothing that implies one gives {}. Not handled: `not`, `if`/`then`/`else`,
- * `uniqueItems` with several items, `patternProperties`-only requirements. Bounded work: at most
- * 10,000 schema nodes, 32 levels, 1,000 items per array and 100,000 characters per string, so a
- * hostile schema yields a possibly invalid value rather than a hung or crashed process.
+ * A small value for a JSON Schema (deterministic), enough for the schemas clients send for
+ * structured output and tool parameters (OpenAI's strict subset): `const`, else the first `enum`
+ * value; a local `$ref` (`#/$defs/…`) followed; of `anyOf`/`oneOf` the first branch that is not
+ * just null; of several `type`s the first non-null one. Objects get their required properties only,
+ * arrays `minItems` items (at most 16), strings `text`, numbers `minimum` (else 0), booleans false.
+ * Lengths, patterns, formats, `multipleOf`, `allOf` and the exclusive bounds are not honoured.
+ * Bounded: 1,000 schema nodes and 16 levels, then null.
  */
 export function minimalValue(schema: unknown, text = ''): unknown {
-  return generate(schema as JsonSchema, { text, root: schema as JsonSchema, budget: WORK_BUDGET }, 0);
-}
-
-function generate(input: JsonSchema, ctx: Context, depth: number): unknown {
-  if (depth > MAX_DEPTH || --ctx.budget < 0) return null;
-  if (input === true) return {};
-  if (input === false || input === null || typeof input !== 'object' || Array.isArray(input)) return null;
-  const schema = flatten(input, ctx, depth);
-
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-
-  switch (typeOf(schema)) {
-    case 'null':
-      return null;
-    case 'boolean':
-      return false;
-    case 'integer':
-      return numberFor(schema, true);
-    case 'number':
-      return numberFor(schema, false);
-    case 'string':
-      return stringFor(schema, ctx.text);
-    case 'array':
-      return arrayFor(schema, ctx, depth);
-    default:
-      return objectFor(schema, ctx, depth);
-  }
-}
-
-/** The schema with `$ref`, `allOf` and the first `anyOf`/`oneOf` branch merged into it. */
-function flatten(schema: Record<string, unknown>, ctx: Context, depth: number): Record<string, unknown> {
-  if (depth > MAX_DEPTH || --ctx.budget < 0) return schema;
-  let out: Record<string, unknown> = { ...schema };
-  if (typeof out.$ref === 'string') {
-    const target = resolveRef(out.$ref, ctx.root);
-    delete out.$ref;
-    if (target) out = merge(flatten(target, ctx, depth + 1), out);
-  }
-  if (Array.isArray(out.allOf)) {
-    const parts = out.allOf.filter(isSchemaObject);
-    delete out.allOf;
-    for (const part of parts) out = merge(out, flatten(part, ctx, depth + 1));
-  }
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(out[key])) {
-      const branches = (out[key] as unknown[]).filter(isSchemaObject);
-      delete out[key];
-      // The first branch that is not just null (a nullable field gets a value), else the first.
-      let chosen: Record<string, unknown> | undefined;
-      for (const branch of branches) {
-        const flat = flatten(branch, ctx, depth + 1);
-        chosen ??= flat;
-        if (!isNullOnly(flat)) {
-          chosen = flat;
-          break;
-        }
-      }
-      if (chosen) out = merge(out, chosen);
+  let nodes = MAX_NODES;
+  const valueOf = (node: unknown, depth: number): unknown => {
+    if (node === true) return {};
+    if (!isSchemaObject(node) || depth > MAX_DEPTH || --nodes < 0) return null;
+    if (typeof node.$ref === 'string') return valueOf(resolveRef(node.$ref, schema), depth + 1);
+    if ('const' in node) return node.const;
+    if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0];
+    const branches = node.anyOf ?? node.oneOf;
+    if (Array.isArray(branches) && branches.length > 0) {
+      return valueOf(branches.find((b) => isSchemaObject(b) && b.type !== 'null') ?? branches[0], depth + 1);
     }
-  }
-  return out;
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    switch (types.find((t) => t !== 'null') ?? types[0]) {
+      case 'null':
+        return null;
+      case 'boolean':
+        return false;
+      case 'integer':
+      case 'number':
+        return typeof node.minimum === 'number' ? node.minimum : 0;
+      case 'string':
+        return text;
+      case 'array':
+        return Array.from({ length: Math.min(MAX_ITEMS, Number(node.minItems) || 0) }, () => valueOf(node.items ?? true, depth + 1));
+    }
+    const properties = isSchemaObject(node.properties) ? node.properties : {};
+    const out: Record<string, unknown> = {};
+    for (const name of Array.isArray(node.required) ? node.required : []) {
+      if (typeof name !== 'string') continue;
+      // defineProperty: a property named "__proto__" must become an own property.
+      const value = valueOf(Object.hasOwn(properties, name) ? properties[name] : (node.additionalProperties ?? true), depth + 1);
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return valueOf(schema, 0);
 }
 
 function isSchemaObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function isNullOnly(schema: Record<string, unknown>): boolean {
-  return schema.type === 'null' || (Array.isArray(schema.type) && schema.type.every((t) => t === 'null')) || schema.const === null;
-}
-
-function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a, ...b };
-  if (isSchemaObject(a.properties) && isSchemaObject(b.properties)) out.properties = { ...a.properties, ...b.properties };
-  if (Array.isArray(a.required) && Array.isArray(b.required)) out.required = [...new Set([...a.required, ...b.required])];
-  if (a.type !== undefined && b.type !== undefined) {
-    // Keep a type both allow, when there is one.
-    const ta = Array.isArray(a.type) ? a.type : [a.type];
-    const tb = Array.isArray(b.type) ? b.type : [b.type];
-    const common = ta.filter((t) => tb.includes(t));
-    if ((ta.includes('integer') && tb.includes('number')) || (ta.includes('number') && tb.includes('integer'))) {
-      if (!common.includes('integer')) common.push('integer');
-    }
-    if (common.length > 0) out.type = common.length === 1 ? common[0] : common;
-  }
-  return out;
-}
-
-function resolveRef(ref: string, root: JsonSchema): Record<string, unknown> | undefined {
-  if (!ref.startsWith('#')) return undefined;
+function resolveRef(ref: string, root: unknown): unknown {
+  if (!ref.startsWith('#')) return null;
   let node: unknown = root;
-  const pointer = decodeURIComponent(ref.slice(1));
-  if (pointer === '') return isSchemaObject(node) ? node : undefined;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
+  for (const raw of decodeURIComponent(ref.slice(1)).split('/').slice(1)) {
+    if (!isSchemaObject(node)) return null;
+    node = node[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
-  return isSchemaObject(node) ? node : undefined;
-}
-
-function typeOf(schema: Record<string, unknown>): string {
-  const type = schema.type;
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type) && type.length > 0) return (type.find((t) => t !== 'null') ?? type[0]) as string;
-  const has = (...keys: string[]) => keys.some((k) => k in schema);
-  if (has('properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties', 'dependentRequired', 'patternProperties'))
-    return 'object';
-  if (has('items', 'prefixItems', 'minItems', 'maxItems', 'contains')) return 'array';
-  if (has('minLength', 'maxLength', 'pattern', 'format')) return 'string';
-  if (has('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf')) return 'number';
-  return 'object';
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function numberFor(schema: Record<string, unknown>, integer: boolean): number {
-  const min = num(schema.minimum);
-  const max = num(schema.maximum);
-  const exMin = num(schema.exclusiveMinimum);
-  const exMax = num(schema.exclusiveMaximum);
-  const step = num(schema.multipleOf);
-  let v = 0;
-  if (min !== undefined && v < min) v = integer ? Math.ceil(min) : min;
-  if (exMin !== undefined && v <= exMin) {
-    const upper = exMax ?? max;
-    v = integer ? Math.floor(exMin) + 1 : upper !== undefined && upper - exMin <= 1 ? (exMin + upper) / 2 : exMin + 1;
-  }
-  if (max !== undefined && v > max) v = integer ? Math.floor(max) : max;
-  if (exMax !== undefined && v >= exMax) {
-    const lower = exMin ?? min;
-    v = integer ? Math.ceil(exMax) - 1 : lower !== undefined && exMax - lower <= 1 ? (exMax + lower) / 2 : exMax - 1;
-  }
-  if (step !== undefined && step > 0 && !isMultiple(v, step)) {
-    const up = Math.ceil(v / step) * step;
-    const down = Math.floor(v / step) * step;
-    const fits = (x: number) =>
-      (min === undefined || x >= min) && (max === undefined || x <= max) && (exMin === undefined || x > exMin) && (exMax === undefined || x < exMax);
-    v = fits(up) ? up : fits(down) ? down : up;
-  }
-  return Object.is(v, -0) ? 0 : v;
-}
-
-function isMultiple(v: number, step: number): boolean {
-  const q = v / step;
-  return Math.abs(q - Math.round(q)) < 1e-9;
-}
-
-function stringFor(schema: Record<string, unknown>, text: string): string {
-  const format = typeof schema.format === 'string' ? FORMAT_EXAMPLES[schema.format] : undefined;
-  let s = format ?? text;
-  const maxLength = num(schema.maxLength);
-  const minLength = num(schema.minLength);
-  // JSON Schema lengths count code points.
-  if (maxLength !== undefined && [...s].length > maxLength) s = [...s].slice(0, Math.max(0, maxLength)).join('');
-  if (minLength !== undefined && [...s].length < minLength) s += 'x'.repeat(Math.min(MAX_STRING, minLength) - [...s].length);
-  if (typeof schema.pattern === 'string') {
-    // The text is kept when it is short enough to test and matches; else "" when that matches;
-    // else the text as it is (best effort).
-    try {
-      const re = new RegExp(schema.pattern, 'u');
-      const fits = s.length <= MAX_PATTERN_INPUT && re.test(s);
-      if (!fits && re.test('')) s = '';
-    } catch {
-      // An invalid pattern: leave the string as it is.
-    }
-  }
-  return s;
-}
-
-function arrayFor(schema: Record<string, unknown>, ctx: Context, depth: number): unknown[] {
-  const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as JsonSchema[]) : [];
-  const items = schema.items as JsonSchema | undefined;
-  const contains = schema.contains as JsonSchema | undefined;
-  const minContains = contains === undefined ? 0 : (num(schema.minContains) ?? 1);
-  const count = Math.min(MAX_ITEMS, Math.max(num(schema.minItems) ?? 0, minContains));
-  const out: unknown[] = [];
-  for (let i = 0; i < count; i++) {
-    const itemSchema = i < minContains ? contains! : (prefix[i] ?? items ?? true);
-    out.push(generate(itemSchema, ctx, depth + 1));
-  }
-  return out;
-}
-
-function objectFor(schema: Record<string, unknown>, ctx: Context, depth: number): Record<string, unknown> {
-  const properties = isSchemaObject(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
-  const extra = schema.additionalProperties;
-  const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
-  const dependent = isSchemaObject(schema.dependentRequired) ? (schema.dependentRequired as Record<string, unknown>) : {};
-  const names: string[] = [...required];
-  const minProperties = num(schema.minProperties) ?? 0;
-  for (const name of Object.keys(properties)) {
-    if (names.length >= minProperties) break;
-    if (!names.includes(name)) names.push(name);
-  }
-  for (let i = 0; i < names.length; i++) {
-    const deps = dependent[names[i]!];
-    if (Array.isArray(deps)) for (const d of deps) if (typeof d === 'string' && !names.includes(d)) names.push(d);
-  }
-  const out: Record<string, unknown> = {};
-  for (const name of names) {
-    const propertySchema = Object.hasOwn(properties, name) ? properties[name]! : isSchemaObject(extra) ? extra : true;
-    // defineProperty: a property named "__proto__" must become an own property.
-    Object.defineProperty(out, name, { value: generate(propertySchema, ctx, depth + 1), enumerable: true, writable: true, configurable: true });
-  }
-  return out;
+  return node;
 }
 
 // ---- streaming ---------------------------------------------------------------------------

