@@ -23,6 +23,16 @@ export function digitsOnly(s: string): string {
   return out;
 }
 
+/** How many ASCII digits `s` holds. */
+export function digitCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
+}
+
 /** Luhn (mod 10), as used by payment cards. */
 export function luhnValid(digits: string): boolean {
   if (!isDigits(digits) || digits.length < 2) return false;

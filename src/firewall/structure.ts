@@ -13,6 +13,7 @@
 // string literals by scanning for their closing quote on the same line (at most MAX_CELL
 // characters), and the key before a literal is read backwards over at most KEY_MAX characters.
 // Every regex here has bounded repetitions or runs over one bounded line: linear in the text.
+import { digitCount } from './checksums.js';
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
 import { isNonNameWord } from './words.js';
@@ -183,15 +184,6 @@ function looksLikeName(value: string, specific: boolean): boolean {
   if (words.some((w) => isKnownFirstName(capital(w)) || isKnownLastName(capital(w)))) return true;
   // Unknown words: a name when written as one, every word capitalised (particles aside).
   return words.every((w) => CAPITALISED_WORD.test(w) || w.length <= 3);
-}
-
-function digitCount(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 48 && c <= 57) n++;
-  }
-  return n;
 }
 
 // 11-09-1964, 1964-09-11, 11.9.64, 16 March 1983, 16. März 1983, March 16, 1983.

@@ -3,7 +3,7 @@ import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { addJob } from '../jobs/registry.js';
-import type { Principal, WorkspaceSettings } from '../tenancy/store.js';
+import { settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';
 import { searchText } from './retrieval.js';
@@ -126,7 +126,7 @@ export interface ClaimedSubmission {
   user_ref: string | null;
   content: string;
   non_eu_accepted: boolean;
-  settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels' | 'extractionModel' | 'firewallDefault' | 'firewallLanguage'>;
+  settings: WorkspaceSettings;
 }
 
 /**
@@ -136,19 +136,7 @@ export interface ClaimedSubmission {
  * when it is gone (erased) or already finished (a retried job).
  */
 export async function claimSubmission(db: Queryable, id: string): Promise<ClaimedSubmission | undefined> {
-  const { rows } = await db.query<{
-    id: string;
-    organization_id: string;
-    workspace_id: string;
-    user_ref: string | null;
-    content: string;
-    non_eu_accepted: boolean;
-    allowed_providers: string[] | null;
-    allowed_models: string[] | null;
-    extraction_model: string | null;
-    firewall_default: boolean | null;
-    firewall_language: WorkspaceSettings['firewallLanguage'] | null;
-  }>(
+  const { rows } = await db.query<Omit<ClaimedSubmission, 'settings'> & SettingsColumns>(
     `with claimed as (
        update fact_submissions set status = 'processing'
         where id = $1 and status in ('queued', 'processing') and content is not null
@@ -156,7 +144,8 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
      )
      select c.id, c.organization_id, c.workspace_id, c.user_ref, c.content,
             o.non_eu_accepted_at is not null as non_eu_accepted,
-            s.allowed_providers, s.allowed_models, s.extraction_model, s.firewall_default, s.firewall_language
+            s.allowed_providers, s.allowed_models, s.extraction_model, s.firewall_default, s.firewall_language,
+            s.cache_enabled
        from claimed c
        join organizations o on o.id = c.organization_id
        left join workspace_settings s on s.workspace_id = c.workspace_id`,
@@ -171,14 +160,7 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
     user_ref: row.user_ref,
     content: row.content,
     non_eu_accepted: row.non_eu_accepted,
-    settings: {
-      allowedProviders: row.allowed_providers,
-      allowedModels: row.allowed_models,
-      extractionModel: row.extraction_model,
-      // The defaults of a workspace without a settings row, as tenancy/store.ts applies them.
-      firewallDefault: row.firewall_default ?? true,
-      firewallLanguage: row.firewall_language ?? 'auto',
-    },
+    settings: settingsFromColumns(row),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import type { WorkspaceSettings } from '../tenancy/store.js';
+import { settingsFromColumns, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 
 // SQL for the workspace routing settings (workspace_settings) and the organization's non-EU
 // acceptance as the settings page shows them. The CLI's acceptance writes live in tenancy/store.ts.
@@ -16,30 +16,17 @@ export interface RouterSettingsState {
   acceptance: NonEuAcceptanceState;
 }
 
-interface StateRow {
+interface StateRow extends SettingsColumns {
   non_eu_accepted_at: Date | null;
   non_eu_accepted_by: string | null;
   has_row: boolean;
-  allowed_providers: string[] | null;
-  allowed_models: string[] | null;
-  firewall_default: boolean | null;
-  firewall_language: WorkspaceSettings['firewallLanguage'] | null;
-  cache_enabled: boolean | null;
-  extraction_model: string | null;
   updated_at: Date | null;
 }
 
-// The defaults when a workspace has no row, as tenancy/store.ts applies them to each request.
+// The defaults when a workspace has no row are those applied to each request.
 function stateOf(row: StateRow): RouterSettingsState {
   return {
-    settings: {
-      allowedProviders: row.allowed_providers,
-      allowedModels: row.allowed_models,
-      firewallDefault: row.firewall_default ?? true,
-      firewallLanguage: row.firewall_language ?? 'auto',
-      cacheEnabled: row.cache_enabled ?? true,
-      extractionModel: row.extraction_model,
-    },
+    settings: settingsFromColumns(row),
     updatedAt: row.updated_at,
     acceptance: { acceptedAt: row.non_eu_accepted_at, acceptedBy: row.non_eu_accepted_by },
   };

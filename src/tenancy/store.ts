@@ -16,6 +16,27 @@ export interface WorkspaceSettings {
   extractionModel: string | null;
 }
 
+/** The workspace_settings columns as a query returns them: null columns (or no row) take the defaults. */
+export interface SettingsColumns {
+  allowed_providers: string[] | null;
+  allowed_models: string[] | null;
+  firewall_default: boolean | null;
+  firewall_language: WorkspaceSettings['firewallLanguage'] | null;
+  cache_enabled: boolean | null;
+  extraction_model: string | null;
+}
+
+export function settingsFromColumns(row: SettingsColumns): WorkspaceSettings {
+  return {
+    allowedProviders: row.allowed_providers,
+    allowedModels: row.allowed_models,
+    firewallDefault: row.firewall_default ?? true,
+    firewallLanguage: row.firewall_language ?? 'auto',
+    cacheEnabled: row.cache_enabled ?? true,
+    extractionModel: row.extraction_model,
+  };
+}
+
 export interface Principal {
   keyId: string;
   /** null for keys made before keys had names (the CLI names them only with --name). */
@@ -162,7 +183,7 @@ export interface KeyByHash {
  */
 export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyByHash | undefined> {
   const { rows } = await db.query<
-    LimitColumns & {
+    LimitColumns & SettingsColumns & {
       id: string;
       name: string | null;
       kind: KeyKind;
@@ -171,12 +192,6 @@ export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyByH
       workspace_id: string;
       expires_at: Date | null;
       non_eu_accepted: boolean;
-      allowed_providers: string[] | null;
-      allowed_models: string[] | null;
-      firewall_default: boolean | null;
-      firewall_language: WorkspaceSettings['firewallLanguage'] | null;
-      cache_enabled: boolean | null;
-      extraction_model: string | null;
     }
   >(
     `with used as (
@@ -209,14 +224,7 @@ export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyByH
       organizationId: row.organization_id,
       workspaceId: row.workspace_id,
       nonEuAccepted: row.non_eu_accepted,
-      settings: {
-        allowedProviders: row.allowed_providers,
-        allowedModels: row.allowed_models,
-        firewallDefault: row.firewall_default ?? true,
-        firewallLanguage: row.firewall_language ?? 'auto',
-        cacheEnabled: row.cache_enabled ?? true,
-        extractionModel: row.extraction_model,
-      },
+      settings: settingsFromColumns(row),
     },
   };
 }

@@ -13,7 +13,7 @@
 import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { NON_PERSONAL_NUMBER_CUE, cueDistance, nearestCue } from '../context.js';
 import { COST, type WorkBudget } from '../budget.js';
-import { digitsOnly } from '../checksums.js';
+import { digitCount, digitsOnly } from '../checksums.js';
 import { Matcher, isClaimed, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -49,15 +49,6 @@ export const PHONE_CUE = new RegExp(
 );
 
 const WINDOWS = { before: 40, after: 20 };
-
-function digitCount(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 48 && c <= 57) n++;
-  }
-  return n;
-}
 
 interface Candidate {
   start: number;
