@@ -16,7 +16,7 @@ import { embedText } from '../src/gateway/providers/local/embed.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { formatEmbedLocalBenchTable, generatePassages, runEmbedLocalBench } from './embed-local.js';
-import { freePort, runBench, spawnManaged, stopAll } from './gateway-procs.js';
+import { freePort, runBench, spawnManaged, stopAll, waitHttpOk } from './gateway-procs.js';
 import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
 
 const DB = 'polder_bench_embeddings';
@@ -96,21 +96,11 @@ async function main(): Promise<void> {
     const port = await freePort();
     const env = { ...process.env, DATABASE_URL: benchDatabaseUrl(DB), PORT: String(port), LOG_LEVEL: 'warn' };
     const logFd = openSync(join(tmp, 'processes.log'), 'a');
-    spawnManaged('web', process.execPath, [fromRoot('dist/src/server.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
+    const web = spawnManaged('web', process.execPath, [fromRoot('dist/src/server.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
     spawnManaged('worker', process.execPath, [fromRoot('dist/src/worker.js')], { cwd: fromRoot(), env, stdio: ['ignore', logFd, logFd] });
     closeSync(logFd);
+    await waitHttpOk(`http://127.0.0.1:${port}/readyz`, web, 30_000);
     const client = new Pool(`http://127.0.0.1:${port}`, { connections: 64, pipelining: 1 });
-    for (let i = 0; ; i += 1) {
-      try {
-        const ready = await client.request({ path: '/readyz', method: 'GET' });
-        await ready.body.text();
-        if (ready.statusCode === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (i > 300) throw new Error('the web process did not become ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
 
     const passages = generatePassages(4096, 400, 7);
     const work = embeddingWorkMs(passages[0]!);

@@ -3,6 +3,7 @@
 import { fork, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { request } from 'undici';
 
 /** Linux USER_HZ: /proc CPU times are in these ticks. 100 on every mainstream kernel. */
 const TICKS_PER_SECOND = 100;
@@ -257,3 +258,24 @@ export function postgresCpuMs(): Map<number, number> {
 
 /** CPU ms the PostgreSQL processes used between two postgresCpuMs() readings. */
 export const postgresCpuDelta = cpuDelta;
+
+/** Polls `url` until it answers 200; fails when `child` exits first or at the deadline. */
+export async function waitHttpOk(url: string, child: Managed, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  for (;;) {
+    if (child.child.exitCode !== null || child.child.signalCode !== null) {
+      throw new Error(`${child.name} exited (${child.child.signalCode ?? `code ${child.child.exitCode}`}) before it was ready`);
+    }
+    try {
+      const res = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
+      const text = await res.body.text();
+      if (res.statusCode === 200) return;
+      last = `HTTP ${res.statusCode} ${text.slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message; // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${child.name} not ready at ${url} within ${Math.round(timeoutMs / 1000)} s (last: ${last})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -67,6 +67,7 @@ import {
   spawnManaged,
   stop,
   stopAll,
+  waitHttpOk,
   type Managed,
 } from './gateway-procs.js';
 import { benchDatabaseUrl, withMaintenanceClient } from './bench-postgres.js';
@@ -315,26 +316,6 @@ function log(line: string): void {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitHttpOk(url: string, child: Managed, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
-  for (;;) {
-    if (child.child.exitCode !== null || child.child.signalCode !== null) {
-      throw new Error(`${child.name} exited (${child.child.signalCode ?? `code ${child.child.exitCode}`}) before it was ready`);
-    }
-    try {
-      const res = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
-      const text = await res.body.text();
-      if (res.statusCode === 200) return;
-      last = `HTTP ${res.statusCode} ${text.slice(0, 200)}`;
-    } catch (err) {
-      last = (err as Error).message; // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${child.name} not ready at ${url} within ${Math.round(timeoutMs / 1000)} s (last: ${last})`);
-    await sleep(100);
-  }
-}
 
 interface ChatAnswer {
   status: number;
