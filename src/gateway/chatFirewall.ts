@@ -12,6 +12,13 @@ type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[nu
 
 /** A content part with only the fields the contract names for its type. */
 function knownPart(part: ContentPart): ContentPart {
+  const known = knownFieldsOf(part);
+  // A prompt-cache mark goes on for the native Anthropic adapter; the others drop it.
+  if (part.cache_control !== undefined) known.cache_control = { ...part.cache_control };
+  return known;
+}
+
+function knownFieldsOf(part: ContentPart): ContentPart {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text! };

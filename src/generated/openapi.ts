@@ -1397,11 +1397,12 @@ export interface components {
             /** @constant */
             type: "text";
             text: string;
+            cache_control?: components["schemas"]["CacheControl"];
         };
         /**
          * @description One content block, by `type`. `thinking` and `redacted_thinking` blocks are accepted and
          *     passed back to a provider that takes them (dropped for OpenAI-compatible ones);
-         *     `cache_control` likewise.
+         *     `cache_control` likewise (on a `tool_use` block it is dropped for every provider).
          */
         MessagesContentBlock: {
             /** @enum {string} */
@@ -1435,6 +1436,7 @@ export interface components {
             thinking?: string;
             signature?: string;
             data?: string;
+            cache_control?: components["schemas"]["CacheControl"];
         };
         /**
          * @description A client tool (`name`, `description`, `input_schema`). A tool with another `type` (a
@@ -1446,6 +1448,7 @@ export interface components {
             name: string;
             description?: string;
             input_schema?: Record<string, unknown>;
+            cache_control?: components["schemas"]["CacheControl"];
         };
         MessagesToolChoice: {
             /** @enum {string} */
@@ -1649,6 +1652,18 @@ export interface components {
                 /** @description Refused with a 422: there is no files API. */
                 file_id?: string;
             };
+            cache_control?: components["schemas"]["CacheControl"];
+        };
+        /**
+         * @description A prompt-cache breakpoint, as Anthropic's API marks one: everything up to and including
+         *     the part (or tool) it is on may be cached by the provider. Kept for a native Anthropic
+         *     provider, dropped for every other (OpenAI-compatible providers cache without marks).
+         */
+        CacheControl: {
+            /** @enum {string} */
+            type: "ephemeral";
+            /** @enum {string} */
+            ttl?: "5m" | "1h";
         };
         /** @description A tool call made by the assistant (in a request's assistant message or in a response). */
         ChatToolCall: {
@@ -1705,6 +1720,7 @@ export interface components {
                 parameters?: Record<string, unknown>;
                 strict?: boolean | null;
             };
+            cache_control?: components["schemas"]["CacheControl"];
         };
         /** @description `none`, `auto`, `required`, or a named function. */
         ChatToolChoice: ("none" | "auto" | "required") | components["schemas"]["ChatNamedToolChoice"];
@@ -4825,6 +4841,7 @@ export type ApiKey = components['schemas']['ApiKey'];
 export type AuditLogEntry = components['schemas']['AuditLogEntry'];
 export type AuditLogList = components['schemas']['AuditLogList'];
 export type BudgetUse = components['schemas']['BudgetUse'];
+export type CacheControl = components['schemas']['CacheControl'];
 export type ChatCompletion = components['schemas']['ChatCompletion'];
 export type ChatCompletionChoice = components['schemas']['ChatCompletionChoice'];
 export type ChatCompletionChunk = components['schemas']['ChatCompletionChunk'];

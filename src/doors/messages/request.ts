@@ -28,6 +28,19 @@ const POLDER_FIELDS = ['models', 'provider', 'firewall', 'firewall_language', 'c
 const LOW_BUDGET_BELOW = 4096;
 const MEDIUM_BUDGET_BELOW = 16384;
 
+type CacheMark = Schemas['CacheControl'];
+
+/** `{cache_control}` when the block carries one, to spread into what it becomes. */
+function markOf(block: { cache_control?: CacheMark }): { cache_control?: CacheMark } {
+  return block.cache_control !== undefined ? { cache_control: block.cache_control } : {};
+}
+
+/** Text blocks as one chat content: a string, or text parts when a block carries a cache mark. */
+function textContent(blocks: readonly { text?: string; cache_control?: CacheMark }[], separator: string): string | ContentPart[] {
+  if (blocks.some((block) => block.cache_control !== undefined)) return blocks.map((block) => ({ type: 'text', text: block.text ?? '', ...markOf(block) }));
+  return blocks.map((block) => block.text ?? '').join(separator);
+}
+
 function dataUrl(source: NonNullable<Block['source']>): string {
   return `data:${source.media_type ?? 'application/octet-stream'};base64,${source.data ?? ''}`;
 }
@@ -50,11 +63,12 @@ function sourcePart(block: { type: string; source?: Block['source']; title?: str
 }
 
 /** A tool result's content as the text of a `tool` message; its images go to the user message after it. */
-function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string; images: ContentPart[] } {
+function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string | ContentPart[]; images: ContentPart[] } {
   const content = block.content;
   const prefix = block.is_error ? 'Error: ' : '';
-  if (content === undefined) return { text: prefix, images: [] };
-  if (typeof content === 'string') return { text: prefix + content, images: [] };
+  const mark = block.cache_control;
+  if (content === undefined) return { text: textContent([{ text: prefix, cache_control: mark }], ''), images: [] };
+  if (typeof content === 'string') return { text: textContent([{ text: prefix + content, cache_control: mark }], ''), images: [] };
   const texts: string[] = [];
   const images: ContentPart[] = [];
   content.forEach((part, p) => {
@@ -64,7 +78,7 @@ function toolResultOf(block: Block, at: string, add: (field: string, message: st
       if (image) images.push(image);
     }
   });
-  return { text: prefix + texts.join('\n'), images };
+  return { text: textContent([{ text: prefix + texts.join('\n'), cache_control: mark }], ''), images };
 }
 
 /** One Messages message as one or more chat messages (tool results become `tool` messages first). */
@@ -72,11 +86,11 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
   const { role, content } = message;
   if (typeof content === 'string') return [{ role, content }];
   if (role === 'assistant') {
-    const texts: string[] = [];
+    const texts: Block[] = [];
     const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
     const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
     for (const block of content) {
-      if (block.type === 'text') texts.push(block.text ?? '');
+      if (block.type === 'text') texts.push(block);
       else if (block.type === 'tool_use') {
         toolCalls.push({ id: block.id!, type: 'function', function: { name: block.name!, arguments: JSON.stringify(block.input ?? {}) } });
       } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
@@ -89,9 +103,9 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         });
       }
     }
-    const text = texts.join('');
+    const text = textContent(texts, '');
     const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
-    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls, ...withThinking }];
+    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }];
     return [{ role: 'assistant', content: text, ...withThinking }];
   }
   const tools: ChatMessage[] = [];
@@ -100,12 +114,12 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
     const at = `messages.${m}.content.${b}`;
     switch (block.type) {
       case 'text':
-        parts.push({ type: 'text', text: block.text ?? '' });
+        parts.push({ type: 'text', text: block.text ?? '', ...markOf(block) });
         break;
       case 'image':
       case 'document': {
         const part = sourcePart(block, at, add);
-        if (part) parts.push(part);
+        if (part) parts.push({ ...part, ...markOf(block) });
         break;
       }
       case 'tool_result': {
@@ -121,14 +135,14 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         break;
     }
   });
-  if (role === 'system') return [{ role: 'system', content: parts.flatMap((p) => (p.type === 'text' ? [p.text!] : [])).join('\n') }];
+  if (role === 'system') return [{ role: 'system', content: textContent(parts.filter((p) => p.type === 'text'), '\n') }];
   return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
 }
 
 function systemOf(system: MessagesRequest['system']): ChatMessage[] {
   if (system === undefined) return [];
-  const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n');
-  return text === '' ? [] : [{ role: 'system', content: text }];
+  const content = typeof system === 'string' ? system : textContent(system, '\n');
+  return content === '' || content.length === 0 ? [] : [{ role: 'system', content }];
 }
 
 function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: string, message: string) => void): ChatTool[] | undefined {
@@ -148,6 +162,7 @@ function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: 
         ...(tool.description !== undefined ? { description: tool.description } : {}),
         parameters: tool.input_schema ?? { type: 'object', properties: {} },
       },
+      ...markOf(tool),
     });
   });
   if (left.length > 0) notes.push(`server tools the door does not serve were left out: ${left.join(', ')}`);

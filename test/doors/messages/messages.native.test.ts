@@ -173,6 +173,76 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     expect(compatible.requests[0]!.body.messages[1]).to.deep.equal({ role: 'assistant', content: 'Antwoord.' });
   });
 
+  it('keeps prompt-cache marks where the client put them, and drops them for an OpenAI-compatible provider', async () => {
+    const ephemeral = { type: 'ephemeral' as const };
+    const request = {
+      model: 'test/claude',
+      max_tokens: 100,
+      system: [
+        { type: 'text' as const, text: 'Je bent een verzekeringsassistent.' },
+        { type: 'text' as const, text: 'Polisvoorwaarden: …', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } },
+      ],
+      tools: [{ name: 'lookup', input_schema: { type: 'object' as const, properties: {} }, cache_control: ephemeral }],
+      messages: [
+        { role: 'user' as const, content: 'Zoek polis 42' },
+        { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_7', name: 'lookup', input: {} }] },
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'tool_result' as const, tool_use_id: 'toolu_7', content: 'inboedel', cache_control: ephemeral },
+            { type: 'text' as const, text: 'En de premie?', cache_control: ephemeral },
+          ],
+        },
+      ],
+    };
+    await client.messages.create(request);
+    const sent = native.requests.at(-1)!.body;
+    expect(sent.system).to.deep.equal([
+      { type: 'text', text: 'Je bent een verzekeringsassistent.' },
+      { type: 'text', text: 'Polisvoorwaarden: …', cache_control: { type: 'ephemeral', ttl: '1h' } },
+    ]);
+    expect(sent.tools[0].cache_control).to.deep.equal(ephemeral);
+    expect(sent.messages[2].content).to.deep.equal([
+      { type: 'tool_result', tool_use_id: 'toolu_7', content: 'inboedel', cache_control: ephemeral },
+      { type: 'text', text: 'En de premie?', cache_control: ephemeral },
+    ]);
+
+    // The same request, when it falls back to an OpenAI-compatible provider, reaches it unmarked.
+    native.script({ type: 'status', status: 503 });
+    await client.messages.create({ ...request, cache: false } as typeof request);
+    const plain = compatible.requests.at(-1)!.body;
+    expect(JSON.stringify(plain)).not.to.contain('cache_control');
+    expect(plain.messages[0]).to.deep.equal({ role: 'system', content: 'Je bent een verzekeringsassistent.\nPolisvoorwaarden: …' });
+    expect(plain.messages[3]).to.deep.equal({ role: 'tool', tool_call_id: 'toolu_7', content: 'inboedel' });
+    expect(plain.messages[4]).to.deep.equal({ role: 'user', content: [{ type: 'text', text: 'En de premie?' }] });
+  });
+
+  it('passes cache_control on chat content parts and tools to a native provider', async () => {
+    const res = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: {
+        model: 'test/claude',
+        max_tokens: 20,
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'Lange instructies.', cache_control: { type: 'ephemeral' } }] },
+          { role: 'user', content: [{ type: 'text', text: 'Hallo', cache_control: { type: 'ephemeral' } }] },
+        ],
+      },
+    });
+    expect(res.status).to.equal(200);
+    const sent = native.requests.at(-1)!.body;
+    expect(sent.system).to.deep.equal([{ type: 'text', text: 'Lange instructies.', cache_control: { type: 'ephemeral' } }]);
+    expect(sent.messages[0].content).to.deep.equal([{ type: 'text', text: 'Hallo', cache_control: { type: 'ephemeral' } }]);
+    const refused = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: { model: 'test/claude', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }] },
+    });
+    expect(refused.status).to.equal(422);
+    expect(Object.keys(refused.body.errors)).to.include('messages.0.content.0.cache_control.type');
+  });
+
   it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 1_000, output_tokens: 100, cache_read_input_tokens: 6_000, cache_creation_input_tokens: 3_000 } });
     const res = await api(app.baseUrl, '/v1/messages', {

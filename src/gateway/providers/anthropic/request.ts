@@ -32,7 +32,14 @@ function textOf(content: ChatMessage['content']): string {
   return content.flatMap((part) => (part.type === 'text' ? [part.text ?? ''] : [])).join('\n');
 }
 
+/** A content part as a Messages block, with its prompt-cache mark. */
 function blockOf(part: ContentPart): Block | undefined {
+  const block = unmarkedBlockOf(part);
+  if (block && part.cache_control !== undefined) block.cache_control = { ...part.cache_control };
+  return block;
+}
+
+function unmarkedBlockOf(part: ContentPart): Block | undefined {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text ?? '' };
@@ -68,9 +75,26 @@ function toolInput(argumentsText: string): unknown {
   }
 }
 
+/** The cache mark of the last part of a content that carries one. */
+function lastCacheMark(content: ChatMessage['content']): ContentPart['cache_control'] {
+  if (!Array.isArray(content)) return undefined;
+  for (let i = content.length - 1; i >= 0; i--) if (content[i]!.cache_control !== undefined) return content[i]!.cache_control;
+  return undefined;
+}
+
+/**
+ * `system` as a string, or as text blocks when a part carries a prompt-cache mark (the mark
+ * must stay on the block it was on: it says where the cached prefix ends).
+ */
+function systemOf(messages: readonly ChatMessage[]): string | Block[] | undefined {
+  if (messages.length === 0) return undefined;
+  if (!messages.some((message) => lastCacheMark(message.content) !== undefined)) return messages.map((message) => textOf(message.content)).join('\n\n');
+  return messages.flatMap((message) => contentBlocks(message.content).filter((block) => block.type === 'text' && block.text !== ''));
+}
+
 /** System and developer messages become `system`; tool results become user turns of tool_result blocks. */
-function conversation(messages: readonly ChatMessage[]): { system: string | undefined; messages: { role: string; content: Block[] }[] } {
-  const system: string[] = [];
+function conversation(messages: readonly ChatMessage[]): { system: string | Block[] | undefined; messages: { role: string; content: Block[] }[] } {
+  const system: ChatMessage[] = [];
   const turns: { role: string; content: Block[] }[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {
     if (blocks.length === 0) return;
@@ -83,11 +107,13 @@ function conversation(messages: readonly ChatMessage[]): { system: string | unde
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(textOf(message.content));
+        system.push(message);
         break;
-      case 'tool':
-        push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }]);
+      case 'tool': {
+        const mark = lastCacheMark(message.content);
+        push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content), ...(mark ? { cache_control: { ...mark } } : {}) }]);
         break;
+      }
       case 'assistant': {
         // Thinking first, as Anthropic gave it: its signature covers it byte for byte.
         const blocks: Block[] = [...(message.thinking_blocks ?? []).map((block) => ({ ...block })), ...contentBlocks(message.content)];
@@ -101,7 +127,7 @@ function conversation(messages: readonly ChatMessage[]): { system: string | unde
         push('user', contentBlocks(message.content));
     }
   }
-  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: turns };
+  return { system: systemOf(system), messages: turns };
 }
 
 function toolChoiceOf(request: UpstreamChatRequest): Block | undefined {
@@ -127,6 +153,7 @@ export function messagesBodyOf(upstreamModel: string, request: UpstreamChatReque
       name: tool.function.name,
       ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
       input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+      ...(tool.cache_control !== undefined ? { cache_control: { ...tool.cache_control } } : {}),
     }));
     const choice = toolChoiceOf(request);
     if (choice) body.tool_choice = choice;

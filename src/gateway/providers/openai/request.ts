@@ -16,6 +16,9 @@ export function buildChatBody(profile: CompiledProfile, model: string, request: 
     if (value === undefined || value === null) continue;
     body[f.to] = f.transform ? f.transform(value) : value;
   }
+  if (request.tools !== undefined && request.tools.some((tool) => tool.cache_control !== undefined) && Array.isArray(body.tools)) {
+    body.tools = request.tools.map(({ cache_control: _mark, ...tool }) => tool);
+  }
   if (stream) {
     body.stream = true;
     if (profile.streamOptions) body.stream_options = STREAM_OPTIONS;
@@ -28,7 +31,7 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const w: Record<string, unknown> = { role: m.role === 'developer' ? profile.developerRole : m.role };
-    if (m.content !== undefined) w.content = m.content;
+    if (m.content !== undefined) w.content = Array.isArray(m.content) ? withoutCacheMarks(m.role, m.content) : m.content;
     if (m.role === 'tool') {
       if (m.tool_call_id !== undefined) w.tool_call_id = m.tool_call_id;
       if (m.name !== undefined) w.name = m.name;
@@ -46,6 +49,17 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
     out[i] = w;
   }
   return out;
+}
+
+type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
+
+// Prompt-cache marks are Anthropic's: OpenAI-compatible APIs cache without them, and some
+// (Mistral) refuse a field they do not know. Text that was split only to carry a mark (the
+// Messages door's system blocks and tool results) goes as the one string it was before.
+function withoutCacheMarks(role: ChatMessage['role'], parts: ContentPart[]): string | ContentPart[] {
+  if (!parts.some((part) => part.cache_control !== undefined)) return parts;
+  if (role !== 'user' && parts.every((part) => part.type === 'text')) return parts.map((part) => part.text).join(role === 'assistant' ? '' : '\n');
+  return parts.map(({ cache_control: _mark, ...part }) => part);
 }
 
 export function buildEmbeddingBody(profile: CompiledProfile, model: string, request: EmbeddingInput): string {
