@@ -106,6 +106,7 @@ interface Usage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens: number };
   credits: Credits;
 }
 
@@ -454,11 +455,13 @@ export class ChatService {
       .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
     const credits = lines[0]!.credits;
     const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
+    const reasoningTokens = hit ? 0 : Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,
       total_tokens: prompt + completionTokens,
       prompt_tokens_details: { cached_tokens: cached, ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}) },
+      ...(reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
       credits,
     };
     const body = {
@@ -472,6 +475,7 @@ export class ChatService {
           role: 'assistant',
           content: choice.message.content,
           ...(choice.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
+          ...(choice.message.reasoning_content ? { reasoning_content: choice.message.reasoning_content } : {}),
           ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
           ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
         },

@@ -4,7 +4,7 @@ import type { ChatMessage, UpstreamChunk, UpstreamCompletion } from './providers
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
 // parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
-// unless it is a data URL); every text that comes back is restored (content, tool-call arguments),
+// unless it is a data URL); every text that comes back is restored (content, reasoning, tool-call arguments),
 // also when a placeholder arrives split across stream chunks. Fields the contract does not name are
 // dropped before anything leaves, with the firewall on or off: what is not known cannot be masked.
 
@@ -151,7 +151,9 @@ export async function restoreCompletion(firewall: Firewall, completion: Upstream
         toolCalls.push({ ...call, function: { ...call.function, arguments: await firewall.restoreAsync(call.function.arguments, 'json') } });
       }
     }
-    choices.push({ ...choice, message: { ...choice.message, content, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+    const reasoning = choice.message.reasoning_content;
+    const restoredReasoning = reasoning === undefined ? {} : { reasoning_content: await firewall.restoreAsync(reasoning) };
+    choices.push({ ...choice, message: { ...choice.message, content, ...restoredReasoning, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
   }
   return { ...completion, choices };
 }
@@ -164,6 +166,7 @@ type Delta = UpstreamChunk['choices'][number]['delta'];
  */
 export class StreamUnmasker {
   private readonly content = new Map<string, ReturnType<Firewall['streamRestorer']>>();
+  private readonly reasoning = new Map<string, ReturnType<Firewall['streamRestorer']>>();
   private readonly argumentsOf = new Map<string, ReturnType<Firewall['streamRestorer']>>();
 
   constructor(private readonly firewall: Firewall) {}
@@ -173,6 +176,15 @@ export class StreamUnmasker {
     const restored: Delta = { ...delta };
     if (typeof delta.content === 'string') {
       restored.content = this.restorer(this.content, String(index), 'text').push(delta.content);
+    }
+    if (typeof delta.reasoning_content === 'string') {
+      restored.reasoning_content = this.restorer(this.reasoning, String(index), 'text').push(delta.reasoning_content);
+      if (restored.reasoning_content === '') delete restored.reasoning_content;
+    }
+    // The answer begins: what reasoning was held back goes out before it, not after.
+    if ((typeof delta.content === 'string' && delta.content !== '') || delta.tool_calls) {
+      const tail = this.reasoning.get(String(index))?.flush() ?? '';
+      if (tail !== '') restored.reasoning_content = (restored.reasoning_content ?? '') + tail;
     }
     if (delta.tool_calls) {
       restored.tool_calls = delta.tool_calls.map((call) =>
@@ -193,12 +205,17 @@ export class StreamUnmasker {
   /** What was held back for this choice, as a last delta (or undefined when nothing was). */
   flush(index: number): Delta | undefined {
     const content = this.content.get(String(index))?.flush() ?? '';
+    const reasoning = this.reasoning.get(String(index))?.flush() ?? '';
     const calls = [...this.argumentsOf.entries()]
       .filter(([key]) => key.startsWith(`${index}:`))
       .map(([key, restorer]) => ({ index: Number(key.split(':')[1]), function: { arguments: restorer.flush() } }))
       .filter((call) => call.function.arguments !== '');
-    if (content === '' && calls.length === 0) return undefined;
-    return { ...(content !== '' ? { content } : {}), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+    if (content === '' && reasoning === '' && calls.length === 0) return undefined;
+    return {
+      ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
+      ...(content !== '' ? { content } : {}),
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    };
   }
 
   private restorer(map: Map<string, ReturnType<Firewall['streamRestorer']>>, key: string, kind: 'text' | 'json') {

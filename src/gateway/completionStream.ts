@@ -18,6 +18,7 @@ export class CompletionAccumulator {
       }
       if (typeof delta.content === 'string') choice.message.content = (choice.message.content ?? '') + delta.content;
       if (typeof delta.refusal === 'string') choice.message.refusal = (choice.message.refusal ?? '') + delta.refusal;
+      if (typeof delta.reasoning_content === 'string') choice.message.reasoning_content = (choice.message.reasoning_content ?? '') + delta.reasoning_content;
       if (delta.thinking_blocks) (choice.message.thinking_blocks ??= []).push(...delta.thinking_blocks);
       for (const call of delta.tool_calls ?? []) {
         const calls = (choice.message.tool_calls ??= []);
@@ -54,6 +55,7 @@ export function chunksOf(completion: UpstreamCompletion): UpstreamChunk[] {
           delta: {
             role: 'assistant' as const,
             ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
+            ...(choice.message.reasoning_content ? { reasoning_content: choice.message.reasoning_content } : {}),
             content: choice.message.content,
             ...(choice.message.tool_calls
               ? { tool_calls: choice.message.tool_calls.map((call, index) => ({ index, ...call })) }

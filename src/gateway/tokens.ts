@@ -175,12 +175,13 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
 export interface CompletionMessageLike {
   content?: string | null;
   refusal?: string | null;
+  reasoning_content?: string;
   tool_calls?: readonly { function: { name: string; arguments: string } }[];
 }
 
-/** Completion tokens of one choice: its content (or refusal) + each tool call's name and arguments. */
+/** Completion tokens of one choice: its reasoning, its content (or refusal) + each tool call's name and arguments. */
 export function countCompletionTokens(message: CompletionMessageLike): number {
-  let n = countTokens(message.content ?? '') + countTokens(message.refusal ?? '');
+  let n = countTokens(message.content ?? '') + countTokens(message.refusal ?? '') + countTokens(message.reasoning_content ?? '');
   for (const call of message.tool_calls ?? []) {
     n += countTokens(call.function.name) + countTokens(call.function.arguments);
   }

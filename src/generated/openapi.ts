@@ -1788,8 +1788,9 @@ export interface components {
         /**
          * @description An input item: a message (`type` `message` or absent, with `role` and `content`), a
          *     `function_call` (`call_id`, `name`, `arguments`) or a `function_call_output` (`call_id`,
-         *     `output`). `reasoning` items are accepted and not sent on (chat providers take none);
-         *     items may carry `id` and `status`.
+         *     `output`). A `reasoning` item is sent on only when its `encrypted_content` is one Polder
+         *     made (a native Anthropic provider's signed thinking blocks, given back to that provider);
+         *     any other is accepted and not sent on. Items may carry `id` and `status`.
          */
         ResponsesInputItem: {
             type?: string;
@@ -1800,6 +1801,7 @@ export interface components {
             name?: string;
             arguments?: string;
             output?: string | components["schemas"]["ResponsesContentPart"][];
+            encrypted_content?: string | null;
         };
         ResponsesContentPart: {
             type: string;
@@ -1831,9 +1833,10 @@ export interface components {
         /**
          * @description OpenAI's response object: `id` (`resp_…`, the same in the stream, when stored and on the
          *     trace), `object: "response"`, `status` (`completed`, `incomplete` with
-         *     `incomplete_details.reason`, `failed`), `output` items (`message` with `output_text`,
-         *     `function_call`), `output_text`, `usage` with cached and reasoning tokens; plus Polder's
-         *     `credits` and `sources`.
+         *     `incomplete_details.reason`, `failed`), `output` items (`reasoning` with `reasoning_text`
+         *     where the provider gave reasoning, a native Anthropic provider's thinking blocks in its
+         *     `encrypted_content`; `message` with `output_text`; `function_call`), `output_text`,
+         *     `usage` with cached and reasoning tokens; plus Polder's `credits` and `sources`.
          */
         ResponseObject: {
             id: string;
@@ -1884,6 +1887,15 @@ export interface components {
             content: string | null;
             tool_calls?: components["schemas"]["ChatToolCall"][];
             refusal?: string | null;
+            /**
+             * @description The model's reasoning, where an OpenAI-compatible provider gives it as text
+             *     (`reasoning_content` or `reasoning`, as DeepSeek, vLLM and OpenRouter send it; Mistral's
+             *     `thinking` content parts). Placeholders are restored in it as in `content`. It is not
+             *     sent back to providers in a later turn.
+             */
+            reasoning_content?: string;
+            /** @description A native Anthropic provider's thinking blocks, with their signatures (pass them back as they are). */
+            thinking_blocks?: components["schemas"]["ThinkingBlock"][];
         };
         ChatUsage: {
             prompt_tokens: number;
@@ -1894,6 +1906,10 @@ export interface components {
                 cached_tokens: number;
                 /** @description Present when the provider wrote prompt tokens to its prompt cache (billed at the model's `cache_write` price). */
                 cache_write_tokens?: number;
+            };
+            /** @description Present when the provider reported completion tokens spent on reasoning (included in `completion_tokens`). */
+            completion_tokens_details?: {
+                reasoning_tokens: number;
             };
             credits: components["schemas"]["Credits"];
         };
@@ -1945,6 +1961,10 @@ export interface components {
             content?: string | null;
             tool_calls?: components["schemas"]["ChatToolCallDelta"][];
             refusal?: string | null;
+            /** @description A piece of the reasoning (see ChatCompletionMessage). */
+            reasoning_content?: string;
+            /** @description Whole thinking blocks of a native Anthropic provider, each in one delta. */
+            thinking_blocks?: components["schemas"]["ThinkingBlock"][];
         };
         ChatToolCallDelta: {
             index: number;

@@ -22,6 +22,13 @@ export interface StubAnswer {
   content?: string;
   /** Streams only: the content deltas, one SSE event each. Default: `content` split after each space. */
   chunks?: string[];
+  /**
+   * Reasoning before the answer, in the provider's field: `reasoning_content` (DeepSeek, vLLM; the
+   * default), `reasoning` (OpenRouter) or Mistral's `thinking` content parts. Streams send it in
+   * deltas (split after each space) before the content; usage then reports its words as reasoning tokens.
+   */
+  reasoning?: string;
+  reasoningAs?: 'reasoning_content' | 'reasoning' | 'mistral';
   /** A tool call answer: sent instead of content (content null), finish_reason `tool_calls`. */
   toolCalls?: { id?: string; name: string; arguments: string }[];
   /** Default `stop` (`tool_calls` with toolCalls). */
@@ -308,15 +315,34 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
     return b.content ?? `echo: ${lastUserText(record.body)}`;
   }
 
-  function usageOf(record: StubRequest, content: string): Record<string, number> {
+  function usageOf(record: StubRequest, content: string, reasoning?: string): Record<string, unknown> {
     const prompt = promptTokens(record.body);
-    const completionTokens = words(content);
-    return { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+    const reasoningTokens = reasoning ? words(reasoning) : 0;
+    const completionTokens = words(content) + reasoningTokens;
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completionTokens,
+      total_tokens: prompt + completionTokens,
+      ...(reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
+    };
+  }
+
+  /** `reasoning` as the provider's field(s) on a message or delta whose text content is `content`. */
+  function withReasoning(b: StubAnswer, reasoning: string, content: string | null): Record<string, unknown> {
+    switch (b.reasoningAs ?? 'reasoning_content') {
+      case 'reasoning':
+        return { reasoning, content };
+      case 'mistral':
+        return { content: [{ type: 'thinking', thinking: [{ type: 'text', text: reasoning }] }, ...(content ? [{ type: 'text', text: content }] : [])] };
+      default:
+        return { reasoning_content: reasoning, content };
+    }
   }
 
   function completion(record: StubRequest, b: StubAnswer): object {
     const content = contentOf(record, b);
-    const message: Record<string, unknown> = { role: 'assistant', content: b.toolCalls ? null : content };
+    const text = b.toolCalls ? null : content;
+    const message: Record<string, unknown> = { role: 'assistant', ...(b.reasoning ? withReasoning(b, b.reasoning, text) : { content: text }) };
     if (b.toolCalls) {
       message.tool_calls = b.toolCalls.map((t, i) => ({
         id: t.id ?? `call_${i}`,
@@ -331,7 +357,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
       model: modelOf(record.body),
       choices: [{ index: 0, message, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop') }],
     };
-    if (b.usage !== false) out.usage = usageOf(record, b.toolCalls ? '' : content);
+    if (b.usage !== false) out.usage = usageOf(record, b.toolCalls ? '' : content, b.reasoning);
     return out;
   }
 
@@ -341,6 +367,9 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
     const event = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
       `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
     const events = [event([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+    for (const piece of b.reasoning?.match(/[^ ]* ?/g)!.filter((s) => s !== '') ?? []) {
+      events.push(event([{ index: 0, delta: withReasoning(b, piece, null), finish_reason: null }]));
+    }
     if (b.toolCalls) {
       b.toolCalls.forEach((t, i) => {
         events.push(
@@ -358,7 +387,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
       const deltas = b.chunks ?? content.match(/[^ ]* ?/g)!.filter((s) => s !== '');
       for (const d of deltas) events.push(event([{ index: 0, delta: { content: d }, finish_reason: null }]));
     }
-    const usage = usageOf(record, b.toolCalls ? '' : content);
+    const usage = usageOf(record, b.toolCalls ? '' : content, b.reasoning);
     const finish = [{ index: 0, delta: {}, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop') }];
     const usageMode = b.usage ?? 'auto';
     events.push(event(finish, usageMode === 'finish' ? { usage } : {}));

@@ -72,6 +72,8 @@ export function messageOf(chatBody: Record<string, unknown>): Record<string, unk
   const answer = chatBody as unknown as ChatAnswer;
   const choice = answer.choices[0];
   const content: Record<string, unknown>[] = [...(choice?.message.thinking_blocks ?? [])];
+  // Reasoning an OpenAI-compatible provider gave as text: a thinking block without a signature.
+  if (content.length === 0 && choice?.message.reasoning_content) content.push({ type: 'thinking', thinking: choice.message.reasoning_content, signature: '' });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   for (const call of choice?.message.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInputOf(call.function.arguments) });

@@ -16,7 +16,7 @@ interface ChunkFrame {
   usage?: ChatUsage;
 }
 
-type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; call: number };
+type OpenBlock = { kind: 'text' | 'reasoning'; index: number } | { kind: 'tool'; index: number; call: number };
 
 /** Writes `event:` + `data:` frames onto the client's response, honouring backpressure. */
 class EventWriter {
@@ -80,6 +80,16 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
     }
     await writer.event('content_block_delta', { index: open.index, delta: { type: 'text_delta', text: piece } });
   };
+  // Reasoning an OpenAI-compatible provider streams as text: a thinking block without a signature
+  // (a native Anthropic provider is never given such a block back; see the adapter).
+  const reasoning = async (piece: string) => {
+    if (open?.kind !== 'reasoning') {
+      await closeBlock();
+      open = { kind: 'reasoning', index: nextBlock++ };
+      await writer.event('content_block_start', { index: open.index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    }
+    await writer.event('content_block_delta', { index: open.index, delta: { type: 'thinking_delta', thinking: piece } });
+  };
   // A thinking block comes whole from the chat service; it goes out as Anthropic streams one.
   const thinking = async (block: ThinkingBlock) => {
     await closeBlock();
@@ -126,6 +136,7 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
       for (const choice of frame.choices) {
         if (choice.index !== 0) continue; // a Message has one answer
         const delta = choice.delta;
+        if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') await reasoning(delta.reasoning_content);
         for (const block of delta.thinking_blocks ?? []) await thinking(block);
         if (typeof delta.content === 'string' && delta.content !== '') await text(delta.content);
         for (const call of delta.tool_calls ?? []) await toolCall(call);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { ThinkingBlock } from '../../gateway/providers/types.js';
 import type { Credits } from '../../metering/credits.js';
-import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject, ResponsesRequest, ResponseUsage } from './types.js';
+import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, ResponsesRequest, ResponseUsage } from './types.js';
 
 // The door's way out: a chat answer (JSON, or what a stream delivered) becomes a Responses object.
 // The streamed and the JSON answer are built by the same function, so a stream's
@@ -9,6 +10,9 @@ import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject, Respons
 /** What one chat answer holds, however it came. */
 export interface ChatOutcome {
   model: string;
+  /** The reasoning the provider gave as text, or the text of its thinking blocks. */
+  reasoning: string | null;
+  thinkingBlocks: ThinkingBlock[];
   text: string | null;
   refusal: string | null;
   toolCalls: { id: string; name: string; arguments: string }[];
@@ -35,7 +39,7 @@ export function responseIdOf(workspaceId: string, requestId: string): string {
 }
 
 /** Item ids follow from the response id and the item's place, the same in a stream and in its final object. */
-export function itemIdOf(responseId: string, kind: 'msg' | 'fc', outputIndex: number): string {
+export function itemIdOf(responseId: string, kind: 'rs' | 'msg' | 'fc', outputIndex: number): string {
   return `${kind}_${responseId.slice('resp_'.length, 'resp_'.length + 40)}${outputIndex.toString(16).padStart(4, '0')}`;
 }
 
@@ -44,14 +48,66 @@ export function outcomeOfCompletion(body: Record<string, unknown>): ChatOutcome 
   const choice = (body.choices as { message: Record<string, unknown>; finish_reason: string | null }[])[0];
   const message = choice?.message ?? {};
   const calls = (message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? [];
+  const thinkingBlocks = (message.thinking_blocks as ThinkingBlock[] | undefined) ?? [];
   return {
     model: String(body.model),
+    reasoning: (message.reasoning_content as string | undefined) ?? thinkingText(thinkingBlocks),
+    thinkingBlocks,
     text: (message.content as string | null | undefined) ?? null,
     refusal: (message.refusal as string | null | undefined) ?? null,
     toolCalls: calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
     finishReason: choice?.finish_reason ?? 'stop',
     usage: (body.usage as ChatUsage | undefined) ?? null,
     sources: (body.sources as unknown[] | undefined) ?? [],
+  };
+}
+
+/** The readable text of thinking blocks (redacted ones have none), or null. */
+export function thinkingText(blocks: readonly ThinkingBlock[]): string | null {
+  const texts = blocks.flatMap((block) => (block.type === 'thinking' && block.thinking ? [block.thinking] : []));
+  return texts.length > 0 ? texts.join('\n\n') : null;
+}
+
+// Thinking blocks travel in a reasoning item's `encrypted_content`, so a client that passes the
+// item back (Codex does, and a stored chain does) gives a native Anthropic provider its signed
+// blocks again. They are not secret (the provider signed them, and they are the caller's); the
+// prefix only says whose format this is.
+const SEALED_THINKING = 'polder.thinking.v1.';
+
+export function sealThinking(blocks: readonly ThinkingBlock[]): string {
+  return SEALED_THINKING + Buffer.from(JSON.stringify(blocks)).toString('base64url');
+}
+
+/** The thinking blocks of a reasoning item's `encrypted_content`, or undefined when it holds none of ours. */
+export function unsealThinking(sealed: unknown): ThinkingBlock[] | undefined {
+  if (typeof sealed !== 'string' || !sealed.startsWith(SEALED_THINKING)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(sealed.slice(SEALED_THINKING.length), 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed)) return undefined;
+  const blocks: ThinkingBlock[] = [];
+  for (const b of parsed as Record<string, unknown>[]) {
+    if (b?.type === 'thinking' && typeof b.thinking === 'string') {
+      blocks.push({ type: 'thinking', thinking: b.thinking, ...(typeof b.signature === 'string' ? { signature: b.signature } : {}) });
+    } else if (b?.type === 'redacted_thinking' && typeof b.data === 'string') {
+      blocks.push({ type: 'redacted_thinking', data: b.data });
+    } else {
+      return undefined;
+    }
+  }
+  return blocks;
+}
+
+export function reasoningItem(responseId: string, outputIndex: number, text: string, blocks: readonly ThinkingBlock[]): ReasoningItem {
+  return {
+    id: itemIdOf(responseId, 'rs', outputIndex),
+    type: 'reasoning',
+    summary: [],
+    content: [{ type: 'reasoning_text', text }],
+    ...(blocks.length > 0 ? { encrypted_content: sealThinking(blocks) } : {}),
   };
 }
 
@@ -74,14 +130,20 @@ export function functionCallItem(
   return { id: itemIdOf(responseId, 'fc', outputIndex), type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
 }
 
-/** The output items of an outcome: the message (when there is text, or nothing else), then the function calls. */
+/**
+ * The output items of an outcome: the reasoning (when the provider gave any), the message (when
+ * there is text, or nothing else), then the function calls.
+ */
 export function outputItemsOf(responseId: string, outcome: ChatOutcome): OutputItem[] {
   const status = finishStatus(outcome.finishReason).itemStatus;
   const items: OutputItem[] = [];
+  if (outcome.reasoning !== null || outcome.thinkingBlocks.length > 0) {
+    items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks));
+  }
   if (outcome.refusal) {
-    items.push({ ...messageItem(responseId, 0, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
+    items.push({ ...messageItem(responseId, items.length, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
   } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
-    items.push(messageItem(responseId, 0, outcome.text ?? '', status));
+    items.push(messageItem(responseId, items.length, outcome.text ?? '', status));
   }
   for (const call of outcome.toolCalls) items.push(functionCallItem(responseId, items.length, call, status));
   return items;

@@ -1,6 +1,7 @@
 import { validationFailed, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../generated/openapi.js';
-import type { ChatMessage } from '../../gateway/providers/types.js';
+import type { ChatMessage, ThinkingBlock } from '../../gateway/providers/types.js';
+import { unsealThinking } from './answer.js';
 import type { StoredTurn } from './store.js';
 import type { ContentPart, InputItem, ResponsesRequest } from './types.js';
 
@@ -108,6 +109,13 @@ function itemTypeOf(item: InputItem): string {
 
 /** Input (or stored output) items onto chat messages: consecutive function calls join one assistant message. */
 function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: string, refusals: Refusals, notes: Set<string>): void {
+  // Thinking blocks from a reasoning item go with the assistant turn that follows it.
+  let thinking: ThinkingBlock[] = [];
+  const assistantTurn = (message: ChatMessage): ChatMessage => {
+    if (thinking.length > 0) message.thinking_blocks = thinking;
+    thinking = [];
+    return message;
+  };
   items.forEach((item, i) => {
     const path = `${at}.${i}`;
     const type = itemTypeOf(item);
@@ -124,7 +132,8 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         const role = item.role === 'developer' ? 'system' : item.role;
         const content = contentOf(item.content, `${path}.content`, refusals);
         // Assistant turns go back as plain text: every chat provider takes that.
-        messages.push({ role, content: role === 'assistant' && Array.isArray(content) ? textOfParts(content) : content });
+        if (role !== 'assistant') messages.push({ role, content });
+        else messages.push(assistantTurn({ role, content: Array.isArray(content) ? textOfParts(content) : content }));
         return;
       }
       case 'function_call': {
@@ -134,8 +143,8 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         }
         const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
         const last = messages.at(-1);
-        if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        if (last?.role === 'assistant' && thinking.length === 0) (last.tool_calls ??= []).push(call);
+        else messages.push(assistantTurn({ role: 'assistant', content: null, tool_calls: [call] }));
         return;
       }
       case 'function_call_output': {
@@ -147,9 +156,13 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         messages.push({ role: 'tool', tool_call_id: item.call_id, content: output });
         return;
       }
-      case 'reasoning':
-        notes.add('reasoning items are not sent on: chat providers take none');
+      case 'reasoning': {
+        // Ours carry a native Anthropic provider's signed thinking blocks; any other is not sent on.
+        const blocks = unsealThinking(item.encrypted_content);
+        if (blocks) thinking.push(...blocks);
+        else notes.add('reasoning items are not sent on: only a native Anthropic provider takes its own thinking back');
         return;
+      }
       case 'item_reference':
         refusals.add(`${path}.type`, 'item_reference is not served: continue a conversation with previous_response_id, or send the items');
         return;

@@ -1,7 +1,8 @@
 import type { SseSink } from '../../gateway/chat.js';
 import type { UpstreamChunk } from '../../gateway/providers/types.js';
-import { finishedResponse, functionCallItem, messageItem, responseObject, type ChatOutcome, type ChatUsage, type ResponseFrame } from './answer.js';
-import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject } from './types.js';
+import type { ThinkingBlock } from '../../gateway/providers/types.js';
+import { finishedResponse, functionCallItem, messageItem, reasoningItem, responseObject, thinkingText, type ChatOutcome, type ChatUsage, type ResponseFrame } from './answer.js';
+import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject } from './types.js';
 
 // Chat chunks in, Responses events out. The chat service opens the sink only once the provider's
 // first output came (after any fallback), so `response.created` is never sent for a provider that
@@ -23,6 +24,12 @@ interface OpenText {
   text: string;
 }
 
+interface OpenReasoning {
+  kind: 'reasoning';
+  index: number;
+  text: string;
+}
+
 interface OpenCall {
   kind: 'call';
   index: number;
@@ -37,9 +44,11 @@ export class ResponsesStream implements SseSink {
   private sequence = 0;
   private opened = false;
   private readonly done: OutputItem[] = [];
-  private current: OpenText | OpenCall | undefined;
+  private current: OpenReasoning | OpenText | OpenCall | undefined;
   private readonly calls = new Map<number, OpenCall>();
   private text = '';
+  private reasoning = '';
+  private readonly thinkingBlocks: ThinkingBlock[] = [];
   private finishReason: string | undefined;
   private usage: ChatUsage | null = null;
   private sources: unknown[] = [];
@@ -77,7 +86,14 @@ export class ResponsesStream implements SseSink {
     }
     for (const choice of frame.choices ?? []) {
       if (choice.index !== 0) continue;
-      const { content, tool_calls: calls } = choice.delta;
+      const { content, tool_calls: calls, reasoning_content: reasoning, thinking_blocks: blocks } = choice.delta;
+      if (reasoning) await this.reasoningDelta(reasoning);
+      for (const block of blocks ?? []) {
+        this.thinkingBlocks.push(block);
+        // A redacted block has no text, but it opens the reasoning item all the same (its output index is taken).
+        const text = thinkingText([block]);
+        await this.reasoningDelta(text === null ? '' : this.reasoning === '' ? text : `\n\n${text}`);
+      }
       if (content) await this.textDelta(content);
       for (const call of calls ?? []) await this.callDelta(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -94,6 +110,8 @@ export class ResponsesStream implements SseSink {
   chatOutcome(): ChatOutcome {
     return {
       model: this.model,
+      reasoning: this.reasoning === '' ? null : this.reasoning,
+      thinkingBlocks: this.thinkingBlocks,
       text: this.text === '' ? null : this.text,
       refusal: null,
       toolCalls: [...this.calls.values()].sort((a, b) => a.index - b.index).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
@@ -140,6 +158,22 @@ export class ResponsesStream implements SseSink {
 
   private nextIndex(): number {
     return this.done.length + (this.current ? 1 : 0);
+  }
+
+  private async reasoningDelta(delta: string): Promise<void> {
+    if (this.current?.kind !== 'reasoning') {
+      await this.closeCurrent();
+      const index = this.nextIndex();
+      this.current = { kind: 'reasoning', index, text: '' };
+      const item = reasoningItem(this.frame.id, index, '', []);
+      await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
+      await this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    }
+    const open = this.current as OpenReasoning;
+    if (delta === '') return;
+    open.text += delta;
+    this.reasoning += delta;
+    await this.emit('response.reasoning_text.delta', { item_id: reasoningItem(this.frame.id, open.index, '', []).id, output_index: open.index, content_index: 0, delta });
   }
 
   private async textDelta(delta: string): Promise<void> {
@@ -198,7 +232,13 @@ export class ResponsesStream implements SseSink {
     const open = this.current;
     if (!open) return;
     this.current = undefined;
-    if (open.kind === 'message') {
+    if (open.kind === 'reasoning') {
+      const item = (finalOutput?.[open.index] as ReasoningItem | undefined) ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks);
+      await this.emit('response.reasoning_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text });
+      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: { type: 'reasoning_text', text: open.text } });
+      await this.emit('response.output_item.done', { output_index: open.index, item });
+      this.done.push(item);
+    } else if (open.kind === 'message') {
       const item = (finalOutput?.[open.index] as MessageItem | undefined) ?? messageItem(this.frame.id, open.index, open.text, 'completed');
       await this.emit('response.output_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
       await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: item.content[0] });

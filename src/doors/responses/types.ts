@@ -29,7 +29,16 @@ export interface FunctionCallItem {
   arguments: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem;
+export interface ReasoningItem {
+  id: string;
+  type: 'reasoning';
+  summary: { type: 'summary_text'; text: string }[];
+  content: { type: 'reasoning_text'; text: string }[];
+  /** A native Anthropic provider's thinking blocks, to be passed back (see answer.ts, `sealThinking`). */
+  encrypted_content?: string;
+}
+
+export type OutputItem = ReasoningItem | MessageItem | FunctionCallItem;
 
 export interface ResponseUsage {
   input_tokens: number;

@@ -70,6 +70,8 @@ export interface UpstreamUsage {
   total_tokens: number;
   /** `cached_tokens` were read from the provider's prompt cache, `cache_write_tokens` written to it. */
   prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  /** Of the completion tokens, those the model spent reasoning. */
+  completion_tokens_details?: { reasoning_tokens?: number };
 }
 
 export interface UpstreamChoice {
@@ -79,6 +81,8 @@ export interface UpstreamChoice {
     content: string | null;
     tool_calls?: (ChatToolCall & { type: 'function' })[];
     refusal?: string | null;
+    /** Reasoning an OpenAI-compatible provider gave as text. */
+    reasoning_content?: string;
     /** Only from a native Anthropic provider. */
     thinking_blocks?: ThinkingBlock[];
   };
@@ -105,7 +109,14 @@ export interface UpstreamChunk {
   choices: {
     index: number;
     /** `thinking_blocks` come whole, each in one delta (a signature is only good for the whole text). */
-    delta: { role?: 'assistant'; content?: string | null; tool_calls?: UpstreamToolCallDelta[]; refusal?: string | null; thinking_blocks?: ThinkingBlock[] };
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: UpstreamToolCallDelta[];
+      refusal?: string | null;
+      reasoning_content?: string;
+      thinking_blocks?: ThinkingBlock[];
+    };
     finish_reason: string | null;
     logprobs?: unknown;
   }[];

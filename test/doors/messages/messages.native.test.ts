@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +242,47 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     });
     expect(refused.status).to.equal(422);
     expect(Object.keys(refused.body.errors)).to.include('messages.0.content.0.cache_control.type');
+  });
+
+  it('shows thinking as a Responses reasoning item whose encrypted_content gives the signed blocks back', async () => {
+    const openai = new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+    const thought = { type: 'thinking' as const, thinking: 'Polis 42: inboedel.', signature: 'sig-resp-1' };
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Inboedel.' }] });
+    const first = await openai.responses.create({ model: 'test/claude', input: 'Wat dekt polis 42?', reasoning: { effort: 'low' } });
+    const [reasoning, message] = first.output as [OpenAI.Responses.ResponseReasoningItem, OpenAI.Responses.ResponseOutputMessage];
+    expect(reasoning.type).to.equal('reasoning');
+    expect(reasoning.content).to.deep.equal([{ type: 'reasoning_text', text: 'Polis 42: inboedel.' }]);
+    expect(reasoning.encrypted_content).to.be.a('string');
+    expect(message.type).to.equal('message');
+    native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Inboedel.' }] });
+    const streamed = await openai.responses.stream({ model: 'test/claude', input: 'Wat dekt polis 42? (gestreamd)', reasoning: { effort: 'low' } }).finalResponse();
+    expect(streamed.output.map((item) => item.type)).to.deep.equal(['reasoning', 'message']);
+    expect((streamed.output[0] as OpenAI.Responses.ResponseReasoningItem).encrypted_content).to.equal(reasoning.encrypted_content);
+
+    // Passed back as input items (as Codex does), the blocks reach Anthropic as it signed them.
+    await openai.responses.create({
+      model: 'test/claude',
+      reasoning: { effort: 'low' },
+      store: false,
+      input: [{ role: 'user', content: 'Wat dekt polis 42?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'En polis 43?' }],
+    });
+    expect(native.requests.at(-1)!.body.messages[1].content[0]).to.deep.equal(thought);
+    // And through a stored chain.
+    await openai.responses.create({ model: 'test/claude', reasoning: { effort: 'low' }, previous_response_id: first.id, input: 'En polis 44?' });
+    expect(native.requests.at(-1)!.body.messages[1].content[0]).to.deep.equal(thought);
+  });
+
+  it('never sends a thinking block without a signature (another provider’s reasoning) to Anthropic', async () => {
+    await client.messages.create({
+      model: 'test/claude',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Denk na' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'van Mistral', signature: '' }, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'user', content: 'En nu?' },
+      ],
+    });
+    expect(native.requests.at(-1)!.body.messages[1].content).to.deep.equal([{ type: 'text', text: 'Antwoord.' }]);
   });
 
   it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {

@@ -115,8 +115,10 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
         break;
       }
       case 'assistant': {
-        // Thinking first, as Anthropic gave it: its signature covers it byte for byte.
-        const blocks: Block[] = [...(message.thinking_blocks ?? []).map((block) => ({ ...block })), ...contentBlocks(message.content)];
+        // Thinking first, as Anthropic gave it: its signature covers it byte for byte. A block
+        // without a signature is another provider's reasoning (the Messages door shows it as one), not Anthropic's.
+        const signed = (message.thinking_blocks ?? []).filter((block) => block.type === 'redacted_thinking' || (block.signature ?? '') !== '');
+        const blocks: Block[] = [...signed.map((block) => ({ ...block })), ...contentBlocks(message.content)];
         for (const call of message.tool_calls ?? []) {
           blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
         }

@@ -25,6 +25,8 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
       message.tool_calls = m.tool_calls.map((t, j) => toolCall(t, j, providerId));
     }
     if (typeof m.refusal === 'string') message.refusal = m.refusal;
+    const reasoning = reasoningOf(m);
+    if (reasoning !== undefined) message.reasoning_content = reasoning;
     const choice: UpstreamChoice = {
       index: typeof c.index === 'number' ? c.index : i,
       message,
@@ -76,6 +78,27 @@ function textOf(v: unknown): string | undefined {
   return text;
 }
 
+/**
+ * The reasoning of a message or delta, as providers send it: `reasoning_content` (DeepSeek, vLLM,
+ * SGLang), `reasoning` (OpenRouter, newer vLLM), or Mistral's `thinking` content parts
+ * (`{type: "thinking", thinking: [{type: "text", text}]}`).
+ */
+function reasoningOf(m: Json): string | undefined {
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') return m.reasoning_content;
+  if (typeof m.reasoning === 'string' && m.reasoning !== '') return m.reasoning;
+  if (!Array.isArray(m.content)) return undefined;
+  let text: string | undefined;
+  for (const part of m.content) {
+    if (!isRecord(part) || part.type !== 'thinking') continue;
+    const pieces = Array.isArray(part.thinking) ? part.thinking : [part.thinking];
+    for (const piece of pieces) {
+      if (typeof piece === 'string') text = (text ?? '') + piece;
+      else if (isRecord(piece) && typeof piece.text === 'string') text = (text ?? '') + piece.text;
+    }
+  }
+  return text;
+}
+
 function countOrUndefined(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
@@ -100,6 +123,8 @@ export function toUsage(u: unknown): UpstreamUsage | undefined {
       usage.prompt_tokens_details = { ...(read !== undefined ? { cached_tokens: read } : {}), ...(written !== undefined ? { cache_write_tokens: written } : {}) };
     }
   }
+  const reasoning = isRecord(u.completion_tokens_details) ? countOrUndefined(u.completion_tokens_details.reasoning_tokens) : undefined;
+  if (reasoning !== undefined && reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
   return usage;
 }
 
@@ -119,6 +144,8 @@ export function toChunk(raw: Json, providerId: string): UpstreamChunk {
         if (content !== undefined) delta.content = content;
         if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) delta.tool_calls = d.tool_calls.map(toolCallDelta);
         if (typeof d.refusal === 'string') delta.refusal = d.refusal;
+        const reasoning = reasoningOf(d);
+        if (reasoning !== undefined) delta.reasoning_content = reasoning;
       }
       const choice: UpstreamChunk['choices'][number] = {
         index: typeof c.index === 'number' ? c.index : i,
@@ -167,6 +194,7 @@ export function completionAsChunk(c: UpstreamCompletion): UpstreamChunk {
         }));
       }
       if (choice.message.refusal !== undefined) delta.refusal = choice.message.refusal;
+      if (choice.message.reasoning_content !== undefined) delta.reasoning_content = choice.message.reasoning_content;
       const out: UpstreamChunk['choices'][number] = { index: choice.index, delta, finish_reason: choice.finish_reason };
       if (choice.logprobs !== undefined) out.logprobs = choice.logprobs;
       return out;
