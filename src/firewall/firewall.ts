@@ -6,16 +6,17 @@
 // budget per request (budget.ts), and long texts are read in slices (slices.ts). The asynchronous
 // methods give the event loop its turn after every slice's worth of text, so that a long prompt
 // never holds the process for more than a few milliseconds at a time.
+import { createHash } from 'node:crypto';
 import { WorkBudget } from './budget.js';
 import { languageMatters } from './detect.js';
 import { labelEntity, maskSeparated, maskUrlSteps } from './fields.js';
 import { preloadGazetteer } from './gazetteer/index.js';
 import { guessLanguage } from './language.js';
-import { maskJsonSteps, maskShort, maskSteps } from './mask.js';
+import { maskJsonSteps, maskShort, maskSteps, withPlaceholders, type MaskResult } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
 import { scanText, type TextScan } from './scan.js';
 import { giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
-import type { EntityType, Language } from './types.js';
+import type { Detection, EntityType, Language } from './types.js';
 import { createVault, type Vault } from './vault.js';
 
 export interface FirewallOptions {
@@ -50,6 +51,12 @@ export interface Firewall {
   mask(text: string): string;
   /** `mask`, giving the event loop its turn between slices of a long text. */
   maskAsync(text: string): Promise<string>;
+  /**
+   * `maskAsync` for a text that recurs unchanged across requests (tool descriptions: an agent sends
+   * the same tens of kilobytes with every turn). What was found in it is remembered (by its hash,
+   * with the language state that decided it), and the text is not read again.
+   */
+  maskRecurring(text: string): Promise<string>;
   /** Masks the strings of tool-call arguments (a JSON text). */
   maskToolArguments(json: string): string;
   /** `maskToolArguments`, giving the event loop its turn between slices. */
@@ -81,6 +88,16 @@ export interface Firewall {
   streamRestorer(kind?: 'text' | 'json'): StreamRestorer;
   stats(): FirewallStats;
 }
+
+// Recurring texts (tool descriptions), by a hash of the text, the language setting and the language
+// carried in: what was found in each, and the language carried on after it. Detection depends on
+// nothing else (but the work budget, which only ever makes it mask more), so a hit masks as reading
+// the text again would. Bounded; the oldest goes
+// first. What was found stays in this process's memory only, reachable by one who sends the text.
+const RECURRING = new Map<string, { detections: Detection[]; after: Language }>();
+const RECURRING_MAX = 4096;
+/** Shorter texts are read faster than hashed. */
+const RECURRING_MIN_CHARS = 24;
 
 export function createFirewall(options: FirewallOptions = {}): Firewall {
   const setting = options.language ?? 'auto';
@@ -118,19 +135,26 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
   };
 
   /** Masks a text of at most one slice in one go: no generator, which would cost more than the masking. */
-  const maskShortText = (text: string): string => {
-    if (text.length === 0) return text;
+  const maskShortText = (text: string): MaskResult => {
+    if (text.length === 0) return { text, detections: [] };
     // One pre-scan serves the language decision and every recognizer.
     const scan = scanText(text);
-    return maskShort(text, shortLanguage(text, scan), vault, budget, scan).text;
+    return maskShort(text, shortLanguage(text, scan), vault, budget, scan);
   };
 
-  function* maskTextSteps(text: string): Steps<string> {
+  function* maskTextSteps(text: string): Steps<MaskResult> {
     if (text.length <= SLICE_CHARS) return maskShortText(text);
     // Long texts are detected slice by slice; the language is read from their start anyway.
     const lang = languageOf(text);
     count(lang);
-    return (yield* maskSteps(text, lang, vault, budget)).text;
+    return yield* maskSteps(text, lang, vault, budget);
+  }
+
+  async function maskDetailedAsync(text: string): Promise<MaskResult> {
+    if (text.length > SLICE_CHARS) return paced(maskTextSteps(text), text.length);
+    const out = maskShortText(text);
+    await pacedShort(text.length);
+    return out;
   }
 
   function* maskJson(json: string): Steps<string> {
@@ -163,12 +187,23 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
   return {
     vault,
     languageOf,
-    mask: (text) => (text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))),
-    async maskAsync(text: string): Promise<string> {
-      if (text.length > SLICE_CHARS) return paced(maskTextSteps(text), text.length);
-      const out = maskShortText(text);
-      await pacedShort(text.length);
-      return out;
+    mask: (text) => (text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))).text,
+    maskAsync: async (text) => (await maskDetailedAsync(text)).text,
+    async maskRecurring(text: string): Promise<string> {
+      if (text.length < RECURRING_MIN_CHARS) return (await maskDetailedAsync(text)).text;
+      const key = createHash('sha256').update(`${setting}\0${previous}\0`).update(text).digest('base64');
+      const known = RECURRING.get(key);
+      if (known !== undefined) {
+        RECURRING.delete(key);
+        RECURRING.set(key, known);
+        previous = known.after;
+        // This request's vault numbers the placeholders, as reading the text again would.
+        return withPlaceholders(text, known.detections, vault);
+      }
+      const { text: masked, detections } = await maskDetailedAsync(text);
+      RECURRING.set(key, { detections, after: previous });
+      if (RECURRING.size > RECURRING_MAX) RECURRING.delete(RECURRING.keys().next().value!);
+      return masked;
     },
     maskToolArguments: (json) => runSteps(maskJson(json)),
     maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),

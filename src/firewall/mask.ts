@@ -16,7 +16,7 @@ export interface MaskResult {
 }
 
 /** `text` with each detection (in order, none overlapping) replaced by its placeholder. */
-function withPlaceholders(text: string, detections: readonly Detection[], vault: Vault): string {
+export function withPlaceholders(text: string, detections: readonly Detection[], vault: Vault): string {
   if (detections.length === 0) return text;
   const parts: string[] = [];
   let last = 0;

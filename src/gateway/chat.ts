@@ -17,7 +17,7 @@ import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
-import { restoreCompletion, StreamUnmasker, upstreamMessages } from './chatFirewall.js';
+import { restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
@@ -268,7 +268,8 @@ export class ChatService {
       const firewall = firewallOn
         ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
         : undefined;
-      request.messages = await upstreamMessages(firewall, body.messages, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS });
+      const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format };
+      Object.assign(request, await upstreamPrompt(firewall, prompt, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS }));
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.
       const retrieval = principal.scopes.includes('memory.read')

@@ -1,10 +1,11 @@
 import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
-import type { ChatMessage, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
+import type { ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
 // parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
-// unless it is a data URL); every text that comes back is restored (content, reasoning, tool-call arguments),
+// unless it is a data URL, the prose and values of tool and response-format definitions:
+// descriptions, titles, enum, const, default and example values); every text that comes back is restored (content, reasoning, tool-call arguments),
 // also when a placeholder arrives split across stream chunks. Fields the contract does not name are
 // dropped before anything leaves, with the firewall on or off: what is not known cannot be masked.
 
@@ -64,6 +65,94 @@ function isDataUrl(url: string): boolean {
   return url.slice(0, 5).toLowerCase() === 'data:';
 }
 
+type Definitions = Pick<UpstreamChatRequest, 'tools' | 'response_format'>;
+
+// In a JSON Schema, the keywords whose values are a caller's prose or data (an `enum` of staff
+// names, a `default` address), as against structure (types, property names, patterns). Under
+// these keywords a schema's children are named schemas, the names being structure.
+const SCHEMA_TEXT = new Set(['description', 'title', 'enum', 'const', 'default', 'examples', 'example']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** The schema with every string the firewall reads (see SCHEMA_TEXT) replaced by `edit(string)`. */
+async function mapSchemaTexts(node: unknown, edit: (text: string) => Promise<string>, inText = false): Promise<unknown> {
+  if (typeof node === 'string') return inText ? edit(node) : node;
+  if (Array.isArray(node)) {
+    const out: unknown[] = [];
+    for (const item of node) out.push(await mapSchemaTexts(item, edit, inText));
+    return out;
+  }
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    let next: unknown;
+    if (inText || SCHEMA_TEXT.has(key)) next = await mapSchemaTexts(value, edit, true);
+    else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const schemas: Record<string, unknown> = {};
+      for (const [name, child] of Object.entries(value)) define(schemas, name, await mapSchemaTexts(child, edit));
+      next = schemas;
+    } else next = await mapSchemaTexts(value, edit);
+    define(out, key, next);
+  }
+  return out;
+}
+
+/** An own property even when it is named "__proto__". */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The definitions with every string the firewall reads replaced by `edit(string)`. */
+async function mapDefinitionTexts(definitions: Definitions, edit: (text: string) => Promise<string>): Promise<Definitions> {
+  const out: Definitions = {};
+  if (definitions.tools) {
+    out.tools = [];
+    for (const tool of definitions.tools) {
+      const { description, parameters } = tool.function;
+      out.tools.push({
+        ...tool,
+        function: {
+          ...tool.function,
+          ...(description !== undefined ? { description: await edit(description) } : {}),
+          ...(parameters !== undefined ? { parameters: (await mapSchemaTexts(parameters, edit)) as Record<string, unknown> } : {}),
+        },
+      });
+    }
+  }
+  const format = definitions.response_format;
+  if (format?.json_schema) {
+    const { description, schema } = format.json_schema;
+    out.response_format = {
+      ...format,
+      json_schema: {
+        ...format.json_schema,
+        ...(description !== undefined ? { description: await edit(description) } : {}),
+        ...(schema !== undefined ? { schema: (await mapSchemaTexts(schema, edit)) as Record<string, unknown> } : {}),
+      },
+    };
+  } else if (format) out.response_format = format;
+  return out;
+}
+
+/** Characters the firewall reads in tool and response-format definitions. */
+async function definitionChars(definitions: Definitions): Promise<number> {
+  let chars = 0;
+  await mapDefinitionTexts(definitions, async (text) => {
+    chars += text.length;
+    return text;
+  });
+  return chars;
+}
+
+/**
+ * Tool and response-format definitions as they leave: descriptions and schema values masked. Names
+ * (of tools, properties, the format) are identifiers the model must call back unchanged, and stay.
+ * The same definitions come with every turn of an agent, so each text is read through
+ * `maskRecurring`: one found clean before is not read again.
+ */
+function upstreamDefinitions(firewall: Firewall, definitions: Definitions): Promise<Definitions> {
+  return mapDefinitionTexts(definitions, (text) => firewall.maskRecurring(text));
+}
+
 /** Characters the firewall scans in these messages: every string it masks. */
 export function firewallChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
@@ -86,29 +175,34 @@ export function firewallChars(messages: readonly ChatMessage[]): number {
 function firewallTextTooLarge(chars: number, limit: number): ApiError {
   return new ApiError({
     status: 413,
-    message: `the personal-data firewall scans at most ${limit} characters of a request's messages (FIREWALL_MAX_CHARS); these have ${chars}`,
+    message: `the personal-data firewall scans at most ${limit} characters of a request's messages and tool definitions (FIREWALL_MAX_CHARS); these have ${chars}`,
     type: 'invalid_request_error',
     code: 'payload_too_large',
   });
 }
 
-export interface UpstreamMessagesOptions {
-  /** The most characters the firewall scans for one request (see `firewallChars`); more is a 413. */
+export interface UpstreamPromptOptions {
+  /** The most characters the firewall scans for one request (messages and definitions); more is a 413. */
   maxChars: number;
 }
 
 /**
- * The messages as they leave: only the fields the contract names, and, with the firewall on,
- * every string masked. Long texts are masked in slices that give the event loop its turn.
+ * The messages and definitions as they leave: only the fields the contract names, and, with the
+ * firewall on, every string masked (see `upstreamDefinitions`). Long texts are masked in slices
+ * that give the event loop its turn.
  */
-export async function upstreamMessages(
+export async function upstreamPrompt(
   firewall: Firewall | undefined,
-  messages: readonly ChatMessage[],
-  options: UpstreamMessagesOptions,
-): Promise<ChatMessage[]> {
-  const known = messages.map(knownMessage);
-  if (!firewall) return known;
-  const chars = firewallChars(known);
+  prompt: { messages: readonly ChatMessage[] } & Definitions,
+  options: UpstreamPromptOptions,
+): Promise<{ messages: ChatMessage[] } & Definitions> {
+  const known = prompt.messages.map(knownMessage);
+  const definitions: Definitions = {
+    ...(prompt.tools !== undefined ? { tools: prompt.tools } : {}),
+    ...(prompt.response_format !== undefined ? { response_format: prompt.response_format } : {}),
+  };
+  if (!firewall) return { messages: known, ...definitions };
+  const chars = firewallChars(known) + (await definitionChars(definitions));
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
   for (const message of known) {
     if (typeof message.content === 'string') message.content = await firewall.maskAsync(message.content);
@@ -135,7 +229,7 @@ export async function upstreamMessages(
       message.thinking_blocks = kept;
     }
   }
-  return known;
+  return { messages: known, ...(await upstreamDefinitions(firewall, definitions)) };
 }
 
 /** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */

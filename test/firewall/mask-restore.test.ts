@@ -192,4 +192,25 @@ describe('firewall masking and restoring', () => {
       expect(scanPlaceholder('[date_of_birth_03]', 0, true)).to.deep.equal({ kind: 'match', end: 18, key: 'DATE_OF_BIRTH_3' });
     });
   });
+
+  describe('maskRecurring (tool definitions)', () => {
+    const clean = 'Reads a file from the local filesystem. Use absolute paths; lines longer than 2000 characters are cut. '.repeat(4);
+    const personal = `${clean} Questions go to noor.devries@example.nl or +31 6 12345678.`;
+
+    it('masks as maskAsync does, request after request, each request numbering its own placeholders', async () => {
+      for (let request = 0; request < 3; request++) {
+        const firewall = createFirewall();
+        expect(await firewall.maskRecurring(clean)).to.equal(clean);
+        // A placeholder taken before shifts the numbers, as it would when the text is read again.
+        if (request === 2) await firewall.maskAsync('Mail pieter@example.com');
+        const masked = await firewall.maskRecurring(personal);
+        const fresh = createFirewall();
+        if (request === 2) await fresh.maskAsync('Mail pieter@example.com');
+        expect(masked).to.equal(await fresh.maskAsync(personal));
+        expect(masked).to.contain(request === 2 ? '[EMAIL_2]' : '[EMAIL_1]').and.contain('[PHONE_1]');
+        // Each request's own vault restores it.
+        expect(firewall.restore(masked)).to.equal(personal);
+      }
+    });
+  });
 });

@@ -113,6 +113,53 @@ describe('the personal-data firewall in chat', () => {
     expect(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments)).to.deep.equal({ iban: 'NL91ABNA0417164300' });
   });
 
+  it('masks the prose and values of tool and response-format definitions, keeping names, and restores what comes back', async () => {
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'assign_claim',
+          description: 'Assigns a claim. Escalations go to noor.devries@example.nl.',
+          parameters: {
+            type: 'object',
+            properties: {
+              handler: { type: 'string', enum: ['Noor de Vries', 'Pieter Bakker'], description: 'Who handles it' },
+              // A property named like a keyword is a name, not a description.
+              description: { type: 'string', default: 'Bel +31 6 12345678' },
+            },
+            required: ['handler'],
+          },
+        },
+      },
+    ];
+    const responseFormat = {
+      type: 'json_schema',
+      json_schema: { name: 'claim', description: 'Refunds go to NL91ABNA0417164300', schema: { type: 'object', properties: { iban: { type: 'string', examples: ['NL91ABNA0417164300'] } } } },
+    };
+    gw.euA.script({ type: 'answer', toolCalls: [{ name: 'assign_claim', arguments: '{"handler":"[PERSON_1]"}' }] });
+    const response = await postChat(gw, chatBody({ tools, response_format: responseFormat, cache: false }));
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    for (const value of ORIGINALS) expect(upstreamText(), value).not.to.contain(value);
+    const sent = gw.euA.requests[0]!.body;
+    expect(sent.tools[0].function.name).to.equal('assign_claim');
+    expect(sent.tools[0].function.description).to.equal('Assigns a claim. Escalations go to [EMAIL_1].');
+    expect(Object.keys(sent.tools[0].function.parameters.properties)).to.deep.equal(['handler', 'description']);
+    expect(sent.tools[0].function.parameters.properties.handler.enum[0]).to.match(/^\[PERSON_\d\]$/);
+    expect(sent.tools[0].function.parameters.properties.handler.description).to.equal('Who handles it');
+    expect(sent.tools[0].function.parameters.required).to.deep.equal(['handler']);
+    expect(sent.response_format.json_schema.description).to.equal('Refunds go to [IBAN_1]');
+    expect(sent.response_format.json_schema.schema.properties.iban.examples).to.deep.equal(['[IBAN_1]']);
+    // The model picks a masked enum value; the caller reads the name.
+    const handler = JSON.parse(body.choices[0].message.tool_calls[0].function.arguments).handler;
+    expect(handler).to.equal(sent.tools[0].function.parameters.properties.handler.enum[0] === '[PERSON_1]' ? 'Noor de Vries' : 'Pieter Bakker');
+
+    // The same definitions on the next turn: the same masking (clean texts are remembered, not skipped unmasked).
+    gw.euA.reset();
+    await postChat(gw, chatBody({ tools, response_format: responseFormat, cache: false }));
+    expect(gw.euA.requests[0]!.body.tools).to.deep.equal(sent.tools);
+  });
+
   it('sends text unmasked with firewall: false only for an organization that accepted non-EU routing', async () => {
     const refused = await postChat(gw, chatBody({ firewall: false, messages: [{ role: 'user', content: MESSAGE }] }));
     expect(refused.status).to.equal(403);

@@ -124,4 +124,14 @@ describe('the firewall on the side doors of a chat message', () => {
     expect(body.error).to.include({ type: 'invalid_request_error', code: 'payload_too_large' });
     expect(gw.euA.requests).to.have.length(0);
   });
+
+  it('counts tool descriptions against the same bound', async () => {
+    const limit = gw.app.config.firewallMaxChars;
+    const description = 'b '.repeat(Math.ceil(limit / 2));
+    const tools = [{ type: 'function', function: { name: 'long', description, parameters: { type: 'object', properties: {} } } }];
+    const response = await postChat(gw, chatBody({ tools }));
+    expect(response.status).to.equal(413);
+    expect(((await response.json()) as any).message).to.contain('tool definitions');
+    expect(gw.euA.requests).to.have.length(0);
+  });
 });

@@ -1,6 +1,6 @@
 import { DEFAULT_FIREWALL_MAX_CHARS } from '../../config.js';
 import { createFirewall } from '../../firewall/index.js';
-import { upstreamMessages } from '../../gateway/chatFirewall.js';
+import { upstreamPrompt } from '../../gateway/chatFirewall.js';
 import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
 import type { Principal } from '../../tenancy/store.js';
 import { countRequestOf, promptTokens } from './request.js';
@@ -19,6 +19,6 @@ export async function countInputTokens(
   const request = countRequestOf(body);
   const firewallOn = body.firewall ?? principal.settings.firewallDefault;
   const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
-  const messages = await upstreamMessages(firewall, request.messages, { maxChars: firewallMaxChars });
-  return promptTokens({ messages, ...(request.tools ? { tools: request.tools } : {}) });
+  const { messages, tools } = await upstreamPrompt(firewall, request, { maxChars: firewallMaxChars });
+  return promptTokens({ messages, ...(tools ? { tools } : {}) });
 }
