@@ -229,6 +229,18 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Bij Albert Heijn is de koffie in de aanbieding.', 'nl')).to.deep.equal([]);
       expect(found(personRecognizer, 'Die Mark war bis 2001 die Währung.', 'de')).to.deep.equal([]);
     });
+    it('reads a first name after an English article, or before a product word, as a product (coding agents’ prompts)', () => {
+      expect(found(personRecognizer, "You are a Claude agent, built on Anthropic's Claude Agent SDK.", 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Fast mode for Claude Code uses Claude Opus 4.6; the job lives only in this Claude session.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Pick what fits the task. Lean toward orchestrating.\n- Judge panel: generate N drafts', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Claude Dupont called. I met Claude at the station.', 'en')).to.deep.equal(['Claude Dupont', 'Claude']);
+      expect(found(personRecognizer, 'Der Peter hat angerufen.', 'de')).to.deep.equal(['Peter']);
+    });
+    it('reads a name before a semicolon in prose as a name, and a type before a declared variable as code', () => {
+      expect(found(personRecognizer, 'Pieter Bakker belde; ik heb hem gesproken.', 'nl')).to.deep.equal(['Pieter Bakker']);
+      expect(found(personRecognizer, 'I met Sarah yesterday; she was fine.', 'en')).to.deep.equal(['Sarah']);
+      expect(found(personRecognizer, '    Victor victor;\n    Alice alice = new Alice();', 'en')).to.deep.equal([]);
+    });
     it('accepts a common-word name when a cue says it is a name', () => {
       expect(found(personRecognizer, 'Hi Will, thanks!', 'en')).to.deep.equal(['Will']);
       expect(found(personRecognizer, 'Will Smith is not a customer.', 'en')).to.deep.equal(['Will Smith']);

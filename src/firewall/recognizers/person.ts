@@ -54,7 +54,7 @@ const AMBIGUOUS = new Set(
   Trinity Destiny Olive Hazel Ginger Ebony Ivory Green Brown Rex Jay Robin Raven Dusty Rusty Sandy Misty Buddy Noel
   Easter Marine Blanche Claire Clair Beat Mio Otto Peer Line Urs Falk Sky Tyler Taylor Carter Parker
   Cooper Mason Porter Walker Turner Tanner Miller Marshall Harley Piper Ryder Blaze Ace Gay Dee Era Ima Ola Oral
-  Toy Lue Van Ara Bella Berry Golden Pleasant Else Ray Kay Amor Santa Aura Victoria Lorraine Normandie Carmen Roman
+  Toy Lue Van Ara Bella Berry Golden Pleasant Else Ray Kay Amor Santa Lean Judge Aura Victoria Lorraine Normandie Carmen Roman
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain`
@@ -92,7 +92,7 @@ const TITLE_FR = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Jan Linders|Henri Willig)(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Jan Linders|Henri Willig|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -278,9 +278,15 @@ const SENTENCE_START = /(?:^|[.!?:;\n•*>"“„«(-])[\s"“„«*_(-]*$/u;
 const NEXT_WORD = /^[ \u00a0]+(\p{Ll}+|\p{Lu}|\d)|^([,!?;:)]|['’]s(?!\p{L})|$|\n|\.(?!\d))/u;
 
 /** A lone gazetteer first name: accept unless it could be an ordinary word here. */
+// "this Claude session", "a Claude agent", "the Claude models": a first name after an English
+// article or demonstrative names a thing (a product, a model, a storm), not a person. Only English:
+// "der Peter", "de Jan" are how people are spoken of in German and Flemish.
+const DETERMINERS = new Set(['this', 'that', 'these', 'those', 'the', 'a', 'an', 'each', 'every', 'any', 'our', 'their', 'its']);
+
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
   if (token.length < 3 || token === token.toUpperCase()) return false;
+  if (DETERMINERS.has(wordBefore(text, start).word)) return false;
   const after = text.slice(end, end + 24);
   const m = NEXT_WORD.exec(after);
   if (!m) return false;
@@ -334,13 +340,15 @@ const SPEECH_BEFORE =
 // Code: "class Victor", "extends Jules", "<Pierre />" name a type or a component, not a person.
 const CODE_WORDS = new Set(['class', 'extends', 'new', 'interface', 'enum', 'struct', 'type', 'def', 'function', 'import', 'trait', 'record']);
 
-// A type before a variable it declares: "Alice alice = new Alice(…)", "Bob bob;".
-const DECLARATION_AFTER = /^[ \t]+[a-z_$][\w$]{0,40}[ \t]*(?:=[^=]|;)/;
+// A type before a variable it declares: "Alice alice = new Alice(…)", "Bob bob;" (the statement ends
+// the line: "Pieter belde; ik …" is prose). A type is one word: "Pieter Bakker" never declares.
+const DECLARATION_AFTER = /^[ \t]+[a-z_$][\w$]{0,40}[ \t]*(?:=[^=]|;[ \t]*(?:\r?\n|$))/;
 
 function isCodeIdentifier(text: string, start: number, end: number): boolean {
   const before = text.charCodeAt(start - 1);
   if (before === 60 || (before === 47 && text.charCodeAt(start - 2) === 60)) return true; // <Name, </Name
-  return CODE_WORDS.has(wordBefore(text, start).word) || DECLARATION_AFTER.test(text.slice(end, end + 48));
+  if (CODE_WORDS.has(wordBefore(text, start).word)) return true;
+  return !/\s/.test(text.slice(start, end)) && DECLARATION_AFTER.test(text.slice(end, end + 48));
 }
 
 // Lower-case particles that lead a surname mid-sentence. Not "den" ("den Haag") and not French
