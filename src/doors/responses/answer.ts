@@ -19,6 +19,8 @@ export interface ChatOutcome {
   finishReason: string;
   usage: ChatUsage | null;
   sources: unknown[];
+  /** A stream whose text began after its function calls: the message item comes after them. */
+  textAfterCalls?: boolean;
 }
 
 export interface ChatUsage {
@@ -132,7 +134,8 @@ export function functionCallItem(
 
 /**
  * The output items of an outcome: the reasoning (when the provider gave any), the message (when
- * there is text, or nothing else), then the function calls.
+ * there is text, or nothing else), then the function calls — or the calls first, for a stream that
+ * sent them first.
  */
 export function outputItemsOf(responseId: string, outcome: ChatOutcome): OutputItem[] {
   const status = finishStatus(outcome.finishReason).itemStatus;
@@ -140,12 +143,16 @@ export function outputItemsOf(responseId: string, outcome: ChatOutcome): OutputI
   if (outcome.reasoning !== null || outcome.thinkingBlocks.length > 0) {
     items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks));
   }
-  if (outcome.refusal) {
-    items.push({ ...messageItem(responseId, items.length, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
-  } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
-    items.push(messageItem(responseId, items.length, outcome.text ?? '', status));
-  }
+  const message = () => {
+    if (outcome.refusal) {
+      items.push({ ...messageItem(responseId, items.length, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
+    } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
+      items.push(messageItem(responseId, items.length, outcome.text ?? '', status));
+    }
+  };
+  if (!outcome.textAfterCalls) message();
   for (const call of outcome.toolCalls) items.push(functionCallItem(responseId, items.length, call, status));
+  if (outcome.textAfterCalls) message();
   return items;
 }
 

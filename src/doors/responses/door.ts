@@ -22,13 +22,14 @@ export class ResponsesDoor {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
     const reply = await this.deps.chat.complete(chatCtx, door.chat);
     // A replay did not answer anew: its response is made from the kept chat answer, as the first was.
-    const response = answered.response ?? responseOfChatBody(frame, reply.body);
+    const response = answered.response ?? responseOfChatBody(frame, reply.body, false);
     return { body: response, headers: reply.headers };
   }
 
   async stream(ctx: ChatContext, body: ResponsesRequest, writer: EventWriter): Promise<void> {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
     const events = new ResponsesStream(writer, frame);
+    answered.streamed = events;
     await this.deps.chat.stream(chatCtx, { ...door.chat, stream: true }, events);
     if (events.outcome === 'failed') return;
     if (events.outcome === 'unfinished') {
@@ -53,7 +54,7 @@ export class ResponsesDoor {
   private async prepare(
     ctx: ChatContext,
     body: ResponsesRequest,
-  ): Promise<{ door: DoorRequest; frame: ResponseFrame; chatCtx: ChatContext; answered: { response?: ResponseObject } }> {
+  ): Promise<{ door: DoorRequest; frame: ResponseFrame; chatCtx: ChatContext; answered: Answered }> {
     const workspaceId = ctx.principal.workspaceId;
     const previous = body.previous_response_id ?? undefined;
     const chain = previous !== undefined ? await chainOf(this.deps.pool, workspaceId, previous) : [];
@@ -64,14 +65,14 @@ export class ResponsesDoor {
     if (errors) throw validationFailed(errors);
     const id = responseIdOf(workspaceId, ctx.requestId);
     const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
-    const answered: { response?: ResponseObject } = {};
+    const answered: Answered = {};
     const chatCtx: ChatContext = {
       ...ctx,
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default
       // true) the row that keeps it and this turn's input for previous_response_id and GET.
       keepAnswer: (chatBody) => {
-        const response = responseOfChatBody(frame, chatBody);
+        const response = responseOfChatBody(frame, chatBody, answered.streamed?.textCameAfterCalls ?? false);
         answered.response = response;
         if (body.store === false) return undefined;
         return {
@@ -90,6 +91,13 @@ export class ResponsesDoor {
   }
 }
 
-function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>): ResponseObject {
-  return finishedResponse({ ...frame, createdAt: Number(chatBody.created) || frame.createdAt }, outcomeOfCompletion(chatBody));
+/** What the chat service's answer made: the response, and the stream that delivered it, if one did. */
+interface Answered {
+  response?: ResponseObject;
+  streamed?: ResponsesStream;
+}
+
+function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>, textAfterCalls: boolean): ResponseObject {
+  const outcome = { ...outcomeOfCompletion(chatBody), ...(textAfterCalls ? { textAfterCalls } : {}) };
+  return finishedResponse({ ...frame, createdAt: Number(chatBody.created) || frame.createdAt }, outcome);
 }

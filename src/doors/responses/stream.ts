@@ -47,6 +47,7 @@ export class ResponsesStream implements SseSink {
   private current: OpenReasoning | OpenText | OpenCall | undefined;
   private readonly calls = new Map<number, OpenCall>();
   private text = '';
+  private textAfterCalls = false;
   private reasoning = '';
   private readonly thinkingBlocks: ThinkingBlock[] = [];
   private finishReason: string | undefined;
@@ -102,6 +103,11 @@ export class ResponsesStream implements SseSink {
     if (frame.sources) this.sources = frame.sources;
   }
 
+  /** The text began after the function calls: the final output puts the message after them too. */
+  get textCameAfterCalls(): boolean {
+    return this.textAfterCalls;
+  }
+
   end(withDone: boolean): void {
     if (this.outcome === 'unfinished' && withDone) this.outcome = 'answered';
   }
@@ -118,6 +124,7 @@ export class ResponsesStream implements SseSink {
       finishReason: this.finishReason ?? 'stop',
       usage: this.usage,
       sources: this.sources,
+      ...(this.textAfterCalls ? { textAfterCalls: true } : {}),
     };
   }
 
@@ -181,6 +188,7 @@ export class ResponsesStream implements SseSink {
       // Text after a tool call is rare; it starts a message of its own place.
       await this.closeCurrent();
       const index = this.nextIndex();
+      if (this.calls.size > 0 && this.text === '') this.textAfterCalls = true;
       this.current = { kind: 'message', index, text: '' };
       const item = messageItem(this.frame.id, index, '', 'in_progress');
       await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
@@ -233,22 +241,28 @@ export class ResponsesStream implements SseSink {
     if (!open) return;
     this.current = undefined;
     if (open.kind === 'reasoning') {
-      const item = (finalOutput?.[open.index] as ReasoningItem | undefined) ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks);
+      const item = finalOf<ReasoningItem>(finalOutput, open.index, 'reasoning') ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks);
       await this.emit('response.reasoning_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text });
       await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: { type: 'reasoning_text', text: open.text } });
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else if (open.kind === 'message') {
-      const item = (finalOutput?.[open.index] as MessageItem | undefined) ?? messageItem(this.frame.id, open.index, open.text, 'completed');
+      const item = finalOf<MessageItem>(finalOutput, open.index, 'message') ?? messageItem(this.frame.id, open.index, open.text, 'completed');
       await this.emit('response.output_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
       await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: item.content[0] });
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else {
-      const item = (finalOutput?.[open.index] as FunctionCallItem | undefined) ?? functionCallItem(this.frame.id, open.index, open, 'completed');
+      const item = finalOf<FunctionCallItem>(finalOutput, open.index, 'function_call') ?? functionCallItem(this.frame.id, open.index, open, 'completed');
       await this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: open.index, name: item.name, arguments: item.arguments });
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     }
   }
+}
+
+/** The final output's item at `index` when it is of this type (a stream that interleaved text and calls may differ). */
+function finalOf<T extends OutputItem>(output: OutputItem[] | undefined, index: number, type: T['type']): T | undefined {
+  const item = output?.[index];
+  return item?.type === type ? (item as T) : undefined;
 }

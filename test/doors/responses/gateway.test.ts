@@ -87,6 +87,36 @@ describe('the Responses door over the gateway', () => {
     expect(events.every((e) => e.data.type === e.event)).to.equal(true);
   });
 
+  it('keeps the streamed order when a provider sends its function call before its text, in the events and the final response', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"n":"42"}' } }] }),
+        chunk({ content: 'Ik zoek het op.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const events = await readEvents(await post({ model: 'test/chat-a', input: 'Zoek polis 42', tools, stream: true, cache: false }));
+    const added = events.filter((e) => e.event === 'response.output_item.added').map((e) => [e.data.output_index, e.data.item.type]);
+    expect(added).to.deep.equal([
+      [0, 'function_call'],
+      [1, 'message'],
+    ]);
+    const done = events.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.item);
+    const completed = events.at(-1)!;
+    expect(completed.event).to.equal('response.completed');
+    expect(completed.data.response.output).to.deep.equal(done);
+    expect(done.map((item: { type: string }) => item.type)).to.deep.equal(['function_call', 'message']);
+    expect(events.find((e) => e.event === 'response.output_text.done')!.data.text).to.equal('Ik zoek het op.');
+    // Stored as it streamed.
+    expect((await api(gw.app.baseUrl, `/v1/responses/${completed.data.response.id}`, { key: gw.key })).body.output).to.deep.equal(done);
+  });
+
   it('ends a stream cut after its first output with response.failed and an error event; nothing is stored or billed', async () => {
     gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
     const response = await post({ model: 'test/chat-a', input: 'Vertel een lang verhaal', stream: true }, { 'x-request-id': 'resp-cut-1' });
