@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
@@ -55,6 +56,17 @@ async function checkedUrl(url: string, settings: WebhookSettings): Promise<strin
 
 const distinct = (events: string[]) => [...new Set(events)];
 
+/**
+ * A webhook URL as the audit log shows it. Its path and query often hold the receiver's own secret
+ * (Slack's `/services/T…/B…/<token>`, `?token=…`), and the audit log is kept long and read by every
+ * admin: it shows where the URL points, and a fingerprint that tells two URLs apart.
+ */
+export function urlForAudit(href: string): string {
+  const url = new URL(href);
+  if (url.pathname === '/' && url.search === '' && url.username === '' && url.password === '') return url.href;
+  return `${url.origin}/… (sha256 ${createHash('sha256').update(href).digest('hex').slice(0, 12)})`;
+}
+
 export async function createEndpointFor(
   pool: Pool,
   settings: WebhookSettings,
@@ -69,7 +81,7 @@ export async function createEndpointFor(
     const secret = newWebhookSecret();
     const settingsOf = { url, events: distinct(input.events), description: input.description ?? null, enabled: input.enabled ?? true };
     const endpoint = await insertEndpoint(db, principal, { ...settingsOf, secret });
-    await recordAudit(db, { ...actedBy(principal), action: 'webhook.created', target: endpoint.id, details: settingsOf });
+    await recordAudit(db, { ...actedBy(principal), action: 'webhook.created', target: endpoint.id, details: { ...settingsOf, url: urlForAudit(url) } });
     return { endpoint, secret };
   });
 }
@@ -106,6 +118,7 @@ export async function updateEndpointFor(
       if (after[field] !== before[field]) changes[field] = { from: before[field], to: after[field] };
     }
     if (after.events.join('\n') !== before.events.join('\n')) changes.events = { from: before.events, to: after.events };
+    if (changes.url) changes.url = { from: urlForAudit(before.url), to: urlForAudit(after.url) };
     if (Object.keys(changes).length === 0) return before;
     const endpoint = await saveEndpoint(db, principal.workspaceId, id, after);
     await recordAudit(db, { ...actedBy(principal), action: 'webhook.updated', target: id, details: { changes } });
@@ -117,7 +130,7 @@ export async function deleteEndpointFor(pool: Pool, principal: Principal, id: st
   return withTransaction(pool, async (db) => {
     const endpoint = await deleteEndpoint(db, principal.workspaceId, id);
     if (!endpoint) throw notFound(`no webhook endpoint ${id}`);
-    await recordAudit(db, { ...actedBy(principal), action: 'webhook.deleted', target: id, details: { url: endpoint.url } });
+    await recordAudit(db, { ...actedBy(principal), action: 'webhook.deleted', target: id, details: { url: urlForAudit(endpoint.url) } });
     return endpoint;
   });
 }

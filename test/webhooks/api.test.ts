@@ -56,6 +56,21 @@ describe('/v1/webhooks', function () {
     expect(updated.details.changes.enabled).to.deep.equal({ from: true, to: false });
   });
 
+  it('keeps the path and query of a URL (where receivers put their own token) out of the audit log', async () => {
+    const secretUrl = 'http://127.0.0.1:9/services/T0001/B0002/xoxb-receiver-token?token=q-secret';
+    const created = (await create(app, key, { url: secretUrl, events: ['memory.erased'] })).body.data;
+    await api(app.baseUrl, `/v1/webhooks/${created.id}`, { method: 'PATCH', key, body: { url: 'http://127.0.0.1:9/services/T0001/B0002/other-token' } });
+    await api(app.baseUrl, `/v1/webhooks/${created.id}`, { method: 'DELETE', key });
+    const audit = await api(app.baseUrl, '/v1/audit-log?limit=100', { key });
+    const mine = audit.body.data.filter((e: any) => e.target === created.id);
+    expect(mine.map((e: any) => e.action)).to.deep.equal(['webhook.deleted', 'webhook.updated', 'webhook.created']);
+    for (const secret of ['xoxb-receiver-token', 'q-secret', 'other-token', 'T0001']) expect(JSON.stringify(mine), secret).not.to.contain(secret);
+    const shown = mine.at(-1).details.url as string;
+    expect(shown).to.match(/^http:\/\/127\.0\.0\.1:9\/… \(sha256 [0-9a-f]{12}\)$/);
+    // Two URLs are told apart.
+    expect(mine[1].details.changes.url.from).to.equal(shown).and.not.equal(mine[1].details.changes.url.to);
+  });
+
   it('answers 404 for an endpoint of another workspace, as for one that does not exist', async () => {
     const mine = (await create(app, key, { url: LOOPBACK, events: ['memory.erased'] })).body.data;
     const other = (await app.key({ org: 'acme', workspace: 'elsewhere' })).key;
