@@ -111,7 +111,12 @@ interface ModelBase {
 export interface ChatModel extends ModelBase {
   type: 'chat';
   contextLength: number;
+  /** What rate limits count for an answer whose request sets no max_tokens (catalogue `max_output_tokens`). */
+  maxOutputTokens: number;
 }
+
+/** A chat model's `max_output_tokens` when the catalogue gives none. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 export interface EmbeddingModel extends ModelBase {
   type: 'embedding';
@@ -166,6 +171,7 @@ interface RawModel {
   id: string;
   type: ModelType;
   context_length?: number;
+  max_output_tokens?: number;
   dimensions?: number;
   reducible?: boolean;
   max_input_tokens?: number;
@@ -409,7 +415,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       endpoints,
     };
     const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible'];
-    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length'];
+    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length', 'max_output_tokens'];
     const fields = m as unknown as Record<string, unknown>;
     for (const f of own) if (fields[f] === undefined) problems.push(`${at}.${f} is required for ${m.type} models`);
     for (const f of others) if (fields[f] !== undefined) problems.push(`${at}.${f} is not used by ${m.type} models`);
@@ -417,7 +423,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     let model: CatalogModel;
     if (m.type === 'chat') {
       if (m.pricing.completion === undefined) problems.push(`${at}.pricing.completion is required for chat models`);
-      model = { ...base, type: 'chat', contextLength: m.context_length ?? 0 };
+      model = { ...base, type: 'chat', contextLength: m.context_length ?? 0, maxOutputTokens: m.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
     } else {
       if (m.reasoning_effort.length > 0) problems.push(`${at}.reasoning_effort is not used by embedding models`);
       const defaults = embeddingLimitDefaults(m.endpoints.map((e) => providers.get(e.provider)?.kind ?? 'openai'));

@@ -230,7 +230,7 @@ export class LimitGate {
     }
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
-    if (short) throw this.refusal(short.id, short.limit, now);
+    if (short) throw this.refusal(short.id, short.limit, now, short.need);
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
@@ -360,16 +360,18 @@ export class LimitGate {
     }
   }
 
-  private refusal(id: CounterId, limit: number, now: number) {
+  private refusal(id: CounterId, limit: number, now: number, need: number) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
     const held = this.held.get(keyOf(id));
     if (RATE_COUNTERS.has(id.counter)) {
       countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
       const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
-      return rateLimited(
-        `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`,
-        Math.max(1, Math.ceil((resetsAt - now) / 1000)),
-      );
+      // Waiting does not help a request that alone counts more than the limit: say what would.
+      const message =
+        id.counter === 'tokens' && need > limit
+          ? `this request counts ${Math.ceil(need)} tokens (its prompt and max_tokens), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
+          : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
+      return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)));
     }
     const window = id.counter === 'credits_day' ? 'day' : 'month';
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);

@@ -232,7 +232,7 @@ describe('catalog', () => {
             chat('local/a', 'local', { context_length: undefined, dimensions: 3 }),
             chat('local/a'),
             chat('acme/b', 'local'),
-            { id: 'local/e', type: 'embedding', dimensions: 4, pricing: { prompt: 1 }, endpoints: [{ provider: 'local', upstream_model: 'e' }] },
+            { id: 'local/e', type: 'embedding', dimensions: 4, max_output_tokens: 10, pricing: { prompt: 1 }, endpoints: [{ provider: 'local', upstream_model: 'e' }] },
             chat('local/c', 'local', { pricing: { prompt: 1 } }),
           ],
           aliases: { mixed: ['local/c', 'local/e'], 'bad/name': ['local/c'] },
@@ -248,6 +248,7 @@ describe('catalog', () => {
           'models.2.id "local/a" is used by an earlier model',
           'models.3.endpoints.0.provider "local" is a local provider, which serves only local/... models',
           'models.4.reducible is required for embedding models',
+          'models.4.max_output_tokens is not used by embedding models',
           'models.5.pricing.completion is required for chat models',
           'aliases.mixed mixes chat and embedding models',
           'aliases.bad/name must be',
@@ -309,6 +310,7 @@ services:                    # credits for the service fees
       const catalog = loadCatalog({ file: writeScratch('contract.yaml', withLocal), env: { MISTRAL_API_KEY: 'k' } });
       const embed = getModel(catalog, 'mistral/mistral-embed');
       expect(embed).to.include({ type: 'embedding', maxInputTokens: 8192, maxBatch: 128 });
+      expect(getModel(catalog, 'mistral/mistral-small-latest')).to.include({ type: 'chat', contextLength: 32000, maxOutputTokens: 4096 });
       const mistral = catalog.providers.get('mistral')!;
       expect(mistral.profile, 'known from api.mistral.ai').to.equal('mistral');
       expect(mistral.circuit).to.deep.equal({ failures: 5, cooldownMs: 10_000, maxCooldownMs: 300_000 });

@@ -58,6 +58,19 @@ describe('limits and budgets', () => {
     expect((await chat(key, 'kort', {}, { max_tokens: 500 })).status).to.equal(429);
   });
 
+  it("counts the model's default cap for a request without max_tokens, and says when a request alone is too large", async () => {
+    const { key } = await app.key({ org: 'uncapped', workspace: 'w' });
+    // local/echo has a context of 1,048,576 tokens: counting all of it would refuse every uncapped request.
+    await setLimits(key, { workspace: { tokens_per_minute: 10_000 } });
+    const uncapped = await chat(key, 'zonder max_tokens', {}, { max_tokens: undefined });
+    expect(uncapped.status, uncapped.text).to.equal(200);
+    // While the answer was out, the prompt and 4,096 tokens were held; the real count was billed after.
+    expect(Number(uncapped.headers.get('x-ratelimit-remaining-tokens'))).to.be.within(10_000 - 4_096 - 50, 10_000 - 4_096);
+    const tooLarge = await chat(key, 'te groot', {}, { max_tokens: 20_000 });
+    expect(tooLarge.status).to.equal(429);
+    expect(tooLarge.body.message).to.match(/this request counts \d+ tokens .* more than the workspace's limit of 10000 tokens per minute; send a smaller max_tokens/);
+  });
+
   it('answers 402 when a budget would be passed, naming the level, and counts what was billed', async () => {
     const { key } = await app.key({ org: 'budget', workspace: 'w' });
     // local/embed-1024 costs 0.001 credits per 1,000 tokens; each input below is about 1,000 tokens.
