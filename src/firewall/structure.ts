@@ -67,6 +67,7 @@ const KEYS: Array<[KeyKind, string]> = [
   ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],
   ['NIR', 'nir nsecu numerosecu secu numerodesecuritesociale securitesociale insee numerosecuritesociale'],
   ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
+  ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
   ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
   [
     'THING',

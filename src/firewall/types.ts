@@ -10,6 +10,7 @@ export const ENTITY_TYPES = [
   'NIR',
   'STEUER_ID',
   'BE_NATIONAL_NUMBER',
+  'NINO',
   'IP',
   'DATE_OF_BIRTH',
   'ADDRESS',

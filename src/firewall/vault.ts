@@ -9,7 +9,7 @@ const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUE
 export function normalizeValue(type: EntityType, value: string): string {
   if (type === 'EMAIL') return value.toLowerCase();
   if (NUMERIC.has(type)) return digitsOnly(value);
-  if (type === 'IBAN' || type === 'NIR') return value.replace(/[\s.-]/g, '').toUpperCase();
+  if (type === 'IBAN' || type === 'NIR' || type === 'NINO') return value.replace(/[\s.-]/g, '').toUpperCase();
   return value.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 

@@ -8,6 +8,7 @@ import {
   emailRecognizer,
   ibanRecognizer,
   ipRecognizer,
+  ninoRecognizer,
   nirRecognizer,
   personRecognizer,
   phoneRecognizer,
@@ -154,6 +155,20 @@ describe('firewall recognizers', () => {
     });
     it('rejects a wrong check number', () => {
       expect(found(beNationalNumberRecognizer, 'rijksregisternummer 85.07.30-033.29', 'nl')).to.deep.equal([]);
+    });
+  });
+
+  describe('NINO', () => {
+    it('finds UK National Insurance numbers, spaced or compact', () => {
+      expect(found(ninoRecognizer, 'My National Insurance number is AB 12 34 56 C.')).to.deep.equal(['AB 12 34 56 C']);
+      expect(found(ninoRecognizer, 'NI no: JG103759A, and AB 123456 C')).to.deep.equal(['JG103759A', 'AB 123456 C']);
+      const [d] = ninoRecognizer.detect('AB 12 34 56 C', 'en');
+      expect(d).to.include({ normalized: 'AB123456C', checksum: false });
+    });
+    it('refuses prefixes HMRC never issues, other suffixes, and order or product codes', () => {
+      expect(found(ninoRecognizer, 'QQ123456C GB123456A DA123456A AO123456A AB123456E')).to.deep.equal([]);
+      expect(found(ninoRecognizer, 'order AB123456C shipped; product code AB 12 34 56 D')).to.deep.equal([]);
+      expect(found(ninoRecognizer, 'XAB123456C AB1234567C AB123456CD')).to.deep.equal([]);
     });
   });
 

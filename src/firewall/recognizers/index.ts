@@ -10,6 +10,7 @@ import { emailRecognizer } from './email.js';
 import { spelledEmailRecognizer } from './email-spelled.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
+import { ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
@@ -25,6 +26,7 @@ export {
   emailRecognizer,
   ibanRecognizer,
   ipRecognizer,
+  ninoRecognizer,
   nirRecognizer,
   personRecognizer,
   phoneRecognizer,
@@ -41,6 +43,7 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   nirRecognizer,
   steuerIdRecognizer,
   beNationalNumberRecognizer,
+  ninoRecognizer,
   ipRecognizer,
   dateOfBirthRecognizer,
   addressRecognizer,

@@ -25,6 +25,10 @@ export interface NumericIdSpec {
   minDigits?: number;
   /** A candidate written like something else (an IP address) is not one, whatever its check digits. */
   reject?: (value: string) => boolean;
+  /** A candidate starts at most this many characters before its first digit (letters leading it). Default 0. */
+  back?: number;
+  /** Whether `valid` tests real check digits (default true); a format-only identifier says false. */
+  checksum?: boolean;
 }
 
 const WINDOWS = { before: 48, after: 24 };
@@ -37,7 +41,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
   // Most texts have no number this long: nothing to try, nothing to allocate.
   if (starts.length === 0) return [];
   const out: Detection[] = [];
-  const matches = new Matcher(spec.candidate, s, starts);
+  const matches = new Matcher(spec.candidate, s, starts, { back: spec.back ?? 0 });
   for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[0];
     if (spec.reject?.(value)) continue;
@@ -48,7 +52,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
     if (spec.requireCue && verdict !== 'positive') continue;
-    out.push({ type: spec.type, start, end, text: value, checksum: true, normalized: compact });
+    out.push({ type: spec.type, start, end, text: value, checksum: spec.checksum ?? true, normalized: compact });
   }
   return out;
 }
