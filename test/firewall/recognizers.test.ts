@@ -251,6 +251,15 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Claude Dupont called. I met Claude at the station.', 'en')).to.deep.equal(['Claude Dupont', 'Claude']);
       expect(found(personRecognizer, 'Der Peter hat angerufen.', 'de')).to.deep.equal(['Peter']);
     });
+    it('knows surnames by their form where the lists have none, after an unknown first name', () => {
+      expect(found(personRecognizer, 'Dragan Petrović called; Ionut Popescu and Nikos Papadopoulos joined.', 'en')).to.deep.equal([
+        'Dragan Petrović',
+        'Ionut Popescu',
+        'Nikos Papadopoulos',
+      ]);
+      expect(found(personRecognizer, 'Giorgi Beridze en Mehmet Yılmazoğlu komen morgen.', 'nl')).to.deep.equal(['Giorgi Beridze', 'Mehmet Yılmazoğlu']);
+      expect(found(personRecognizer, 'Next Lesson starts at nine. The Olympic Ski event.', 'en')).to.deep.equal([]);
+    });
     it('reads a name before a semicolon in prose as a name, and a type before a declared variable as code', () => {
       expect(found(personRecognizer, 'Pieter Bakker belde; ik heb hem gesproken.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I met Sarah yesterday; she was fine.', 'en')).to.deep.equal(['Sarah']);

@@ -299,6 +299,17 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
   return true;
 }
 
+// Surnames known by their form where the name lists have none: Slavic -ović/-ević/-ić, Polish
+// -ski/-cka/-wicz/-czyk, Romanian -escu/-eanu, Turkish -oğlu, Greek -opoulos/-akis/-idis, Nordic
+// -sson/-dóttir, Ukrainian -enko/-chuk, Georgian -shvili/-dze. Words of the four languages rarely
+// end so (the shortest are held to a length: "Lesson" is a word, "Nilsson" a name).
+const SURNAME_FORM = /^\p{Lu}\p{Ll}*(?:(?<=\p{L}{3})(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze)|(?<=\p{L}{4})(?:ski|ska|cki|cka|dzki|dzka)|(?<=\p{L}{4})(?:sson|dóttir|dottir))$/u;
+
+/** A surname the lists know, or one known by its form (SURNAME_FORM). */
+function isSurname(tok: string): boolean {
+  return isKnownLastName(tok) || SURNAME_FORM.test(tok);
+}
+
 /** End of a known surname (optionally after particles) right after `i`, or -1. */
 function knownSurnameAfter(text: string, i: number): number {
   const c = text.charCodeAt(i);
@@ -310,7 +321,7 @@ function knownSurnameAfter(text: string, i: number): number {
   const tok = tokenAt(text, j);
   // A surname that is also a first name ("Robert", "Thomas") may start the real name instead:
   // "Under Robert Taylor" is "Robert Taylor"; the token loop will reach it.
-  if (!tok || !isKnownLastName(tok) || isNonNameWord(tok) || knownFirst(tok)) return -1;
+  if (!tok || !isSurname(tok) || isNonNameWord(tok) || knownFirst(tok)) return -1;
   return j + tok.length;
 }
 
