@@ -303,11 +303,15 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
 // -ski/-cka/-wicz/-czyk, Romanian -escu/-eanu, Turkish -oğlu, Greek -opoulos/-akis/-idis, Nordic
 // -sson/-dóttir, Ukrainian -enko/-chuk, Georgian -shvili/-dze. Words of the four languages rarely
 // end so (the shortest are held to a length: "Lesson" is a word, "Nilsson" a name).
-const SURNAME_FORM = /^\p{Lu}\p{Ll}*(?:(?<=\p{L}{3})(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze)|(?<=\p{L}{4})(?:ski|ska|cki|cka|dzki|dzka)|(?<=\p{L}{4})(?:sson|dóttir|dottir))$/u;
+const SURNAME_ENDING = /(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze|ski|ska|cki|cka|dzki|dzka|sson|dóttir|dottir)$/u;
+const LONGER_STEM = new Set(['ski', 'ska', 'cki', 'cka', 'dzki', 'dzka', 'sson', 'dóttir', 'dottir']);
 
-/** A surname the lists know, or one known by its form (SURNAME_FORM). */
+/** A surname the lists know, or one known by its form (SURNAME_ENDING). */
 function isSurname(tok: string): boolean {
-  return isKnownLastName(tok) || SURNAME_FORM.test(tok);
+  if (isKnownLastName(tok)) return true;
+  // An ending anchored at the end only: this runs for most capitalised words after another.
+  const ending = SURNAME_ENDING.exec(tok)?.[0];
+  return ending !== undefined && tok.length - ending.length >= (LONGER_STEM.has(ending) ? 4 : 3);
 }
 
 /** End of a known surname (optionally after particles) right after `i`, or -1. */
