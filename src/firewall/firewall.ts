@@ -49,7 +49,10 @@ export interface Firewall {
   languageOf(text: string): Language;
   /** Masks a message text or a retrieved passage. */
   mask(text: string): string;
-  /** `mask`, giving the event loop its turn between slices of a long text. */
+  /**
+   * `mask`, giving the event loop its turn between slices of a long text. A long text found
+   * without personal data before (an agent's history, resent every turn) is not read again.
+   */
   maskAsync(text: string): Promise<string>;
   /**
    * `maskAsync` for a text that recurs unchanged across requests (tool descriptions: an agent sends
@@ -89,15 +92,20 @@ export interface Firewall {
   stats(): FirewallStats;
 }
 
-// Recurring texts (tool descriptions), by a hash of the text, the language setting and the language
-// carried in: what was found in each, and the language carried on after it. Detection depends on
-// nothing else (but the work budget, which only ever makes it mask more), so a hit masks as reading
-// the text again would. Bounded; the oldest goes
-// first. What was found stays in this process's memory only, reachable by one who sends the text.
-const RECURRING = new Map<string, { detections: Detection[]; after: Language }>();
-const RECURRING_MAX = 4096;
-/** Shorter texts are read faster than hashed. */
+// Texts read before, by a hash of the text, the language setting and the language carried in: what
+// was found in each, and the language carried on after it. Detection depends on nothing else (but
+// the work budget, which only ever makes it mask more), so a hit masks as reading the text again
+// would. Two kinds are kept: recurring definitions (tool descriptions) with what was found in them,
+// and long message texts in which nothing was found — an agent resends its whole history every turn,
+// and a text without personal data can be remembered without holding any. What was found in a
+// definition stays in this process's memory only, reachable by one who sends the same text.
+// Bounded; the oldest goes first.
+const REMEMBERED = new Map<string, { detections: Detection[]; after: Language }>();
+const REMEMBERED_MAX = 8192;
+/** Shorter definitions are read faster than hashed. */
 const RECURRING_MIN_CHARS = 24;
+/** Message texts from this long are looked up; most chat messages are shorter and read at once. */
+const CLEAN_MIN_CHARS = 512;
 
 export function createFirewall(options: FirewallOptions = {}): Firewall {
   const setting = options.language ?? 'auto';
@@ -184,27 +192,31 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     }
   }
 
+  /** Masks a text read before from what was found then; remembers what it finds (`keepFound`) or that it found nothing. */
+  async function maskRemembered(text: string, keepFound: boolean): Promise<string> {
+    const key = createHash('sha256').update(`${setting}\0${previous}\0`).update(text).digest('base64');
+    const known = REMEMBERED.get(key);
+    if (known !== undefined) {
+      REMEMBERED.delete(key);
+      REMEMBERED.set(key, known);
+      previous = known.after;
+      // This request's vault numbers the placeholders, as reading the text again would.
+      return withPlaceholders(text, known.detections, vault);
+    }
+    const { text: masked, detections } = await maskDetailedAsync(text);
+    if (keepFound || detections.length === 0) {
+      REMEMBERED.set(key, { detections, after: previous });
+      if (REMEMBERED.size > REMEMBERED_MAX) REMEMBERED.delete(REMEMBERED.keys().next().value!);
+    }
+    return masked;
+  }
+
   return {
     vault,
     languageOf,
     mask: (text) => (text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))).text,
-    maskAsync: async (text) => (await maskDetailedAsync(text)).text,
-    async maskRecurring(text: string): Promise<string> {
-      if (text.length < RECURRING_MIN_CHARS) return (await maskDetailedAsync(text)).text;
-      const key = createHash('sha256').update(`${setting}\0${previous}\0`).update(text).digest('base64');
-      const known = RECURRING.get(key);
-      if (known !== undefined) {
-        RECURRING.delete(key);
-        RECURRING.set(key, known);
-        previous = known.after;
-        // This request's vault numbers the placeholders, as reading the text again would.
-        return withPlaceholders(text, known.detections, vault);
-      }
-      const { text: masked, detections } = await maskDetailedAsync(text);
-      RECURRING.set(key, { detections, after: previous });
-      if (RECURRING.size > RECURRING_MAX) RECURRING.delete(RECURRING.keys().next().value!);
-      return masked;
-    },
+    maskAsync: async (text) => (text.length < CLEAN_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, false)),
+    maskRecurring: async (text) => (text.length < RECURRING_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, true)),
     maskToolArguments: (json) => runSteps(maskJson(json)),
     maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),
     async maskLabel(label: string): Promise<string> {

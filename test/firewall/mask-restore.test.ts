@@ -193,6 +193,35 @@ describe('firewall masking and restoring', () => {
     });
   });
 
+  describe('maskAsync on long texts seen before (an agent resends its history every turn)', () => {
+    const paragraph = 'The build failed in the lint step because a trailing comma was missing in the config file. ';
+    const clean = paragraph.repeat(250); // 23 KB: read in two slices, with a pause after each
+    const personal = `${clean}Contact noor.devries@example.nl about it.`;
+    const firewallCountingPauses = () => {
+      const counter = { pauses: 0 };
+      const firewall = createFirewall({ pause: async () => void counter.pauses++ });
+      return { firewall, counter };
+    };
+
+    it('does not read a text again in which it found nothing', async () => {
+      const first = firewallCountingPauses();
+      expect(await first.firewall.maskAsync(clean)).to.equal(clean);
+      expect(first.counter.pauses).to.be.above(0);
+      const again = firewallCountingPauses();
+      expect(await again.firewall.maskAsync(clean)).to.equal(clean);
+      expect(again.counter.pauses).to.equal(0);
+    });
+
+    it('reads a text with personal data every time: nothing of it is kept between requests', async () => {
+      for (let request = 0; request < 2; request++) {
+        const { firewall, counter } = firewallCountingPauses();
+        const masked = await firewall.maskAsync(personal);
+        expect(masked).to.contain('[EMAIL_1]').and.not.contain('noor.devries@example.nl');
+        expect(counter.pauses, `request ${request}`).to.be.above(0);
+      }
+    });
+  });
+
   describe('maskRecurring (tool definitions)', () => {
     const clean = 'Reads a file from the local filesystem. Use absolute paths; lines longer than 2000 characters are cut. '.repeat(4);
     const personal = `${clean} Questions go to noor.devries@example.nl or +31 6 12345678.`;
