@@ -159,17 +159,21 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     expect(sent.messages[1].content.filter((b: { type: string }) => b.type === 'thinking')).to.have.length(1);
   });
 
-  it('drops thinking blocks for an OpenAI-compatible provider', async () => {
-    native.script({ type: 'status', status: 503 });
-    await client.messages.create({
+  /** A second turn whose assistant turn holds `thinking` before its text. */
+  const secondTurnAfter = (thinking: Anthropic.ThinkingBlockParam) =>
+    client.messages.create({
       model: 'test/claude',
       max_tokens: 100,
       messages: [
         { role: 'user', content: 'Denk na' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'Antwoord.' }] },
+        { role: 'assistant', content: [thinking, { type: 'text', text: 'Antwoord.' }] },
         { role: 'user', content: 'En nu?' },
       ],
     });
+
+  it('drops thinking blocks for an OpenAI-compatible provider', async () => {
+    native.script({ type: 'status', status: 503 });
+    await secondTurnAfter({ type: 'thinking', thinking: 'hmm', signature: 'sig' });
     expect(JSON.stringify(compatible.requests[0]!.body)).not.to.contain('hmm');
     expect(compatible.requests[0]!.body.messages[1]).to.deep.equal({ role: 'assistant', content: 'Antwoord.' });
   });
@@ -273,15 +277,7 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
   });
 
   it('never sends a thinking block without a signature (another provider’s reasoning) to Anthropic', async () => {
-    await client.messages.create({
-      model: 'test/claude',
-      max_tokens: 100,
-      messages: [
-        { role: 'user', content: 'Denk na' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'van Mistral', signature: '' }, { type: 'text', text: 'Antwoord.' }] },
-        { role: 'user', content: 'En nu?' },
-      ],
-    });
+    await secondTurnAfter({ type: 'thinking', thinking: 'van Mistral', signature: '' });
     expect(native.requests.at(-1)!.body.messages[1].content).to.deep.equal([{ type: 'text', text: 'Antwoord.' }]);
   });
 
