@@ -204,6 +204,10 @@ export async function upstreamPrompt(
   if (!firewall) return { messages: known, ...definitions };
   const chars = firewallChars(known) + (await definitionChars(definitions));
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
+  // Definitions first, then the messages in order: placeholders are numbered as values first
+  // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same
+  // way every turn, and a provider's prompt cache keeps matching the prefix.
+  const maskedDefinitions = await upstreamDefinitions(firewall, definitions);
   for (const message of known) {
     if (typeof message.content === 'string') message.content = await firewall.maskAsync(message.content);
     else if (Array.isArray(message.content)) {
@@ -229,7 +233,7 @@ export async function upstreamPrompt(
       message.thinking_blocks = kept;
     }
   }
-  return { messages: known, ...(await upstreamDefinitions(firewall, definitions)) };
+  return { messages: known, ...maskedDefinitions };
 }
 
 /** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */

@@ -160,6 +160,18 @@ describe('the personal-data firewall in chat', () => {
     expect(gw.euA.requests[0]!.body.tools).to.deep.equal(sent.tools);
   });
 
+  it('masks the prompt front to back, so a later turn leaves the start of the prompt as it was (provider prompt caches keep matching)', async () => {
+    const tools = [{ type: 'function', function: { name: 'notify', description: 'Sends a copy to compliance@verzekeraar.nl.', parameters: { type: 'object', properties: {} } } }];
+    const system = { role: 'system', content: 'Help Noor de Vries with her claim.' };
+    await postChat(gw, chatBody({ tools, cache: false, messages: [system, { role: 'user', content: 'Hoe staat mijn claim ervoor?' }] }));
+    await postChat(gw, chatBody({ tools, cache: false, messages: [system, { role: 'user', content: 'Mail het naar pieter.bakker@example.com' }] }));
+    const [first, second] = gw.euA.requests.map((r) => r.body);
+    expect(second.tools).to.deep.equal(first.tools);
+    expect(second.messages[0]).to.deep.equal(first.messages[0]);
+    expect(second.tools[0].function.description).to.equal('Sends a copy to [EMAIL_1].');
+    expect(second.messages[1].content).to.equal('Mail het naar [EMAIL_2]');
+  });
+
   it('sends text unmasked with firewall: false only for an organization that accepted non-EU routing', async () => {
     const refused = await postChat(gw, chatBody({ firewall: false, messages: [{ role: 'user', content: MESSAGE }] }));
     expect(refused.status).to.equal(403);
