@@ -180,11 +180,13 @@ export class ChatService {
     const unmasker = prepared.firewall ? new StreamUnmasker(prepared.firewall) : undefined;
     const opened = new Set<number>();
     const finishes = new Map<number, string>();
+    const stopSequences = new Map<number, string>();
     try {
       for await (const chunk of chunks) {
         accumulator.add(chunk);
         const choices = chunk.choices.flatMap((choice) => {
           if (choice.finish_reason) finishes.set(choice.index, choice.finish_reason);
+          if (choice.stop_sequence !== undefined) stopSequences.set(choice.index, choice.stop_sequence);
           const delta = unmasker ? unmasker.delta(choice.index, choice.delta) : { ...choice.delta };
           if (delta.content === '' && opened.has(choice.index)) delete delta.content;
           if (!opened.has(choice.index)) {
@@ -243,7 +245,7 @@ export class ChatService {
     for (const [position, index] of indexes.entries()) {
       const last = position === indexes.length - 1;
       await sink.send({
-        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop' }]),
+        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop', ...(stopSequences.has(index) ? { stop_sequence: stopSequences.get(index)! } : {}) }]),
         ...(last ? { usage, sources: prepared.retrieval.sources } : {}),
       });
     }
@@ -477,6 +479,7 @@ export class ChatService {
           ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
         },
         finish_reason: choice.finish_reason ?? 'stop',
+        ...(choice.stop_sequence !== undefined ? { stop_sequence: choice.stop_sequence } : {}),
         logprobs: choice.logprobs ?? null,
       })),
       usage,

@@ -10,7 +10,7 @@ export class CompletionAccumulator {
 
   add(chunk: UpstreamChunk): void {
     if (chunk.usage) this.usage = chunk.usage;
-    for (const { index, delta, finish_reason: finish } of chunk.choices) {
+    for (const { index, delta, finish_reason: finish, stop_sequence: stopSequence } of chunk.choices) {
       let choice = this.choices.get(index);
       if (!choice) {
         choice = { index, message: { role: 'assistant', content: null }, finish_reason: null };
@@ -36,6 +36,7 @@ export class CompletionAccumulator {
         }
       }
       if (finish) choice.finish_reason = finish;
+      if (stopSequence !== undefined) choice.stop_sequence = stopSequence;
     }
   }
 
@@ -65,6 +66,15 @@ export function chunksOf(completion: UpstreamCompletion): UpstreamChunk[] {
         },
       ],
     },
-    { choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] },
+    {
+      choices: [
+        {
+          index: choice.index,
+          delta: {},
+          finish_reason: choice.finish_reason ?? 'stop',
+          ...(choice.stop_sequence !== undefined ? { stop_sequence: choice.stop_sequence } : {}),
+        },
+      ],
+    },
   ]);
 }

@@ -1879,6 +1879,8 @@ export interface components {
             message: components["schemas"]["ChatCompletionMessage"];
             /** @description e.g. stop, length, tool_calls, content_filter */
             finish_reason: string | null;
+            /** @description With `finish_reason` `stop`, the stop sequence that ended the answer, when the provider says which (a native Anthropic provider; vLLM's `stop_reason`). */
+            stop_sequence?: string;
             logprobs?: Record<string, unknown> | null;
         };
         ChatCompletionMessage: {
@@ -1953,6 +1955,8 @@ export interface components {
             index: number;
             delta: components["schemas"]["ChatCompletionDelta"];
             finish_reason: string | null;
+            /** @description On the finish chunk: see ChatCompletionChoice. */
+            stop_sequence?: string;
             logprobs?: Record<string, unknown> | null;
         };
         ChatCompletionDelta: {

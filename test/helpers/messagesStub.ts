@@ -20,6 +20,8 @@ export interface MessagesStubAnswer {
   type: 'answer';
   blocks?: StubBlock[];
   stopReason?: string;
+  /** With stopReason `stop_sequence`: the sequence that stopped it. */
+  stopSequence?: string;
   usage?: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   /** Streams: tool input JSON is sent in pieces of this many characters (default 5). */
   jsonPiece?: number;
@@ -98,7 +100,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
       const usage = behaviour.usage ?? { input_tokens: 12, output_tokens: 7 };
       if (!body.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', content: blocks, model, stop_reason: stopReason, stop_sequence: null, usage }));
+        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', content: blocks, model, stop_reason: stopReason, stop_sequence: behaviour.stopSequence ?? null, usage }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -122,7 +124,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
         }
         send('content_block_stop', { index });
       });
-      send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: output } });
+      send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: behaviour.stopSequence ?? null }, usage: { output_tokens: output } });
       send('message_stop', {});
       res.end();
     });

@@ -33,6 +33,8 @@ export interface StubAnswer {
   toolCalls?: { id?: string; name: string; arguments: string }[];
   /** Default `stop` (`tool_calls` with toolCalls). */
   finishReason?: string;
+  /** vLLM's `stop_reason` on the choice: the stop string that ended it. */
+  stopReason?: string;
   /**
    * Usage reporting. 'auto' (default): on JSON answers always; on streams as a final
    * `choices: []` chunk when the request asked with stream_options.include_usage (OpenAI's way).
@@ -355,7 +357,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
       object: 'chat.completion',
       created: 1_700_000_000,
       model: modelOf(record.body),
-      choices: [{ index: 0, message, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop') }],
+      choices: [{ index: 0, message, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop'), ...(b.stopReason ? { stop_reason: b.stopReason } : {}) }],
     };
     if (b.usage !== false) out.usage = usageOf(record, b.toolCalls ? '' : content, b.reasoning);
     return out;
@@ -388,7 +390,7 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
       for (const d of deltas) events.push(event([{ index: 0, delta: { content: d }, finish_reason: null }]));
     }
     const usage = usageOf(record, b.toolCalls ? '' : content, b.reasoning);
-    const finish = [{ index: 0, delta: {}, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop') }];
+    const finish = [{ index: 0, delta: {}, finish_reason: b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop'), ...(b.stopReason ? { stop_reason: b.stopReason } : {}) }];
     const usageMode = b.usage ?? 'auto';
     events.push(event(finish, usageMode === 'finish' ? { usage } : {}));
     const asked = isRecord(record.body) && isRecord(record.body.stream_options) && record.body.stream_options.include_usage === true;

@@ -4,8 +4,9 @@ import type { UpstreamChoice } from '../../gateway/providers/types.js';
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
-/** OpenAI's finish reasons as Anthropic's stop reasons. */
-export function stopReasonOf(finishReason: string | null | undefined): StopReason {
+/** OpenAI's finish reasons as Anthropic's stop reasons; a known stop sequence makes `stop_sequence`. */
+export function stopReasonOf(finishReason: string | null | undefined, stopSequence?: string): StopReason {
+  if (stopSequence !== undefined && finishReason === 'stop') return 'stop_sequence';
   switch (finishReason) {
     case 'length':
       return 'max_tokens';
@@ -84,8 +85,8 @@ export function messageOf(chatBody: Record<string, unknown>): Record<string, unk
     role: 'assistant',
     content,
     model: answer.model,
-    stop_reason: stopReasonOf(choice?.finish_reason),
-    stop_sequence: null,
+    stop_reason: stopReasonOf(choice?.finish_reason, choice?.stop_sequence),
+    stop_sequence: choice?.stop_sequence ?? null,
     usage: usageOf(answer.usage),
     credits: answer.usage.credits,
     sources: answer.sources ?? [],

@@ -143,7 +143,7 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
         if (choice.finish_reason) {
           await closeBlock();
           await writer.event('message_delta', {
-            delta: { stop_reason: stopReasonOf(choice.finish_reason), stop_sequence: null },
+            delta: { stop_reason: stopReasonOf(choice.finish_reason, choice.stop_sequence), stop_sequence: choice.stop_sequence ?? null },
             usage: frame.usage ? usageOf(frame.usage) : { output_tokens: 0 },
             ...(frame.usage?.credits ? { credits: frame.usage.credits } : {}),
           });

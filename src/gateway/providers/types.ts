@@ -87,6 +87,8 @@ export interface UpstreamChoice {
     thinking_blocks?: ThinkingBlock[];
   };
   finish_reason: string | null;
+  /** The stop sequence that ended the answer, when the provider says which (Anthropic; vLLM's `stop_reason`). */
+  stop_sequence?: string;
   logprobs?: unknown;
 }
 
@@ -118,6 +120,8 @@ export interface UpstreamChunk {
       thinking_blocks?: ThinkingBlock[];
     };
     finish_reason: string | null;
+    /** With the finish: the stop sequence that ended the answer, when the provider says which. */
+    stop_sequence?: string;
     logprobs?: unknown;
   }[];
   usage?: UpstreamUsage | null;

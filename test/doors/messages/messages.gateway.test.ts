@@ -74,6 +74,15 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
     expect(message.content).to.deep.equal([{ type: 'tool_use', id: 'call_p', name: 'pay', input: { iban: 'NL91ABNA0417164300' } }]);
   });
 
+  it('reports the stop sequence an OpenAI-compatible provider names (vLLM’s stop_reason), JSON and streamed', async () => {
+    gw.euA.script({ type: 'answer', content: 'Tot zover', stopReason: '###' });
+    const message = await door.client.messages.create({ model: 'test/chat-a', max_tokens: 50, stop_sequences: ['###'], messages: [{ role: 'user', content: fresh('Stop bij ###') }] });
+    expect(message).to.include({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+    gw.euA.script({ type: 'answer', content: 'Tot zover', stopReason: '###' });
+    const streamed = await door.client.messages.stream({ model: 'test/chat-a', max_tokens: 50, stop_sequences: ['###'], messages: [{ role: 'user', content: fresh('Stop bij ###') }] }).finalMessage();
+    expect(streamed).to.include({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+  });
+
   it('refuses a model outside the EU with 403 in Anthropic’s shape', async () => {
     const err = await door.client.messages
       .create({ model: 'test/external', max_tokens: 10, messages: [{ role: 'user', content: fresh('Hoi') }] })

@@ -281,6 +281,22 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
     expect(native.requests.at(-1)!.body.messages[1].content).to.deep.equal([{ type: 'text', text: 'Antwoord.' }]);
   });
 
+  it('says which stop sequence ended the answer, as Anthropic did, through both doors and streamed', async () => {
+    const stopped = { type: 'answer' as const, blocks: [{ type: 'text' as const, text: 'Polis 42 dekt inboedel.' }], stopReason: 'stop_sequence', stopSequence: 'EINDE' };
+    native.script(stopped);
+    const message = await client.messages.create({ model: 'test/claude', max_tokens: 100, stop_sequences: ['EINDE'], messages: [{ role: 'user', content: 'Polis 42?' }] });
+    expect(message).to.include({ stop_reason: 'stop_sequence', stop_sequence: 'EINDE' });
+    native.script(stopped);
+    const streamed = await client.messages.stream({ model: 'test/claude', max_tokens: 100, stop_sequences: ['EINDE'], messages: [{ role: 'user', content: 'Polis 43?' }] }).finalMessage();
+    expect(streamed).to.include({ stop_reason: 'stop_sequence', stop_sequence: 'EINDE' });
+    native.script(stopped);
+    const chat = await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key, body: { model: 'test/claude', stop: ['EINDE'], messages: [{ role: 'user', content: 'Polis 44?' }] } });
+    expect(chat.body.choices[0]).to.include({ finish_reason: 'stop', stop_sequence: 'EINDE' });
+    // Without a stop sequence, an ordinary end.
+    const plain = await client.messages.create({ model: 'test/claude', max_tokens: 100, messages: [{ role: 'user', content: 'Polis 45?' }] });
+    expect(plain).to.include({ stop_reason: 'end_turn', stop_sequence: null });
+  });
+
   it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 1_000, output_tokens: 100, cache_read_input_tokens: 6_000, cache_creation_input_tokens: 3_000 } });
     const res = await api(app.baseUrl, '/v1/messages', {

@@ -4,6 +4,11 @@ import { isRecord } from '../openai/errors.js';
 // A Messages answer as the OpenAI-shaped completion the gateway works with. Thinking blocks ride
 // along as `thinking_blocks`, byte for byte (their signatures cover them).
 
+/** `{stop_sequence}` when Anthropic says a stop sequence ended the answer (a message, or a message_delta's delta). */
+export function stopSequenceOf(raw: Record<string, unknown>): { stop_sequence?: string } {
+  return raw.stop_reason === 'stop_sequence' && typeof raw.stop_sequence === 'string' ? { stop_sequence: raw.stop_sequence } : {};
+}
+
 export function finishReasonOf(stopReason: unknown): string {
   switch (stopReason) {
     case 'max_tokens':
@@ -67,6 +72,7 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
           ...(thinking.length > 0 ? { thinking_blocks: thinking } : {}),
         },
         finish_reason: finishReasonOf(raw.stop_reason),
+        ...stopSequenceOf(raw),
       },
     ],
     ...(usage ? { usage } : {}),

@@ -1,7 +1,7 @@
 import type { ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { isRecord, MAX_UPSTREAM_MESSAGE } from '../openai/errors.js';
-import { finishReasonOf, thinkingBlockOf, usageOf } from './response.js';
+import { finishReasonOf, stopSequenceOf, thinkingBlockOf, usageOf } from './response.js';
 
 // A Messages event stream as chat chunks: text deltas become content, tool_use blocks become tool
 // calls (their input_json_delta pieces the arguments, in order), message_delta the finish with
@@ -105,7 +105,7 @@ export class MessagesStreamTranslator {
         const change = isRecord(data.delta) ? data.delta : {};
         const usage = isRecord(data.usage) ? data.usage : {};
         const merged: UpstreamUsage | undefined = usageOf({ ...this.startUsage, ...usage }, typeof usage.output_tokens === 'number' ? usage.output_tokens : undefined);
-        return { choices: [{ index: 0, delta: {}, finish_reason: finishReasonOf(change.stop_reason) }], ...(merged ? { usage: merged } : {}) };
+        return { choices: [{ index: 0, delta: {}, finish_reason: finishReasonOf(change.stop_reason), ...stopSequenceOf(change) }], ...(merged ? { usage: merged } : {}) };
       }
       case 'message_stop':
         this.ended = true;

@@ -31,6 +31,7 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
       index: typeof c.index === 'number' ? c.index : i,
       message,
       finish_reason: typeof c.finish_reason === 'string' ? c.finish_reason : null,
+      ...stopSequenceOf(c),
     };
     if (c.logprobs !== undefined && c.logprobs !== null) choice.logprobs = c.logprobs;
     choices.push(choice);
@@ -99,6 +100,11 @@ function reasoningOf(m: Json): string | undefined {
   return text;
 }
 
+/** vLLM (and SGLang) name the stop string that ended a choice in `stop_reason`; a number is a stop token. */
+function stopSequenceOf(c: Json): { stop_sequence?: string } {
+  return c.finish_reason === 'stop' && typeof c.stop_reason === 'string' ? { stop_sequence: c.stop_reason } : {};
+}
+
 function countOrUndefined(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
@@ -151,6 +157,7 @@ export function toChunk(raw: Json, providerId: string): UpstreamChunk {
         index: typeof c.index === 'number' ? c.index : i,
         delta,
         finish_reason: typeof c.finish_reason === 'string' ? c.finish_reason : null,
+        ...stopSequenceOf(c),
       };
       if (c.logprobs !== undefined && c.logprobs !== null) choice.logprobs = c.logprobs;
       choices.push(choice);
@@ -195,7 +202,12 @@ export function completionAsChunk(c: UpstreamCompletion): UpstreamChunk {
       }
       if (choice.message.refusal !== undefined) delta.refusal = choice.message.refusal;
       if (choice.message.reasoning_content !== undefined) delta.reasoning_content = choice.message.reasoning_content;
-      const out: UpstreamChunk['choices'][number] = { index: choice.index, delta, finish_reason: choice.finish_reason };
+      const out: UpstreamChunk['choices'][number] = {
+        index: choice.index,
+        delta,
+        finish_reason: choice.finish_reason,
+        ...(choice.stop_sequence !== undefined ? { stop_sequence: choice.stop_sequence } : {}),
+      };
       if (choice.logprobs !== undefined) out.logprobs = choice.logprobs;
       return out;
     }),
