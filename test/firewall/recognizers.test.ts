@@ -251,6 +251,12 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Claude Dupont called. I met Claude at the station.', 'en')).to.deep.equal(['Claude Dupont', 'Claude']);
       expect(found(personRecognizer, 'Der Peter hat angerufen.', 'de')).to.deep.equal(['Peter']);
     });
+    it('reads a family by its name: after famille / familie / Familie, and before an English family', () => {
+      expect(found(personRecognizer, 'Nous avons dîné chez la famille Le Goff hier.', 'fr')).to.deep.equal(['Le Goff']);
+      expect(found(personRecognizer, 'De familie Bakker komt morgen; Die Familie Möller auch.', 'nl')).to.deep.equal(['Bakker', 'Möller']);
+      expect(found(personRecognizer, 'We met the Smith family and the Van Dijk family.', 'en')).to.deep.equal(['Smith', 'Van Dijk']);
+      expect(found(personRecognizer, 'The family Dinner is on Sunday; the Christmas family dinner; Family Guy.', 'en')).to.deep.equal([]);
+    });
     it('knows surnames by their form where the lists have none, after an unknown first name', () => {
       expect(found(personRecognizer, 'Dragan Petrović called; Ionut Popescu and Nikos Papadopoulos joined.', 'en')).to.deep.equal([
         'Dragan Petrović',

@@ -69,6 +69,8 @@ const STRONG_CUE = new RegExp(
   "(?<![\\p{L}])(?:mijn naam is|ik heet|(?:voor|achter)?naam\\s*:|namens|my name is|(?:first |last |full |sur)?name\\s*:|je m['’]appelle|je me nomme|mon nom est|moi c['’]est|(?:pr[ée])?nom\\s*:|ich hei(?:ß|ss)e|mein name ist|(?:vor|nach|familien)?name\\s*:|hier spricht|contact(?:persoon|person)?\\s*:|ansprechpartner(?:in)?\\s*:|patient(?:e|in)?\\s*:|klant\\s*:|kunde\\s*:|client\\s*:|customer\\s*:|aanvrager\\s*:|antragsteller(?:in)?\\s*:|demandeur\\s*:|" +
     "t\\.\\s?n\\.\\s?v\\.?|t\\.\\s?a\\.\\s?v\\.?|z\\.\\s?hd\\.?|zu händen(?: von)?|attn\\.?:?|attention(?: of)?:?|c/o|à l['’]attention de|au nom de|im auftrag von|on behalf of|" +
     "kontoinhaber(?:in)?:?|account holder:?|rekeninghouder:?|titulaire(?: du compte)?\\s*:?|" +
+    // "la famille Le Goff", "de familie Bakker", "Familie Möller": the family's name follows.
+    "famille|familie|famiglia|familia|" +
     RELATION +
     ")[ \\u00a0\\t]*",
   'giu',
@@ -677,6 +679,15 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     }
   }
   findLowerCaseNames(text, s, take);
+  // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
+  if (text.includes(' family')) {
+    FAMILY_AFTER.lastIndex = 0;
+    for (let m = FAMILY_AFTER.exec(text); m; m = FAMILY_AFTER.exec(text)) {
+      const start = m.index + m[0].length - 'family'.length - m[1]!.length;
+      const last = m[1]!.trim().split(/[ \u00a0]+/).at(-1)!;
+      if (!isCovered(start) && isSurname(last) && !isNonNameWord(last)) take(start, start + m[1]!.trimEnd().length);
+    }
+  }
   // Coordination: "Victoria Hughes and Mark Stevens" — a first name right after a name and a
   // conjunction is a name even when it is also a common word.
   out.sort((a, b) => a.start - b.start);
@@ -694,6 +705,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   if (out.length > n) out.sort((a, b) => a.start - b.start);
   return out;
 }
+
+const FAMILY_AFTER = /(?<![\p{L}])[Tt]he[ \u00a0]+((?:(?:[Vv]an|[Dd]e|[Vv]on|[Dd]er|[Ll]e)[ \u00a0]+)?\p{Lu}[\p{Ll}'’-]+(?:-\p{Lu}[\p{Ll}]+)?[ \u00a0]+)family(?![\p{L}])/gu;
 
 const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La']);
 
