@@ -245,7 +245,7 @@ export class ChatService {
     for (const [position, index] of indexes.entries()) {
       const last = position === indexes.length - 1;
       await sink.send({
-        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop', ...(stopSequences.has(index) ? { stop_sequence: stopSequences.get(index)! } : {}) }]),
+        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop', ...stopSequenceOf(stopSequences, index) }]),
         ...(last ? { usage, sources: prepared.retrieval.sources } : {}),
       });
     }
@@ -700,4 +700,10 @@ function withKnowledge(messages: UpstreamChatRequest['messages'], knowledge: str
   let at = 0;
   while (at < messages.length && (messages[at]!.role === 'system' || messages[at]!.role === 'developer')) at += 1;
   return [...messages.slice(0, at), { role: 'system', content: knowledge }, ...messages.slice(at)];
+}
+
+/** `{stop_sequence}` for a choice whose provider named the stop sequence that ended it. */
+function stopSequenceOf(stopSequences: ReadonlyMap<number, string>, index: number): { stop_sequence?: string } {
+  const sequence = stopSequences.get(index);
+  return sequence === undefined ? {} : { stop_sequence: sequence };
 }

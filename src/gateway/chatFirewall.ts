@@ -5,9 +5,10 @@ import type { ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletio
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
 // parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
 // unless it is a data URL, the prose and values of tool and response-format definitions:
-// descriptions, titles, enum, const, default and example values); every text that comes back is restored (content, reasoning, tool-call arguments),
-// also when a placeholder arrives split across stream chunks. Fields the contract does not name are
-// dropped before anything leaves, with the firewall on or off: what is not known cannot be masked.
+// descriptions, titles, enum, const, default and example values); every text that comes back is
+// restored (content, reasoning, tool-call arguments), also when a placeholder arrives split across
+// stream chunks. Fields the contract does not name are dropped before anything leaves, with the
+// firewall on or off: what is not known cannot be masked.
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
@@ -147,7 +148,7 @@ async function definitionChars(definitions: Definitions): Promise<number> {
  * Tool and response-format definitions as they leave: descriptions and schema values masked. Names
  * (of tools, properties, the format) are identifiers the model must call back unchanged, and stay.
  * The same definitions come with every turn of an agent, so each text is read through
- * `maskRecurring`: one found clean before is not read again.
+ * `maskRecurring`: what was found in it is remembered, and it is not read again.
  */
 function upstreamDefinitions(firewall: Firewall, definitions: Definitions): Promise<Definitions> {
   return mapDefinitionTexts(definitions, (text) => firewall.maskRecurring(text));

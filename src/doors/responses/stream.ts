@@ -1,7 +1,17 @@
 import type { SseSink } from '../../gateway/chat.js';
 import type { UpstreamChunk } from '../../gateway/providers/types.js';
 import type { ThinkingBlock } from '../../gateway/providers/types.js';
-import { finishedResponse, functionCallItem, messageItem, reasoningItem, responseObject, thinkingText, type ChatOutcome, type ChatUsage, type ResponseFrame } from './answer.js';
+import {
+  finishedResponse,
+  functionCallItem,
+  messageItem,
+  reasoningItem,
+  responseObject,
+  thinkingText,
+  type ChatOutcome,
+  type ChatUsage,
+  type ResponseFrame,
+} from './answer.js';
 import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject } from './types.js';
 
 // Chat chunks in, Responses events out. The chat service opens the sink only once the provider's
@@ -180,7 +190,8 @@ export class ResponsesStream implements SseSink {
     if (delta === '') return;
     open.text += delta;
     this.reasoning += delta;
-    await this.emit('response.reasoning_text.delta', { item_id: reasoningItem(this.frame.id, open.index, '', []).id, output_index: open.index, content_index: 0, delta });
+    const itemId = reasoningItem(this.frame.id, open.index, '', []).id;
+    await this.emit('response.reasoning_text.delta', { item_id: itemId, output_index: open.index, content_index: 0, delta });
   }
 
   private async textDelta(delta: string): Promise<void> {
@@ -243,7 +254,8 @@ export class ResponsesStream implements SseSink {
     if (open.kind === 'reasoning') {
       const item = finalOf<ReasoningItem>(finalOutput, open.index, 'reasoning') ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks);
       await this.emit('response.reasoning_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text });
-      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: { type: 'reasoning_text', text: open.text } });
+      const part = { type: 'reasoning_text', text: open.text };
+      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part });
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else if (open.kind === 'message') {

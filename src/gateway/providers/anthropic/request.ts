@@ -88,7 +88,8 @@ function lastCacheMark(content: ChatMessage['content']): ContentPart['cache_cont
  */
 function systemOf(messages: readonly ChatMessage[]): string | Block[] | undefined {
   if (messages.length === 0) return undefined;
-  if (!messages.some((message) => lastCacheMark(message.content) !== undefined)) return messages.map((message) => textOf(message.content)).join('\n\n');
+  const marked = messages.some((message) => lastCacheMark(message.content) !== undefined);
+  if (!marked) return messages.map((message) => textOf(message.content)).join('\n\n');
   return messages.flatMap((message) => contentBlocks(message.content).filter((block) => block.type === 'text' && block.text !== ''));
 }
 
@@ -111,7 +112,9 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
         break;
       case 'tool': {
         const mark = lastCacheMark(message.content);
-        push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content), ...(mark ? { cache_control: { ...mark } } : {}) }]);
+        const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) };
+        if (mark) result.cache_control = { ...mark };
+        push('user', [result]);
         break;
       }
       case 'assistant': {
