@@ -74,7 +74,15 @@ export interface UpstreamUsage {
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 
-export interface UpstreamChoice {
+/** How a choice ended: on a whole answer's choice, and on a stream's finish chunk. */
+export interface ChoiceEnd {
+  finish_reason: string | null;
+  /** The stop sequence that ended the answer, when the provider says which (Anthropic; vLLM's `stop_reason`). */
+  stop_sequence?: string;
+  logprobs?: unknown;
+}
+
+export interface UpstreamChoice extends ChoiceEnd {
   index: number;
   message: {
     role: 'assistant';
@@ -86,10 +94,6 @@ export interface UpstreamChoice {
     /** Only from a native Anthropic provider. */
     thinking_blocks?: ThinkingBlock[];
   };
-  finish_reason: string | null;
-  /** The stop sequence that ended the answer, when the provider says which (Anthropic; vLLM's `stop_reason`). */
-  stop_sequence?: string;
-  logprobs?: unknown;
 }
 
 export interface UpstreamCompletion {
@@ -108,7 +112,7 @@ export interface UpstreamToolCallDelta {
 }
 
 export interface UpstreamChunk {
-  choices: {
+  choices: ({
     index: number;
     /** `thinking_blocks` come whole, each in one delta (a signature is only good for the whole text). */
     delta: {
@@ -119,11 +123,7 @@ export interface UpstreamChunk {
       reasoning_content?: string;
       thinking_blocks?: ThinkingBlock[];
     };
-    finish_reason: string | null;
-    /** With the finish: the stop sequence that ended the answer, when the provider says which. */
-    stop_sequence?: string;
-    logprobs?: unknown;
-  }[];
+  } & ChoiceEnd)[];
   usage?: UpstreamUsage | null;
 }
 
