@@ -74,50 +74,46 @@ type Definitions = Pick<UpstreamChatRequest, 'tools' | 'response_format'>;
 const SCHEMA_TEXT = new Set(['description', 'title', 'enum', 'const', 'default', 'examples', 'example']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
-/** The schema with every string the firewall reads (see SCHEMA_TEXT) replaced by `edit(string)`. */
-async function mapSchemaTexts(node: unknown, edit: (text: string) => Promise<string>, inText = false): Promise<unknown> {
+/** The schema with every string the firewall reads (see SCHEMA_TEXT) replaced by `edit(string)`, in document order. */
+function mapSchemaTexts(node: unknown, edit: (text: string) => string, inText = false): unknown {
   if (typeof node === 'string') return inText ? edit(node) : node;
-  if (Array.isArray(node)) {
-    const out: unknown[] = [];
-    for (const item of node) out.push(await mapSchemaTexts(item, edit, inText));
-    return out;
-  }
+  if (Array.isArray(node)) return node.map((item) => mapSchemaTexts(item, edit, inText));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     let next: unknown;
-    if (inText || SCHEMA_TEXT.has(key)) next = await mapSchemaTexts(value, edit, true);
+    if (inText || SCHEMA_TEXT.has(key)) next = mapSchemaTexts(value, edit, true);
     else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const schemas: Record<string, unknown> = {};
-      for (const [name, child] of Object.entries(value)) define(schemas, name, await mapSchemaTexts(child, edit));
+      for (const [name, child] of Object.entries(value)) define(schemas, name, mapSchemaTexts(child, edit));
       next = schemas;
-    } else next = await mapSchemaTexts(value, edit);
+    } else next = mapSchemaTexts(value, edit);
     define(out, key, next);
   }
   return out;
 }
 
-/** An own property even when it is named "__proto__". */
+/** An own property even when it is named "__proto__" (defineProperty only then: it is slow). */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
-/** The definitions with every string the firewall reads replaced by `edit(string)`. */
-async function mapDefinitionTexts(definitions: Definitions, edit: (text: string) => Promise<string>): Promise<Definitions> {
+/** The definitions with every string the firewall reads replaced by `edit(string)`, in document order. */
+function mapDefinitionTexts(definitions: Definitions, edit: (text: string) => string): Definitions {
   const out: Definitions = {};
   if (definitions.tools) {
-    out.tools = [];
-    for (const tool of definitions.tools) {
+    out.tools = definitions.tools.map((tool) => {
       const { description, parameters } = tool.function;
-      out.tools.push({
+      return {
         ...tool,
         function: {
           ...tool.function,
-          ...(description !== undefined ? { description: await edit(description) } : {}),
-          ...(parameters !== undefined ? { parameters: (await mapSchemaTexts(parameters, edit)) as Record<string, unknown> } : {}),
+          ...(description !== undefined ? { description: edit(description) } : {}),
+          ...(parameters !== undefined ? { parameters: mapSchemaTexts(parameters, edit) as Record<string, unknown> } : {}),
         },
-      });
-    }
+      };
+    });
   }
   const format = definitions.response_format;
   if (format?.json_schema) {
@@ -126,22 +122,22 @@ async function mapDefinitionTexts(definitions: Definitions, edit: (text: string)
       ...format,
       json_schema: {
         ...format.json_schema,
-        ...(description !== undefined ? { description: await edit(description) } : {}),
-        ...(schema !== undefined ? { schema: (await mapSchemaTexts(schema, edit)) as Record<string, unknown> } : {}),
+        ...(description !== undefined ? { description: edit(description) } : {}),
+        ...(schema !== undefined ? { schema: mapSchemaTexts(schema, edit) as Record<string, unknown> } : {}),
       },
     };
   } else if (format) out.response_format = format;
   return out;
 }
 
-/** Characters the firewall reads in tool and response-format definitions. */
-async function definitionChars(definitions: Definitions): Promise<number> {
-  let chars = 0;
-  await mapDefinitionTexts(definitions, async (text) => {
-    chars += text.length;
+/** The strings of the definitions the firewall reads, in document order. */
+function definitionTexts(definitions: Definitions): string[] {
+  const texts: string[] = [];
+  mapDefinitionTexts(definitions, (text) => {
+    texts.push(text);
     return text;
   });
-  return chars;
+  return texts;
 }
 
 /**
@@ -150,8 +146,12 @@ async function definitionChars(definitions: Definitions): Promise<number> {
  * The same definitions come with every turn of an agent, so each text is read through
  * `maskRecurring`: what was found in it is remembered, and it is not read again.
  */
-function upstreamDefinitions(firewall: Firewall, definitions: Definitions): Promise<Definitions> {
-  return mapDefinitionTexts(definitions, (text) => firewall.maskRecurring(text));
+async function upstreamDefinitions(firewall: Firewall, definitions: Definitions, texts: readonly string[]): Promise<Definitions> {
+  if (texts.length === 0) return definitions;
+  const masked: string[] = [];
+  for (const text of texts) masked.push(await firewall.maskRecurring(text));
+  let next = 0;
+  return mapDefinitionTexts(definitions, () => masked[next++]!);
 }
 
 /** Characters the firewall scans in these messages: every string it masks. */
@@ -203,12 +203,14 @@ export async function upstreamPrompt(
     ...(prompt.response_format !== undefined ? { response_format: prompt.response_format } : {}),
   };
   if (!firewall) return { messages: known, ...definitions };
-  const chars = firewallChars(known) + (await definitionChars(definitions));
+  const texts = definitionTexts(definitions);
+  let chars = firewallChars(known);
+  for (const text of texts) chars += text.length;
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
   // Definitions first, then the messages in order: placeholders are numbered as values first
   // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same
   // way every turn, and a provider's prompt cache keeps matching the prefix.
-  const maskedDefinitions = await upstreamDefinitions(firewall, definitions);
+  const maskedDefinitions = await upstreamDefinitions(firewall, definitions, texts);
   for (const message of known) {
     if (typeof message.content === 'string') message.content = await firewall.maskAsync(message.content);
     else if (Array.isArray(message.content)) {
