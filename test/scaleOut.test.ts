@@ -1,7 +1,4 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createKey, type CreatedKey } from '../src/tenancy/keys.js';
 import { api } from './helpers/app.js';
@@ -11,6 +8,7 @@ import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js'
 import { findSamples, scrape } from './helpers/prometheus.js';
 import { startStubProvider, type StubProvider } from './helpers/stubProvider.js';
 import { prose } from './memory/documentsFixture.js';
+import { SERVICES, writeTestCatalog } from './helpers/catalog.js';
 
 // The service as the README tells operators to run it: two web and two worker processes of the
 // Procfile on one Postgres, each on its own ports. The test spreads its requests over both webs and
@@ -47,11 +45,9 @@ models:
     endpoints:
       - {provider: eu-embed, upstream_model: embed}
 aliases: {}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-  const file = join(mkdtempSync(join(tmpdir(), 'polder-scale-')), 'catalog.yaml');
-  writeFileSync(file, yaml);
-  return file;
+  return writeTestCatalog(yaml);
 }
 
 const lastUserMessage = (body: any): string => body?.messages?.at(-1)?.content;

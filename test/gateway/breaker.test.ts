@@ -1,11 +1,8 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../../src/gateway/catalog.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { chatBody, postChat } from '../helpers/gateway.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
+import { SERVICES, loadTestCatalog } from '../helpers/catalog.js';
 
 // The circuit breaker over real HTTP: the gateway in front of stub providers on loopback, each
 // test on its own providers so their circuits do not meet. Cooldowns are short (set per provider
@@ -23,7 +20,6 @@ describe('circuit breaker per provider endpoint', () => {
   let limited: StubProvider; // brk-limited: answers a 429 with retry-after
   let downC: StubProvider; // brk-c and brk-d: the whole chain fails
   let downD: StubProvider;
-  let dir: string;
 
   before(async () => {
     [hang, ok, limited, downC, downD] = await Promise.all([
@@ -51,19 +47,15 @@ models:
      endpoints: [{provider: brk-c, upstream_model: c}, {provider: brk-d, upstream_model: d}]}
   - {id: test/doomed-embed, type: embedding, dimensions: 8, reducible: false, max_input_tokens: 100, max_batch: 4,
      pricing: {prompt: 0.1}, endpoints: [{provider: brk-c, upstream_model: c-embed}, {provider: brk-d, upstream_model: d-embed}]}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-    dir = mkdtempSync(join(tmpdir(), 'polder-breaker-'));
-    const file = join(dir, 'catalog.yaml');
-    writeFileSync(file, yaml);
-    app = await startTestApp({ catalog: loadCatalog({ file, env: { STUB_KEY: 'sk-stub-secret' } }) });
+    app = await startTestApp({ catalog: loadTestCatalog(yaml, { STUB_KEY: 'sk-stub-secret' }).catalog });
     key = (await app.key()).key;
   });
 
   after(async () => {
     await app.close();
     await Promise.all([hang, ok, limited, downC, downD].map((s) => s.close()));
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const fixture = () => ({ app, key });

@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../../src/gateway/catalog.js';
 import { startTestApp, type TestApp } from './app.js';
 import { closedPortUrl, startStubProvider, type StubProvider } from './stubProvider.js';
+import { LOCAL_EMBED_MODEL, SERVICES, loadTestCatalog } from './catalog.js';
 
 // A gateway in front of stub providers on loopback: two EU providers (eu-a, eu-b), one external
 // (ext), one whose address refuses connections (eu-down), and one whose key is not configured.
@@ -104,15 +101,7 @@ models:
     reasoning_effort: [none, minimal, low, medium, high, xhigh, max]
     endpoints:
       - {provider: local, upstream_model: echo}
-  - id: local/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: local, upstream_model: embed-1024}
+${LOCAL_EMBED_MODEL}
   - id: test/ext-embed
     type: embedding
     dimensions: 1536
@@ -134,12 +123,9 @@ models:
       - {provider: eu-b, upstream_model: eu-embed-on-b}
 aliases:
   test-chain: [test/chat-a, test/chat-b]
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-  const dir = mkdtempSync(join(tmpdir(), 'polder-gateway-'));
-  const file = join(dir, 'catalog.yaml');
-  writeFileSync(file, yaml);
-  const catalog = loadCatalog({ file, env: { STUB_KEY: 'sk-stub-secret' } });
+  const { catalog } = loadTestCatalog(yaml, { STUB_KEY: 'sk-stub-secret' });
   const app = await startTestApp({ catalog, ...(env ? { env } : {}) });
   const key = (await app.key()).key;
   return {

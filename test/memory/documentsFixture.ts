@@ -1,11 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import type { Catalog } from '../../src/gateway/catalog.js';
 import { api, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
+import { SERVICES, loadTestCatalog } from '../helpers/catalog.js';
 
 // What the memory tests share: creating collections and documents through the API, and waiting
 // for an ingest to end the way a caller would (polling GET /memory/documents/{id}).
@@ -109,10 +107,8 @@ models:
     endpoints:
       - {provider: eu-embed, upstream_model: embed}
 aliases: {}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-  const file = join(mkdtempSync(join(tmpdir(), 'polder-embed-')), 'catalog.yaml');
-  writeFileSync(file, yaml);
   const env = { STUB_EMBED_KEY: 'sk-stub-embed' };
-  return { stub, file, env, catalog: loadCatalog({ file, env }) };
+  return { stub, env, ...loadTestCatalog(yaml, env) };
 }

@@ -1,12 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadCatalog } from '../../src/gateway/catalog.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
 import { createCollection, ingest, settled } from './documentsFixture.js';
 import { factContents, submitFact, waitForFacts, waitForSubmission } from './factsFixture.js';
+import { SERVICES, loadTestCatalog } from '../helpers/catalog.js';
 
 // The memory embedding model served by two EU providers, of which the workspace allows one
 // (allowed_providers): the ingest of a document, the embedding of facts, a search of facts and
@@ -47,11 +44,9 @@ models:
     endpoints:
       - {provider: local, upstream_model: echo}
 aliases: {}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-    const file = join(mkdtempSync(join(tmpdir(), 'polder-embed-policy-')), 'catalog.yaml');
-    writeFileSync(file, yaml);
-    app = await startTestApp({ catalog: loadCatalog({ file, env: { STUB_KEY: 'sk-stub' } }) });
+    app = await startTestApp({ catalog: loadTestCatalog(yaml).catalog });
     await app.startWorker();
     const created = await app.key({ org: 'acme', workspace: 'main' });
     key = created.key;

@@ -1,14 +1,11 @@
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadCatalog } from '../../src/gateway/catalog.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { factContents, setExtractionModel, submitFact, waitForSubmission } from './factsFixture.js';
+import { LOCAL_EMBED_MODEL, SERVICES, loadTestCatalog } from '../helpers/catalog.js';
 
 // Fact extraction by a model sends the submission and the facts already held to a provider. The
 // workspace's firewall applies as it does to a chat: personal data leaves masked (one vault per
@@ -110,21 +107,11 @@ models:
     capabilities: [json_schema]
     endpoints:
       - {provider: eu-x, upstream_model: extractor-upstream}
-  - id: local/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: local, upstream_model: embed-1024}
+${LOCAL_EMBED_MODEL}
 aliases: {}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-    const file = join(mkdtempSync(join(tmpdir(), 'polder-facts-firewall-')), 'catalog.yaml');
-    writeFileSync(file, yaml);
-    app = await startTestApp({ catalog: loadCatalog({ file, env: { STUB_KEY: 'sk-stub' } }) });
+    app = await startTestApp({ catalog: loadTestCatalog(yaml).catalog });
     const created = await app.key({ org: 'acme', workspace: 'main' });
     key = created.key;
     scope = { app, organizationId: created.organization_id, workspaceId: created.workspace_id };

@@ -1,10 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../../src/gateway/catalog.js';
 import { api, startTestApp, type JsonResponse, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
+import { LOCAL_EMBED_MODEL, SERVICES, loadTestCatalog } from '../helpers/catalog.js';
 
 // Facts tests: an app whose catalogue has extraction models on stub providers (one in the EU,
 // one outside), the built-in local/embed-1024 for memory embeddings, and helpers to submit,
@@ -46,22 +43,11 @@ models:
     capabilities: [json_schema]
     endpoints:
       - {provider: ext, upstream_model: ext-extractor-upstream}
-  - id: local/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: local, upstream_model: embed-1024}
+${LOCAL_EMBED_MODEL}
 aliases: {}
-services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+${SERVICES}
 `;
-  const dir = mkdtempSync(join(tmpdir(), 'polder-facts-'));
-  const file = join(dir, 'catalog.yaml');
-  writeFileSync(file, yaml);
-  const catalog = loadCatalog({ file, env: { STUB_KEY: 'sk-stub-secret' } });
+  const { catalog } = loadTestCatalog(yaml, { STUB_KEY: 'sk-stub-secret' });
   const app = await startTestApp({ catalog });
   const created = await app.key();
   return {

@@ -1,12 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../../../src/gateway/catalog.js';
 import { api, startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
 import { startStubProvider, type StubProvider } from '../../helpers/stubProvider.js';
+import { FREE_SERVICES, loadTestCatalog } from '../../helpers/catalog.js';
 
 // Prompt-cache billing: tokens a provider reports as read from (or written to) its prompt cache
 // are billed at the catalogue's cache prices, never at the full prompt price, and every place that
@@ -18,10 +15,7 @@ describe('prompt-cache billing', () => {
   let key: string;
   before(async () => {
     stub = await startStubProvider();
-    const dir = mkdtempSync(join(tmpdir(), 'polder-cache-billing-'));
-    const file = join(dir, 'catalog.yaml');
-    writeFileSync(
-      file,
+    const { catalog } = loadTestCatalog(
       `
 providers:
   - {id: eu-a, region: eu, kind: openai, base_url: "${stub.url}", api_key: "sk-stub", timeout_ms: 2000}
@@ -37,10 +31,10 @@ models:
     pricing: {prompt: 2, completion: 4}
     endpoints: [{provider: eu-a, upstream_model: plain-upstream}]
 aliases: {}
-services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}
+${FREE_SERVICES}
 `,
     );
-    app = await startTestApp({ catalog: loadCatalog({ file }) });
+    app = await startTestApp({ catalog });
     key = (await app.key()).key;
   });
   after(async () => {

@@ -1,15 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../../../src/gateway/catalog.js';
 import { changeNonEuAcceptance } from '../../../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
 import { startMessagesStub, type MessagesStub } from '../../helpers/messagesStub.js';
 import { startStubProvider, type StubProvider } from '../../helpers/stubProvider.js';
+import { FREE_SERVICES, loadTestCatalog } from '../../helpers/catalog.js';
 
 // The native adapter (catalogue `kind: anthropic`): the Messages API upstream, reached through the
 // Messages door and through /v1/chat/completions, with prompt-cache usage billed at cache prices
@@ -23,10 +20,7 @@ describe('the native Anthropic adapter (kind: anthropic) behind /v1/messages and
   let client: Anthropic;
   before(async () => {
     [native, compatible] = await Promise.all([startMessagesStub(), startStubProvider()]);
-    const dir = mkdtempSync(join(tmpdir(), 'polder-native-'));
-    const file = join(dir, 'catalog.yaml');
-    writeFileSync(
-      file,
+    const { catalog } = loadTestCatalog(
       `
 providers:
   - {id: claude, region: external, kind: anthropic, base_url: "${native.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
@@ -41,10 +35,11 @@ models:
       - {provider: claude, upstream_model: claude-stub}
       - {provider: eu-compatible, upstream_model: compatible-fallback}
 aliases: {}
-services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}
+${FREE_SERVICES}
 `,
+      { STUB_KEY: 'sk-ant-stub-secret' },
     );
-    app = await startTestApp({ catalog: loadCatalog({ file, env: { STUB_KEY: 'sk-ant-stub-secret' } }) });
+    app = await startTestApp({ catalog });
     const created = await app.key({ org: 'claude-users', workspace: 'w' });
     key = created.key;
     await changeNonEuAcceptance(app.db.pool, 'claude-users', 'sofie');
