@@ -39,8 +39,9 @@ export interface FirewallStats {
   /**
    * Languages detected, per text. With language 'auto', detection runs only for texts where the
    * language can change the result (see `languageMatters`); the others are counted as `skipped`.
+   * Texts masked from what was found in them before (decision 0012) are counted as `remembered`.
    */
-  languages: Partial<Record<Language | 'skipped', number>>;
+  languages: Partial<Record<Language | 'skipped' | 'remembered', number>>;
 }
 
 export interface Firewall {
@@ -113,7 +114,7 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
   let previous: Language = options.fallbackLanguage ?? 'en';
   const vault = createVault();
   const budget = new WorkBudget();
-  const languages: Partial<Record<Language | 'skipped', number>> = {};
+  const languages: FirewallStats['languages'] = {};
   // Characters masked since the event loop last had its turn: short texts are not paused after
   // each one (a chat of a few messages never pauses), only once a slice's worth has been read.
   let unpaused = 0;
@@ -125,7 +126,7 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     return g.language;
   };
 
-  const count = (lang: Language | 'skipped') => {
+  const count = (lang: keyof FirewallStats['languages']) => {
     languages[lang] = (languages[lang] ?? 0) + 1;
   };
 
@@ -200,6 +201,7 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
       REMEMBERED.delete(key);
       REMEMBERED.set(key, known);
       previous = known.after;
+      count('remembered');
       // This request's vault numbers the placeholders, as reading the text again would.
       return withPlaceholders(text, known.detections, vault);
     }

@@ -210,6 +210,7 @@ describe('firewall masking and restoring', () => {
       const again = firewallCountingPauses();
       expect(await again.firewall.maskAsync(clean)).to.equal(clean);
       expect(again.counter.pauses).to.equal(0);
+      expect(again.firewall.stats().languages).to.deep.equal({ remembered: 1 });
     });
 
     it('reads a text with personal data every time: nothing of it is kept between requests', async () => {
