@@ -251,6 +251,11 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Claude Dupont called. I met Claude at the station.', 'en')).to.deep.equal(['Claude Dupont', 'Claude']);
       expect(found(personRecognizer, 'Der Peter hat angerufen.', 'de')).to.deep.equal(['Peter']);
     });
+    it('in chat, reads a first name that is also a word after a greeting, and a name after "so" or "maybe"', () => {
+      expect(found(personRecognizer, 'can you reword this: "hi tom, as i said to you last week"', 'en')).to.deep.equal(['tom']);
+      expect(found(personRecognizer, 'ok so aisha and connor are both away, maybe karim knows?', 'en')).to.deep.equal(['aisha', 'connor', 'karim']);
+      expect(found(personRecognizer, 'so will it work? maybe grace period applies', 'en')).to.deep.equal([]);
+    });
     it('reads a family by its name: after famille / familie / Familie, and before an English family', () => {
       expect(found(personRecognizer, 'Nous avons dîné chez la famille Le Goff hier.', 'fr')).to.deep.equal(['Le Goff']);
       expect(found(personRecognizer, 'De familie Bakker komt morgen; Die Familie Möller auch.', 'nl')).to.deep.equal(['Bakker', 'Möller']);

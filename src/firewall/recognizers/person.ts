@@ -569,7 +569,9 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
     const afterCue = m[1] !== undefined;
     const name = afterCue ? m[1]! : m[2]!;
     const at = afterCue ? m.index + m[0].length - name.length : m.index;
-    if (isLowerCaseFirstName(name, true)) take(from + at, from + at + name.length);
+    // After a greeting even a first name that is also a word is one: "hi tom", "hey grace".
+    const greeted = afterCue && LOWER_GREETINGS.has(m[0].slice(0, m[0].search(/[ \u00a0]/)));
+    if (isLowerCaseFirstName(name, true) || (greeted && isKnownFirstNameLower(name) && !isNonNameWord(name))) take(from + at, from + at + name.length);
     // The word after a cue may be a cue itself ("voor en na"): read on from it.
     if (afterCue) LOWER_CUED.lastIndex = at;
   }
@@ -582,11 +584,12 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
   }
 }
 const LOWER_CUE =
-  "voor|met|namens|aan|bij|tegen|en|hoi|hey|hi|hallo|dag|to|with|for|from|and|cc|ping|dear|hello|tell|ask|pour|avec|chez|à|et|salut|coucou|an|mit|für|bei|von|und|frag|sag|moin|" +
+  "voor|met|namens|aan|bij|tegen|en|hoi|hey|hi|hallo|dag|to|with|for|from|and|cc|ping|dear|hello|tell|ask|so|maybe|pour|avec|chez|à|et|salut|coucou|an|mit|für|bei|von|und|frag|sag|moin|" +
   "man|vrouw|zoon|dochter|broer|zus|moeder|vader|schoonmoeder|schoonvader|buurman|buurvrouw|collega|oma|opa|tante|oom|vriend|vriendin|" +
   "husband|wife|son|daughter|brother|sister|mum|mom|dad|nan|gran|grandma|grandpa|aunt|uncle|colleague|friend|boss|neighbour|neighbor|" +
   "mari|femme|fils|fille|frère|soeur|sœur|mère|père|voisin|voisine|collègue|copain|copine|ami|amie|oncle|cousin|cousine|" +
   "mann|frau|sohn|tochter|bruder|schwester|mutter|vater|nachbar|nachbarin|kollege|kollegin|freund|freundin|chef|chefin|onkel";
+const LOWER_GREETINGS = new Set(['hoi', 'hey', 'hi', 'hallo', 'hello', 'dear', 'salut', 'coucou', 'moin']);
 const LOWER_SPEECH = 'zei|zegt|vroeg|vraagt|wil|heeft|had|komt|belde|said|says|asked|wants|wrote|called|is|was|a|dit|demande|veut|est|meinte|sagt|sagte|fragt|hat|hatte|will|ist|war|kommt';
 const LOWER_CUED = new RegExp(
   `(?<![\\p{L}])(?:${LOWER_CUE})[ \u00a0]{1,3}(${LOWER_WORD})(?![\\p{L}\\p{N}'’@_-])|(?<![\\p{L}\\p{N}'’@._-])(${LOWER_WORD})[ \u00a0]{1,3}(?:${LOWER_SPEECH})(?![\\p{L}])`,
