@@ -154,21 +154,32 @@ async function upstreamDefinitions(firewall: Firewall, definitions: Definitions,
   return mapDefinitionTexts(definitions, () => masked[next++]!);
 }
 
-/** Characters the firewall scans in these messages: every string it masks. */
+// Each string the firewall reads costs it a few microseconds before its first character (a
+// pre-scan, the recognizers' set-up), as much as reading some 16 characters: so each counts as at
+// least that many against FIREWALL_MAX_CHARS, or a request of a million one-letter parts would
+// cost seconds within the bound.
+const MIN_CHARS_PER_STRING = 16;
+
+/** What a string counts against FIREWALL_MAX_CHARS. */
+function scanCost(text: string | undefined): number {
+  return text === undefined ? 0 : Math.max(text.length, MIN_CHARS_PER_STRING);
+}
+
+/** What the firewall's reading of these messages counts against FIREWALL_MAX_CHARS: every string it masks. */
 export function firewallChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
   for (const message of messages) {
-    chars += message.name?.length ?? 0;
-    if (typeof message.content === 'string') chars += message.content.length;
+    chars += scanCost(message.name);
+    if (typeof message.content === 'string') chars += scanCost(message.content);
     else if (Array.isArray(message.content)) {
       for (const part of message.content) {
-        if (part.type === 'text') chars += part.text?.length ?? 0;
-        else if (part.type === 'image_url' && part.image_url && !isDataUrl(part.image_url.url)) chars += part.image_url.url.length;
-        else if (part.type === 'file') chars += part.file?.filename?.length ?? 0;
+        if (part.type === 'text') chars += scanCost(part.text);
+        else if (part.type === 'image_url' && part.image_url && !isDataUrl(part.image_url.url)) chars += scanCost(part.image_url.url);
+        else if (part.type === 'file') chars += scanCost(part.file?.filename);
       }
     }
-    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
-    for (const block of message.thinking_blocks ?? []) chars += block.thinking?.length ?? 0;
+    for (const call of message.tool_calls ?? []) chars += scanCost(call.function.arguments);
+    for (const block of message.thinking_blocks ?? []) chars += scanCost(block.thinking);
   }
   return chars;
 }
@@ -176,7 +187,7 @@ export function firewallChars(messages: readonly ChatMessage[]): number {
 function firewallTextTooLarge(chars: number, limit: number): ApiError {
   return new ApiError({
     status: 413,
-    message: `the personal-data firewall scans at most ${limit} characters of a request's messages and tool definitions (FIREWALL_MAX_CHARS); these have ${chars}`,
+    message: `the personal-data firewall scans at most ${limit} characters of a request's messages and tool definitions (FIREWALL_MAX_CHARS; each string counts at least ${MIN_CHARS_PER_STRING}); these have ${chars}`,
     type: 'invalid_request_error',
     code: 'payload_too_large',
   });
@@ -205,7 +216,7 @@ export async function upstreamPrompt(
   if (!firewall) return { messages: known, ...definitions };
   const texts = definitionTexts(definitions);
   let chars = firewallChars(known);
-  for (const text of texts) chars += text.length;
+  for (const text of texts) chars += scanCost(text);
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
   // Definitions first, then the messages in order: placeholders are numbered as values first
   // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same

@@ -125,6 +125,15 @@ describe('the firewall on the side doors of a chat message', () => {
     expect(gw.euA.requests).to.have.length(0);
   });
 
+  it('counts every string as at least 16 characters, so a flood of one-letter parts is refused like a long text', async () => {
+    const limit = gw.app.config.firewallMaxChars;
+    const parts = Array.from({ length: Math.ceil(limit / 16) + 1 }, () => ({ type: 'text', text: 'x' }));
+    const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: parts }] }));
+    expect(response.status).to.equal(413);
+    expect(((await response.json()) as any).message).to.contain('each string counts at least 16');
+    expect(gw.euA.requests).to.have.length(0);
+  });
+
   it('counts tool descriptions against the same bound', async () => {
     const limit = gw.app.config.firewallMaxChars;
     const description = 'b '.repeat(Math.ceil(limit / 2));
