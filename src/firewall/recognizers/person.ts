@@ -288,7 +288,6 @@ const DETERMINERS = new Set(['this', 'that', 'these', 'those', 'the', 'a', 'an',
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
   if (token.length < 3 || token === token.toUpperCase()) return false;
-  if (DETERMINERS.has(wordBefore(text, start).word)) return false;
   const after = text.slice(end, end + 24);
   const m = NEXT_WORD.exec(after);
   if (!m) return false;
@@ -298,7 +297,7 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
     // Sentence-initial capitals say nothing; accept only when a verb-like lower-case word follows.
     return m[1] !== undefined && /^\p{Ll}/u.test(m[1]);
   }
-  return true;
+  return !DETERMINERS.has(wordBefore(text, start).word);
 }
 
 // Surnames known by their form where the name lists have none: Slavic -ović/-ević/-ić, Polish
@@ -365,7 +364,7 @@ function isCodeIdentifier(text: string, start: number, end: number): boolean {
   const before = text.charCodeAt(start - 1);
   if (before === 60 || (before === 47 && text.charCodeAt(start - 2) === 60)) return true; // <Name, </Name
   if (CODE_WORDS.has(wordBefore(text, start).word)) return true;
-  return !/\s/.test(text.slice(start, end)) && DECLARATION_AFTER.test(text.slice(end, end + 48));
+  return DECLARATION_AFTER.test(text.slice(end, end + 48)) && !/\s/.test(text.slice(start, end));
 }
 
 // Lower-case particles that lead a surname mid-sentence. Not "den" ("den Haag") and not French
