@@ -8,7 +8,7 @@ import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js'
 import { findSamples, scrape } from './helpers/prometheus.js';
 import { startStubProvider, type StubProvider } from './helpers/stubProvider.js';
 import { prose } from './memory/documentsFixture.js';
-import { SERVICES, writeTestCatalog } from './helpers/catalog.js';
+import { SERVICES, embeddingModel1024, writeTestCatalog } from './helpers/catalog.js';
 
 // The service as the README tells operators to run it: two web and two worker processes of the
 // Procfile on one Postgres, each on its own ports. The test spreads its requests over both webs and
@@ -35,15 +35,7 @@ models:
     pricing: {prompt: 1, completion: 2}
     endpoints:
       - {provider: eu-chat, upstream_model: chat-upstream}
-  - id: stub/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: eu-embed, upstream_model: embed}
+${embeddingModel1024('stub/embed-1024', [['eu-embed', 'embed']])}
 aliases: {}
 ${SERVICES}
 `;

@@ -3,7 +3,7 @@ import type { Catalog } from '../../src/gateway/catalog.js';
 import { api, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
-import { SERVICES, loadTestCatalog } from '../helpers/catalog.js';
+import { SERVICES, embeddingModel1024, loadTestCatalog } from '../helpers/catalog.js';
 
 // What the memory tests share: creating collections and documents through the API, and waiting
 // for an ingest to end the way a caller would (polling GET /memory/documents/{id}).
@@ -97,15 +97,7 @@ export async function startSlowEmbeddingCatalog(): Promise<{ stub: StubProvider;
 providers:
   - {id: eu-embed, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_EMBED_KEY}", timeout_ms: 600000}
 models:
-  - id: stub/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: eu-embed, upstream_model: embed}
+${embeddingModel1024('stub/embed-1024', [['eu-embed', 'embed']])}
 aliases: {}
 ${SERVICES}
 `;

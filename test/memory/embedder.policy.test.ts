@@ -3,7 +3,7 @@ import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
 import { createCollection, ingest, settled } from './documentsFixture.js';
 import { factContents, submitFact, waitForFacts, waitForSubmission } from './factsFixture.js';
-import { SERVICES, loadTestCatalog } from '../helpers/catalog.js';
+import { SERVICES, embeddingModel1024, loadTestCatalog } from '../helpers/catalog.js';
 
 // The memory embedding model served by two EU providers, of which the workspace allows one
 // (allowed_providers): the ingest of a document, the embedding of facts, a search of facts and
@@ -27,16 +27,10 @@ providers:
   - {id: eu-b, region: eu, kind: openai, base_url: "${allowed.url}", api_key: "\${STUB_KEY}", timeout_ms: 10000}
   - {id: local, region: eu, kind: local}
 models:
-  - id: stub/embed-1024
-    type: embedding
-    dimensions: 1024
-    reducible: false
-    max_input_tokens: 8192
-    max_batch: 256
-    pricing: {prompt: 0.01}
-    endpoints:
-      - {provider: eu-a, upstream_model: embed-a}
-      - {provider: eu-b, upstream_model: embed-b}
+${embeddingModel1024('stub/embed-1024', [
+  ['eu-a', 'embed-a'],
+  ['eu-b', 'embed-b'],
+])}
   - id: local/echo
     type: chat
     context_length: 8192
