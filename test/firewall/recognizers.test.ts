@@ -262,6 +262,10 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'We met the Smith family and the Van Dijk family.', 'en')).to.deep.equal(['Smith', 'Van Dijk']);
       expect(found(personRecognizer, 'The family Dinner is on Sunday; the Christmas family dinner; Family Guy.', 'en')).to.deep.equal([]);
     });
+    it('leaves the noun before a surname outside the name: a doorbell, a business named after its owner', () => {
+      expect(found(personRecognizer, 'Klingel Möller, 2. Stock. Die Bäckerei Müller hat zu.', 'de')).to.deep.equal(['Möller', 'Müller']);
+      expect(found(personRecognizer, 'Bel Garage Bakker even, en Hanneke Kramer ook.', 'nl')).to.deep.equal(['Bakker', 'Hanneke Kramer']);
+    });
     it('knows surnames by their form where the lists have none, after an unknown first name', () => {
       expect(found(personRecognizer, 'Dragan Petrović called; Ionut Popescu and Nikos Papadopoulos joined.', 'en')).to.deep.equal([
         'Dragan Petrović',

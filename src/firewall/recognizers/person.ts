@@ -676,7 +676,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     // An unknown capitalised token directly followed by a known surname: "Hanneke Kramer".
     const end = knownSurnameAfter(text, start + tok.length);
     if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase())) {
-      takeName(start, end);
+      // "Bäckerei Müller", "Klingel Möller", "Garage Bakker": a noun names the place, the surname the person.
+      const from = isNounBeforeSurname(tok) ? stickyAt(SPACE_Y, text, start + tok.length) : start;
+      takeName(from, end);
       tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
   }
@@ -706,6 +708,19 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
   if (out.length > n) out.sort((a, b) => a.start - b.start);
   return out;
+}
+
+// Capitalised nouns (German ones always are) that come before a surname without being part of the
+// name: a trade or a business named after its owner, a doorbell, a letterbox.
+const NOUNS_BEFORE_SURNAMES = new Set(
+  `Firma Praxis Kanzlei Klingel Briefkasten Apotheke Autohaus Gasthof Gasthaus Hotel Restaurant Café Cafe Salon Studio Atelier
+  Büro Werkstatt Garage Bakkerij Slagerij Kapsalon Boekhandel Fietsenmaker Schoenmaker Tandarts Huisarts Notaris Advocaat
+  Makelaar Kantoor Winkel Drogisterij Apotheek Bäcker Metzger Friseur Schreiner Tischler Zahnarzt Hausarzt Notar Anwalt Makler
+  Boulangerie Boucherie Pharmacie Cabinet Maison Garagiste Bakery Butcher Pharmacy Dentist Surgery Office Shop Store`.split(/\s+/),
+);
+
+function isNounBeforeSurname(token: string): boolean {
+  return NOUNS_BEFORE_SURNAMES.has(token) || /(?:erei|ung|heit|keit|schaft)$/.test(token);
 }
 
 const FAMILY_AFTER = /(?<![\p{L}])[Tt]he[ \u00a0]+((?:(?:[Vv]an|[Dd]e|[Vv]on|[Dd]er|[Ll]e)[ \u00a0]+)?\p{Lu}[\p{Ll}'’-]+(?:-\p{Lu}[\p{Ll}]+)?[ \u00a0]+)family(?![\p{L}])/gu;
