@@ -1771,6 +1771,14 @@ export interface components {
             } | null;
             reasoning?: {
                 effort?: components["schemas"]["ReasoningEffort"];
+                /**
+                 * @description With a value, the reasoning a provider gives comes as the reasoning item's
+                 *     `summary` (streamed as `response.reasoning_summary_text.delta`), which is what Codex
+                 *     and the Agents SDK show; without, as its `content` (`reasoning_text`). It is the
+                 *     provider's reasoning as written either way: nothing is summarised.
+                 * @enum {string|null}
+                 */
+                summary?: "auto" | "concise" | "detailed" | null;
             } | null;
             metadata?: {
                 [key: string]: string;

@@ -83,6 +83,26 @@ describe('reasoning from OpenAI-compatible providers', () => {
     expect(comparable(final)).to.deep.equal(comparable(json));
   });
 
+  it('gives the reasoning as the item\'s summary when the request asks for summaries (as Codex does), streamed and as JSON', async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const ask = { model: 'test/chat-a', input: 'Polis 42, samengevat', store: false, cache: false, reasoning: { summary: 'auto' } } as const;
+    gw.euA.script({ type: 'answer', content: ANSWER, reasoning: 'Thinking about policy 42.' });
+    const json = await client.responses.create(ask as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const item = json.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(item.summary).to.deep.equal([{ type: 'summary_text', text: 'Thinking about policy 42.' }]);
+    expect(item).not.to.have.property('content');
+    expect(json.reasoning).to.deep.include({ summary: 'auto' });
+
+    gw.euA.script({ type: 'answer', content: ANSWER, reasoning: 'Thinking about policy 42.' });
+    const stream = client.responses.stream(ask as unknown as { model: string; input: string });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    const final = await stream.finalResponse();
+    expect(types).to.include.members(['response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta', 'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done']);
+    expect(types).not.to.include('response.reasoning_text.delta');
+    expect((final.output[0] as OpenAI.Responses.ResponseReasoningItem).summary).to.deep.equal(item.summary);
+  });
+
   it('shows reasoning as a thinking block without a signature through the Messages door (JSON and stream)', async () => {
     const client = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: gw.key, maxRetries: 0 });
     gw.euA.script({ type: 'answer', content: ANSWER, reasoning: 'Thinking about policy 42.' });

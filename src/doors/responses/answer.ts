@@ -103,12 +103,26 @@ export function unsealThinking(sealed: unknown): ThinkingBlock[] | undefined {
   return blocks;
 }
 
-export function reasoningItem(responseId: string, outputIndex: number, text: string, blocks: readonly ThinkingBlock[]): ReasoningItem {
+/**
+ * Whether the request asked for reasoning summaries (`reasoning.summary`): its reasoning then comes
+ * as the item's `summary`, which Codex and the Agents SDK show, rather than as `content`. Nothing
+ * is summarised; it is the provider's reasoning as written.
+ */
+export function reasoningAsSummary(request: ResponsesRequest): boolean {
+  return request.reasoning?.summary != null;
+}
+
+export function reasoningItem(
+  responseId: string,
+  outputIndex: number,
+  text: string,
+  blocks: readonly ThinkingBlock[],
+  asSummary: boolean,
+): ReasoningItem {
   return {
     id: itemIdOf(responseId, 'rs', outputIndex),
     type: 'reasoning',
-    summary: [],
-    content: [{ type: 'reasoning_text', text }],
+    ...(asSummary ? { summary: [{ type: 'summary_text', text }] } : { summary: [], content: [{ type: 'reasoning_text', text }] }),
     ...(blocks.length > 0 ? { encrypted_content: sealThinking(blocks) } : {}),
   };
 }
@@ -137,11 +151,11 @@ export function functionCallItem(
  * there is text, or nothing else), then the function calls — or the calls first, for a stream that
  * sent them first.
  */
-export function outputItemsOf(responseId: string, outcome: ChatOutcome): OutputItem[] {
+export function outputItemsOf(responseId: string, outcome: ChatOutcome, reasoningSummary = false): OutputItem[] {
   const status = finishStatus(outcome.finishReason).itemStatus;
   const items: OutputItem[] = [];
   if (outcome.reasoning !== null || outcome.thinkingBlocks.length > 0) {
-    items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks));
+    items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks, reasoningSummary));
   }
   const message = () => {
     if (outcome.refusal) {
@@ -207,7 +221,7 @@ export function responseObject(
     output_text: outputTextOf(state.output),
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: request.previous_response_id ?? null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     store: request.store ?? true,
     temperature: request.temperature ?? null,
     text: { format: request.text?.format ?? { type: 'text' } },
@@ -227,7 +241,7 @@ export function finishedResponse(frame: ResponseFrame, outcome: ChatOutcome): Re
   const { status, incomplete } = finishStatus(outcome.finishReason);
   return responseObject(
     { ...frame, model: outcome.model },
-    { status, incomplete, output: outputItemsOf(frame.id, outcome), usage: outcome.usage, sources: outcome.sources },
+    { status, incomplete, output: outputItemsOf(frame.id, outcome, reasoningAsSummary(frame.request)), usage: outcome.usage, sources: outcome.sources },
   );
 }
 

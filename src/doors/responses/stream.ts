@@ -4,7 +4,9 @@ import type { ThinkingBlock } from '../../gateway/providers/types.js';
 import {
   finishedResponse,
   functionCallItem,
+  itemIdOf,
   messageItem,
+  reasoningAsSummary,
   reasoningItem,
   responseObject,
   thinkingText,
@@ -178,20 +180,28 @@ export class ResponsesStream implements SseSink {
   }
 
   private async reasoningDelta(delta: string): Promise<void> {
+    // As the item's summary when the request asked for summaries (see reasoningAsSummary), else as its content.
+    const asSummary = reasoningAsSummary(this.frame.request);
     if (this.current?.kind !== 'reasoning') {
       await this.closeCurrent();
       const index = this.nextIndex();
       this.current = { kind: 'reasoning', index, text: '' };
-      const item = reasoningItem(this.frame.id, index, '', []);
-      await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
-      await this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      const { id } = reasoningItem(this.frame.id, index, '', [], asSummary);
+      if (asSummary) {
+        await this.emit('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', summary: [] } });
+        await this.emit('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      } else {
+        await this.emit('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', summary: [], content: [] } });
+        await this.emit('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      }
     }
     const open = this.current as OpenReasoning;
     if (delta === '') return;
     open.text += delta;
     this.reasoning += delta;
-    const itemId = reasoningItem(this.frame.id, open.index, '', []).id;
-    await this.emit('response.reasoning_text.delta', { item_id: itemId, output_index: open.index, content_index: 0, delta });
+    const itemId = itemIdOf(this.frame.id, 'rs', open.index);
+    if (asSummary) await this.emit('response.reasoning_summary_text.delta', { item_id: itemId, output_index: open.index, summary_index: 0, delta });
+    else await this.emit('response.reasoning_text.delta', { item_id: itemId, output_index: open.index, content_index: 0, delta });
   }
 
   private async textDelta(delta: string): Promise<void> {
@@ -252,10 +262,16 @@ export class ResponsesStream implements SseSink {
     if (!open) return;
     this.current = undefined;
     if (open.kind === 'reasoning') {
-      const item = finalOf<ReasoningItem>(finalOutput, open.index, 'reasoning') ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks);
-      await this.emit('response.reasoning_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text });
-      const part = { type: 'reasoning_text', text: open.text };
-      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part });
+      const asSummary = reasoningAsSummary(this.frame.request);
+      const item = finalOf<ReasoningItem>(finalOutput, open.index, 'reasoning') ?? reasoningItem(this.frame.id, open.index, open.text, this.thinkingBlocks, asSummary);
+      const where = { item_id: item.id, output_index: open.index };
+      if (asSummary) {
+        await this.emit('response.reasoning_summary_text.done', { ...where, summary_index: 0, text: open.text });
+        await this.emit('response.reasoning_summary_part.done', { ...where, summary_index: 0, part: { type: 'summary_text', text: open.text } });
+      } else {
+        await this.emit('response.reasoning_text.done', { ...where, content_index: 0, text: open.text });
+        await this.emit('response.content_part.done', { ...where, content_index: 0, part: { type: 'reasoning_text', text: open.text } });
+      }
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else if (open.kind === 'message') {

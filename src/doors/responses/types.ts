@@ -33,7 +33,8 @@ export interface ReasoningItem {
   id: string;
   type: 'reasoning';
   summary: { type: 'summary_text'; text: string }[];
-  content: { type: 'reasoning_text'; text: string }[];
+  /** The reasoning as written, unless the request asked for it as `summary` (see `reasoningAsSummary`). */
+  content?: { type: 'reasoning_text'; text: string }[];
   /** A native Anthropic provider's thinking blocks, to be passed back (see answer.ts, `sealThinking`). */
   encrypted_content?: string;
 }
