@@ -116,7 +116,7 @@ export interface ChatModel extends ModelBase {
 }
 
 /** A chat model's `max_output_tokens` when the catalogue gives none. */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 export interface EmbeddingModel extends ModelBase {
   type: 'embedding';

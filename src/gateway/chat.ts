@@ -245,7 +245,7 @@ export class ChatService {
     for (const [position, index] of indexes.entries()) {
       const last = position === indexes.length - 1;
       await sink.send({
-        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop', ...stopSequenceOf(stopSequences, index) }]),
+        ...frame([{ index, delta: {}, finish_reason: finishes.get(index) ?? 'stop', ...stopSequenceIn(stopSequences, index) }]),
         ...(last ? { usage, sources: prepared.retrieval.sources } : {}),
       });
     }
@@ -703,7 +703,7 @@ function withKnowledge(messages: UpstreamChatRequest['messages'], knowledge: str
 }
 
 /** `{stop_sequence}` for a choice whose provider named the stop sequence that ended it. */
-function stopSequenceOf(stopSequences: ReadonlyMap<number, string>, index: number): { stop_sequence?: string } {
+function stopSequenceIn(stopSequences: ReadonlyMap<number, string>, index: number): { stop_sequence?: string } {
   const sequence = stopSequences.get(index);
   return sequence === undefined ? {} : { stop_sequence: sequence };
 }

@@ -166,7 +166,7 @@ function scanCost(text: string | undefined): number {
 }
 
 /** What the firewall's reading of these messages counts against FIREWALL_MAX_CHARS: every string it masks. */
-export function firewallChars(messages: readonly ChatMessage[]): number {
+function firewallChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
   for (const message of messages) {
     chars += scanCost(message.name);

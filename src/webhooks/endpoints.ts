@@ -61,7 +61,7 @@ const distinct = (events: string[]) => [...new Set(events)];
  * (Slack's `/services/T…/B…/<token>`, `?token=…`), and the audit log is kept long and read by every
  * admin: it shows where the URL points, and a fingerprint that tells two URLs apart.
  */
-export function urlForAudit(href: string): string {
+function urlForAudit(href: string): string {
   const url = new URL(href);
   if (url.pathname === '/' && url.search === '' && url.username === '' && url.password === '') return url.href;
   return `${url.origin}/… (sha256 ${createHash('sha256').update(href).digest('hex').slice(0, 12)})`;

@@ -76,7 +76,7 @@ export function thinkingText(blocks: readonly ThinkingBlock[]): string | null {
 // prefix only says whose format this is.
 const SEALED_THINKING = 'polder.thinking.v1.';
 
-export function sealThinking(blocks: readonly ThinkingBlock[]): string {
+function sealThinking(blocks: readonly ThinkingBlock[]): string {
   return SEALED_THINKING + Buffer.from(JSON.stringify(blocks)).toString('base64url');
 }
 
