@@ -274,6 +274,18 @@ describe('firewall recognizers', () => {
       ]);
       expect(found(personRecognizer, 'Giorgi Beridze en Mehmet Yılmazoğlu komen morgen.', 'nl')).to.deep.equal(['Giorgi Beridze', 'Mehmet Yılmazoğlu']);
       expect(found(personRecognizer, 'Next Lesson starts at nine. The Olympic Ski event.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Call Nadia Ivanova tomorrow; Herr Orlov and Jana Nováková too.', 'en')).to.deep.equal([
+        'Nadia Ivanova',
+        'Orlov',
+        'Jana Nováková',
+      ]);
+      expect(found(personRecognizer, 'From Lake Geneva to Genova, a Casanova of Moldova.', 'en')).to.deep.equal([]);
+    });
+    it('knows the names of the largest groups of newcomers: Ukrainian, Chinese, Vietnamese, Syrian, Afghan', () => {
+      expect(found(personRecognizer, 'Meeting with Wei Zhang and Svitlana Bondarenko at three.', 'en')).to.deep.equal(['Wei Zhang', 'Svitlana Bondarenko']);
+      expect(found(personRecognizer, 'Ik heb Thanh Nguyen en Bashar Halabi gebeld.', 'nl')).to.deep.equal(['Thanh Nguyen', 'Bashar Halabi']);
+      expect(found(personRecognizer, 'Ich habe mit Dmytro gesprochen, nicht mit Farhad Ahmadi.', 'de')).to.deep.equal(['Dmytro', 'Farhad Ahmadi']);
+      expect(found(personRecognizer, 'A Ming vase from Hong Kong and the Tao of Pooh; I live in Geneva.', 'en')).to.deep.equal([]);
     });
     it('reads a name before a semicolon in prose as a name, and a type before a declared variable as code', () => {
       expect(found(personRecognizer, 'Pieter Bakker belde; ik heb hem gesproken.', 'nl')).to.deep.equal(['Pieter Bakker']);

@@ -59,7 +59,7 @@ const AMBIGUOUS = new Set(
   Toy Lue Van Ara Bella Berry Golden Pleasant Else Ray Kay Amor Santa Lean Judge Aura Victoria Lorraine Normandie Carmen Roman
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
-  Bas Dean Page Rich Hardy Noble Tom Mercy Rain`
+  Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -304,17 +304,20 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
 
 // Surnames known by their form where the name lists have none: Slavic -ović/-ević/-ić, Polish
 // -ski/-cka/-wicz/-czyk, Romanian -escu/-eanu, Turkish -oğlu, Greek -opoulos/-akis/-idis, Nordic
-// -sson/-dóttir, Ukrainian -enko/-chuk, Georgian -shvili/-dze. Words of the four languages rarely
-// end so (the shortest are held to a length: "Lesson" is a word, "Nilsson" a name).
-const SURNAME_ENDING = /(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze|ski|ska|cki|cka|dzki|dzka|sson|dóttir|dottir)$/u;
+// -sson/-dóttir, Ukrainian -enko/-chuk, Georgian -shvili/-dze, Russian, Ukrainian and Bulgarian
+// -ov/-ova/-ev/-eva, Czech and Slovak -ová. Words of the four languages rarely end so (the shortest
+// are held to a length: "Lesson" is a word, "Nilsson" a name; "Kiev" is too short to count), and
+// the few places and words that do are listed (NOT_SURNAMES_BY_FORM).
+const SURNAME_ENDING = /(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze|ski|ska|cki|cka|dzki|dzka|sson|dóttir|dottir|ová|ova|eva|ov|ev)$/u;
 const LONGER_STEM = new Set(['ski', 'ska', 'cki', 'cka', 'dzki', 'dzka', 'sson', 'dóttir', 'dottir']);
+const NOT_SURNAMES_BY_FORM = new Set(['Geneva', 'Genova', 'Moldova', 'Casanova', 'Villanova', 'Terranova', 'Supernova', 'Bossanova', 'Improv', 'Rostov', 'Kishinev', 'Kharkov', 'Lviv']);
 
 /** A surname the lists know, or one known by its form (SURNAME_ENDING). */
 function isSurname(tok: string): boolean {
   if (isKnownLastName(tok)) return true;
   // An ending anchored at the end only: this runs for most capitalised words after another.
   const ending = SURNAME_ENDING.exec(tok)?.[0];
-  return ending !== undefined && tok.length - ending.length >= (LONGER_STEM.has(ending) ? 4 : 3);
+  return ending !== undefined && tok.length - ending.length >= (LONGER_STEM.has(ending) ? 4 : 3) && !NOT_SURNAMES_BY_FORM.has(tok);
 }
 
 /** End of a known surname (optionally after particles) right after `i`, or -1. */
@@ -342,7 +345,7 @@ const PLACE_WORDS = new Set(['to', 'in', 'at', 'from', 'à', 'a', 'en', 'de', 'p
 const TOWN_NAMES = new Set(
   `Charlotte Nancy Florence Victoria Adelaide Lourdes Sydney Austin Dallas Orlando Jena Darwin Lorraine Hamilton
   Chester Lincoln Regina Augusta Eugene Alexandria Marion Valence Laval Albert Vienne Jackson Phoenix Denver Tyler
-  Beverly Shannon Kingston Clifton Preston Eden Lorient Colombes Jersey Chelsea Aurora Sofia Lucerne
+  Beverly Shannon Kingston Clifton Preston Eden Lorient Colombes Jersey Chelsea Aurora Sofia Lucerne Geneva Vienna
   Sion Emden Hameln Celle Gera Hagen Moers Hilden Herne Bergen Lisse Leek Epe Ede Emmen Velp Vianen`
     .split(/\s+/)
     .filter(Boolean),
