@@ -142,7 +142,12 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
         continue;
       }
       const adapter = adapters[provider.kind];
-      const target: UpstreamTarget = { provider, upstreamModel: endpoint.upstreamModel, modelId: model.id };
+      const target: UpstreamTarget = {
+        provider,
+        upstreamModel: endpoint.upstreamModel,
+        modelId: model.id,
+        ...(model.type === 'chat' ? { maxOutputTokens: model.maxOutputTokens } : {}),
+      };
       const supported = adapter.supportedParameters(target);
       const refused = input.parameters.flatMap((parameter) => {
         if (!supported.has(parameter)) return [{ parameter, why: `${provider.id} does not take ${parameter}` }];

@@ -146,6 +146,11 @@ export interface UpstreamTarget {
   upstreamModel: string;
   /** Our catalogue id, e.g. mistral/mistral-small-latest. */
   modelId: string;
+  /**
+   * A chat model's cap for an answer whose request sets none (catalogue `max_output_tokens`): what
+   * rate limits and budgets reserve, so an adapter that must send a cap sends this one.
+   */
+  maxOutputTokens?: number;
 }
 
 export type UpstreamFailureKind = 'connect' | 'timeout' | 'status' | 'protocol' | 'aborted';

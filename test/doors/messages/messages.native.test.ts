@@ -31,6 +31,7 @@ models:
     context_length: 200000
     pricing: {prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75}
     capabilities: [tools, vision]
+    reasoning_effort: [none, minimal, low, medium, high]
     endpoints:
       - {provider: claude, upstream_model: claude-stub}
       - {provider: eu-compatible, upstream_model: compatible-fallback}
@@ -134,6 +135,27 @@ ${FREE_SERVICES}
     const sentBack = native.requests.at(-1)!.body.messages[1].content;
     expect(sentBack[0]).to.deep.equal(redacted);
     expect(sentBack[1]).to.deep.equal(thought);
+  });
+
+  it('keeps thinking within the answer cap that limits and budgets reserve, never raising max_tokens for it', async () => {
+    // A cap too small for Anthropic's smallest budget (1,024): no thinking, rather than a provider
+    // asked for 8,208 tokens while the limits reserved 16.
+    await client.messages.create({ model: 'test/claude', max_tokens: 16, thinking: { type: 'adaptive' } as never, messages: [{ role: 'user', content: 'Denk kort na' }] });
+    let sent = native.requests.at(-1)!.body;
+    expect(sent.max_tokens).to.equal(16);
+    expect(sent).not.to.have.property('thinking');
+
+    await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk even na' }] });
+    sent = native.requests.at(-1)!.body;
+    expect(sent.max_tokens).to.equal(2000);
+    expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1500 });
+
+    // Without a cap, the model's default cap (catalogue max_output_tokens, 4,096 here), which is what rate limits count.
+    const openai = new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+    await openai.chat.completions.create({ model: 'test/claude', reasoning_effort: 'high', messages: [{ role: 'user', content: 'Denk lang na' }] });
+    sent = native.requests.at(-1)!.body;
+    expect(sent.max_tokens).to.equal(4096);
+    expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 3072 });
   });
 
   it('passes back a thinking block that holds placeholders, and leaves out one that holds personal data in clear', async () => {

@@ -47,7 +47,7 @@ class AnthropicAdapter implements ProviderAdapter {
   async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
     const ep = this.endpoint(target.provider);
     const ctx = contextOf(target.provider, ep, signal);
-    const response = await post({ dispatcher: this.pools.get(ep.origin), path: ep.path, headers: ep.headers, body: messagesBodyOf(target.upstreamModel, request, false), ctx });
+    const response = await post({ dispatcher: this.pools.get(ep.origin), path: ep.path, headers: ep.headers, body: messagesBodyOf(target, request, false), ctx });
     const raw = await jsonOf(response, ctx);
     try {
       return toCompletion(raw, ep.providerId);
@@ -63,7 +63,7 @@ class AnthropicAdapter implements ProviderAdapter {
       dispatcher: this.pools.get(ep.origin),
       path: ep.path,
       headers: { ...ep.headers, accept: 'text/event-stream' },
-      body: messagesBodyOf(target.upstreamModel, request, true),
+      body: messagesBodyOf(target, request, true),
       ctx,
     });
     const chunks = translated(response.body, new MessagesStreamTranslator(ep.providerId), ctx);

@@ -1,4 +1,4 @@
-import type { ChatMessage, UpstreamChatRequest, UpstreamParameter } from '../types.js';
+import type { ChatMessage, UpstreamChatRequest, UpstreamParameter, UpstreamTarget } from '../types.js';
 
 // A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
 
@@ -18,11 +18,25 @@ export const ANTHROPIC_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set<Upst
   'reasoning_effort',
 ]);
 
-/** Messages requires max_tokens; a chat request may leave it out. */
-export const DEFAULT_MAX_TOKENS = 4096;
+/** Messages requires max_tokens; a chat request may leave it out (and a target should name its model's cap). */
+const DEFAULT_MAX_TOKENS = 4096;
 // Extended thinking's budget per reasoning level; Anthropic's smallest budget is 1,024 tokens.
 const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768, max: 32768 };
 const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * The thinking budget for a reasoning level within an answer's cap, or undefined when the cap
+ * leaves no room for Anthropic's smallest budget. The cap counts thinking and answer together, as
+ * Anthropic's `max_tokens` and OpenAI's `max_completion_tokens` both do, and as rate limits and
+ * budgets reserve it: raising it for thinking would let one request spend past them. Thinking takes
+ * at most three quarters, so that an answer is left.
+ */
+function thinkingBudget(effort: UpstreamChatRequest['reasoning_effort'], cap: number): number | undefined {
+  const wanted = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+  if (wanted === undefined) return undefined;
+  const fits = Math.min(wanted, Math.floor((cap * 3) / 4));
+  return fits >= MIN_THINKING_BUDGET ? fits : undefined;
+}
 
 const DATA_URL = /^data:([^;,]+);base64,/;
 
@@ -146,10 +160,10 @@ function toolChoiceOf(request: UpstreamChatRequest): Block | undefined {
 }
 
 /** The Messages body for a chat request. */
-export function messagesBodyOf(upstreamModel: string, request: UpstreamChatRequest, stream: boolean): string {
+export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'maxOutputTokens'>, request: UpstreamChatRequest, stream: boolean): string {
   const { system, messages } = conversation(request.messages);
-  let maxTokens = request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const body: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens, messages };
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? target.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens, messages };
   if (system !== undefined) body.system = system;
   if (request.stop !== undefined) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
   if (request.top_p !== undefined) body.top_p = request.top_p;
@@ -163,13 +177,9 @@ export function messagesBodyOf(upstreamModel: string, request: UpstreamChatReque
     const choice = toolChoiceOf(request);
     if (choice) body.tool_choice = choice;
   }
-  const effort = request.reasoning_effort;
-  const budget = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+  const budget = thinkingBudget(request.reasoning_effort, maxTokens);
   if (budget !== undefined) {
-    // The budget must stay below max_tokens: the answer is what is left after thinking.
-    if (maxTokens <= budget) maxTokens = budget + (request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_TOKENS);
-    body.max_tokens = maxTokens;
-    body.thinking = { type: 'enabled', budget_tokens: Math.max(MIN_THINKING_BUDGET, budget) };
+    body.thinking = { type: 'enabled', budget_tokens: budget };
   } else if (request.temperature !== undefined) {
     // Thinking takes no temperature; without it, Anthropic's range is 0..1.
     body.temperature = Math.min(1, request.temperature);
