@@ -15,6 +15,14 @@ export type OpenAiErrorType =
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * An empty map of field errors without a prototype: its keys come from the caller's JSON, and a
+ * field named `constructor` or `__proto__` must be a key like any other, not Object's own.
+ */
+export function noFieldErrors(): FieldErrors {
+  return Object.create(null) as FieldErrors;
+}
+
 interface ApiErrorInit {
   status: number;
   message: string;

@@ -1,4 +1,4 @@
-import { validationFailed, type FieldErrors } from '../errors.js';
+import { validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import { jsonTextDeeperThan, MAX_JSON_DEPTH } from '../jsonDepth.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { ALL_PARAMETERS, type UpstreamChatRequest, type UpstreamParameter } from './providers/types.js';
@@ -26,7 +26,7 @@ function attachmentData(part: Record<string, unknown>): string | undefined {
 }
 
 export function checkChatRules(body: ChatCompletionRequest): void {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
   if (body.model === undefined && body.models === undefined) add('model', 'is required (or models, a chain of models)');

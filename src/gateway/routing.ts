@@ -1,4 +1,4 @@
-import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../errors.js';
+import { ApiError, egressRefused, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { WorkspaceSettings } from '../tenancy/store.js';
 import type { Catalog, CatalogModel, ChatModel, EmbeddingModel } from './catalog.js';
 import type { Adapters } from './providers/index.js';
@@ -69,7 +69,7 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
 }
 
 function expand(catalog: Catalog, input: RoutingInput): { models: CatalogModel[]; errors: FieldErrors } {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const seen = new Set<string>();
   const models: CatalogModel[] = [];
   input.chain.forEach((slug, index) => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { Next } from 'koa';
-import { validationFailed, type FieldErrors } from '../errors.js';
+import { validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import { fromRoot } from '../paths.js';
 import type { AppContext } from './state.js';
 
@@ -158,7 +158,7 @@ export function toFieldErrors(allErrors: ErrorObject[]): FieldErrors {
   const unionPaths = new Set(
     errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   );
-  const result: FieldErrors = {};
+  const result: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => {
     const key = field || 'body';
     const list = (result[key] ??= []);

@@ -1,4 +1,4 @@
-import { validationFailed, type FieldErrors } from '../errors.js';
+import { validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 
 /**
  * The limits of a key, a workspace or an organization. Each is a positive number, or null for no
@@ -41,7 +41,7 @@ export function limitsFromBody(body: Partial<Limits> | null | undefined, path = 
     credits_per_day: body?.credits_per_day ?? null,
     credits_per_month: body?.credits_per_month ?? null,
   };
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   for (const field of ['credits_per_day', 'credits_per_month'] as const) {
     const value = limits[field];
     if (value !== null && value < SMALLEST_CREDIT_LIMIT) {

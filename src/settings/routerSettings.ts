@@ -1,6 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { ApiError, egressRefused, validationFailed, type FieldErrors } from '../errors.js';
+import { ApiError, egressRefused, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { RouterSettingsUpdate } from '../generated/openapi.js';
 import { actedBy, recordAudit } from '../audit/entries.js';
@@ -120,7 +120,7 @@ export async function updateRouterSettings(
 
 /** The fields of the update as settings, checked against the catalogue; lists lose duplicates. */
 function checkAgainstCatalog(catalog: Catalog, update: RouterSettingsUpdate): Partial<WorkspaceSettings> {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const requested: Partial<WorkspaceSettings> = {};
 

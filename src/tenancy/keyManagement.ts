@@ -1,7 +1,7 @@
 import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { conflict, notFound, validationFailed, type FieldErrors } from '../errors.js';
+import { conflict, notFound, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
 import { startBudgetCounters } from '../limits/store.js';
@@ -51,7 +51,7 @@ export async function createKeyFor(
   principal: Principal,
   body: KeyCreateRequest,
 ): Promise<{ secret: string; key: KeyRow }> {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   if (body.kind === 'organization' && body.scopes !== undefined) errors.scopes = [ORGANIZATION_SCOPES];
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const limits = limitsFromBody(body.limits);

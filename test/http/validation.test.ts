@@ -117,6 +117,15 @@ describe('http/validation and body parsing', () => {
     ]);
   });
 
+  it('names fields called like Object’s own properties as unknown fields, not a 500', async () => {
+    for (const field of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const raw = `{"model":"local/embed-1024","input":"x",${JSON.stringify(field)}:{}}`;
+      const response = await api(baseUrl, '/EmbeddingRequest', { method: 'POST', raw });
+      expect(response.status, raw).to.equal(422);
+      expect(response.body.errors[field]).to.deep.equal(['is not a known field']);
+    }
+  });
+
   it('answers 413 for a body over the limit', async () => {
     const response = await api(baseUrl, '/ChatCompletionRequest', {
       method: 'POST',

@@ -1,4 +1,4 @@
-import { validationFailed, type FieldErrors } from '../../errors.js';
+import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import type { ChatMessage } from '../../gateway/providers/types.js';
@@ -221,7 +221,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: (field: string, messa
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
 export function chatRequestOf(body: MessagesRequest, catalog: Catalog): TranslatedRequest {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const notes = ['via the Messages door (/v1/messages)'];
   const chat: Record<string, unknown> = { messages: messagesOf(body, add) };
@@ -258,7 +258,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
 
 /** The messages and tools a count_tokens request would send. */
 export function countRequestOf(body: MessagesCountTokensRequest): Pick<ChatCompletionRequest, 'messages' | 'tools'> {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const messages = messagesOf(body, add);
   const tools = toolsOf(body.tools, [], add);

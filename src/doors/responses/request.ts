@@ -1,4 +1,4 @@
-import { validationFailed, type FieldErrors } from '../../errors.js';
+import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../generated/openapi.js';
 import type { ChatMessage, ThinkingBlock } from '../../gateway/providers/types.js';
 import { unsealThinking } from './answer.js';
@@ -23,7 +23,7 @@ export interface DoorRequest {
 }
 
 class Refusals {
-  readonly errors: FieldErrors = {};
+  readonly errors: FieldErrors = noFieldErrors();
   add(field: string, message: string): void {
     (this.errors[field] ??= []).push(message);
   }

@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { notFound, validationFailed, type FieldErrors } from '../../errors.js';
+import { notFound, validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { AppContext } from '../state.js';
 
 // Postgres stores no U+0000 (NUL) in text or jsonb: a NUL in anything a request names or sends
@@ -14,7 +14,7 @@ export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
   // Both are still percent-encoded here: a NUL can only arrive as %00.
   if (ctx.path.includes('%00')) throw notFound(`no route for ${ctx.method} ${ctx.path}`);
   if (ctx.querystring.includes('%00')) {
-    const errors: FieldErrors = {};
+    const errors: FieldErrors = noFieldErrors();
     for (const [name, value] of Object.entries(ctx.query)) {
       if ([value ?? []].flat().some((v) => v.includes('\0'))) errors[name] = [NUL_MESSAGE];
     }
@@ -25,7 +25,7 @@ export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
 
 /** The dotted paths (`messages.0.content`) of the strings and keys in `value` that hold a NUL. */
 export function nulFieldErrors(value: unknown): FieldErrors | undefined {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = noFieldErrors();
   const visit = (node: unknown, path: string) => {
     if (typeof node === 'string') {
       if (node.includes('\0')) errors[path || 'body'] = [NUL_MESSAGE];
