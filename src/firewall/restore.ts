@@ -104,7 +104,8 @@ function scanType(s: string, p: number, parts: number[][], final: boolean): { en
 export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
   const len = s.length;
   let p = i;
-  if (s.charCodeAt(p) === BACKSLASH) {
+  const escapedOpen = s.charCodeAt(p) === BACKSLASH;
+  if (escapedOpen) {
     if (p + 1 >= len) return final ? null : PARTIAL;
     if (s.charCodeAt(p + 1) !== OPEN) return null;
     p++;
@@ -137,11 +138,16 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
       q++;
       pad++;
     }
-    if (q < len && s.charCodeAt(q) === BACKSLASH) q++;
+    const escapedClose = q < len && s.charCodeAt(q) === BACKSLASH;
+    if (escapedClose) q++;
     // Only padding (or a backslash) up to the end of the input: the closing bracket may follow.
     if (q >= len && !final) return PARTIAL;
-    const end = q < len && s.charCodeAt(q) === CLOSE ? q + 1 : r.end;
-    return { kind: 'match', end, key: `${type}_${Number(r.n)}` };
+    const closed = q < len && s.charCodeAt(q) === CLOSE;
+    // A backslash before '[' is Markdown's escape only when ']' is escaped too (\[EMAIL\_1\]);
+    // otherwise it is the text's own: a Windows path (C:\Users\[PERSON_1]) or a JSON escape
+    // ("C:\\Users\\[PERSON_1]"), and it stays where it is (the scan starts again at '[').
+    if (escapedOpen && !(escapedClose && closed)) return null;
+    return { kind: 'match', end: closed ? q + 1 : r.end, key: `${type}_${Number(r.n)}` };
   }
   return partial && !final ? PARTIAL : null;
 }

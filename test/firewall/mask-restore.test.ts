@@ -107,6 +107,17 @@ describe('firewall masking and restoring', () => {
       }
     });
 
+    it('keeps a backslash before a placeholder that belongs to the text: a Windows path, a JSON escape', () => {
+      expect(restoreText('C:\\Users\\[PERSON_1]\\notes.txt', vault)).to.equal('C:\\Users\\Jan de Vries\\notes.txt');
+      expect(restoreText('open C:\\Users\\[PERSON_1]\\notes.txt', vault)).to.equal('open C:\\Users\\Jan de Vries\\notes.txt');
+      const args = '{"path":"C:\\\\Users\\\\[PERSON_1]\\\\notes.txt"}';
+      expect(JSON.parse(restoreJsonArguments(args, vault))).to.deep.equal({ path: 'C:\\Users\\Jan de Vries\\notes.txt' });
+      const stream = createStreamRestorer(vault);
+      const pieces = ['{"path":"C:\\\\Users\\', '\\[PERS', 'ON_1]\\\\n"}'];
+      const streamed = pieces.map((piece) => stream.push(piece)).join('') + stream.flush();
+      expect(streamed).to.equal('{"path":"C:\\\\Users\\\\Jan de Vries\\\\n"}');
+    });
+
     it('escapes restored values inside tool-call arguments', () => {
       const args = '{"name":"[PERSON_2]","cc":"[EMAIL_1]"}';
       const restored = restoreJsonArguments(args, vault);
