@@ -186,7 +186,9 @@ export class ChatService {
         accumulator.add(chunk);
         const choices = chunk.choices.flatMap((choice) => {
           if (choice.finish_reason) finishes.set(choice.index, choice.finish_reason);
-          if (choice.stop_sequence !== undefined) stopSequences.set(choice.index, choice.stop_sequence);
+          if (choice.stop_sequence !== undefined) {
+            stopSequences.set(choice.index, prepared.firewall ? prepared.firewall.restore(choice.stop_sequence) : choice.stop_sequence);
+          }
           const delta = unmasker ? unmasker.delta(choice.index, choice.delta) : { ...choice.delta };
           if (delta.content === '' && opened.has(choice.index)) delete delta.content;
           if (!opened.has(choice.index)) {
@@ -270,7 +272,7 @@ export class ChatService {
       const firewall = firewallOn
         ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
         : undefined;
-      const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format };
+      const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format, stop: request.stop };
       Object.assign(request, await upstreamPrompt(firewall, prompt, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS }));
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.

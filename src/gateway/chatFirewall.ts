@@ -67,6 +67,7 @@ function isDataUrl(url: string): boolean {
 }
 
 type Definitions = Pick<UpstreamChatRequest, 'tools' | 'response_format'>;
+type StopSequences = Pick<UpstreamChatRequest, 'stop'>;
 
 // In a JSON Schema, the keywords whose values are a caller's prose or data (an `enum` of staff
 // names, a `default` address), as against structure (types, property names, patterns). Under
@@ -205,15 +206,16 @@ export interface UpstreamPromptOptions {
  */
 export async function upstreamPrompt(
   firewall: Firewall | undefined,
-  prompt: { messages: readonly ChatMessage[] } & Definitions,
+  prompt: { messages: readonly ChatMessage[] } & Definitions & StopSequences,
   options: UpstreamPromptOptions,
-): Promise<{ messages: ChatMessage[] } & Definitions> {
+): Promise<{ messages: ChatMessage[] } & Definitions & StopSequences> {
   const known = prompt.messages.map(knownMessage);
   const definitions: Definitions = {
     ...(prompt.tools !== undefined ? { tools: prompt.tools } : {}),
     ...(prompt.response_format !== undefined ? { response_format: prompt.response_format } : {}),
   };
-  if (!firewall) return { messages: known, ...definitions };
+  const stop = prompt.stop !== undefined ? { stop: prompt.stop } : {};
+  if (!firewall) return { messages: known, ...definitions, ...stop };
   const texts = definitionTexts(definitions);
   let chars = firewallChars(known);
   for (const text of texts) chars += scanCost(text);
@@ -247,7 +249,12 @@ export async function upstreamPrompt(
       message.thinking_blocks = kept;
     }
   }
-  return { messages: known, ...maskedDefinitions };
+  // Last, so that a sequence holding a value of the prompt gets its placeholder, which is what the
+  // model writes and so what can stop it.
+  if (stop.stop !== undefined) {
+    stop.stop = typeof stop.stop === 'string' ? firewall.mask(stop.stop) : stop.stop.map((sequence) => firewall.mask(sequence));
+  }
+  return { messages: known, ...maskedDefinitions, ...stop };
 }
 
 /** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */
@@ -265,7 +272,8 @@ export async function restoreCompletion(firewall: Firewall, completion: Upstream
     }
     const reasoning = choice.message.reasoning_content;
     const restoredReasoning = reasoning === undefined ? {} : { reasoning_content: await firewall.restoreAsync(reasoning) };
-    choices.push({ ...choice, message: { ...choice.message, content, ...restoredReasoning, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+    const stopSequence = choice.stop_sequence === undefined ? {} : { stop_sequence: firewall.restore(choice.stop_sequence) };
+    choices.push({ ...choice, ...stopSequence, message: { ...choice.message, content, ...restoredReasoning, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
   }
   return { ...completion, choices };
 }

@@ -113,6 +113,21 @@ describe('the firewall on the side doors of a chat message', () => {
     expect(user.content[2].file.filename).to.equal('kwartaal_rapport-2024.pdf');
   });
 
+  it('masks stop sequences with the placeholders of the prompt, so they leave masked and still stop the model', async () => {
+    const response = await postChat(
+      gw,
+      chatBody({ stop: ['Noor de Vries', 'noor.devries@example.nl', '\n\n'], messages: [{ role: 'user', content: 'Schrijf een brief aan Noor de Vries, noor.devries@example.nl.' }] }),
+      { 'x-request-id': 'side-doors-stop' },
+    );
+    expect(response.status).to.equal(200);
+    const sent = gw.euA.requests[0]!.body;
+    expectNone(JSON.stringify(sent), 'upstream');
+    const content = sent.messages[0].content as string;
+    const [person, email] = [content.match(/\[PERSON_\d+\]/)![0], content.match(/\[EMAIL_\d+\]/)![0]];
+    expect(sent.stop).to.deep.equal([person, email, '\n\n']);
+    expectNone(JSON.stringify((await traceOf('side-doors-stop')).input), 'trace');
+  });
+
   it('refuses more text than the firewall scans for one request with a 413 in the error body, before anything leaves', async () => {
     const limit = gw.app.config.firewallMaxChars;
     const half = 'a '.repeat(Math.ceil(limit / 4));
