@@ -266,7 +266,10 @@ export class ChatService {
       );
     }
     const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
-    if (replay) return { replay };
+    if (replay) {
+      if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');
+      return { replay };
+    }
     try {
       const { request, parameters } = upstreamRequestOf(body);
       const firewall = firewallOn
@@ -636,6 +639,18 @@ const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
  * `thread` writes to a thread, which needs memory.write. (Reading memory needs memory.read; a key
  * without it chats without memory, `collection` included, as the contract has it.)
  */
+/** Whether an answer kept for replay or a stored response carries what retrieval found (`sources`). */
+export function heldMemory(answer: object): boolean {
+  const sources = (answer as { sources?: unknown }).sources;
+  return Array.isArray(sources) && sources.length > 0;
+}
+
+/**
+ * An answer that memory was retrieved into shows it (`sources[].text`, and the reply made from
+ * it): handing it to a key without memory.read would be retrieval by another way.
+ */
+export const memoryReadNeeded = (forWhat: string) => insufficientScope('memory.read', forWhat);
+
 function checkMemoryScopes(principal: Principal, body: ChatCompletionRequest): void {
   if (body.thread !== undefined && !principal.scopes.includes('memory.write')) {
     throw insufficientScope('memory.write', 'appending to a thread (`thread`)');

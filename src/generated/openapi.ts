@@ -49,7 +49,8 @@ export interface paths {
          *     Memory through a chat needs the memory scopes besides `chat.create`: retrieval of facts
          *     and documents needs `memory.read` (a key without it chats without memory: no retrieval,
          *     `sources: []`, `collection` included), and `thread` needs
-         *     `memory.write` (403 naming the scope otherwise).
+         *     `memory.write` (403 naming the scope otherwise). Replaying an answer that memory was
+         *     retrieved into (its `sources` are not empty) needs `memory.read` as well (403).
          */
         post: operations["createChatCompletion"];
         delete?: never;

@@ -148,6 +148,33 @@ describe('retrieval in chat', () => {
     expect((await api(gw.app.baseUrl, '/v1/recall/threads/scoped-thread', { key: gw.key })).status).to.equal(200);
   });
 
+  it('does not hand an answer memory was retrieved into to a key without memory.read, by replay or as a stored response', async () => {
+    const chatOnly = (await gw.app.key({ kind: 'restricted', scopes: ['chat.create'] })).key;
+    const body = chatBody({ user: 'klant-1', messages: [{ role: 'user', content: 'Wat is het eigen risico van mijn inboedelverzekering?' }] });
+    const first = await postChat(gw, body, { 'x-request-id': 'memory-replay-1' });
+    expect(((await first.json()) as any).sources).not.to.be.empty;
+    for (const stream of [false, true]) {
+      const replayed = await postChat(gw, { ...body, stream }, { 'x-request-id': 'memory-replay-1' }, chatOnly);
+      expect(replayed.status).to.equal(403);
+      const refused = (await replayed.json()) as any;
+      expect(refused.code).to.equal('insufficient_scope');
+      expect(refused.message).to.contain('memory.read');
+      expect(JSON.stringify(refused)).not.to.contain('inboedelverzekering sinds 2019');
+    }
+    // The key that asked (it has memory.read) still gets its replay.
+    expect((await postChat(gw, body, { 'x-request-id': 'memory-replay-1' })).headers.get('x-replay')).to.equal('true');
+
+    const created = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: gw.key, body: { model: body.model, user: 'klant-1', input: 'Wat is het eigen risico van mijn inboedelverzekering?' } });
+    expect(created.status).to.equal(200);
+    expect(created.body.sources).not.to.be.empty;
+    const read = await api(gw.app.baseUrl, `/v1/responses/${created.body.id}`, { key: chatOnly });
+    expect(read.status).to.equal(403);
+    expect(read.body.message).to.contain('memory.read');
+    const continued = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: chatOnly, body: { model: body.model, previous_response_id: created.body.id, input: 'En nu?' } });
+    expect(continued.status).to.equal(403);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${created.body.id}`, { key: gw.key })).status).to.equal(200);
+  });
+
   it('sends sources on the finish chunk of a stream', async () => {
     const response = await postChat(gw, chatBody({ stream: true, user: 'klant-1', messages: [{ role: 'user', content: 'eigen risico inboedel?' }] }));
     const text = await response.text();

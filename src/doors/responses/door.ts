@@ -1,6 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound, validationFailed } from '../../errors.js';
-import type { ChatContext, ChatReply, ChatService } from '../../gateway/chat.js';
+import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type ChatService } from '../../gateway/chat.js';
+import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
@@ -40,9 +41,10 @@ export class ResponsesDoor {
     await events.complete(answered.response ?? events.finishedResponse());
   }
 
-  async get(workspaceId: string, id: string): Promise<ResponseObject> {
-    const response = await findResponse(this.deps.pool, workspaceId, id);
+  async get(principal: Pick<Principal, 'workspaceId' | 'scopes'>, id: string): Promise<ResponseObject> {
+    const response = await findResponse(this.deps.pool, principal.workspaceId, id);
     if (!response) throw notFound(`no response ${id}`);
+    if (!principal.scopes.includes('memory.read') && heldMemory(response)) throw memoryReadNeeded('reading a response that memory was retrieved into');
     return response;
   }
 
@@ -59,6 +61,9 @@ export class ResponsesDoor {
     const previous = body.previous_response_id ?? undefined;
     const chain = previous !== undefined ? await chainOf(this.deps.pool, workspaceId, previous) : [];
     if (previous !== undefined && chain.length === 0) throw notFound(`no response ${previous} (previous_response_id)`);
+    if (!ctx.principal.scopes.includes('memory.read') && chain.some((turn) => heldMemory(turn.response))) {
+      throw memoryReadNeeded('continuing a response that memory was retrieved into (previous_response_id)');
+    }
     const door = chatRequestOf(body, chain);
     // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);

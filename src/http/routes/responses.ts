@@ -19,7 +19,7 @@ export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor
   });
 
   api.add('getResponse', async (ctx) => {
-    ctx.body = await door.get(principalOf(ctx).workspaceId, ctx.params.id!);
+    ctx.body = await door.get(principalOf(ctx), ctx.params.id!);
   });
 
   api.add('deleteResponse', async (ctx) => {
