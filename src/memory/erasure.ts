@@ -6,6 +6,8 @@ import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { deleteThreadsOfEndUser } from '../threads/store.js';
 import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
+import { deleteCollection } from './collections.js';
+import { deleteDocument } from './documents.js';
 import { forgetFact, lockEndUser } from './facts.js';
 
 // The right to erasure: one call removes everything the workspace holds about one end-user:
@@ -15,6 +17,8 @@ import { forgetFact, lockEndUser } from './facts.js';
 // of those calls (sql/0022). Nothing may reappear: the erasure holds the end-user lock that an
 // extraction's write step also takes, and deletes the submissions that the write step re-checks
 // under that lock (see extraction.ts).
+// Forgetting one fact, or deleting a document or a collection, reaches the same stores for what was
+// retrieved from it: the kept answers, stored responses and cache entries that hold its text.
 
 export interface Erasure {
   userRef: string;
@@ -91,15 +95,22 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
       responses: erasure.responses,
     },
   });
-  const deleted = { facts: erasure.facts, threads: erasure.threads, traces: erasure.traces, replays: erasure.replays, cache_entries: erasure.cacheEntries };
+  const deleted = {
+    facts: erasure.facts,
+    threads: erasure.threads,
+    traces: erasure.traces,
+    replays: erasure.replays,
+    cache_entries: erasure.cacheEntries,
+    responses: erasure.responses,
+  };
   await recordMemoryErased(db, actor, { userRef, deleted });
   return erasure;
 }
 
 /**
- * DELETE /memory/facts/{id}: the fact, and every kept answer and cache entry it was retrieved into
- * (a replay would otherwise hand it back verbatim in `sources[].text`). False when the workspace
- * holds no such fact.
+ * DELETE /memory/facts/{id}: the fact, and every kept answer, stored response and cache entry it
+ * was retrieved into (a replay would otherwise hand it back verbatim in `sources[].text`). False
+ * when the workspace holds no such fact.
  */
 export async function forgetFactEverywhere(pool: Pool, workspaceId: string, factId: string): Promise<boolean> {
   return withTransaction(pool, async (db) => {
@@ -111,6 +122,40 @@ export async function forgetFactEverywhere(pool: Pool, workspaceId: string, fact
        delete from response_cache where workspace_id = $1 and fact_ids @> array[$2::uuid]`,
       [workspaceId, factId],
     );
+    await forgetAnswersHolding(db, workspaceId, { type: 'fact', id: factId });
     return true;
   });
+}
+
+/** DELETE /recall/collections/{slug}: the collection, its documents, and the answers they were retrieved into. */
+export async function deleteCollectionEverywhere(pool: Pool, workspaceId: string, slug: string): Promise<boolean> {
+  return withTransaction(pool, async (db) => {
+    if (!(await deleteCollection(db, workspaceId, slug))) return false;
+    await forgetAnswersHolding(db, workspaceId, { type: 'chunk', collection: slug });
+    return true;
+  });
+}
+
+/** DELETE /memory/documents/{id}: the document, its chunks, and the answers they were retrieved into. */
+export async function deleteDocumentEverywhere(pool: Pool, workspaceId: string, documentId: string): Promise<boolean> {
+  return withTransaction(pool, async (db) => {
+    if (!(await deleteDocument(db, workspaceId, documentId))) return false;
+    await forgetAnswersHolding(db, workspaceId, { type: 'chunk', document_id: documentId });
+    return true;
+  });
+}
+
+/**
+ * Deletes the answers kept for replay and the stored responses whose `sources` hold a source
+ * matching `source` (JSON containment), so what was deleted cannot come back through them. Cache
+ * entries need nothing: their key holds the retrieved text, which no later retrieval finds again.
+ */
+async function forgetAnswersHolding(db: PoolClient, workspaceId: string, source: Record<string, string>): Promise<void> {
+  await db.query(
+    `with replays as (
+       delete from requests where workspace_id = $1 and kind = 'chat' and response -> 'body' -> 'sources' @> $2::jsonb
+     )
+     delete from stored_responses where workspace_id = $1 and response -> 'sources' @> $2::jsonb`,
+    [workspaceId, JSON.stringify([source])],
+  );
 }

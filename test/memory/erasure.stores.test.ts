@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { createCollection, ingest, settled } from './documentsFixture.js';
 
 // "Nothing may reappear after the erasure" holds for every store that keeps what a chat naming the
 // end-user said or was told: replayable answers, the response cache and threads, besides facts
 // and traces.
-describe('erasure reaches replays, the response cache and threads', () => {
+describe('erasure reaches replays, the response cache, threads and stored responses', () => {
   let gw: GatewayFixture;
   before(async () => {
     gw = await startGatewayFixture();
@@ -85,8 +86,12 @@ describe('erasure reaches replays, the response cache and threads', () => {
     expect(unrelated.status).to.equal(200);
     expect(((await unrelated.json()) as any).sources).to.deep.equal([]);
 
+    const response = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: gw.key, body: { model: first.body.model, user: 'klant-11', input: question } });
+    expect(JSON.stringify(response.body.sources)).to.contain('2013');
+
     const forgotten = await api(gw.app.baseUrl, `/v1/memory/facts/${factId}`, { method: 'DELETE', key: gw.key });
     expect(forgotten.body).to.deep.equal({ deleted: 1 });
+    expect((await api(gw.app.baseUrl, `/v1/responses/${response.body.id}`, { key: gw.key })).status).to.equal(404);
 
     const replay = await ask('klant-11', 'keep-11', {}, question);
     expect(replay.status).to.equal(422);
@@ -102,5 +107,36 @@ describe('erasure reaches replays, the response cache and threads', () => {
     // An answer that did not use the fact is still replayed.
     const kept = await postChat(gw, unrelatedBody, { 'x-request-id': 'keep-11-unrelated' });
     expect(kept.headers.get('x-replay')).to.equal('true');
+  });
+
+  it('deleting a document or a collection takes its text out of the answers kept for replay and the stored responses', async () => {
+    const slug = await createCollection(gw.app, gw.key, 'Geheime projecten');
+    const other = await createCollection(gw.app, gw.key, 'Reisbeleid');
+    const albatross = await ingest(gw.app, gw.key, { title: 'Albatros', collection: slug, text: 'Project Albatros gaat op 9 mei live met een budget van 7,7 miljoen.' });
+    await ingest(gw.app, gw.key, { title: 'Kraanvogel', collection: other, text: 'Project Kraanvogel reist in juni naar Lissabon met twaalf mensen.' });
+    await settled(gw.app, gw.key, albatross);
+    const question = 'Wanneer gaat project Albatros live en met welk budget?';
+    const kept = await ask('klant-20', 'keep-albatros', { collection: slug }, question);
+    expect(JSON.stringify(kept.body.sources)).to.contain('7,7 miljoen');
+    const stored = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: gw.key, body: { model: kept.body.model, input: question, collection: slug } });
+    expect(JSON.stringify(stored.body.sources)).to.contain('7,7 miljoen');
+    const elsewhere = await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?');
+    expect(JSON.stringify(elsewhere.body.sources)).to.contain('Lissabon');
+
+    expect((await api(gw.app.baseUrl, `/v1/memory/documents/${albatross}`, { method: 'DELETE', key: gw.key })).status).to.equal(200);
+    const replay = await ask('klant-20', 'keep-albatros', { collection: slug }, question);
+    expect(replay.status).to.equal(422);
+    expect(JSON.stringify(replay.body)).not.to.contain('7,7 miljoen');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${stored.body.id}`, { key: gw.key })).status).to.equal(404);
+    expect((await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?')).replay).to.equal('true');
+
+    // A collection takes the answers of all its documents with it.
+    expect((await api(gw.app.baseUrl, `/v1/recall/collections/${other}`, { method: 'DELETE', key: gw.key })).status).to.equal(200);
+    expect((await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?')).status).to.equal(422);
+    const left = await gw.app.db.pool.query(
+      `select (select count(*) from requests where response::text ~ '7,7 miljoen|Lissabon')::int as replays,
+              (select count(*) from stored_responses where response::text ~ '7,7 miljoen|Lissabon')::int as responses`,
+    );
+    expect(left.rows[0]).to.deep.equal({ replays: 0, responses: 0 });
   });
 });

@@ -107,14 +107,14 @@ describe('webhook events', function () {
     const { event } = await eventOf('memory.erased', (data) => data.user_ref === 'nobody-here');
     expect(event.data).to.deep.equal({
       user_ref: 'nobody-here',
-      deleted: { facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0 },
+      deleted: { facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 },
     });
 
     await waitFor(async () => receiver.ofType('facts.extracted').length > 0, { what: 'the facts of anna' });
     const anna = await api(app.baseUrl, '/v1/memory?user_ref=anna', { method: 'DELETE', key });
     expect(anna.status, anna.text).to.equal(200);
     const { event: annaEvent } = await eventOf('memory.erased', (data) => data.user_ref === 'anna');
-    expect(annaEvent.data.deleted.facts).to.equal(anna.body.deleted.facts);
+    expect(annaEvent.data.deleted).to.deep.equal(anna.body.deleted);
     expect(annaEvent.data.deleted.facts).to.be.greaterThan(0);
     // The earlier events that named anna went with the erasure; only the erasure's own is left.
     const left = await app.db.pool.query(`select type from webhook_events where workspace_id = $1 and data ->> 'user_ref' = 'anna'`, [workspaceId]);

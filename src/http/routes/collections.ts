@@ -1,6 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
-import { createCollection, deleteCollection, listCollections } from '../../memory/collections.js';
+import { createCollection, listCollections } from '../../memory/collections.js';
+import { deleteCollectionEverywhere } from '../../memory/erasure.js';
 import type { Operations } from '../operations.js';
 import { presentCollection } from '../presenters/collection.js';
 import { createOnce, principalOf } from '../state.js';
@@ -20,7 +21,7 @@ export function collectionRoutes(api: Operations, { pool }: { pool: Pool }): voi
 
   api.add('deleteCollection', async (ctx) => {
     const slug = ctx.params.slug!;
-    if (!(await deleteCollection(pool, principalOf(ctx).workspaceId, slug))) throw notFound(`no collection ${slug}`);
+    if (!(await deleteCollectionEverywhere(pool, principalOf(ctx).workspaceId, slug))) throw notFound(`no collection ${slug}`);
     ctx.body = { deleted: true };
   });
 }

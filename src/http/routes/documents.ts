@@ -1,12 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
-import {
-  createDocument,
-  deleteDocument,
-  findDocument,
-  listDocuments,
-  type NewDocument,
-} from '../../memory/documents.js';
+import { createDocument, findDocument, listDocuments, type NewDocument } from '../../memory/documents.js';
+import { deleteDocumentEverywhere } from '../../memory/erasure.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
@@ -38,7 +33,7 @@ export function documentRoutes(api: Operations, { pool }: { pool: Pool }): void 
   });
 
   api.add('deleteDocument', async (ctx) => {
-    if (!(await deleteDocument(pool, principalOf(ctx).workspaceId, ctx.params.id!))) {
+    if (!(await deleteDocumentEverywhere(pool, principalOf(ctx).workspaceId, ctx.params.id!))) {
       throw notFound(`no document ${ctx.params.id}`);
     }
     ctx.body = { deleted: true };
