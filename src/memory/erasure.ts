@@ -1,10 +1,10 @@
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { recordAudit } from '../audit/entries.js';
+import { actedBy, recordAudit } from '../audit/entries.js';
 import { recordMemoryErased } from '../webhooks/events.js';
 import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
-import { deleteThreadsOfEndUser } from '../threads/store.js';
+import { deleteThread, deleteThreadsOfEndUser } from '../threads/store.js';
 import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
 import { deleteCollection } from './collections.js';
 import { deleteDocument } from './documents.js';
@@ -112,8 +112,9 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
  * was retrieved into (a replay would otherwise hand it back verbatim in `sources[].text`). False
  * when the workspace holds no such fact.
  */
-export async function forgetFactEverywhere(pool: Pool, workspaceId: string, factId: string): Promise<boolean> {
-  return withTransaction(pool, async (db) => {
+export async function forgetFactEverywhere(pool: Pool, principal: Principal, factId: string): Promise<boolean> {
+  return auditedDeletion(pool, principal, { action: 'fact.forgotten', target: factId }, async (db) => {
+    const workspaceId = principal.workspaceId;
     if (!(await forgetFact(db, workspaceId, factId))) return false;
     await db.query(
       `with replays as (
@@ -128,19 +129,38 @@ export async function forgetFactEverywhere(pool: Pool, workspaceId: string, fact
 }
 
 /** DELETE /recall/collections/{slug}: the collection, its documents, and the answers they were retrieved into. */
-export async function deleteCollectionEverywhere(pool: Pool, workspaceId: string, slug: string): Promise<boolean> {
-  return withTransaction(pool, async (db) => {
-    if (!(await deleteCollection(db, workspaceId, slug))) return false;
-    await forgetAnswersHolding(db, workspaceId, { type: 'chunk', collection: slug });
+export async function deleteCollectionEverywhere(pool: Pool, principal: Principal, slug: string): Promise<boolean> {
+  return auditedDeletion(pool, principal, { action: 'collection.deleted', target: slug }, async (db) => {
+    if (!(await deleteCollection(db, principal.workspaceId, slug))) return false;
+    await forgetAnswersHolding(db, principal.workspaceId, { type: 'chunk', collection: slug });
     return true;
   });
 }
 
 /** DELETE /memory/documents/{id}: the document, its chunks, and the answers they were retrieved into. */
-export async function deleteDocumentEverywhere(pool: Pool, workspaceId: string, documentId: string): Promise<boolean> {
+export async function deleteDocumentEverywhere(pool: Pool, principal: Principal, documentId: string): Promise<boolean> {
+  return auditedDeletion(pool, principal, { action: 'document.deleted', target: documentId }, async (db) => {
+    if (!(await deleteDocument(db, principal.workspaceId, documentId))) return false;
+    await forgetAnswersHolding(db, principal.workspaceId, { type: 'chunk', document_id: documentId });
+    return true;
+  });
+}
+
+/** DELETE /recall/threads/{thread}. */
+export async function deleteThreadAudited(pool: Pool, principal: Principal, thread: string): Promise<boolean> {
+  return auditedDeletion(pool, principal, { action: 'thread.deleted', target: thread }, (db) => deleteThread(db, principal.workspaceId, thread));
+}
+
+/** A deletion of memory and its audit entry, in one transaction; false (and no entry) when there was nothing to delete. */
+async function auditedDeletion(
+  pool: Pool,
+  principal: Principal,
+  audit: { action: string; target: string },
+  remove: (db: PoolClient) => Promise<boolean>,
+): Promise<boolean> {
   return withTransaction(pool, async (db) => {
-    if (!(await deleteDocument(db, workspaceId, documentId))) return false;
-    await forgetAnswersHolding(db, workspaceId, { type: 'chunk', document_id: documentId });
+    if (!(await remove(db))) return false;
+    await recordAudit(db, { ...actedBy(principal), ...audit, details: {} });
     return true;
   });
 }

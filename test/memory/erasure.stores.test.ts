@@ -92,6 +92,9 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     const forgotten = await api(gw.app.baseUrl, `/v1/memory/facts/${factId}`, { method: 'DELETE', key: gw.key });
     expect(forgotten.body).to.deep.equal({ deleted: 1 });
     expect((await api(gw.app.baseUrl, `/v1/responses/${response.body.id}`, { key: gw.key })).status).to.equal(404);
+    const audit = await gw.app.db.pool.query("select target from audit_log where action = 'fact.forgotten'");
+    expect(audit.rows).to.have.length(1);
+    expect(audit.rows[0].target).to.equal(factId);
 
     const replay = await ask('klant-11', 'keep-11', {}, question);
     expect(replay.status).to.equal(422);
@@ -138,5 +141,11 @@ describe('erasure reaches replays, the response cache, threads and stored respon
               (select count(*) from stored_responses where response::text ~ '7,7 miljoen|Lissabon')::int as responses`,
     );
     expect(left.rows[0]).to.deep.equal({ replays: 0, responses: 0 });
+    const audit = await api(gw.app.baseUrl, '/v1/audit-log?limit=10', { key: gw.key });
+    const deletions = audit.body.data.filter((e: any) => e.action.endsWith('.deleted')).map((e: any) => [e.action, e.target]);
+    expect(deletions).to.deep.include.members([
+      ['document.deleted', albatross],
+      ['collection.deleted', other],
+    ]);
   });
 });

@@ -47,6 +47,8 @@ describe('threads/store: a thread right after its chat', () => {
     expect(deleted.status).to.equal(200);
     expect(deleted.body).to.deep.equal({ deleted: true });
     expect((await read('kort')).status).to.equal(404);
+    const audit = await api(gw.app.baseUrl, '/v1/audit-log?limit=5', { key: gw.key });
+    expect(audit.body.data.find((e: any) => e.action === 'thread.deleted')).to.include({ target: 'kort' });
     await gw.app.startWorker();
     await chat('ander', 'Nog een vraag');
     expect((await read('kort')).status).to.equal(404);

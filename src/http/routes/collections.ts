@@ -21,7 +21,7 @@ export function collectionRoutes(api: Operations, { pool }: { pool: Pool }): voi
 
   api.add('deleteCollection', async (ctx) => {
     const slug = ctx.params.slug!;
-    if (!(await deleteCollectionEverywhere(pool, principalOf(ctx).workspaceId, slug))) throw notFound(`no collection ${slug}`);
+    if (!(await deleteCollectionEverywhere(pool, principalOf(ctx), slug))) throw notFound(`no collection ${slug}`);
     ctx.body = { deleted: true };
   });
 }

@@ -33,7 +33,7 @@ export function documentRoutes(api: Operations, { pool }: { pool: Pool }): void 
   });
 
   api.add('deleteDocument', async (ctx) => {
-    if (!(await deleteDocumentEverywhere(pool, principalOf(ctx).workspaceId, ctx.params.id!))) {
+    if (!(await deleteDocumentEverywhere(pool, principalOf(ctx), ctx.params.id!))) {
       throw notFound(`no document ${ctx.params.id}`);
     }
     ctx.body = { deleted: true };

@@ -26,7 +26,7 @@ export function factRoutes(api: Operations, { pool, catalog, adapters }: { pool:
 
   api.add('deleteFact', async (ctx) => {
     const id = ctx.params.id!;
-    if (!(await forgetFactEverywhere(pool, principalOf(ctx).workspaceId, id))) throw notFound(`no fact ${id}`);
+    if (!(await forgetFactEverywhere(pool, principalOf(ctx), id))) throw notFound(`no fact ${id}`);
     ctx.body = { deleted: 1 };
   });
 

@@ -1,6 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
-import { deleteThread, findThread } from '../../threads/store.js';
+import { deleteThreadAudited } from '../../memory/erasure.js';
+import { findThread } from '../../threads/store.js';
 import type { Operations } from '../operations.js';
 import { principalOf } from '../state.js';
 
@@ -22,7 +23,7 @@ export function threadRoutes(api: Operations, { pool }: { pool: Pool }): void {
 
   api.add('deleteThread', async (ctx) => {
     const thread = ctx.params.thread!;
-    if (!(await deleteThread(pool, principalOf(ctx).workspaceId, thread))) throw notFound(`no thread ${thread}`);
+    if (!(await deleteThreadAudited(pool, principalOf(ctx), thread))) throw notFound(`no thread ${thread}`);
     ctx.body = { deleted: true };
   });
 }
