@@ -11,6 +11,7 @@ import type { CacheKeyLookup } from './gateway/responseCache.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { refuseNul } from './http/middleware/refuseNul.js';
+import { modelIdInOneSegment } from './http/middleware/modelPath.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
 import { keyRoutes } from './http/routes/keys.js';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   keyRoutes(operations, { pool: deps.pool, keys });
   webhookRoutes(operations, { pool: deps.pool, settings: { allowHttp: deps.config.webhooksAllowHttp } });
   app.use(anthropicErrorShape);
+  app.use(modelIdInOneSegment);
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
 

@@ -2210,6 +2210,10 @@ export interface components {
         ModelPricing: {
             prompt: number;
             completion?: number;
+            /** @description Prompt tokens read from a provider's prompt cache, where the catalogue prices them. */
+            cache_read?: number;
+            /** @description Prompt tokens written to a provider's prompt cache, where the catalogue prices them. */
+            cache_write?: number;
         };
         ModelList: {
             /** @constant */

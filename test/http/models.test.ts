@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 
 describe('GET /v1/models', () => {
@@ -39,5 +40,10 @@ describe('GET /v1/models', () => {
     expect(one.body.id).to.equal('local/echo');
     const missing = await api(app.baseUrl, '/v1/models/nope/nothing', { key });
     expect(missing.status).to.equal(404);
+    // OpenAI's SDKs send the id as one segment, its slash percent-encoded.
+    const retrieved = await new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 }).models.retrieve('local/echo');
+    expect(retrieved.id).to.equal('local/echo');
+    expect((await api(app.baseUrl, '/v1/models/local%2fecho', { key })).body.id).to.equal('local/echo');
+    expect((await api(app.baseUrl, '/v1/models/nope%2Fnothing', { key })).status).to.equal(404);
   });
 });

@@ -13,7 +13,12 @@ export function presentModel(model: CatalogModel, catalog: Catalog, created: num
     ...(model.type === 'chat'
       ? { context_length: model.contextLength }
       : { dimensions: model.dimensions, reducible: model.reducible, max_input_tokens: model.maxInputTokens }),
-    pricing: model.pricing,
+    pricing: {
+      prompt: model.pricing.prompt,
+      completion: model.pricing.completion,
+      ...(model.pricing.cacheRead !== undefined ? { cache_read: model.pricing.cacheRead } : {}),
+      ...(model.pricing.cacheWrite !== undefined ? { cache_write: model.pricing.cacheWrite } : {}),
+    },
     capabilities: model.capabilities,
     reasoning_effort: model.reasoningEffort,
     available: model.endpoints.some((e) => catalog.providers.get(e.provider)?.available === true),

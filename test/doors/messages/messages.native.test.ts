@@ -314,6 +314,11 @@ ${FREE_SERVICES}
     expect(plain).to.include({ stop_reason: 'end_turn', stop_sequence: null });
   });
 
+  it('lists the cache prices with the model, as the catalogue names them', async () => {
+    const model = await api(app.baseUrl, '/v1/models/test/claude', { key });
+    expect(model.body.pricing).to.deep.equal({ prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75 });
+  });
+
   it('bills cache reads and writes reported by Anthropic at the catalogue’s cache prices', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 1_000, output_tokens: 100, cache_read_input_tokens: 6_000, cache_creation_input_tokens: 3_000 } });
     const res = await api(app.baseUrl, '/v1/messages', {
