@@ -77,13 +77,15 @@ export const insufficientScope = (scope: string, forWhat?: string) =>
   });
 
 /** A requests or tokens per minute limit is reached (OpenAI's 429, which the SDKs retry after `retry-after`). */
-export const rateLimited = (message: string, retryAfterSeconds: number) =>
+export const rateLimited = (message: string, retryAfterSeconds: number, { waitingHelps = true } = {}) =>
   new ApiError({
     status: 429,
     message,
     type: 'rate_limit_error',
     code: 'rate_limited',
-    headers: { 'retry-after': String(retryAfterSeconds) },
+    // OpenAI's and Anthropic's SDKs retry every 429 unless told not to (`x-should-retry`): a
+    // request larger than the limit itself would be refused again after the wait.
+    headers: { 'retry-after': String(retryAfterSeconds), ...(waitingHelps ? {} : { 'x-should-retry': 'false' }) },
   });
 
 /** A credit budget would be passed: which one, how much of it is used, and when it starts anew. */

@@ -367,11 +367,11 @@ export class LimitGate {
       countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
       const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
       // Waiting does not help a request that alone counts more than the limit: say what would.
-      const message =
-        id.counter === 'tokens' && need > limit
-          ? `this request counts ${Math.ceil(need)} tokens (its prompt and max_tokens), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
-          : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
-      return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)));
+      const tooLarge = id.counter === 'tokens' && need > limit;
+      const message = tooLarge
+        ? `this request counts ${Math.ceil(need)} tokens (its prompt and max_tokens), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
+        : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
+      return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge });
     }
     const window = id.counter === 'credits_day' ? 'day' : 'month';
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);

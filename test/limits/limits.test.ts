@@ -41,6 +41,7 @@ describe('limits and budgets', () => {
     expect(refused.body.error).to.include({ type: 'rate_limit_error', code: 'rate_limited' });
     expect(refused.body.message).to.match(/workspace's limit of 3 requests per minute/);
     const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(refused.headers.get('x-should-retry'), 'a limit merely reached is worth retrying').to.equal(null);
     expect(retryAfter).to.be.within(1, 60);
     // Embeddings count against the same limit.
     expect((await embed(key, 'tekst')).status).to.equal(429);
@@ -69,6 +70,9 @@ describe('limits and budgets', () => {
     const tooLarge = await chat(key, 'te groot', {}, { max_tokens: 20_000 });
     expect(tooLarge.status).to.equal(429);
     expect(tooLarge.body.message).to.match(/this request counts \d+ tokens .* more than the workspace's limit of 10000 tokens per minute; send a smaller max_tokens/);
+    // The SDKs would retry it for nothing: they are told not to. A limit merely reached is retried.
+    expect(tooLarge.headers.get('x-should-retry')).to.equal('false');
+    expect(tooLarge.headers.get('retry-after')).to.match(/^\d+$/);
   });
 
   it('answers 402 when a budget would be passed, naming the level, and counts what was billed', async () => {
