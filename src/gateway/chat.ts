@@ -346,31 +346,34 @@ export class ChatService {
 
   /**
    * The most a request may use: its prompt's tokens plus the answer's cap (`max_completion_tokens`
-   * or `max_tokens`), and that at the dearest model of the chain, with the service fees. Without a
-   * cap, rate limits count the model's default cap (catalogue `max_output_tokens`) as CONTRACT.md
-   * says, and budgets the worst case: the whole context, each token at the dearer of the model's
-   * two prices.
+   * or `max_tokens`) for each of its `n` choices, and that at the dearest model of the chain, with
+   * the service fees. Without a cap, rate limits count the model's default cap (catalogue
+   * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
+   * choice, each token at the dearer of the model's two prices.
    */
   private demandOf(plan: RoutingPlan<ChatModel>, request: UpstreamChatRequest, body: ChatCompletionRequest, retrieval: Retrieval, firewallOn: boolean): Demand {
     const retrievalFee = retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0;
     const firewallPerToken = firewallOn ? this.deps.catalog.services.firewallPer1kTokens / 1000 : 0;
     const answerCap = body.max_completion_tokens ?? body.max_tokens;
+    const choices = body.n ?? 1;
     let prompt: number | undefined;
     const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
     if (answerCap === undefined) {
       const models = plan.candidates.map((c) => c.model);
       return {
-        tokens: () => promptTokens() + Math.max(0, ...models.map((m) => Math.min(m.maxOutputTokens, Math.max(0, m.contextLength - promptTokens())))),
+        tokens: () =>
+          promptTokens() + choices * Math.max(0, ...models.map((m) => Math.min(m.maxOutputTokens, Math.max(0, m.contextLength - promptTokens())))),
         credits: () =>
-          Math.max(0, ...models.map((m) => (m.contextLength * Math.max(m.pricing.prompt, m.pricing.completion)) / 1000 + m.contextLength * firewallPerToken)) +
+          choices *
+            Math.max(0, ...models.map((m) => (m.contextLength * Math.max(m.pricing.prompt, m.pricing.completion)) / 1000 + m.contextLength * firewallPerToken)) +
           retrievalFee,
       };
     }
     return {
-      tokens: () => promptTokens() + answerCap,
+      tokens: () => promptTokens() + choices * answerCap,
       credits: () => {
         const services = promptTokens() * firewallPerToken + retrievalFee;
-        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: answerCap }, { services }).total));
+        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: choices * answerCap }, { services }).total));
       },
     };
   }

@@ -117,6 +117,15 @@ describe('http/validation and body parsing', () => {
     ]);
   });
 
+  it('bounds token caps, n and seed to what a provider can read as integers', async () => {
+    await expect422('ChatCompletionRequest', chat({ max_tokens: 1e300, max_completion_tokens: 2 ** 31, n: 1e20, seed: 2 ** 60 }), [
+      'max_tokens',
+      'max_completion_tokens',
+      'n',
+      'seed',
+    ]);
+  });
+
   it('names fields called like Object’s own properties as unknown fields, not a 500', async () => {
     for (const field of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
       const raw = `{"model":"local/embed-1024","input":"x",${JSON.stringify(field)}:{}}`;

@@ -57,6 +57,10 @@ describe('limits and budgets', () => {
     await setLimits(key, { workspace: { tokens_per_minute: 150 } });
     expect((await chat(key, 'kort')).status).to.equal(200);
     expect((await chat(key, 'kort', {}, { max_tokens: 500 })).status).to.equal(429);
+    // Each of n choices may take max_tokens: four of 50 do not fit in 150.
+    const many = await chat(key, 'vier keer', {}, { n: 4 });
+    expect(many.status).to.equal(429);
+    expect(many.body.message).to.match(/this request counts 2\d\d tokens/);
   });
 
   it("counts the model's default cap for a request without max_tokens, and says when a request alone is too large", async () => {
