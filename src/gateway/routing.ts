@@ -68,7 +68,15 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
   return undefined;
 }
 
-function expand(catalog: Catalog, input: RoutingInput): { models: CatalogModel[]; errors: FieldErrors } {
+type ChainInput = Pick<RoutingInput, 'chain' | 'chainField' | 'type' | 'settings'>;
+
+/** The 422 of a chain that names an unknown, wrong-type or disallowed model, for a caller that routes nowhere (count_tokens). */
+export function checkModelChain(catalog: Catalog, input: ChainInput): void {
+  const { errors } = expand(catalog, input);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+function expand(catalog: Catalog, input: ChainInput): { models: CatalogModel[]; errors: FieldErrors } {
   const errors: FieldErrors = noFieldErrors();
   const seen = new Set<string>();
   const models: CatalogModel[] = [];
@@ -82,7 +90,7 @@ function expand(catalog: Catalog, input: RoutingInput): { models: CatalogModel[]
         continue;
       }
       if (model.type !== input.type) {
-        (errors[field] ??= []).push(`"${id}" is an ${model.type} model, not a ${input.type} model`);
+        (errors[field] ??= []).push(`"${id}" is ${withArticle(model.type)} model, not ${withArticle(input.type)} model`);
         continue;
       }
       if (input.settings.allowedModels && !input.settings.allowedModels.includes(id)) {
@@ -96,6 +104,10 @@ function expand(catalog: Catalog, input: RoutingInput): { models: CatalogModel[]
     }
   });
   return { models, errors };
+}
+
+function withArticle(type: CatalogModel['type']): string {
+  return type === 'embedding' ? 'an embedding' : `a ${type}`;
 }
 
 /** Providers for one model: policy ∩ only − ignore, ordered by `order` then catalogue order. */

@@ -1,6 +1,9 @@
 import { DEFAULT_FIREWALL_MAX_CHARS } from '../../config.js';
 import { createFirewall } from '../../firewall/index.js';
+import { validationFailed } from '../../errors.js';
+import type { Catalog } from '../../gateway/catalog.js';
 import { upstreamPrompt } from '../../gateway/chatFirewall.js';
+import { checkModelChain } from '../../gateway/routing.js';
 import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
 import type { Principal } from '../../tenancy/store.js';
 import { countRequestOf, promptTokens } from './request.js';
@@ -14,8 +17,17 @@ import { countRequestOf, promptTokens } from './request.js';
 export async function countInputTokens(
   principal: Principal,
   body: MessagesCountTokensRequest,
+  catalog: Catalog,
   firewallMaxChars = DEFAULT_FIREWALL_MAX_CHARS,
 ): Promise<number> {
+  // Counted for a model, as Anthropic's count_tokens is: one the request could not be sent to is a 422 as there.
+  if (body.model === undefined && body.models === undefined) throw validationFailed({ model: ['is required (or models, a chain of models)'] });
+  checkModelChain(catalog, {
+    chain: body.model !== undefined ? [body.model] : (body.models ?? []),
+    chainField: body.model !== undefined ? 'model' : 'models',
+    type: 'chat',
+    settings: principal.settings,
+  });
   const request = countRequestOf(body);
   const firewallOn = body.firewall ?? principal.settings.firewallDefault;
   const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;

@@ -36,6 +36,6 @@ export function messagesRoutes(
 
   api.add('countMessageTokens', async (ctx: AppContext) => {
     const body = ctx.state.body as MessagesCountTokensRequest;
-    ctx.body = { input_tokens: await countInputTokens(principalOf(ctx), body, firewallMaxChars) };
+    ctx.body = { input_tokens: await countInputTokens(principalOf(ctx), body, catalog, firewallMaxChars) };
   });
 }

@@ -211,6 +211,12 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     await door.client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Nog eens' }] });
     const after = await gw.app.db.pool.query('SELECT count(*)::int AS n FROM usage');
     expect(after.rows[0].n).to.equal(before);
+    // Counted for a model, as Anthropic's is: none, or one the catalogue lacks, is refused as /v1/messages refuses it.
+    for (const model of [undefined, 'nope/nothing', 'local/embed-1024']) {
+      const err = await door.client.messages.countTokens({ model, messages: [{ role: 'user', content: 'Hallo' }] } as never).catch((e: unknown) => e);
+      expect(err, String(model)).to.be.instanceOf(Anthropic.UnprocessableEntityError);
+      expect(JSON.stringify((err as InstanceType<typeof Anthropic.APIError>).error), String(model)).to.match(/model/);
+    }
   });
 
   it('takes the key as x-api-key or Bearer, and answers a bad key in Anthropic’s shape', async () => {
