@@ -230,6 +230,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/responses/{id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The response's id (`resp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a stored response's input items
+         * @description OpenAI's list of the items the caller sent as this response's `input` (not those of the
+         *     responses it continued), each with an `id` and `status`; a message's content as parts.
+         *     Paged by item id as OpenAI pages it (`after`, `limit`, `order`, newest first by default).
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embeddings": {
         parameters: {
             query?: never;
@@ -1868,6 +1904,18 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        ResponseInputItemList: {
+            /** @enum {string} */
+            object: "list";
+            data: {
+                id: string;
+                type: string;
+                status?: string;
+            }[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
         ChatCompletion: {
             /** @description The request id. */
             id: string;
@@ -3070,6 +3118,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `desc` (the default, last item first) or `asc`. */
+                order?: "asc" | "desc";
+                /** @description The id of the item to list after, from the previous page's `last_id`. */
+                after?: string;
+                /** @description Accepted and ignored, as on create. */
+                include?: string | string[];
+            };
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The response's id (`resp_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseInputItemList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4955,6 +5052,7 @@ export type ReadinessStatus = components['schemas']['ReadinessStatus'];
 export type ReasoningEffort = components['schemas']['ReasoningEffort'];
 export type ResponseDeleted = components['schemas']['ResponseDeleted'];
 export type ResponseFormat = components['schemas']['ResponseFormat'];
+export type ResponseInputItemList = components['schemas']['ResponseInputItemList'];
 export type ResponseObject = components['schemas']['ResponseObject'];
 export type ResponsesContentPart = components['schemas']['ResponsesContentPart'];
 export type ResponsesInputItem = components['schemas']['ResponsesInputItem'];

@@ -36,6 +36,7 @@ const INTERFACE: Record<string, string> = {
   countMessageTokens: 'POST /v1/messages/count_tokens',
   createResponse: 'POST /v1/responses',
   getResponse: 'GET /v1/responses/{id}',
+  listResponseInputItems: 'GET /v1/responses/{id}/input_items',
   deleteResponse: 'DELETE /v1/responses/{id}',
   createEmbedding: 'POST /v1/embeddings',
   ingestDocument: 'POST /v1/memory/documents',

@@ -5,7 +5,8 @@ import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
-import { chainOf, deleteResponse, findResponse } from './store.js';
+import { inputItemPage, type InputItemPage, type InputItemQuery } from './inputItems.js';
+import { chainOf, deleteResponse, findResponse, findResponseInput } from './store.js';
 import { ResponsesStream, type EventWriter } from './stream.js';
 import type { ResponseObject, ResponsesRequest } from './types.js';
 
@@ -46,6 +47,12 @@ export class ResponsesDoor {
     if (!response) throw notFound(`no response ${id}`);
     if (!principal.scopes.includes('memory.read') && heldMemory(response)) throw memoryReadNeeded('reading a response that memory was retrieved into');
     return response;
+  }
+
+  async inputItems(workspaceId: string, id: string, query: InputItemQuery): Promise<InputItemPage> {
+    const input = await findResponseInput(this.deps.pool, workspaceId, id);
+    if (!input) throw notFound(`no response ${id}`);
+    return inputItemPage(id, input, query);
   }
 
   async delete(workspaceId: string, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {

@@ -22,6 +22,12 @@ export async function findResponse(db: Queryable, workspaceId: string, id: strin
   return rows[0]?.response;
 }
 
+/** The input items the caller sent for one stored response, or undefined when there is none. */
+export async function findResponseInput(db: Queryable, workspaceId: string, id: string): Promise<InputItem[] | undefined> {
+  const { rows } = await db.query<{ input: InputItem[] }>('select input from stored_responses where workspace_id = $1 and id = $2', [workspaceId, id]);
+  return rows[0]?.input;
+}
+
 export async function deleteResponse(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query('delete from stored_responses where workspace_id = $1 and id = $2', [workspaceId, id]);
   return (rowCount ?? 0) > 0;

@@ -1,4 +1,5 @@
 import type { ResponsesDoor } from '../../doors/responses/door.js';
+import type { InputItemQuery } from '../../doors/responses/inputItems.js';
 import type { ResponsesRequest } from '../../doors/responses/types.js';
 import type { Operations } from '../operations.js';
 import { gatewayContext } from '../requestMeta.js';
@@ -20,6 +21,10 @@ export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor
 
   api.add('getResponse', async (ctx) => {
     ctx.body = await door.get(principalOf(ctx), ctx.params.id!);
+  });
+
+  api.add('listResponseInputItems', async (ctx) => {
+    ctx.body = await door.inputItems(principalOf(ctx).workspaceId, ctx.params.id!, ctx.state.query as InputItemQuery);
   });
 
   api.add('deleteResponse', async (ctx) => {

@@ -180,6 +180,32 @@ describe('the official openai SDK against /v1/responses', () => {
     }
   });
 
+  it('lists a stored response’s input items with inputItems.list, paged as OpenAI pages them', async () => {
+    const first = await client.responses.create({ model: 'local/echo', input: 'Eerste vraag' });
+    const created = await client.responses.create({
+      model: 'local/echo',
+      previous_response_id: first.id,
+      input: [
+        { role: 'user', content: 'Tweede vraag' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Met context' }] },
+        { type: 'function_call_output', call_id: 'call_7', output: '{"ok":true}' },
+      ],
+    });
+    const all = [];
+    for await (const item of client.responses.inputItems.list(created.id, { limit: 2 })) all.push(item);
+    // Newest first, this turn's items only, each with an id and a status; text content as parts.
+    expect(all.map((item) => item.type)).to.deep.equal(['function_call_output', 'message', 'message']);
+    expect(all[2]).to.deep.include({ role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'Tweede vraag' }] });
+    expect(new Set(all.map((item) => item.id)).size).to.equal(3);
+    const ascending = await client.responses.inputItems.list(created.id, { order: 'asc' });
+    expect(ascending.data.map((item) => item.id)).to.deep.equal(all.map((item) => item.id).reverse());
+    expect(ascending.has_more).to.equal(false);
+    const again = await client.responses.inputItems.list(created.id, { order: 'asc' });
+    expect(again.data).to.deep.equal(ascending.data);
+    const missing = await client.responses.inputItems.list('resp_nope').catch((e: unknown) => e);
+    expect(missing).to.be.instanceOf(OpenAI.NotFoundError);
+  });
+
   it('stores nothing with store: false', async () => {
     const response = await client.responses.create({ model: 'local/echo', input: 'Niet bewaren', store: false });
     expect((response as unknown as { store: boolean }).store).to.equal(false);
