@@ -54,8 +54,12 @@ function isServiceRequestId(requestId: string): boolean {
 
 const NOT_KEPT_FOR_REPLAY = () =>
   validationFailed(
-    { 'X-Request-Id': ['was already used for a request whose answer is not kept for replay; use a new id for a new request'] },
-    'this request id belongs to another request',
+    {
+      'X-Request-Id': [
+        'was already used for a request that was billed and whose answer is not kept for replay (a stream the client closed, an answer past its retention, or one whose memory was erased); send it again under a new id',
+      ],
+    },
+    'this request id was already answered and billed, and its answer cannot be replayed',
   );
 
 // A new claim, unless the id already bills a request that has no requests row: a generated id or

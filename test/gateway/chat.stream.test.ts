@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
+import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
 
@@ -144,6 +145,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     const retry = await postChat(gw, JSON.parse(body), { 'x-request-id': 'stalled-1' });
     expect(retry.status).to.equal(422);
     expect(((await retry.json()) as any).errors['X-Request-Id'][0]).to.match(/not kept for replay/);
+    // The refused retry leaves the trace of the billed attempt as it was.
+    const after = (await gw.app.db.pool.query("select status, completion_tokens from traces where id = 'stalled-1'")).rows[0];
+    expect(after).to.deep.equal({ status: 499, completion_tokens: trace.completion_tokens });
+    const presented = await api(gw.app.baseUrl, '/v1/traces/stalled-1', { key: gw.key });
+    expect(presented.body.usage.completion_tokens).to.equal(usage[0].completion_tokens);
   });
 
   it('streams tool calls with their index, and a local/echo tool call end to end', async () => {

@@ -21,9 +21,10 @@ export function presentTraceSummary(row: TraceSummaryRow) {
     cache: row.cache,
     stream: row.stream,
     latency_ms: Math.round(row.latency_ms),
-    // A failed call is traced but not billed: it has no usage to show.
+    // A failed call is traced but not billed: it has no usage to show. A stream the client closed
+    // (499) is billed for what was streamed, and shows it.
     usage:
-      row.status < 400
+      row.status < 400 || row.status === CLIENT_CLOSED
         ? {
             prompt_tokens: row.prompt_tokens,
             completion_tokens: row.completion_tokens,
@@ -35,6 +36,8 @@ export function presentTraceSummary(row: TraceSummaryRow) {
         : null,
   };
 }
+
+const CLIENT_CLOSED = 499;
 
 // Routing notes read "dropped <parameter> for <model> via <provider>: <why>" (gateway/routing.ts).
 const DROPPED = /^dropped (\S+) for (\S+) via (\S+):/;
