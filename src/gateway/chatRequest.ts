@@ -30,6 +30,9 @@ export function checkChatRules(body: ChatCompletionRequest): void {
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
   if (body.model === undefined && body.models === undefined) add('model', 'is required (or models, a chain of models)');
+  // A call that must be made, with nothing to call (OpenAI answers 400 too). `auto` and `none`
+  // without tools are harmless and some clients send them always.
+  if (body.tool_choice === 'required' && !(body.tools && body.tools.length > 0)) add('tool_choice', '"required" needs tools');
   body.messages.forEach((message, m) => {
     (message as { tool_calls?: { function?: { arguments?: unknown } }[] }).tool_calls?.forEach((call, c) => {
       const args = call.function?.arguments;

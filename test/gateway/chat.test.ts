@@ -142,6 +142,13 @@ describe('POST /v1/chat/completions', () => {
     expect(gw.euA.requests).to.have.length(1);
   });
 
+  it('refuses tool_choice "required" without tools (nothing could be called), and takes auto and none without them', async () => {
+    const required = await postChat(gw, chatBody({ tool_choice: 'required' }));
+    expect(required.status).to.equal(422);
+    expect(((await required.json()) as any).errors.tool_choice).to.deep.equal(['"required" needs tools']);
+    for (const choice of ['auto', 'none']) expect((await postChat(gw, chatBody({ tool_choice: choice }))).status, choice).to.equal(200);
+  });
+
   describe('idempotent retries', () => {
     it('a retry that succeeds after a failed first attempt: the trace is the billed answer', async () => {
       gw.euA.script({ type: 'status', status: 503 });
