@@ -2,6 +2,7 @@
 //
 // The model may alter a placeholder slightly; all of these restore `[EMAIL_1]`:
 //   [EMAIL_1]  [email_1]  Email_1  EMAIL_1  [ EMAIL_1 ]  [EMAIL_1  EMAIL_1]  \[EMAIL\_1\]  [EMAIL-1]
+// and, inside a URL the firewall masked, %5BEMAIL_1%5D (the brackets percent-encoded).
 // A bracket-less placeholder must not be glued to a preceding letter or digit ("XEMAIL_1" is not
 // one). A placeholder the vault does not know is left as written.
 //
@@ -26,6 +27,23 @@ const BACKSLASH = 92;
 const SPACE = 32;
 const UNDERSCORE = 95;
 const HYPHEN = 45;
+const PERCENT = 37;
+const FIVE = 53;
+const LETTER_B = 66;
+const LETTER_D = 68;
+
+/**
+ * Whether the percent-encoded bracket `%5B` (or `%5D`, by `letter`), in either case, is at `p`:
+ * 1 when it is, 0 when not, -1 when the input ends inside it.
+ */
+function encodedBracketAt(s: string, p: number, letter: number, final: boolean): number {
+  for (let k = 0; k < 3; k++) {
+    if (p + k >= s.length) return final ? 0 : -1;
+    const c = s.charCodeAt(p + k);
+    if (k === 0 ? c !== PERCENT : k === 1 ? c !== FIVE : upperCode(c) !== letter) return 0;
+  }
+  return 1;
+}
 
 /**
  * The upper case of a code unit as `toUpperCase` gives it, where that is an ASCII letter; the two
@@ -104,6 +122,7 @@ function scanType(s: string, p: number, parts: number[][], final: boolean): { en
 export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
   const len = s.length;
   let p = i;
+  if (s.charCodeAt(p) === PERCENT) return scanEncoded(s, i, final);
   const escapedOpen = s.charCodeAt(p) === BACKSLASH;
   if (escapedOpen) {
     if (p + 1 >= len) return final ? null : PARTIAL;
@@ -152,18 +171,43 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
   return partial && !final ? PARTIAL : null;
 }
 
-// ASCII codes that can start a placeholder: '[', '\\' and the type names' first letters in either
+/** `%5BEMAIL_1%5D` at `i`: both brackets encoded, no padding, as the firewall writes one in a URL. */
+function scanEncoded(s: string, i: number, final: boolean): Scan {
+  const open = encodedBracketAt(s, i, LETTER_B, final);
+  if (open <= 0) return open < 0 ? PARTIAL : null;
+  const p = i + 3;
+  if (p >= s.length) return final ? null : PARTIAL;
+  const c = upperCode(s.charCodeAt(p));
+  if (c < 0 || c >= 128 || FIRST_LETTER[c] === 0) return null;
+  let partial = false;
+  for (const { type, first, parts } of TYPE_PARTS) {
+    if (first !== c) continue;
+    const r = scanType(s, p, parts, final);
+    if (r === 'partial') {
+      partial = true;
+      continue;
+    }
+    if (!r) continue;
+    const close = encodedBracketAt(s, r.end, LETTER_D, final);
+    if (close < 0) return PARTIAL;
+    return close === 1 ? { kind: 'match', end: r.end + 3, key: `${type}_${Number(r.n)}` } : null;
+  }
+  return partial && !final ? PARTIAL : null;
+}
+
+// ASCII codes that can start a placeholder: '[', '\\', '%' and the type names' first letters in either
 // case. Most characters of a reply are none of these and cost one lookup.
 const MAY_START = new Uint8Array(128);
 MAY_START[OPEN] = 1;
 MAY_START[BACKSLASH] = 1;
+MAY_START[PERCENT] = 1;
 for (let c = 0; c < 128; c++) if (isFirstLetter(c)) MAY_START[c] = 1;
 
 /** Whether a placeholder may start at `i`, given the code unit before it (-1: none). */
 function candidateStart(s: string, i: number, prev: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 128 ? MAY_START[c] === 0 : c !== 0x131 && c !== 0x17f) return false;
-  if (c === OPEN || c === BACKSLASH) return true;
+  if (c === OPEN || c === BACKSLASH || c === PERCENT) return true;
   return !isWordCode(prev);
 }
 

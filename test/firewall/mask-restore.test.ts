@@ -92,6 +92,8 @@ describe('firewall masking and restoring', () => {
         ['EMAIL_1]', 'jan@example.nl'],
         ['\\[EMAIL\\_1\\]', 'jan@example.nl'],
         ['[EMAIL-1]', 'jan@example.nl'],
+        ['https://x.nl/%5BEMAIL_1%5D.png', 'https://x.nl/jan@example.nl.png'],
+        ['/u/%5bperson_2%5d/me', '/u/Zoë "Z" O\'Neil/me'],
         ['(EMAIL_1)', '(jan@example.nl)'],
         ['**[PERSON_1]**', '**Jan de Vries**'],
         ["PERSON_1's", "Jan de Vries's"],
@@ -102,7 +104,7 @@ describe('firewall masking and restoring', () => {
     });
 
     it('leaves alone what is not a known placeholder', () => {
-      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1']) {
+      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1', '%5BEMAIL_7%5D', '%5BEMAIL_1', '50%', '%5', '%5D']) {
         expect(restoreText(s, vault), s).to.equal(s);
       }
     });
@@ -151,7 +153,7 @@ describe('firewall masking and restoring', () => {
         seed = (seed * 1103515245 + 12345) % 2147483648;
         return seed / 2147483648;
       };
-      const atoms = ['[', ']', ' ', '\\', '_', '-', 'EMAIL', 'email', 'PERSON', 'STEUER', 'ID', '1', '2', '12', 'x', 'E', 'P', 'é', '\n', '[EMAIL_1]'];
+      const atoms = ['[', ']', ' ', '\\', '_', '-', 'EMAIL', 'email', 'PERSON', 'STEUER', 'ID', '1', '2', '12', 'x', 'E', 'P', 'é', '\n', '[EMAIL_1]', '%', '5', 'B', 'd', '%5B', '%5D'];
       for (let t = 0; t < 400; t++) {
         let text = '';
         const n = 1 + Math.floor(rnd() * 25);
