@@ -261,9 +261,9 @@ export class ChatService {
     checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {
-      throw egressRefused(
-        'firewall: false sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance',
-      );
+      // The default can be off only while the acceptance was recorded; it may have been withdrawn since.
+      const off = body.firewall === false ? 'firewall: false' : "the workspace's firewall default (off)";
+      throw egressRefused(`${off} sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance`);
     }
     const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
     if (replay) {

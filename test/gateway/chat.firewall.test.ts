@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
+import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gateway.js';
 import { ADVERSARIAL } from '../firewall/adversarial.js';
@@ -186,6 +187,15 @@ describe('the personal-data firewall in chat', () => {
     expect(allowed.status).to.equal(200);
     expect(upstreamText()).to.contain('NL91ABNA0417164300');
     expect(body.usage.credits.services).to.equal(0);
+
+    // A workspace whose firewall default was turned off, after the acceptance is withdrawn: refused,
+    // and the refusal names the default, not a firewall: false the caller never sent.
+    const settings = await api(gw.app.baseUrl, '/v1/settings/router', { method: 'PUT', key, body: { firewall_default: false } });
+    expect(settings.status, settings.text).to.equal(200);
+    await changeNonEuAcceptance(gw.app.db.pool, 'open-org', null);
+    const withdrawn = await postChat(gw, chatBody({ messages: [{ role: 'user', content: MESSAGE }] }), {}, (await gw.app.key({ org: 'open-org', workspace: 'w' })).key);
+    expect(withdrawn.status).to.equal(403);
+    expect(((await withdrawn.json()) as any).message).to.match(/^the workspace's firewall default \(off\) sends personal data unmasked/);
   });
 
   it('keeps /healthz answering while the largest prompt it scans is masked (the scan yields the event loop)', async function () {
