@@ -2125,6 +2125,7 @@ export interface components {
             next_cursor: string | null;
         };
         CollectionCreateRequest: {
+            /** @description Not only spaces. */
             name: string;
         };
         Collection: {

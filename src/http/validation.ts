@@ -141,6 +141,9 @@ function describe(error: ErrorObject): { field: string; message: string } {
       };
     case 'const':
       return { field: path, message: `must be ${JSON.stringify(params.allowedValue)}` };
+    case 'pattern':
+      // The spec's way of saying "not only spaces".
+      return { field: path, message: params.pattern === '\\S' ? 'must not be blank' : (error.message ?? 'is invalid') };
     default:
       return { field: path, message: error.message ?? 'is invalid' };
   }

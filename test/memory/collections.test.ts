@@ -101,10 +101,11 @@ describe('memory collections', () => {
     expect(again.body.message).to.be.a('string');
   });
 
-  it('rejects a missing, empty, too long or non-string name, or an unknown field, with 422', async () => {
+  it('rejects a missing, empty, blank, too long or non-string name, or an unknown field, with 422', async () => {
     const cases: [unknown, string][] = [
       [{}, 'name'],
       [{ name: '' }, 'name'],
+      [{ name: ' \t ' }, 'name'],
       [{ name: 'x'.repeat(256) }, 'name'],
       [{ name: 7 }, 'name'],
       [{ name: 'ok', colour: 'red' }, 'colour'],
@@ -114,6 +115,8 @@ describe('memory collections', () => {
       expect(response.status, JSON.stringify(body)).to.equal(422);
       expect(response.body.errors).to.have.property(field);
     }
+    const blank = await api(app.baseUrl, '/v1/recall/collections', { method: 'POST', key, body: { name: '   ' } });
+    expect(blank.body.errors.name).to.deep.equal(['must not be blank']);
   });
 
   it('needs memory.write to create or delete and memory.read to list', async () => {
