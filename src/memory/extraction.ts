@@ -15,6 +15,7 @@ import { extractWithModel, reconcileWithModel, type Decision, type ExtractionMod
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
 import {
   claimSubmission,
+  cutsShort,
   findDuplicate,
   findSameText,
   finishSubmission,
@@ -229,6 +230,7 @@ async function store(
     let deleted = 0;
     const addOrMerge = async (fact: NewFact) => {
       const duplicate = await findDuplicate(db, scope, fact);
+      if (duplicate && cutsShort(fact.content, duplicate.content)) return;
       if (duplicate && (await rewriteFact(db, scope, duplicate.id, fact, submission.id))) updated += 1;
       else {
         await insertFact(db, owner, fact, submission.id);

@@ -70,6 +70,16 @@ export function normalizeFact(text: string): string {
     .trim();
 }
 
+/**
+ * Whether `restatement` only cuts `fact` short ("I like sailing and I live" of "I like sailing and
+ * I live in Delft"): it says nothing new, and must not replace what says more.
+ */
+export function cutsShort(restatement: string, fact: string): boolean {
+  const shorter = normalizeFact(restatement);
+  const longer = normalizeFact(fact);
+  return shorter.length < longer.length && longer.startsWith(shorter);
+}
+
 export function contentHash(text: string): Buffer {
   return createHash('sha256').update(normalizeFact(text)).digest();
 }
@@ -215,22 +225,22 @@ const vectorText = (embedding: number[]) => JSON.stringify(embedding);
  * model's duplicate threshold. Runs in the write transaction, after hnsw.iterative_scan was set,
  * so a filter on one end-user still finds neighbours among many other users' facts.
  */
-export async function findDuplicate(db: PoolClient, scope: FactScope, fact: NewFact): Promise<{ id: string } | undefined> {
+export async function findDuplicate(db: PoolClient, scope: FactScope, fact: NewFact): Promise<{ id: string; content: string } | undefined> {
   const params: unknown[] = [scope.workspaceId, contentHash(fact.content), vectorText(fact.embedding), fact.model, duplicateThreshold(fact.model)];
   const owner = scopeSql(scope, params);
-  const { rows } = await db.query<{ id: string }>(
+  const { rows } = await db.query<{ id: string; content: string }>(
     `with same_text as (
-       select id from facts where workspace_id = $1 and ${owner} and content_hash = $2
+       select id, content from facts where workspace_id = $1 and ${owner} and content_hash = $2
      ), nearest as materialized (
-       select id, embedding <=> $3::vector as distance
+       select id, content, embedding <=> $3::vector as distance
          from facts
         where workspace_id = $1 and ${owner} and model = $4
         order by embedding <=> $3::vector
         limit 5
      )
-     select id from same_text
+     select id, content from same_text
      union all
-     (select id from nearest where 1 - distance >= $5 order by distance, id limit 1)
+     (select id, content from nearest where 1 - distance >= $5 order by distance, id limit 1)
      limit 1`,
     params,
   );

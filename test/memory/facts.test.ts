@@ -116,6 +116,13 @@ describe('facts (rule-based extraction)', () => {
     await submitFact(fx.app, fx.key, { content: 'My mother lives in Ghent. My father lives in Ghent.', user_ref: 'dup' });
     await waitForFacts(fx.app, fx.key, { user_ref: 'dup' }, (c) => c.length === 3);
 
+    // A restatement cut short (a submission ending mid-sentence) says nothing new: it leaves the fact whole.
+    await submitFact(fx.app, fx.key, { content: 'I like sailing and I live in Delft.', user_ref: 'dup-3' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'dup-3' }, (c) => c.length === 1);
+    await submitFact(fx.app, fx.key, { content: 'My cat is named Pim. I like sailing and I live', user_ref: 'dup-3' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'dup-3')).to.include({ facts_added: 1, facts_updated: 0 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'dup-3' })).to.have.members(['I like sailing and I live in Delft.', 'My cat is named Pim.']);
+
     // Two restatements within one submission become one fact.
     await submitFact(fx.app, fx.key, { content: 'I am allergic to peanuts. I’m allergic to peanuts!', user_ref: 'dup-2' });
     expect(await waitForSubmission(fx.app, fx.workspaceId, 'dup-2')).to.include({ facts_found: 2, facts_added: 1, facts_updated: 1 });
