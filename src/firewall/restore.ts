@@ -122,7 +122,13 @@ function scanType(s: string, p: number, parts: number[][], final: boolean): { en
 export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
   const len = s.length;
   let p = i;
-  if (s.charCodeAt(p) === PERCENT) return scanEncoded(s, i, final);
+  if (s.charCodeAt(p) === PERCENT) {
+    const open = encodedBracketAt(s, i, LETTER_B, final);
+    if (open <= 0) return open < 0 ? PARTIAL : null;
+    p += 3;
+    if (p >= len) return final ? null : PARTIAL;
+    return scanNamed(s, p, final, 'encoded');
+  }
   const escapedOpen = s.charCodeAt(p) === BACKSLASH;
   if (escapedOpen) {
     if (p + 1 >= len) return final ? null : PARTIAL;
@@ -139,6 +145,16 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
     if (p >= len) return final ? null : PARTIAL;
   }
   if (p >= len) return null;
+  return scanNamed(s, p, final, escapedOpen ? 'escaped' : 'plain');
+}
+
+/**
+ * A type name and number at `p`, then its closing as the opening asks: after a plain or no
+ * bracket, optional padding, an optional backslash and ']'; after '\[' (Markdown's escape), '\]';
+ * after '%5B' (in a URL), '%5D'.
+ */
+function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'escaped' | 'encoded'): Scan {
+  const len = s.length;
   const c = upperCode(s.charCodeAt(p));
   if (c < 0 || c >= 128 || FIRST_LETTER[c] === 0) return null;
   let partial = false;
@@ -150,7 +166,12 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
       continue;
     }
     if (!r) continue;
-    // Optional closing: up to two spaces, an optional backslash, then ']'.
+    const key = `${type}_${Number(r.n)}`;
+    if (opening === 'encoded') {
+      const close = encodedBracketAt(s, r.end, LETTER_D, final);
+      if (close < 0) return PARTIAL;
+      return close === 1 ? { kind: 'match', end: r.end + 3, key } : null;
+    }
     let q = r.end;
     let pad = 0;
     while (q < len && s.charCodeAt(q) === SPACE && pad < MAX_PAD) {
@@ -165,32 +186,8 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
     // A backslash before '[' is Markdown's escape only when ']' is escaped too (\[EMAIL\_1\]);
     // otherwise it is the text's own: a Windows path (C:\Users\[PERSON_1]) or a JSON escape
     // ("C:\\Users\\[PERSON_1]"), and it stays where it is (the scan starts again at '[').
-    if (escapedOpen && !(escapedClose && closed)) return null;
-    return { kind: 'match', end: closed ? q + 1 : r.end, key: `${type}_${Number(r.n)}` };
-  }
-  return partial && !final ? PARTIAL : null;
-}
-
-/** `%5BEMAIL_1%5D` at `i`: both brackets encoded, no padding, as the firewall writes one in a URL. */
-function scanEncoded(s: string, i: number, final: boolean): Scan {
-  const open = encodedBracketAt(s, i, LETTER_B, final);
-  if (open <= 0) return open < 0 ? PARTIAL : null;
-  const p = i + 3;
-  if (p >= s.length) return final ? null : PARTIAL;
-  const c = upperCode(s.charCodeAt(p));
-  if (c < 0 || c >= 128 || FIRST_LETTER[c] === 0) return null;
-  let partial = false;
-  for (const { type, first, parts } of TYPE_PARTS) {
-    if (first !== c) continue;
-    const r = scanType(s, p, parts, final);
-    if (r === 'partial') {
-      partial = true;
-      continue;
-    }
-    if (!r) continue;
-    const close = encodedBracketAt(s, r.end, LETTER_D, final);
-    if (close < 0) return PARTIAL;
-    return close === 1 ? { kind: 'match', end: r.end + 3, key: `${type}_${Number(r.n)}` } : null;
+    if (opening === 'escaped' && !(escapedClose && closed)) return null;
+    return { kind: 'match', end: closed ? q + 1 : r.end, key };
   }
   return partial && !final ? PARTIAL : null;
 }

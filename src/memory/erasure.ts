@@ -95,7 +95,13 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
       responses: erasure.responses,
     },
   });
-  const deleted = {
+  await recordMemoryErased(db, actor, { userRef, deleted: deletedCounts(erasure) });
+  return erasure;
+}
+
+/** What an erasure removed, per store, as its answer and its memory.erased event show it. */
+export function deletedCounts(erasure: Erasure) {
+  return {
     facts: erasure.facts,
     threads: erasure.threads,
     traces: erasure.traces,
@@ -103,8 +109,6 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     cache_entries: erasure.cacheEntries,
     responses: erasure.responses,
   };
-  await recordMemoryErased(db, actor, { userRef, deleted });
-  return erasure;
 }
 
 /**

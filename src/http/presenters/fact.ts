@@ -1,4 +1,4 @@
-import type { Erasure } from '../../memory/erasure.js';
+import { deletedCounts, type Erasure } from '../../memory/erasure.js';
 import type { FactRow } from '../../memory/facts.js';
 
 export function presentFact(row: FactRow) {
@@ -16,13 +16,6 @@ export function presentErasure(erasure: Erasure) {
   return {
     user_ref: erasure.userRef,
     erased_at: erasure.erasedAt.toISOString(),
-    deleted: {
-      facts: erasure.facts,
-      threads: erasure.threads,
-      traces: erasure.traces,
-      replays: erasure.replays,
-      cache_entries: erasure.cacheEntries,
-      responses: erasure.responses,
-    },
+    deleted: deletedCounts(erasure),
   };
 }
