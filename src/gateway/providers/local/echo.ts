@@ -5,7 +5,9 @@
  * ## The reply, exactly
  *
  * Let USER be the text of the last `user` message (its string content, or its text parts joined
- * with "\n"; attachments are left out; "" when there is no user message).
+ * with "\n"; attachments are left out; "" when there is no user message), and ASKED the same
+ * without the `<system-reminder>…</system-reminder>` notes a coding agent adds to it, trimmed:
+ * what the person typed. Tools are chosen and their arguments filled from ASKED.
  *
  * 1. A forced tool call — `tool_choice: "required"` (the first tool) or
  *    `tool_choice: {type: "function", function: {name}}` (that function, even if it is not among
@@ -14,13 +16,13 @@
  * 2. When the last message is a `tool` message, the reply is text about the result:
  *    TEXT = "tool result " + the content of the trailing `tool` messages joined with "\n".
  * 3. `tool_choice: "auto"` (the default when `tools` is given): a call to every tool whose name
- *    USER mentions (whole word, case-insensitive), in `tools` order; only the first when
+ *    ASKED mentions (whole word, case-insensitive), in `tools` order; only the first when
  *    `parallel_tool_calls: false`. If none is named, text. `"none"`: never a tool call.
  * 4. Otherwise TEXT = USER.
  *
  * A tool call: `{id: "call_echo_<messages.length>_<i>", type: "function", function: {name,
  * arguments}}`, where `arguments` is `JSON.stringify` of a small value for the tool's
- * `parameters` schema (see `minimalValue`; strings are filled with USER); `content: null`,
+ * `parameters` schema (see `minimalValue`; strings are filled with ASKED); `content: null`,
  * `finish_reason: "tool_calls"`.
  *
  * Text content, by `response_format`:
@@ -85,6 +87,25 @@ export function lastUserText(messages: readonly ChatMessage[]): string {
   return '';
 }
 
+const NOTE_OPEN = '<system-reminder>';
+const NOTE_CLOSE = '</system-reminder>';
+
+/** `text` without the `<system-reminder>` notes Claude Code adds to a user turn (read with indexOf: linear). */
+function withoutAgentNotes(text: string): string {
+  let at = text.indexOf(NOTE_OPEN);
+  if (at < 0) return text;
+  let kept = '';
+  let from = 0;
+  while (at >= 0) {
+    const end = text.indexOf(NOTE_CLOSE, at + NOTE_OPEN.length);
+    if (end < 0) break;
+    kept += text.slice(from, at);
+    from = end + NOTE_CLOSE.length;
+    at = text.indexOf(NOTE_OPEN, from);
+  }
+  return (kept + text.slice(from)).trim();
+}
+
 /** The answer to a chat request, as a provider would return it. Never throws. */
 export function echoCompletion(request: UpstreamChatRequest): UpstreamCompletion {
   const message = answer(request);
@@ -120,14 +141,15 @@ interface Answer {
 function answer(request: UpstreamChatRequest): Answer {
   const messages = request.messages;
   const userText = lastUserText(messages);
+  const asked = withoutAgentNotes(userText);
   const limit = request.max_completion_tokens ?? request.max_tokens;
 
-  const calls = chooseTools(request, userText);
+  const calls = chooseTools(request, asked);
   if (calls.length > 0) {
     const toolCalls: ToolCall[] = calls.map((tool, i) => ({
       id: `call_echo_${messages.length}_${i}`,
       type: 'function',
-      function: { name: tool.name, arguments: JSON.stringify(toolArguments(tool.parameters, userText)) },
+      function: { name: tool.name, arguments: JSON.stringify(toolArguments(tool.parameters, asked)) },
     }));
     if (limit !== undefined) {
       const cut = limitToolCalls(toolCalls, limit);

@@ -269,6 +269,20 @@ describe('local/echo', () => {
       expect(res.usage!.completion_tokens).to.equal(countCompletionTokens(choice.message));
     });
 
+    it('fills arguments with what was asked, without the <system-reminder> notes a coding agent adds to the turn', () => {
+      const bash = { type: 'function' as const, function: { name: 'Bash', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } } };
+      const todo = { type: 'function' as const, function: { name: 'TodoWrite', parameters: { type: 'object', properties: {} } } };
+      const content = [
+        { type: 'text' as const, text: '<system-reminder>\nUse TodoWrite to plan.\n</system-reminder>' },
+        { type: 'text' as const, text: 'echo polder-ok # Bash\n<system-reminder>Today is 2026-11-26.</system-reminder>' },
+      ];
+      const call = echoCompletion({ messages: [{ role: 'user', content }], tools: [bash, todo] }).choices[0]!.message.tool_calls!;
+      expect(call.map((c) => c.function.name)).to.deep.equal(['Bash']);
+      expect(JSON.parse(call[0]!.function.arguments)).to.deep.equal({ command: 'echo polder-ok # Bash' });
+      // The reply itself still echoes the whole turn.
+      expect(echoCompletion({ messages: [user('a <system-reminder>b</system-reminder> c')] }).choices[0]!.message.content).to.equal('Echo: a <system-reminder>b</system-reminder> c');
+    });
+
     it('a named tool_choice calls that tool, with valid arguments for a nested schema', () => {
       const res = echoCompletion({
         messages: [user('book it')],
