@@ -8,7 +8,7 @@ import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
-import { RecordsRefused, type RequestRecords, type StoredResponseRecord } from '../metering/records.js';
+import { RecordsRefused, subjectOf, type RequestRecords, type StoredResponseRecord } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
 import { NOT_LIMITED, type Admission, type Demand, type LimitGate } from '../limits/gate.js';
@@ -512,6 +512,7 @@ export class ChatService {
         createdAt: now,
       }),
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
+      ...subjectOf({ workspaceId: principal.workspaceId, requestId: ctx.requestId }, prepared.body.user, prepared.started),
       ...(prepared.body.thread && !closed ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
       ...(ctx.keepAnswer && !closed ? { storedResponse: ctx.keepAnswer(body) } : {}),
       ...(!closed && prepared.cacheStatus === 'MISS' && prepared.cacheKey
@@ -553,6 +554,7 @@ export class ChatService {
           createdAt: now,
         }),
         audit: this.audit(ctx, prepared, status, null, null),
+        ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, prepared.body.user, prepared.started),
       });
     } catch (recordErr) {
       ctx.log.error({ err: recordErr }, 'could not record a failed chat request');

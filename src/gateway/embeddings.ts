@@ -5,7 +5,7 @@ import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
-import { RecordsRefused } from '../metering/records.js';
+import { RecordsRefused, subjectOf } from '../metering/records.js';
 import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
 import type { Admission, LimitGate } from '../limits/gate.js';
 import { creditsFor } from '../metering/credits.js';
@@ -127,6 +127,7 @@ export class EmbeddingService {
         usage,
         trace: embeddingsTrace(call, { status: 200, provider, attempts: embedded.attempts, usage, createdAt: now }),
         audit: embeddingsAudit(call, 200, provider),
+        ...subjectOf({ workspaceId: principal.workspaceId, requestId: ctx.requestId }, body.user, call.started),
       });
     } catch (err) {
       await this.fail(call, err, embedded.attempts);
@@ -152,6 +153,7 @@ export class EmbeddingService {
           createdAt: new Date().toISOString(),
         }),
         audit: embeddingsAudit(call, status, null),
+        ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, call.body.user, call.started),
       });
     } catch (recordErr) {
       ctx.log.error({ err: recordErr }, 'could not record a failed embeddings request');

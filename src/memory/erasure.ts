@@ -96,6 +96,13 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     },
   });
   await recordMemoryErased(db, actor, { userRef, deleted: deletedCounts(erasure) });
+  // Last, as close to the commit as it can be: requests naming them that are still running write
+  // nothing about them when they finish (sql/0029, writeRecords.ts).
+  await db.query(
+    `insert into end_user_erasures (workspace_id, user_ref, erased_at) values ($1, $2, clock_timestamp())
+     on conflict (workspace_id, user_ref) do update set erased_at = excluded.erased_at`,
+    [actor.workspaceId, userRef],
+  );
   return erasure;
 }
 

@@ -46,6 +46,34 @@ export interface CacheEntry {
   fact_ids: string[];
 }
 
+/**
+ * The end-user a request named and when it began: if they are erased while it runs, what it would
+ * hold about them (trace, thread append, kept answer, cache entry, stored response) is not written.
+ */
+export interface RecordsSubject {
+  workspace_id: string;
+  request_id: string;
+  end_user: string;
+  started_at: string;
+}
+
+/** `{subject}` for a request that named an end-user (none otherwise); `started` is its `performance.now()` at the start. */
+export function subjectOf(
+  request: { workspaceId: string; requestId: string },
+  endUser: string | null | undefined,
+  started: number,
+): { subject?: RecordsSubject } {
+  if (!endUser) return {};
+  return {
+    subject: {
+      workspace_id: request.workspaceId,
+      request_id: request.requestId,
+      end_user: endUser,
+      started_at: new Date(performance.timeOrigin + started).toISOString(),
+    },
+  };
+}
+
 export interface RequestRecords {
   /** What the request is billed: none for a failed request, several when several models or providers served it. */
   usage?: UsageRecord[];
@@ -58,6 +86,7 @@ export interface RequestRecords {
   /** Its credits, billed into the limit counters of its key, workspace and organization. */
   spend?: SpendRecord[];
   storedResponse?: StoredResponseRecord;
+  subject?: RecordsSubject;
 }
 
 /** The records as JSON objects, each ready to be joined into its table's array. */
@@ -70,6 +99,7 @@ export interface SerializedRecords {
   cache: { identity: string; key: Buffer; json: string } | undefined;
   spend: SpendRecord[];
   storedResponse?: { identity: string; json: string } | undefined;
+  subject?: string | undefined;
 }
 
 /** A request whose records a table would refuse: it is answered with this, and not billed. */
@@ -237,6 +267,7 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
     thread: records.thread ? storableJson(records.thread) : undefined,
     request: request ? { identity: `${request.workspace_id}\0${request.request_id}`, json: storableJson(request) } : undefined,
     spend: records.spend ?? [],
+    subject: records.subject ? storableJson(records.subject) : undefined,
     storedResponse: records.storedResponse
       ? { identity: `${records.storedResponse.workspace_id}\0${records.storedResponse.id}`, json: storableJson(records.storedResponse) }
       : undefined,

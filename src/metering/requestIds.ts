@@ -248,8 +248,13 @@ export const ABANDONED_CLAIM_SECONDS = 3600;
  * the usage row still holds the id, so it is never billed twice.
  */
 export async function pruneRequestIds(db: Queryable, replayRetentionHours: number, limit = 10_000): Promise<number> {
+  // An erasure's mark is read by requests that were running when it was made (sql/0029); none
+  // runs longer than a claim is held, so a mark twice that old is read by nobody.
   const { rowCount } = await db.query(
-    `delete from requests
+    `with marks as (
+       delete from end_user_erasures where erased_at < now() - make_interval(secs => 2 * $1::float8)
+     )
+     delete from requests
       where ctid in (
         (select ctid from requests
           where state = 'running' and created_at < now() - make_interval(secs => $1::float8)

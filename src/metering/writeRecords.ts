@@ -16,7 +16,13 @@ import { serializeRecords, type RequestRecords, type SerializedRecords } from '.
 // cache entries it stores are announced to every web process (CacheKeyFilter) when it commits;
 // data-modifying CTEs run whether or not the final select reads them.
 const WRITE_RECORDS_SQL = `
-  with usage_rows as (
+  with erased as materialized (
+    -- Requests that named an end-user who was erased after they began (sql/0029): billed and
+    -- audited, but nothing held about the end-user is written for them.
+    select s.workspace_id, s.request_id, s.end_user
+      from json_to_recordset($11::json) as s(workspace_id uuid, request_id text, end_user text, started_at timestamptz)
+      join end_user_erasures x on x.workspace_id = s.workspace_id and x.user_ref = s.end_user and x.erased_at > s.started_at
+  ), usage_rows as (
     insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
                        completion_tokens, cached_tokens, cache_write_tokens, credits_base, credits_services,
                        credits_total, created_at)
@@ -46,6 +52,7 @@ const WRITE_RECORDS_SQL = `
              completion_tokens integer, cached_tokens integer, cache_write_tokens integer, credits_base numeric,
              credits_services numeric, credits_total numeric, stream boolean, cache text, input json, output json, notes jsonb,
              sources jsonb, firewall json, created_at timestamptz)
+     where not exists (select 1 from erased e where e.workspace_id = t.workspace_id and e.request_id = t.id)
     -- A request id's trace is its first attempt's, unless that failed: the retry that succeeded
     -- (and is billed) replaces it.
     on conflict (workspace_id, id) do update
@@ -71,6 +78,7 @@ const WRITE_RECORDS_SQL = `
       from json_to_recordset($4::json) as a(
              workspace_id uuid, organization_id uuid, thread text, request_id text, created_at timestamptz,
              end_user text, messages json)
+     where not exists (select 1 from erased e where e.workspace_id = a.workspace_id and e.request_id = a.request_id)
   ), threads_touched as (
     insert into threads (workspace_id, id, organization_id, created_at, updated_at)
     select distinct on (workspace_id, thread) workspace_id, thread, organization_id, created_at, created_at
@@ -94,18 +102,24 @@ const WRITE_RECORDS_SQL = `
       from json_to_recordset($5::json) as r(
              workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json,
              end_user text, fact_ids json)
+     where not exists (select 1 from erased e where e.workspace_id = r.workspace_id and e.request_id = r.request_id)
     -- A claim still running is completed; a row the prune freed (a request running over an hour) is
     -- written anew.
     on conflict (workspace_id, request_id) do update
        set state = 'completed', response = excluded.response, completed_at = excluded.completed_at,
            end_user = excluded.end_user, fact_ids = excluded.fact_ids
      where requests.state = 'running'
+  ), erased_claims as (
+    -- The claim of an erased request is freed: a retry is told its answer is not kept (it is billed).
+    delete from requests q using erased e
+     where q.workspace_id = e.workspace_id and q.request_id = e.request_id and q.state = 'running'
   ), cache_rows as (
     insert into response_cache (workspace_id, cache_key, response, expires_at, end_user, fact_ids)
     select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds),
            c.end_user, array(select json_array_elements_text(c.fact_ids))::uuid[]
       from json_to_recordset($6::json) as c(
              workspace_id uuid, cache_key text, response json, ttl_seconds integer, end_user text, fact_ids json)
+     where not exists (select 1 from erased e where e.workspace_id = c.workspace_id and e.end_user = c.end_user)
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
            end_user = excluded.end_user, fact_ids = excluded.fact_ids
@@ -116,6 +130,7 @@ const WRITE_RECORDS_SQL = `
       from json_to_recordset($10::json) as s(
              workspace_id uuid, id text, organization_id uuid, request_id text, previous_response_id text, end_user text,
              input json, response json)
+     where not exists (select 1 from erased e where e.workspace_id = s.workspace_id and e.request_id = s.request_id)
     on conflict (workspace_id, id) do nothing
   ), spend as (
     select * from json_to_recordset($9::json) as s(
@@ -200,10 +215,12 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
   const usage: string[] = [];
   const audit: string[] = [];
   const threads: string[] = [];
+  const subjects: string[] = [];
   for (const records of batch) {
     usage.push(...records.usage);
     if (records.audit) audit.push(records.audit);
     if (records.thread) threads.push(records.thread);
+    if (records.subject) subjects.push(records.subject);
   }
   const traces = lastOfEach(batch.map((records) => records.trace));
   const requests = lastOfEach(batch.map((records) => records.request));
@@ -226,6 +243,7 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
       encodeKeys(cacheKeys),
       JSON.stringify(spend),
       jsonArray(storedResponses.map((s) => s.json)),
+      jsonArray(subjects),
     ],
   });
   return cacheKeys;

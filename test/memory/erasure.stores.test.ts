@@ -76,6 +76,38 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(audit.rows[0].details).to.include({ threads: 1, replays: 2, cache_entries: 1, responses: 0 });
   });
 
+  it('a chat still running when its end-user is erased writes nothing about them when it finishes, and is still billed', async () => {
+    await remember('klant-30', 'Ik heb een inboedelverzekering sinds 2009 bij De Goudse.');
+    const before = gw.euA.requests.length;
+    gw.euA.script({ type: 'answer', content: 'U bent verzekerd sinds 2009.', delayMs: 1500 });
+    const running = ask('klant-30', 'inflight-30', { thread: 'gesprek-30' });
+    await waitFor(async () => gw.euA.requests.length > before, { what: 'the chat at the provider' });
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-30', { method: 'DELETE', key: gw.key });
+    expect(erased.status).to.equal(200);
+    const answered = await running;
+    expect(answered.status).to.equal(200);
+
+    const left = await gw.app.db.pool.query(
+      `select (select count(*) from traces where id = 'inflight-30')::int as traces,
+              (select count(*) from thread_messages where thread_id = 'gesprek-30')::int as messages,
+              (select count(*) from requests where request_id = 'inflight-30')::int as replays,
+              (select count(*) from response_cache where end_user = 'klant-30')::int as cache,
+              (select count(*) from usage where request_id = 'inflight-30')::int as usage,
+              (select count(*) from audit_log where action = 'chat.completion' and target = 'inflight-30')::int as audit`,
+    );
+    expect(left.rows[0]).to.deep.equal({ traces: 0, messages: 0, replays: 0, cache: 0, usage: 1, audit: 1 });
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-30', { key: gw.key })).status).to.equal(404);
+    const retry = await ask('klant-30', 'inflight-30', { thread: 'gesprek-30' });
+    expect(retry.status).to.equal(422);
+    expect(JSON.stringify(retry.body)).not.to.contain('2009');
+
+    // The end-user named again after the erasure is a new end-user, recorded as usual.
+    const after = await ask('klant-30', 'after-30', { thread: 'gesprek-31' });
+    expect(after.status).to.equal(200);
+    expect((await api(gw.app.baseUrl, '/v1/traces/after-30', { key: gw.key })).status).to.equal(200);
+    expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-31', { key: gw.key })).status).to.equal(200);
+  });
+
   it('forgetting one fact takes it out of every kept answer and cache entry it was retrieved into', async () => {
     const factId = await remember('klant-11', 'Ik heb een inboedelverzekering sinds 2013 bij Achmea.');
     const question = 'Bij welke verzekeraar loopt mijn inboedelverzekering?';
