@@ -27,6 +27,7 @@ import {
   type UpstreamChatRequest,
   type UpstreamChunk,
   type UpstreamCompletion,
+  type UpstreamParameter,
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
@@ -307,11 +308,13 @@ export class ChatService {
         settings: principal.settings,
       });
       const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
+      // A parameter no candidate takes changes no answer: the key leaves it out, so the same prompt
+      // with and without it is one entry.
       const key = cacheable
         ? cacheKey(
             principal.workspaceId,
             plan.candidates.map((c) => `${c.model.id}@${c.target.provider.id}`),
-            request,
+            withoutParameters(request, droppedByEvery(plan.candidates)),
           )
         : undefined;
       // Nearly every request is a miss; the filter answers those without a round trip.
@@ -644,6 +647,12 @@ const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
  * `thread` writes to a thread, which needs memory.write. (Reading memory needs memory.read; a key
  * without it chats without memory, `collection` included, as the contract has it.)
  */
+/** The parameters every candidate of the chain drops. */
+function droppedByEvery(candidates: readonly { dropped: readonly UpstreamParameter[] }[]): UpstreamParameter[] {
+  const [first, ...rest] = candidates;
+  return first ? first.dropped.filter((parameter) => rest.every((c) => c.dropped.includes(parameter))) : [];
+}
+
 /** Whether an answer kept for replay or a stored response carries what retrieval found (`sources`). */
 export function heldMemory(answer: object): boolean {
   const sources = (answer as { sources?: unknown }).sources;

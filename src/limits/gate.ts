@@ -23,6 +23,8 @@ export interface Demand {
 
 interface Held {
   remaining: number;
+  /** The limit it was leased under: a block leased under a higher one would let requests pass a lowered limit. */
+  limit: number;
   /** Leased plus billed over every process, as the last lease saw it. */
   taken: number;
   lastUsed: number;
@@ -74,6 +76,19 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
 
 function keyOf(id: CounterId): string {
   return `${id.scope_kind}\0${id.scope_id}\0${id.counter}\0${id.window_start}`;
+}
+
+function counterOf(key: string): CounterId {
+  const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
+  return { scope_kind, scope_id, counter, window_start };
+}
+
+/**
+ * Credits as the counters keep them (numeric with 8 decimals), rounded up: a need with more decimals
+ * than a grant can carry would never be met by the grant made for it.
+ */
+function creditScale(credits: number): number {
+  return Math.ceil(credits * 1e8) / 1e8;
 }
 
 const COUNTERS = Object.keys(LIMIT_FIELD) as Counter[];
@@ -135,6 +150,8 @@ export class LimitGate {
   private leasing: Promise<void> | undefined;
   /** Counters a lease found exhausted, until when they are not asked again. */
   private readonly exhaustedUntil = new Map<string, number>();
+  /** What goes back to Postgres before the next lease: blocks leased under a limit since lowered. */
+  private returning: (CounterId & { amount: number })[] = [];
 
   constructor(
     private readonly pool: Pool,
@@ -197,14 +214,16 @@ export class LimitGate {
     const needs: Need[] = [];
     for (const planned of plan) {
       const { counter } = planned;
-      const need = counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= demand.credits());
+      const need = counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= creditScale(demand.credits()));
       const start = windowId(counter, now);
       if (planned.window?.id.window_start !== start) {
         const id = { scope_kind: planned.scope_kind, scope_id: planned.scope_id, counter, window_start: start };
         planned.window = { id, key: keyOf(id), startMs: Date.parse(start) };
       }
       needs.push({ id: planned.window.id, key: planned.window.key, startMs: planned.window.startMs, need, limit: planned.limit });
+      this.dropIfLowered(planned.window.key, planned.limit);
     }
+    if (this.returning.length > 0) await this.giveBackReturning();
 
     // One lease statement at a time per process: requests that arrive together wait for it and
     // take from its block, rather than each leasing a block of its own (a burst would lease far
@@ -322,8 +341,9 @@ export class LimitGate {
     grants.forEach((grant, index) => {
       const key = keyOf(grant);
       if (grant.granted === 0 && asks[index]!.need > 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
-      const held = this.held.get(key) ?? { remaining: 0, taken: 0, lastUsed: now };
+      const held = this.held.get(key) ?? { remaining: 0, limit: asks[index]!.limit, taken: 0, lastUsed: now };
       held.remaining += grant.granted;
+      held.limit = asks[index]!.limit;
       held.taken = grant.taken;
       this.held.set(key, held);
     });
@@ -336,17 +356,37 @@ export class LimitGate {
     await this.returnIdle(Infinity);
   }
 
+  /**
+   * A limit lowered since its block was leased: the block goes back (before the next lease), so the
+   * new limit holds for the next request; requests in flight give back theirs when they end.
+   */
+  private dropIfLowered(key: string, limit: number): void {
+    const held = this.held.get(key);
+    if (!held || held.limit <= limit) return;
+    if (held.remaining > 0) this.returning.push({ ...counterOf(key), amount: held.remaining });
+    this.held.delete(key);
+    this.exhaustedUntil.delete(key);
+  }
+
   private giveBack(slot: Slot, amount: number): void {
+    if (!(amount > 0)) return;
     const held = this.held.get(slot.key);
-    if (held && amount > 0) held.remaining += amount;
+    if (held) held.remaining += amount;
+    else this.returning.push({ ...slot.id, amount });
+  }
+
+  private async giveBackReturning(): Promise<void> {
+    const returns = this.returning;
+    this.returning = [];
+    await returnLeases(this.pool, returns);
   }
 
   private async returnIdle(idleBefore: number): Promise<void> {
-    const returns: (CounterId & { amount: number })[] = [];
+    const returns: (CounterId & { amount: number })[] = this.returning;
+    this.returning = [];
     for (const [key, held] of this.held) {
       if (held.lastUsed >= idleBefore || held.remaining <= 0) continue;
-      const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
-      returns.push({ scope_kind, scope_id, counter, window_start, amount: held.remaining });
+      returns.push({ ...counterOf(key), amount: held.remaining });
       this.held.delete(key);
     }
     await returnLeases(this.pool, returns);
@@ -376,7 +416,9 @@ export class LimitGate {
     const window = id.counter === 'credits_day' ? 'day' : 'month';
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
     return budgetExhausted(
-      `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed; it starts anew at ${new Date(resetsAt).toISOString()}`,
+      `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed: this request reserves up to ${need} credits ` +
+        `(its prompt and answer cap at the dearest model of its chain; without max_tokens the cap is the model's whole context, so send max_tokens to reserve less); ` +
+        `the budget starts anew at ${new Date(resetsAt).toISOString()}`,
       {
         level: id.scope_kind,
         window,

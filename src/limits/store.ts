@@ -187,7 +187,9 @@ export async function returnLeases(db: Queryable, returns: (CounterId & { amount
   await db.query(
     `update limit_counters c
         set leased = greatest(0, c.leased - r.amount)
-       from json_to_recordset($1::json) as r(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
+       from (select scope_kind, scope_id, counter, window_start, sum(amount) as amount
+               from json_to_recordset($1::json) as x(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
+              group by scope_kind, scope_id, counter, window_start) r
       where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)`,
     [JSON.stringify(returns)],
   );

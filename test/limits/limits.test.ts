@@ -102,6 +102,41 @@ describe('limits and budgets', () => {
     expect(usage.body.budgets[0].used).to.equal(settings.body.workspace.used.credits_today);
   });
 
+  it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
+    const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
+    // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.
+    await setLimits(key, { workspace: { credits_per_day: 50 } });
+    const uncapped = await chat(key, 'zonder plafond', {}, { max_tokens: undefined });
+    expect(uncapped.status, uncapped.text).to.equal(200);
+    expect((await chat(key, 'nog eens zonder plafond', {}, { max_tokens: undefined })).status).to.equal(200);
+  });
+
+  it('applies a lowered budget to the next request, not once the blocks leased under the old one run out', async () => {
+    const { key } = await app.key({ org: 'lowered', workspace: 'w' });
+    await setLimits(key, { workspace: { credits_per_day: 200 } });
+    expect((await chat(key, 'eerste')).status).to.equal(200);
+    await setLimits(key, { workspace: { credits_per_day: 0.0001 } });
+    const refused = await chat(key, 'tweede');
+    expect(refused.status).to.equal(402);
+    expect(refused.body.budget).to.include({ level: 'workspace', limit: 0.0001 });
+    expect(refused.body.message).to.match(/budget of 0.0001 credits per day would be passed: this request reserves up to [\d.]+ credits .* send max_tokens to reserve less/);
+
+    // A key's budget, lowered over the keys API, the same.
+    const created = await api(app.baseUrl, '/v1/keys', {
+      method: 'POST',
+      key,
+      body: { workspace: 'w', name: 'budgeted', kind: 'restricted', scopes: ['chat.create'], limits: { credits_per_day: 100 } },
+    });
+    expect(created.status, created.text).to.equal(201);
+    await setLimits(key, { workspace: { credits_per_day: null } });
+    expect((await chat(created.body.data.key, 'derde')).status).to.equal(200);
+    const lowered = await api(app.baseUrl, `/v1/keys/${created.body.data.id}`, { method: 'PATCH', key, body: { limits: { credits_per_day: 0.00001 } } });
+    expect(lowered.status, lowered.text).to.equal(200);
+    const refusedKey = await chat(created.body.data.key, 'vierde');
+    expect(refusedKey.status).to.equal(402);
+    expect(refusedKey.body.budget).to.include({ level: 'key' });
+  });
+
   it('a budget set mid-day starts from what the workspace has already billed today', async () => {
     const { key } = await app.key({ org: 'midday', workspace: 'w' });
     const input = 'woord '.repeat(1000);
