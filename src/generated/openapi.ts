@@ -2268,6 +2268,14 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["Model"][];
+            /**
+             * @description The catalogue's aliases, each a name that `model` or `models` may give for a chain of
+             *     models (tried in this order).
+             */
+            aliases: {
+                id: string;
+                models: string[];
+            }[];
         };
         AuditLogEntry: {
             id: string;

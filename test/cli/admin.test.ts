@@ -14,6 +14,15 @@ describe('cli/admin', () => {
     await app.close();
   });
 
+  it('prints its usage for --help and help, and exits 0', async () => {
+    for (const ask of ['--help', 'help', '-h']) {
+      const result = await admin(ask);
+      expect(result.code, ask).to.equal(0);
+      expect(result.stdout).to.contain('usage: npm run --silent admin -- <command>');
+      expect(result.stdout).to.contain('accept-non-eu');
+    }
+  });
+
   it('create-key prints one JSON line with a working secret', async () => {
     const result = await admin('create-key', '--org', 'acme', '--workspace', 'prod');
     expect(result.code, result.stderr).to.equal(0);

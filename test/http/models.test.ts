@@ -32,6 +32,8 @@ describe('GET /v1/models', () => {
     expect(chatModels.some((m) => m.id.startsWith('mistral/') && m.region === 'eu')).to.equal(true);
     expect(chatModels.some((m) => m.region === 'external')).to.equal(true);
     expect(response.text).not.to.match(/api_key|API_KEY/);
+    // The catalogue's aliases, beside the models, with the chain each stands for.
+    expect(response.body.aliases).to.deep.include({ id: 'eu-fast', models: ['mistral/mistral-small-latest', 'local/echo'] });
   });
 
   it('fetches one model by its id, and 404s an unknown one', async () => {

@@ -7,7 +7,12 @@ import { presentModel } from '../presenters/model.js';
 export function modelRoutes(api: Operations, { catalog }: { catalog: Catalog }): void {
   // `created` is the catalogue's own date: models here are entries of that file.
   const created = Math.floor(statSync(catalog.file).mtimeMs / 1000);
-  const list = { object: 'list', data: [...catalog.models.values()].map((m) => presentModel(m, catalog, created)) };
+  const list = {
+    object: 'list',
+    data: [...catalog.models.values()].map((m) => presentModel(m, catalog, created)),
+    // Not models, so beside the list: SDKs that read `data` see only models.
+    aliases: [...catalog.aliases].map(([id, models]) => ({ id, models })),
+  };
 
   api.add('listModels', (ctx) => {
     ctx.body = list;
