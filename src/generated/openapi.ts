@@ -2156,6 +2156,8 @@ export interface components {
         FactAccepted: {
             /** @constant */
             status: "accepted";
+            /** @description The submission, as the facts.extracted webhook names it. */
+            submission_id: string;
         };
         Fact: {
             id: string;

@@ -409,7 +409,7 @@ export class LimitGate {
       // Waiting does not help a request that alone counts more than the limit: say what would.
       const tooLarge = id.counter === 'tokens' && need > limit;
       const message = tooLarge
-        ? `this request counts ${Math.ceil(need)} tokens (its prompt and max_tokens), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
+        ? `this request counts ${Math.ceil(need)} tokens (its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
         : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
       return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge });
     }

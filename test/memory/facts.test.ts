@@ -29,7 +29,11 @@ describe('facts (rule-based extraction)', () => {
   it('answers 202 before the fact is queryable, which it becomes once the worker ran', async () => {
     const response = await submitFact(fx.app, fx.key, { content: 'I live in Utrecht.', user_ref: 'anna' });
     expect(response.status).to.equal(202);
-    expect(response.body).to.deep.equal({ status: 'accepted' });
+    expect(response.body).to.have.keys('status', 'submission_id');
+    expect(response.body.status).to.equal('accepted');
+    // The id the facts.extracted webhook names.
+    const submission = await fx.app.db.pool.query('select user_ref from fact_submissions where id = $1', [response.body.submission_id]);
+    expect(submission.rows).to.deep.equal([{ user_ref: 'anna' }]);
     // No worker yet: accepted, recorded and queued, but not a fact.
     expect(await factContents(fx.app, fx.key, { user_ref: 'anna' })).to.deep.equal([]);
     const queued = await latestSubmission(fx.app, fx.workspaceId, 'anna');

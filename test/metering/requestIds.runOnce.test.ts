@@ -107,7 +107,8 @@ describe('metering/requestIds: runOnce', () => {
     const first = await post('/v1/recall/facts', body, 'facts-deventer');
     const retry = await post('/v1/recall/facts', body, 'facts-deventer');
     expect([first.status, retry.status]).to.deep.equal([202, 202]);
-    expect(retry.body).to.deep.equal({ status: 'accepted' });
+    expect(retry.body).to.deep.equal(first.body);
+    expect(retry.body).to.include({ status: 'accepted' }).and.have.property('submission_id').that.is.a('string');
     expect(retry.headers.get('x-replay')).to.equal('true');
     expect(
       await count('select count(*) as n from fact_submissions where workspace_id = $1 and user_ref = $2', [key.workspace_id, 'retrying-user']),

@@ -14,8 +14,8 @@ export function factRoutes(api: Operations, { pool, catalog, adapters }: { pool:
   api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
     await createOnce(ctx, pool, { kind: 'facts', status: 202 }, async (db, principal) => {
-      await submitFact(db, principal, body);
-      return { status: 'accepted' };
+      // The id the facts.extracted webhook names, so a caller can match the two.
+      return { status: 'accepted', submission_id: await submitFact(db, principal, body) };
     });
   });
 
