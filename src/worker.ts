@@ -38,6 +38,7 @@ const jobs = new JobRunner({
   concurrency: config.workerConcurrency,
   cron: cronItems(),
   events: liveness.events,
+  onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
 });
 // GET /metrics on METRICS_PORT when it is set (the job queue gauges and this process's own metrics);
 // the worker has no other HTTP listener.

@@ -65,11 +65,19 @@ export class WorkerLiveness {
       this.pools.set(workerPool.id, workerPool);
       this.track(this.beat([workerPool.id]));
     });
-    this.events.on('pool:release', ({ workerPool }) => {
-      this.pools.delete(workerPool.id);
-      this.released.add(workerPool.id);
-      this.track(this.forgetReleased());
-    });
+    this.events.on('pool:release', ({ workerPool }) => this.abandon([workerPool.id]));
+  }
+
+  /**
+   * Pools that run nothing more: released, or given up on while stuck shutting down (JobRunner).
+   * Their heartbeats stop, and the jobs they still lock are freed.
+   */
+  abandon(poolIds: string[]): void {
+    for (const id of poolIds) {
+      this.pools.delete(id);
+      this.released.add(id);
+    }
+    this.track(this.forgetReleased());
   }
 
   /** Sweeps once now, then beats and sweeps on their intervals until stop(). */

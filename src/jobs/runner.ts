@@ -1,4 +1,5 @@
-import { run, type ParsedCronItem, type Runner, type RunnerOptions } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { run, type ParsedCronItem, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import { backoffDelay } from '../db/backoff.js';
 import { buildTaskList, workerLogger } from './registry.js';
 import type { Logger } from '../logger.js';
@@ -13,7 +14,23 @@ export interface JobRunnerOptions {
   events?: RunnerOptions['events'];
   /** Pauses between attempts to start graphile-worker again (defaults: RESTART_BACKOFF). */
   restartBackoff?: { initialMs: number; maxMs: number };
+  /**
+   * Worker pools given up on: they shut down but never finished (see STUCK_SHUTDOWN_MS). Their
+   * jobs are no longer running and are still locked by them (WorkerLiveness.abandon frees them).
+   */
+  onAbandonedPools?: (poolIds: string[]) => void;
+  /** How long a pool whose workers have stopped may take to finish (default STUCK_SHUTDOWN_MS). */
+  stuckShutdownMs?: number;
+  /** graphile-worker's run(); tests give one whose runner never finishes. */
+  run?: (options: RunnerOptions) => Promise<Runner>;
 }
+
+// graphile-worker 0.17.3's outcome batcher miscounts after a second failed batch (its backpressure
+// is never reset, so its count of batches in flight goes below zero): a pool shut down by a failed
+// batch stops its workers, then waits forever to release the batcher, and run()'s promise never
+// settles. Seen in 2 of 34 Postgres crashes under ingest. Once a pool's workers have stopped, it has
+// this long to finish; then it is given up on and a new runner starts.
+export const STUCK_SHUTDOWN_MS = 5_000;
 
 export const RESTART_BACKOFF = { initialMs: 500, maxMs: 15_000 };
 // A runner that ran this long before it stopped was healthy: its successor starts after the shortest pause.
@@ -29,8 +46,9 @@ const HEALTHY_RUN_MS = 60_000;
 // only what ends in the same tick is batched) the outcome goes through graphile-worker's batcher
 // instead, whose failure is handled: it shuts the worker pool down (in 0.17.3 at the first failed
 // attempt, its retry options notwithstanding), run()'s promise settles, and this starts a new runner
-// after a pause. The job stays locked by the stopped pool until WorkerLiveness frees it. run()
-// itself fails while the database is away (it checks the schema first); that is retried the same way.
+// after a pause (or, when the pool never finishes, this gives up on it: STUCK_SHUTDOWN_MS). The job
+// stays locked by the stopped pool until WorkerLiveness frees it. run() itself fails while the
+// database is away (it checks the schema first); that is retried the same way.
 export class JobRunner {
   private current: Runner | undefined;
   private currentEnded = false;
@@ -39,9 +57,12 @@ export class JobRunner {
   private started: Promise<boolean> | undefined;
   private wakeUp: (() => void) | undefined;
   private readonly backoff: { initialMs: number; maxMs: number };
+  /** The events graphile-worker's pools announce themselves on: the caller's, or this runner's own. */
+  private readonly events: WorkerEvents;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.backoff = options.restartBackoff ?? RESTART_BACKOFF;
+    this.events = options.events ?? (new EventEmitter() as WorkerEvents);
   }
 
   /** The graphile-worker runner running now (a new one after each restart). */
@@ -68,8 +89,9 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wakeUp?.();
-    if (this.current && !this.currentEnded) await this.stopRunner(this.current);
-    await this.supervising;
+    // A runner stuck in its shutdown never finishes its stop(); the supervisor gives up on it.
+    const stopped = this.current && !this.currentEnded ? this.stopRunner(this.current) : undefined;
+    await Promise.race([stopped ?? this.supervising, this.supervising]);
   }
 
   // A runner that stopped by itself in the meantime refuses a second stop; that is no failure.
@@ -86,9 +108,11 @@ export class JobRunner {
     let failures = 0;
     while (!this.stopping) {
       let runner: Runner;
+      const pools = this.poolsOfNextRunner();
       try {
-        runner = await run(this.runOptions());
+        runner = await (this.options.run ?? run)(this.runOptions());
       } catch (err) {
+        pools.forget();
         if (this.stopping) return;
         const retryInMs = backoffDelay(failures++, this.backoff);
         log.warn({ err, retry_in_ms: retryInMs }, 'job runner could not start; trying again');
@@ -102,14 +126,54 @@ export class JobRunner {
       // A stop() that came while run() was starting found no runner to stop.
       if (this.stopping) await this.stopRunner(runner);
       // graphile-worker's own handlers keep this promise from rejecting; the catch is for safety.
-      await runner.promise.catch((err: unknown) => log.error({ err }, 'job runner failed'));
+      const ended = await Promise.race([
+        runner.promise.then(
+          () => 'finished' as const,
+          (err: unknown) => {
+            log.error({ err }, 'job runner failed');
+            return 'finished' as const;
+          },
+        ),
+        pools.stuck,
+      ]);
+      pools.forget();
       this.currentEnded = true;
+      if (ended === 'stuck') {
+        log.error({ pools: pools.ids }, 'job runner stopped its workers but never finished shutting down; giving up on it');
+        this.options.onAbandonedPools?.(pools.ids);
+      }
       if (this.stopping) return;
       if (Date.now() - startedAt > HEALTHY_RUN_MS) failures = 0;
       const retryInMs = backoffDelay(failures++, this.backoff);
       log.error({ retry_in_ms: retryInMs }, 'job runner stopped by itself; starting it again');
       await this.pause(retryInMs);
     }
+  }
+
+  /**
+   * The pools the next runner creates, and a promise that resolves 'stuck' once one of them has
+   * stopped its workers and not finished within stuckShutdownMs.
+   */
+  private poolsOfNextRunner(): { ids: string[]; stuck: Promise<'stuck'>; forget: () => void } {
+    const ids: string[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    let onStopped!: () => void;
+    const stuck = new Promise<'stuck'>((resolve) => {
+      onStopped = () => {
+        timer ??= setTimeout(() => resolve('stuck'), this.options.stuckShutdownMs ?? STUCK_SHUTDOWN_MS);
+      };
+    });
+    const onCreate = ({ workerPool }: { workerPool: { id: string } }) => ids.push(workerPool.id);
+    this.events.on('pool:create', onCreate);
+    this.events.on('pool:gracefulShutdown:complete', onStopped);
+    this.events.on('pool:forcefulShutdown:complete', onStopped);
+    const forget = () => {
+      clearTimeout(timer);
+      this.events.off('pool:create', onCreate);
+      this.events.off('pool:gracefulShutdown:complete', onStopped);
+      this.events.off('pool:forcefulShutdown:complete', onStopped);
+    };
+    return { ids, stuck, forget };
   }
 
   private pause(ms: number): Promise<void> {
@@ -125,7 +189,7 @@ export class JobRunner {
   }
 
   private runOptions(): RunnerOptions {
-    const { services, log, concurrency, pollInterval, cron, events } = this.options;
+    const { services, log, concurrency, pollInterval, cron } = this.options;
     return {
       pgPool: services.db,
       concurrency,
@@ -135,7 +199,7 @@ export class JobRunner {
       noHandleSignals: true,
       // Recurring jobs are declared in code; no crontab file is read.
       parsedCronItems: cron ?? [],
-      ...(events ? { events } : {}),
+      events: this.events,
       // Outcomes through the batcher, whose failures are handled (see above).
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     };

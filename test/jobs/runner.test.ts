@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import type { WorkerEvents, WorkerPool } from 'graphile-worker';
+import type { Runner, RunnerOptions, WorkerEvents, WorkerPool } from 'graphile-worker';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { loadCatalog } from '../../src/gateway/catalog.js';
 import { closeAdapters, createAdapters } from '../../src/gateway/providers/index.js';
@@ -105,6 +105,44 @@ describe('JobRunner', function () {
     expect(await starting).to.equal(false);
     // Well below the pause of a minute it was in.
     expect(Date.now() - stoppedAt).to.be.below(5_000);
+  });
+
+  it('gives up on a runner whose pool stopped its workers but never finishes, hands its pool over to free its jobs, and starts another', async () => {
+    // graphile-worker 0.17.3's outcome batcher can miscount after a second failed batch, so the pool
+    // it shut down never finishes: a runner like that, standing in for it.
+    const logs = capturedLogger('info');
+    const events = new EventEmitter() as WorkerEvents;
+    let started = 0;
+    const stuckRunner = async (options: RunnerOptions): Promise<Runner> => {
+      started += 1;
+      const id = `pool-stuck-${started}`;
+      options.events!.emit('pool:create', { workerPool: { id } } as never);
+      return { promise: new Promise<void>(() => undefined), stop: () => new Promise<void>(() => undefined) } as unknown as Runner;
+    };
+    const abandoned: string[][] = [];
+    const jobs = new JobRunner({
+      services: { db: pool, catalog, adapters, replayRetentionHours: 24 },
+      log: logs.log,
+      concurrency: 1,
+      events,
+      restartBackoff: quickRestarts,
+      stuckShutdownMs: 100,
+      run: stuckRunner,
+      onAbandonedPools: (ids) => abandoned.push(ids),
+    });
+    expect(await jobs.start()).to.equal(true);
+    events.emit('pool:gracefulShutdown:complete', { workerPool: { id: 'pool-stuck-1' } } as never);
+    await waitFor(async () => started === 2, { what: 'a second runner' });
+    expect(abandoned).to.deep.equal([['pool-stuck-1']]);
+    expect(logs.lines().some((line) => line.msg === 'job runner stopped its workers but never finished shutting down; giving up on it')).to.equal(true);
+    // A pool merely running is never given up on.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(abandoned).to.have.length(1);
+    // A stop whose runner never finishes its stop() still returns once the pool has stopped its workers.
+    const stopping = jobs.stop();
+    events.emit('pool:gracefulShutdown:complete', { workerPool: { id: 'pool-stuck-2' } } as never);
+    await stopping;
+    expect(abandoned).to.deep.equal([['pool-stuck-1'], ['pool-stuck-2']]);
   });
 
   it("logs graphile-worker's lists of jobs as their ids, never their rows", () => {
