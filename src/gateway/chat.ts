@@ -30,7 +30,7 @@ import {
   type UpstreamParameter,
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
-import { planRoute, type Candidate, type RoutingPlan } from './routing.js';
+import { chainOf, planRoute, type Candidate, type RoutingPlan } from './routing.js';
 import { answerTokens, countMessageTokens } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
@@ -298,8 +298,7 @@ export class ChatService {
         request.messages = withKnowledge(request.messages, knowledge);
       }
       const plan = planRoute<ChatModel>(this.deps.catalog, this.deps.adapters, {
-        chain: body.model !== undefined ? [body.model] : (body.models ?? []),
-        chainField: body.model !== undefined ? 'model' : 'models',
+        ...chainOf(body),
         type: 'chat',
         ...(body.provider ? { provider: body.provider } : {}),
         parameters,

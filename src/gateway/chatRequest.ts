@@ -25,11 +25,14 @@ function attachmentData(part: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** What a body naming neither `model` nor `models` is told, on `model`. */
+export const NO_MODEL = 'is required (or models, a chain of models)';
+
 export function checkChatRules(body: ChatCompletionRequest): void {
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
-  if (body.model === undefined && body.models === undefined) add('model', 'is required (or models, a chain of models)');
+  if (body.model === undefined && body.models === undefined) add('model', NO_MODEL);
   // A call that must be made, with nothing to call (OpenAI answers 400 too). `auto` and `none`
   // without tools are harmless and some clients send them always.
   if (body.tool_choice === 'required' && !(body.tools && body.tools.length > 0)) add('tool_choice', '"required" needs tools');

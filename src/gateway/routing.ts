@@ -70,6 +70,11 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
 
 type ChainInput = Pick<RoutingInput, 'chain' | 'chainField' | 'type' | 'settings'>;
 
+/** The chain a body names: its `model` as a chain of one, else its `models`. */
+export function chainOf(body: { model?: string; models?: string[] }): Pick<RoutingInput, 'chain' | 'chainField'> {
+  return body.model !== undefined ? { chain: [body.model], chainField: 'model' } : { chain: body.models ?? [], chainField: 'models' };
+}
+
 /** The 422 of a chain that names an unknown, wrong-type or disallowed model, for a caller that routes nowhere (count_tokens). */
 export function checkModelChain(catalog: Catalog, input: ChainInput): void {
   const { errors } = expand(catalog, input);

@@ -3,7 +3,8 @@ import { createFirewall } from '../../firewall/index.js';
 import { validationFailed } from '../../errors.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import { upstreamPrompt } from '../../gateway/chatFirewall.js';
-import { checkModelChain } from '../../gateway/routing.js';
+import { NO_MODEL } from '../../gateway/chatRequest.js';
+import { chainOf, checkModelChain } from '../../gateway/routing.js';
 import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
 import type { Principal } from '../../tenancy/store.js';
 import { countRequestOf, promptTokens } from './request.js';
@@ -21,13 +22,8 @@ export async function countInputTokens(
   firewallMaxChars = DEFAULT_FIREWALL_MAX_CHARS,
 ): Promise<number> {
   // Counted for a model, as Anthropic's count_tokens is: one the request could not be sent to is a 422 as there.
-  if (body.model === undefined && body.models === undefined) throw validationFailed({ model: ['is required (or models, a chain of models)'] });
-  checkModelChain(catalog, {
-    chain: body.model !== undefined ? [body.model] : (body.models ?? []),
-    chainField: body.model !== undefined ? 'model' : 'models',
-    type: 'chat',
-    settings: principal.settings,
-  });
+  if (body.model === undefined && body.models === undefined) throw validationFailed({ model: [NO_MODEL] });
+  checkModelChain(catalog, { ...chainOf(body), type: 'chat', settings: principal.settings });
   const request = countRequestOf(body);
   const firewallOn = body.firewall ?? principal.settings.firewallDefault;
   const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;

@@ -1,6 +1,7 @@
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
+import { chainOf } from '../../gateway/routing.js';
 import type { ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
@@ -242,7 +243,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
   // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
-  const context = smallestContext(catalog, body.model !== undefined ? [body.model] : (body.models ?? []));
+  const context = smallestContext(catalog, chainOf(body).chain);
   // A token is at least one byte of the JSON it comes from, so a cap that fits beside the JSON's
   // length fits beside the prompt: only the rest are counted with the tokenizer.
   const surelyFits = context !== undefined && body.max_tokens + jsonLength(chat) + SAFETY_TOKENS <= context;
