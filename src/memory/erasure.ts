@@ -1,4 +1,6 @@
-import type { Pool, PoolClient } from '../db/pool.js';
+import type { Logger } from 'pino';
+import type { Pool, PoolClient, Queryable } from '../db/pool.js';
+import { awaitRecordsBegunBefore } from '../metering/writeRecords.js';
 import { withTransaction } from '../db/transaction.js';
 import { actedBy, recordAudit } from '../audit/entries.js';
 import { recordMemoryErased } from '../webhooks/events.js';
@@ -38,7 +40,15 @@ export interface Erasure {
 
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
 
-export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string): Promise<Erasure> {
+export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string, log: Logger): Promise<Erasure> {
+  // The mark first, on its own: a records statement that begins after it writes nothing about the
+  // end-user, and one already running (its snapshot older than the mark) has committed before the
+  // erasure looks, so the erasure deletes what it wrote.
+  await markErased(pool, actor.workspaceId, userRef);
+  const { rows } = await pool.query<{ now: Date }>('select clock_timestamp() as now');
+  if (!(await awaitRecordsBegunBefore(pool, rows[0]!.now))) {
+    log.warn('erasure: records statements still running after 5 s; erasing without them');
+  }
   return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef));
 }
 
@@ -98,12 +108,17 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   await recordMemoryErased(db, actor, { userRef, deleted: deletedCounts(erasure) });
   // Last, as close to the commit as it can be: requests naming them that are still running write
   // nothing about them when they finish (sql/0029, writeRecords.ts).
+  await markErased(db, actor.workspaceId, userRef);
+  return erasure;
+}
+
+/** Requests naming the end-user that began before now write nothing about them (sql/0029, writeRecords.ts). */
+async function markErased(db: Queryable, workspaceId: string, userRef: string): Promise<void> {
   await db.query(
     `insert into end_user_erasures (workspace_id, user_ref, erased_at) values ($1, $2, clock_timestamp())
      on conflict (workspace_id, user_ref) do update set erased_at = excluded.erased_at`,
-    [actor.workspaceId, userRef],
+    [workspaceId, userRef],
   );
-  return erasure;
 }
 
 /** What an erasure removed, per store, as its answer and its memory.erased event show it. */

@@ -15,7 +15,10 @@ import { serializeRecords, type RequestRecords, type SerializedRecords } from '.
 // again; an audit entry is an event, written with what it records. The keys of the
 // cache entries it stores are announced to every web process (CacheKeyFilter) when it commits;
 // data-modifying CTEs run whether or not the final select reads them.
-const WRITE_RECORDS_SQL = `
+//
+// The statement's first line names it, so that an erasure can find the ones still running.
+const RECORDS_STATEMENT_MARK = '-- polder: write records';
+const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
   with erased as materialized (
     -- Requests that named an end-user who was erased after they began (sql/0029): billed and
     -- audited, but nothing held about the end-user is written for them.
@@ -252,4 +255,29 @@ export async function writeRecords(db: Queryable, batch: SerializedRecords[]): P
 /** Checks, serializes and writes one request's (or one job's) records in the caller's transaction. */
 export async function writeRecordsNow(db: Queryable, records: RequestRecords): Promise<void> {
   await writeRecords(db, [serializeRecords(records)]);
+}
+
+/**
+ * Waits until no records statement whose transaction began before `since` is still running (or,
+ * inside a job's transaction, uncommitted), for at most `timeoutMs`. An erasure calls it after
+ * its mark has committed: a statement that began later sees the mark and writes nothing about the
+ * end-user; one that began earlier has committed when this returns, so the erasure that follows
+ * finds its rows. Only the erasure pays for this, never a request.
+ */
+export async function awaitRecordsBegunBefore(db: Queryable, since: Date, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let pauseMs = 2;
+  for (;;) {
+    const running = await db.query<{ running: number }>(
+      `select count(*)::int as running
+         from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()
+          and xact_start < $1 and state <> 'idle' and starts_with(query, $2)`,
+      [since, RECORDS_STATEMENT_MARK],
+    );
+    if (running.rows[0]!.running === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, 50);
+  }
 }

@@ -108,6 +108,47 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-31', { key: gw.key })).status).to.equal(200);
   });
 
+  it('a records statement already executing when the erasure commits has its rows erased too', async () => {
+    const pool = gw.app.db.pool;
+    const { rows } = await pool.query(`select id as workspace_id, organization_id from workspaces where name = 'main'`);
+    // An uncommitted usage line under the chat's request id holds its records statement inside
+    // its run (its snapshot taken, before the erasure's mark), as a slow statement would be.
+    const holder = await pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(
+        `insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens, completion_tokens,
+                            cached_tokens, credits_base, credits_services, credits_total, created_at)
+         values ($1, $2, 'executing-41', 'chat', 'm', 'p', 0, 0, 0, 0, 0, 0, now())`,
+        [rows[0].organization_id, rows[0].workspace_id],
+      );
+      const running = ask('klant-41', 'executing-41', { thread: 'gesprek-41' });
+      await waitFor(
+        async () =>
+          (await pool.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into usage%'`)).rowCount! > 0,
+        { what: 'the records statement waiting inside its run' },
+      );
+      const erasing = api(gw.app.baseUrl, '/v1/memory?user_ref=klant-41', { method: 'DELETE', key: gw.key });
+      await waitFor(async () => (await pool.query(`select 1 from end_user_erasures where user_ref = 'klant-41'`)).rowCount! > 0, {
+        what: "the erasure's mark",
+      });
+      await holder.query('rollback');
+      expect((await running).status).to.equal(200);
+      const erased = await erasing;
+      expect(erased.status).to.equal(200);
+      expect(erased.body.deleted).to.include({ threads: 1, traces: 1 });
+    } finally {
+      holder.release();
+    }
+    const left = await pool.query(
+      `select (select count(*) from traces where id = 'executing-41')::int as traces,
+              (select count(*) from thread_messages where thread_id = 'gesprek-41')::int as messages,
+              (select count(*) from requests where request_id = 'executing-41')::int as replays,
+              (select count(*) from usage where request_id = 'executing-41')::int as usage`,
+    );
+    expect(left.rows[0]).to.deep.equal({ traces: 0, messages: 0, replays: 0, usage: 1 });
+  });
+
   it('forgetting one fact takes it out of every kept answer and cache entry it was retrieved into', async () => {
     const factId = await remember('klant-11', 'Ik heb een inboedelverzekering sinds 2013 bij Achmea.');
     const question = 'Bij welke verzekeraar loopt mijn inboedelverzekering?';

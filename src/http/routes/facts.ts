@@ -36,6 +36,6 @@ export function factRoutes(api: Operations, { pool, catalog, adapters }: { pool:
     if (userRef === undefined) {
       throw validationFailed({ user_ref: ['is required: pass ?user_ref=<end-user> or a JSON body {"user_ref": "<end-user>"}'] });
     }
-    ctx.body = presentErasure(await eraseEndUser(pool, principalOf(ctx), userRef));
+    ctx.body = presentErasure(await eraseEndUser(pool, principalOf(ctx), userRef, ctx.state.log));
   });
 }
