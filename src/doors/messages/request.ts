@@ -217,6 +217,13 @@ export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'too
 }
 
 function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void): ChatMessage[] {
+  const last = body.messages.length - 1;
+  body.messages.forEach((message, m) => {
+    // As Anthropic's API has it: an assistant turn left open for the model to continue may be empty.
+    if (message.content.length === 0 && !(m === last && message.role === 'assistant')) {
+      add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
+    }
+  });
   return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add))];
 }
 

@@ -248,6 +248,24 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(res.body.errors).to.have.property('messages.0.content.1.id');
   });
 
+  it('refuses a message with empty content, except a final assistant turn left for the model to continue', async () => {
+    const refused = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test/chat-a', max_tokens: 32, messages: [{ role: 'user', content: [] }, { role: 'assistant', content: '' }, { role: 'user', content: 'Hi' }] },
+    });
+    expect(refused.status).to.equal(422);
+    expect(refused.body.error.type).to.equal('invalid_request_error');
+    expect(Object.keys(refused.body.errors)).to.deep.equal(['messages.0.content', 'messages.1.content']);
+
+    const prefilled = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test/chat-a', max_tokens: 32, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [] }] },
+    });
+    expect(prefilled.status).to.equal(200);
+  });
+
   it('drops unknown fields at every level and accepts ?beta=true and anthropic-beta', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages?beta=true', {
       method: 'POST',
