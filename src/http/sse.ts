@@ -27,7 +27,6 @@ export function openEventStream(ctx: AppContext, headers: Record<string, string>
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
-    'x-request-id': ctx.state.requestId,
     ...headers,
   });
 }

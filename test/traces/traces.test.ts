@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { expect } from 'chai';
 import { api } from '../helpers/app.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
@@ -35,6 +36,28 @@ describe('traces: a trace asked for or scored right after its answer', () => {
     expect(await count('traces')).to.equal(2);
     expect(await count('usage')).to.equal(2);
     expect(await count('audit_log', "action = 'chat.completion'")).to.equal(2);
+  });
+
+  it('keeps a request id sent in UTF-8 as the caller wrote it, and echoes it percent-encoded', async () => {
+    // node:http writes a header one byte per character: this is "Zoë-€1" in UTF-8, as curl sends it.
+    const header = Buffer.from('Zoë-€1', 'utf8').toString('latin1');
+    const echoed = await new Promise<string | undefined>((resolve, reject) => {
+      const request = http.request(
+        `${gw.app.baseUrl}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': header } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.headers['x-request-id'] as string | undefined));
+        },
+      );
+      request.on('error', reject);
+      // A Buffer body, so that node:http writes the header one byte per character (with a string body it would write it in UTF-8).
+      request.end(Buffer.from(JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'Hallo' }] })));
+    });
+    expect(echoed).to.equal(encodeURIComponent('Zoë-€1'));
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${encodeURIComponent('Zoë-€1')}`, { key: gw.key });
+    expect(trace.status).to.equal(200);
+    expect(trace.body.id).to.equal('Zoë-€1');
   });
 
   it('scores an answer at once', async () => {

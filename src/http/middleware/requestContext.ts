@@ -8,8 +8,26 @@ const MAX_REQUEST_ID_LENGTH = 255;
 
 // The caller's own id makes retries idempotent, so it is taken as given when it fits the contract.
 function givenRequestId(ctx: AppContext): string | undefined {
-  const given = ctx.get('x-request-id') || ctx.get('idempotency-key');
-  return given && given.length <= MAX_REQUEST_ID_LENGTH ? given : undefined;
+  const header = ctx.get('x-request-id') || ctx.get('idempotency-key');
+  if (!header) return undefined;
+  const id = utf8Of(header);
+  return id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Node hands a header over as Latin-1, one character per byte: an id sent in UTF-8 ("Zoë") would
+ * be stored, and shown in traces, as "ZoÃ«". Bytes that are valid UTF-8 are read as UTF-8.
+ */
+function utf8Of(header: string): string {
+  if (ASCII.test(header)) return header;
+  try {
+    return UTF8.decode(Buffer.from(header, 'latin1'));
+  } catch {
+    return header;
+  }
 }
 
 interface MatchedLayer {
@@ -62,7 +80,10 @@ export function requestContext(rootLog: Logger) {
     ctx.state.requestId = requestId;
     ctx.state.requestIdGiven = given !== undefined;
     ctx.state.log = rootLog.child({ request_id: requestId });
-    ctx.set('X-Request-Id', requestId);
+    // Every answer carries it, event streams included (writeHead keeps headers set before it). Node
+    // writes a header's characters as UTF-8 or as Latin-1 depending on the body, so an id that is
+    // not ASCII is echoed percent-encoded: the form it takes in /v1/traces/{id}.
+    ctx.set('X-Request-Id', ASCII.test(requestId) ? requestId : encodeURIComponent(requestId));
     try {
       await next();
     } finally {
