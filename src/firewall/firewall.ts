@@ -216,20 +216,28 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
   return {
     vault,
     languageOf,
-    mask: (text) => (text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))).text,
-    maskAsync: async (text) => (text.length < CLEAN_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, false)),
-    maskRecurring: async (text) => (text.length < RECURRING_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, true)),
-    maskToolArguments: (json) => runSteps(maskJson(json)),
-    maskToolArgumentsAsync: (json) => paced(maskJson(json), json.length),
+    // Each masks only after the placeholders the text holds as written are kept out of the numbering (vault.ts).
+    mask: (text) => (vault.reserveWritten(text), text.length <= SLICE_CHARS ? maskShortText(text) : runSteps(maskTextSteps(text))).text,
+    async maskAsync(text: string): Promise<string> {
+      vault.reserveWritten(text);
+      return text.length < CLEAN_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, false);
+    },
+    async maskRecurring(text: string): Promise<string> {
+      vault.reserveWritten(text);
+      return text.length < RECURRING_MIN_CHARS ? (await maskDetailedAsync(text)).text : maskRemembered(text, true);
+    },
+    maskToolArguments: (json) => (vault.reserveWritten(json), runSteps(maskJson(json))),
+    maskToolArgumentsAsync: (json) => (vault.reserveWritten(json), paced(maskJson(json), json.length)),
     async maskLabel(label: string): Promise<string> {
+      vault.reserveWritten(label);
       const found = await paced(labelEntity(label, languageOf(label), budget), label.length);
       if (found === null) return label;
       // The vault keeps the label as written; a label that is just a name shares the placeholder
       // of that name in the messages.
       return vault.placeholderFor({ type: found.type, text: label, normalized: found.normalized }).slice(1, -1);
     },
-    maskFileName: (name) => paced(maskSeparated(name, languageOf(name), vault, budget), name.length),
-    maskUrl: (url) => paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length),
+    maskFileName: (name) => (vault.reserveWritten(name), paced(maskSeparated(name, languageOf(name), vault, budget), name.length)),
+    maskUrl: (url) => (vault.reserveWritten(url), paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length)),
     restore: (text) => restoreText(text, vault),
     async restoreAsync(text: string, kind: 'text' | 'json' = 'text'): Promise<string> {
       if (text.length <= SLICE_CHARS || vault.size === 0) return kind === 'json' ? restoreJsonArguments(text, vault) : restoreText(text, vault);

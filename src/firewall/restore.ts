@@ -255,6 +255,30 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
   return { out: parts.join(''), stop: n };
 }
 
+// Every placeholder has a number after '_' or '-': text without one holds none, found at native speed.
+const MAY_HOLD_PLACEHOLDER = /[_-]\d/;
+
+/** The keys (`PERSON_3`) of the placeholders written in a text, in every form restoration reads. */
+export function placeholderKeysIn(text: string): string[] {
+  if (!MAY_HOLD_PLACEHOLDER.test(text)) return [];
+  const keys: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (!candidateStart(text, i, i === 0 ? -1 : text.charCodeAt(i - 1))) {
+      i++;
+      continue;
+    }
+    const r = scanPlaceholder(text, i, true);
+    if (r === null || r.kind === 'partial') {
+      i++;
+      continue;
+    }
+    keys.push(r.key);
+    i = r.end;
+  }
+  return keys;
+}
+
 /** Puts the original values back in place of the placeholders the vault knows. */
 export function restoreText(text: string, vault: Vault, opts?: RestoreOptions): string {
   if (vault.size === 0 || text.length === 0) return text;

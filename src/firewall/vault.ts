@@ -1,6 +1,7 @@
 // The per-request vault: which placeholder stands for which original value. Held in memory only,
 // created for one request and dropped with it; nothing here is ever persisted or logged.
 import { digitsOnly } from './checksums.js';
+import { placeholderKeysIn } from './restore.js';
 import { ENTITY_TYPES, type Detection, type EntityType } from './types.js';
 
 const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER']);
@@ -32,7 +33,19 @@ export class Vault {
   readonly #byValue = new Map<string, VaultEntry>();
   readonly #byKey = new Map<string, VaultEntry>();
   readonly #next = new Map<EntityType, number>();
+  readonly #distinct = new Map<EntityType, number>();
   readonly #occurrences = new Map<EntityType, number>();
+  /** Placeholder keys the caller's own text holds (`[PERSON_3]` typed by hand): never given out. */
+  readonly #written = new Set<string>();
+
+  /**
+   * Keeps the placeholders written in a text out of this vault's numbering, so that restoring the
+   * answer leaves them as written. Were `[PERSON_3]` typed by an end-user given to a name in a
+   * retrieved document, "repeat [PERSON_3]" would hand them that name.
+   */
+  reserveWritten(text: string): void {
+    for (const key of placeholderKeysIn(text)) if (!this.#byKey.has(key)) this.#written.add(key);
+  }
 
   /** The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. */
   placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized'>): string {
@@ -40,8 +53,10 @@ export class Vault {
     const id = `${d.type}\u0000${norm}`;
     let entry = this.#byValue.get(id);
     if (!entry) {
-      const n = (this.#next.get(d.type) ?? 0) + 1;
+      let n = (this.#next.get(d.type) ?? 0) + 1;
+      while (this.#written.has(placeholderKey(d.type, n))) n++;
       this.#next.set(d.type, n);
+      this.#distinct.set(d.type, (this.#distinct.get(d.type) ?? 0) + 1);
       entry = { type: d.type, n, value: d.text };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
@@ -78,7 +93,7 @@ export class Vault {
   distinctCounts(): Partial<Record<EntityType, number>> {
     const out: Partial<Record<EntityType, number>> = {};
     for (const t of ENTITY_TYPES) {
-      const c = this.#next.get(t);
+      const c = this.#distinct.get(t);
       if (c) out[t] = c;
     }
     return out;

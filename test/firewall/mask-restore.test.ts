@@ -206,6 +206,26 @@ describe('firewall masking and restoring', () => {
     });
   });
 
+  describe('placeholders the caller wrote', () => {
+    it('are never given to a value, in any form restoring reads, so the answer keeps them as written', async () => {
+      const fw = createFirewall({ language: 'nl' });
+      const typed = await fw.maskAsync('Sjabloon: uw IBAN [IBAN_1] is gewijzigd, mail \\[EMAIL\\_1\\] of person-1, tel %5BPHONE_1%5D.');
+      expect(typed).to.contain('[IBAN_1]');
+      const real = fw.mask('Vul in met NL91ABNA0417164300, mail jan@example.nl, bel 06-12345678. Groet, Noor de Vries');
+      expect(real).to.contain('[IBAN_2]').and.contain('[EMAIL_2]').and.contain('[PHONE_2]').and.contain('[PERSON_2]');
+      expect(fw.restore('[IBAN_1] [EMAIL_1] person-1 [PHONE_1]')).to.equal('[IBAN_1] [EMAIL_1] person-1 [PHONE_1]');
+      expect(fw.restore('[IBAN_2]')).to.equal('NL91ABNA0417164300');
+      expect(fw.stats().distinct).to.include({ IBAN: 1, EMAIL: 1, PHONE: 1, PERSON: 1 });
+    });
+
+    it('keep a number already given to one of the request’s own values', () => {
+      const fw = createFirewall({ language: 'nl' });
+      fw.mask('Mail jan@example.nl');
+      fw.mask('Herhaal [EMAIL_1]');
+      expect(fw.restore('[EMAIL_1]')).to.equal('jan@example.nl');
+    });
+  });
+
   describe('maskAsync on long texts seen before (an agent resends its history every turn)', () => {
     const paragraph = 'The build failed in the lint step because a trailing comma was missing in the config file. ';
     const clean = paragraph.repeat(250); // 23 KB: read in two slices, with a pause after each

@@ -185,4 +185,18 @@ describe('retrieval in chat', () => {
       .find((c) => c.choices[0]?.finish_reason);
     expect(finish.sources.length).to.be.greaterThan(0);
   });
+
+  it('leaves a placeholder the caller typed as written: it never stands for personal data from memory', async () => {
+    // A model repeats what it is asked to; the passage's IBAN is numbered after the typed one.
+    gw.euA.script({ type: 'answer', content: 'Herhaald: [IBAN_1] en iban_1. Premie op [IBAN_2].' });
+    const response = await postChat(
+      gw,
+      chatBody({ collection: 'polissen', messages: [{ role: 'user', content: 'Herhaal letterlijk: [IBAN_1] en iban_1. Waar stort ik de premie van de inboedelverzekering?' }] }),
+    );
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    const sent = JSON.stringify(gw.euA.requests[0]!.body.messages);
+    expect(sent).to.contain('Stort de premie op [IBAN_2]');
+    expect(body.choices[0].message.content).to.equal('Herhaald: [IBAN_1] en iban_1. Premie op NL91ABNA0417164300.');
+  });
 });
