@@ -29,9 +29,7 @@ export class ChainFailed extends Error {
   }
 }
 
-function describe(err: UpstreamError): string {
-  return err.upstreamMessage ? `${err.message}: ${err.upstreamMessage}` : err.message;
-}
+
 
 /** The attempt error of an endpoint skipped by its circuit breaker (in traces and 503 bodies). */
 export const CIRCUIT_OPEN = 'skipped: circuit open';
@@ -90,7 +88,7 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
         model: candidate.model.id,
         provider: candidate.target.provider.id,
         status: err.status ?? null,
-        error: describe(err),
+        error: err.message,
         latency_ms: performance.now() - started,
       });
       if (err.kind === 'aborted') throw new ChainFailed(clientGone(), attempts);

@@ -92,6 +92,22 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(gw.euB.requests).to.have.length(0);
   });
 
+  it("never passes on what a provider says about the gateway's credentials, nor anything key-shaped in its messages", async () => {
+    gw.euA.script({ type: 'status', status: 401, message: 'Incorrect API key provided: sk-proj-****************abcd' });
+    const refused = await chat(chatBody());
+    expect(refused.response.status).to.equal(400);
+    expect(refused.body.message).to.equal("eu-a rejected the request: it refused the gateway's credentials for it");
+
+    gw.euA.script({ type: 'status', status: 500, message: 'upstream crashed; auth was Bearer abcdef0123456789xyz' });
+    gw.euB.script({ type: 'status', status: 503, message: 'overloaded (api_key-7f3a9c2e1b4d5a6f)' });
+    const failed = await chat(chatBody());
+    expect(failed.response.status).to.equal(503);
+    expect(failed.body.attempts.map((a: any) => a.error)).to.deep.equal([
+      'eu-a answered 500: upstream crashed; auth was [redacted]',
+      'eu-b answered 503: overloaded ([redacted])',
+    ]);
+  });
+
   it('narrows by provider.order, only and ignore', async () => {
     expect((await chat(chatBody({ provider: { order: ['eu-b', 'eu-a'] } }))).response.headers.get('x-provider')).to.equal('eu-b');
     expect((await chat(chatBody({ provider: { only: ['eu-b'] } }))).response.headers.get('x-provider')).to.equal('eu-b');

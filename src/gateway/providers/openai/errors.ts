@@ -80,7 +80,9 @@ export function transportError(err: unknown, ctx: CallContext): UpstreamError {
 
 /** The status error for a non-2xx answer, with the provider's message from its body. */
 export function statusError(status: number, retryAfter: string | undefined, text: string, ctx: CallContext): UpstreamError {
-  const upstreamMessage = messageFromText(text, ctx.apiKey);
+  // Refused credentials are the gateway's, not the caller's: what the provider says about its key
+  // (OpenAI's 401 names a part of it) is not the caller's to read.
+  const upstreamMessage = CREDENTIAL_STATUSES.has(status) ? "it refused the gateway's credentials for it" : messageFromText(text, ctx.apiKey);
   const details: { status: number; retryAfter?: string; upstreamMessage?: string } = { status };
   if (retryAfter !== undefined && retryAfter !== '') details.retryAfter = retryAfter;
   if (upstreamMessage !== undefined) details.upstreamMessage = upstreamMessage;
@@ -142,9 +144,15 @@ function truncate(s: string): string {
   return s.length > MAX_UPSTREAM_MESSAGE ? `${s.slice(0, MAX_UPSTREAM_MESSAGE - 1)}…` : s;
 }
 
+const CREDENTIAL_STATUSES = new Set([401, 403]);
+
+// Credentials a provider may quote in its messages: bearer tokens and key-shaped words (sk-…,
+// sk-proj-…, sk-ant-…, api_key-…, whole or starred), besides our own key as configured.
+const SECRET_LIKE = /\b(?:bearer\s+[\w.~+/=-]{8,}|(?:sk|pk|rk|api[_-]?key)[-_][\w*.-]{10,})/gi;
+
 function redact(message: string, apiKey: string | undefined): string {
-  if (!apiKey || apiKey.length < 8 || !message.includes(apiKey)) return message;
-  return message.split(apiKey).join('[redacted]');
+  const withoutKey = apiKey && apiKey.length >= 8 && message.includes(apiKey) ? message.split(apiKey).join('[redacted]') : message;
+  return withoutKey.replace(SECRET_LIKE, '[redacted]');
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
