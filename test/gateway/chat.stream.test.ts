@@ -65,6 +65,21 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(events.at(-1)).to.equal('[DONE]');
   });
 
+  it('falls back when a stream fails after a chunk that only names the role, as OpenAI-compatible providers open', async () => {
+    gw.euA.script({ type: 'cutMidStream', afterChunks: 1 });
+    const response = await postChat(gw, chatBody({ stream: true }));
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    const events = await readSse(response);
+    expect(events.at(-1)).to.equal('[DONE]');
+    expect(events.filter((e) => typeof e === 'object' && (e as any).choices?.[0]?.delta?.role === 'assistant')).to.have.length(1);
+
+    const roleThenError = ['data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n', 'data: {"error":{"message":"overloaded","code":503}}\n\n'];
+    gw.euA.script({ type: 'raw', headers: { 'content-type': 'text/event-stream' }, body: roleThenError, chunkDelayMs: 20 });
+    const second = await postChat(gw, chatBody({ stream: true }));
+    expect(second.headers.get('x-provider')).to.equal('eu-b');
+    expect((await readSse(second)).at(-1)).to.equal('[DONE]');
+  });
+
   it('answers a JSON 503 when every provider fails before the first byte', async () => {
     gw.euA.script({ type: 'status', status: 500 });
     gw.euB.script({ type: 'hang' });

@@ -36,6 +36,8 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
   private head = 0;
   /** `data: [DONE]` arrived: the stream is complete. */
   private complete = false;
+  /** A chunk with output (text, a tool call, reasoning, a finish) has been queued. */
+  private output = false;
   private failure: UpstreamError | undefined;
   /** The consumer has had the end (or the failure), or left: nothing more is delivered. */
   private settled = false;
@@ -86,12 +88,15 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
   // ---- consumer side -----------------------------------------------------------------------
 
   /**
-   * Resolves once the first chunk is queued; rejects if the stream fails or ends before that.
+   * Resolves once the first chunk that carries output is queued (or the stream completed); rejects
+   * if the stream fails before that. OpenAI, vLLM and Mistral open with a chunk that only names the
+   * role: a provider that fails after it has still answered nothing, and the chain falls back.
    */
   first(): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
-        if (this.head < this.queue.length) resolve();
+        const queued = this.queue.length - this.head;
+        if (this.output || (queued > 0 && (this.complete || queued >= HIGH_WATER))) resolve();
         else if (this.failure) {
           this.settled = true;
           reject(this.failure);
@@ -177,7 +182,9 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
         break;
       }
       try {
-        this.queue.push(toChunk(raw, this.ctx.providerId));
+        const chunk = toChunk(raw, this.ctx.providerId);
+        if (!this.output) this.output = carriesOutput(chunk);
+        this.queue.push(chunk);
       } catch (err) {
         this.fail(err as UpstreamError);
         break;
@@ -206,6 +213,18 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
       w();
     }
   }
+}
+
+function carriesOutput(chunk: UpstreamChunk): boolean {
+  return chunk.choices.some(
+    ({ delta, finish_reason }) =>
+      finish_reason != null ||
+      !!delta.content ||
+      !!delta.refusal ||
+      !!delta.reasoning_content ||
+      (delta.tool_calls?.length ?? 0) > 0 ||
+      (delta.thinking_blocks?.length ?? 0) > 0,
+  );
 }
 
 /** A fixed list of chunks as a ChatStream iterator (a provider that answered a stream with JSON). */
