@@ -49,6 +49,9 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
   let nextBlock = 0;
   let open: OpenBlock | undefined;
   const toolBlocks = new Map<number, number>();
+  // Calls a provider began while another tool_use block was open (chat streams may interleave
+  // them; Anthropic's blocks may not): each goes out whole once the open one is stopped.
+  const waiting = new Map<number, { id: string; name: string; json: string }>();
 
   const start = async (frame: ChunkFrame) => {
     if (started) return;
@@ -71,6 +74,14 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
     if (!open) return;
     await writer.event('content_block_stop', { index: open.index });
     open = undefined;
+    for (const [callIndex, call] of waiting) {
+      const index = nextBlock++;
+      toolBlocks.set(callIndex, index);
+      await writer.event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
+      if (call.json !== '') await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: call.json } });
+      await writer.event('content_block_stop', { index });
+    }
+    waiting.clear();
   };
   const text = async (piece: string) => {
     if (open?.kind !== 'text') {
@@ -105,6 +116,15 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
   };
   const toolCall = async (call: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]) => {
     let index = toolBlocks.get(call.index);
+    const held = waiting.get(call.index);
+    if (held || (index === undefined && open?.kind === 'tool')) {
+      const entry = held ?? { id: '', name: '', json: '' };
+      if (call.id) entry.id = call.id;
+      if (call.function?.name) entry.name += call.function.name;
+      entry.json += call.function?.arguments ?? '';
+      waiting.set(call.index, entry);
+      return;
+    }
     if (index === undefined) {
       await closeBlock();
       index = nextBlock++;

@@ -50,6 +50,8 @@ interface OpenCall {
   id: string;
   name: string;
   arguments: string;
+  /** Begun while another call was open: sent whole once that one is done. */
+  waiting?: boolean;
 }
 
 export class ResponsesStream implements SseSink {
@@ -58,6 +60,12 @@ export class ResponsesStream implements SseSink {
   private readonly done: OutputItem[] = [];
   private current: OpenReasoning | OpenText | OpenCall | undefined;
   private readonly calls = new Map<number, OpenCall>();
+  /**
+   * Calls a provider began while another was still streaming (chat streams may interleave them):
+   * an item's events may not interleave, so they go out whole after it, at the output indices
+   * they were given.
+   */
+  private readonly waiting: OpenCall[] = [];
   private text = '';
   private textAfterCalls = false;
   private reasoning = '';
@@ -176,7 +184,7 @@ export class ResponsesStream implements SseSink {
   }
 
   private nextIndex(): number {
-    return this.done.length + (this.current ? 1 : 0);
+    return this.done.length + (this.current ? 1 : 0) + this.waiting.length;
   }
 
   private async reasoningDelta(delta: string): Promise<void> {
@@ -234,6 +242,20 @@ export class ResponsesStream implements SseSink {
 
   private async callDelta(delta: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]): Promise<void> {
     let open = this.calls.get(delta.index);
+    if (!open && this.current?.kind === 'call') {
+      const index = this.current.index + 1 + this.waiting.length;
+      open = { kind: 'call', index, chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '', waiting: true };
+      this.calls.set(delta.index, open);
+      this.waiting.push(open);
+      open.arguments += delta.function?.arguments ?? '';
+      return;
+    }
+    if (open?.waiting) {
+      if (delta.id) open.id = delta.id;
+      if (delta.function?.name) open.name += delta.function.name;
+      open.arguments += delta.function?.arguments ?? '';
+      return;
+    }
     if (!open) {
       await this.closeCurrent();
       open = { kind: 'call', index: this.nextIndex(), chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '' };
@@ -281,11 +303,24 @@ export class ResponsesStream implements SseSink {
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else {
-      const item = finalOf<FunctionCallItem>(finalOutput, open.index, 'function_call') ?? functionCallItem(this.frame.id, open.index, open, 'completed');
-      await this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: open.index, name: item.name, arguments: item.arguments });
-      await this.emit('response.output_item.done', { output_index: open.index, item });
-      this.done.push(item);
+      await this.callDone(open, finalOutput);
+      for (const call of this.waiting.splice(0)) {
+        call.waiting = false;
+        const added = functionCallItem(this.frame.id, call.index, { ...call, arguments: '' }, 'in_progress');
+        await this.emit('response.output_item.added', { output_index: call.index, item: added });
+        if (call.arguments !== '') {
+          await this.emit('response.function_call_arguments.delta', { item_id: added.id, output_index: call.index, delta: call.arguments });
+        }
+        await this.callDone(call, finalOutput);
+      }
     }
+  }
+
+  private async callDone(call: OpenCall, finalOutput: OutputItem[] | undefined): Promise<void> {
+    const item = finalOf<FunctionCallItem>(finalOutput, call.index, 'function_call') ?? functionCallItem(this.frame.id, call.index, call, 'completed');
+    await this.emit('response.function_call_arguments.done', { item_id: item.id, output_index: call.index, name: item.name, arguments: item.arguments });
+    await this.emit('response.output_item.done', { output_index: call.index, item });
+    this.done.push(item);
   }
 }
 

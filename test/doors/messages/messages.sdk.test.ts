@@ -195,6 +195,47 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     ]);
   });
 
+  it('sends tool calls a provider interleaves as whole blocks, one after another, never a delta after a stop', async () => {
+    const frame = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const call = (index: number, args: string, head?: { id: string }) => ({
+      tool_calls: [{ index, ...(head ? { id: head.id, type: 'function' } : {}), function: { ...(head ? { name: 'lookup_policy' } : {}), arguments: args } }],
+    });
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        frame({ role: 'assistant', content: '' }),
+        frame(call(0, '{"poli', { id: 'call_a' })),
+        frame(call(1, '{"policy_n', { id: 'call_b' })),
+        frame(call(0, 'cy_number": "4')),
+        frame(call(1, 'umber": "7"}')),
+        frame(call(0, '2"}')),
+        frame({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+      chunkDelayMs: 5,
+    });
+    const stream = door.client.messages.stream({
+      model: 'test/chat-a',
+      max_tokens: 100,
+      tools: [lookupTool],
+      messages: [{ role: 'user', content: fresh('Zoek polis 42 en 7') }],
+    });
+    const stopped = new Set<number>();
+    const late: unknown[] = [];
+    stream.on('streamEvent', (event) => {
+      if (event.type === 'content_block_stop') stopped.add(event.index);
+      if (event.type === 'content_block_delta' && stopped.has(event.index)) late.push(event);
+    });
+    const message = await stream.finalMessage();
+    expect(late).to.deep.equal([]);
+    expect(message.content).to.deep.equal([
+      { type: 'tool_use', id: 'call_a', name: 'lookup_policy', input: { policy_number: '42' } },
+      { type: 'tool_use', id: 'call_b', name: 'lookup_policy', input: { policy_number: '7' } },
+    ]);
+  });
+
   it('counts tokens with messages.countTokens, without calling a provider or billing', async () => {
     const short = await door.client.messages.countTokens({ model: 'test/chat-a', messages: [{ role: 'user', content: 'Hallo' }] });
     const long = await door.client.messages.countTokens({

@@ -117,6 +117,49 @@ describe('the Responses door over the gateway', () => {
     expect((await api(gw.app.baseUrl, `/v1/responses/${completed.data.response.id}`, { key: gw.key })).body.output).to.deep.equal(done);
   });
 
+  it('sends function calls a provider interleaves one item after another, each done with its whole arguments', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c2', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const call = (index: number, args: string, id?: string) => ({
+      tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(id ? { name: 'lookup' } : {}), arguments: args } }],
+    });
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', content: '' }),
+        chunk(call(0, '{"n":', 'call_a')),
+        chunk(call(1, '{"n":"7', 'call_b')),
+        chunk(call(0, '"42"}')),
+        chunk(call(1, '"}')),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const events = await readEvents(await post({ model: 'test/chat-a', input: 'Zoek polis 42 en 7', tools, stream: true, cache: false }));
+    const perItem = events.filter((e) => e.data.output_index !== undefined).map((e) => `${e.data.output_index}:${e.event}`);
+    expect(perItem).to.deep.equal([
+      '0:response.output_item.added',
+      '0:response.function_call_arguments.delta',
+      '0:response.function_call_arguments.delta',
+      '0:response.function_call_arguments.done',
+      '0:response.output_item.done',
+      '1:response.output_item.added',
+      '1:response.function_call_arguments.delta',
+      '1:response.function_call_arguments.done',
+      '1:response.output_item.done',
+    ]);
+    const done = events.filter((e) => e.event === 'response.output_item.done').map((e) => [e.data.item.call_id, e.data.item.arguments]);
+    expect(done).to.deep.equal([
+      ['call_a', '{"n":"42"}'],
+      ['call_b', '{"n":"7"}'],
+    ]);
+    const completed = events.at(-1)!;
+    expect(completed.data.response.output.map((item: any) => [item.call_id, item.arguments])).to.deep.equal(done);
+    expect(events.map((e) => e.data.sequence_number)).to.deep.equal(events.map((_e, i) => i));
+  });
+
   it('ends a stream cut after its first output with response.failed and an error event; nothing is stored or billed', async () => {
     gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
     const response = await post({ model: 'test/chat-a', input: 'Vertel een lang verhaal', stream: true }, { 'x-request-id': 'resp-cut-1' });
