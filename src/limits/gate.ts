@@ -148,8 +148,13 @@ export class LimitGate {
   private inFlight = 0;
   /** The lease statement in flight, which requests arriving meanwhile wait for. */
   private leasing: Promise<void> | undefined;
-  /** Counters a lease found exhausted, until when they are not asked again. */
-  private readonly exhaustedUntil = new Map<string, number>();
+  /**
+   * Counters a lease could not serve, until when they are not asked again for as much: what was
+   * left in Postgres then, under which limit. A request that needs no more than that is asked for
+   * as usual (a refused large request must not refuse the small ones after it), and so is one
+   * under a raised limit.
+   */
+  private readonly exhausted = new Map<string, { until: number; left: number; limit: number }>();
   /** What goes back to Postgres before the next lease: blocks leased under a limit since lowered. */
   private returning: (CounterId & { amount: number })[] = [];
 
@@ -232,7 +237,10 @@ export class LimitGate {
     for (;;) {
       const asks = this.shortfalls(needs);
       if (asks.length === 0) break;
-      const exhausted = asks.find((ask) => ask.need > 0 && (this.exhaustedUntil.get(keyOf(ask)) ?? 0) > now);
+      const exhausted = asks.find((ask) => {
+        const mark = this.exhausted.get(keyOf(ask));
+        return mark !== undefined && mark.until > now && ask.need > mark.left && ask.limit <= mark.limit;
+      });
       if (exhausted) break;
       if (this.leasing) {
         await this.leasing;
@@ -340,7 +348,12 @@ export class LimitGate {
     const grants = await leaseCounters(this.pool, asks);
     grants.forEach((grant, index) => {
       const key = keyOf(grant);
-      if (grant.granted === 0 && asks[index]!.need > 0) this.exhaustedUntil.set(key, now + EXHAUSTED_RECHECK_MS);
+      const ask = asks[index]!;
+      if (grant.granted === 0 && ask.need > 0) {
+        this.exhausted.set(key, { until: now + EXHAUSTED_RECHECK_MS, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit });
+      } else if (grant.granted > 0) {
+        this.exhausted.delete(key);
+      }
       const held = this.held.get(key) ?? { remaining: 0, limit: asks[index]!.limit, taken: 0, lastUsed: now };
       held.remaining += grant.granted;
       held.limit = asks[index]!.limit;
@@ -365,7 +378,7 @@ export class LimitGate {
     if (!held || held.limit <= limit) return;
     if (held.remaining > 0) this.returning.push({ ...counterOf(key), amount: held.remaining });
     this.held.delete(key);
-    this.exhaustedUntil.delete(key);
+    this.exhausted.delete(key);
   }
 
   private giveBack(slot: Slot, amount: number): void {
@@ -393,7 +406,7 @@ export class LimitGate {
   }
 
   private forgetPastWindows(now: number): void {
-    for (const [key, until] of this.exhaustedUntil) if (until <= now) this.exhaustedUntil.delete(key);
+    for (const [key, mark] of this.exhausted) if (mark.until <= now) this.exhausted.delete(key);
     for (const [key, held] of this.held) {
       const [, , counter, start] = key.split('\0') as [string, string, Counter, string];
       if (windowEnd(counter, Date.parse(start)) <= now) this.held.delete(key);

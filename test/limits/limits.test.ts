@@ -102,6 +102,27 @@ describe('limits and budgets', () => {
     expect(usage.body.budgets[0].used).to.equal(settings.body.workspace.used.credits_today);
   });
 
+  it('a request refused for its size does not refuse the smaller ones after it, and a raised limit applies at once', async () => {
+    const { key } = await app.key({ org: 'after-refusal', workspace: 'w' });
+    await setLimits(key, { workspace: { tokens_per_minute: 100 } });
+    expect((await chat(key, 'groot', {}, { max_tokens: 200 })).status).to.equal(429);
+    const small = await chat(key, 'klein', {}, { max_tokens: 20 });
+    expect(small.status, small.text).to.equal(200);
+
+    // local/echo's worst case without max_tokens is about 31.5 credits: far past this budget, unlike a capped request.
+    await setLimits(key, { workspace: { tokens_per_minute: null, credits_per_day: 0.01 } });
+    expect((await chat(key, 'zonder plafond', {}, { max_tokens: undefined })).status).to.equal(402);
+    const capped = await chat(key, 'met plafond', {}, { max_tokens: 20 });
+    expect(capped.status, capped.text).to.equal(200);
+
+    await setLimits(key, { workspace: { credits_per_day: null, requests_per_minute: 1 } });
+    expect((await chat(key, 'een')).status).to.equal(200);
+    expect((await chat(key, 'twee')).status).to.equal(429);
+    await setLimits(key, { workspace: { requests_per_minute: 1000 } });
+    const raised = await chat(key, 'drie');
+    expect(raised.status, raised.text).to.equal(200);
+  });
+
   it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
     const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
     // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.
