@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Limits } from './limits.js';
-import { findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
+import { counterKey, findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
 import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
 
 // Enforcement of limits and budgets before a provider is called (CONTRACT.md, "Limits and
@@ -74,9 +74,7 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   credits_month: 'credits_per_month',
 };
 
-function keyOf(id: CounterId): string {
-  return `${id.scope_kind}\0${id.scope_id}\0${id.counter}\0${id.window_start}`;
-}
+const keyOf: (id: CounterId) => string = counterKey;
 
 function counterOf(key: string): CounterId {
   const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
@@ -198,6 +196,11 @@ export class LimitGate {
     }
     this.plans.set(principal, { plan, until: now + LIMITS_TTL_MS });
     return plan;
+  }
+
+  /** What this process holds of a counter's leased blocks and has not used (counterKey). */
+  unusedOf(key: string): number {
+    return this.held.get(key)?.remaining ?? 0;
   }
 
   /** After PUT /settings/limits: this process applies the new limits at once. */

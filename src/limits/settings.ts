@@ -35,9 +35,14 @@ export interface LimitSettings {
 }
 
 
-/** What a scope has used in the windows that are current now (for rates, what web processes leased). */
+/**
+ * What a scope has used in the windows that are current now. For rates: what web processes leased,
+ * less what this one holds unused (as the x-ratelimit headers count it); blocks other processes
+ * hold unused count as used until they are used or given back.
+ */
 export async function windowUse(
   pool: Pool,
+  gate: LimitGate,
   scopes: { scope_kind: 'workspace' | 'organization'; scope_id: string }[],
   now = Date.now(),
 ): Promise<WindowUse[]> {
@@ -48,9 +53,10 @@ export async function windowUse(
     ...scopes.map((scope) => creditsBilled(pool, { kind: scope.scope_kind, id: scope.scope_id }, now)),
   ]);
   const round = (value: number) => Math.round(value * 1e8) / 1e8;
+  const used = (key: string) => Math.max(0, (leased.get(key) ?? 0) - gate.unusedOf(key));
   return scopes.map((scope, index) => ({
-    requests_this_minute: leased.get(counterKey({ ...scope, counter: 'requests', window_start: minute })) ?? 0,
-    tokens_this_minute: leased.get(counterKey({ ...scope, counter: 'tokens', window_start: minute })) ?? 0,
+    requests_this_minute: used(counterKey({ ...scope, counter: 'requests', window_start: minute })),
+    tokens_this_minute: used(counterKey({ ...scope, counter: 'tokens', window_start: minute })),
     credits_today: round(billed[index]!.day),
     credits_this_month: round(billed[index]!.month),
   }));
@@ -90,10 +96,10 @@ export async function budgetsOf(pool: Pool, gate: LimitGate, principal: Principa
   }));
 }
 
-export async function getLimitSettings(pool: Pool, principal: Principal): Promise<LimitSettings> {
+export async function getLimitSettings(pool: Pool, gate: LimitGate, principal: Principal): Promise<LimitSettings> {
   const limits = await findScopeLimits(pool, principal.workspaceId, principal.organizationId);
   const withOrganization = principal.kind === 'organization';
-  const [workspaceUse, organizationUse] = await windowUse(pool, [
+  const [workspaceUse, organizationUse] = await windowUse(pool, gate, [
     { scope_kind: 'workspace', scope_id: principal.workspaceId },
     ...(withOrganization ? [{ scope_kind: 'organization' as const, scope_id: principal.organizationId }] : []),
   ]);
@@ -141,5 +147,5 @@ export async function updateLimitSettings(
     }
   });
   deps.gate.forgetScopeLimits();
-  return getLimitSettings(deps.pool, principal);
+  return getLimitSettings(deps.pool, deps.gate, principal);
 }

@@ -123,6 +123,17 @@ describe('limits and budgets', () => {
     expect(raised.status, raised.text).to.equal(200);
   });
 
+  it('shows what was used this minute, not the blocks leased ahead of use', async () => {
+    const { key } = await app.key({ org: 'used-shown', workspace: 'w' });
+    await setLimits(key, { workspace: { requests_per_minute: 1000, tokens_per_minute: 100_000 } });
+    const answered = await chat(key, 'een vraag');
+    expect(answered.status).to.equal(200);
+    const used = (await api(app.baseUrl, '/v1/settings/limits', { key })).body.workspace.used;
+    expect(used.requests_this_minute).to.equal(1);
+    // The prompt and the answer: at most what was held while the answer was out (the prompt and max_tokens).
+    expect(used.tokens_this_minute).to.be.within(1, 100_000 - Number(answered.headers.get('x-ratelimit-remaining-tokens')));
+  });
+
   it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
     const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
     // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.

@@ -20,7 +20,7 @@ export function settingsRoutes(api: Operations, deps: { pool: Pool; catalog: Cat
   });
 
   api.add('getLimitSettings', async (ctx) => {
-    ctx.body = await getLimitSettings(deps.pool, principalOf(ctx));
+    ctx.body = await getLimitSettings(deps.pool, deps.gate, principalOf(ctx));
   });
 
   api.add('updateLimitSettings', async (ctx) => {
