@@ -113,9 +113,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   embeddingRoutes(operations, { embeddings: new EmbeddingService(services) });
   modelRoutes(operations, { catalog: deps.catalog });
   threadRoutes(operations, { pool: deps.pool });
-  factRoutes(operations, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters });
+  factRoutes(operations, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, gate });
   collectionRoutes(operations, { pool: deps.pool });
-  documentRoutes(operations, { pool: deps.pool });
+  documentRoutes(operations, { pool: deps.pool, gate });
   auditLogRoutes(operations, { pool: deps.pool });
   usageRoutes(operations, { pool: deps.pool, gate });
   traceRoutes(operations, { pool: deps.pool });

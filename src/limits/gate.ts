@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Limits } from './limits.js';
-import { counterKey, findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
+import { counterKey, countersUsed, findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
 import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
 
 // Enforcement of limits and budgets before a provider is called (CONTRACT.md, "Limits and
@@ -201,6 +201,23 @@ export class LimitGate {
   /** What this process holds of a counter's leased blocks and has not used (counterKey). */
   unusedOf(key: string): number {
     return this.held.get(key)?.remaining ?? 0;
+  }
+
+  /**
+   * Ingest and fact extraction are billed when their job has run, so they cannot reserve their
+   * cost: they are refused (402) once a credit budget that applies is spent, and what an accepted
+   * one bills counts toward it as usual.
+   */
+  async refuseIfBudgetSpent(principal: Principal): Promise<void> {
+    const now = Date.now();
+    const budgets = (await this.planOf(principal, now)).filter((p) => p.counter === 'credits_day' || p.counter === 'credits_month');
+    if (budgets.length === 0) return;
+    const ids = budgets.map(({ scope_kind, scope_id, counter }) => ({ scope_kind, scope_id, counter, window_start: windowId(counter, now) }));
+    const billed = await countersUsed(this.pool, ids);
+    ids.forEach((id, index) => {
+      const used = billed.get(keyOf(id)) ?? 0;
+      if (used >= budgets[index]!.limit) throw this.refusal(id, budgets[index]!.limit, now, 0, used);
+    });
   }
 
   /** After PUT /settings/limits: this process applies the new limits at once. */
@@ -416,7 +433,8 @@ export class LimitGate {
     }
   }
 
-  private refusal(id: CounterId, limit: number, now: number, need: number) {
+  /** A 429 or 402 for a counter; `spent` for a budget already used up (what was billed). */
+  private refusal(id: CounterId, limit: number, now: number, need: number, spent?: number) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
     const held = this.held.get(keyOf(id));
     if (RATE_COUNTERS.has(id.counter)) {
@@ -431,15 +449,17 @@ export class LimitGate {
     }
     const window = id.counter === 'credits_day' ? 'day' : 'month';
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
+    const starts = `the budget starts anew at ${new Date(resetsAt).toISOString()}`;
     return budgetExhausted(
-      `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed: this request reserves up to ${need} credits ` +
-        `(its prompt and answer cap at the dearest model of its chain; without max_tokens the cap is the model's whole context, so send max_tokens to reserve less); ` +
-        `the budget starts anew at ${new Date(resetsAt).toISOString()}`,
+      spent !== undefined
+        ? `the ${id.scope_kind}'s budget of ${limit} credits per ${window} is spent; ${starts}`
+        : `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed: this request reserves up to ${need} credits ` +
+            `(its prompt and answer cap at the dearest model of its chain; without max_tokens the cap is the model's whole context, so send max_tokens to reserve less); ${starts}`,
       {
         level: id.scope_kind,
         window,
         limit,
-        used: Math.round(Math.max(0, (held?.taken ?? limit) - (held?.remaining ?? 0)) * 1e8) / 1e8,
+        used: Math.round((spent ?? Math.max(0, (held?.taken ?? limit) - (held?.remaining ?? 0))) * 1e8) / 1e8,
         resets_at: new Date(resetsAt).toISOString(),
       },
     );

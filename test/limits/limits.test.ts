@@ -134,6 +134,31 @@ describe('limits and budgets', () => {
     expect(used.tokens_this_minute).to.be.within(1, 100_000 - Number(answered.headers.get('x-ratelimit-remaining-tokens')));
   });
 
+  it('refuses ingest and fact submissions with 402 once a budget is spent, since they are billed after the call', async () => {
+    const { key } = await app.key({ org: 'spent', workspace: 'w' });
+    const collection = await api(app.baseUrl, '/v1/recall/collections', { method: 'POST', key, body: { name: 'Handboek' } });
+    expect(collection.status).to.equal(201);
+    const input = 'woord '.repeat(1000);
+    // About 0.001 credits billed, then a budget below it: spent, as ingest billed past a budget would leave it.
+    expect((await embed(key, input)).status).to.equal(200);
+    await setLimits(key, { organization: { credits_per_day: 0.0009 } });
+    const document = await api(app.baseUrl, '/v1/memory/documents', {
+      method: 'POST',
+      key,
+      body: { collection: collection.body.data.slug, title: 'Verzuim', text: 'Meld ziekte voor negen uur.' },
+    });
+    expect(document.status).to.equal(402);
+    expect(document.body).to.include({ code: 'budget_exhausted' });
+    expect(document.body.message).to.match(/organization's budget of 0.0009 credits per day is spent/);
+    expect(document.body.budget).to.include({ level: 'organization', window: 'day', limit: 0.0009 });
+    expect(document.body.budget.used).to.be.above(0.0009);
+    const fact = await api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik werk op maandag.', user_ref: 'klant-1' } });
+    expect(fact.status).to.equal(402);
+    // A raised budget takes them again.
+    await setLimits(key, { organization: { credits_per_day: 1 } });
+    expect((await api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik werk op maandag.', user_ref: 'klant-1' } })).status).to.equal(202);
+  });
+
   it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
     const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
     // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.

@@ -1,4 +1,5 @@
 import type { Pool } from '../../db/pool.js';
+import type { LimitGate } from '../../limits/gate.js';
 import { notFound } from '../../errors.js';
 import { createDocument, findDocument, listDocuments, type NewDocument } from '../../memory/documents.js';
 import { deleteDocumentEverywhere } from '../../memory/erasure.js';
@@ -7,12 +8,13 @@ import type { Operations } from '../operations.js';
 import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
 import { createOnce, principalOf } from '../state.js';
 
-export function documentRoutes(api: Operations, { pool }: { pool: Pool }): void {
+export function documentRoutes(api: Operations, { pool, gate }: { pool: Pool; gate: LimitGate }): void {
   api.add('ingestDocument', async (ctx) => {
     const body = ctx.state.body as NewDocument;
-    await createOnce(ctx, pool, { kind: 'documents', status: 201 }, async (db, principal) => ({
-      data: presentCreatedDocument(await createDocument(db, principal, body)),
-    }));
+    await createOnce(ctx, pool, { kind: 'documents', status: 201 }, async (db, principal) => {
+      await gate.refuseIfBudgetSpent(principal);
+      return { data: presentCreatedDocument(await createDocument(db, principal, body)) };
+    });
   });
 
   api.add('listDocuments', async (ctx) => {

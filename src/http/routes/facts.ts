@@ -2,6 +2,7 @@ import type { Pool } from '../../db/pool.js';
 import { notFound, validationFailed } from '../../errors.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import type { Adapters } from '../../gateway/providers/index.js';
+import type { LimitGate } from '../../limits/gate.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
 import { findFacts, submitFact } from '../../memory/facts.js';
@@ -9,11 +10,15 @@ import type { Operations } from '../operations.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
 import { createOnce, principalOf } from '../state.js';
 
-export function factRoutes(api: Operations, { pool, catalog, adapters }: { pool: Pool; catalog: Catalog; adapters: Adapters }): void {
+export function factRoutes(
+  api: Operations,
+  { pool, catalog, adapters, gate }: { pool: Pool; catalog: Catalog; adapters: Adapters; gate: LimitGate },
+): void {
   // 202: the submission is recorded and queued; the facts are queryable once the job has run.
   api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
     await createOnce(ctx, pool, { kind: 'facts', status: 202 }, async (db, principal) => {
+      await gate.refuseIfBudgetSpent(principal);
       // The id the facts.extracted webhook names, so a caller can match the two.
       return { status: 'accepted', submission_id: await submitFact(db, principal, body) };
     });
