@@ -219,7 +219,7 @@ export class ChatService {
     }
     if (ctx.signal.aborted) {
       // The client went away mid-stream: what the provider streamed until then is billed, and the
-      // request is traced as 499 (the id is then taken: it has a bill but no answer to replay).
+      // request is traced as 499; a retry under its id runs anew, and its bill replaces this one.
       await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)));
       sink.end(false);
       return;
@@ -461,7 +461,8 @@ export class ChatService {
     const now = new Date().toISOString();
     const lines = new UsageMeter()
       .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached, cacheWrite })
-      .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now });
+      .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now })
+      .map((line) => (closed ? { ...line, partial: true } : line));
     const credits = lines[0]!.credits;
     const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const reasoningTokens = hit ? 0 : Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);

@@ -214,6 +214,7 @@ function usageRow(line: UsageRecord): string {
     credits_services: line.credits.services,
     credits_total: line.credits.total,
     created_at: line.created_at,
+    partial: line.partial === true,
   });
 }
 

@@ -56,7 +56,7 @@ const NOT_KEPT_FOR_REPLAY = () =>
   validationFailed(
     {
       'X-Request-Id': [
-        'was already used for a request that was billed and whose answer is not kept for replay (a stream the client closed, an answer past its retention, or one whose memory was erased); send it again under a new id',
+        'was already used for a request that was billed and whose answer is not kept for replay (an answer past its retention, or one whose memory was erased); send it again under a new id',
       ],
     },
     'this request id was already answered and billed, and its answer cannot be replayed',
@@ -67,7 +67,7 @@ const NOT_KEPT_FOR_REPLAY = () =>
 // request id).
 const CLAIM_SQL = `
   with billed as (
-    select 1 from usage where workspace_id = $1 and request_id = $2
+    select 1 from usage where workspace_id = $1 and request_id = $2 and not partial
   ), claimed as (
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
     select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running'

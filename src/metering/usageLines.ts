@@ -19,6 +19,8 @@ export interface UsageRecord {
   cache_write_tokens?: number;
   credits: Credits;
   created_at: string;
+  /** What a stream the client closed had streamed: a retry under its id replaces it. */
+  partial?: boolean;
 }
 
 export interface UsageOwner {

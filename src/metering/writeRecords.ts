@@ -26,17 +26,28 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
       from json_to_recordset($11::json) as s(workspace_id uuid, request_id text, end_user text, started_at timestamptz)
       join end_user_erasures x on x.workspace_id = s.workspace_id and x.user_ref = s.end_user and x.erased_at > s.started_at
   ), usage_rows as (
+    -- One line per request id (an upsert may touch a row once per statement), a whole answer's
+    -- before a partial one. A line is written once, unless the one there is partial (a stream the
+    -- client closed): the retry that ran anew replaces it, and the caller pays for one answer.
     insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
                        completion_tokens, cached_tokens, cache_write_tokens, credits_base, credits_services,
-                       credits_total, created_at)
-    select u.organization_id, u.workspace_id, u.request_id, u.kind, u.model, u.provider, u.prompt_tokens,
+                       credits_total, created_at, partial)
+    select distinct on (u.workspace_id, u.request_id)
+           u.organization_id, u.workspace_id, u.request_id, u.kind, u.model, u.provider, u.prompt_tokens,
            u.completion_tokens, u.cached_tokens, coalesce(u.cache_write_tokens, 0), u.credits_base, u.credits_services,
-           u.credits_total, u.created_at
+           u.credits_total, u.created_at, coalesce(u.partial, false)
       from json_to_recordset($1::json) as u(
              organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
              prompt_tokens integer, completion_tokens integer, cached_tokens integer, cache_write_tokens integer, credits_base numeric,
-             credits_services numeric, credits_total numeric, created_at timestamptz)
-    on conflict (workspace_id, request_id) do nothing
+             credits_services numeric, credits_total numeric, created_at timestamptz, partial boolean)
+     order by u.workspace_id, u.request_id, coalesce(u.partial, false)
+    on conflict (workspace_id, request_id) do update
+       set (kind, model, provider, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, credits_base,
+            credits_services, credits_total, created_at, partial)
+         = (excluded.kind, excluded.model, excluded.provider, excluded.prompt_tokens, excluded.completion_tokens,
+            excluded.cached_tokens, excluded.cache_write_tokens, excluded.credits_base, excluded.credits_services,
+            excluded.credits_total, excluded.created_at, excluded.partial)
+     where usage.partial
   ), trace_rows as (
     insert into traces (workspace_id, organization_id, id, kind, key_id, name, tags, thread, end_user, application,
                         trace_id, parent_span_id, model, provider, attempts, status, latency_ms, prompt_tokens,

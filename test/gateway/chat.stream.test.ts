@@ -123,7 +123,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(gw.euA.requests[0]!.closedEarly).to.equal(true);
   });
 
-  it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499, its id freed of its claim', async () => {
+  it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499; a retry under its id runs anew and its bill replaces that one', async () => {
     // Big enough that the client's socket buffers fill and the gateway has to wait for them.
     gw.euA.script({ type: 'answer', chunks: Array.from({ length: 3000 }, (_, i) => `${'woord '.repeat(300)}${i} `) });
     const serverSockets = new Set<Socket>();
@@ -156,15 +156,21 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(usage[0].completion_tokens).to.be.greaterThan(0);
     expect(usage[0].completion_tokens).to.equal(trace.completion_tokens);
     expect(Number(usage[0].credits_total)).to.be.greaterThan(0);
-    // Not held as running (409): the id has its bill and no answer to replay.
-    const retry = await postChat(gw, JSON.parse(body), { 'x-request-id': 'stalled-1' });
-    expect(retry.status).to.equal(422);
-    expect(((await retry.json()) as any).errors['X-Request-Id'][0]).to.match(/not kept for replay/);
-    // The refused retry leaves the trace of the billed attempt as it was.
-    const after = (await gw.app.db.pool.query("select status, completion_tokens from traces where id = 'stalled-1'")).rows[0];
-    expect(after).to.deep.equal({ status: 499, completion_tokens: trace.completion_tokens });
+    expect(usage[0].partial).to.equal(true);
     const presented = await api(gw.app.baseUrl, '/v1/traces/stalled-1', { key: gw.key });
     expect(presented.body.usage.completion_tokens).to.equal(usage[0].completion_tokens);
+
+    // Not held as running (409), nor refused: the retry runs anew, and its bill replaces the partial one.
+    const retry = await postChat(gw, { ...JSON.parse(body), stream: false }, { 'x-request-id': 'stalled-1' });
+    expect(retry.status).to.equal(200);
+    const answered = (await retry.json()) as any;
+    const billed = (await gw.app.db.pool.query("select completion_tokens, credits_total::float8 as credits, partial from usage where request_id = 'stalled-1'")).rows;
+    expect(billed).to.deep.equal([{ completion_tokens: answered.usage.completion_tokens, credits: answered.usage.credits.total, partial: false }]);
+    const after = (await gw.app.db.pool.query("select status from traces where id = 'stalled-1'")).rows[0];
+    expect(after).to.deep.equal({ status: 200 });
+    // And it is kept for replay like any answer.
+    const replay = await postChat(gw, { ...JSON.parse(body), stream: false }, { 'x-request-id': 'stalled-1' });
+    expect(replay.headers.get('x-replay')).to.equal('true');
   });
 
   it('streams tool calls with their index, and a local/echo tool call end to end', async () => {
