@@ -498,6 +498,10 @@ function headerKeys(text: string, cells: Cell[]): string[] | null {
 const KEY_VALUE_LINE = /^[ \t]{0,8}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]{0,8}(?::|=)(?:\*\*)?[ \t]{0,8}(.*)$/u;
 // A value under a "name" key on a line ends at a comma or semicolon: "kontakt: ole richter, tel. …".
 const NAME_END = /[,;|]/;
+// Any other value ends where a sentence follows it on the line ("Address: 1 Baker Street, London.
+// Please send the invoice there"): a full stop, then at least three words. Lines are bounded.
+const SENTENCE_AFTER = /[.!?][ \t]+(?=\S+[ \t]+\S+[ \t]+\S)/;
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
 
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
@@ -566,8 +570,17 @@ function lineStructures(text: string, out: Collector): void {
       if (kv[2]!.startsWith('"') || kv[2]!.startsWith("'") || kv[2]!.startsWith('{') || kv[2]!.startsWith('[')) continue;
       let valueEnd = line.end;
       const kind = keyKind(key);
+      const value = kv[2]!;
       if (kind === 'PERSON' || kind === 'NAME') {
-        const cut = NAME_END.exec(kv[2]!);
+        const cut = NAME_END.exec(value);
+        if (cut) valueEnd = valueStart + cut.index;
+      } else if (kind === 'EMAIL') {
+        // An address is one word: "email: jan@example.nl. Please reply" keeps the request.
+        const space = value.search(/\s/);
+        const word = space < 0 ? value : value.slice(0, space);
+        valueEnd = valueStart + word.replace(TRAILING_PUNCTUATION, '').length;
+      } else {
+        const cut = SENTENCE_AFTER.exec(value);
         if (cut) valueEnd = valueStart + cut.index;
       }
       out.value(key, valueStart, valueEnd);

@@ -41,6 +41,7 @@ den dem des ter ten te 't het del della di da du sur sous
 mevrouw meneer mevr dhr heer mejuffrouw herr herrn frau fräulein mr mrs ms miss mx dr prof sir dame monsieur
 madame mademoiselle mme mlle
 company bedrijf firma société gmbh bv nv ltd inc sa sas sarl ag kg llc
+iban bic swift bsn rekening rekeningnummer account konto compte
 `;
 
 export const NON_NAME_WORDS: ReadonlySet<string> = new Set(LIST.split(/\s+/).filter(Boolean));

@@ -49,6 +49,20 @@ describe('structure-aware masking', () => {
     expect(code).not.to.include('Ethan');
   });
 
+  it('ends a key-value line at the sentence that follows it, so the request in it still reaches the model', () => {
+    expect(mask('E-mail: jan@example.nl. Please draft a polite reply refusing the refund.', 'en')).to.equal(
+      'E-mail: [EMAIL_1]. Please draft a polite reply refusing the refund.',
+    );
+    expect(mask('email: JAN.DEVRIES@EXAMPLE.NL tel:+31(0)6-12345678 IP 192.168.10.23', 'nl')).to.equal('email: [EMAIL_1] tel:[PHONE_1] IP [IP_1]');
+    expect(mask('Address: 221B Baker Street London. Please send the invoice there', 'en')).to.equal(
+      'Address: [ADDRESS_1]. Please send the invoice there',
+    );
+    expect(mask('Address: 221B Baker St. London', 'en')).to.equal('Address: [ADDRESS_1]');
+    // "IBAN" after "met" is the label of the number, not the first name Iban.
+    expect(mask('Betaal met IBAN NL91ABNA0417164300 graag', 'nl')).to.equal('Betaal met IBAN [IBAN_1] graag');
+    expect(mask('Ik heb met Iban Garcia gesproken', 'nl')).to.equal('Ik heb met [PERSON_1] gesproken');
+  });
+
   it('leaves product tables, order exports, configuration and code variables alone', () => {
     const clean = [
       '| Product | Price | Stock |\n|---|---|---|\n| Emma Mattress | 599.00 | 12 |\n| Billy Bookcase | 49.99 | 80 |',

@@ -248,7 +248,8 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
   if (!first) return null;
   const firstIsName = knownFirst(first);
   if (mode === 'weak' || mode === 'gazetteer') {
-    if (!firstIsName) return null;
+    // "met IBAN NL91…": a word in capitals that is also a common word is a label, not "Iban".
+    if (!firstIsName || (first === first.toUpperCase() && isNonNameWord(first))) return null;
   } else if (!acceptableToken(first)) {
     return null;
   }
