@@ -624,6 +624,25 @@ function thingContextOf(text: string): boolean {
 }
 const THING_KEY = /["'|,;\t\n{][ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
 
+/**
+ * The header row a table starts with (CSV, TSV, Markdown) when its columns name personal data,
+ * else null: a document cut into chunks repeats it over each, so that the rows of a later chunk
+ * are still read by their columns (a name in a "naam" column has no cue of its own).
+ */
+export function tableHeader(text: string): string | null {
+  const nl = text.indexOf('\n');
+  if (nl < 0) return null;
+  const line = { start: 0, end: nl > 0 && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl };
+  if (line.end > MAX_HEADER_LINE / 2) return null;
+  const head = text.slice(0, line.end);
+  const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
+  const sep = first === 124 ? 124 : head.includes('\t') ? 9 : head.includes(';') ? 59 : head.includes(',') ? 44 : -1;
+  if (sep < 0) return null;
+  const cells = cellsOf(text, line, sep, 52);
+  const keys = cells && headerKeys(text, cells);
+  return keys && !keys.some((key) => isThingContext(key)) ? head : null;
+}
+
 export function findStructured(text: string): StructureFindings {
   if (!mayHoldStructure(text)) return { found: [], quiet: [] };
   const out = new Collector(text);

@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool.js';
+import { tableHeader } from '../firewall/index.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordDocumentFinished } from '../webhooks/events.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
@@ -55,6 +56,9 @@ export interface IngestLimits {
 export const DEFAULT_INGEST_LIMITS: IngestLimits = { chunkingMs: 5_000, maxChunks: 1_000 };
 
 /** Chunk size for a model: about 512 tokens, never more than the model takes in one input. */
+/** The least a chunk holds besides a table's header repeated over it. */
+const MIN_CHUNK_TOKENS = 128;
+
 export function chunkTokensFor(model: EmbeddingModel): number {
   return model.maxInputTokens > 0 ? Math.min(DEFAULT_CHUNK_TOKENS, model.maxInputTokens) : DEFAULT_CHUNK_TOKENS;
 }
@@ -112,7 +116,13 @@ export async function ingestDocument(
     const policy = await memoryEmbeddingPolicy(db, job.workspaceId);
     checkMemoryEmbeddingAllowed(model, policy);
     const tsConfig = textSearchConfig(document.text);
-    const chunks = chunksWithin(document.text, chunkTokensFor(model), limits);
+    // A table's header goes over each of its chunks: its rows are read by their columns, by the
+    // firewall when a chunk is retrieved into a chat, and by the embedding.
+    const header = tableHeader(document.text);
+    const headerTokens = header === null ? 0 : countTokens(header) + 1;
+    const chunks = chunksWithin(document.text, Math.max(MIN_CHUNK_TOKENS, chunkTokensFor(model) - headerTokens), limits).map((chunk) =>
+      header === null || chunk.start === 0 ? chunk : { ...chunk, text: `${header}\n${chunk.text}`, tokens: chunk.tokens + headerTokens },
+    );
     if (chunks.length === 0) throw new PermanentIngestError('the document has no text to index');
     const tokenCount = countTokens(document.text);
     lap('chunk');

@@ -165,7 +165,8 @@ function knowledgeMessage(sources: Source[]): string {
   const lines = sources.map((source, index) => {
     const origin =
       source.type === 'fact' ? 'remembered fact' : `document "${source.title}" in collection ${source.collection}`;
-    return `[${index + 1}] (${origin}) ${source.text}`;
+    // The text on lines of its own: a table's header row is then read as one (firewall, model).
+    return `[${index + 1}] (${origin})\n${source.text}`;
   });
   return [
     'Knowledge retrieved for this conversation. Use it when it helps to answer, and say so when it does not cover the question.',

@@ -199,4 +199,22 @@ describe('retrieval in chat', () => {
     expect(sent).to.contain('Stort de premie op [IBAN_2]');
     expect(body.choices[0].message.content).to.equal('Herhaald: [IBAN_1] en iban_1. Premie op NL91ABNA0417164300.');
   });
+
+  it('masks the rows of a table retrieved from a later chunk by their columns, as in the chunk with the header', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `Lid ${i},lid${i}@example.nl,06123${String(i).padStart(5, '0')},Utrecht,K${10000 + i}`);
+    rows.splice(390, 0, 'Zebedeus Quackenbush,zq@example.nl,0612345670,Utrecht,K99999');
+    const polissen = (await api(gw.app.baseUrl, '/v1/recall/collections', { key: gw.key })).body.data.find((c: any) => c.slug === 'polissen').slug;
+    const id = await ingest(gw.app, gw.key, { title: 'Ledenlijst', collection: polissen, text: `naam,email,telefoon,plaats,klantnummer\n${rows.join('\n')}` });
+    expect((await settled(gw.app, gw.key, id)).status).to.equal('ready');
+    const response = await postChat(gw, chatBody({ collection: 'polissen', messages: [{ role: 'user', content: 'Wie is klant K99999?' }] }));
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    const retrieved = body.sources.find((s: any) => s.type === 'chunk' && s.text.includes('K99999'));
+    expect(retrieved, 'the chunk with the row').to.not.equal(undefined);
+    expect(retrieved.text.startsWith('naam,email,telefoon,plaats,klantnummer\n')).to.equal(true);
+    const sent = JSON.stringify(gw.euA.requests[0]!.body.messages);
+    expect(sent).to.contain('K99999');
+    expect(sent).not.to.contain('Quackenbush');
+    expect(sent).not.to.contain('Zebedeus');
+  });
 });
