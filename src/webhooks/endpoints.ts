@@ -173,8 +173,8 @@ export async function listDeliveriesFor(
 
 /** Sends a delivery again now, whatever its status; one attempt more once its schedule is spent. */
 export async function retryDeliveryFor(pool: Pool, principal: Principal, endpointId: string, deliveryId: string): Promise<DeliveryRow> {
-  if (!(await requeueDelivery(pool, principal.workspaceId, endpointId, deliveryId))) {
-    throw notFound(`no delivery ${deliveryId} of webhook endpoint ${endpointId}`);
-  }
+  const requeued = await requeueDelivery(pool, principal.workspaceId, endpointId, deliveryId);
+  if (requeued === 'missing') throw notFound(`no delivery ${deliveryId} of webhook endpoint ${endpointId}`);
+  if (requeued === 'disabled') throw conflict(`webhook endpoint ${endpointId} is disabled; enable it before retrying a delivery`);
   return (await findDelivery(pool, principal.workspaceId, endpointId, deliveryId))!;
 }

@@ -232,18 +232,30 @@ export async function findDelivery(db: Queryable, workspaceId: string, endpointI
 }
 
 /** Sends the delivery again now (whatever its status), through the same job key. */
-export async function requeueDelivery(db: Queryable, workspaceId: string, endpointId: string, id: string): Promise<boolean> {
-  const { rows } = await db.query<{ id: string }>(
-    `with delivery as (
+/** Queues a delivery again; 'disabled' (and nothing queued) while its endpoint is disabled. */
+export async function requeueDelivery(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  id: string,
+): Promise<'queued' | 'disabled' | 'missing'> {
+  const { rows } = await db.query<{ enabled: boolean }>(
+    `with target as (
+       select d.id, e.enabled
+         from webhook_deliveries d
+         join webhook_endpoints e on e.id = d.endpoint_id and e.workspace_id = d.workspace_id
+        where d.workspace_id = $1 and d.endpoint_id = $2 and d.id = $3
+     ), delivery as (
        update webhook_deliveries set status = 'pending', next_attempt_at = now()
-        where workspace_id = $1 and endpoint_id = $2 and id = $3
+        where id = (select id from target where enabled)
         returning id
      )
-     select id, webhook_queue_delivery(id) as queued
-       from delivery`,
+     select t.enabled, (select webhook_queue_delivery(id) from delivery) as queued
+       from target t`,
     [workspaceId, endpointId, id],
   );
-  return rows.length > 0;
+  if (rows.length === 0) return 'missing';
+  return rows[0]!.enabled ? 'queued' : 'disabled';
 }
 
 // ---- the delivery task's side ----

@@ -31,14 +31,16 @@ for (const [network, prefix] of [
   REFUSED.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::7f00:1 is 127.0.0.1)
   ['::ffff:0:0', 96], // IPv4-mapped
   ['64:ff9b::', 96], // NAT64, which maps onto IPv4 again
+  ['2002::', 16], // 6to4, which embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1's)
+  ['2001::', 32], // Teredo, which embeds one too
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['ff00::', 8], // multicast
 ] as const) {
   REFUSED.addSubnet(network, prefix, 'ipv6');

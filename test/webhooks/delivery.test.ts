@@ -98,6 +98,13 @@ describe('webhook delivery', function () {
     expect(failed.last_response).to.have.length(MAX_RESPONSE_BYTES);
     expect(receiver.received).to.have.length(4);
 
+    // Not while the endpoint is disabled: the attempt would only fail again.
+    await api(app.baseUrl, `/v1/webhooks/${endpoint.id}`, { method: 'PATCH', key, body: { enabled: false } });
+    const refused = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/deliveries/${failed.id}/retry`, { method: 'POST', key });
+    expect(refused.status).to.equal(409);
+    expect(refused.body.message).to.match(/is disabled; enable it/);
+    await api(app.baseUrl, `/v1/webhooks/${endpoint.id}`, { method: 'PATCH', key, body: { enabled: true } });
+
     const retried = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/deliveries/${failed.id}/retry`, { method: 'POST', key });
     expect(retried.status, retried.text).to.equal(202);
     expect(retried.body.data).to.include({ id: failed.id, status: 'pending' });
