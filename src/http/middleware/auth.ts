@@ -11,7 +11,11 @@ export function authenticate(keys: KeyResolver) {
     const header = ctx.get('authorization');
     // Anthropic's clients send the key as x-api-key (decision 0006); Authorization wins when both come.
     const apiKeyHeader = ctx.get('x-api-key').trim();
-    if (!header && !apiKeyHeader) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
+    if (!header && !apiKeyHeader) {
+      // The Messages door's clients know the x-api-key header; the others, Authorization.
+      const how = ctx.state.errorShape === 'anthropic' ? '"x-api-key: <API key>" or "Authorization: Bearer <API key>"' : '"Authorization: Bearer <API key>"';
+      throw unauthorized(`missing API key; send ${how}`);
+    }
     const secret = header ? BEARER.exec(header)?.[1] : apiKeyHeader;
     if (!secret) throw unauthorized('malformed Authorization header; send "Authorization: Bearer <API key>"');
     // A malformed token cannot match any key, so it costs no lookup.

@@ -269,6 +269,10 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(err).to.be.instanceOf(Anthropic.AuthenticationError);
     expect((err as InstanceType<typeof Anthropic.AuthenticationError>).error).to.deep.include({ type: 'error' });
     expect((err as { error: { error: { type: string } } }).error.error.type).to.equal('authentication_error');
+    // Without a key, the answer names the header this door's clients send.
+    const missing = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', body: { model: 'test/chat-a', max_tokens: 20, messages: [] } });
+    expect(missing.status).to.equal(401);
+    expect(missing.body.error.message).to.contain('x-api-key');
   });
 });
 
