@@ -13,8 +13,11 @@ export function authenticate(keys: KeyResolver) {
     const apiKeyHeader = ctx.get('x-api-key').trim();
     if (!header && !apiKeyHeader) {
       // The Messages door's clients know the x-api-key header; the others, Authorization.
-      const how = ctx.state.errorShape === 'anthropic' ? '"x-api-key: <API key>" or "Authorization: Bearer <API key>"' : '"Authorization: Bearer <API key>"';
-      throw unauthorized(`missing API key; send ${how}`);
+      throw unauthorized(
+        ctx.state.errorShape === 'anthropic'
+          ? 'missing API key; send "x-api-key: <API key>" or "Authorization: Bearer <API key>"'
+          : 'missing Authorization header; send "Authorization: Bearer <API key>"',
+      );
     }
     const secret = header ? BEARER.exec(header)?.[1] : apiKeyHeader;
     if (!secret) throw unauthorized('malformed Authorization header; send "Authorization: Bearer <API key>"');
