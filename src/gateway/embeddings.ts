@@ -15,7 +15,7 @@ import type { ChatContext, ChatReply } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
 import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
-import type { EmbeddingOutput } from './providers/types.js';
+import { UpstreamError, type EmbeddingOutput } from './providers/types.js';
 import { planRoute, type RoutingPlan } from './routing.js';
 import { countTokens } from './tokens.js';
 
@@ -238,16 +238,21 @@ export async function embedInParts(
       const index = next++;
       const start = starts[index]!;
       const input = inputs.slice(start, start + size);
-      const served = await firstThatAnswers(plan, (candidate) =>
-        candidate.adapter.embed(
+      // Vectors of the wrong size are the provider's failure (the adapter checks their number): the next one is asked.
+      const served = await firstThatAnswers(plan, async (candidate) => {
+        const output = await candidate.adapter.embed(
           candidate.target,
           { input, ...(dimensions !== undefined ? { dimensions } : {}), ...(user ? { user } : {}) },
           signal,
-        ),
-      );
-      if (served.result.embeddings.length !== input.length) {
-        throw new Error(`${served.candidate.target.provider.id} returned ${served.result.embeddings.length} vectors for ${input.length} inputs`);
-      }
+        );
+        const provider = candidate.target.provider.id;
+        const size = dimensions ?? candidate.model.dimensions;
+        const wrong = output.embeddings.findIndex((vector) => vector.length !== size);
+        if (wrong >= 0) {
+          throw new UpstreamError('protocol', `${provider}: returned a vector of ${output.embeddings[wrong]!.length} dimensions for ${candidate.model.id}, which has ${size}`);
+        }
+        return output;
+      });
       results[index] = { output: served.result, provider: served.candidate.target.provider.id, attempts: served.attempts };
     }
   };

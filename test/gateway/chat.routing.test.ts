@@ -108,6 +108,30 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     ]);
   });
 
+  it('falls back from an answer with no choices, and counts an answer whose usage cannot be true with the tokenizer', async () => {
+    const json = (body: object) => ({ type: 'raw' as const, body: JSON.stringify(body) });
+    gw.euA.script(json({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [] }));
+    const empty = await chat(chatBody());
+    expect(empty.response.status).to.equal(200);
+    expect(empty.response.headers.get('x-provider')).to.equal('eu-b');
+
+    gw.euA.script(
+      json({
+        id: 'y',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Goedemiddag' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: -100, completion_tokens: 3.5, total_tokens: -96.5 },
+      }),
+    );
+    const odd = await chat(chatBody());
+    expect(odd.response.status).to.equal(200);
+    expect(odd.body.choices[0].message.content).to.equal('Goedemiddag');
+    expect(odd.body.usage.prompt_tokens).to.be.above(0);
+    expect(odd.body.usage.completion_tokens).to.be.above(0);
+  });
+
   it('narrows by provider.order, only and ignore', async () => {
     expect((await chat(chatBody({ provider: { order: ['eu-b', 'eu-a'] } }))).response.headers.get('x-provider')).to.equal('eu-b');
     expect((await chat(chatBody({ provider: { only: ['eu-b'] } }))).response.headers.get('x-provider')).to.equal('eu-b');

@@ -69,7 +69,8 @@ describe('chat: an answer whose usage cannot be billed', () => {
       created: 1,
       model: 'chat-b-upstream',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hallo' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: -4, completion_tokens: 3_000_000_000, total_tokens: 1 },
+      // A count past what the usage table holds (negative or fractional ones are not taken from a provider at all).
+      usage: { prompt_tokens: 4, completion_tokens: 3_000_000_000, total_tokens: 1 },
     };
     gw.euB.script({ type: 'raw', body: JSON.stringify(completion) });
     const oddBody = chatBody({ model: 'test/chat-b' });
@@ -80,7 +81,7 @@ describe('chat: an answer whose usage cannot be billed', () => {
     expect(odd!.status).to.equal(502);
     const body = (await odd!.json()) as { code: string; message: string };
     expect(body.code).to.equal('unrecordable_answer');
-    expect(body.message).to.contain('usage.0.prompt_tokens').and.contain('usage.0.completion_tokens');
+    expect(body.message).to.contain('usage.0.completion_tokens');
     expect(others.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
 
     const { rows } = await gw.app.db.pool.query(

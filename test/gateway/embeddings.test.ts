@@ -69,6 +69,23 @@ describe('POST /v1/embeddings', () => {
     expect(response.body).not.to.have.property('data');
   });
 
+  it('asks the next provider when one answers with vectors of the wrong size or number, or impossible usage', async () => {
+    gw.euA.script({ type: 'answer', dimensions: 2 }, { type: 'answer', count: 1 });
+    const response = await embed({ model: 'test/eu-embed', input: ['een', 'twee'] });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    expect(response.body.data.map((d: any) => d.embedding)).to.deep.equal(['een', 'twee'].map((text) => stubEmbedding(text, 8)));
+
+    gw.euA.script({ type: 'answer', count: 1 });
+    gw.euB.script({ type: 'answer', dimensions: 2 });
+    const failed = await embed({ model: 'test/eu-embed', input: ['een', 'twee'] });
+    expect(failed.status).to.equal(503);
+    expect(failed.body.attempts.map((a: any) => a.error)).to.deep.equal([
+      'eu-a: asked for 2 embeddings, got 1',
+      'eu-b: returned a vector of 2 dimensions for test/eu-embed, which has 8',
+    ]);
+  });
+
   it('applies the dimension rules', async () => {
     expect((await embed({ model: 'local/embed-1024', input: 'x', dimensions: 1024 })).status).to.equal(200);
     const reduced = await embed({ model: 'local/embed-1024', input: 'x', dimensions: 512 });

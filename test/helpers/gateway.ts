@@ -39,7 +39,7 @@ export function useGatewayFixture(options: { env?: NodeJS.ProcessEnv; worker?: b
 }
 
 export async function startGatewayFixture({ env }: { env?: NodeJS.ProcessEnv } = {}): Promise<GatewayFixture> {
-  const [euA, euB, ext] = await Promise.all([startStubProvider(), startStubProvider(), startStubProvider()]);
+  const [euA, euB, ext] = await Promise.all([startStubProvider(), startStubProvider(), startStubProvider({ dimensions: 1536 })]);
   const down = await closedPortUrl();
   const yaml = `
 providers:

@@ -14,7 +14,8 @@ import { isRecord, protocolError } from './errors.js';
 type Json = Record<string, unknown>;
 
 export function toCompletion(raw: unknown, providerId: string): UpstreamCompletion {
-  if (!isRecord(raw) || !Array.isArray(raw.choices)) throw protocolError(providerId, 'the response has no choices');
+  // An empty list is no answer either: the next provider may give one, and nothing is billed for it.
+  if (!isRecord(raw) || !Array.isArray(raw.choices) || raw.choices.length === 0) throw protocolError(providerId, 'the response has no choices');
   const choices: UpstreamChoice[] = [];
   for (let i = 0; i < raw.choices.length; i++) {
     const c: unknown = raw.choices[i];
@@ -111,13 +112,15 @@ function countOrUndefined(value: unknown): number | undefined {
 
 export function toUsage(u: unknown): UpstreamUsage | undefined {
   if (!isRecord(u)) return undefined;
-  const prompt = u.prompt_tokens;
-  const completion = u.completion_tokens;
-  if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
+  // Counts that cannot be (negative, fractional, not numbers) are not the provider's to bill by:
+  // the answer is counted with the tokenizer instead.
+  const prompt = countOrUndefined(u.prompt_tokens);
+  const completion = countOrUndefined(u.completion_tokens);
+  if (prompt === undefined || completion === undefined) return undefined;
   const usage: UpstreamUsage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion,
+    total_tokens: prompt + completion,
   };
   // Cache reads are OpenAI's `cached_tokens`; some OpenAI-compatible routers (OpenRouter) also
   // report the tokens written to the provider's cache as `cache_write_tokens`.
@@ -239,11 +242,7 @@ export function toEmbeddings(raw: unknown, count: number, providerId: string): E
   }
   const out: EmbeddingOutput = { embeddings };
   const u = raw.usage;
-  if (isRecord(u) && typeof u.prompt_tokens === 'number') {
-    out.usage = {
-      prompt_tokens: u.prompt_tokens,
-      total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.prompt_tokens,
-    };
-  }
+  const prompt = isRecord(u) ? countOrUndefined(u.prompt_tokens) : undefined;
+  if (prompt !== undefined) out.usage = { prompt_tokens: prompt, total_tokens: prompt };
   return out;
 }
