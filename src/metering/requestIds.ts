@@ -116,6 +116,16 @@ export async function claimRequestId(
   return row.response;
 }
 
+/**
+ * The first answer's headers, less its x-ratelimit-* ones: what was left then is not what is left
+ * now, and a replay takes nothing from any limit.
+ */
+function replayableHeaders(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!name.toLowerCase().startsWith('x-ratelimit-')) kept[name] = value;
+  return kept;
+}
+
 /** A failed first attempt is not stored, so its retry runs anew. */
 export async function releaseRequestId(db: Queryable, workspaceId: string, requestId: string): Promise<void> {
   await db.query(`delete from requests where workspace_id = $1 and request_id = $2 and state = 'running'`, [
@@ -163,7 +173,7 @@ export async function claimOrReplay(
     kind: request.kind,
     hash,
   });
-  if (stored) return { claimed: false, hash, replay: { ...stored, headers: { ...stored.headers, 'X-Replay': 'true' } } };
+  if (stored) return { claimed: false, hash, replay: { ...stored, headers: { ...replayableHeaders(stored.headers), 'X-Replay': 'true' } } };
   return { claimed: true, hash };
 }
 

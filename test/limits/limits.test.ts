@@ -232,6 +232,9 @@ describe('limits and budgets', () => {
     const replay = await chat(key, 'herhaal', { 'x-request-id': 'limits-replay-1' });
     expect(replay.status).to.equal(200);
     expect(replay.headers.get('x-replay')).to.equal('true');
+    // What was left when the first was answered is not what is left now: a replay does not say.
+    expect(first.headers.get('x-ratelimit-remaining-requests')).to.equal('1');
+    expect(replay.headers.get('x-ratelimit-remaining-requests')).to.equal(null);
     const hit = await chat(key, 'uit de cache', {}, { cache: true });
     expect(hit.status).to.equal(200);
     expect(hit.headers.get('x-cache')).to.equal('HIT');
