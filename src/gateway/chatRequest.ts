@@ -71,9 +71,12 @@ export function upstreamRequestOf(body: ChatCompletionRequest): { request: Upstr
   const request: UpstreamChatRequest = { messages: body.messages };
   const parameters: UpstreamParameter[] = [];
   const source = body as Record<string, unknown>;
+  // Both caps sent: max_completion_tokens, the one OpenAI keeps, is the cap, whichever name a
+  // provider takes it under (each profile renames one to the other).
+  const bothCaps = source.max_completion_tokens != null && source.max_tokens != null;
   for (const parameter of UPSTREAM_PARAMETERS) {
     const value = source[parameter];
-    if (value === undefined || value === null) continue;
+    if (value === undefined || value === null || (bothCaps && parameter === 'max_tokens')) continue;
     (request as unknown as Record<string, unknown>)[parameter] = value;
     parameters.push(parameter);
   }

@@ -7,6 +7,7 @@ import {
 } from '../../../../src/gateway/providers/openai/parameters.js';
 import { buildChatBody, buildEmbeddingBody } from '../../../../src/gateway/providers/openai/request.js';
 import type { ProviderProfileName } from '../../../../src/gateway/catalog.js';
+import { upstreamRequestOf } from '../../../../src/gateway/chatRequest.js';
 import type { UpstreamChatRequest } from '../../../../src/gateway/providers/types.js';
 
 const profiles = new ProfileRegistry();
@@ -118,6 +119,15 @@ describe('openai adapter: parameter map', () => {
     const registry = new ProfileRegistry({ openai: { ...PROVIDER_PROFILES.openai!, parameters: { temperature: { to: 'temp', transform: (v) => Number(v) * 2 } } } });
     const b = JSON.parse(buildChatBody(registry.get('openai'), 'm', { messages: [], temperature: 0.5, top_p: 1 }, false));
     expect(b).to.deep.equal({ model: 'm', messages: [], temp: 1 });
+  });
+
+  it('sends the same cap to every profile when a request gives both max_tokens and max_completion_tokens', () => {
+    const { request } = upstreamRequestOf({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, max_completion_tokens: 20 } as never);
+    expect(request).not.to.have.property('max_tokens');
+    for (const profile of ['openai', 'mistral', 'anthropic-openai', 'generic'] as const) {
+      const sent = body(profile, request);
+      expect(sent.max_tokens ?? sent.max_completion_tokens, profile).to.equal(20);
+    }
   });
 
   it('builds embedding bodies with the provider’s name for dimensions', () => {
