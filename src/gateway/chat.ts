@@ -205,7 +205,14 @@ export class ChatService {
       }
     } catch (err) {
       if (!(ctx.signal.aborted || (err instanceof UpstreamError && err.kind === 'aborted'))) {
-        await this.fail(ctx, prepared, err, served.attempts);
+        // The trace names who served the part that was streamed, and what it was; it is not billed.
+        const streamed = accumulator.completion(ctx.requestId, created);
+        await this.fail(ctx, prepared, err, served.attempts, {
+          model: candidate.model.id,
+          provider: candidate.target.provider.id,
+          output: streamed.choices,
+          note: `the stream from ${candidate.target.provider.id} broke off after ${answerTokens(streamed, []).completion} tokens; not billed`,
+        });
         await sink.send({
           error: {
             message: `the stream from ${candidate.target.provider.id} broke off: ${(err as Error).message}`,
@@ -537,7 +544,13 @@ export class ChatService {
   }
 
   /** A failed request is traced and audited, not billed, and its id is freed for a retry. */
-  private async fail(ctx: ChatContext, prepared: Prepared, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
+  private async fail(
+    ctx: ChatContext,
+    prepared: Prepared,
+    err: unknown,
+    servedAttempts?: Attempt[],
+    brokenStream?: { model: string; provider: string; output: unknown; note: string },
+  ): Promise<void> {
     const { status, message, attempts } = failureOf(err, servedAttempts);
     this.deps.gate.release(prepared.admission);
     if (err instanceof RecordsRefused) ctx.log.warn({ reason: err.reason }, 'the answer could not be recorded; not billed');
@@ -547,16 +560,16 @@ export class ChatService {
       await this.deps.committer.write({
         trace: this.trace(ctx, prepared, {
           status,
-          model: null,
-          provider: null,
+          model: brokenStream?.model ?? null,
+          provider: brokenStream?.provider ?? null,
           attempts,
           usage: undefined,
           input: prepared.request,
-          output: { error: message },
-          notes: prepared.plan.notes,
+          output: brokenStream ? { error: message, streamed: brokenStream.output } : { error: message },
+          notes: brokenStream ? [...prepared.plan.notes, brokenStream.note] : prepared.plan.notes,
           createdAt: now,
         }),
-        audit: this.audit(ctx, prepared, status, null, null),
+        audit: this.audit(ctx, prepared, status, brokenStream?.model ?? null, brokenStream?.provider ?? null),
         ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, prepared.body.user, prepared.started),
       });
     } catch (recordErr) {

@@ -104,6 +104,10 @@ describe('POST /v1/chat/completions with stream: true', () => {
       { what: 'the trace of the broken stream' },
     );
     expect(trace.status).to.equal(502);
+    // Who served the part that was streamed, and what it was.
+    expect(trace).to.include({ model: 'test/chat-a', provider: 'eu-a' });
+    expect(trace.output.streamed[0].message.content).to.be.a('string').and.not.equal('');
+    expect(trace.notes.at(-1)).to.match(/^the stream from eu-a broke off after \d+ tokens; not billed$/);
     expect((await gw.app.db.pool.query("select * from usage where request_id = 'cut-1'")).rows).to.have.length(0);
   });
 
