@@ -17,7 +17,7 @@ import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallba
 import type { Adapters } from './providers/index.js';
 import { UpstreamError, type EmbeddingOutput } from './providers/types.js';
 import { planRoute, type RoutingPlan } from './routing.js';
-import { countTokens } from './tokens.js';
+import { countTokens, countTokensPaced } from './tokens.js';
 
 // POST /v1/embeddings: residency by the egress guard (no firewall), dimension rules from the
 // catalogue, batches split to the provider's size and reassembled in order, metered per input
@@ -71,7 +71,7 @@ export class EmbeddingService {
     });
     const model = plan.candidates[0]?.model ?? (this.deps.catalog.models.get(body.model) as EmbeddingModel);
     const dimensions = upstreamDimensions(model, body.dimensions);
-    const tokens = inputs.map((text) => countTokens(text));
+    const tokens = await countTokensPaced(inputs);
     const tooLong = tokens.flatMap((count, index) => (count > model.maxInputTokens ? [index] : []));
     if (tooLong.length > 0) {
       const field = (index: number) => (typeof body.input === 'string' ? 'input' : `input.${index}`);

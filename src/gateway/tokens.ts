@@ -18,6 +18,7 @@
 //   changes the count by at most one token per slice, and only for such runs (no word of a
 //   European language has 256 letters); CJK and Thai text, which has no spaces, is affected.
 import { createRequire } from 'node:module';
+import { giveWay } from '../firewall/slices.js';
 import type { ChatMessage, UpstreamCompletion } from './providers/types.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
@@ -99,6 +100,45 @@ export function countTokens(text: string): number {
   let n = 0;
   for (const piece of pieces(text)) n += o200k().countTokens(piece, AS_TEXT);
   return n;
+}
+
+/** Text counted between two turns of the event loop: about 8 ms of the tokenizer. */
+const PACED_CHARS = 64 * 1024;
+// A space between a letter or digit and a letter: the pre-tokeniser starts a word piece there
+// (" word"), and no piece spans it, so the text on either side counts as it does in the whole.
+const WORD_START = /(?<=[\p{L}\p{N}]) (?=\p{L})/gu;
+
+/**
+ * Tokens in each text, as countTokens counts them, giving way to other requests every 64 KiB:
+ * a batch of megabytes (an embeddings call) takes over a second to count. A long text is counted
+ * in segments cut where a word piece starts.
+ */
+export async function countTokensPaced(texts: readonly string[], pause: () => Promise<void> = giveWay): Promise<number[]> {
+  const counts: number[] = [];
+  let unpaused = 0;
+  for (const text of texts) {
+    let n = 0;
+    for (let start = 0; start < text.length; ) {
+      const end = segmentEnd(text, start);
+      n += countTokens(text.slice(start, end));
+      unpaused += end - start;
+      start = end;
+      if (unpaused >= PACED_CHARS) {
+        unpaused = 0;
+        await pause();
+      }
+    }
+    counts.push(n);
+  }
+  return counts;
+}
+
+/** Where the segment from `start` ends: the text's end, or the first word start past PACED_CHARS. */
+function segmentEnd(text: string, start: number): number {
+  if (text.length - start <= PACED_CHARS) return text.length;
+  WORD_START.lastIndex = start + PACED_CHARS;
+  const cut = WORD_START.exec(text);
+  return cut ? cut.index : text.length;
 }
 
 /**

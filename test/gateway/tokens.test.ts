@@ -3,6 +3,7 @@ import { countTokens as libraryChatCount } from 'gpt-tokenizer/model/gpt-4o';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage } from '../../src/gateway/providers/types.js';
 import {
+  countTokensPaced,
   ATTACHMENT_TOKENS,
   MAX_RUN,
   REPLY_PRIMING_TOKENS,
@@ -154,5 +155,16 @@ describe('gateway tokens (o200k_base)', () => {
         }),
       ).to.equal(countTokens('get_weather') + countTokens('{"city":"Paris"}'));
     });
+  });
+
+  it('counts a batch of megabytes as countTokens does, giving way to other requests as it goes', async () => {
+    const prose = 'De polisvoorwaarden van verzekering 12345 gelden, ook voor Jan-Willem (06-12345678)! Ça va?  Zeker.\n'.repeat(3000);
+    const texts = [prose, `${'a'.repeat(70_000)} ${prose}`, '东京都'.repeat(30_000), 'kort', '', `${' '.repeat(70_000)}x`];
+    let pauses = 0;
+    const paced = await countTokensPaced(texts, async () => {
+      pauses++;
+    });
+    expect(paced).to.deep.equal(texts.map((text) => countTokens(text)));
+    expect(pauses).to.be.at.least(6);
   });
 });

@@ -16,6 +16,7 @@ import {
   type UpstreamTarget,
 } from '../types.js';
 import { abortedError, echoCompletion, echoStream } from './echo.js';
+import { giveWay } from '../../../firewall/slices.js';
 import { LOCAL_EMBED_DIMENSIONS, embedBatch, toNumberArray } from './embed.js';
 
 export const LOCAL_CHAT_MODELS: readonly string[] = ['echo'];
@@ -23,7 +24,8 @@ export const LOCAL_EMBEDDING_MODELS: readonly string[] = ['embed-1024'];
 
 const EVERY_PARAMETER: ReadonlySet<UpstreamParameter> = new Set(ALL_PARAMETERS);
 
-// Inputs embedded between two looks at the abort signal.
+// Inputs embedded between two looks at the abort signal, and two turns of the event loop: the
+// model runs in the web process, beside other requests.
 const EMBED_SLICE = 32;
 
 export function createLocalAdapter(): ProviderAdapter {
@@ -58,6 +60,7 @@ export function createLocalAdapter(): ProviderAdapter {
         const slice = request.input.slice(i, i + EMBED_SLICE);
         for (const vector of embedBatch(slice)) embeddings.push(toNumberArray(vector));
         for (const text of slice) tokens += countTokens(text);
+        await giveWay();
       }
       return { embeddings, usage: { prompt_tokens: tokens, total_tokens: tokens } };
     },
