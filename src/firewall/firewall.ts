@@ -234,7 +234,7 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
       if (found === null) return label;
       // The vault keeps the label as written; a label that is just a name shares the placeholder
       // of that name in the messages.
-      return vault.placeholderFor({ type: found.type, text: label, normalized: found.normalized }).slice(1, -1);
+      return vault.placeholderFor({ type: found.type, text: label, normalized: found.normalized }, true).slice(1, -1);
     },
     maskFileName: (name) => (vault.reserveWritten(name), paced(maskSeparated(name, languageOf(name), vault, budget), name.length)),
     maskUrl: (url) => (vault.reserveWritten(url), paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length)),

@@ -25,8 +25,10 @@ export function formatPlaceholder(type: EntityType, n: number): string {
 export interface VaultEntry {
   type: EntityType;
   n: number;
-  /** The value as first seen; restoration puts this back. */
+  /** The value as first seen (in text, when it was seen there too); restoration puts this back. */
   value: string;
+  /** Seen only as a message's `name` so far ("noor_de_vries"): text that names them gives the form restored. */
+  fromLabel?: boolean;
 }
 
 export class Vault {
@@ -48,16 +50,20 @@ export class Vault {
   }
 
   /** The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. */
-  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized'>): string {
+  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized'>, fromLabel = false): string {
     const norm = d.normalized ?? normalizeValue(d.type, d.text);
     const id = `${d.type}\u0000${norm}`;
     let entry = this.#byValue.get(id);
+    if (entry?.fromLabel && !fromLabel) {
+      entry.value = d.text;
+      entry.fromLabel = false;
+    }
     if (!entry) {
       let n = (this.#next.get(d.type) ?? 0) + 1;
       while (this.#written.has(placeholderKey(d.type, n))) n++;
       this.#next.set(d.type, n);
       this.#distinct.set(d.type, (this.#distinct.get(d.type) ?? 0) + 1);
-      entry = { type: d.type, n, value: d.text };
+      entry = { type: d.type, n, value: d.text, ...(fromLabel ? { fromLabel } : {}) };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
     }

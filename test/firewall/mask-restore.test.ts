@@ -206,6 +206,14 @@ describe('firewall masking and restoring', () => {
     });
   });
 
+  it('restores a name as the text wrote it, not as a message name ("noor_de_vries") gave it first', async () => {
+    const fw = createFirewall({ language: 'nl' });
+    expect(await fw.maskLabel('noor_de_vries')).to.equal('PERSON_1');
+    const masked = fw.mask('Schrijf een brief aan Noor de Vries');
+    expect(masked).to.equal('Schrijf een brief aan [PERSON_1]');
+    expect(fw.restore('Beste [PERSON_1],')).to.equal('Beste Noor de Vries,');
+  });
+
   describe('placeholders the caller wrote', () => {
     it('are never given to a value, in any form restoring reads, so the answer keeps them as written', async () => {
       const fw = createFirewall({ language: 'nl' });
