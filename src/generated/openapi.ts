@@ -1841,7 +1841,8 @@ export interface components {
             type?: string;
             /** @enum {string} */
             role?: "user" | "assistant" | "system" | "developer";
-            content?: string | components["schemas"]["ResponsesContentPart"][];
+            /** @description A message's content; null on a reasoning item as Codex gives it back. */
+            content?: string | components["schemas"]["ResponsesContentPart"][] | null;
             call_id?: string;
             name?: string;
             arguments?: string;

@@ -116,16 +116,24 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
     thinking = [];
     return message;
   };
+  // Images a function's output holds (Codex's view_image): a chat `tool` message takes text only,
+  // so they follow the tool results in a user message, as the Messages door does with tool_result images.
+  let toolImages: ChatPart[] = [];
+  const flushToolImages = () => {
+    if (toolImages.length > 0) messages.push({ role: 'user', content: toolImages });
+    toolImages = [];
+  };
   items.forEach((item, i) => {
     const path = `${at}.${i}`;
     const type = itemTypeOf(item);
+    if (type !== 'function_call_output') flushToolImages();
     switch (type) {
       case 'message': {
         if (item.role === undefined) {
           refusals.add(`${path}.role`, 'is required');
           return;
         }
-        if (item.content === undefined) {
+        if (item.content === undefined || item.content === null) {
           refusals.add(`${path}.content`, 'is required');
           return;
         }
@@ -152,8 +160,9 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
           for (const field of ['call_id', 'output'] as const) if (item[field] === undefined) refusals.add(`${path}.${field}`, 'is required');
           return;
         }
-        const output = typeof item.output === 'string' ? item.output : textOfParts(contentOf(item.output, `${path}.output`, refusals) as ChatPart[]);
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content: output });
+        const parts = typeof item.output === 'string' ? item.output : (contentOf(item.output, `${path}.output`, refusals) as ChatPart[]);
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: textOfParts(parts) });
+        if (typeof parts !== 'string') toolImages.push(...parts.filter((part) => part.type !== 'text'));
         return;
       }
       case 'reasoning': {
@@ -170,6 +179,7 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         notes.add(`input item type ${type} left out: the door serves message, function_call and function_call_output`);
     }
   });
+  flushToolImages();
 }
 
 function contentOf(content: string | ContentPart[], path: string, refusals: Refusals): ChatContent {

@@ -160,6 +160,27 @@ describe('the Responses door over the gateway', () => {
     expect(events.map((e) => e.data.sequence_number)).to.deep.equal(events.map((_e, i) => i));
   });
 
+  it("takes back Codex's reasoning items with content: null, and sends a function output's image after the tool results", async () => {
+    const image = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const response = await post({
+      model: 'test/chat-a',
+      cache: false,
+      input: [
+        { role: 'user', content: 'Bekijk het schermafdruk' },
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Eerst kijken.' }], content: null, encrypted_content: null },
+        { type: 'function_call', call_id: 'c1', name: 'view_image', arguments: '{"path":"a.png"}' },
+        { type: 'function_call', call_id: 'c2', name: 'shell', arguments: '{"cmd":"ls"}' },
+        { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'de afbeelding:' }, { type: 'input_image', image_url: image }] },
+        { type: 'function_call_output', call_id: 'c2', output: 'a.png' },
+      ],
+    });
+    expect(response.status, await response.clone().text()).to.equal(200);
+    const sent = gw.euA.requests.at(-1)!.body.messages;
+    expect(sent.map((m: any) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'tool', 'user']);
+    expect(sent[2]).to.include({ role: 'tool', tool_call_id: 'c1', content: 'de afbeelding:' });
+    expect(sent[4].content).to.deep.equal([{ type: 'image_url', image_url: { url: image } }]);
+  });
+
   it('ends a stream cut after its first output with response.failed and an error event; nothing is stored or billed', async () => {
     gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
     const response = await post({ model: 'test/chat-a', input: 'Vertel een lang verhaal', stream: true }, { 'x-request-id': 'resp-cut-1' });
