@@ -68,8 +68,13 @@ interface ChatAnswer {
   sources?: unknown[];
 }
 
-/** The Messages answer for a chat answer: its first choice's text and tool calls as content blocks. */
-export function messageOf(chatBody: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The Messages answer for a chat answer: its first choice's text and tool calls as content blocks.
+ * `model` is the model the client asked for (X-Model says which served): Claude Code drops the
+ * signed thinking of earlier turns whose model is not the one it asks for, and a provider that
+ * takes thinking back then refuses the conversation.
+ */
+export function messageOf(chatBody: Record<string, unknown>, askedModel: string | undefined): Record<string, unknown> {
   const answer = chatBody as unknown as ChatAnswer;
   const choice = answer.choices[0];
   const content: Record<string, unknown>[] = [...(choice?.message.thinking_blocks ?? [])];
@@ -84,7 +89,7 @@ export function messageOf(chatBody: Record<string, unknown>): Record<string, unk
     type: 'message',
     role: 'assistant',
     content,
-    model: answer.model,
+    model: askedModel ?? answer.model,
     stop_reason: stopReasonOf(choice?.finish_reason, choice?.stop_sequence),
     stop_sequence: choice?.stop_sequence ?? null,
     usage: usageOf(answer.usage),

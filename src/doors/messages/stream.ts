@@ -42,7 +42,7 @@ class EventWriter {
  * An SseSink for the chat service that speaks Anthropic's events. `inputTokens` is the prompt as
  * the tokenizer counts it, for `message_start` (the provider's own count comes on `message_delta`).
  */
-export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink {
+export function messagesEventSink(ctx: AppContext, inputTokens: number, askedModel: string | undefined): SseSink {
   const writer = new EventWriter(ctx);
   let started = false;
   let failed = false;
@@ -62,7 +62,8 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number): SseSink
         type: 'message',
         role: 'assistant',
         content: [],
-        model: frame.model,
+        // The model asked for, as the JSON answer says it (answer.ts).
+        model: askedModel ?? frame.model,
         stop_reason: null,
         stop_sequence: null,
         usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },

@@ -24,14 +24,15 @@ export function messagesRoutes(
   { chat, catalog, firewallMaxChars }: { chat: ChatService; catalog: Catalog; firewallMaxChars: number },
 ): void {
   api.add('createMessage', async (ctx: AppContext) => {
-    const { chat: request, notes } = chatRequestOf(ctx.state.body as MessagesRequest, catalog);
+    const body = ctx.state.body as MessagesRequest;
+    const { chat: request, notes } = chatRequestOf(body, catalog);
     const context = { ...gatewayContext(ctx), notes };
     if (request.stream) {
-      await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request)));
+      await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request), body.model));
       return;
     }
     const answer = await chat.complete(context, request);
-    reply(ctx, { ...answer, body: messageOf(answer.body) });
+    reply(ctx, { ...answer, body: messageOf(answer.body, body.model) });
   });
 
   api.add('countMessageTokens', async (ctx: AppContext) => {

@@ -293,6 +293,24 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(res.body.errors).to.have.property('messages.0.content.1.id');
   });
 
+  it('answers with the model asked for (an alias too), and says which served in X-Model', async () => {
+    const res = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test-chain', max_tokens: 32, messages: [{ role: 'user', content: 'Welke polis?' }] },
+    });
+    expect(res.status).to.equal(200);
+    expect(res.body.model).to.equal('test-chain');
+    expect(res.headers.get('x-model')).to.equal('test/chat-a');
+    const streamed = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test-chain', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'Welke polis nog meer?' }] },
+    });
+    const start = streamed.text.split('\n').find((line: string) => line.startsWith('data: {"type":"message_start"'))!;
+    expect(JSON.parse(start.slice('data: '.length)).message.model).to.equal('test-chain');
+  });
+
   it('refuses a message with empty content, except a final assistant turn left for the model to continue', async () => {
     const refused = await api(gw.app.baseUrl, '/v1/messages', {
       method: 'POST',
