@@ -77,30 +77,57 @@ export function cueNear(scan: TextScan, start: number, end: number, re: RegExp, 
  * (same line), or Infinity.
  */
 export function cueDistance(scan: TextScan, start: number, end: number, re: RegExp, w: CueWindows): number {
+  const { before, after } = cueDistances(scan, start, end, re, w);
+  return Math.min(before, after);
+}
+
+/** The distances to the nearest match before the candidate and after it, each Infinity when there is none. */
+function cueDistances(scan: TextScan, start: number, end: number, re: RegExp, w: CueWindows): { before: number; after: number } {
   const s = scannerOf(re);
   const { text, reference } = scan;
-  let best = Infinity;
+  let before = Infinity;
+  let after = Infinity;
   if (w.before > 0) {
     const win = windowBefore(text, start, w.before);
     // Every match, left to right without overlap: the last one ends nearest to the candidate.
     for (let m = nextMatch(s, win, 0, reference); m; ) {
       const matchEnd = m.index + m[0].length;
-      best = Math.min(best, win.length - matchEnd);
+      before = Math.min(before, win.length - matchEnd);
       m = nextMatch(s, win, m[0].length === 0 ? matchEnd + 1 : matchEnd, reference);
     }
   }
   if (w.after > 0) {
     const m = nextMatch(s, windowAfter(text, end, w.after), 0, reference);
-    if (m) best = Math.min(best, m.index);
+    if (m) after = m.index;
   }
-  return best;
+  return { before, after };
 }
 
 export type CueVerdict = 'positive' | 'negative' | 'none';
 
+const NO_CUE = { before: Infinity, after: Infinity };
+
+// A full stop (or ! or ?), then blanks and a capital: a sentence ends there ("tel. 06…" does not).
+const SENTENCE_END = /[.!?]["'’)\]]?[ \t]+(?=\p{Lu})/gu;
+
+/** The cue windows around [start, end) cut at the ends of the sentence it stands in. */
+function withinSentence(text: string, start: number, end: number, w: CueWindows): CueWindows {
+  const after = windowAfter(text, end, w.after);
+  SENTENCE_END.lastIndex = 0;
+  const next = SENTENCE_END.exec(after);
+  const before = windowBefore(text, start, w.before);
+  let from = 0;
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(before); m !== null; m = SENTENCE_END.exec(before)) from = m.index + m[0].length;
+  return { before: before.length - from, after: next === null ? w.after : next.index };
+}
+
 /**
  * Reads the surroundings of a numeric candidate: the nearer of a positive cue (e.g. "BSN", "tel")
- * and a negative one (e.g. "order", "factuur") decides; a tie goes to the positive cue.
+ * and a negative one (e.g. "order", "factuur") decides; a tie goes to the positive cue. A positive
+ * cue before the candidate wins over negative ones that come only after it ("Mon NIR est …,
+ * commande 55120": the label names the number, the next words the next thing), and a negative
+ * cue counts in the candidate's own sentence only.
  */
 export function nearestCue(
   scan: TextScan,
@@ -110,10 +137,13 @@ export function nearestCue(
   negative: RegExp | null,
   w: CueWindows,
 ): CueVerdict {
-  const p = positive ? cueDistance(scan, start, end, positive, w) : Infinity;
-  const n = negative ? cueDistance(scan, start, end, negative, w) : Infinity;
-  if (p === Infinity && n === Infinity) return 'none';
-  return p <= n ? 'positive' : 'negative';
+  const p = positive ? cueDistances(scan, start, end, positive, w) : NO_CUE;
+  const n = negative ? cueDistances(scan, start, end, negative, withinSentence(scan.text, start, end, w)) : NO_CUE;
+  const nearestP = Math.min(p.before, p.after);
+  const nearestN = Math.min(n.before, n.after);
+  if (nearestP === Infinity && nearestN === Infinity) return 'none';
+  if (p.before !== Infinity && n.before === Infinity) return 'positive';
+  return nearestP <= nearestN ? 'positive' : 'negative';
 }
 
 /**

@@ -75,6 +75,19 @@ describe('structure-aware masking', () => {
   });
 });
 
+describe('identifiers beside order and invoice words', () => {
+  it('masks an identifier its own label names, whatever the next sentence or item is about', () => {
+    expect(mask('Mijn BSN is 314159265. Factuur 2231 volgt.', 'nl')).to.equal('Mijn BSN is [BSN_1]. Factuur 2231 volgt.');
+    expect(mask('Please call me on 07911 123456. My order number is 55120.', 'en')).to.equal('Please call me on [PHONE_1]. My order number is 55120.');
+    expect(mask('Meine Steuer-ID ist 65470928410. Rechnung folgt.', 'de')).to.equal('Meine Steuer-ID ist [STEUER_ID_1]. Rechnung folgt.');
+    expect(mask('Mon NIR est 185057800608491, commande 55120', 'fr')).to.equal('Mon NIR est [NIR_1], commande 55120');
+    expect(mask('Rijksregisternummer 85.07.30-033.28, factuur 2231', 'nl')).to.equal('Rijksregisternummer [BE_NATIONAL_NUMBER_1], factuur 2231');
+    // The number an order or invoice word names is left alone.
+    expect(mask('Factuur 314159265 is betaald.', 'nl')).to.equal('Factuur 314159265 is betaald.');
+    expect(mask('Bestelling 314159265. Bedankt!', 'nl')).to.equal('Bestelling 314159265. Bedankt!');
+  });
+});
+
 describe('casual formats (issue 23)', () => {
   const found = (text: string, language: 'nl' | 'en' | 'fr' | 'de') => detectEntities(text, language).map((d) => [d.type, d.text]);
 
