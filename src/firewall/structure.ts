@@ -168,6 +168,33 @@ function lookUpKey(key: string): KeyKind | null {
   return null;
 }
 
+/**
+ * Whether keys (a table's header, an object's keys) say the names under them are things': one of
+ * them is about things ("price", "sku", "version"), and none names personal data ("email",
+ * "phone", "customer", "owner"), which puts a person in the record whatever else it holds.
+ */
+function aboutThings(keys: Iterable<string>): boolean {
+  let things = false;
+  for (const key of keys) {
+    if (isPersonalKey(key)) return false;
+    if (!things && isThingContext(key)) things = true;
+  }
+  return things;
+}
+
+function isPersonalKey(key: string): boolean {
+  if (key.length > 48) return false;
+  const kind = keyKind(key);
+  if (kind === null || kind === 'THING') return false;
+  if (kind !== 'NAME') return true;
+  // A role ("customer", "owner", "klant") or a person's name key ("customer_name"); not "name"
+  // alone, nor "product_name".
+  const k = normaliseKey(key);
+  return (KEY_KIND.get(k) === 'NAME' && !GENERIC_NAME_KEYS.has(k)) || namesAPerson(key);
+}
+
+const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom']);
+
 function isThingContext(key: string): boolean {
   return key.length <= 48 && (THING_CONTEXT.has(normaliseKey(key)) || KEY_KIND.get(normaliseKey(key)) === 'THING');
 }
@@ -535,7 +562,7 @@ function lineStructures(text: string, out: Collector): void {
       const cells = cellsOf(text, line, sep, 52);
       const keys = cells && headerKeys(text, cells);
       if (keys) {
-        const thing = keys.some((key) => isThingContext(key));
+        const thing = aboutThings(keys);
         let r = k + 1;
         // The rule line under a Markdown header; only a short one is tested (the regex's runs of
         // blanks may trade characters, quadratic in a long line of them).
@@ -619,10 +646,9 @@ function mayHoldStructure(text: string): boolean {
 
 /** Whether any key of the text's objects or tables says it is about things ("price", "sku", "version"). */
 function thingContextOf(text: string): boolean {
-  for (const m of text.matchAll(THING_KEY)) if (isThingContext(m[1]!)) return true;
-  return false;
+  return aboutThings(Array.from(text.matchAll(THING_KEY), (m) => m[1]!));
 }
-const THING_KEY = /["'|,;\t\n{][ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
+const THING_KEY = /(?:^|["'|,;\t\n{])[ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
 
 /**
  * The header row a table starts with (CSV, TSV, Markdown) when its columns name personal data,
@@ -640,7 +666,7 @@ export function tableHeader(text: string): string | null {
   if (sep < 0) return null;
   const cells = cellsOf(text, line, sep, 52);
   const keys = cells && headerKeys(text, cells);
-  return keys && !keys.some((key) => isThingContext(key)) ? head : null;
+  return keys && !aboutThings(keys) ? head : null;
 }
 
 export function findStructured(text: string): StructureFindings {

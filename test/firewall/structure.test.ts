@@ -63,6 +63,20 @@ describe('structure-aware masking', () => {
     expect(mask('Ik heb met Iban Garcia gesproken', 'nl')).to.equal('Ik heb met [PERSON_1] gesproken');
   });
 
+  it('masks a name in a record that also holds prices or versions when the record names a person (an e-mail, a customer, an owner)', () => {
+    expect(mask('name,email,price\nEmma de Vries,emma@devries.nl,49.00', 'en')).to.equal('name,email,price\n[PERSON_1],[EMAIL_1],49.00');
+    expect(mask('{"customer":{"name":"Emma de Vries"},"items":[{"sku":"A1","price":49}]}', 'en')).to.equal(
+      '{"customer":{"name":"[PERSON_1]"},"items":[{"sku":"A1","price":49}]}',
+    );
+    expect(mask('customer_name,price\nEmma de Vries,49', 'en')).to.equal('customer_name,price\n[PERSON_1],49');
+    expect(mask('owner:\n  name: Ethan Brooks\nreplicas: 3', 'en')).to.equal('owner:\n  name: [PERSON_1]\nreplicas: 3');
+    expect(mask('| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | Sophie Turner | 599 |', 'en')).to.equal(
+      '| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | [PERSON_1] | 599 |',
+    );
+    // A product's name is not a person's.
+    expect(mask('product_name,price\nEmma Mattress,599', 'en')).to.equal('product_name,price\nEmma Mattress,599');
+  });
+
   it('leaves product tables, order exports, configuration and code variables alone', () => {
     const clean = [
       '| Product | Price | Stock |\n|---|---|---|\n| Emma Mattress | 599.00 | 12 |\n| Billy Bookcase | 49.99 | 80 |',
