@@ -102,6 +102,15 @@ describe('identifiers beside order and invoice words', () => {
   });
 });
 
+describe('dates and brands beside personal data', () => {
+  it('takes only the date a birth cue stands before as a date of birth, and Track & Trace as a service', () => {
+    expect(mask('Geburtsdatum 12.03.1980, Eintrittsdatum 01.09.2015', 'de')).to.equal('Geburtsdatum [DATE_OF_BIRTH_1], Eintrittsdatum 01.09.2015');
+    expect(mask('DOB 12/03/1980. Appointment on 15/05/2024.', 'en')).to.equal('DOB [DATE_OF_BIRTH_1]. Appointment on 15/05/2024.');
+    expect(mask('Ik ben op 12-03-1985 geboren, lid sinds 01-01-2010', 'nl')).to.equal('Ik ben op [DATE_OF_BIRTH_1] geboren, lid sinds 01-01-2010');
+    expect(mask('Je kunt je pakket volgen via Track & Trace.', 'nl')).to.equal('Je kunt je pakket volgen via Track & Trace.');
+  });
+});
+
 describe('casual formats (issue 23)', () => {
   const found = (text: string, language: 'nl' | 'en' | 'fr' | 'de') => detectEntities(text, language).map((d) => [d.type, d.text]);
 

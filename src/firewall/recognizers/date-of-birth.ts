@@ -2,7 +2,7 @@
 // cue just before it ("geboren op", "date of birth:", "né le", "Geburtsdatum") or just after it
 // ("… 1985 geboren"). Other dates (appointments, timestamps, invoice dates) are not personal data
 // by themselves and are left alone.
-import { cueNear } from '../context.js';
+import { cueDistance } from '../context.js';
 import { Matcher, isLetterCode, isSpaceCode, runLength, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -129,13 +129,20 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
   thisYear = new Date().getUTCFullYear();
   const out: Detection[] = [];
   const matches = new Matcher(DATE, s, dateStarts(text, digitRuns));
+  // A birth cue is the first date's after it: "Geburtsdatum 12.03.1980, Eintrittsdatum 01.09.2015"
+  // has one date of birth.
+  let previousEnd = -1;
   for (let m = matches.exec(); m; m = matches.exec()) {
     const date = parse(m.groups ?? {});
     if (!date) continue;
     const start = m.index;
     const end = start + m[0].length;
-    const before = cueNear(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
-    const after = !before && CUE_AFTER.test(text.slice(end, end + 30));
+    const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
+    const before = cueAt > previousEnd;
+    const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
+    const after = cueAfter !== null;
+    // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.
+    previousEnd = end + (cueAfter?.[0].length ?? 0);
     if (!before && !after) continue;
     out.push({
       type: 'DATE_OF_BIRTH',
