@@ -202,12 +202,16 @@ function isThingContext(key: string): boolean {
 const NAME_VALUE = /^[\p{L}][\p{L}'’.-]*(?:[ \u00a0]+[\p{L}][\p{L}'’.-]*){0,4}$/u;
 const CAPITALISED_WORD = /^\p{Lu}/u;
 
+const NAME_PARTICLES = new Set('van de den der het ter ten te von zu du le la des di da del della dos do'.split(' '));
+
 /** Whether `value` can be a person's name under a key that says so (`specific`) or under "name" alone. */
 function looksLikeName(value: string, specific: boolean): boolean {
   if (value.length < 2 || value.length > 80 || !NAME_VALUE.test(value)) return false;
   if (specific) return true;
   const words = value.split(/[ \u00a0]+/);
   if (words.length === 1 && isNonNameWord(words[0]!)) return false;
+  // "Team Atlas", "Support NL" under an owner column: a word that is no name, leading (particles aside).
+  if (isNonNameWord(words[0]!) && !NAME_PARTICLES.has(words[0]!.toLowerCase())) return false;
   const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase();
   if (words.some((w) => isKnownFirstName(capital(w)) || isKnownLastName(capital(w)))) return true;
   // Unknown words: a name when written as one, every word capitalised (particles aside).

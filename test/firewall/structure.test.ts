@@ -73,8 +73,11 @@ describe('structure-aware masking', () => {
     expect(mask('| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | Sophie Turner | 599 |', 'en')).to.equal(
       '| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | [PERSON_1] | 599 |',
     );
-    // A product's name is not a person's.
+    // A product's name is not a person's, nor is a team that owns one.
     expect(mask('product_name,price\nEmma Mattress,599', 'en')).to.equal('product_name,price\nEmma Mattress,599');
+    expect(mask('| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |', 'en')).to.equal(
+      '| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |',
+    );
   });
 
   it('leaves product tables, order exports, configuration and code variables alone', () => {
