@@ -53,6 +53,7 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
     appendItems(messages, turn.input, 'previous', history, notes);
     appendItems(messages, turn.response.output as unknown as InputItem[], 'previous', history, notes);
   }
+  withoutOrphanResults(messages, notes);
   appendItems(messages, input, 'input', refusals, notes);
   if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
 
@@ -101,6 +102,25 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
     ...(body.cache !== undefined ? { cache: body.cache } : {}),
   };
   return { chat, input, notes: [...notes] };
+}
+
+/**
+ * Takes out of the history the tool results whose call is no longer in it: a chain whose oldest
+ * turns were deleted (or pruned after RESPONSES_RETENTION_DAYS) starts with the results of calls
+ * made in them, which every provider refuses without the call.
+ */
+function withoutOrphanResults(messages: ChatMessage[], notes: Set<string>): void {
+  const called = new Set<string>();
+  let dropped = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    for (const call of message.tool_calls ?? []) called.add(call.id);
+    if (message.role === 'tool' && !called.has(message.tool_call_id!)) {
+      messages.splice(i--, 1);
+      dropped++;
+    }
+  }
+  if (dropped > 0) notes.add(`${dropped} function output(s) of earlier turns left out: the turns with their calls are no longer stored`);
 }
 
 function itemTypeOf(item: InputItem): string {

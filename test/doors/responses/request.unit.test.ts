@@ -74,6 +74,24 @@ describe('Responses request → chat request', () => {
     expect(input).to.deep.equal([{ type: 'function_call_output', call_id: 'c9', output: 'gezien' }]);
   });
 
+  it('leaves out the function outputs of a chain whose turn with their calls is no longer stored', () => {
+    // resp_1 (which made calls c1 and c2) was deleted; resp_2 answered their outputs.
+    const second: StoredTurn = {
+      id: 'resp_2',
+      input: [
+        { type: 'function_call_output', call_id: 'c1', output: 'een' },
+        { type: 'function_call_output', call_id: 'c2', output: 'twee' },
+      ],
+      response: { id: 'resp_2', output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Klaar.' }] }] } as unknown as ResponseObject,
+    };
+    const { chat, notes } = chatRequestOf({ model: 'local/echo', input: 'En nu?', previous_response_id: 'resp_2' }, [second]);
+    expect(chat.messages).to.deep.equal([
+      { role: 'assistant', content: 'Klaar.' },
+      { role: 'user', content: 'En nu?' },
+    ]);
+    expect(notes).to.include('2 function output(s) of earlier turns left out: the turns with their calls are no longer stored');
+  });
+
   it('maps tools, tool_choice, text.format, reasoning and max_output_tokens', () => {
     const { chat } = chatRequestOf(
       {
