@@ -99,6 +99,9 @@ describe('identifiers beside order and invoice words', () => {
     expect(mask('Meine Steuer-ID ist 65470928410. Rechnung folgt.', 'de')).to.equal('Meine Steuer-ID ist [STEUER_ID_1]. Rechnung folgt.');
     expect(mask('Mon NIR est 185057800608491, commande 55120', 'fr')).to.equal('Mon NIR est [NIR_1], commande 55120');
     expect(mask('Rijksregisternummer 85.07.30-033.28, factuur 2231', 'nl')).to.equal('Rijksregisternummer [BE_NATIONAL_NUMBER_1], factuur 2231');
+    // Three-digit groups in a run of numbers (seq output, a column of figures) are no BSN without their cue.
+    expect(mask('110 111 112 113 114 115 116', 'nl')).to.equal('110 111 112 113 114 115 116');
+    expect(mask('mijn bsn is 111 222 333 en 444', 'nl')).to.equal('mijn bsn is [BSN_1] en 444');
     // The number an order or invoice word names is left alone.
     expect(mask('Factuur 314159265 is betaald.', 'nl')).to.equal('Factuur 314159265 is betaald.');
     expect(mask('Bestelling 314159265. Bedankt!', 'nl')).to.equal('Bestelling 314159265. Bedankt!');

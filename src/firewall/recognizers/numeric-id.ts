@@ -51,10 +51,22 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     const end = start + value.length;
     const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
-    if (spec.requireCue && verdict !== 'positive') continue;
+    if ((spec.requireCue || inRunOfNumbers(text, start, end, value)) && verdict !== 'positive') continue;
     out.push({ type: spec.type, start, end, text: value, checksum: spec.checksum ?? true, normalized: compact });
   }
   return out;
+}
+
+/**
+ * A candidate written in groups with blanks that more numbers stand beside, blank-separated:
+ * "110 111 112 113 114" (a sequence, a column of figures, line numbers) holds "112 113 114" by
+ * chance. Such a one needs its cue.
+ */
+function inRunOfNumbers(text: string, start: number, end: number, value: string): boolean {
+  if (value.indexOf(' ') < 0) return false;
+  const digit = (i: number) => i >= 0 && i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
+  const blank = (i: number) => text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9;
+  return (blank(start - 1) && digit(start - 2)) || (blank(end) && digit(end + 1));
 }
 
 export function numericIdRecognizer(spec: NumericIdSpec): Recognizer & { spec: NumericIdSpec } {
