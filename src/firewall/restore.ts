@@ -255,12 +255,14 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
   return { out: parts.join(''), stop: n };
 }
 
-// Every placeholder has a number after '_' or '-': text without one holds none, found at native speed.
-const MAY_HOLD_PLACEHOLDER = /[_-]\d/;
+// A type name, its separators ('_', '-', Markdown's '\_') and a digit: text without one holds no
+// placeholder, found at native speed (phones and dates have "-1" everywhere; type names rarely).
+const DIGIT_AFTER_SEPARATOR = /[_-]\d/;
+const MAY_HOLD_PLACEHOLDER = new RegExp(`(?:${ENTITY_TYPES.map((t) => t.split('_').join('\\\\?[_-]')).join('|')})\\\\?[_-]\\d`, 'i');
 
 /** The keys (`PERSON_3`) of the placeholders written in a text, in every form restoration reads. */
 export function placeholderKeysIn(text: string): string[] {
-  if (!MAY_HOLD_PLACEHOLDER.test(text)) return [];
+  if (!DIGIT_AFTER_SEPARATOR.test(text) || !MAY_HOLD_PLACEHOLDER.test(text)) return [];
   const keys: string[] = [];
   let i = 0;
   while (i < text.length) {

@@ -117,6 +117,18 @@ describe('dates and brands beside personal data', () => {
   });
 });
 
+describe('a title before a surname in lower case', () => {
+  it('masks the surname, particles and all, in any language, and not a word that is no name', () => {
+    expect(mask('tell mr patel his parcel is late', 'en')).to.equal('tell mr [PERSON_1] his parcel is late');
+    expect(mask('heb net dhr jansen gesproken', 'nl')).to.equal('heb net dhr [PERSON_1] gesproken');
+    expect(mask('mevrouw de jong belde', 'nl')).to.equal('mevrouw [PERSON_1] belde');
+    expect(mask('frau schneider hat angerufen', 'de')).to.equal('frau [PERSON_1] hat angerufen');
+    expect(mask("j'ai appelé m. dupont", 'fr')).to.equal("j'ai appelé m. [PERSON_1]");
+    expect(mask('mr and mrs smith', 'en')).to.equal('mr and mrs [PERSON_1]');
+    expect(mask('De kast is 5 m. lang', 'nl')).to.equal('De kast is 5 m. lang');
+  });
+});
+
 describe('casual formats (issue 23)', () => {
   const found = (text: string, language: 'nl' | 'en' | 'fr' | 'de') => detectEntities(text, language).map((d) => [d.type, d.text]);
 

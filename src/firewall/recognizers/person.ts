@@ -505,6 +505,28 @@ function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, 
   }
 }
 
+// A title, then a surname in lower case ("tell mr patel", "heb net dhr jansen gesproken",
+// "mevrouw de jong", "frau schneider", "j'ai appelé m. dupont"): the title is cue enough, in any
+// text. The surname may carry particles; a word that is no name ("mr and mrs") is not taken.
+const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur'];
+const TITLED_LOWER = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)[ \u00a0]{1,3}` +
+    `((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0])*(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`,
+  'gu',
+);
+
+function findTitledLowerCase(text: string, take: (start: number, end: number) => void): void {
+  TITLED_LOWER.lastIndex = 0;
+  for (let m = TITLED_LOWER.exec(text); m; m = TITLED_LOWER.exec(text)) {
+    const name = m[1]!;
+    const words = name.split(/[ \u00a0]/);
+    const surname = words.at(-1)!.replace(/^(?:o|d)['’]/, '');
+    // Particles lead the surname ("de jong"); any other word that is no name ends the reading ("mr and").
+    if (isNonNameWord(surname) || (words.length === 1 && isNonNameWord(words[0]!))) continue;
+    take(m.index + m[0].length - name.length, m.index + m[0].length);
+  }
+}
+
 /**
  * Whether a sentence of a short text starts in lower case ("hey is thijs er?", "Top. kan jan smit
  * morgen?"): chat style, where a name may be written in lower case too. Sentences start at the
@@ -689,6 +711,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     }
   }
   findLowerCaseNames(text, s, take);
+  findTitledLowerCase(text, take);
   // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
   if (text.includes(' family')) {
     FAMILY_AFTER.lastIndex = 0;
