@@ -140,7 +140,7 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
   ), stored_response_rows as (
     -- The Responses door's stored turn (store: true): a replay of the same response keeps the first.
     insert into stored_responses (workspace_id, id, organization_id, request_id, previous_response_id, end_user, input, response)
-    select s.workspace_id, s.id, s.organization_id, s.request_id, s.previous_response_id, s.end_user, s.input::jsonb, s.response::jsonb
+    select s.workspace_id, s.id, s.organization_id, s.request_id, s.previous_response_id, s.end_user, s.input, s.response
       from json_to_recordset($10::json) as s(
              workspace_id uuid, id text, organization_id uuid, request_id text, previous_response_id text, end_user text,
              input json, response json)

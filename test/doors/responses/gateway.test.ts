@@ -181,6 +181,16 @@ describe('the Responses door over the gateway', () => {
     expect(sent[4].content).to.deep.equal([{ type: 'image_url', image_url: { url: image } }]);
   });
 
+  it('hands a stored response back as it was sent and answered, key order included', async () => {
+    const parameters = { type: 'object', properties: { alpha: { type: 'string' }, b: { type: 'integer' } }, required: ['alpha', 'b'] };
+    const tools = [{ type: 'function', name: 'zoek', description: 'Zoek een polis', parameters }];
+    const answered = (await (await post({ model: 'test/chat-a', input: 'Zoek polis 9', tools, cache: false })).json()) as any;
+    const stored = await api(gw.app.baseUrl, `/v1/responses/${answered.id}`, { key: gw.key });
+    expect(stored.status).to.equal(200);
+    expect(JSON.stringify(stored.body.tools[0].parameters)).to.equal(JSON.stringify(parameters));
+    expect(JSON.stringify(stored.body)).to.equal(JSON.stringify(answered));
+  });
+
   it('ends a stream cut after its first output with response.failed and an error event; nothing is stored or billed', async () => {
     gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
     const response = await post({ model: 'test/chat-a', input: 'Vertel een lang verhaal', stream: true }, { 'x-request-id': 'resp-cut-1' });
