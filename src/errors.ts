@@ -77,15 +77,20 @@ export const insufficientScope = (scope: string, forWhat?: string) =>
   });
 
 /** A requests or tokens per minute limit is reached (OpenAI's 429, which the SDKs retry after `retry-after`). */
-export const rateLimited = (message: string, retryAfterSeconds: number, { waitingHelps = true } = {}) =>
+export const rateLimited = (
+  message: string,
+  retryAfterSeconds: number,
+  { waitingHelps = true, rateHeaders = {} }: { waitingHelps?: boolean; rateHeaders?: Record<string, string> } = {},
+) =>
   new ApiError({
     status: 429,
     message,
     type: 'rate_limit_error',
     code: 'rate_limited',
     // OpenAI's and Anthropic's SDKs retry every 429 unless told not to (`x-should-retry`): a
-    // request larger than the limit itself would be refused again after the wait.
-    headers: { 'retry-after': String(retryAfterSeconds), ...(waitingHelps ? {} : { 'x-should-retry': 'false' }) },
+    // request larger than the limit itself would be refused again after the wait. The
+    // x-ratelimit-* headers say what is left, as on the answers (OpenAI sends them on its 429s).
+    headers: { ...rateHeaders, 'retry-after': String(retryAfterSeconds), ...(waitingHelps ? {} : { 'x-should-retry': 'false' }) },
   });
 
 /** A credit budget would be passed: which one, how much of it is used, and when it starts anew. */

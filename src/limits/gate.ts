@@ -277,7 +277,7 @@ export class LimitGate {
     }
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
-    if (short) throw this.refusal(short.id, short.limit, now, short.need);
+    if (short) throw this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now));
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
@@ -434,7 +434,7 @@ export class LimitGate {
   }
 
   /** A 429 or 402 for a counter; `spent` for a budget already used up (what was billed). */
-  private refusal(id: CounterId, limit: number, now: number, need: number, spent?: number) {
+  private refusal(id: CounterId, limit: number, now: number, need: number, spent?: number, rateHeaders: Record<string, string> = {}) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
     const held = this.held.get(keyOf(id));
     if (RATE_COUNTERS.has(id.counter)) {
@@ -445,7 +445,7 @@ export class LimitGate {
       const message = tooLarge
         ? `this request counts ${Math.ceil(need)} tokens (its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
         : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
-      return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge });
+      return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge, rateHeaders });
     }
     const window = id.counter === 'credits_day' ? 'day' : 'month';
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
@@ -478,7 +478,9 @@ export class LimitGate {
     let least = Infinity;
     for (const need of needs) {
       if (need.id.counter !== counter) continue;
-      const held = this.held.get(need.key)!;
+      // A counter refused before any lease of it is held has no figures yet.
+      const held = this.held.get(need.key);
+      if (held === undefined) continue;
       // Used over every process: what was leased, less what this process still holds unused.
       const remaining = Math.max(0, Math.floor(need.limit - (held.taken - held.remaining)));
       if (remaining < least) {

@@ -40,6 +40,10 @@ describe('limits and budgets', () => {
     expect(refused.body).to.include({ code: 'rate_limited' });
     expect(refused.body.error).to.include({ type: 'rate_limit_error', code: 'rate_limited' });
     expect(refused.body.message).to.match(/workspace's limit of 3 requests per minute/);
+    // As on OpenAI's 429s: what is left, and when it starts anew.
+    expect(refused.headers.get('x-ratelimit-limit-requests')).to.equal('3');
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
+    expect(refused.headers.get('x-ratelimit-reset-requests')).to.match(/^(\d+m)?\d+s$/);
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(refused.headers.get('x-should-retry'), 'a limit merely reached is worth retrying').to.equal(null);
     expect(retryAfter).to.be.within(1, 60);
