@@ -147,6 +147,29 @@ describe('web and worker through a database outage', function () {
     expect(await exited(worker.child)).to.equal(0);
   });
 
+  it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const proxy = await proxyTo(db.url);
+    cleanups.push(() => proxy.close());
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const web = startProcess('src/server.js', { DATABASE_URL: proxy.urlThrough(db.url), PORT: String(port), LOG_LEVEL: 'info' });
+    children.push(web.child);
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+
+    proxy.freeze();
+    const asked = Date.now();
+    expect(await statusOf(`${base}/readyz`)).to.equal(503);
+    expect(Date.now() - asked).to.be.below(4_000);
+    expect(await statusOf(`${base}/healthz`)).to.equal(200);
+    proxy.thaw();
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready again\n${web.output()}` });
+    expect(web.output()).not.to.contain('unhandled');
+    web.child.kill('SIGTERM');
+    expect(await exited(web.child)).to.equal(0);
+  });
+
   it('the web answers 503 with retry-after while the database is away, and 200 again within seconds of its return', async () => {
     const db: TestDatabase = await createTestDatabase();
     cleanups.push(() => db.drop());

@@ -9,12 +9,16 @@ export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
  * A pool whose idle and checked-out clients report connection errors instead of crashing the
  * process (pg emits 'error' on them when the server goes away, and an unheard 'error' throws).
  */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 export function createPool(
   connectionString: string,
   max = 10,
   onError: (err: Error) => void = () => undefined,
 ): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'polder' });
+  // A database that does not answer (a hung primary, a partition) must not hold a request that
+  // needs a new connection forever: it is refused after 5 s, and answered 503 like an outage.
+  const pool = new pg.Pool({ connectionString, max, application_name: 'polder', connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   const report = (err: Error) => onError(withoutClient(err));
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));

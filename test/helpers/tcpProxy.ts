@@ -16,11 +16,21 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again, on the same port. */
   restore(): Promise<void>;
+  /** Passes nothing on, either way, and leaves every connection open: a database that hangs. */
+  freeze(): void;
+  /** Passes bytes on again, what was held first. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  let frozen = false;
+  const join = ({ client, upstream }: { client: Socket; upstream: Socket }) => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -33,8 +43,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       track(client);
       track(upstream);
       upstream.connect(target.port, target.host);
-      client.pipe(upstream);
-      upstream.pipe(client);
+      const pair = { client, upstream };
+      pairs.add(pair);
+      client.once('close', () => pairs.delete(pair));
+      if (frozen) {
+        client.pause();
+        upstream.pause();
+      } else {
+        join(pair);
+      }
       // Either side going away takes the other with it, as a dead server would.
       client.once('close', () => upstream.destroy());
       upstream.once('close', () => client.resetAndDestroy());
@@ -69,6 +86,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return sockets.size;
     },
     cut: stopListening,
+    freeze() {
+      frozen = true;
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    thaw() {
+      frozen = false;
+      for (const pair of pairs) join(pair);
+    },
     async restore() {
       if (listening) return;
       server = newServer();
