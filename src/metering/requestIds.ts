@@ -126,12 +126,60 @@ function replayableHeaders(headers: Record<string, string>): Record<string, stri
   return kept;
 }
 
-/** A failed first attempt is not stored, so its retry runs anew. */
-export async function releaseRequestId(db: Queryable, workspaceId: string, requestId: string): Promise<void> {
-  await db.query(`delete from requests where workspace_id = $1 and request_id = $2 and state = 'running'`, [
-    workspaceId,
-    requestId,
-  ]);
+/**
+ * A failed first attempt is not stored, so its retry runs anew. A release that fails (the
+ * database went away with the request) is tried again until it is back: the claim would
+ * otherwise answer every retry 409 until pruned, an hour later.
+ */
+export async function releaseRequestId(pool: Pool, workspaceId: string, requestId: string): Promise<void> {
+  try {
+    await deleteRunningClaim(pool, workspaceId, requestId);
+  } catch (err) {
+    unreleased.set(`${workspaceId}\0${requestId}`, { pool, workspaceId, requestId, since: Date.now() });
+    releaseLater(RELEASE_RETRY_FIRST_MS);
+    throw err;
+  }
+}
+
+async function deleteRunningClaim(db: Queryable, workspaceId: string, requestId: string): Promise<void> {
+  await db.query(`delete from requests where workspace_id = $1 and request_id = $2 and state = 'running'`, [workspaceId, requestId]);
+}
+
+const RELEASE_RETRY_FIRST_MS = 1_000;
+const RELEASE_RETRY_MAX_MS = 15_000;
+const unreleased = new Map<string, { pool: Pool; workspaceId: string; requestId: string; since: number }>();
+let releaseTimer: NodeJS.Timeout | undefined;
+
+function releaseLater(pauseMs: number): void {
+  if (releaseTimer !== undefined) return;
+  releaseTimer = setTimeout(() => {
+    releaseTimer = undefined;
+    retryReleases().then(
+      () => {
+        if (unreleased.size > 0) releaseLater(Math.min(pauseMs * 2, RELEASE_RETRY_MAX_MS));
+      },
+      () => releaseLater(Math.min(pauseMs * 2, RELEASE_RETRY_MAX_MS)),
+    );
+  }, pauseMs);
+  // A process on its way out does not wait for them: the prune frees what is left.
+  releaseTimer.unref();
+}
+
+async function retryReleases(): Promise<void> {
+  for (const [key, claim] of unreleased) {
+    try {
+      await deleteRunningClaim(claim.pool, claim.workspaceId, claim.requestId);
+      unreleased.delete(key);
+    } catch {
+      if (Date.now() - claim.since > ABANDONED_CLAIM_SECONDS * 1000) unreleased.delete(key);
+      return;
+    }
+  }
+}
+
+/** Releases still waiting for the database (for tests and metrics). */
+export function unreleasedClaims(): number {
+  return unreleased.size;
 }
 
 /** Who asks, under which request id, and whether the caller chose it (only then can it retry). */

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import type { CreatedKey } from '../../src/tenancy/keys.js';
+import type { Pool } from '../../src/db/pool.js';
+import { releaseRequestId, unreleasedClaims } from '../../src/metering/requestIds.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
 
 describe('metering/requestIds', () => {
   let app: TestApp;
@@ -11,6 +14,27 @@ describe('metering/requestIds', () => {
   });
   after(async () => {
     await app.close();
+  });
+
+  it('frees the claim of a failed request once the database is back, when releasing it failed while it was away', async () => {
+    await app.db.pool.query(
+      `insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
+       values ($1, 'outage-1', $2, 'chat', '\\x00', 'running')`,
+      [key.workspace_id, key.organization_id],
+    );
+    // The database is away for the first two attempts.
+    let refusals = 2;
+    const flaky = {
+      query: (text: string, values: unknown[]) => (refusals-- > 0 ? Promise.reject(new Error('connect ECONNREFUSED')) : app.db.pool.query(text, values)),
+    } as unknown as Pool;
+    let thrown: unknown;
+    await releaseRequestId(flaky, key.workspace_id, 'outage-1').catch((err: unknown) => (thrown = err));
+    expect(thrown).to.be.instanceOf(Error);
+    await waitFor(async () => (await app.db.pool.query(`select 1 from requests where request_id = 'outage-1'`)).rowCount === 0 || undefined, {
+      what: 'the claim released once the database answered',
+      timeoutMs: 10_000,
+    });
+    expect(unreleasedClaims()).to.equal(0);
   });
 
   it('refuses the id forms the service bills its own work under, before or after that work', async () => {
