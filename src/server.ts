@@ -40,7 +40,11 @@ const server = createServer(app.callback());
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 
+// A port already taken (EADDRINUSE) or not ours to take (EACCES) is a plain message and exit 1, as the worker's is.
+const listenFailed = (err: Error) => startupFailure(log, err);
+server.once('error', listenFailed);
 server.listen(config.port, () => {
+  server.off('error', listenFailed);
   log.info({ port: config.port, catalog: catalog.file }, 'web listening');
 });
 

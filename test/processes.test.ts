@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
 import { exited, startProcess } from './helpers/processes.js';
@@ -25,6 +26,20 @@ describe('web and worker processes', () => {
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, CATALOG_FILE: file, PORT: '18099' });
     expect(await exited(web.child)).to.equal(1);
     expect(web.output()).to.contain('providers.0.region');
+  });
+
+  it('web refuses to start on a port already taken, with a plain message', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
+      expect(await exited(web.child)).to.equal(1);
+      expect(web.output()).to.contain('polder: cannot start: listen EADDRINUSE');
+      expect(web.output()).not.to.contain('Unhandled');
+    } finally {
+      taken.close();
+    }
   });
 
   it('web serves, then stops cleanly on SIGTERM', async () => {
