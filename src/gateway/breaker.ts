@@ -157,8 +157,10 @@ export function verdictOf(err: unknown, now = Date.now()): Verdict {
   switch (err.kind) {
     case 'aborted':
       return NEUTRAL;
-    case 'connect':
     case 'timeout':
+      // A call that waited for one of this process's connections to it says nothing of the provider.
+      return err.queued ? NEUTRAL : FAILURE;
+    case 'connect':
     case 'protocol':
       return FAILURE;
     case 'status': {

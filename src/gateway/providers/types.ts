@@ -166,17 +166,20 @@ export class UpstreamError extends Error {
   readonly retryAfter: string | undefined;
   /** The provider's own error message, when it sent one (never includes our key). */
   readonly upstreamMessage: string | undefined;
+  /** The call never left this process: every connection to the provider was busy until the timeout. */
+  readonly queued: boolean;
 
   constructor(
     kind: UpstreamFailureKind,
     message: string,
-    details: { status?: number; retryAfter?: string; upstreamMessage?: string } = {},
+    details: { status?: number; retryAfter?: string; upstreamMessage?: string; queued?: boolean } = {},
   ) {
     super(message);
     this.kind = kind;
     this.status = details.status;
     this.retryAfter = details.retryAfter;
     this.upstreamMessage = details.upstreamMessage;
+    this.queued = details.queued ?? false;
   }
 
   get retryable(): boolean {

@@ -5,7 +5,7 @@
 // the provider's timeout_ms for the response headers and between two pieces of the body.
 import type { CatalogProvider } from '../../catalog.js';
 import { abortedError, type CallContext, protocolError, transportError } from '../openai/errors.js';
-import { PoolRegistry } from '../openai/pool.js';
+import { CONNECTIONS_PER_PROVIDER, PoolRegistry } from '../openai/pool.js';
 import {
   type ChatStream,
   type EmbeddingOutput,
@@ -37,7 +37,7 @@ export function createAnthropicAdapter(): ProviderAdapter {
 }
 
 class AnthropicAdapter implements ProviderAdapter {
-  private readonly pools = new PoolRegistry({ connections: 64, connectTimeoutMs: 5_000, keepAliveTimeoutMs: 30_000, closeGraceMs: 2_000 });
+  private readonly pools = new PoolRegistry({ connections: CONNECTIONS_PER_PROVIDER, connectTimeoutMs: 5_000, keepAliveTimeoutMs: 30_000, closeGraceMs: 2_000 });
   private readonly endpoints = new WeakMap<CatalogProvider, Endpoint>();
 
   supportedParameters(): ReadonlySet<UpstreamParameter> {

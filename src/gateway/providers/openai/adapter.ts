@@ -27,7 +27,7 @@ import {
 import { call } from './call.js';
 import { type CallContext, errorFromBody, isRecord } from './errors.js';
 import { type CompiledProfile, ProfileRegistry, type ProviderProfile } from './parameters.js';
-import { PoolRegistry } from './pool.js';
+import { CONNECTIONS_PER_PROVIDER, PoolRegistry } from './pool.js';
 import { buildChatBody, buildEmbeddingBody } from './request.js';
 import { completionAsChunk, toCompletion, toEmbeddings } from './response.js';
 import { chunksOf } from './stream.js';
@@ -74,7 +74,7 @@ class OpenAiAdapter implements ProviderAdapter {
 
   constructor(options: OpenAiAdapterOptions) {
     this.pools = new PoolRegistry({
-      connections: options.connections ?? 64,
+      connections: options.connections ?? CONNECTIONS_PER_PROVIDER,
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
       closeGraceMs: options.closeGraceMs ?? 2_000,

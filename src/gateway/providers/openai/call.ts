@@ -15,7 +15,7 @@
 // failure, a timeout, our abort or a consumer leaving a stream early aborts the request, which
 // destroys its socket (the provider sees the connection close and stops generating).
 import type { Dispatcher } from 'undici';
-import type { UpstreamError } from '../types.js';
+import { UpstreamError } from '../types.js';
 import { abortedError, type CallContext, protocolError, statusError, transportError } from './errors.js';
 import { SseChunkReader } from './stream.js';
 
@@ -230,6 +230,15 @@ class Call implements Dispatcher.DispatchHandler {
 
   private readonly onHeadersTimeout = (): void => {
     this.headersTimer = undefined;
+    // undici starts a request (onRequestStart) once one of the pool's connections takes it.
+    if (this.controller === null) {
+      this.fail(
+        new UpstreamError('timeout', `${this.ctx.providerId}: no connection to it came free within ${this.ctx.timeoutMs} ms (all of this process's are busy)`, {
+          queued: true,
+        }),
+      );
+      return;
+    }
     this.fail(transportError(Object.assign(new Error('headers timeout'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), this.ctx));
   };
 

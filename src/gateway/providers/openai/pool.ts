@@ -2,6 +2,13 @@
 // are what keeps the gateway's own latency small (no TCP or TLS handshake per request).
 import { Pool } from 'undici';
 
+/**
+ * Connections one web process keeps at most to one provider: a burst of long streams beyond it
+ * waits for one to come free (within the provider's timeout_ms). 64 made 200 five-second streams
+ * to one provider wait in batches, and time out.
+ */
+export const CONNECTIONS_PER_PROVIDER = 256;
+
 export interface PoolSettings {
   /** Sockets per origin at most. */
   connections: number;

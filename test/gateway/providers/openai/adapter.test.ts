@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { CatalogProvider } from '../../../../src/gateway/catalog.js';
+import { verdictOf } from '../../../../src/gateway/breaker.js';
 import { createOpenAiAdapter } from '../../../../src/gateway/providers/openai/adapter.js';
+import { abortedError } from '../../../../src/gateway/providers/openai/errors.js';
 import {
   type ProviderAdapter,
   type UpstreamChatRequest,
@@ -179,6 +181,26 @@ describe('openai adapter', function () {
       expect(err.retryable).to.equal(true);
       expect(elapsed).to.be.within(150, 1_000);
       await stub.waitFor(() => stub.requests[0]!.closedEarly);
+    });
+
+    it('a call that waited for a connection until its timeout is told apart, and does not count against the provider', async () => {
+      const single = createOpenAiAdapter({ connectTimeoutMs: 1_000, connections: 1 });
+      try {
+        // The one connection is busy with a slow answer while the second call waits for it.
+        stub.script({ type: 'answer', delayMs: 600 }, { type: 'hang' });
+        const first = single.complete(target(provider(stub.url, { timeoutMs: 2_000 })), hello, never);
+        const queued = await failure(single.complete(target(provider(stub.url, { timeoutMs: 200 })), hello, never));
+        expect(queued).to.include({ kind: 'timeout', queued: true });
+        expect(queued.message).to.match(/no connection to it came free within 200 ms/);
+        expect(verdictOf(queued)).to.deep.equal(verdictOf(abortedError('stub')));
+        expect((await first).choices).to.have.length(1);
+        // A provider that took the call and never answered is another matter.
+        const hung = await failure(single.complete(target(provider(stub.url, { timeoutMs: 200 })), hello, never));
+        expect(hung).to.include({ kind: 'timeout', queued: false });
+        expect(verdictOf(hung)).not.to.deep.equal(verdictOf(queued));
+      } finally {
+        await single.close();
+      }
     });
 
     it('503 with retry-after → status, retryable, with the provider’s message', async () => {
