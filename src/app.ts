@@ -12,6 +12,7 @@ import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
 import { refuseNul } from './http/middleware/refuseNul.js';
 import { modelIdInOneSegment } from './http/middleware/modelPath.js';
+import type { InFlight } from './http/middleware/inFlight.js';
 import { requestContext } from './http/middleware/requestContext.js';
 import { auditLogRoutes } from './http/routes/auditLog.js';
 import { keyRoutes } from './http/routes/keys.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   validator?: Validator;
   /** Rate limits and budgets; the web process passes its own to give its leases back at shutdown. */
   gate?: LimitGate;
+  /** The web process's count of requests being handled, which its shutdown waits for. */
+  inFlight?: InFlight;
 }
 
 /** What a web process's caches drop when another process announces a change (tenancy/changes.ts). */
@@ -80,6 +83,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   // Errors are answered and logged by errorMiddleware; Koa's own stderr printing would duplicate them.
   app.silent = true;
+  if (deps.inFlight) app.use(deps.inFlight.middleware);
   app.use(requestContext(deps.log));
   app.use(errorMiddleware);
 

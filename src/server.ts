@@ -10,6 +10,7 @@ import { ChangeListener } from './tenancy/changes.js';
 import { KeyResolver } from './tenancy/keys.js';
 import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
+import { InFlight } from './http/middleware/inFlight.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 
 const config = configOrExit();
@@ -34,7 +35,8 @@ const keys = new KeyResolver(pool);
 // Key, settings, acceptance and limit changes made by any process reach this one at once.
 const changes = new ChangeListener({ connectionString: config.databaseUrl, log }, changeTargets(keys, gate));
 await changes.start();
-const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys });
+const inFlight = new InFlight();
+const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys, inFlight });
 const server = createServer(app.callback());
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
@@ -55,6 +57,8 @@ onShutdown(log, 'web', async () => {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
+  // Requests whose sockets were closed still record what they did (a cut stream is billed as 499).
+  await inFlight.settled(5_000);
   await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close(), gate.close(), changes.close()]);
   await pool.end();
 });

@@ -8,6 +8,8 @@ import { createKey } from '../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
 import { exited, startProcess } from './helpers/processes.js';
+import { FREE_SERVICES, loadTestCatalog } from './helpers/catalog.js';
+import { startStubProvider } from './helpers/stubProvider.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
 import { createCollection, ingest, prose, startSlowEmbeddingCatalog } from './memory/documentsFixture.js';
 
@@ -145,6 +147,44 @@ describe('web and worker through a database outage', function () {
 
     worker.child.kill('SIGTERM');
     expect(await exited(worker.child)).to.equal(0);
+  });
+
+  it('a stream still running when the web is told to stop is billed for what it streamed and traced as 499 before the web exits', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const stub = await startStubProvider();
+    cleanups.push(() => stub.close());
+    const { file } = loadTestCatalog(`
+providers:
+  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
+models:
+  - {id: test/slow, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: slow}]}
+aliases: {}
+${FREE_SERVICES}
+`);
+    // Thirty seconds of answer: longer than the 10 s the web gives in-flight requests at shutdown.
+    stub.script({ type: 'answer', chunks: Array.from({ length: 60 }, (_, i) => `woord${i} `), chunkDelayMs: 500 });
+    const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const port = await freePort();
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
+    children.push(web.child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    const streamed = fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'stopped-1' },
+      body: JSON.stringify({ model: 'test/slow', stream: true, messages: [{ role: 'user', content: 'Vertel een lang verhaal' }] }),
+    }).then((response) => response.text().catch(() => ''));
+    await stub.waitFor(() => stub.requests.length > 0, 10_000);
+    web.child.kill('SIGTERM');
+    expect(await exited(web.child)).to.equal(0);
+    await streamed;
+    expect(web.output()).not.to.contain('Cannot use a pool after calling end');
+    const usage = (await db.pool.query(`select completion_tokens, partial from usage where request_id = 'stopped-1'`)).rows;
+    expect(usage).to.have.length(1);
+    expect(usage[0]).to.include({ partial: true });
+    expect(usage[0].completion_tokens).to.be.above(0);
+    expect((await db.pool.query(`select status from traces where id = 'stopped-1'`)).rows).to.deep.equal([{ status: 499 }]);
   });
 
   it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {
