@@ -9,6 +9,10 @@ import { fresh, useMessagesDoor } from './fixture.js';
 
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
+/** One chat chunk of a provider's stream, as an SSE frame. */
+const frame = (delta: unknown, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
 const lookupTool: Anthropic.Tool = {
   name: 'lookup_policy',
   description: 'Finds an insurance policy',
@@ -158,29 +162,30 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(message.usage.output_tokens).to.equal(deltaUsage!.output_tokens);
   });
 
-  it('streams tool arguments that arrive in pieces as input_json_delta, whole and valid at the end', async () => {
-    const frame = (delta: unknown, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    const pieces = ['{"poli', 'cy_num', 'ber": "4', '2", "no', 'te": "à ✓"}'];
+  /** A provider's stream of these chunks, ending in tool_calls, as the SDK streams it through the door. */
+  const streamLookups = (chunks: string[]) => {
     gw.euA.script({
       type: 'raw',
       headers: { 'content-type': 'text/event-stream' },
-      body: [
-        frame({ role: 'assistant', content: 'Even zoeken. ' }),
-        frame({ tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'lookup_policy', arguments: '' } }] }),
-        ...pieces.map((piece) => frame({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
-        frame({ tool_calls: [{ index: 1, id: 'call_8', type: 'function', function: { name: 'lookup_policy', arguments: '{"policy_number":"7"}' } }] }),
-        frame({}, 'tool_calls'),
-        'data: [DONE]\n\n',
-      ],
+      body: [...chunks, frame({}, 'tool_calls'), 'data: [DONE]\n\n'],
       chunkDelayMs: 5,
     });
-    const stream = door.client.messages.stream({
+    return door.client.messages.stream({
       model: 'test/chat-a',
       max_tokens: 100,
       tools: [lookupTool],
       messages: [{ role: 'user', content: fresh('Zoek polis 42 en 7') }],
     });
+  };
+
+  it('streams tool arguments that arrive in pieces as input_json_delta, whole and valid at the end', async () => {
+    const pieces = ['{"poli', 'cy_num', 'ber": "4', '2", "no', 'te": "à ✓"}'];
+    const stream = streamLookups([
+      frame({ role: 'assistant', content: 'Even zoeken. ' }),
+      frame({ tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'lookup_policy', arguments: '' } }] }),
+      ...pieces.map((piece) => frame({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+      frame({ tool_calls: [{ index: 1, id: 'call_8', type: 'function', function: { name: 'lookup_policy', arguments: '{"policy_number":"7"}' } }] }),
+    ]);
     const jsonPieces: string[] = [];
     stream.on('streamEvent', (event) => {
       if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') jsonPieces.push(event.delta.partial_json);
@@ -196,32 +201,17 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
   });
 
   it('sends tool calls a provider interleaves as whole blocks, one after another, never a delta after a stop', async () => {
-    const frame = (delta: unknown, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const call = (index: number, args: string, head?: { id: string }) => ({
       tool_calls: [{ index, ...(head ? { id: head.id, type: 'function' } : {}), function: { ...(head ? { name: 'lookup_policy' } : {}), arguments: args } }],
     });
-    gw.euA.script({
-      type: 'raw',
-      headers: { 'content-type': 'text/event-stream' },
-      body: [
-        frame({ role: 'assistant', content: '' }),
-        frame(call(0, '{"poli', { id: 'call_a' })),
-        frame(call(1, '{"policy_n', { id: 'call_b' })),
-        frame(call(0, 'cy_number": "4')),
-        frame(call(1, 'umber": "7"}')),
-        frame(call(0, '2"}')),
-        frame({}, 'tool_calls'),
-        'data: [DONE]\n\n',
-      ],
-      chunkDelayMs: 5,
-    });
-    const stream = door.client.messages.stream({
-      model: 'test/chat-a',
-      max_tokens: 100,
-      tools: [lookupTool],
-      messages: [{ role: 'user', content: fresh('Zoek polis 42 en 7') }],
-    });
+    const stream = streamLookups([
+      frame({ role: 'assistant', content: '' }),
+      frame(call(0, '{"poli', { id: 'call_a' })),
+      frame(call(1, '{"policy_n', { id: 'call_b' })),
+      frame(call(0, 'cy_number": "4')),
+      frame(call(1, 'umber": "7"}')),
+      frame(call(0, '2"}')),
+    ]);
     const stopped = new Set<number>();
     const late: unknown[] = [];
     stream.on('streamEvent', (event) => {
