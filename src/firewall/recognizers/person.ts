@@ -511,7 +511,7 @@ function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, 
 const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur'];
 const TITLED_LOWER = new RegExp(
   `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)[ \u00a0]{1,3}` +
-    `((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0])*(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`,
+    `((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0]){0,3}(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`,
   'gu',
 );
 
