@@ -74,7 +74,6 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   credits_month: 'credits_per_month',
 };
 
-const keyOf: (id: CounterId) => string = counterKey;
 
 function counterOf(key: string): CounterId {
   const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
@@ -215,7 +214,7 @@ export class LimitGate {
     const ids = budgets.map(({ scope_kind, scope_id, counter }) => ({ scope_kind, scope_id, counter, window_start: windowId(counter, now) }));
     const billed = await countersUsed(this.pool, ids);
     ids.forEach((id, index) => {
-      const used = billed.get(keyOf(id)) ?? 0;
+      const used = billed.get(counterKey(id)) ?? 0;
       if (used >= budgets[index]!.limit) throw this.refusal(id, budgets[index]!.limit, now, 0, used);
     });
   }
@@ -243,7 +242,7 @@ export class LimitGate {
       const start = windowId(counter, now);
       if (planned.window?.id.window_start !== start) {
         const id = { scope_kind: planned.scope_kind, scope_id: planned.scope_id, counter, window_start: start };
-        planned.window = { id, key: keyOf(id), startMs: Date.parse(start) };
+        planned.window = { id, key: counterKey(id), startMs: Date.parse(start) };
       }
       needs.push({ id: planned.window.id, key: planned.window.key, startMs: planned.window.startMs, need, limit: planned.limit });
       this.dropIfLowered(planned.window.key, planned.limit);
@@ -258,7 +257,7 @@ export class LimitGate {
       const asks = this.shortfalls(needs);
       if (asks.length === 0) break;
       const exhausted = asks.find((ask) => {
-        const mark = this.exhausted.get(keyOf(ask));
+        const mark = this.exhausted.get(counterKey(ask));
         return mark !== undefined && mark.until > now && ask.need > mark.left && ask.limit <= mark.limit;
       });
       if (exhausted) break;
@@ -367,7 +366,7 @@ export class LimitGate {
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
     const grants = await leaseCounters(this.pool, asks);
     grants.forEach((grant, index) => {
-      const key = keyOf(grant);
+      const key = counterKey(grant);
       const ask = asks[index]!;
       if (grant.granted === 0 && ask.need > 0) {
         this.exhausted.set(key, { until: now + EXHAUSTED_RECHECK_MS, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit });
@@ -436,7 +435,7 @@ export class LimitGate {
   /** A 429 or 402 for a counter; `spent` for a budget already used up (what was billed). */
   private refusal(id: CounterId, limit: number, now: number, need: number, spent?: number, rateHeaders: Record<string, string> = {}) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
-    const held = this.held.get(keyOf(id));
+    const held = this.held.get(counterKey(id));
     if (RATE_COUNTERS.has(id.counter)) {
       countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
       const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
