@@ -541,27 +541,12 @@ function lineStructures(text: string, out: Collector): void {
     const length = line.end - line.start;
     // Headers and key-value lines are short; a paragraph of prose is not read further.
     if (length > MAX_HEADER_LINE) continue;
-    // One pass over the line: which separators and key signs it holds.
-    let keySign = false;
-    let pipe = false;
-    let tab = false;
-    let semicolon = false;
-    let comma = false;
-    for (let i = line.start; i < line.end; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 58 || c === 61) keySign = true;
-      else if (c === 124) pipe = true;
-      else if (c === 9) tab = true;
-      else if (c === 59) semicolon = true;
-      else if (c === 44) comma = true;
-    }
-    if (!keySign && !pipe && !tab && !semicolon && !comma) {
+    const { keySign, sep } = signsOf(text, line);
+    if (!keySign && sep < 0) {
       // Only a label alone on its line over a value can be here.
       if (length <= 48) loneLabel(text, lines, k, out);
       continue;
     }
-    const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
-    const sep = first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1;
     if (sep >= 0 && length <= MAX_HEADER_LINE / 2) {
       const cells = cellsOf(text, line, sep, 52);
       const keys = cells && headerKeys(text, cells);
@@ -620,6 +605,28 @@ function lineStructures(text: string, out: Collector): void {
   }
 }
 
+/**
+ * One pass over a line: whether it holds a key sign (':' or '='), and the separator its cells would
+ * be split at (a Markdown row's '|', else a tab, ';' or ','), or -1.
+ */
+function signsOf(text: string, line: Line): { keySign: boolean; sep: number } {
+  let keySign = false;
+  let pipe = false;
+  let tab = false;
+  let semicolon = false;
+  let comma = false;
+  for (let i = line.start; i < line.end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 58 || c === 61) keySign = true;
+    else if (c === 124) pipe = true;
+    else if (c === 9) tab = true;
+    else if (c === 59) semicolon = true;
+    else if (c === 44) comma = true;
+  }
+  const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
+  return { keySign, sep: first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1 };
+}
+
 /** A label alone on its line, without a colon ("Date of birth"), over a short value line. */
 function loneLabel(text: string, lines: Line[], k: number, out: Collector): void {
   const line = lines[k]!;
@@ -650,7 +657,11 @@ function mayHoldStructure(text: string): boolean {
 
 /** Whether any key of the text's objects or tables says it is about things ("price", "sku", "version"). */
 function thingContextOf(text: string): boolean {
-  return aboutThings(Array.from(text.matchAll(THING_KEY), (m) => m[1]!));
+  return aboutThings(keysOf(text));
+}
+
+function* keysOf(text: string): Generator<string> {
+  for (const m of text.matchAll(THING_KEY)) yield m[1]!;
 }
 const THING_KEY = /(?:^|["'|,;\t\n{])[ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
 
@@ -664,13 +675,11 @@ export function tableHeader(text: string): string | null {
   if (nl < 0) return null;
   const line = { start: 0, end: nl > 0 && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl };
   if (line.end > MAX_HEADER_LINE / 2) return null;
-  const head = text.slice(0, line.end);
-  const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
-  const sep = first === 124 ? 124 : head.includes('\t') ? 9 : head.includes(';') ? 59 : head.includes(',') ? 44 : -1;
+  const { sep } = signsOf(text, line);
   if (sep < 0) return null;
   const cells = cellsOf(text, line, sep, 52);
   const keys = cells && headerKeys(text, cells);
-  return keys && !aboutThings(keys) ? head : null;
+  return keys && !aboutThings(keys) ? text.slice(0, line.end) : null;
 }
 
 export function findStructured(text: string): StructureFindings {

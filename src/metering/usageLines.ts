@@ -71,7 +71,12 @@ export class UsageMeter {
     owner: UsageOwner,
     kind: UsageKind,
     idOf: (part: string, index: number) => string,
-    { services = 0, cacheHit = false, createdAt = new Date().toISOString() }: { services?: number; cacheHit?: boolean; createdAt?: string } = {},
+    {
+      services = 0,
+      cacheHit = false,
+      createdAt = new Date().toISOString(),
+      partial = false,
+    }: { services?: number; cacheHit?: boolean; createdAt?: string; partial?: boolean } = {},
   ): UsageRecord[] {
     const uses = [...this.uses.values()];
     const providersOf = new Map<string, number>();
@@ -95,6 +100,7 @@ export class UsageMeter {
           { services: index === 0 ? services : 0, cacheHit },
         ),
         created_at: createdAt,
+        ...(partial ? { partial } : {}),
       };
     });
   }
