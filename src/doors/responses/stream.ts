@@ -243,12 +243,9 @@ export class ResponsesStream implements SseSink {
   private async callDelta(delta: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]): Promise<void> {
     let open = this.calls.get(delta.index);
     if (!open && this.current?.kind === 'call') {
-      const index = this.current.index + 1 + this.waiting.length;
-      open = { kind: 'call', index, chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '', waiting: true };
+      open = { kind: 'call', index: this.current.index + 1 + this.waiting.length, chatIndex: delta.index, id: '', name: '', arguments: '', waiting: true };
       this.calls.set(delta.index, open);
       this.waiting.push(open);
-      open.arguments += delta.function?.arguments ?? '';
-      return;
     }
     if (open?.waiting) {
       if (delta.id) open.id = delta.id;
