@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
+import { findSamples, scrape } from '../helpers/prometheus.js';
 import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions with stream: true', () => {
@@ -130,6 +131,9 @@ describe('POST /v1/chat/completions with stream: true', () => {
   it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499; a retry under its id runs anew and its bill replaces that one', async () => {
     // Big enough that the client's socket buffers fill and the gateway has to wait for them.
     gw.euA.script({ type: 'answer', chunks: Array.from({ length: 3000 }, (_, i) => `${'woord '.repeat(300)}${i} `) });
+    const clientClosedCount = async () =>
+      findSamples(await scrape(`${gw.app.baseUrl}/metrics`), 'polder_http_requests_total', { route: '/v1/chat/completions', status: '499' }).reduce((sum, s) => sum + s.value, 0);
+    const closedBefore = await clientClosedCount();
     const serverSockets = new Set<Socket>();
     const track = (socket: Socket) => serverSockets.add(socket);
     gw.app.server.on('connection', track);
@@ -155,6 +159,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
       { what: 'the trace of the abandoned stream', timeoutMs: 5_000 },
     );
     expect(trace.status).to.equal(499);
+    // The operator's metrics say so too, not the 200 the stream's header went out with.
+    await waitFor(async () => (await clientClosedCount()) === closedBefore + 1, { what: 'a 499 in polder_http_requests_total', timeoutMs: 5_000 });
     const usage = (await gw.app.db.pool.query("select * from usage where request_id = 'stalled-1'")).rows;
     expect(usage).to.have.length(1);
     expect(usage[0].completion_tokens).to.be.greaterThan(0);

@@ -71,6 +71,16 @@ function loggableUrl(ctx: AppContext): string {
   return `${path}?${query}`;
 }
 
+/**
+ * The status an operator should see: an event stream (written by the handler itself, Koa out of
+ * the way) that the client left before its end was written is a 499, as its trace and bill say,
+ * not the 200 its header went out with.
+ */
+function answeredStatus(ctx: AppContext): number {
+  return ctx.respond === false && ctx.res.headersSent && !ctx.res.writableEnded ? CLIENT_CLOSED : ctx.status;
+}
+const CLIENT_CLOSED = 499;
+
 /** Request id, a child logger per request, one access-log line and the request metrics when the response is done. */
 export function requestContext(rootLog: Logger) {
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
@@ -89,11 +99,12 @@ export function requestContext(rootLog: Logger) {
     } finally {
       const principal = ctx.state.principal;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      observeHttpRequest(ctx.method, routeOf(ctx), ctx.status, durationMs / 1000);
+      const status = answeredStatus(ctx);
+      observeHttpRequest(ctx.method, routeOf(ctx), status, durationMs / 1000);
       ctx.state.log.info(
         {
           req: { method: ctx.method, url: loggableUrl(ctx), headers: ctx.headers },
-          status: ctx.status,
+          status,
           duration_ms: durationMs,
           ...(principal ? { key_id: principal.keyId, workspace_id: principal.workspaceId } : {}),
         },
