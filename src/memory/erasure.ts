@@ -36,6 +36,8 @@ export interface Erasure {
   cacheEntries: number;
   /** Responses stored by the Responses door for calls that named the end-user. */
   responses: number;
+  /** Earlier audit entries that named the end-user: kept, with the name taken out. */
+  auditEntries: number;
 }
 
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
@@ -76,6 +78,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
      select (select count(*) from replays)::int as replays, (select count(*) from cache_entries)::int as cache_entries`,
     [actor.workspaceId, userRef],
   );
+  const auditEntries = await forgetEndUserInAuditLog(db, actor.workspaceId, userRef);
   const erasure: Erasure = {
     userRef,
     erasedAt: new Date(),
@@ -86,6 +89,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
     replays: answers.rows[0]!.replays,
     cacheEntries: answers.rows[0]!.cache_entries,
     responses,
+    auditEntries,
   };
   await recordAudit(db, {
     organization_id: actor.organizationId,
@@ -103,6 +107,7 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
       replays: erasure.replays,
       cache_entries: erasure.cacheEntries,
       responses: erasure.responses,
+      audit_entries_anonymised: erasure.auditEntries,
     },
   });
   await recordMemoryErased(db, actor, { userRef, deleted: deletedCounts(erasure) });
@@ -110,6 +115,23 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   // nothing about them when they finish (sql/0029, writeRecords.ts).
   await markErased(db, actor.workspaceId, userRef);
   return erasure;
+}
+
+/**
+ * Takes the end-user's reference out of the workspace's earlier audit entries (a chat's or an
+ * embeddings call's `user`, an extraction's `user_ref`; sql/0032): the entries stay, as the record
+ * of what each key did, marked `user_erased`. The erasure's own entry keeps the reference: it is
+ * the proof of which erasure was done.
+ */
+async function forgetEndUserInAuditLog(db: PoolClient, workspaceId: string, userRef: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `update audit_log
+        set details = details - 'user' - 'user_ref' || '{"user_erased": true}'
+      where workspace_id = $1 and details ?| array['user', 'user_ref']
+        and coalesce(details ->> 'user', details ->> 'user_ref') = $2`,
+    [workspaceId, userRef],
+  );
+  return rowCount ?? 0;
 }
 
 /** Requests naming the end-user that began before now write nothing about them (sql/0029, writeRecords.ts). */

@@ -83,7 +83,10 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
   ), audit_rows as (
     insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
     select e.organization_id, e.workspace_id, e.at, (e.actor->>'key_id')::uuid, e.actor->>'kind', e.action, e.target,
-           e.details
+           -- A request whose end-user was erased while it ran is audited without their name, as
+           -- the erasure left the entries written before it (src/memory/erasure.ts).
+           case when exists (select 1 from erased x where x.workspace_id = e.workspace_id and x.request_id = e.target)
+                then e.details - 'user' - 'user_ref' || '{"user_erased": true}' else e.details end
       from json_to_recordset($3::json) as e(
              organization_id uuid, workspace_id uuid, at timestamptz, actor json, action text, target text,
              details jsonb)

@@ -74,6 +74,18 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-10', { key: gw.key })).status).to.equal(200);
     const audit = await gw.app.db.pool.query("select details from audit_log where action = 'memory.erased' and target = 'klant-9'");
     expect(audit.rows[0].details).to.include({ threads: 1, replays: 2, cache_entries: 1, responses: 0 });
+    // The audit log keeps what each key did, but of what came before the erasure, only the erasure's
+    // own entry names the end-user (the chats after it are a new end-user's).
+    const trail = (await api(gw.app.baseUrl, '/v1/audit-log?limit=100', { key: gw.key })).body.data as any[];
+    const erasedAt = trail.findIndex((e) => e.action === 'memory.erased');
+    const naming = trail.slice(erasedAt).filter((e) => JSON.stringify(e).includes('klant-9'));
+    expect(naming.map((e) => e.action)).to.deep.equal(['memory.erased']);
+    const theirChats = trail.filter((e) => e.action === 'chat.completion' && ['keep-9', 'keep-9-again'].includes(e.target));
+    expect(theirChats.map((e) => e.details.user_erased)).to.deep.equal([true, true]);
+    const theirExtraction = trail.filter((e) => e.action === 'facts.extracted' && e.details.user_erased);
+    expect(theirExtraction).to.have.length(1);
+    expect(trail.filter((e) => e.details.user === 'klant-10').map((e) => e.target)).to.deep.equal(['keep-10']);
+    expect(trail.filter((e) => e.details.user_ref === 'klant-10')).to.have.length(1);
   });
 
   it('a chat still running when its end-user is erased writes nothing about them when it finishes, and is still billed', async () => {
@@ -96,6 +108,8 @@ describe('erasure reaches replays, the response cache, threads and stored respon
               (select count(*) from audit_log where action = 'chat.completion' and target = 'inflight-30')::int as audit`,
     );
     expect(left.rows[0]).to.deep.equal({ traces: 0, messages: 0, replays: 0, cache: 0, usage: 1, audit: 1 });
+    const entry = await gw.app.db.pool.query("select details from audit_log where action = 'chat.completion' and target = 'inflight-30'");
+    expect(entry.rows[0].details).to.include({ status: 200, user_erased: true }).and.not.to.have.property('user');
     expect((await api(gw.app.baseUrl, '/v1/recall/threads/gesprek-30', { key: gw.key })).status).to.equal(404);
     const retry = await ask('klant-30', 'inflight-30', { thread: 'gesprek-30' });
     expect(retry.status).to.equal(422);
