@@ -23,6 +23,7 @@ import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import {
+  asRetrievedKnowledge,
   UpstreamError,
   type UpstreamChatRequest,
   type UpstreamChunk,
@@ -742,7 +743,7 @@ function lastUserText(messages: ChatCompletionRequest['messages']): string {
 function withKnowledge(messages: UpstreamChatRequest['messages'], knowledge: string): UpstreamChatRequest['messages'] {
   let at = 0;
   while (at < messages.length && (messages[at]!.role === 'system' || messages[at]!.role === 'developer')) at += 1;
-  return [...messages.slice(0, at), { role: 'system', content: knowledge }, ...messages.slice(at)];
+  return [...messages.slice(0, at), asRetrievedKnowledge({ role: 'system', content: knowledge }), ...messages.slice(at)];
 }
 
 /** `{stop_sequence}` for a choice whose provider named the stop sequence that ended it. */

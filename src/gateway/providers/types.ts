@@ -39,6 +39,22 @@ export interface UpstreamChatRequest {
 
 export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options'>;
 
+// The system message the gateway's retrieval adds (chat.ts) changes with every question. Where a
+// provider keeps one prompt-cache prefix from `system` on (Anthropic), it would end the cached
+// prefix before the conversation; the adapter moves it into the turn it answers instead. Known by
+// identity, so that nothing about it reaches a trace, a cache key or the wire.
+const retrievedKnowledge = new WeakSet<ChatMessage>();
+
+/** Marks `message` as the retrieval's knowledge; returns it. */
+export function asRetrievedKnowledge(message: ChatMessage): ChatMessage {
+  retrievedKnowledge.add(message);
+  return message;
+}
+
+export function isRetrievedKnowledge(message: ChatMessage): boolean {
+  return retrievedKnowledge.has(message);
+}
+
 // Keyed by the union, so a field added to UpstreamChatRequest fails to compile until it is listed.
 const PARAMETERS: Record<UpstreamParameter, true> = {
   temperature: true,

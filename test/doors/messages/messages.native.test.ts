@@ -6,7 +6,8 @@ import { api, startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
 import { startMessagesStub, type MessagesStub } from '../../helpers/messagesStub.js';
 import { startStubProvider, type StubProvider } from '../../helpers/stubProvider.js';
-import { FREE_SERVICES, loadTestCatalog } from '../../helpers/catalog.js';
+import { FREE_SERVICES, LOCAL_EMBED_MODEL, loadTestCatalog } from '../../helpers/catalog.js';
+import { createCollection, ingest, settled } from '../../memory/documentsFixture.js';
 
 // The native adapter (catalogue `kind: anthropic`): the Messages API upstream, reached through the
 // Messages door and through /v1/chat/completions, with prompt-cache usage billed at cache prices
@@ -25,6 +26,7 @@ describe('the native Anthropic adapter (kind: anthropic) behind /v1/messages and
 providers:
   - {id: claude, region: external, kind: anthropic, base_url: "${native.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
   - {id: eu-compatible, region: eu, kind: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
+  - {id: local, region: eu, kind: local}
 models:
   - id: test/claude
     type: chat
@@ -35,6 +37,7 @@ models:
     endpoints:
       - {provider: claude, upstream_model: claude-stub}
       - {provider: eu-compatible, upstream_model: compatible-fallback}
+${LOCAL_EMBED_MODEL}
 aliases: {}
 ${FREE_SERVICES}
 `,
@@ -237,6 +240,47 @@ ${FREE_SERVICES}
     expect(plain.messages[0]).to.deep.equal({ role: 'system', content: 'Je bent een verzekeringsassistent.\nPolisvoorwaarden: …' });
     expect(plain.messages[3]).to.deep.equal({ role: 'tool', tool_call_id: 'toolu_7', content: 'inboedel' });
     expect(plain.messages[4]).to.deep.equal({ role: 'user', content: [{ type: 'text', text: 'En de premie?' }] });
+  });
+
+  it('puts the knowledge retrieval found at the start of the last user message, so that system and the turns before it stay the prefix Anthropic cached', async () => {
+    // A workspace of its own: its memory is retrieved into every one of its calls.
+    const memoryKey = (await app.key({ org: 'claude-users', workspace: 'with-memory' })).key;
+    await app.startWorker();
+    const collection = await createCollection(app, memoryKey, 'Polissen');
+    const document = await ingest(app, memoryKey, { title: 'Inboedel', collection, text: 'Het eigen risico van de inboedelverzekering is 250 euro per gebeurtenis.' });
+    expect((await settled(app, memoryKey, document)).status).to.equal('ready');
+    const withMemory = new Anthropic({ baseURL: app.baseUrl, apiKey: memoryKey, maxRetries: 0 });
+    const ephemeral = { type: 'ephemeral' as const };
+    const system = [{ type: 'text' as const, text: 'Je bent een verzekeringsassistent.', cache_control: ephemeral }];
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: {} } }];
+    const turn = [
+      { role: 'user' as const, content: 'Zoek polis 42' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_8', name: 'lookup', input: {} }] },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'tool_result' as const, tool_use_id: 'toolu_8', content: 'inboedel' },
+          { type: 'text' as const, text: 'Wat is mijn eigen risico?', cache_control: ephemeral },
+        ],
+      },
+    ];
+    await withMemory.messages.create({ model: 'test/claude', max_tokens: 100, system, tools, messages: turn });
+    const first = native.requests.at(-1)!.body;
+    expect(first.system).to.deep.equal([{ type: 'text', text: 'Je bent een verzekeringsassistent.', cache_control: ephemeral }]);
+    const asked = first.messages.at(-1).content;
+    expect(asked.map((block: any) => block.type)).to.deep.equal(['tool_result', 'text', 'text']);
+    expect(asked[1].text).to.match(/^Knowledge retrieved for this conversation\.[^]*250 euro/);
+    expect(asked[2]).to.deep.equal({ type: 'text', text: 'Wat is mijn eigen risico?', cache_control: ephemeral });
+
+    // The next question: the knowledge changes with it, the prefix before the new turn does not.
+    const next = [...turn, { role: 'assistant' as const, content: 'Uw eigen risico is 250 euro.' }, { role: 'user' as const, content: 'En als ik verhuis?' }];
+    await withMemory.messages.create({ model: 'test/claude', max_tokens: 100, system, tools, messages: next });
+    const second = native.requests.at(-1)!.body;
+    expect(second.system).to.deep.equal(first.system);
+    expect(second.tools).to.deep.equal(first.tools);
+    expect(second.messages.slice(0, 2)).to.deep.equal(first.messages.slice(0, 2));
+    expect(second.messages.at(-1).content[0].text).to.match(/^Knowledge retrieved for this conversation\./);
+    expect(second.messages.at(-1).content.at(-1)).to.deep.equal({ type: 'text', text: 'En als ik verhuis?' });
   });
 
   it('passes cache_control on chat content parts and tools to a native provider', async () => {

@@ -1,4 +1,4 @@
-import type { ChatMessage, UpstreamChatRequest, UpstreamParameter, UpstreamTarget } from '../types.js';
+import { isRetrievedKnowledge, type ChatMessage, type UpstreamChatRequest, type UpstreamParameter, type UpstreamTarget } from '../types.js';
 
 // A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
 
@@ -107,10 +107,18 @@ function systemOf(messages: readonly ChatMessage[]): string | Block[] | undefine
   return messages.flatMap((message) => contentBlocks(message.content).filter((block) => block.type === 'text' && block.text !== ''));
 }
 
-/** System and developer messages become `system`; tool results become user turns of tool_result blocks. */
+/**
+ * System and developer messages become `system`; tool results become user turns of tool_result
+ * blocks. The knowledge retrieval added goes at the start of the last user message instead (after
+ * the tool results it may follow, which Anthropic wants first): in `system` it would change the
+ * cached prefix's start on every question; there, the instructions and the conversation before it
+ * are the prefix the previous turn cached.
+ */
 function conversation(messages: readonly ChatMessage[]): { system: string | Block[] | undefined; messages: { role: string; content: Block[] }[] } {
   const system: ChatMessage[] = [];
   const turns: { role: string; content: Block[] }[] = [];
+  let knowledge: ChatMessage | undefined;
+  let asked: { turn: number; at: number } | undefined;
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {
     if (blocks.length === 0) return;
     const last = turns.at(-1);
@@ -122,7 +130,8 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(message);
+        if (knowledge === undefined && isRetrievedKnowledge(message)) knowledge = message;
+        else system.push(message);
         break;
       case 'tool': {
         const mark = lastCacheMark(message.content);
@@ -142,9 +151,18 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
         push('assistant', blocks);
         break;
       }
-      default:
-        push('user', contentBlocks(message.content));
+      default: {
+        const blocks = contentBlocks(message.content);
+        if (blocks.length === 0) break;
+        const last = turns.at(-1);
+        asked = last?.role === 'user' ? { turn: turns.length - 1, at: last.content.length } : { turn: turns.length, at: 0 };
+        push('user', blocks);
+      }
     }
+  }
+  if (knowledge !== undefined) {
+    if (asked === undefined) system.push(knowledge);
+    else turns[asked.turn]!.content.splice(asked.at, 0, ...contentBlocks(knowledge.content));
   }
   return { system: systemOf(system), messages: turns };
 }
