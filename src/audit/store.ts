@@ -21,6 +21,8 @@ export interface AuditRow {
   action: string;
   target: string | null;
   details: Record<string, unknown>;
+  /** `at` to the microsecond, as the cursor carries it (a Date keeps milliseconds only). */
+  position_at: string;
 }
 
 /** Where the previous page ended: entries are ordered by the time of the event, then by id. */
@@ -41,7 +43,8 @@ export async function listAuditEntries(
   page: { action?: string; after?: AuditPosition; limit: number },
 ): Promise<AuditRow[]> {
   const { rows } = await db.query<AuditRow>(
-    `select id::text, at, actor_key_id, actor_kind, action, target, details
+    `select id::text, at, actor_key_id, actor_kind, action, target, details,
+            to_char(at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at
        from ((select * from audit_log
                where workspace_id = $2 and organization_id = $1
                  and ($3::text is null or action = $3)

@@ -55,6 +55,30 @@ describe('GET /v1/audit-log', () => {
     expect(new Set(ids).size).to.equal(4);
   });
 
+  it('pages through entries written within one millisecond without skipping any (the cursor keeps microseconds)', async () => {
+    // Entries one statement writes (a budget's 80 % and 100 % marks) share a millisecond.
+    const { rows } = await app.db.pool.query<{ organization_id: string; workspace_id: string }>(
+      "select organization_id, workspace_id from audit_log where action = 'api_key.created' and workspace_id is not null limit 1",
+    );
+    const { organization_id, workspace_id } = rows[0]!;
+    await app.db.pool.query(
+      `insert into audit_log (organization_id, workspace_id, at, actor_kind, action, target, details)
+       select $1, $2, timestamptz '2030-01-01 00:00:00.000100' + make_interval(secs => n * 0.0001), 'service', 'budget.threshold', 'same-ms', jsonb_build_object('n', n)
+         from generate_series(1, 3) as n`,
+      [organization_id, workspace_id],
+    );
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await api(app.baseUrl, `/v1/audit-log?action=budget.threshold&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: reader });
+      expect(page.status).to.equal(200);
+      seen.push(...page.body.data.map((e: any) => e.details.n));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null && seen.length < 10);
+    expect(seen).to.deep.equal([3, 2, 1]);
+    await app.db.pool.query("delete from audit_log where target = 'same-ms'");
+  });
+
   it('rejects a bad limit or a forged cursor with 422', async () => {
     const limit = await api(app.baseUrl, '/v1/audit-log?limit=0', { key: reader });
     expect(limit.status).to.equal(422);

@@ -13,7 +13,9 @@ const isPosition = (value: unknown): value is AuditPosition =>
   typeof (value as AuditPosition).id === 'string' &&
   /^\d{1,18}$/.test((value as AuditPosition).id);
 
-const positionOf = (row: { at: Date; id: string }): AuditPosition => ({ at: row.at.toISOString(), id: row.id });
+// To the microsecond: entries written in one statement share a millisecond, and a cursor cut to
+// it would skip those after the page's last.
+const positionOf = (row: { position_at: string; id: string }): AuditPosition => ({ at: row.position_at, id: row.id });
 
 export function auditLogRoutes(api: Operations, { pool }: { pool: Pool }): void {
   api.add('listAuditLog', async (ctx) => {
