@@ -43,7 +43,10 @@ export interface Erasure {
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
 
 export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string, log: Logger): Promise<Erasure> {
-  // The mark first, on its own: a records statement that begins after it writes nothing about the
+  // What a request could retrieve about the end-user goes first: a request that begins after the
+  // mark (below) counts as a new end-user's and is recorded, so it must find nothing of theirs.
+  const forgotten = await withTransaction(pool, (db) => forgetFactsOf(db, actor.workspaceId, userRef));
+  // Then the mark, on its own: a records statement that begins after it writes nothing about the
   // end-user, and one already running (its snapshot older than the mark) has committed before the
   // erasure looks, so the erasure deletes what it wrote.
   await markErased(pool, actor.workspaceId, userRef);
@@ -51,21 +54,29 @@ export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string, lo
   if (!(await awaitRecordsBegunBefore(pool, rows[0]!.now))) {
     log.warn('erasure: records statements still running after 5 s; erasing without them');
   }
-  return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef));
+  return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef, forgotten));
+}
+
+/** The end-user's facts and submissions, under the end-user lock an extraction's write step takes too. */
+async function forgetFactsOf(db: PoolClient, workspaceId: string, userRef: string): Promise<{ facts: number; submissions: number }> {
+  await lockEndUser(db, { workspaceId, userRef });
+  const facts = await db.query('delete from facts where workspace_id = $1 and user_ref = $2', [workspaceId, userRef]);
+  const submissions = await db.query('delete from fact_submissions where workspace_id = $1 and user_ref = $2', [workspaceId, userRef]);
+  return { facts: facts.rowCount ?? 0, submissions: submissions.rowCount ?? 0 };
 }
 
 /**
- * The erasure inside the caller's transaction (which must commit for it to count). The audit
- * entry is written in the same transaction: there is no erasure without its record, nor a record
- * of an erasure that rolled back.
+ * The erasure inside the caller's transaction (which must commit for it to count); `forgotten`
+ * counts what an earlier step of the same erasure removed. The audit entry is written in the same
+ * transaction: there is no erasure without its record, nor a record of an erasure that rolled back.
  */
-export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: string): Promise<Erasure> {
-  await lockEndUser(db, { workspaceId: actor.workspaceId, userRef });
-  const facts = await db.query('delete from facts where workspace_id = $1 and user_ref = $2', [actor.workspaceId, userRef]);
-  const submissions = await db.query('delete from fact_submissions where workspace_id = $1 and user_ref = $2', [
-    actor.workspaceId,
-    userRef,
-  ]);
+export async function eraseEndUserIn(
+  db: PoolClient,
+  actor: Actor,
+  userRef: string,
+  forgotten: { facts: number; submissions: number } = { facts: 0, submissions: 0 },
+): Promise<Erasure> {
+  const { facts, submissions } = await forgetFactsOf(db, actor.workspaceId, userRef);
   const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
   const threads = await deleteThreadsOfEndUser(db, actor.workspaceId, userRef);
   const responses = await deleteResponsesOfEndUser(db, actor.workspaceId, userRef);
@@ -82,8 +93,8 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   const erasure: Erasure = {
     userRef,
     erasedAt: new Date(),
-    facts: facts.rowCount ?? 0,
-    submissions: submissions.rowCount ?? 0,
+    facts: forgotten.facts + facts,
+    submissions: forgotten.submissions + submissions,
     traces,
     threads,
     replays: answers.rows[0]!.replays,

@@ -80,8 +80,41 @@ describe('DELETE /memory (erasure of an end-user)', () => {
       { what: 'the audit entry of the erasure' },
     );
     expect(entry.actor).to.deep.equal({ key_id: fx.keyId, kind: 'organization' });
-    expect(entry.details).to.deep.equal({ facts: 3, submissions: 2, traces: 0, threads: 0, replays: 0, cache_entries: 0, responses: 0 });
+    // Their two extractions' entries stay, without their name.
+    expect(entry.details).to.deep.equal({ facts: 3, submissions: 2, traces: 0, threads: 0, replays: 0, cache_entries: 0, responses: 0, audit_entries_anonymised: 2 });
     expect(entry.at).to.equal(response.body.erased_at);
+  });
+
+  it('deletes the facts before it marks the end-user erased: a request that begins after the mark, recorded as a new end-user’s, can retrieve nothing of theirs', async () => {
+    await submitFact(fx.app, fx.key, { content: 'I live in Deventer.', user_ref: 'watched' });
+    await submitFact(fx.app, fx.key, { content: 'I sail on weekends.', user_ref: 'watched' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'watched' }, (c) => c.length === 2);
+    // Watch every state the erasure passes through, one snapshot at a time.
+    const watcher = await fx.app.db.pool.connect();
+    const seen: { marked: boolean; facts: boolean }[] = [];
+    let done = false;
+    const watching = (async () => {
+      while (!done) {
+        const { rows } = await watcher.query<{ marked: boolean; facts: boolean }>(
+          `select exists (select 1 from end_user_erasures where workspace_id = $1 and user_ref = 'watched') as marked,
+                  exists (select 1 from facts where workspace_id = $1 and user_ref = 'watched') as facts`,
+          [fx.workspaceId],
+        );
+        seen.push(rows[0]!);
+      }
+    })();
+    try {
+      const response = await erase(fx.app, fx.key, { query: 'watched' });
+      expect(response.status).to.equal(200);
+      expect(response.body.deleted.facts).to.equal(2);
+    } finally {
+      done = true;
+      await watching;
+      watcher.release();
+    }
+    expect(seen.some((state) => state.facts && !state.marked)).to.equal(true);
+    expect(seen.filter((state) => state.marked && state.facts)).to.deep.equal([]);
+    expect(seen.at(-1)).to.deep.equal({ marked: true, facts: false });
   });
 
   it('takes the end-user from a JSON body too; the query wins when both are given', async () => {
