@@ -102,6 +102,15 @@ export const budgetExhausted = (
 export const egressRefused = (message: string) =>
   new ApiError({ status: 403, message, type: 'permission_error', code: 'egress_refused' });
 
+/**
+ * Refusals that are traced and audited like a failed call (never billed): the egress guard's, which
+ * the privacy officer reads, and a credit budget's, which its owner looks for. A rate limit's 429
+ * is not: a limit sheds load, and recording every refusal would add to it (`/metrics` counts them).
+ */
+export function isRecordedRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && (err.code === 'egress_refused' || err.code === 'budget_exhausted');
+}
+
 export const notFound = (message: string) => new ApiError({ status: 404, message, type: 'not_found_error' });
 
 export const conflict = (message: string) => new ApiError({ status: 409, message, type: 'conflict_error' });

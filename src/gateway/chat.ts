@@ -3,7 +3,7 @@ import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, egressRefused, insufficientScope } from '../errors.js';
+import { ApiError, egressRefused, insufficientScope, isRecordedRefusal } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -93,6 +93,9 @@ interface Prepared {
   /** What the limits let it take (nothing for a cache hit: it is never refused). */
   admission: Admission;
 }
+
+/** What a trace needs of a request, which a refused one has too. */
+type TracedRequest = Pick<Prepared, 'body' | 'started' | 'cacheStatus' | 'retrieval' | 'firewall'>;
 
 interface Answer {
   completion: UpstreamCompletion;
@@ -272,23 +275,27 @@ export class ChatService {
     if (!firewallOn && !principal.nonEuAccepted) {
       // The default can be off only while the acceptance was recorded; it may have been withdrawn since.
       const off = body.firewall === false ? 'firewall: false' : "the workspace's firewall default (off)";
-      throw egressRefused(`${off} sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance`);
+      const refusal = egressRefused(`${off} sends personal data unmasked and allows routing outside the EU; the organization has not recorded the non-EU routing acceptance`);
+      // Not masked: nothing of what was sent is kept.
+      await this.recordRefusal(ctx, { body, started, cacheStatus: 'BYPASS', retrieval: NO_RETRIEVAL, firewall: undefined }, refusal, null);
+      throw refusal;
     }
     const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
     if (replay) {
       if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');
       return { replay };
     }
+    const { request, parameters } = upstreamRequestOf(body);
+    const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
+    let retrieval: Retrieval = NO_RETRIEVAL;
+    let masked = false;
     try {
-      const { request, parameters } = upstreamRequestOf(body);
-      const firewall = firewallOn
-        ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage })
-        : undefined;
       const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format, stop: request.stop };
       Object.assign(request, await upstreamPrompt(firewall, prompt, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS }));
+      masked = true;
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.
-      const retrieval = principal.scopes.includes('memory.read')
+      retrieval = principal.scopes.includes('memory.read')
         ? await retrieve(
             { ...this.deps, presence: this.presence },
             {
@@ -350,7 +357,33 @@ export class ChatService {
       };
     } catch (err) {
       if (claimed) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
+      if (isRecordedRefusal(err)) {
+        await this.recordRefusal(ctx, { body, started, cacheStatus: 'BYPASS', retrieval, firewall }, err, masked ? request : null);
+      }
       throw err;
+    }
+  }
+
+  /** A refusal (`isRecordedRefusal`), traced and audited. The prompt is kept only as it would have left: masked, or not at all. */
+  private async recordRefusal(ctx: ChatContext, traced: TracedRequest, refusal: ApiError, input: UpstreamChatRequest | null): Promise<void> {
+    try {
+      await this.deps.committer.write({
+        trace: this.trace(ctx, traced, {
+          status: refusal.status,
+          model: null,
+          provider: null,
+          attempts: [],
+          usage: undefined,
+          input,
+          output: { error: refusal.message },
+          notes: [],
+          createdAt: new Date().toISOString(),
+        }),
+        audit: this.audit(ctx, traced, refusal.status, null, null),
+        ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, traced.body.user, traced.started),
+      });
+    } catch (recordErr) {
+      ctx.log.error({ err: recordErr }, 'could not record a refused chat request');
     }
   }
 
@@ -579,7 +612,7 @@ export class ChatService {
 
   private trace(
     ctx: ChatContext,
-    prepared: Prepared,
+    prepared: TracedRequest,
     outcome: {
       status: number;
       model: string | null;
@@ -629,7 +662,7 @@ export class ChatService {
     };
   }
 
-  private audit(ctx: ChatContext, prepared: Prepared, status: number, model: string | null, provider: string | null) {
+  private audit(ctx: ChatContext, prepared: Pick<Prepared, 'body'>, status: number, model: string | null, provider: string | null) {
     const { principal } = ctx;
     return auditEntry({
       ...actedBy(principal),

@@ -1,6 +1,6 @@
 import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
-import { ApiError, validationFailed } from '../errors.js';
+import { ApiError, isRecordedRefusal, validationFailed } from '../errors.js';
 import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
@@ -61,14 +61,21 @@ export class EmbeddingService {
     const started = performance.now();
     const { principal } = ctx;
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-    const plan = planRoute<EmbeddingModel>(this.deps.catalog, this.deps.adapters, {
-      chain: [body.model],
-      chainField: 'model',
-      type: 'embedding',
-      parameters: [],
-      nonEuAccepted: principal.nonEuAccepted,
-      settings: principal.settings,
-    });
+    let plan: RoutingPlan<EmbeddingModel>;
+    try {
+      plan = planRoute<EmbeddingModel>(this.deps.catalog, this.deps.adapters, {
+        chain: [body.model],
+        chainField: 'model',
+        type: 'embedding',
+        parameters: [],
+        nonEuAccepted: principal.nonEuAccepted,
+        settings: principal.settings,
+      });
+    } catch (err) {
+      // Refused before the id was claimed: there is no claim to free.
+      if (isRecordedRefusal(err)) await this.fail({ ctx, body, model: this.deps.catalog.models.get(body.model) as EmbeddingModel, inputs: inputs.length, started }, err, [], false);
+      throw err;
+    }
     const model = plan.candidates[0]?.model ?? (this.deps.catalog.models.get(body.model) as EmbeddingModel);
     const dimensions = upstreamDimensions(model, body.dimensions);
     const tokens = await countTokensPaced(inputs);
@@ -90,7 +97,8 @@ export class EmbeddingService {
         credits: () => Math.max(...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: inputTokens, completion: 0 }).total), 0),
       });
     } catch (err) {
-      if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
+      if (isRecordedRefusal(err)) await this.fail({ ctx, body, model, inputs: inputs.length, started }, err);
+      else if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, principal.workspaceId, ctx.requestId);
       throw err;
     }
     const call = { ctx, body, model, inputs: inputs.length, started };
@@ -136,13 +144,13 @@ export class EmbeddingService {
     return { body: responseBody, headers };
   }
 
-  /** A failed call is traced and audited, not billed, and its id is freed for a retry. */
-  private async fail(call: EmbeddingCall, err: unknown, servedAttempts?: Attempt[]): Promise<void> {
+  /** A failed or refused call is traced and audited, not billed, and its id (when it was claimed) is freed for a retry. */
+  private async fail(call: EmbeddingCall, err: unknown, servedAttempts?: Attempt[], claimed = true): Promise<void> {
     const { ctx } = call;
     const { status, message, attempts } = failureOf(err, servedAttempts);
     if (err instanceof RecordsRefused) ctx.log.warn({ reason: err.reason }, 'the answer could not be recorded; not billed');
     try {
-      if (ctx.callerRequestId) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
+      if (claimed && ctx.callerRequestId) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
       await this.deps.committer.write({
         trace: embeddingsTrace(call, {
           status,

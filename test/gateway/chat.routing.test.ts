@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { api } from '../helpers/app.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 
@@ -178,14 +179,27 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(refused.response.status).to.equal(403);
     expect(refused.body.code).to.equal('egress_refused');
     expect(gw.ext.requests).to.have.length(0);
+    // The privacy officer finds each refusal in the traces and the audit log.
+    const refusedId = refused.response.headers.get('x-request-id')!;
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${refusedId}`, { key: gw.key });
+    expect(trace.body).to.include({ status: 403, model: null, provider: null });
+    expect(JSON.stringify(trace.body.response)).to.contain('outside the EU');
 
     const mixed = await chat(chatBody({ model: 'test/mixed' }));
     expect(mixed.response.headers.get('x-provider')).to.equal('eu-b');
     expect(gw.ext.requests).to.have.length(0);
 
-    const firewallOff = await chat(chatBody({ firewall: false }));
+    const firewallOff = await chat(chatBody({ firewall: false, messages: [{ role: 'user', content: 'Bel Noor de Vries op 06-12345678' }] }));
     expect(firewallOff.response.status).to.equal(403);
     expect(firewallOff.body.code).to.equal('egress_refused');
+    // Sent with the firewall off, the prompt is not kept: it was never masked.
+    const offId = firewallOff.response.headers.get('x-request-id')!;
+    const offTrace = await api(gw.app.baseUrl, `/v1/traces/${offId}`, { key: gw.key });
+    expect(offTrace.body).to.include({ status: 403 });
+    expect(offTrace.body.request).to.equal(null);
+    expect(JSON.stringify(offTrace.body)).not.to.contain('Noor');
+    const audit = await api(gw.app.baseUrl, '/v1/audit-log?action=chat.completion&limit=100', { key: gw.key });
+    expect(audit.body.data.filter((e: any) => [refusedId, offId].includes(e.target)).map((e: any) => e.details.status)).to.deep.equal([403, 403]);
 
     const other = await gw.app.key({ org: 'accepting', workspace: 'w' });
     await changeNonEuAcceptance(gw.app.db.pool, 'accepting', 'sofie');

@@ -135,10 +135,16 @@ describe('POST /v1/embeddings', () => {
   });
 
   it('keeps text in the EU: an external model needs the acceptance', async () => {
-    const refused = await embed({ model: 'test/ext-embed', input: 'x' });
+    const refused = await embed({ model: 'test/ext-embed', input: 'x' }, { headers: { 'x-request-id': 'ext-embed-refused' } });
     expect(refused.status).to.equal(403);
     expect(refused.body.code).to.equal('egress_refused');
     expect(gw.ext.requests).to.have.length(0);
+    // Traced and audited for the privacy officer; the id is not held by the refusal.
+    const trace = await api(gw.app.baseUrl, '/v1/traces/ext-embed-refused', { key: gw.key });
+    expect(trace.body).to.include({ status: 403, kind: 'embeddings' });
+    const refusal = (await gw.app.db.pool.query("select details from audit_log where target = 'ext-embed-refused'")).rows;
+    expect(refusal.map((r) => r.details.status)).to.deep.equal([403]);
+    expect((await embed({ model: 'local/embed-1024', input: 'x' }, { headers: { 'x-request-id': 'ext-embed-refused' } })).status).to.equal(200);
     const allowed = await embed({ model: 'test/ext-embed', input: ['x', 'y', 'z'], user: 'end-user-9' }, { key: acceptedKey, headers: { 'x-request-id': 'ext-embed-1' } });
     expect(allowed.status).to.equal(200);
     expect(allowed.headers.get('x-provider')).to.equal('ext');

@@ -35,8 +35,10 @@ describe('limits and budgets', () => {
       remaining.push(response.headers.get('x-ratelimit-remaining-requests')!);
     }
     expect(remaining).to.deep.equal(['2', '1', '0']);
-    const refused = await chat(key, 'vraag 4');
+    const refused = await chat(key, 'vraag 4', { 'x-request-id': 'over-the-rate' });
     expect(refused.status).to.equal(429);
+    // A limit sheds load: its refusals are counted in /metrics, not traced or audited one by one.
+    expect((await api(app.baseUrl, '/v1/traces/over-the-rate', { key })).status).to.equal(404);
     expect(refused.body).to.include({ code: 'rate_limited' });
     expect(refused.body.error).to.include({ type: 'rate_limit_error', code: 'rate_limited' });
     expect(refused.body.message).to.match(/workspace's limit of 3 requests per minute/);
@@ -92,7 +94,7 @@ describe('limits and budgets', () => {
     for (let i = 0; i < 5; i++) answered.push((await embed(key, input)).status);
     expect(answered.slice(0, 3)).to.deep.equal([200, 200, 200]);
     expect(answered.slice(3)).to.deep.equal([402, 402]);
-    const refused = await embed(key, input);
+    const refused = await embed(key, input, { 'x-request-id': 'over-budget-embeddings' });
     expect(refused.body).to.include({ code: 'budget_exhausted' });
     expect(refused.body.budget).to.include({ level: 'workspace', window: 'day', limit: 0.0035 });
     expect(refused.body.budget.resets_at).to.match(/T00:00:00.000Z$/);
@@ -104,6 +106,25 @@ describe('limits and budgets', () => {
     expect(usage.body.budgets).to.have.length(1);
     expect(usage.body.budgets[0]).to.include({ level: 'workspace', window: 'day', limit: 0.0035 });
     expect(usage.body.budgets[0].used).to.equal(settings.body.workspace.used.credits_today);
+    // The budget's owner finds the refusal: traced and audited, never billed.
+    const trace = await api(app.baseUrl, '/v1/traces/over-budget-embeddings', { key });
+    expect(trace.status).to.equal(200);
+    expect(trace.body).to.include({ status: 402, kind: 'embeddings' });
+    expect(trace.body.usage, "a refusal is not billed").to.equal(null);
+    const chatRefused = await chat(key, 'nog een vraag', { 'x-request-id': 'over-budget-chat' });
+    expect(chatRefused.status).to.equal(402);
+    const chatTrace = await api(app.baseUrl, '/v1/traces/over-budget-chat', { key });
+    expect(chatTrace.body).to.include({ status: 402, kind: 'chat' });
+    expect(JSON.stringify(chatTrace.body.response)).to.contain('budget');
+    const audited = await api(app.baseUrl, '/v1/audit-log?limit=100', { key });
+    const refusals = audited.body.data.filter((e: any) => ['over-budget-embeddings', 'over-budget-chat'].includes(e.target));
+    expect(refusals.map((e: any) => [e.action, e.details.status])).to.have.deep.members([
+      ['embeddings.create', 402],
+      ['chat.completion', 402],
+    ]);
+    // And it is not held: the same id runs once the budget allows it.
+    expect((await setLimits(key, { workspace: { credits_per_day: null } })).status).to.equal(200);
+    expect((await embed(key, input, { 'x-request-id': 'over-budget-embeddings' })).status).to.equal(200);
   });
 
   it('a request refused for its size does not refuse the smaller ones after it, and a raised limit applies at once', async () => {
