@@ -59,6 +59,8 @@ onShutdown(log, 'web', async () => {
   clearTimeout(forced);
   // Requests whose sockets were closed still record what they did (a cut stream is billed as 499).
   await inFlight.settled(5_000);
-  await Promise.all([closeAdapters(adapters), committer.close(), cacheKeys.close(), gate.close(), changes.close()]);
+  // The gate after the group commit: what the last batches bill shrinks this process's leases
+  // before the gate gives back the rest of them.
+  await Promise.all([closeAdapters(adapters), committer.close().then(() => gate.close()), cacheKeys.close(), changes.close()]);
   await pool.end();
 });

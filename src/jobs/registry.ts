@@ -1,5 +1,6 @@
 import { Logger as WorkerLogger, parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker';
 import cacheExpire from '../../tasks/cache__expire.js';
+import limitsReclaim from '../../tasks/limits__reclaim.js';
 import memoryExtractFacts from '../../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../../tasks/memory__ingest_document.js';
 import requestsPrune from '../../tasks/requests__prune.js';
@@ -15,6 +16,7 @@ import type { TaskDefinition, WorkerServices } from './task.js';
 // addJob cannot enqueue a payload its task would refuse.
 const definitions = {
   cache__expire: cacheExpire,
+  limits__reclaim: limitsReclaim,
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
   requests__prune: requestsPrune,
@@ -103,6 +105,7 @@ export function workerLogger(log: Logger): WorkerLogger {
 export function cronItems(): ParsedCronItem[] {
   return parseCronItems([
     { task: 'cache__expire', match: '*/5 * * * *', identifier: 'cache__expire' },
+    { task: 'limits__reclaim', match: '* * * * *', identifier: 'limits__reclaim' },
     { task: 'requests__prune', match: '17 * * * *', identifier: 'requests__prune' },
     { task: 'responses__prune', match: '37 * * * *', identifier: 'responses__prune' },
     { task: 'webhooks__prune', match: '41 * * * *', identifier: 'webhooks__prune' },

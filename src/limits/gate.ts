@@ -1,10 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import type { Pool } from '../db/pool.js';
 import { budgetExhausted, rateLimited } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Limits } from './limits.js';
-import { counterKey, countersUsed, findScopeLimits, leaseCounters, returnLeases, type CounterId, type LeaseAsk, type LimitLevel } from './store.js';
+import {
+  counterKey,
+  countersUsed,
+  findScopeLimits,
+  leaseCounters,
+  markHolderSeen,
+  reclaimLeases,
+  returnLeases,
+  type CounterId,
+  type LeaseAsk,
+  type LimitLevel,
+} from './store.js';
 import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
 
 // Enforcement of limits and budgets before a provider is called (CONTRACT.md, "Limits and
@@ -50,6 +62,8 @@ export interface SpendRecord extends CounterId {
   credits: number;
   /** How much of it came out of a lease this process held (the lease shrinks by it). */
   from_lease: number;
+  /** The process whose lease it came out of (sql/0033); null for the service's own work. */
+  holder: string | null;
 }
 
 export const NOT_LIMITED: Admission = { slots: [], headers: {} };
@@ -137,6 +151,8 @@ function blockFor(counter: Counter, limit: number, need: number, inFlight: numbe
 }
 
 export class LimitGate {
+  /** This process, as the holder of the credit leases it takes (sql/0033). */
+  readonly holder = randomUUID();
   private readonly held = new Map<string, Held>();
   private readonly scopeLimits = new Map<string, { limits: { workspace: Limits; organization: Limits }; until: number }>();
   private plans = new WeakMap<Principal, { plan: Planned[]; until: number }>();
@@ -159,8 +175,11 @@ export class LimitGate {
     private readonly pool: Pool,
     private readonly log: Logger,
   ) {
+    // Also says this process is alive, so that limits__reclaim leaves its credit leases alone.
     this.idleTimer = setInterval(() => {
-      this.returnIdle(Date.now() - IDLE_RETURN_MS).catch((err: unknown) => this.log.warn({ err }, 'could not give back idle limit leases'));
+      this.returnIdle(Date.now() - IDLE_RETURN_MS)
+        .then(() => markHolderSeen(this.pool, this.holder))
+        .catch((err: unknown) => this.log.warn({ err }, 'could not give back idle limit leases'));
     }, IDLE_RETURN_MS);
     this.idleTimer.unref();
   }
@@ -317,6 +336,7 @@ export class LimitGate {
         window_start: start,
         credits: used.credits,
         from_lease: key === undefined ? 0 : (fromLease.get(key) ?? 0),
+        holder: this.holder,
       });
     }
     return records;
@@ -364,7 +384,7 @@ export class LimitGate {
   }
 
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
-    const grants = await leaseCounters(this.pool, asks);
+    const grants = await leaseCounters(this.pool, this.holder, asks);
     grants.forEach((grant, index) => {
       const key = counterKey(grant);
       const ask = asks[index]!;
@@ -382,10 +402,14 @@ export class LimitGate {
     this.forgetPastWindows(now);
   }
 
-  /** Gives back to Postgres every block held (at shutdown), so other processes can use it. */
+  /**
+   * Gives back to Postgres every block held (at shutdown), so other processes can use it, and what
+   * requests still unsettled took: their answers are not billed by this process any more.
+   */
   async close(): Promise<void> {
     clearInterval(this.idleTimer);
     await this.returnIdle(Infinity);
+    await reclaimLeases(this.pool, { holder: this.holder });
   }
 
   /**
@@ -410,7 +434,7 @@ export class LimitGate {
   private async giveBackReturning(): Promise<void> {
     const returns = this.returning;
     this.returning = [];
-    await returnLeases(this.pool, returns);
+    await returnLeases(this.pool, this.holder, returns);
   }
 
   private async returnIdle(idleBefore: number): Promise<void> {
@@ -421,7 +445,7 @@ export class LimitGate {
       returns.push({ ...counterOf(key), amount: held.remaining });
       this.held.delete(key);
     }
-    await returnLeases(this.pool, returns);
+    await returnLeases(this.pool, this.holder, returns);
   }
 
   private forgetPastWindows(now: number): void {
@@ -508,7 +532,7 @@ export function spendRecords(owner: { workspaceId: string; organizationId: strin
     ['organization', owner.organizationId],
   ] as const) {
     for (const counter of ['credits_day', 'credits_month'] as const) {
-      records.push({ scope_kind, scope_id, counter, window_start: windowId(counter, at), credits, from_lease: 0 });
+      records.push({ scope_kind, scope_id, counter, window_start: windowId(counter, at), credits, from_lease: 0, holder: null });
     }
   }
   return records;

@@ -90,10 +90,20 @@ const LEASE_SQL = `
       from ask a
      where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (a.scope_kind, a.scope_id, a.counter, a.window_start)
     returning c.scope_kind, c.scope_id, c.counter, c.window_start, c.last_grant as granted, c.leased + c.billed as taken
+  ), grants as (
+    select scope_kind, scope_id, counter, window_start, granted, taken from inserted
+    union all
+    select scope_kind, scope_id, counter, window_start, granted, taken from updated
+  ), holder as (
+    insert into limit_holders (holder) values ($2) on conflict (holder) do update set seen_at = now()
+  ), held as (
+    -- A credit counter's grant is this process's (sql/0033), so that it goes back if the process dies.
+    insert into limit_leases (holder, scope_kind, scope_id, counter, window_start, amount)
+    select $2, scope_kind, scope_id, counter, window_start, granted
+      from grants where counter in ('credits_day', 'credits_month') and granted > 0
+    on conflict (holder, scope_kind, scope_id, counter, window_start) do update set amount = limit_leases.amount + excluded.amount
   )
-  select scope_kind, scope_id, counter, window_start, granted, taken from inserted
-  union all
-  select scope_kind, scope_id, counter, window_start, granted, taken from updated`;
+  select scope_kind, scope_id, counter, window_start, granted, taken from grants`;
 
 interface GrantRow {
   scope_kind: LimitLevel;
@@ -107,12 +117,15 @@ interface GrantRow {
 const counterKey = (c: { scope_kind: string; scope_id: string; counter: string; window_start: string }) =>
   `${c.scope_kind}\0${c.scope_id}\0${c.counter}\0${c.window_start}`;
 
-/** Leases what each ask can have, in one statement (twice when another process created a counter meanwhile). */
-export async function leaseCounters(db: Queryable, asks: LeaseAsk[]): Promise<LeaseGrant[]> {
+/**
+ * Leases what each ask can have for `holder` (the web process), in one statement (twice when
+ * another process created a counter meanwhile).
+ */
+export async function leaseCounters(db: Queryable, holder: string, asks: LeaseAsk[]): Promise<LeaseGrant[]> {
   const grants = new Map<string, LeaseGrant>();
   let pending = asks;
   for (let round = 0; round < 2 && pending.length > 0; round++) {
-    const { rows } = await db.query<GrantRow>({ name: 'polder-lease-limits', text: LEASE_SQL, values: [JSON.stringify(pending)] });
+    const { rows } = await db.query<GrantRow>({ name: 'polder-lease-limits', text: LEASE_SQL, values: [JSON.stringify(pending), holder] });
     for (const row of rows) {
       const grant: LeaseGrant = {
         scope_kind: row.scope_kind,
@@ -181,18 +194,69 @@ const CREDITS_BILLED_SQL = {
       from usage where workspace_id in (select id from workspaces where organization_id = $1) and created_at >= $3`,
 };
 
-/** Gives back what a process leased and did not use (on shutdown, or when it sat idle). */
-export async function returnLeases(db: Queryable, returns: (CounterId & { amount: number })[]): Promise<void> {
+/**
+ * Gives back what `holder` leased and did not use (on shutdown, or when it sat idle). A credit
+ * lease the reclaim already gave back (the process was taken for dead) gives nothing twice. The
+ * counters are updated before the holder's rows, the order every statement on them keeps.
+ */
+export async function returnLeases(db: Queryable, holder: string, returns: (CounterId & { amount: number })[]): Promise<void> {
   if (returns.length === 0) return;
   await db.query(
-    `update limit_counters c
-        set leased = greatest(0, c.leased - r.amount)
-       from (select scope_kind, scope_id, counter, window_start, sum(amount) as amount
-               from json_to_recordset($1::json) as x(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
-              group by scope_kind, scope_id, counter, window_start) r
-      where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)`,
-    [JSON.stringify(returns)],
+    `with r as (
+       select scope_kind, scope_id, counter, window_start, sum(amount) as amount
+         from json_to_recordset($1::json) as x(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
+        group by scope_kind, scope_id, counter, window_start
+     ), counters as (
+       update limit_counters c
+          set leased = greatest(0, c.leased - r.amount)
+         from r
+        where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)
+          and (r.counter not in ('credits_day', 'credits_month')
+               or exists (select 1 from limit_leases l
+                           where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)))
+       returning c.scope_kind, c.scope_id, c.counter, c.window_start
+     )
+     update limit_leases l
+        set amount = greatest(0, l.amount - r.amount)
+       from r join counters using (scope_kind, scope_id, counter, window_start)
+      where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)`,
+    [JSON.stringify(returns), holder],
   );
+}
+
+/** Marks `holder` seen (every 15 s while it runs): limits__reclaim leaves its leases alone. */
+export async function markHolderSeen(db: Queryable, holder: string): Promise<void> {
+  await db.query('update limit_holders set seen_at = now() where holder = $1', [holder]);
+}
+
+/**
+ * Gives back the credit leases of holders not seen for `unseenSeconds` (a web process that died
+ * without giving them back), or of one holder at once (a process stopping, after it gave back what
+ * it could), and forgets those holders. Returns how many leases went back.
+ */
+export async function reclaimLeases(db: Queryable, which: { unseenSeconds: number } | { holder: string }): Promise<number> {
+  const { rows } = await db.query<{ reclaimed: number }>(
+    `with gone as (
+       delete from limit_holders
+        where case when $1::uuid is not null then holder = $1::uuid else seen_at < now() - make_interval(secs => $2::float8) end
+       returning holder
+     ), leases as (
+       delete from limit_leases l
+        where l.holder in (select holder from gone)
+           or ($1::uuid is null and not exists (select 1 from limit_holders h where h.holder = l.holder))
+       returning l.scope_kind, l.scope_id, l.counter, l.window_start, l.amount
+     ), back as (
+       select scope_kind, scope_id, counter, window_start, sum(amount) as amount from leases group by scope_kind, scope_id, counter, window_start
+     ), counters as (
+       update limit_counters c
+          set leased = greatest(0, c.leased - b.amount)
+         from back b
+        where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (b.scope_kind, b.scope_id, b.counter, b.window_start)
+     )
+     select count(*)::int as reclaimed from leases`,
+    ['holder' in which ? which.holder : null, 'unseenSeconds' in which ? which.unseenSeconds : 0],
+  );
+  return rows[0]!.reclaimed;
 }
 
 /**

@@ -151,16 +151,33 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
     on conflict (workspace_id, id) do nothing
   ), spend as (
     select * from json_to_recordset($9::json) as s(
-      scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric)
+      scope_kind text, scope_id uuid, counter text, window_start timestamptz, credits numeric, from_lease numeric, holder uuid)
+  ), spend_counters as (
+    -- Per counter; what the credits took from a lease shrinks the counter only while the web
+    -- process still holds it (sql/0033): a lease the reclaim gave back was taken off already.
+    select s.scope_kind, s.scope_id, s.counter, s.window_start, sum(s.credits) as credits,
+           sum(case when exists (select 1 from limit_leases l
+                                  where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start)
+                                      = (s.holder, s.scope_kind, s.scope_id, s.counter, s.window_start))
+                    then s.from_lease else 0 end) as from_lease
+      from spend s
+     group by s.scope_kind, s.scope_id, s.counter, s.window_start
   ), spend_rows as (
     -- Credits billed into the limit counters (limits/gate.ts). \`last_grant\` carries in what the
     -- credits took from a web process's lease, by which the lease shrinks.
     insert into limit_counters (scope_kind, scope_id, counter, window_start, billed, last_grant)
-    select scope_kind, scope_id, counter, window_start, credits, from_lease from spend
+    select scope_kind, scope_id, counter, window_start, credits, from_lease from spend_counters
     on conflict (scope_kind, scope_id, counter, window_start) do update
        set billed = limit_counters.billed + excluded.billed,
            leased = greatest(0, limit_counters.leased - excluded.last_grant)
     returning scope_kind, scope_id, counter, window_start, billed
+  ), lease_rows as (
+    -- The holder's row after the counter's (it reads spend_rows), the order every statement keeps.
+    update limit_leases l
+       set amount = greatest(0, l.amount - s.from_lease)
+      from spend s join spend_rows r using (scope_kind, scope_id, counter, window_start)
+     where s.from_lease > 0
+       and (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = (s.holder, s.scope_kind, s.scope_id, s.counter, s.window_start)
   ), budgets as (
     select 'key' as scope_kind, k.id as scope_id, k.organization_id, k.workspace_id, k.credits_per_day, k.credits_per_month
       from api_keys k where k.id in (select scope_id from spend_rows where scope_kind = 'key')
@@ -177,7 +194,7 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
            jsonb_build_object('level', r.scope_kind, 'window', w.name, 'percent', m.percent, 'limit', w.budget,
                               'billed', r.billed, 'window_start', r.window_start)
       from spend_rows r
-      join spend s using (scope_kind, scope_id, counter, window_start)
+      join spend_counters s using (scope_kind, scope_id, counter, window_start)
       join budgets b using (scope_kind, scope_id)
      cross join lateral (
        select case r.counter when 'credits_day' then 'day' else 'month' end as name,
@@ -205,12 +222,12 @@ function lastOfEach<T extends { identity: string }>(items: (T | undefined)[]): T
   return [...byIdentity.values()];
 }
 
-/** The batch's credits per counter: an upsert may touch each counter once per statement. */
+/** The batch's credits per counter and lease holder: an upsert may touch each row once per statement. */
 function summedSpend(batch: SerializedRecords[]): SpendRecord[] {
   const byCounter = new Map<string, SpendRecord>();
   for (const records of batch) {
     for (const record of records.spend) {
-      const key = `${record.scope_kind}\0${record.scope_id}\0${record.counter}\0${record.window_start}`;
+      const key = `${record.scope_kind}\0${record.scope_id}\0${record.counter}\0${record.window_start}\0${record.holder ?? ''}`;
       const sum = byCounter.get(key);
       if (sum) {
         sum.credits += record.credits;

@@ -42,6 +42,17 @@ describe('limits across two web processes', function () {
     expect(rows[0]!.requests).to.equal(admitted);
     // And the budget is used, not stranded in the processes' leases.
     expect(admitted).to.be.at.least(18);
+    // What the counter counts as leased is what the two processes hold, each as its own (sql/0033),
+    // so that a process that dies can be given back exactly its part.
+    const leases = await db.pool.query<{ leased: string; held: string; holders: number }>(
+      `select c.leased, (select coalesce(sum(l.amount), 0) from limit_leases l
+                          where (l.scope_kind, l.scope_id, l.counter, l.window_start) = (c.scope_kind, c.scope_id, c.counter, c.window_start)) as held,
+              (select count(distinct l.holder)::int from limit_leases l where l.scope_id = c.scope_id) as holders
+         from limit_counters c where c.scope_kind = 'workspace' and c.scope_id = $1 and c.counter = 'credits_day'`,
+      [workspaceId],
+    );
+    expect(Number(leases.rows[0]!.held)).to.equal(Number(leases.rows[0]!.leased));
+    expect(leases.rows[0]!.holders).to.be.within(1, 2);
     console.log(`      budget ${budget}, billed ${billed.toFixed(6)}, admitted ${admitted} of 50`);
   });
 
