@@ -108,6 +108,7 @@ router.post('/v1/chat/completions', async (ctx) => {
     organization_id: principal.organizationId,
     workspace_id: principal.workspaceId,
     request_id: requestId,
+    line: 0,
     kind: 'chat',
     model: body.model,
     provider: 'stub',

@@ -61,6 +61,7 @@ function chatRecords(owner: Owner): SerializedRecords {
         organization_id: owner.organizationId,
         workspace_id: owner.workspaceId,
         request_id: id,
+        line: 0,
         kind: 'chat',
         model: 'bench/chat',
         provider: 'stub',

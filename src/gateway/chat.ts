@@ -502,7 +502,7 @@ export class ChatService {
     const now = new Date().toISOString();
     const lines = new UsageMeter()
       .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached, cacheWrite })
-      .lines(principal, 'chat', () => ctx.requestId, { services, cacheHit: hit, createdAt: now, partial: closed });
+      .lines(principal, 'chat', ctx.requestId, { services, cacheHit: hit, createdAt: now, partial: closed });
     const credits = lines[0]!.credits;
     const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
     const reasoningTokens = hit ? 0 : Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);

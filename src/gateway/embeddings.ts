@@ -123,7 +123,7 @@ export class EmbeddingService {
     const headers = { 'X-Model': model.id, 'X-Provider': provider, ...admission.headers };
     const now = new Date().toISOString();
     // Each provider that served a part of a split call bills its own line.
-    const usage = meter.lines(principal, 'embeddings', (part, index) => (index === 0 ? ctx.requestId : `${ctx.requestId}:${part}`), {
+    const usage = meter.lines(principal, 'embeddings', ctx.requestId, {
       createdAt: now,
     });
     const spend = this.deps.gate.settle(principal, admission, { tokens: promptTokens, credits: usageTotals(usage).credits.total });

@@ -271,7 +271,7 @@ async function store(
     await recordFactsExtracted(db, owner, { submissionId: submission.id, userRef: submission.user_ref, added, updated, deleted });
     if (!meter.empty) {
       const id = serviceRequestId('facts', submission.id);
-      const usage = meter.lines(owner, 'facts', (part) => `${id}:${part}`);
+      const usage = meter.lines(owner, 'facts', id);
       await writeRecordsNow(
         db,
         serviceWorkRecords({

@@ -141,7 +141,7 @@ export async function ingestDocument(
     // The embedding tokens at the model's price, and the ingest fee per chunk.
     const usage = new UsageMeter()
       .add(model, null, { prompt: embeddedTokens, completion: 0 })
-      .lines(owner, 'ingest', () => id, { services: chunks.length * catalog.services.ingestPerChunk });
+      .lines(owner, 'ingest', id, { services: chunks.length * catalog.services.ingestPerChunk });
 
     const written = await withTransaction(db, async (client) => {
       const ready = { chunkCount: stored.length, tokenCount, tsConfig };

@@ -148,6 +148,7 @@ function text(problems: Problems, field: string, value: unknown, { min = 1, max 
 function checkUsage(problems: Problems, line: UsageRecord, index: number): void {
   const field = `usage.${index}`;
   text(problems, `${field}.request_id`, line.request_id);
+  if (!Number.isInteger(line.line) || line.line < 0 || line.line > 32_767) problems.push(`${field}.line must be a whole number from 0 to 32767`);
   text(problems, `${field}.model`, line.model, { max: 1000 });
   if (!USAGE_KINDS.has(line.kind)) problems.push(`${field}.kind is not a usage kind`);
   count(problems, `${field}.prompt_tokens`, line.prompt_tokens);
@@ -203,6 +204,7 @@ function usageRow(line: UsageRecord): string {
     organization_id: line.organization_id,
     workspace_id: line.workspace_id,
     request_id: line.request_id,
+    line: line.line,
     kind: line.kind,
     model: line.model,
     provider: line.provider,

@@ -3,11 +3,16 @@ import { creditsFor, type Credits } from './credits.js';
 
 export type UsageKind = 'chat' | 'embeddings' | 'ingest' | 'facts';
 
-/** One line of the usage table: unique per (workspace, request id), so a line written twice is billed once. */
+/**
+ * One line of the usage table: unique per (workspace, request id, line), so a line written twice is
+ * billed once. A request has one line per model and provider its work was billed to (sql/0034).
+ */
 export interface UsageRecord {
   organization_id: string;
   workspace_id: string;
   request_id: string;
+  /** 0, 1, …: the request's lines in the order their models were first used. */
+  line: number;
   kind: UsageKind;
   model: string;
   provider: string | null;
@@ -62,15 +67,13 @@ export class UsageMeter {
   }
 
   /**
-   * The lines, in the order their models were first used. `idOf` names each line's request id from
-   * `part`: the model's id, or `<model>@<provider>` when one model was served by several providers,
-   * so that every line's id is its own. Service fees go on the first line; a cache hit is billed no
-   * base credits.
+   * The lines of request `requestId`, numbered in the order their models were first used. Service
+   * fees go on the first line; a cache hit is billed no base credits.
    */
   lines(
     owner: UsageOwner,
     kind: UsageKind,
-    idOf: (part: string, index: number) => string,
+    requestId: string,
     {
       services = 0,
       cacheHit = false,
@@ -78,15 +81,12 @@ export class UsageMeter {
       partial = false,
     }: { services?: number; cacheHit?: boolean; createdAt?: string; partial?: boolean } = {},
   ): UsageRecord[] {
-    const uses = [...this.uses.values()];
-    const providersOf = new Map<string, number>();
-    for (const use of uses) providersOf.set(use.model.id, (providersOf.get(use.model.id) ?? 0) + 1);
-    return uses.map((use, index) => {
-      const part = providersOf.get(use.model.id)! > 1 ? `${use.model.id}@${use.provider ?? 'local'}` : use.model.id;
+    return [...this.uses.values()].map((use, index) => {
       return {
         organization_id: owner.organizationId,
         workspace_id: owner.workspaceId,
-        request_id: idOf(part, index),
+        request_id: requestId,
+        line: index,
         kind,
         model: use.model.id,
         provider: use.provider,

@@ -52,7 +52,8 @@ export async function sumUsage(
   const { rows } = await db.query<UsageSumRow>(
     `select case when grouping(key) = 1 then null else key end as key,
             ${grouping.kind} as kind,
-            count(*)::int as requests,
+            -- A request billed to several models or providers has a line for each (sql/0034).
+            count(distinct request_id)::int as requests,
             coalesce(sum(prompt_tokens), 0)::text as prompt_tokens,
             coalesce(sum(completion_tokens), 0)::text as completion_tokens,
             coalesce(sum(cached_tokens), 0)::text as cached_tokens,
@@ -61,7 +62,7 @@ export async function sumUsage(
             coalesce(sum(credits_base), 0)::text as credits_base,
             coalesce(sum(credits_services), 0)::text as credits_services,
             coalesce(sum(credits_total), 0)::text as credits_total
-       from (select ${KEY_SQL[query.groupBy]} as key, kind, prompt_tokens, completion_tokens, cached_tokens,
+       from (select ${KEY_SQL[query.groupBy]} as key, kind, request_id, prompt_tokens, completion_tokens, cached_tokens,
                     cache_write_tokens, credits_base, credits_services, credits_total
                from usage
               where workspace_id = $1 and created_at >= $2 and created_at < $3) as u

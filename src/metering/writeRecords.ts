@@ -29,19 +29,19 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
     -- One line per request id (an upsert may touch a row once per statement), a whole answer's
     -- before a partial one. A line is written once, unless the one there is partial (a stream the
     -- client closed): the retry that ran anew replaces it, and the caller pays for one answer.
-    insert into usage (organization_id, workspace_id, request_id, kind, model, provider, prompt_tokens,
+    insert into usage (organization_id, workspace_id, request_id, line, kind, model, provider, prompt_tokens,
                        completion_tokens, cached_tokens, cache_write_tokens, credits_base, credits_services,
                        credits_total, created_at, partial)
-    select distinct on (u.workspace_id, u.request_id)
-           u.organization_id, u.workspace_id, u.request_id, u.kind, u.model, u.provider, u.prompt_tokens,
+    select distinct on (u.workspace_id, u.request_id, u.line)
+           u.organization_id, u.workspace_id, u.request_id, u.line, u.kind, u.model, u.provider, u.prompt_tokens,
            u.completion_tokens, u.cached_tokens, coalesce(u.cache_write_tokens, 0), u.credits_base, u.credits_services,
            u.credits_total, u.created_at, coalesce(u.partial, false)
       from json_to_recordset($1::json) as u(
-             organization_id uuid, workspace_id uuid, request_id text, kind text, model text, provider text,
+             organization_id uuid, workspace_id uuid, request_id text, line smallint, kind text, model text, provider text,
              prompt_tokens integer, completion_tokens integer, cached_tokens integer, cache_write_tokens integer, credits_base numeric,
              credits_services numeric, credits_total numeric, created_at timestamptz, partial boolean)
-     order by u.workspace_id, u.request_id, coalesce(u.partial, false)
-    on conflict (workspace_id, request_id) do update
+     order by u.workspace_id, u.request_id, u.line, coalesce(u.partial, false)
+    on conflict (workspace_id, request_id, line) do update
        set (kind, model, provider, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, credits_base,
             credits_services, credits_total, created_at, partial)
          = (excluded.kind, excluded.model, excluded.provider, excluded.prompt_tokens, excluded.completion_tokens,

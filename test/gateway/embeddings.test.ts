@@ -61,6 +61,36 @@ describe('POST /v1/embeddings', () => {
     expect(response.body.data.map((d: any) => d.embedding)).to.deep.equal(input.map((text) => stubEmbedding(text, 8)));
   });
 
+  it('bills a split call under its own id whatever the caller took before, and counts it as one request', async () => {
+    // A chat first takes the id the second provider's line once had: it must not swallow that line.
+    const taken = await api(gw.app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key: gw.key,
+      headers: { 'x-request-id': 'split-9:test/eu-embed@eu-b' },
+      body: { model: 'local/echo', messages: [{ role: 'user', content: 'hallo' }] },
+    });
+    expect(taken.status).to.equal(200);
+    const before = (await api(gw.app.baseUrl, '/v1/usage?group_by=kind', { key: gw.key })).body.total.requests;
+    // And an id as long as may be, which a suffix once pushed past what a usage line holds.
+    const longId = `split-${'x'.repeat(240)}`;
+    for (const id of ['split-9', longId]) {
+      gw.euA.script({ type: 'answer' }, { type: 'status', status: 503 });
+      const response = await embed({ model: 'test/eu-embed', input: ['een', 'twee', 'drie'] }, { headers: { 'x-request-id': id } });
+      expect(response.status, response.text).to.equal(200);
+      const lines = (await gw.app.db.pool.query('select line, provider, prompt_tokens, credits_total::float8 as credits from usage where request_id = $1 order by line', [id])).rows;
+      expect(lines.map((l) => [l.line, l.provider])).to.deep.equal([
+        [0, 'eu-a'],
+        [1, 'eu-b'],
+      ]);
+      expect(lines.reduce((sum, l) => sum + l.prompt_tokens, 0)).to.equal(response.body.usage.prompt_tokens);
+      const trace = await api(gw.app.baseUrl, `/v1/traces/${encodeURIComponent(id)}`, { key: gw.key });
+      expect(trace.body.usage.credits.total).to.be.closeTo(lines.reduce((sum, l) => sum + l.credits, 0), 1e-9);
+    }
+    // Each call is one request in GET /usage, whatever it was split into.
+    const after = (await api(gw.app.baseUrl, '/v1/usage?group_by=kind', { key: gw.key })).body.total.requests;
+    expect(after - before).to.equal(2);
+  });
+
   it('fails the whole call when one part fails everywhere (no partial result)', async () => {
     gw.euA.script({ type: 'answer' }, { type: 'status', status: 503 });
     gw.euB.script({ type: 'status', status: 503 });

@@ -58,12 +58,13 @@ describe('facts (extraction model)', () => {
     expect(submission.status).to.equal('done');
     const { rows } = await fx.app.db.pool.query(
       `select request_id, kind, model, provider, prompt_tokens, completion_tokens, credits_base::float8 as base, credits_total::float8 as total
-         from usage where workspace_id = $1 and request_id like $2 order by model`,
-      [fx.workspaceId, `facts:${submission.id}:%`],
+         from usage where workspace_id = $1 and request_id = $2 order by model`,
+      [fx.workspaceId, `facts:${submission.id}`],
     );
+    // One request (the trace's id) with a line per model.
     expect(rows.map((r) => [r.request_id, r.kind, r.model, r.provider])).to.deep.equal([
-      [`facts:${submission.id}:local/embed-1024`, 'facts', 'local/embed-1024', null],
-      [`facts:${submission.id}:test/extractor`, 'facts', 'test/extractor', 'eu-x'],
+      [`facts:${submission.id}`, 'facts', 'local/embed-1024', null],
+      [`facts:${submission.id}`, 'facts', 'test/extractor', 'eu-x'],
     ]);
     const [embeddings, extractor] = rows;
     // The stub's own usage for its one answer (no facts held yet: no reconciliation question).

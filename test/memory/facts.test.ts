@@ -271,8 +271,8 @@ describe('facts (rule-based extraction)', () => {
       (
         await fx.app.db.pool.query(
           `select kind, model, provider, prompt_tokens, completion_tokens, credits_total::float8 as total
-             from usage where workspace_id = $1 and request_id like $2`,
-          [fx.workspaceId, `facts:${submissionId}:%`],
+             from usage where workspace_id = $1 and request_id = $2`,
+          [fx.workspaceId, `facts:${submissionId}`],
         )
       ).rows;
     const [row, ...more] = await usageOf(found.id);

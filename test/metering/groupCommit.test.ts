@@ -66,6 +66,7 @@ describe('metering/groupCommit', () => {
         organization_id: owner.organization_id,
         workspace_id: owner.workspace_id,
         request_id: id,
+        line: 0,
         kind: 'chat',
         model: 'local/echo',
         provider: 'local',

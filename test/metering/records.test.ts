@@ -28,7 +28,7 @@ describe('metering/records: each request is metered, traced and audited by the t
   };
   const usageRequests = async () => (await get('/v1/usage')).total.requests as number;
   const usageLines = async (id: string) =>
-    (await gw.app.db.pool.query('select * from usage where request_id = $1 or request_id like $2 order by request_id', [id, `${id}:%`])).rows;
+    (await gw.app.db.pool.query('select * from usage where request_id = $1 order by line', [id])).rows;
 
   /** What the listings show of one request id, read once each. */
   const listed = async (id: string) => {
@@ -207,7 +207,8 @@ describe('metering/records: each request is metered, traced and audited by the t
     expect(submission.status).to.equal('done');
     const id = `facts:${submission.id}`;
     const seen = await listed(id);
-    expect(seen.usage.map((line: any) => [line.request_id, line.kind])).to.deep.equal([[`${id}:local/embed-1024`, 'facts']]);
+    // Under the trace's id: usage and trace join on it.
+    expect(seen.usage.map((line: any) => [line.request_id, line.line, line.kind])).to.deep.equal([[id, 0, 'facts']]);
     expect(seen.traces).to.have.length(1);
     // The end-user's text is in neither the trace nor the audit entry.
     expect(seen.trace).to.include({ kind: 'facts', status: 200, user: null });
@@ -243,8 +244,11 @@ describe('metering/records: each request is metered, traced and audited by the t
     const id = response.headers.get('x-request-id')!;
     const lines = await usageLines(id);
     expect(lines.map((line) => line.provider).sort()).to.deep.equal(['eu-a', 'eu-b']);
-    expect(lines[0].request_id).to.equal(id);
-    expect(lines[1].request_id).to.equal(`${id}:test/eu-embed@${lines[1].provider}`);
+    // One request, a line per provider.
+    expect(lines.map((line) => [line.request_id, line.line])).to.deep.equal([
+      [id, 0],
+      [id, 1],
+    ]);
     expect(lines.reduce((sum, line) => sum + line.prompt_tokens, 0)).to.equal(response.body.usage.prompt_tokens);
     const trace = await get(`/v1/traces/${id}`);
     expect(trace.notes.join(' ')).to.match(/split over 2 providers/);
