@@ -105,6 +105,39 @@ describe('the console, as the QA sweep used it', function () {
     expect((await chat({ messages: [{ role: 'user', content: 'hallo' }] })).status).to.equal(200);
   });
 
+  it('signs in with a message that says why the service refused the key, e.g. that it expired', async () => {
+    const expiring = await v1('/keys', {
+      method: 'POST',
+      body: { workspace: 'main', name: 'Short-lived', kind: 'restricted', scopes: ['usage.read'], expires_at: new Date(Date.now() + 1500).toISOString() },
+    });
+    expect(expiring.status).to.equal(201);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await watched.page.goto(`${base}/console`);
+      await watched.page.getByLabel('API key').fill(expiring.body.data.key);
+      await watched.page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = watched.page.getByRole('alert').filter({ hasText: 'That key was refused' });
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('this API key expired at').and.not.include('mistyped');
+      await screenshot(watched.page, 'qa-sign-in-expired-1280');
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('shows a 422’s field errors once each', async () => {
+    await visit(page, '#/settings', 'Router settings');
+    await page.getByLabel('Allowed providers').fill('bogus');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The settings were not saved.' });
+    await alert.waitFor();
+    const text = (await alert.textContent())!;
+    expect(text.split('unknown provider "bogus"').length - 1, text).to.equal(1);
+    expect(await alert.locator('li code').allTextContents()).to.deep.equal(['allowed_providers.0']);
+    await page.getByLabel('Allowed providers').fill('');
+  });
+
   it('keeps the end-user out of the address, shows what an erasure deleted per store, and forgets the end-user after it', async () => {
     expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-42', content: 'I live in Utrecht. I have two cats.' } })).status).to.equal(202);
     expect((await chat({ user: 'klant-42', thread: 'klant-42-conv', messages: [{ role: 'user', content: 'Waar woon ik?' }] })).status).to.equal(200);
@@ -222,6 +255,80 @@ describe('the console, as the QA sweep used it', function () {
     await page.getByRole('region', { name: 'Scores table', exact: true }).locator('td', { hasText: '1000' }).waitFor();
   });
 
+  it('fits the Keys and Traces tables at desktop widths, with Status and the actions in view', async () => {
+    const many = await v1('/keys', {
+      method: 'POST',
+      body: {
+        workspace: 'main',
+        name: 'Helpdesk assistant for the claims department (production)',
+        kind: 'restricted',
+        scopes: ['chat.create', 'embeddings.create', 'memory.read', 'memory.write', 'traces.read', 'scores.write', 'audit.read', 'usage.read', 'settings.write', 'webhooks.read', 'webhooks.write'],
+        limits: { requests_per_minute: 600, tokens_per_minute: 1000000, credits_per_day: 250.5, credits_per_month: 5000 },
+        expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+      },
+    });
+    expect(many.status).to.equal(201);
+    await chat({ messages: [{ role: 'user', content: 'Hallo' }], tags: [`campaign-${'x'.repeat(50)}`] }, many.body.data.key);
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [hash, heading, region] of [
+        ['#/keys', 'API keys', 'API keys table'],
+        ['#/traces', 'Traces', 'Traces table'],
+      ] as const) {
+        await visit(page, hash, heading);
+        const wrap = page.getByRole('region', { name: region, exact: true });
+        await wrap.locator('tbody tr').first().waitFor();
+        const fit = await wrap.evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const last = [...el.querySelectorAll('thead th')].at(-1)!.getBoundingClientRect();
+          return { overflow: el.scrollWidth - el.clientWidth, lastRight: last.right, right: box.right };
+        });
+        expect(fit.overflow, `${hash} at ${width}px overflows by ${fit.overflow}px`).to.be.at.most(0);
+        expect(fit.lastRight, `${hash} at ${width}px: the last column is out of view`).to.be.at.most(fit.right + 0.5);
+        if (hash === '#/keys') {
+          const row = wrap.locator('tr', { has: page.locator('.key-name', { hasText: 'Helpdesk assistant' }) });
+          for (const name of ['Status', 'Actions']) expect(await row.locator('td').nth(name === 'Status' ? 5 : 6).isVisible()).to.equal(true);
+          const revoke = await row.getByRole('button', { name: /^Revoke / }).boundingBox();
+          expect(revoke!.x + revoke!.width).to.be.at.most(fit.right);
+        }
+        if (width === 1280) await screenshot(page, `qa-${heading === 'API keys' ? 'keys' : 'traces'}-1280`);
+      }
+    }
+    await page.setViewportSize(DESKTOP);
+    // What is still wider than its box (a phone's trace detail, a very long table) scrolls with a visible bar.
+    expect(await page.locator('.table-wrap').first().evaluate((el) => getComputedStyle(el).scrollbarWidth)).to.equal('thin');
+  });
+
+  it('marks the key the console is signed in with, warns before revoking it, and signs out after', async () => {
+    const own = await gw.app.key({ kind: 'organization' });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, own.key);
+      await visit(watched.page, '#/keys', 'API keys');
+      const keys = watched.page.getByRole('region', { name: 'API keys table', exact: true });
+      const marked = keys.locator('tr', { has: watched.page.locator('[data-this-key]') });
+      await marked.waitFor();
+      expect(await marked.count()).to.equal(1);
+      expect(await marked.getAttribute('data-key-id')).to.equal(own.key_id);
+      expect(await marked.locator('[data-this-key]').textContent()).to.equal('this key');
+
+      await marked.getByRole('button', { name: /^Revoke / }).click();
+      const dialog = watched.page.getByRole('dialog', { name: /^Revoke / });
+      await dialog.waitFor();
+      expect(await dialog.textContent()).to.include('This is the key this console is signed in with.');
+      await screenshot(watched.page, 'qa-revoke-own-key-1280', { viewport: true });
+      await dialog.getByRole('button', { name: 'Revoke this key and sign out' }).click();
+      await watched.page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
+      const info = watched.page.locator('.alert.info');
+      expect(await info.textContent()).to.include('the key this console was signed in with, so you are signed out');
+      expect(await watched.page.evaluate(() => sessionStorage.length)).to.equal(0);
+      expect((await api(base, '/v1/models', { key: own.key })).status).to.equal(401);
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
   it('lists every audit action the service writes in the filter, names background work, and shows nested changes alike', async () => {
     const key = await v1('/keys', { method: 'POST', body: { workspace: 'main', name: 'before', kind: 'restricted', scopes: ['usage.read'] } });
     expect((await v1(`/keys/${key.body.data.id}`, { method: 'PATCH', body: { name: 'after', limits: { requests_per_minute: 5 } } })).status).to.equal(200);
@@ -258,6 +365,94 @@ describe('the console, as the QA sweep used it', function () {
     expect(lines).to.include.members(['changes.name: before → after', 'changes.limits.requests_per_minute: none → 5']);
     for (const text of lines) expect(text).to.not.match(/[{}]/);
     await screenshot(page, 'qa-audit-1280');
+  });
+
+  describe('webhooks', () => {
+    let failing: string;
+    let busy: string;
+
+    before(async function () {
+      this.timeout(60_000);
+      const [a, b] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
+      receivers.push(a, b);
+      const create = async (url: string, description: string) => {
+        const created = await v1('/webhooks', { method: 'POST', body: { url, events: ['document.ready'], description } });
+        expect(created.status).to.equal(201);
+        return created.body.data.id as string;
+      };
+      [failing, busy] = await Promise.all([create(a.url, 'CRM sync for the claims team'), create(b.url, 'Busy endpoint')]);
+      const deliveries = async (id: string) => (await v1(`/webhooks/${id}/deliveries?limit=100`)).body.data as { status: string; last_status_code: number | null }[];
+      // One delivered, then one the receiver keeps answering 500.
+      expect((await v1(`/webhooks/${failing}/test`, { method: 'POST' })).status).to.be.oneOf([200, 201, 202]);
+      await waitFor(async () => ((await deliveries(failing))[0]?.status === 'delivered' ? true : undefined), { what: 'the first delivery' });
+      a.script(...Array.from({ length: 50 }, () => ({ type: 'status' as const, status: 500, body: 'not now, the CRM is down for maintenance until 18:00 — please retry later' })));
+      await v1(`/webhooks/${failing}/test`, { method: 'POST' });
+      await waitFor(async () => ((await deliveries(failing))[0]?.last_status_code === 500 ? true : undefined), { what: 'the failed delivery' });
+      await waitFor(async () => ((await v1(`/webhooks/${failing}`)).body.data.failing_since ? true : undefined), { what: 'failing_since' });
+      for (let i = 0; i < 21; i++) await v1(`/webhooks/${busy}/test`, { method: 'POST' });
+      await waitFor(async () => ((await deliveries(busy)).length === 21 ? true : undefined), { what: '21 deliveries' });
+    });
+
+    it('shows an endpoint’s description, since when it fails, the receiver’s answers, when each was delivered, and loads more deliveries', async () => {
+      await visit(page, `#/webhooks/${failing}`, 'Webhook endpoint');
+      const summary = page.locator('section', { has: page.locator('#endpoint-h') });
+      await summary.getByText('CRM sync for the claims team').waitFor();
+      expect(await summary.locator('[data-failing-since]').textContent()).to.match(/^Failing since \d/);
+      const deliveries = page.getByRole('region', { name: 'Deliveries table', exact: true });
+      const [newest, oldest] = [deliveries.locator('tbody tr').first(), deliveries.locator('tbody tr').nth(1)];
+      await newest.waitFor();
+      expect(await newest.locator('td[data-label="Last response"]').textContent()).to.include('not now, the CRM is down');
+      expect(await newest.locator('td[data-label="Delivered"]').textContent()).to.equal('—');
+      expect(await oldest.locator('td[data-label="Last response"]').textContent()).to.equal('ok');
+      expect(await oldest.locator('td[data-label="Delivered"] time').count()).to.equal(1);
+      await screenshot(page, 'qa-webhook-endpoint-1280');
+
+      await visit(page, `#/webhooks/${busy}`, 'Webhook endpoint');
+      const busyRows = page.getByRole('region', { name: 'Deliveries table', exact: true }).locator('tbody tr');
+      await page.getByRole('status').filter({ hasText: '20 most recent deliveries (more available).' }).first().waitFor();
+      expect(await busyRows.count()).to.equal(20);
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await page.getByRole('status').filter({ hasText: '21 most recent deliveries.' }).first().waitFor();
+      expect(await busyRows.count()).to.equal(21);
+      expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).to.equal(false);
+    });
+
+    it('offers a key only the controls it may use: no acceptance for a restricted key, no changes without webhooks.write', async () => {
+      const reader = await gw.app.key({ kind: 'restricted', scopes: ['settings.write', 'webhooks.read'] });
+      const watched = await openPage(browser, DESKTOP);
+      const p = watched.page;
+      try {
+        await signIn(p, reader.key);
+        await visit(p, '#/settings', 'Router settings');
+        const section = p.locator('section.acceptance');
+        await section.waitFor();
+        expect(await section.getByRole('button').count()).to.equal(0);
+        expect(await section.textContent()).to.include('this console is signed in with a restricted key');
+
+        await visit(p, '#/webhooks', 'Webhooks');
+        await p.getByRole('region', { name: 'Webhook endpoints table', exact: true }).getByRole('link').first().waitFor();
+        expect(await p.getByRole('form', { name: 'Add a webhook endpoint' }).count()).to.equal(0);
+        await p.locator('[data-read-only]').waitFor();
+
+        await visit(p, `#/webhooks/${failing}`, 'Webhook endpoint');
+        await p.getByRole('region', { name: 'Deliveries table', exact: true }).locator('tbody tr').first().waitFor();
+        for (const name of ['Send test event', 'Disable', 'Rotate secret…', 'Delete…']) expect(await p.getByRole('button', { name }).count(), name).to.equal(0);
+        expect(await p.getByRole('button', { name: /^Re-send/ }).count()).to.equal(0);
+        await p.locator('[data-read-only]').waitFor();
+        await screenshot(p, 'qa-webhook-read-only-1280');
+
+        // A key that may change them still gets every control.
+        const writer = await gw.app.key({ kind: 'restricted', scopes: ['webhooks.read', 'webhooks.write'] });
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(p, writer.key);
+        await visit(p, `#/webhooks/${failing}`, 'Webhook endpoint');
+        await p.getByRole('button', { name: 'Send test event' }).waitFor();
+        // (403s for the scopes it lacks elsewhere are expected answers, not script errors.)
+        expect(watched.problems).to.deep.equal([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
   });
 
   it('met no script errors or CSP violations on the way', () => {
