@@ -131,11 +131,14 @@ describe('the console in a browser', function () {
   it('shows a usage chart with data, stacked by kind, and a table per model', async () => {
     await page.locator('svg.chart rect.bar').first().waitFor();
     const kinds = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => b.getAttribute('data-kind')));
-    expect(new Set(kinds)).to.deep.equal(new Set(['chat', 'embeddings', 'ingest']));
+    // Every kind the API reports is drawn: fact extraction too (the facts above were extracted).
+    const reported = (await v1('/usage?group_by=kind')).body.data.filter((row: { credits: { total: number } }) => row.credits.total > 0).map((row: { key: string }) => row.key);
+    expect(reported).to.include.members(['chat', 'embeddings', 'ingest', 'facts']);
+    expect(new Set(kinds)).to.deep.equal(new Set(reported));
     const heights = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
     expect(Math.max(...heights)).to.be.above(20);
     expect(await page.locator('svg.chart').getAttribute('role')).to.equal('img');
-    expect(await page.locator('svg.chart desc').textContent()).to.match(/credits over the last 30 days \(Chat .*, Embeddings .*, Ingest .*\)/);
+    expect(await page.locator('svg.chart desc').textContent()).to.match(/credits over the last 30 days \(Chat .*, Embeddings .*, Ingest .*, Fact extraction .*\)/);
     const models = await page.getByRole('region', { name: 'Usage per model table', exact: true }).locator('tbody tr td:first-child').allTextContents();
     expect(models).to.include.members(['local/echo', 'test/chat-a', 'local/embed-1024']);
     await screenshot(page, 'usage-1280');
@@ -249,7 +252,8 @@ describe('the console in a browser', function () {
     expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Cancel');
     await screenshot(page, 'memory-confirm-1280', { viewport: true });
     await dialog.getByRole('button', { name: 'Erase end-user' }).click();
-    await page.getByRole('status').filter({ hasText: `Erased ${held} facts about “cust-42”.` }).first().waitFor();
+    await page.getByRole('status').filter({ hasText: 'Erased everything held about “cust-42”:' }).first().waitFor();
+    expect(await page.locator('[data-erased] li[data-store="facts"]').textContent()).to.equal(`${held} facts`);
     await page.locator('[data-fact-count="0"]').waitFor();
     expect((await v1('/recall/facts?user_ref=cust-42')).body.data).to.deep.equal([]);
     await screenshot(page, 'memory-erased-1280');

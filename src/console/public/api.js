@@ -53,6 +53,17 @@ export class ApiError extends Error {
 }
 
 let unauthorizedHandler = () => {};
+let signOutHandler = () => {};
+
+/** What signing out does (app.js): forget the key and show the sign-in page with `message`. */
+export function onSignOut(handler) {
+  signOutHandler = handler;
+}
+
+/** Signs out with a message (e.g. after revoking the key the console is signed in with). */
+export function signOut(message) {
+  signOutHandler(message);
+}
 
 /** What happens on a 401: the app returns to the sign-in page. */
 export function onUnauthorized(handler) {
@@ -97,4 +108,28 @@ export async function api(path, { method = 'GET', query, body, key } = {}) {
     throw err;
   }
   return data;
+}
+
+// What the signed-in key may do. The service has no "this key" endpoint, so a restricted key's
+// scopes are unknown; a probe answers the one question a page needs. Remembered per key.
+const probes = new Map();
+
+/**
+ * Whether the signed-in key holds `scope`, asked with a request the service refuses before doing
+ * anything: the scope is checked first, so a key without it gets 403 insufficient_scope, and a
+ * key with it a 4xx for the empty body (nothing is created). True when the answer is anything
+ * else: the service still refuses what the key may not do.
+ */
+export function holdsScope(scope, { path, method = 'POST' }) {
+  const cacheKey = `${session.key}\u0000${scope}`;
+  if (!probes.has(cacheKey)) {
+    probes.set(
+      cacheKey,
+      api(path, { method, body: {} }).then(
+        () => true,
+        (err) => !(err instanceof ApiError && err.status === 403 && err.code === 'insufficient_scope'),
+      ),
+    );
+  }
+  return probes.get(cacheKey);
 }

@@ -1,4 +1,4 @@
-import { api, ApiError, onUnauthorized, session } from './api.js';
+import { api, ApiError, onSignOut, onUnauthorized, session } from './api.js';
 import { clearToast, errorBox, field, h } from './dom.js';
 import * as audit from './audit.js';
 import * as keys from './keys.js';
@@ -65,10 +65,22 @@ document.getElementById('sign-out').addEventListener('click', () => {
   renderSignIn({ message: 'Signed out. The key is no longer held by this tab.' });
 });
 
-onUnauthorized(() => {
+onUnauthorized((err) => {
   session.clear();
-  renderSignIn({ error: 'The service refused the key (unknown, revoked or malformed). Sign in again.' });
+  renderSignIn({ error: `The service refused the key: ${refusal(err)} Sign in again.` });
 });
+
+onSignOut((message) => {
+  session.clear();
+  renderSignIn({ message });
+});
+
+/** The service's own reason for a 401 ("this API key expired at …"), as a sentence. */
+function refusal(err) {
+  const text = (err?.message ?? '').trim();
+  if (!text) return 'it is unknown, revoked or mistyped.';
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
 
 function maskedKey(key) {
   return key.length > 12 ? `${key.slice(0, 4)}…${key.slice(-4)}` : 'key';
@@ -119,7 +131,7 @@ function renderSignIn({ error, message } = {}) {
           input.setAttribute('aria-invalid', 'true');
           const shown =
             err instanceof ApiError && err.status === 401
-              ? h('div', { class: 'alert error', role: 'alert' }, 'That key was refused: it is unknown, revoked or mistyped.')
+              ? h('div', { class: 'alert error', role: 'alert' }, `That key was refused: ${refusal(err)}`)
               : errorBox(err, 'Could not sign in.');
           status.append(shown);
           input.focus();

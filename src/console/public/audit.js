@@ -4,50 +4,129 @@ import { json, time } from './format.js';
 
 export const title = 'Audit log';
 
-const ACTIONS = [
-  ['', 'All actions'],
-  ['chat.completion', 'Chat completion'],
-  ['embeddings.create', 'Embeddings'],
-  ['score.created', 'Score created'],
-  ['settings.router.updated', 'Router settings changed'],
-  ['non_eu_acceptance.recorded', 'Non-EU acceptance recorded'],
-  ['non_eu_acceptance.withdrawn', 'Non-EU acceptance withdrawn'],
-  ['memory.erased', 'End-user erased'],
-  ['api_key.created', 'API key created'],
-  ['api_key.revoked', 'API key revoked'],
+// Every action the service writes, by area (grep "action: '" in src, and the budget and limits
+// entries written in SQL and template strings). An action not listed here is still shown.
+const ACTION_GROUPS = [
+  [
+    'Requests',
+    [
+      ['chat.completion', 'Chat completion'],
+      ['embeddings.create', 'Embeddings'],
+      ['score.created', 'Score created'],
+    ],
+  ],
+  [
+    'Memory',
+    [
+      ['document.ingested', 'Document ingested'],
+      ['document.deleted', 'Document deleted'],
+      ['collection.deleted', 'Collection deleted'],
+      ['facts.extracted', 'Facts extracted'],
+      ['fact.forgotten', 'Fact forgotten'],
+      ['thread.deleted', 'Thread deleted'],
+      ['memory.erased', 'End-user erased'],
+    ],
+  ],
+  [
+    'Settings and limits',
+    [
+      ['settings.router.updated', 'Router settings changed'],
+      ['non_eu_acceptance.recorded', 'Non-EU acceptance recorded'],
+      ['non_eu_acceptance.withdrawn', 'Non-EU acceptance withdrawn'],
+      ['limits.workspace.updated', 'Workspace limits changed'],
+      ['limits.organization.updated', 'Organization limits changed'],
+      ['budget.threshold', 'Budget reached 80 % or 100 %'],
+    ],
+  ],
+  [
+    'API keys',
+    [
+      ['api_key.created', 'API key created'],
+      ['api_key.updated', 'API key changed'],
+      ['api_key.revoked', 'API key revoked'],
+    ],
+  ],
+  [
+    'Webhooks',
+    [
+      ['webhook.created', 'Endpoint added'],
+      ['webhook.updated', 'Endpoint changed'],
+      ['webhook.secret_rotated', 'Signing secret rotated'],
+      ['webhook.disabled', 'Endpoint disabled by the service'],
+      ['webhook.deleted', 'Endpoint deleted'],
+    ],
+  ],
 ];
+const ACTIONS = ACTION_GROUPS.flatMap(([, actions]) => actions);
 const PAGE_SIZE = 50;
 
-/** Details as "name: value" lines: nested objects by dotted names, lists of plain values joined. */
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isChange = (v) => isPlainObject(v) && Object.keys(v).length === 2 && 'from' in v && 'to' in v;
+
+/** One value as text: plain values as they are, lists of plain values joined, null as "none". */
+function plain(v) {
+  if (v === null || v === undefined) return 'none';
+  if (typeof v === 'string') return v === '' ? '(empty)' : v;
+  if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) return v.length ? v.map(plain).join(', ') : '(none)';
+  if (typeof v !== 'object') return String(v);
+  return null;
+}
+
+/**
+ * Details as "name: value" lines, at any depth: nested objects and lists of objects by dotted
+ * names (changes.limits.requests_per_minute), a change {from, to} as "old → new".
+ */
 function details(value) {
   const lines = [];
-  const walk = (prefix, v, depth) => {
-    if (v && typeof v === 'object' && !Array.isArray(v) && depth < 3 && Object.keys(v).length > 0) {
-      for (const [k, inner] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, inner, depth + 1);
-    } else if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) {
-      lines.push([prefix, v.length ? v.join(', ') : '(none)']);
+  const walk = (prefix, v) => {
+    const text = plain(v);
+    if (text !== null) lines.push([prefix, text]);
+    else if (isChange(v)) {
+      const from = plain(v.from);
+      const to = plain(v.to);
+      if (from !== null && to !== null) lines.push([prefix, `${from} → ${to}`]);
+      else {
+        walk(`${prefix}.from`, v.from);
+        walk(`${prefix}.to`, v.to);
+      }
     } else {
-      lines.push([prefix, typeof v === 'string' ? v : json(v)]);
+      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+      if (entries.length === 0) lines.push([prefix, '(none)']);
+      for (const [k, inner] of entries) walk(prefix ? `${prefix}.${k}` : k, inner);
     }
   };
-  if (value && typeof value === 'object') walk('', value, 0);
+  if (isPlainObject(value)) for (const [k, inner] of Object.entries(value)) walk(k, inner);
   if (lines.length === 0) return '–';
   return lines.map(([k, v]) => h('span', { class: 'kv' }, h('span', { class: 'k' }, `${k}: `), h('span', { class: 'v' }, v)));
 }
 
+const ACTOR_KINDS = {
+  operator: 'operator (CLI)',
+  service: 'service (background work)',
+  organization: 'organization key',
+  restricted: 'restricted key',
+};
+
 function actor(entry) {
   const { kind, key_id: keyId } = entry.actor;
-  if (kind === 'operator') return 'operator (CLI)';
-  return h('span', null, `${kind} key `, keyId ? h('code', { title: keyId }, keyId.slice(0, 8)) : '');
+  const label = ACTOR_KINDS[kind] ?? kind;
+  return h('span', null, keyId ? [`${label} `, h('code', { title: keyId }, keyId.slice(0, 8))] : label);
 }
 
 export async function render(view, route) {
   const action = route.params.get('action') ?? '';
-  const known = ACTIONS.some(([value]) => value === action);
+  const known = action === '' || ACTIONS.some(([value]) => value === action);
   const select = h(
     'select',
     { name: 'action', onchange: () => route.navigate(route.hrefOf('audit', [], { action: select.value })) },
-    ACTIONS.map(([value, label]) => h('option', { value, selected: value === action }, label)),
+    h('option', { value: '', selected: action === '' }, 'All actions'),
+    ACTION_GROUPS.map(([group, actions]) =>
+      h(
+        'optgroup',
+        { label: group },
+        actions.map(([value, label]) => h('option', { value, selected: value === action }, label)),
+      ),
+    ),
     known ? null : h('option', { value: action, selected: true }, action),
   );
   const refresh = h('button', { type: 'button', class: 'secondary', onclick: () => refreshView(view, route) }, 'Refresh');

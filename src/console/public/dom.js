@@ -120,17 +120,18 @@ export function table({ caption, columns, rows, empty = 'Nothing to show.', narr
 export function errorBox(err, context) {
   const box = h('div', { class: 'alert error', role: 'alert' });
   if (context) append(box, h('strong', null, context), ' ');
-  append(box, err?.friendly ?? err?.message ?? String(err));
-  const fields = err?.body?.errors;
-  if (fields && typeof fields === 'object') {
-    append(
-      box,
-      h(
-        'ul',
-        null,
-        Object.entries(fields).map(([name, messages]) => h('li', null, h('code', null, name), ' ', [].concat(messages).join('; '))),
-      ),
-    );
+  const message = err?.friendly ?? err?.message ?? String(err);
+  const fields = err?.body?.errors && typeof err.body.errors === 'object' ? Object.entries(err.body.errors) : [];
+  if (fields.length === 0) {
+    append(box, message);
+  } else {
+    // A 422's generic message repeats its field errors ("invalid request: name must be …"): each
+    // is shown once, in the list. A message of its own is kept, with the fields it does not name.
+    const lines = fields.map(([name, messages]) => [name, [].concat(messages).join('; ')]);
+    const generic = /^invalid request:/i.test(message);
+    const listed = generic ? lines : lines.filter(([, text]) => !message.includes(text));
+    append(box, generic ? `The service refused ${lines.length === 1 ? 'this field' : 'these fields'}:` : message);
+    if (listed.length) append(box, h('ul', null, listed.map(([name, text]) => h('li', null, h('code', null, name), ' ', text))));
   }
   if (err?.requestId) append(box, h('span', { class: 'request-id' }, 'Request id: ', h('code', null, err.requestId)));
   return box;

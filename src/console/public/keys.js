@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, session, signOut } from './api.js';
 import { confirmDialog, formDialog, secretDialog } from './dialog.js';
 import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
@@ -224,20 +224,50 @@ function keyState(key) {
 
 const labelOf = (key) => key.name ?? `${key.prefix}…${key.last4 ?? ''}`;
 
+/** The key this console is signed in with: its secret starts with the prefix and ends with last4. */
+function isThisKey(key) {
+  const secret = session.key;
+  return Boolean(secret && key.prefix && key.last4 && secret.startsWith(key.prefix) && secret.endsWith(key.last4));
+}
+
+/** A small "label value" line inside a merged cell. */
+function line(label, value) {
+  return h('span', { class: 'kv' }, h('span', { class: 'k' }, `${label} `), value);
+}
+
 function listKeys(section, status, page, reload) {
+  // Seven columns, so that Status and the actions fit the page at 1280 px: the name with the
+  // key's ends, the kind with its scopes, and its dates, each share a cell.
   const columns = [
-    { label: 'Name', cell: (k) => (k.name ? h('span', { class: 'key-name' }, k.name) : h('span', { class: 'muted' }, '(no name)')) },
-    { label: 'Workspace', cell: (k) => k.workspace.name },
-    { label: 'Kind', cell: (k) => k.kind },
     {
-      label: 'Scopes',
-      class: 'scopes-cell',
-      cell: (k) => (k.kind === 'organization' ? h('span', { class: 'muted' }, 'Every scope') : k.scopes.length ? k.scopes.map((s) => h('span', { class: 'tag' }, s)) : h('span', { class: 'muted' }, 'None')),
+      label: 'Key',
+      class: 'key-cell',
+      cell: (k) => [
+        k.name ? h('span', { class: 'key-name' }, k.name) : h('span', { class: 'muted' }, '(no name)'),
+        isThisKey(k) ? [' ', h('span', { class: 'badge eu', 'data-this-key': '', title: 'The key this console is signed in with' }, 'this key')] : null,
+        h('br'),
+        h('code', { title: 'The first and last characters of the secret' }, `${k.prefix}…${k.last4 ?? ''}`),
+      ],
     },
-    { label: 'Key', cell: (k) => h('code', { title: 'The first and last characters of the secret' }, `${k.prefix}…${k.last4 ?? ''}`) },
-    { label: 'Last used', cell: (k) => (k.last_used_at ? time(k.last_used_at) : h('span', { class: 'muted' }, 'Never')) },
+    { label: 'Workspace', class: 'wrap-cell', cell: (k) => k.workspace.name },
+    {
+      label: 'Access',
+      class: 'scopes-cell',
+      cell: (k) => [
+        h('span', { class: 'key-kind' }, k.kind),
+        h('br'),
+        k.kind === 'organization' ? h('span', { class: 'muted' }, 'Every scope') : k.scopes.length ? k.scopes.map((s) => h('span', { class: 'tag' }, s)) : h('span', { class: 'muted' }, 'No scopes'),
+      ],
+    },
     { label: 'Limits', class: 'limits-cell', cell: (k) => describeLimits(k.limits) },
-    { label: 'Expires', cell: (k) => (k.expires_at ? time(k.expires_at) : h('span', { class: 'muted' }, 'Never')) },
+    {
+      label: 'Used · expires',
+      class: 'dates-cell',
+      cell: (k) => [
+        line('Last used', k.last_used_at ? time(k.last_used_at) : h('span', { class: 'muted' }, 'never')),
+        line('Expires', k.expires_at ? time(k.expires_at) : h('span', { class: 'muted' }, 'never')),
+      ],
+    },
     { label: 'Status', cell: keyState },
     {
       label: 'Actions',
@@ -312,18 +342,26 @@ async function editKey(key, reload) {
 }
 
 async function revokeKey(key, reload) {
+  const self = isThisKey(key);
   const confirmed = await confirmDialog({
     title: `Revoke “${labelOf(key)}”?`,
     body: [
+      self
+        ? h('p', { class: 'alert error', 'data-this-key': '' }, h('strong', null, 'This is the key this console is signed in with. '), 'Revoking it signs you out at once; you will need another organization key to sign in again.')
+        : null,
       h('p', null, 'Every request with this key is refused (401) from now on — in this service at once, everywhere within seconds. A revoked key cannot be restored: its users will need a new key.'),
       h('p', { class: 'muted small-text' }, `Workspace ${key.workspace.name}, key ${key.prefix}…${key.last4 ?? ''}. The revocation is written to the audit log.`),
     ],
-    confirmLabel: 'Revoke key',
+    confirmLabel: self ? 'Revoke this key and sign out' : 'Revoke key',
     danger: true,
   });
   if (!confirmed) return;
   try {
     await api(`/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
+    if (self) {
+      signOut(`You revoked “${labelOf(key)}”, the key this console was signed in with, so you are signed out. Sign in with another key.`);
+      return;
+    }
     toast(`The key “${labelOf(key)}” is revoked.`);
     await reload();
   } catch (err) {

@@ -2,22 +2,50 @@ import { api } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { append, errorBox, field, h, loading, pageHead, table, toast } from './dom.js';
 import { int, time } from './format.js';
+import { forgetEndUser } from './traces.js';
 
 export const title = 'Memory';
 
 const STATUS = { ready: 'ok', queued: 'warn', processing: 'warn', failed: 'bad' };
 
+// The end-user whose facts are shown. A user_ref names a person, so it is kept in this page's
+// state, never in the address (which browser history, bookmarks and screenshots keep).
+let shownUser = '';
+
 export async function render(view, route) {
   view.append(pageHead('Memory', 'Document collections with their ingest status, and the long-term facts held about an end-user — with forget and erase.'));
-  const userRef = route.params.get('user') ?? '';
   const collection = route.params.get('collection') ?? '';
-  const facts = factsSection(route, userRef);
+  // An old link may still carry ?user=: it is taken into the page, and the address replaced without it.
+  if (route.params.has('user')) {
+    shownUser = route.params.get('user') ?? '';
+    history.replaceState(history.state, '', route.hrefOf('memory', [], { collection }));
+  }
+  const facts = factsSection(shownUser);
   const docs = h('div', null, loading('Loading collections and documents…'));
   view.append(docs, facts.el);
-  await Promise.all([documentsSection(docs, route, collection, userRef), facts.load()]);
+  await Promise.all([documentsSection(docs, route, collection), facts.load()]);
 }
 
-async function documentsSection(container, route, collection, userRef) {
+/** How many of each the erasure deleted, e.g. "2 facts, 1 thread, 4 traces, no replays…". */
+const STORES = [
+  ['facts', 'fact', 'facts'],
+  ['threads', 'thread', 'threads'],
+  ['traces', 'trace', 'traces'],
+  ['replays', 'kept answer for replay', 'kept answers for replay'],
+  ['cache_entries', 'cache entry', 'cache entries'],
+  ['responses', 'stored response', 'stored responses'],
+];
+
+function erasedCounts(deleted) {
+  const known = STORES.filter(([key]) => typeof deleted?.[key] === 'number').map(([key, one, many]) => [key, deleted[key] === 1 ? one : many, deleted[key]]);
+  // A store the console does not know yet is still counted.
+  const other = Object.entries(deleted ?? {})
+    .filter(([key, n]) => typeof n === 'number' && !STORES.some(([k]) => k === key))
+    .map(([key, n]) => [key, key.replaceAll('_', ' '), n]);
+  return [...known, ...other];
+}
+
+async function documentsSection(container, route, collection) {
   let collections, page;
   try {
     [collections, page] = await Promise.all([
@@ -44,7 +72,7 @@ async function documentsSection(container, route, collection, userRef) {
     'select',
     {
       name: 'collection',
-      onchange: () => route.navigate(route.hrefOf('memory', [], { collection: select.value, user: userRef })),
+      onchange: () => route.navigate(route.hrefOf('memory', [], { collection: select.value })),
     },
     h('option', { value: '' }, 'All collections'),
     collections.data.map((c) => h('option', { value: c.slug, selected: c.slug === collection }, c.name)),
@@ -84,7 +112,7 @@ async function documentsSection(container, route, collection, userRef) {
       more.disabled = false;
     }
   });
-  const refresh = h('button', { type: 'button', class: 'secondary small', onclick: () => documentsSection(container, route, collection, userRef) }, 'Refresh');
+  const refresh = h('button', { type: 'button', class: 'secondary small', onclick: () => documentsSection(container, route, collection) }, 'Refresh');
 
   container.replaceChildren(
     h(
@@ -103,7 +131,8 @@ async function documentsSection(container, route, collection, userRef) {
   );
 }
 
-function factsSection(route, userRef) {
+function factsSection(initialUser) {
+  let userRef = initialUser;
   const input = h('input', { type: 'text', name: 'user_ref', value: userRef, autocomplete: 'off', spellcheck: 'false', maxlength: '255' });
   const results = h('div');
   const form = h(
@@ -113,16 +142,17 @@ function factsSection(route, userRef) {
       'aria-label': 'Facts of an end-user',
       onsubmit: (event) => {
         event.preventDefault();
-        const href = route.hrefOf('memory', [], { collection: route.params.get('collection') ?? '', user: input.value.trim() });
-        if (href === location.hash) load();
-        else route.navigate(href);
+        userRef = input.value.trim();
+        shownUser = userRef;
+        load();
       },
     },
     h('div', { class: 'filters' }, field('End-user reference (user_ref)', input, 'Leave empty for the workspace’s shared knowledge.')),
     h('div', { class: 'form-actions' }, h('button', { type: 'submit' }, 'Show facts')),
   );
 
-  async function load(note) {
+  /** `focusRow`: after a fact is forgotten, focus goes to the Forget button now at that row. */
+  async function load(note, { focusRow } = {}) {
     results.replaceChildren(loading('Loading facts…'));
     let list;
     try {
@@ -159,7 +189,7 @@ function factsSection(route, userRef) {
                   try {
                     await api(`/memory/facts/${encodeURIComponent(f.id)}`, { method: 'DELETE' });
                     toast('The fact is forgotten.');
-                    await load(h('div', { class: 'alert ok', role: 'status' }, 'The fact is forgotten.'));
+                    await load(h('div', { class: 'alert ok', role: 'status' }, 'The fact is forgotten.'), { focusRow: list.data.indexOf(f) });
                   } catch (err) {
                     results.prepend(errorBox(err, 'The fact was not forgotten.'));
                   }
@@ -172,7 +202,7 @@ function factsSection(route, userRef) {
       rows: list.data,
       empty: userRef ? `No facts are held about “${userRef}”.` : 'No shared facts.',
     });
-    const count = h('p', { class: 'muted', role: 'status', 'data-fact-count': String(list.data.length) }, `${list.data.length} fact${list.data.length === 1 ? '' : 's'} ${who}.`);
+    const count = h('p', { class: 'muted', role: 'status', tabindex: '-1', 'data-fact-count': String(list.data.length) }, `${list.data.length} fact${list.data.length === 1 ? '' : 's'} ${who}.`);
     const erase = userRef
       ? h(
           'button',
@@ -193,9 +223,22 @@ function factsSection(route, userRef) {
               erase.disabled = true;
               try {
                 const done = await api('/memory', { method: 'DELETE', query: { user_ref: userRef } });
-                const message = `Erased ${done.deleted.facts} fact${done.deleted.facts === 1 ? '' : 's'} about “${done.user_ref}”.`;
-                toast(message);
-                await load(h('div', { class: 'alert ok', role: 'status' }, message));
+                const counts = erasedCounts(done.deleted);
+                // Nothing about them stays in the console either: not in this page's state, not in the traces filter.
+                shownUser = '';
+                forgetEndUser(done.user_ref);
+                toast(`Erased everything about “${done.user_ref}”.`);
+                await load(
+                  h(
+                    'div',
+                    { class: 'alert ok', role: 'status', tabindex: '-1', 'data-erased': '' },
+                    h('p', null, `Erased everything held about “${done.user_ref}”:`),
+                    h('ul', { class: 'erased-counts' }, counts.map(([key, noun, n]) => h('li', { 'data-store': key }, `${int(n)} ${noun}`))),
+                  ),
+                );
+                input.value = '';
+                // The button that opened the dialog is gone: focus goes to what the erasure did.
+                results.querySelector('[data-erased]')?.focus();
               } catch (err) {
                 erase.disabled = false;
                 results.prepend(errorBox(err, 'The end-user was not erased.'));
@@ -214,6 +257,10 @@ function factsSection(route, userRef) {
       rows.el,
       erase ? h('div', { class: 'form-actions' }, erase, h('span', { class: 'muted small-text' }, 'Right to erasure: removes their facts and the traces that name them.')) : null,
     );
+    if (focusRow !== undefined) {
+      const buttons = [...rows.tbody.querySelectorAll('button')];
+      (buttons[Math.min(focusRow, buttons.length - 1)] ?? count).focus();
+    }
   }
 
   const el = h('section', { class: 'card', 'aria-labelledby': 'facts-h' }, h('h2', { id: 'facts-h' }, 'End-user memory'), form, results);

@@ -40,10 +40,14 @@ export async function render(view) {
     return;
   }
   const [settings, models] = router.value;
+  // Only an organization key may record or withdraw the acceptance. GET /settings/limits tells
+  // which kind this key is (the organization's limits come only to an organization key); when it
+  // could not be read, the button stays and the service says no to a restricted key.
+  const organizationKey = limits.status === 'fulfilled' ? limits.value.organization !== null && limits.value.organization !== undefined : null;
   const acceptance = h('div');
   const policy = h('div');
   const draw = (state) => {
-    acceptance.replaceChildren(acceptanceSection(state, draw));
+    acceptance.replaceChildren(acceptanceSection(state, draw, organizationKey));
     policy.replaceChildren(policyForm(state, models.data, draw));
   };
   draw(settings);
@@ -55,12 +59,43 @@ function sameRefusal(a, b) {
   return a.status === 'rejected' && b.status === 'rejected' && a.reason?.status === b.reason?.status && a.reason?.code === b.reason?.code;
 }
 
-function acceptanceSection(state, redraw) {
+function acceptanceSection(state, redraw, organizationKey) {
   const a = state.non_eu_acceptance;
+  const firewallOn = state.firewall_default;
   const feedback = h('div', { 'aria-live': 'polite' });
+  // Without the acceptance, a workspace whose firewall default is off has every chat refused that
+  // does not ask for the firewall itself: withdrawing does not switch the default back on.
+  const blocked = !a.accepted && !firewallOn;
   const stateLine = a.accepted
     ? h('p', { class: 'acceptance-state' }, h('span', { class: 'badge warn' }, 'Accepted'), ' Routing outside the EU is allowed since ', time(a.accepted_at), a.accepted_by ? ` (recorded by ${a.accepted_by})` : '', '.')
-    : h('p', { class: 'acceptance-state' }, h('span', { class: 'badge eu' }, 'Not accepted'), ' Nothing leaves the EU: only EU providers are used, and the firewall stays on.');
+    : h(
+        'p',
+        { class: 'acceptance-state' },
+        h('span', { class: 'badge eu' }, 'Not accepted'),
+        firewallOn ? ' Nothing leaves the EU: only EU providers are used, and the firewall is on.' : ' Nothing leaves the EU: only EU providers are used.',
+      );
+
+  const switchOn = async (button) => {
+    button.disabled = true;
+    try {
+      const next = await api('/settings/router', { method: 'PUT', body: { firewall_default: true } });
+      redraw(next);
+      toast('The firewall is on again: chats are answered.');
+      document.getElementById('acceptance-h')?.focus();
+    } catch (err) {
+      button.disabled = false;
+      feedback.replaceChildren(errorBox(err, 'The firewall was not switched on.'));
+    }
+  };
+  const refusedWarning = blocked
+    ? h(
+        'div',
+        { class: 'alert error', role: 'alert', 'data-warning': 'firewall-off' },
+        h('strong', null, 'Chats are refused.'),
+        ' This workspace’s firewall default is off, which needs the acceptance: every chat request that does not set “firewall”: true itself is refused (403 egress_refused) until the firewall is switched back on.',
+        h('div', { class: 'form-actions' }, h('button', { type: 'button', onclick: (event) => switchOn(event.currentTarget) }, 'Switch the firewall back on')),
+      )
+    : null;
 
   const button = h(
     'button',
@@ -69,6 +104,9 @@ function acceptanceSection(state, redraw) {
       class: a.accepted ? 'danger-outline' : undefined,
       onclick: async () => {
         const recording = !a.accepted;
+        // The workspace's firewall default stays as it is when the acceptance goes: offered here
+        // to switch back on in the same request, so chats are not refused in between.
+        const restore = !recording && !firewallOn ? h('input', { type: 'checkbox', name: 'firewall_default', checked: true, id: uid('fw-restore') }) : null;
         const confirmed = await confirmDialog({
           title: recording ? 'Record the non-EU acceptance?' : 'Withdraw the non-EU acceptance?',
           body: recording
@@ -78,8 +116,14 @@ function acceptanceSection(state, redraw) {
                 h('p', { class: 'muted small-text' }, 'This is written to the audit log. It can be withdrawn at any time.'),
               ]
             : [
-                h('p', null, 'Withdrawing restores EU-only routing with the firewall on, for every workspace of the organization.'),
-                h('p', null, 'Requests that need a provider outside the EU, or that turn the firewall off, will be refused (403) from then on. This is written to the audit log.'),
+                h('p', null, 'Withdrawing restores EU-only routing for every workspace of the organization. Requests that need a provider outside the EU, or that turn the firewall off, will be refused (403) from then on. This is written to the audit log.'),
+                firewallOn
+                  ? h('p', null, 'This workspace’s firewall default is on, and stays on.')
+                  : [
+                      h('p', { class: 'alert error' }, h('strong', null, 'This workspace’s firewall default is off. '), 'Withdrawing does not switch it back on: until it is on again, every chat of this workspace that does not set “firewall”: true itself is refused (403 egress_refused).'),
+                      h('label', { class: 'check', for: restore.id }, restore, h('span', null, 'Switch this workspace’s firewall back on at the same time')),
+                    ],
+                h('p', { class: 'muted small-text' }, 'Other workspaces of the organization keep their own firewall default: one that has it off refuses its chats until it is switched back on there.'),
               ],
           acknowledge: recording ? 'I have read what the acceptance allows and accept it for the organization.' : undefined,
           confirmLabel: recording ? 'Record acceptance' : 'Withdraw acceptance',
@@ -87,10 +131,18 @@ function acceptanceSection(state, redraw) {
         });
         if (!confirmed) return;
         button.disabled = true;
+        const body = { non_eu_acceptance: recording ? 'record' : 'withdraw' };
+        if (restore?.checked) body.firewall_default = true;
         try {
-          const next = await api('/settings/router', { method: 'PUT', body: { non_eu_acceptance: recording ? 'record' : 'withdraw' } });
+          const next = await api('/settings/router', { method: 'PUT', body });
           redraw(next);
-          toast(recording ? 'The non-EU acceptance is recorded.' : 'The non-EU acceptance is withdrawn. Nothing leaves the EU.');
+          toast(
+            recording
+              ? 'The non-EU acceptance is recorded.'
+              : next.firewall_default
+                ? 'The non-EU acceptance is withdrawn. Nothing leaves the EU, and the firewall is on.'
+                : 'The non-EU acceptance is withdrawn. The firewall default is still off: chats are refused until it is switched back on.',
+          );
           document.getElementById('acceptance-h')?.focus();
         } catch (err) {
           button.disabled = false;
@@ -106,12 +158,14 @@ function acceptanceSection(state, redraw) {
     { class: `card acceptance ${a.accepted ? 'accepted' : 'not-accepted'}`, 'aria-labelledby': 'acceptance-h', 'data-accepted': String(a.accepted) },
     h('h2', { id: 'acceptance-h', tabindex: '-1' }, 'Routing outside the EU'),
     stateLine,
+    refusedWarning,
     h('h3', null, a.accepted ? 'What it allows now' : 'What recording it would allow'),
     h('ul', { class: 'allows' }, ALLOWS.map((t) => h('li', null, t))),
     h('p', { class: 'label' }, 'The service’s statement'),
     h('p', { class: 'statement' }, a.statement),
-    h('p', { class: 'muted small-text' }, 'Only an organization key can record or withdraw it.'),
-    h('div', { class: 'form-actions' }, button),
+    organizationKey === false
+      ? h('p', { class: 'muted small-text', 'data-acceptance-control': 'hidden' }, 'Only an organization key can record or withdraw it; this console is signed in with a restricted key.')
+      : [h('p', { class: 'muted small-text' }, 'Only an organization key can record or withdraw it.'), h('div', { class: 'form-actions' }, button)],
     feedback,
   );
 }

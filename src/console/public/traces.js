@@ -16,6 +16,15 @@ const PAGE_SIZE = 50;
 // The list's query, so "All traces" from a detail view returns to the same filters.
 let lastListHref = '#/traces';
 
+// The End-user filter names a person (the caller's user field): it is kept in this page's state,
+// never in the address, which browser history, bookmarks and screenshots keep.
+let userFilter = '';
+
+/** After an erasure: the erased end-user is no longer the traces filter. */
+export function forgetEndUser(userRef) {
+  if (userFilter === userRef) userFilter = '';
+}
+
 export async function render(view, route) {
   if (route.path.length > 0 && route.path[0]) return renderDetail(view, route, route.path.join('/'));
   return renderList(view, route);
@@ -26,9 +35,19 @@ function statusBadge(status) {
   return h('span', { class: `badge ${cls}` }, String(status));
 }
 
+/** The list's address: every filter but the end-user. */
+function listHref(route, params) {
+  return route.hrefOf('traces', [], Object.fromEntries(Object.entries(params).filter(([name]) => name !== 'user')));
+}
+
 async function renderList(view, route) {
-  lastListHref = route.hrefOf('traces', [], Object.fromEntries(route.params));
-  const active = Object.fromEntries(FILTERS.map((f) => [f.name, route.params.get(f.name) ?? '']));
+  // An old link may still carry ?user=: it is taken into the page, and the address replaced without it.
+  if (route.params.has('user')) {
+    userFilter = route.params.get('user') ?? '';
+    history.replaceState(history.state, '', listHref(route, Object.fromEntries(route.params)));
+  }
+  lastListHref = listHref(route, Object.fromEntries(route.params));
+  const active = Object.fromEntries(FILTERS.map((f) => [f.name, f.name === 'user' ? userFilter : (route.params.get(f.name) ?? '')]));
   const modelList = h('datalist', { id: 'trace-models' });
   const inputs = FILTERS.map((f) =>
     h('input', {
@@ -48,7 +67,8 @@ async function renderList(view, route) {
       onsubmit: (event) => {
         event.preventDefault();
         const params = Object.fromEntries(inputs.map((i) => [i.name, i.value.trim()]));
-        route.navigate(route.hrefOf('traces', [], params));
+        userFilter = params.user;
+        show(listHref(route, params));
       },
     },
     h('div', { class: 'filters' }, FILTERS.map((f, i) => field(f.label, inputs[i], f.hint))),
@@ -57,9 +77,31 @@ async function renderList(view, route) {
       'div',
       { class: 'form-actions' },
       h('button', { type: 'submit' }, 'Apply filters'),
-      h('button', { type: 'button', class: 'secondary', onclick: () => route.navigate(route.hrefOf('traces')) }, 'Clear'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            userFilter = '';
+            show(route.hrefOf('traces'));
+          },
+        },
+        'Clear',
+      ),
     ),
   );
+  // The address may stay the same when only the end-user changed: then the list is drawn again here.
+  const show = (href) => {
+    if (href !== location.hash) {
+      route.navigate(href);
+      return;
+    }
+    view.replaceChildren();
+    const done = renderList(view, route);
+    view.querySelector('h1')?.focus({ preventScroll: true });
+    return done;
+  };
   view.append(pageHead('Traces', 'Every chat call, newest first: who sent it, which model served it, and what it cost. Open one to read what was sent (masked) and to score the answer.'), form);
   // Model suggestions are a nicety: a key without access still gets the list.
   api('/models')
@@ -90,12 +132,12 @@ async function renderList(view, route) {
         label: 'Trace',
         cell: (t) => h('a', { href: route.hrefOf('traces', [t.id]), class: 'trace-id', title: t.id, 'data-trace-id': t.id }, t.id),
       },
-      { label: 'Application', class: 'col-application', cell: (t) => t.application ?? '–' },
-      { label: 'Model', cell: (t) => (t.model ? h('code', null, t.model) : '–') },
+      { label: 'Application', class: 'col-application wrap-cell', cell: (t) => t.application ?? '–' },
+      { label: 'Model', class: 'wrap-cell', cell: (t) => (t.model ? h('code', null, t.model) : '–') },
       { label: 'Status', cell: (t) => statusBadge(t.status) },
-      { label: 'Thread', cell: (t) => t.thread ?? '–' },
-      { label: 'End-user', cell: (t) => t.user ?? '–' },
-      { label: 'Tags', cell: (t) => (t.tags?.length ? t.tags.map((tag) => h('span', { class: 'tag' }, tag)) : '–') },
+      { label: 'Thread', class: 'wrap-cell', cell: (t) => t.thread ?? '–' },
+      { label: 'End-user', class: 'wrap-cell', cell: (t) => t.user ?? '–' },
+      { label: 'Tags', class: 'wrap-cell', cell: (t) => (t.tags?.length ? t.tags.map((tag) => h('span', { class: 'tag' }, tag)) : '–') },
       { label: 'Latency', num: true, cell: (t) => ms(t.latency_ms) },
       { label: 'Tokens', num: true, cell: (t) => (t.usage ? int(t.usage.total_tokens) : '–') },
       { label: 'Credits', num: true, cell: (t) => (t.usage ? credits(t.usage.credits.total) : '–') },
@@ -172,11 +214,20 @@ function wide(el) {
   return el;
 }
 
+/**
+ * A score's value as typed: true/false, a number, or else a text. A number too large for the
+ * service to keep ("1e400", "Infinity") is refused here with a message, where sending it would
+ * turn it into null and a 422 about a null value.
+ */
 function parseScoreValue(raw) {
   const text = raw.trim();
   if (text === 'true') return true;
   if (text === 'false') return false;
-  if (text !== '' && !Number.isNaN(Number(text))) return Number(text);
+  if (/^[+-]?(infinity|(\d+\.?\d*|\.\d+)(e[+-]?\d+)?)$/i.test(text)) {
+    const value = Number(text);
+    if (!Number.isFinite(value)) throw new Error('Value: enter a finite number (such as 0.8 or 1e6), true or false, or a short text.');
+    return value;
+  }
   return text;
 }
 
@@ -275,7 +326,18 @@ async function renderDetail(view, route, id) {
       h(
         'ol',
         null,
-        trace.sources.map((src) => h('li', null, h('strong', null, src.type), src.title ? ` · ${src.title}` : '', src.collection ? ` (${src.collection})` : '', ` · score ${src.score.toFixed(3)}: `, h('span', null, src.text))),
+        // The trace keeps which sources were used and their scores; their text only when it has it.
+        trace.sources.map((src) =>
+          h(
+            'li',
+            null,
+            h('strong', null, src.type),
+            src.title ? ` · ${src.title}` : '',
+            src.collection ? ` (${src.collection})` : '',
+            typeof src.score === 'number' ? ` · score ${src.score.toFixed(3)}` : '',
+            src.text ? [': ', h('span', null, src.text)] : '',
+          ),
+        ),
       ),
     );
   }
@@ -320,7 +382,17 @@ function scoreSection(trace) {
         event.preventDefault();
         feedback.replaceChildren();
         if (!form.reportValidity()) return;
-        const body = { trace_id: trace.id, name: name.value.trim(), value: parseScoreValue(value.value) };
+        value.removeAttribute('aria-invalid');
+        let parsed;
+        try {
+          parsed = parseScoreValue(value.value);
+        } catch (err) {
+          value.setAttribute('aria-invalid', 'true');
+          feedback.append(h('div', { class: 'alert error', role: 'alert' }, err.message));
+          value.focus();
+          return;
+        }
+        const body = { trace_id: trace.id, name: name.value.trim(), value: parsed };
         if (comment.value.trim()) body.comment = comment.value.trim();
         submit.disabled = true;
         try {

@@ -9,6 +9,7 @@ const KINDS = [
   { key: 'chat', label: 'Chat' },
   { key: 'embeddings', label: 'Embeddings' },
   { key: 'ingest', label: 'Ingest' },
+  { key: 'facts', label: 'Fact extraction' },
 ];
 const PERIODS = [7, 30, 90];
 
@@ -24,7 +25,7 @@ export async function render(view, route) {
     },
     PERIODS.map((n) => h('option', { value: String(n), selected: n === days }, `Last ${n} days`)),
   );
-  const head = pageHead('Usage', 'Credits spent by this workspace, per day and per model. Chat, embeddings and document ingest are counted separately.');
+  const head = pageHead('Usage', 'Credits spent by this workspace, per day and per model. Chat, embeddings, document ingest and fact extraction are counted separately.');
   head.classList.add('with-tools');
   head.replaceChildren(h('div', null, ...head.childNodes), h('form', { class: 'toolbar', onsubmit: (e) => e.preventDefault(), 'aria-label': 'Period' }, field('Period', period)));
   view.append(head);
@@ -54,15 +55,21 @@ export async function render(view, route) {
   );
 
   const perDay = new Map(byDay.data.map((row) => [row.key, row]));
+  // Every kind the service reports has its part, one the console does not know yet too, so the
+  // parts of a day always add up to its total.
+  const kinds = [...KINDS];
+  for (const row of byDay.data) {
+    for (const key of Object.keys(row.kinds ?? {})) if (!kinds.some((k) => k.key === key)) kinds.push({ key, label: key });
+  }
   const series = dayKeys(from, days).map((key) => {
     const row = perDay.get(key);
     const values = {};
-    for (const k of KINDS) values[k.key] = row?.kinds?.[k.key]?.credits.total ?? 0;
+    for (const k of kinds) values[k.key] = row?.kinds?.[k.key]?.credits.total ?? 0;
     return { key, values };
   });
-  const kindTotals = KINDS.map((k) => `${k.label} ${credits(series.reduce((sum, d) => sum + d.values[k.key], 0))}`).join(', ');
+  const kindTotals = kinds.map((k) => `${k.label} ${credits(series.reduce((sum, d) => sum + d.values[k.key], 0))}`).join(', ');
   const busiest = series.reduce((best, d) => {
-    const sum = KINDS.reduce((acc, k) => acc + d.values[k.key], 0);
+    const sum = kinds.reduce((acc, k) => acc + d.values[k.key], 0);
     return sum > best.sum ? { key: d.key, sum } : best;
   }, { key: null, sum: 0 });
   const summary =
@@ -75,7 +82,7 @@ export async function render(view, route) {
     { class: 'card', 'aria-labelledby': 'usage-chart-h' },
     h('h2', { id: 'usage-chart-h' }, 'Credits per day, by kind'),
     h('p', { class: 'muted small-text' }, summary),
-    stackedBarChart({ days: series, series: KINDS, title: `Credits per day, last ${days} days`, summary }),
+    stackedBarChart({ days: series, series: kinds, title: `Credits per day, last ${days} days`, summary }),
   );
 
   const models = table({

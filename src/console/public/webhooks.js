@@ -1,6 +1,6 @@
-import { api } from './api.js';
+import { api, holdsScope } from './api.js';
 import { confirmDialog, secretDialog } from './dialog.js';
-import { append, errorBox, field, h, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { time } from './format.js';
 
 export const title = 'Webhooks';
@@ -13,6 +13,13 @@ const EVENTS = [
   ['budget.threshold', 'A budget reached 80 % or 100 %'],
 ];
 const DELIVERY_PAGE = 20;
+
+/** Whether this key may change webhooks (webhooks.write), or only read them. */
+const mayChange = () => holdsScope('webhooks.write', { path: '/webhooks' });
+
+function readOnlyNote() {
+  return h('p', { class: 'muted', 'data-read-only': '' }, 'This key may read the endpoints and their deliveries but not change them: that needs the scope webhooks.write.');
+}
 
 // #/webhooks: the workspace's endpoints and a form to add one. #/webhooks/<id>: one endpoint's
 // recent deliveries, with re-send, a test event and the secret's rotation.
@@ -28,9 +35,9 @@ export async function render(view, route) {
   const listSection = h('section', { class: 'card', 'aria-labelledby': 'webhooks-h' }, h('h2', { id: 'webhooks-h' }, 'Endpoints'), status);
   const createSection = h('section', { class: 'card', 'aria-labelledby': 'create-webhook-h' }, loading('…'));
   view.append(listSection, createSection);
-  let endpoints;
+  let endpoints, writable;
   try {
-    endpoints = (await api('/webhooks')).data;
+    [endpoints, writable] = await Promise.all([api('/webhooks').then((list) => list.data), mayChange()]);
   } catch (err) {
     createSection.remove();
     status.replaceWith(errorBox(err, 'The endpoints could not be loaded.'));
@@ -40,7 +47,8 @@ export async function render(view, route) {
     view.replaceChildren();
     return render(view, route);
   };
-  createSection.replaceChildren(...createForm(reload));
+  if (writable) createSection.replaceChildren(...createForm(reload));
+  else createSection.replaceChildren(h('h2', { id: 'create-webhook-h' }, 'Add an endpoint'), readOnlyNote());
   status.textContent = `${endpoints.length} endpoint${endpoints.length === 1 ? '' : 's'}.`;
   const columns = [
     { label: 'URL', cell: (e) => h('a', { href: route.hrefOf('webhooks', [e.id]), class: 'endpoint-url' }, e.url) },
@@ -123,9 +131,9 @@ function showSecret(endpoint, what) {
 async function renderEndpoint(view, route, id) {
   const back = h('p', null, h('a', { href: route.hrefOf('webhooks') }, '← All endpoints'));
   view.append(back, pageHead('Webhook endpoint', 'Its recent deliveries: each event sent, with its attempts and the receiver’s last answer.'));
-  let endpoint;
+  let endpoint, writable;
   try {
-    endpoint = (await api(`/webhooks/${encodeURIComponent(id)}`)).data;
+    [endpoint, writable] = await Promise.all([api(`/webhooks/${encodeURIComponent(id)}`).then((one) => one.data), mayChange()]);
   } catch (err) {
     view.append(errorBox(err, 'The endpoint could not be loaded.'));
     return;
@@ -138,44 +146,88 @@ async function renderEndpoint(view, route, id) {
     'section',
     { class: 'card', 'aria-labelledby': 'endpoint-h' },
     h('h2', { id: 'endpoint-h' }, h('span', { class: 'endpoint-url' }, endpoint.url)),
+    endpoint.description ? h('p', { class: 'endpoint-description' }, endpoint.description) : null,
     h('p', null, endpointState(endpoint), ' ', endpoint.events.map((name) => h('span', { class: 'tag' }, name))),
+    endpoint.failing_since
+      ? h(
+          'p',
+          { class: 'alert error', 'data-failing-since': endpoint.failing_since },
+          h('strong', null, 'Failing since '),
+          time(endpoint.failing_since),
+          endpoint.enabled ? ': its deliveries have not been answered with 2xx since then. An endpoint that keeps failing is disabled by the service.' : '.',
+        )
+      : null,
     endpoint.disabled_reason ? h('p', { class: 'muted' }, `Disabled by the service: ${endpoint.disabled_reason}.`) : null,
-    h(
-      'div',
-      { class: 'row-actions' },
-      h('button', { type: 'button', class: 'secondary small', onclick: () => sendTest(endpoint, reload) }, 'Send test event'),
-      h('button', { type: 'button', class: 'secondary small', onclick: () => setEnabled(endpoint, !endpoint.enabled, reload) }, endpoint.enabled ? 'Disable' : 'Enable'),
-      h('button', { type: 'button', class: 'secondary small', onclick: () => rotate(endpoint) }, 'Rotate secret…'),
-      h('button', { type: 'button', class: 'danger-outline small', onclick: () => remove(endpoint, route) }, 'Delete…'),
-    ),
+    writable
+      ? h(
+          'div',
+          { class: 'row-actions' },
+          h('button', { type: 'button', class: 'secondary small', onclick: () => sendTest(endpoint, reload) }, 'Send test event'),
+          h('button', { type: 'button', class: 'secondary small', onclick: () => setEnabled(endpoint, !endpoint.enabled, reload) }, endpoint.enabled ? 'Disable' : 'Enable'),
+          h('button', { type: 'button', class: 'secondary small', onclick: () => rotate(endpoint) }, 'Rotate secret…'),
+          h('button', { type: 'button', class: 'danger-outline small', onclick: () => remove(endpoint, route) }, 'Delete…'),
+        )
+      : readOnlyNote(),
   );
   const status = h('p', { class: 'muted', role: 'status' }, 'Loading the deliveries…');
   const deliveriesSection = h('section', { class: 'card', 'aria-labelledby': 'deliveries-h' }, h('h2', { id: 'deliveries-h' }, 'Recent deliveries'), status);
   view.append(summary, deliveriesSection);
+  const deliveriesOf = (cursor) => api(`/webhooks/${encodeURIComponent(id)}/deliveries`, { query: { limit: DELIVERY_PAGE, cursor } });
   let page;
   try {
-    page = await api(`/webhooks/${encodeURIComponent(id)}/deliveries`, { query: { limit: DELIVERY_PAGE } });
+    page = await deliveriesOf();
   } catch (err) {
     status.replaceWith(errorBox(err, 'The deliveries could not be loaded.'));
     return;
   }
-  status.textContent = `${page.data.length} most recent deliver${page.data.length === 1 ? 'y' : 'ies'}.`;
   const columns = [
     { label: 'Event', cell: (d) => h('code', null, d.event_type) },
     { label: 'Status', cell: deliveryState },
     { label: 'Attempts', num: true, cell: (d) => String(d.attempts) },
     { label: 'Last answer', cell: (d) => (d.last_status_code !== null ? String(d.last_status_code) : h('span', { class: 'muted' }, '—')) },
+    { label: 'Last response', class: 'response-cell', cell: lastResponse },
     { label: 'Last error', cell: (d) => d.last_error ?? h('span', { class: 'muted' }, '—') },
+    { label: 'Delivered', cell: (d) => (d.delivered_at ? time(d.delivered_at) : h('span', { class: 'muted' }, '—')) },
     { label: 'Next attempt', cell: (d) => (d.next_attempt_at ? time(d.next_attempt_at) : h('span', { class: 'muted' }, '—')) },
     { label: 'Created', cell: (d) => time(d.created_at) },
-    {
-      label: 'Actions',
-      cell: (d) => h('button', { type: 'button', class: 'secondary small', 'aria-label': `Re-send ${d.event_type} ${d.id}`, onclick: () => resend(endpoint, d, reload) }, 'Re-send'),
-    },
+    ...(writable
+      ? [
+          {
+            label: 'Actions',
+            cell: (d) => h('button', { type: 'button', class: 'secondary small', 'aria-label': `Re-send ${d.event_type} ${d.id}`, onclick: () => resend(endpoint, d, reload) }, 'Re-send'),
+          },
+        ]
+      : []),
   ];
-  const rows = table({ caption: 'Deliveries', stack: true, columns, rows: page.data, empty: 'Nothing sent yet. Send a test event to try the endpoint.' });
-  for (const [i, tr] of [...rows.tbody.children].entries()) if (page.data[i]) tr.dataset.deliveryId = page.data[i].id;
-  append(deliveriesSection, rows.el, h('div', { class: 'list-foot' }, h('button', { type: 'button', class: 'secondary', onclick: reload }, 'Refresh')));
+  const rows = table({ caption: 'Deliveries', stack: true, columns, rows: page.data, empty: writable ? 'Nothing sent yet. Send a test event to try the endpoint.' : 'Nothing sent yet.' });
+  const markRows = (deliveries, from) =>
+    deliveries.forEach((d, i) => {
+      const tr = rows.tbody.children[from + i];
+      if (tr) tr.dataset.deliveryId = d.id;
+    });
+  if (page.data.length) markRows(page.data, 0);
+  const more = loadMore({
+    page,
+    fetchPage: deliveriesOf,
+    addRows: (deliveries) => {
+      const before = rows.tbody.children.length;
+      rows.add(deliveries);
+      markRows(deliveries, before);
+    },
+    status,
+    describe: (shown, more) => `${shown} most recent deliver${shown === 1 ? 'y' : 'ies'}${more ? ' (more available)' : ''}.`,
+    errorsTo: deliveriesSection,
+  });
+  append(deliveriesSection, rows.el, h('div', { class: 'list-foot' }, h('button', { type: 'button', class: 'secondary', onclick: reload }, 'Refresh'), more));
+}
+
+/** The receiver's last answer body (kept up to 4 KiB): its start, the whole of it on demand. */
+function lastResponse(delivery) {
+  const body = delivery.last_response;
+  if (body === null || body === undefined || body === '') return h('span', { class: 'muted' }, '—');
+  const short = body.length > 60 ? `${body.slice(0, 60)}…` : body;
+  if (short === body) return h('code', { class: 'response-body' }, body);
+  return h('details', { class: 'response-body' }, h('summary', null, h('code', null, short)), h('pre', { class: 'content' }, body));
 }
 
 function deliveryState(delivery) {

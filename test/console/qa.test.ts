@@ -1,0 +1,461 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
+import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
+import { DESKTOP, launchChromium, openPage, screenshot, type Watched } from './browser.js';
+
+// What a QA sweep of the console found, each seen the way its user would see it, in real
+// headless Chromium against a real app and worker.
+
+describe('the console, as the QA sweep used it', function () {
+  this.timeout(90_000);
+
+  let gw: GatewayFixture;
+  let browser: Browser;
+  let desktop: Watched;
+  let page: Page;
+  let base: string;
+  const receivers: WebhookReceiver[] = [];
+
+  const v1 = (path: string, options: Parameters<typeof api>[2] = {}) => api(gw.app.baseUrl, `/v1${path}`, { key: gw.key, ...options });
+
+  async function signIn(p: Page, key: string): Promise<void> {
+    await p.goto(`${base}/console`);
+    await p.getByLabel('API key').fill(key);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.locator('body:not(.signed-out)').waitFor();
+  }
+
+  async function visit(p: Page, hash: string, heading: string | RegExp): Promise<void> {
+    await p.evaluate((h) => (location.hash = h), hash);
+    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  const chat = async (body: Record<string, unknown>, key?: string) => {
+    const response = await postChat(gw, { model: 'local/echo', max_tokens: 64, ...body }, {}, key);
+    return response;
+  };
+
+  before(async function () {
+    this.timeout(90_000);
+    [gw, browser] = await Promise.all([startGatewayFixture({ env: { WEBHOOKS_ALLOW_HTTP: '1' } }), launchChromium()]);
+    await gw.app.startWorker();
+    base = gw.app.baseUrl;
+    desktop = await openPage(browser, DESKTOP);
+    page = desktop.page;
+    await signIn(page, gw.key);
+  });
+
+  after(async () => {
+    for (const receiver of receivers) await receiver.close();
+    await browser?.close();
+    await gw?.close();
+  });
+
+  it('withdrawing the acceptance with the firewall off says chats are refused, and offers to switch it back on', async () => {
+    const ok = (r: { status: number }) => expect(r.status).to.equal(200);
+    ok(await v1('/settings/router', { method: 'PUT', body: { non_eu_acceptance: 'record' } }));
+    ok(await v1('/settings/router', { method: 'PUT', body: { firewall_default: false } }));
+    await visit(page, '#/settings', 'Router settings');
+    await page.getByRole('button', { name: 'Withdraw acceptance…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Withdraw the non-EU acceptance?' });
+    await dialog.waitFor();
+    const said = (await dialog.textContent())!;
+    expect(said).to.not.include('with the firewall on');
+    expect(said).to.include('Withdrawing does not switch it back on');
+    const restore = dialog.getByLabel('Switch this workspace’s firewall back on at the same time');
+    expect(await restore.isChecked()).to.equal(true);
+    await screenshot(page, 'qa-withdraw-dialog-1280', { viewport: true });
+    // Withdrawn without switching it back on: the page says chats are refused, and the checkbox agrees.
+    await restore.uncheck();
+    await dialog.getByRole('button', { name: 'Withdraw acceptance' }).click();
+    const section = page.locator('section.acceptance[data-accepted="false"]');
+    await section.waitFor();
+    expect((await v1('/settings/router')).body.firewall_default).to.equal(false);
+    expect(await section.locator('.acceptance-state').textContent()).to.not.include('firewall');
+    const warning = section.getByRole('alert').filter({ hasText: 'Chats are refused.' });
+    await warning.waitFor();
+    expect(await warning.textContent()).to.include('refused (403 egress_refused) until the firewall is switched back on');
+    expect(await page.getByLabel(/Mask personal data before it reaches a provider/).isChecked()).to.equal(false);
+    expect((await chat({ messages: [{ role: 'user', content: 'hallo' }] })).status).to.equal(403);
+    await screenshot(page, 'qa-withdrawn-firewall-off-1280');
+
+    // One click switches it back on: chats are answered again, and the page says so.
+    await warning.getByRole('button', { name: 'Switch the firewall back on' }).click();
+    await page.getByRole('status').filter({ hasText: 'The firewall is on again' }).first().waitFor();
+    expect((await v1('/settings/router')).body.firewall_default).to.equal(true);
+    expect(await section.getByRole('alert').count()).to.equal(0);
+    expect(await section.locator('.acceptance-state').textContent()).to.include('the firewall is on');
+    expect(await page.getByLabel(/Mask personal data before it reaches a provider/).isChecked()).to.equal(true);
+    expect((await chat({ messages: [{ role: 'user', content: 'hallo' }] })).status).to.equal(200);
+
+    // Withdrawn with the box left ticked: one request withdraws and switches the firewall on.
+    ok(await v1('/settings/router', { method: 'PUT', body: { non_eu_acceptance: 'record' } }));
+    ok(await v1('/settings/router', { method: 'PUT', body: { firewall_default: false } }));
+    await page.reload();
+    await page.getByRole('button', { name: 'Withdraw acceptance…' }).click();
+    await dialog.getByRole('button', { name: 'Withdraw acceptance' }).click();
+    await section.waitFor();
+    const after = (await v1('/settings/router')).body;
+    expect(after.non_eu_acceptance.accepted).to.equal(false);
+    expect(after.firewall_default).to.equal(true);
+    expect(await section.getByRole('alert').count()).to.equal(0);
+    expect((await chat({ messages: [{ role: 'user', content: 'hallo' }] })).status).to.equal(200);
+  });
+
+  it('signs in with a message that says why the service refused the key, e.g. that it expired', async () => {
+    const expiring = await v1('/keys', {
+      method: 'POST',
+      body: { workspace: 'main', name: 'Short-lived', kind: 'restricted', scopes: ['usage.read'], expires_at: new Date(Date.now() + 1500).toISOString() },
+    });
+    expect(expiring.status).to.equal(201);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await watched.page.goto(`${base}/console`);
+      await watched.page.getByLabel('API key').fill(expiring.body.data.key);
+      await watched.page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = watched.page.getByRole('alert').filter({ hasText: 'That key was refused' });
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('this API key expired at').and.not.include('mistyped');
+      await screenshot(watched.page, 'qa-sign-in-expired-1280');
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('shows a 422’s field errors once each', async () => {
+    await visit(page, '#/settings', 'Router settings');
+    await page.getByLabel('Allowed providers').fill('bogus');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The settings were not saved.' });
+    await alert.waitFor();
+    const text = (await alert.textContent())!;
+    expect(text.split('unknown provider "bogus"').length - 1, text).to.equal(1);
+    expect(await alert.locator('li code').allTextContents()).to.deep.equal(['allowed_providers.0']);
+    await page.getByLabel('Allowed providers').fill('');
+  });
+
+  it('keeps the end-user out of the address, shows what an erasure deleted per store, and forgets the end-user after it', async () => {
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-42', content: 'I live in Utrecht. I have two cats.' } })).status).to.equal(202);
+    expect((await chat({ user: 'klant-42', thread: 'klant-42-conv', messages: [{ role: 'user', content: 'Waar woon ik?' }] })).status).to.equal(200);
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=klant-42')).body.data.length >= 2 ? true : undefined), { what: 'the facts of klant-42' });
+    await waitFor(async () => ((await v1('/traces?user=klant-42')).body.data.length >= 1 ? true : undefined), { what: 'the trace of klant-42' });
+
+    await visit(page, '#/traces', 'Traces');
+    const historyBefore = await page.evaluate(() => history.length);
+    await page.getByLabel('End-user', { exact: true }).fill('klant-42');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: '1 trace with end-user “klant-42”' }).first().waitFor();
+    expect(await page.evaluate(() => location.href)).to.not.include('klant-42');
+
+    await visit(page, '#/memory', 'Memory');
+    await page.getByLabel('End-user reference (user_ref)').fill('klant-42');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator('[data-fact-count="2"]').waitFor();
+    expect(await page.evaluate(() => location.href)).to.not.include('klant-42');
+    // No entry of browser history names them either (each visit above adds one without them).
+    expect(await page.evaluate(() => history.length)).to.equal(historyBefore + 1);
+
+    // An old link with ?user= still works, and the address is replaced without it.
+    await visit(page, '#/memory?user=klant-42', 'Memory');
+    await page.locator('[data-fact-count="2"]').waitFor();
+    expect(await page.evaluate(() => location.hash)).to.equal('#/memory');
+
+    await page.getByRole('button', { name: 'Erase end-user…' }).click();
+    await page.getByRole('dialog', { name: 'Erase everything about “klant-42”?' }).getByRole('button', { name: 'Erase end-user' }).click();
+    const done = page.locator('[data-erased]');
+    await done.waitFor();
+    const counts = Object.fromEntries(
+      await done.locator('li[data-store]').evaluateAll((items) => items.map((li) => [li.getAttribute('data-store'), li.textContent])),
+    );
+    expect(Object.keys(counts)).to.deep.equal(['facts', 'threads', 'traces', 'replays', 'cache_entries', 'responses']);
+    expect(counts).to.include({ facts: '2 facts', threads: '1 thread', responses: '0 stored responses' });
+    expect(counts.traces).to.match(/^[1-9]\d* traces?$/);
+    expect(counts.replays).to.match(/^\d+ kept answers? for replay$/);
+    expect(counts.cache_entries).to.match(/^\d+ cache entr(y|ies)$/);
+    expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-erased'))).to.equal(true);
+    expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
+    await screenshot(page, 'qa-erased-1280');
+
+    // Nothing in the console keeps them after the erasure: not the traces filter, not the memory page.
+    await visit(page, '#/traces', 'Traces');
+    expect(await page.getByLabel('End-user', { exact: true }).inputValue()).to.equal('');
+    await visit(page, '#/memory', 'Memory');
+    await page.locator('[data-fact-count]').waitFor();
+    expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
+    expect(await page.locator('main').textContent()).to.not.include('klant-42');
+  });
+
+  it('after forgetting a fact, focus moves to the next fact’s Forget button', async () => {
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-7', content: 'I have a dog. I play the piano. I drive a red car.' } })).status).to.equal(202);
+    const facts = await waitFor(async () => {
+      const list = (await v1('/recall/facts?user_ref=klant-7')).body.data as { content: string }[];
+      return list.length >= 3 ? list : undefined;
+    }, { what: 'the facts of klant-7' });
+    await visit(page, '#/memory', 'Memory');
+    await page.getByLabel('End-user reference (user_ref)').fill('klant-7');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator(`[data-fact-count="${facts.length}"]`).waitFor();
+    await page.getByRole('button', { name: `Forget the fact: ${facts[0]!.content}` }).click();
+    await page.getByRole('dialog', { name: 'Forget this fact?' }).getByRole('button', { name: 'Forget fact' }).click();
+    await page.locator(`[data-fact-count="${facts.length - 1}"]`).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).to.equal(`Forget the fact: ${facts[1]!.content}`);
+  });
+
+  it('stacks every kind of credits in the usage chart, fact extraction too', async () => {
+    const kinds = await waitFor(
+      async () => {
+        const rows = (await v1('/usage?group_by=kind')).body.data as { key: string; credits: { total: number } }[];
+        const found = rows.filter((row) => row.credits.total > 0).map((row) => row.key);
+        return found.includes('facts') && found.includes('chat') ? found : undefined;
+      },
+      { what: 'usage of fact extraction' },
+    );
+    await visit(page, '#/usage', 'Usage');
+    await page.locator('svg.chart rect.bar').first().waitFor();
+    const drawn = await page.locator('svg.chart rect.bar').evaluateAll((bars) => bars.map((b) => b.getAttribute('data-kind')));
+    expect(new Set(drawn)).to.deep.equal(new Set(kinds));
+    expect(await page.locator('.legend li').allTextContents()).to.include('Fact extraction');
+    expect(await page.locator('svg.chart desc').textContent()).to.match(/Fact extraction [\d.]+/);
+    const headers = await page.locator('.chart-figure thead th').allTextContents();
+    expect(headers).to.deep.equal(['Day (UTC)', 'Chat', 'Embeddings', 'Ingest', 'Fact extraction', 'Total']);
+  });
+
+  it('shows the sources of a trace without a dangling colon, and refuses an infinite score in the form', async () => {
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'bron-1', content: 'I live in Leiden.' } })).status).to.equal(202);
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=bron-1')).body.data.length >= 1 ? true : undefined), { what: 'the fact of bron-1' });
+    const response = await chat({ user: 'bron-1', messages: [{ role: 'user', content: 'Where do I live?' }] });
+    expect(response.status).to.equal(200);
+    const id = response.headers.get('x-request-id')!;
+    const trace = await waitFor(async () => {
+      const found = await v1(`/traces/${encodeURIComponent(id)}`);
+      return found.status === 200 ? found.body : undefined;
+    }, { what: 'the trace with sources' });
+    expect(trace.sources.length).to.be.at.least(1);
+    await visit(page, `#/traces/${encodeURIComponent(id)}`, /^Trace/);
+    const sources = page.locator('section', { has: page.getByRole('heading', { name: 'Routing notes and sources' }) }).locator('ol li');
+    await sources.first().waitFor();
+    for (const text of await sources.allTextContents()) expect(text).to.match(/^fact.* · score \d\.\d{3}(: .+)?$/).and.not.match(/:\s*$/);
+
+    for (const value of ['Infinity', '1e400', '-Infinity']) {
+      await page.getByLabel('Score name').fill('quality');
+      await page.getByLabel('Value', { exact: true }).fill(value);
+      await page.getByRole('button', { name: 'Add score' }).click();
+      const alert = page.getByRole('form', { name: 'Add a score' }).getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('Value: enter a finite number');
+      expect(await page.getByLabel('Value', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+    }
+    expect((await v1(`/scores?trace_id=${encodeURIComponent(id)}`)).body.data).to.deep.equal([]);
+    await page.getByLabel('Value', { exact: true }).fill('1e3');
+    await page.getByRole('button', { name: 'Add score' }).click();
+    await page.getByRole('region', { name: 'Scores table', exact: true }).locator('td', { hasText: '1000' }).waitFor();
+  });
+
+  it('fits the Keys and Traces tables at desktop widths, with Status and the actions in view', async () => {
+    const many = await v1('/keys', {
+      method: 'POST',
+      body: {
+        workspace: 'main',
+        name: 'Helpdesk assistant for the claims department (production)',
+        kind: 'restricted',
+        scopes: ['chat.create', 'embeddings.create', 'memory.read', 'memory.write', 'traces.read', 'scores.write', 'audit.read', 'usage.read', 'settings.write', 'webhooks.read', 'webhooks.write'],
+        limits: { requests_per_minute: 600, tokens_per_minute: 1000000, credits_per_day: 250.5, credits_per_month: 5000 },
+        expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+      },
+    });
+    expect(many.status).to.equal(201);
+    await chat({ messages: [{ role: 'user', content: 'Hallo' }], tags: [`campaign-${'x'.repeat(50)}`] }, many.body.data.key);
+    for (const width of [1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [hash, heading, region] of [
+        ['#/keys', 'API keys', 'API keys table'],
+        ['#/traces', 'Traces', 'Traces table'],
+      ] as const) {
+        await visit(page, hash, heading);
+        const wrap = page.getByRole('region', { name: region, exact: true });
+        await wrap.locator('tbody tr').first().waitFor();
+        const fit = await wrap.evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const last = [...el.querySelectorAll('thead th')].at(-1)!.getBoundingClientRect();
+          return { overflow: el.scrollWidth - el.clientWidth, lastRight: last.right, right: box.right };
+        });
+        expect(fit.overflow, `${hash} at ${width}px overflows by ${fit.overflow}px`).to.be.at.most(0);
+        expect(fit.lastRight, `${hash} at ${width}px: the last column is out of view`).to.be.at.most(fit.right + 0.5);
+        if (hash === '#/keys') {
+          const row = wrap.locator('tr', { has: page.locator('.key-name', { hasText: 'Helpdesk assistant' }) });
+          for (const name of ['Status', 'Actions']) expect(await row.locator('td').nth(name === 'Status' ? 5 : 6).isVisible()).to.equal(true);
+          const revoke = await row.getByRole('button', { name: /^Revoke / }).boundingBox();
+          expect(revoke!.x + revoke!.width).to.be.at.most(fit.right);
+        }
+        if (width === 1280) await screenshot(page, `qa-${heading === 'API keys' ? 'keys' : 'traces'}-1280`);
+      }
+    }
+    await page.setViewportSize(DESKTOP);
+    // What is still wider than its box (a phone's trace detail, a very long table) scrolls with a visible bar.
+    expect(await page.locator('.table-wrap').first().evaluate((el) => getComputedStyle(el).scrollbarWidth)).to.equal('thin');
+  });
+
+  it('marks the key the console is signed in with, warns before revoking it, and signs out after', async () => {
+    const own = await gw.app.key({ kind: 'organization' });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, own.key);
+      await visit(watched.page, '#/keys', 'API keys');
+      const keys = watched.page.getByRole('region', { name: 'API keys table', exact: true });
+      const marked = keys.locator('tr', { has: watched.page.locator('[data-this-key]') });
+      await marked.waitFor();
+      expect(await marked.count()).to.equal(1);
+      expect(await marked.getAttribute('data-key-id')).to.equal(own.key_id);
+      expect(await marked.locator('[data-this-key]').textContent()).to.equal('this key');
+
+      await marked.getByRole('button', { name: /^Revoke / }).click();
+      const dialog = watched.page.getByRole('dialog', { name: /^Revoke / });
+      await dialog.waitFor();
+      expect(await dialog.textContent()).to.include('This is the key this console is signed in with.');
+      await screenshot(watched.page, 'qa-revoke-own-key-1280', { viewport: true });
+      await dialog.getByRole('button', { name: 'Revoke this key and sign out' }).click();
+      await watched.page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
+      const info = watched.page.locator('.alert.info');
+      expect(await info.textContent()).to.include('the key this console was signed in with, so you are signed out');
+      expect(await watched.page.evaluate(() => sessionStorage.length)).to.equal(0);
+      expect((await api(base, '/v1/models', { key: own.key })).status).to.equal(401);
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('lists every audit action the service writes in the filter, names background work, and shows nested changes alike', async () => {
+    const key = await v1('/keys', { method: 'POST', body: { workspace: 'main', name: 'before', kind: 'restricted', scopes: ['usage.read'] } });
+    expect((await v1(`/keys/${key.body.data.id}`, { method: 'PATCH', body: { name: 'after', limits: { requests_per_minute: 5 } } })).status).to.equal(200);
+    await waitFor(
+      async () => {
+        const actions = (await v1('/audit-log?limit=100')).body.data.map((e: { action: string }) => e.action);
+        return actions.includes('facts.extracted') && actions.includes('api_key.updated') ? true : undefined;
+      },
+      { what: 'the audit entries' },
+    );
+    await visit(page, '#/audit', 'Audit log');
+    await page.locator('code.audit-action').first().waitFor();
+    const options = await page.getByLabel('Action', { exact: true }).locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+    const written = [
+      'chat.completion', 'embeddings.create', 'score.created',
+      'document.ingested', 'document.deleted', 'collection.deleted', 'facts.extracted', 'fact.forgotten', 'thread.deleted', 'memory.erased',
+      'settings.router.updated', 'non_eu_acceptance.recorded', 'non_eu_acceptance.withdrawn', 'limits.workspace.updated', 'limits.organization.updated', 'budget.threshold',
+      'api_key.created', 'api_key.updated', 'api_key.revoked',
+      'webhook.created', 'webhook.updated', 'webhook.secret_rotated', 'webhook.disabled', 'webhook.deleted',
+    ];
+    expect(options).to.include.members(written);
+    const present = new Set((await v1('/audit-log?limit=100')).body.data.map((e: { action: string }) => e.action) as string[]);
+    for (const action of present) expect(options, action).to.include(action);
+
+    await page.getByLabel('Action', { exact: true }).selectOption('facts.extracted');
+    await page.locator('code.audit-action', { hasText: 'facts.extracted' }).first().waitFor();
+    const actor = (await page.getByRole('region', { name: 'Audit log entries table', exact: true }).locator('tbody tr').first().locator('td').nth(2).textContent())!;
+    expect(actor).to.include('service (background work)').and.not.include('service key');
+
+    await page.getByLabel('Action', { exact: true }).selectOption('api_key.updated');
+    const row = page.getByRole('region', { name: 'Audit log entries table', exact: true }).locator('tbody tr').first();
+    await row.locator('code.audit-action', { hasText: 'api_key.updated' }).waitFor();
+    const lines = await row.locator('.details-cell .kv').allTextContents();
+    expect(lines).to.include.members(['changes.name: before → after', 'changes.limits.requests_per_minute: none → 5']);
+    for (const text of lines) expect(text).to.not.match(/[{}]/);
+    await screenshot(page, 'qa-audit-1280');
+  });
+
+  describe('webhooks', () => {
+    let failing: string;
+    let busy: string;
+
+    before(async function () {
+      this.timeout(60_000);
+      const [a, b] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
+      receivers.push(a, b);
+      const create = async (url: string, description: string) => {
+        const created = await v1('/webhooks', { method: 'POST', body: { url, events: ['document.ready'], description } });
+        expect(created.status).to.equal(201);
+        return created.body.data.id as string;
+      };
+      [failing, busy] = await Promise.all([create(a.url, 'CRM sync for the claims team'), create(b.url, 'Busy endpoint')]);
+      const deliveries = async (id: string) => (await v1(`/webhooks/${id}/deliveries?limit=100`)).body.data as { status: string; last_status_code: number | null }[];
+      // One delivered, then one the receiver keeps answering 500.
+      expect((await v1(`/webhooks/${failing}/test`, { method: 'POST' })).status).to.be.oneOf([200, 201, 202]);
+      await waitFor(async () => ((await deliveries(failing))[0]?.status === 'delivered' ? true : undefined), { what: 'the first delivery' });
+      a.script(...Array.from({ length: 50 }, () => ({ type: 'status' as const, status: 500, body: 'not now, the CRM is down for maintenance until 18:00 — please retry later' })));
+      await v1(`/webhooks/${failing}/test`, { method: 'POST' });
+      await waitFor(async () => ((await deliveries(failing))[0]?.last_status_code === 500 ? true : undefined), { what: 'the failed delivery' });
+      await waitFor(async () => ((await v1(`/webhooks/${failing}`)).body.data.failing_since ? true : undefined), { what: 'failing_since' });
+      for (let i = 0; i < 21; i++) await v1(`/webhooks/${busy}/test`, { method: 'POST' });
+      await waitFor(async () => ((await deliveries(busy)).length === 21 ? true : undefined), { what: '21 deliveries' });
+    });
+
+    it('shows an endpoint’s description, since when it fails, the receiver’s answers, when each was delivered, and loads more deliveries', async () => {
+      await visit(page, `#/webhooks/${failing}`, 'Webhook endpoint');
+      const summary = page.locator('section', { has: page.locator('#endpoint-h') });
+      await summary.getByText('CRM sync for the claims team').waitFor();
+      expect(await summary.locator('[data-failing-since]').textContent()).to.match(/^Failing since \d/);
+      const deliveries = page.getByRole('region', { name: 'Deliveries table', exact: true });
+      const [newest, oldest] = [deliveries.locator('tbody tr').first(), deliveries.locator('tbody tr').nth(1)];
+      await newest.waitFor();
+      expect(await newest.locator('td[data-label="Last response"]').textContent()).to.include('not now, the CRM is down');
+      expect(await newest.locator('td[data-label="Delivered"]').textContent()).to.equal('—');
+      expect(await oldest.locator('td[data-label="Last response"]').textContent()).to.equal('ok');
+      expect(await oldest.locator('td[data-label="Delivered"] time').count()).to.equal(1);
+      await screenshot(page, 'qa-webhook-endpoint-1280');
+
+      await visit(page, `#/webhooks/${busy}`, 'Webhook endpoint');
+      const busyRows = page.getByRole('region', { name: 'Deliveries table', exact: true }).locator('tbody tr');
+      await page.getByRole('status').filter({ hasText: '20 most recent deliveries (more available).' }).first().waitFor();
+      expect(await busyRows.count()).to.equal(20);
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await page.getByRole('status').filter({ hasText: '21 most recent deliveries.' }).first().waitFor();
+      expect(await busyRows.count()).to.equal(21);
+      expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).to.equal(false);
+    });
+
+    it('offers a key only the controls it may use: no acceptance for a restricted key, no changes without webhooks.write', async () => {
+      const reader = await gw.app.key({ kind: 'restricted', scopes: ['settings.write', 'webhooks.read'] });
+      const watched = await openPage(browser, DESKTOP);
+      const p = watched.page;
+      try {
+        await signIn(p, reader.key);
+        await visit(p, '#/settings', 'Router settings');
+        const section = p.locator('section.acceptance');
+        await section.waitFor();
+        expect(await section.getByRole('button').count()).to.equal(0);
+        expect(await section.textContent()).to.include('this console is signed in with a restricted key');
+
+        await visit(p, '#/webhooks', 'Webhooks');
+        await p.getByRole('region', { name: 'Webhook endpoints table', exact: true }).getByRole('link').first().waitFor();
+        expect(await p.getByRole('form', { name: 'Add a webhook endpoint' }).count()).to.equal(0);
+        await p.locator('[data-read-only]').waitFor();
+
+        await visit(p, `#/webhooks/${failing}`, 'Webhook endpoint');
+        await p.getByRole('region', { name: 'Deliveries table', exact: true }).locator('tbody tr').first().waitFor();
+        for (const name of ['Send test event', 'Disable', 'Rotate secret…', 'Delete…']) expect(await p.getByRole('button', { name }).count(), name).to.equal(0);
+        expect(await p.getByRole('button', { name: /^Re-send/ }).count()).to.equal(0);
+        await p.locator('[data-read-only]').waitFor();
+        await screenshot(p, 'qa-webhook-read-only-1280');
+
+        // A key that may change them still gets every control.
+        const writer = await gw.app.key({ kind: 'restricted', scopes: ['webhooks.read', 'webhooks.write'] });
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(p, writer.key);
+        await visit(p, `#/webhooks/${failing}`, 'Webhook endpoint');
+        await p.getByRole('button', { name: 'Send test event' }).waitFor();
+        // (403s for the scopes it lacks elsewhere are expected answers, not script errors.)
+        expect(watched.problems).to.deep.equal([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+  });
+
+  it('met no script errors or CSP violations on the way', () => {
+    expect(desktop.problems).to.deep.equal([]);
+  });
+});
