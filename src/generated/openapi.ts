@@ -469,7 +469,11 @@ export interface paths {
         /**
          * List or search facts
          * @description The facts held about one end-user (`user_ref`), or without `user_ref` the workspace's
-         *     shared facts. With `q`, the facts are searched and ranked by relevance.
+         *     shared facts, newest first, in pages of `limit` (default 1000): `next_cursor` is set when
+         *     more facts exist, and passing it as `cursor` gives the next page; null on the last page.
+         *     With `q`, the facts are searched and ranked by relevance: a search answers its best
+         *     `limit` matches (default 20, at most 100) at once, is not paged (`cursor` is a 422 with
+         *     `q`), and its `next_cursor` is always null.
          */
         get: operations["listFacts"];
         put?: never;
@@ -2174,6 +2178,8 @@ export interface components {
         };
         FactList: {
             data: components["schemas"]["Fact"][];
+            /** @description Set when more facts exist than this page holds; null on the last page and for a search. */
+            next_cursor: string | null;
         };
         WindowUse: {
             requests_this_minute: number;
@@ -3531,6 +3537,13 @@ export interface operations {
                 user_ref?: string;
                 /** @description Search text; results are ranked by relevance. */
                 q?: string;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page size of a listing (1 to 1000, default 1000); with `q`, how many matches a search
+                 *     answers (1 to 100, default 20).
+                 */
+                limit?: number;
             };
             header?: {
                 /**
