@@ -2084,7 +2084,9 @@ export interface components {
             total_tokens: number;
         };
         DocumentIngestRequest: {
+            /** @description Not only spaces. */
             title: string;
+            /** @description Not only spaces: such a text has nothing to index. */
             text: string;
             /** @description Where the text came from (a URL, a file name, ...). */
             source?: string | null;
@@ -2154,9 +2156,13 @@ export interface components {
             deleted: number;
         };
         FactSubmitRequest: {
+            /** @description Not only spaces: such a content holds no fact. */
             content: string;
-            /** @description The caller's end-user identifier; without it the fact is the workspace's shared knowledge. */
-            user_ref?: string;
+            /**
+             * @description The caller's end-user identifier; without it (absent or null) the fact is the
+             *     workspace's shared knowledge.
+             */
+            user_ref?: string | null;
         };
         FactAccepted: {
             /** @constant */

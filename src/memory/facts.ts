@@ -120,7 +120,7 @@ export async function lockEndUser(db: PoolClient, scope: FactScope): Promise<voi
  * runOnce), so that either both exist or neither does. The job carries only the submission's id,
  * so the text lives in one row that an erasure can delete, never in the queue.
  */
-export async function submitFact(db: PoolClient, principal: Principal, input: { content: string; user_ref?: string }): Promise<string> {
+export async function submitFact(db: PoolClient, principal: Principal, input: { content: string; user_ref?: string | null }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `insert into fact_submissions (organization_id, workspace_id, user_ref, content)
      values ($1, $2, $3, $4)

@@ -284,6 +284,25 @@ describe('facts (rule-based extraction)', () => {
       });
     }
 
+    it('POST /recall/facts: 422 "must not be blank" for a blank content, before anything is stored', async () => {
+      // QA: "   " answered 202 and nothing was ever stored, with no sign why.
+      const before = (await fx.app.db.pool.query('select count(*)::int as n from fact_submissions')).rows[0].n;
+      for (const content of ['   ', ' \n\t ']) {
+        const response = await submitFact(fx.app, fx.key, { content, user_ref: 'blank' });
+        expect(response.status).to.equal(422);
+        expect(response.body.errors).to.deep.equal({ content: ['must not be blank'] });
+      }
+      expect((await fx.app.db.pool.query('select count(*)::int as n from fact_submissions')).rows[0].n).to.equal(before);
+    });
+
+    it('POST /recall/facts takes a null user_ref as none: the fact is shared knowledge', async () => {
+      await startWorker();
+      const response = await submitFact(fx.app, fx.key, { content: 'The depot opens at seven on weekdays.', user_ref: null });
+      expect(response.status, response.text).to.equal(202);
+      const shared = await waitForFacts(fx.app, fx.key, {}, (c) => c.includes('The depot opens at seven on weekdays.'));
+      expect(shared).to.include('The depot opens at seven on weekdays.');
+    });
+
     it('POST /recall/facts accepts content of exactly 10,000 characters', async () => {
       const response = await submitFact(fx.app, fx.key, { content: `I ${'a'.repeat(9_998)}`, user_ref: 'long' });
       expect(response.status).to.equal(202);
