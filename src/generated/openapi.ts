@@ -549,9 +549,10 @@ export interface paths {
         /**
          * Erase everything held about one end-user
          * @description Removes every long-term fact about the end-user in the acting key's workspace, including
-         *     submissions still being extracted, and everything else held about them: the threads that
-         *     chats naming them wrote, those chats' traces, their answers kept for replay and their
-         *     response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
+         *     submissions still being extracted, and everything else held about them: the messages that
+         *     chats naming them wrote to threads (their turns and the replies; a thread left empty is
+         *     deleted, other end-users' messages stay), those chats' traces, their answers kept for
+         *     replay and their response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
          *     `{"user_ref": ...}` (the query wins when both are given; giving neither is a 422 with
          *     `errors.user_ref`, enforced in code).
          */
@@ -2218,9 +2219,11 @@ export interface components {
             /** Format: date-time */
             erased_at: string;
             /**
-             * @description What was removed, per store: the end-user's facts; the threads written by chats that
-             *     named them (`user` with `thread`); the traces of calls that named them; the answers
-             *     kept for a retry to replay; the response-cache entries of those calls.
+             * @description What was removed, per store: the end-user's facts; the threads that held messages of
+             *     chats that named them (`user` with `thread`), each of which lost those messages (the
+             *     chat's turn and the assistant's reply) and was deleted when nothing else was left in
+             *     it, while other end-users' messages stay; the traces of calls that named them; the
+             *     answers kept for a retry to replay; the response-cache entries of those calls.
              */
             deleted: {
                 facts: number;
