@@ -469,7 +469,11 @@ export interface paths {
         /**
          * List or search facts
          * @description The facts held about one end-user (`user_ref`), or without `user_ref` the workspace's
-         *     shared facts. With `q`, the facts are searched and ranked by relevance.
+         *     shared facts, newest first, in pages of `limit` (default 1000): `next_cursor` is set when
+         *     more facts exist, and passing it as `cursor` gives the next page; null on the last page.
+         *     With `q`, the facts are searched and ranked by relevance: a search answers its best
+         *     `limit` matches (default 20, at most 100) at once, is not paged (`cursor` is a 422 with
+         *     `q`), and its `next_cursor` is always null.
          */
         get: operations["listFacts"];
         put?: never;
@@ -545,9 +549,10 @@ export interface paths {
         /**
          * Erase everything held about one end-user
          * @description Removes every long-term fact about the end-user in the acting key's workspace, including
-         *     submissions still being extracted, and everything else held about them: the threads that
-         *     chats naming them wrote, those chats' traces, their answers kept for replay and their
-         *     response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
+         *     submissions still being extracted, and everything else held about them: the messages that
+         *     chats naming them wrote to threads (their turns and the replies; a thread left empty is
+         *     deleted, other end-users' messages stay), those chats' traces, their answers kept for
+         *     replay and their response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
          *     `{"user_ref": ...}` (the query wins when both are given; giving neither is a 422 with
          *     `errors.user_ref`, enforced in code).
          */
@@ -2080,7 +2085,9 @@ export interface components {
             total_tokens: number;
         };
         DocumentIngestRequest: {
+            /** @description Not only spaces. */
             title: string;
+            /** @description Not only spaces: such a text has nothing to index. */
             text: string;
             /** @description Where the text came from (a URL, a file name, ...). */
             source?: string | null;
@@ -2150,9 +2157,13 @@ export interface components {
             deleted: number;
         };
         FactSubmitRequest: {
+            /** @description Not only spaces: such a content holds no fact. */
             content: string;
-            /** @description The caller's end-user identifier; without it the fact is the workspace's shared knowledge. */
-            user_ref?: string;
+            /**
+             * @description The caller's end-user identifier; without it (absent or null) the fact is the
+             *     workspace's shared knowledge.
+             */
+            user_ref?: string | null;
         };
         FactAccepted: {
             /** @constant */
@@ -2174,6 +2185,8 @@ export interface components {
         };
         FactList: {
             data: components["schemas"]["Fact"][];
+            /** @description Set when more facts exist than this page holds; null on the last page and for a search. */
+            next_cursor: string | null;
         };
         WindowUse: {
             requests_this_minute: number;
@@ -2206,9 +2219,11 @@ export interface components {
             /** Format: date-time */
             erased_at: string;
             /**
-             * @description What was removed, per store: the end-user's facts; the threads written by chats that
-             *     named them (`user` with `thread`); the traces of calls that named them; the answers
-             *     kept for a retry to replay; the response-cache entries of those calls.
+             * @description What was removed, per store: the end-user's facts; the threads that held messages of
+             *     chats that named them (`user` with `thread`), each of which lost those messages (the
+             *     chat's turn and the assistant's reply) and was deleted when nothing else was left in
+             *     it, while other end-users' messages stay; the traces of calls that named them; the
+             *     answers kept for a retry to replay; the response-cache entries of those calls.
              */
             deleted: {
                 facts: number;
@@ -3531,6 +3546,13 @@ export interface operations {
                 user_ref?: string;
                 /** @description Search text; results are ranked by relevance. */
                 q?: string;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page size of a listing (1 to 1000, default 1000); with `q`, how many matches a search
+                 *     answers (1 to 100, default 20).
+                 */
+                limit?: number;
             };
             header?: {
                 /**

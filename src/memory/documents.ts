@@ -55,11 +55,16 @@ const COLUMNS = `d.id, d.title, d.status, d.chunk_count, d.token_count, d.source
  * Stores the document as queued and enqueues its ingest job. Run it in a transaction (the route's
  * runOnce), so that either both exist or neither does. A collection the workspace does not have is
  * a 422 on `collection`.
+ *
+ * The collection row is locked (`for key share`, the lock the foreign key check takes too) in the
+ * same statement that reads it: a delete of the collection that is under way makes the lock wait
+ * for it and then find no row, so the upload is a 422 like any unknown collection, never a foreign
+ * key violation; a delete that comes later waits for this transaction and takes the document with it.
  */
 export async function createDocument(client: PoolClient, scope: Scope, input: NewDocument): Promise<DocumentRow> {
   const { rows } = await client.query<DocumentRow>(
     `with target as (
-       select id, slug from collections where workspace_id = $2 and slug = $3
+       select id, slug from collections where workspace_id = $2 and slug = $3 for key share
      ), inserted as (
        insert into documents (organization_id, workspace_id, collection_id, title, source, text)
        select $1, $2, target.id, $4, $5, $6 from target

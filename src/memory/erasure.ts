@@ -15,8 +15,8 @@ import { forgetFact, lockEndUser } from './facts.js';
 // The right to erasure: one call removes everything the workspace holds about one end-user:
 // their facts (with their embeddings and text-search vectors, which live in the same rows), every
 // submission, including those still queued or being extracted, the traces of the calls that named
-// them, the threads those calls wrote, the answers kept for replay and the response-cache entries
-// of those calls (sql/0022). Nothing may reappear: the erasure holds the end-user lock that an
+// them, their messages in threads (a thread goes when nothing else is left in it; other end-users'
+// messages stay), the answers kept for replay and the response-cache entries of those calls (sql/0022). Nothing may reappear: the erasure holds the end-user lock that an
 // extraction's write step also takes, and deletes the submissions that the write step re-checks
 // under that lock (see extraction.ts).
 // Forgetting one fact, or deleting a document or a collection, reaches the same stores for what was
@@ -29,7 +29,7 @@ export interface Erasure {
   submissions: number;
   /** Chat traces that named the end-user (`user`): masked, but still about them. */
   traces: number;
-  /** Threads written by chats that named the end-user. */
+  /** Threads that held messages of chats that named the end-user: deleted, or left with the others' messages. */
   threads: number;
   /** Answers kept for a retry to replay. */
   replays: number;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
+import type { MicrosecondPosition } from '../http/cursor.js';
 import { addJob } from '../jobs/registry.js';
 import { settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
@@ -30,10 +31,12 @@ export interface FactRow {
 
 /** Attempts of one extraction job: the model may be down for a while, but not forever. */
 export const EXTRACTION_MAX_ATTEMPTS = 8;
-/** A listing has no pagination in the contract; this bounds one answer. */
+/** Page size of a listing when the caller names none: what one answer held before listings were paged. */
 export const LIST_LIMIT = 1000;
-/** Results of a search with `q`. */
+/** Results of a search with `q` when the caller names no `limit`. */
 export const SEARCH_LIMIT = 20;
+/** The most results one search answers: a search is ranked, and is not paged. */
+export const SEARCH_MAX_LIMIT = 100;
 
 // Cosine similarity of memory embeddings at or above which a new fact is the same statement as an
 // existing one, so it updates that fact (newest wording wins) instead of being added again.
@@ -117,7 +120,7 @@ export async function lockEndUser(db: PoolClient, scope: FactScope): Promise<voi
  * runOnce), so that either both exist or neither does. The job carries only the submission's id,
  * so the text lives in one row that an erasure can delete, never in the queue.
  */
-export async function submitFact(db: PoolClient, principal: Principal, input: { content: string; user_ref?: string }): Promise<string> {
+export async function submitFact(db: PoolClient, principal: Principal, input: { content: string; user_ref?: string | null }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `insert into fact_submissions (organization_id, workspace_id, user_ref, content)
      values ($1, $2, $3, $4)
@@ -318,13 +321,24 @@ export async function forgetFact(db: Queryable, workspaceId: string, id: string)
   return (rowCount ?? 0) > 0;
 }
 
-/** The scope's facts, newest first. */
-export async function listFacts(db: Queryable, scope: FactScope, limit = LIST_LIMIT): Promise<FactRow[]> {
-  const params: unknown[] = [scope.workspaceId, limit];
-  const { rows } = await db.query<FactRow>(
-    `select id, user_ref, content, created_at, updated_at
+/**
+ * One page of the scope's facts, newest first, (created_at, id) descending: a stable order in which
+ * a cursor names an exact position (in microseconds, which a JS Date would drop: the facts of one
+ * extraction share their transaction's instant).
+ */
+export async function listFacts(
+  db: Queryable,
+  scope: FactScope,
+  page: { after?: MicrosecondPosition; limit: number },
+): Promise<(FactRow & { position_us: string })[]> {
+  const params: unknown[] = [scope.workspaceId, page.limit, page.after?.us ?? null, page.after?.id ?? null];
+  const { rows } = await db.query<FactRow & { position_us: string }>(
+    `select id, user_ref, content, created_at, updated_at,
+            (extract(epoch from created_at) * 1000000)::bigint::text as position_us
        from facts
       where workspace_id = $1 and ${scopeSql(scope, params)}
+        and ($3::bigint is null
+             or (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
       order by created_at desc, id desc
       limit $2`,
     params,
@@ -361,16 +375,16 @@ export async function nearestFacts(
 }
 
 /**
- * GET /recall/facts: the scope's facts newest first, or with `q` the most relevant ones (the
- * vector and the full-text rankings fused).
+ * GET /recall/facts?q=: the scope's `limit` most relevant facts (the vector and the full-text
+ * rankings fused), best first. A ranking is answered whole, not paged.
  */
 export async function findFacts(
   services: { pool: Pool; catalog: Catalog; adapters: Adapters },
   principal: Principal,
-  query: { user_ref?: string; q?: string },
+  query: { user_ref?: string; q: string; limit?: number },
 ): Promise<FactRow[]> {
   const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
-  if (query.q === undefined) return listFacts(services.pool, scope);
+  const limit = query.limit ?? SEARCH_LIMIT;
   const text = searchText(query.q);
   const { model, vectors } = await embedForMemory(services.catalog, services.adapters, [text], undefined, principal.settings);
   const rankings = await searchFacts(services.pool, {
@@ -381,12 +395,12 @@ export async function findFacts(
     model: model.id,
     embedding: vectors[0]!,
     query: text,
-    limit: SEARCH_LIMIT,
+    limit,
   });
   const floor = RELATED_SIMILARITY[model.id] ?? -1;
   const fused = fuseFactHits({ byVector: rankings.byVector.filter((h) => h.score >= floor), byText: rankings.byText }).slice(
     0,
-    SEARCH_LIMIT,
+    limit,
   );
   if (fused.length === 0) return [];
   const { rows } = await services.pool.query<FactRow>(

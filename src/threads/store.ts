@@ -11,7 +11,7 @@ export interface ThreadAppend {
   thread: string;
   request_id: string;
   created_at: string;
-  /** The end-user the chat named (`user`): an erasure of them deletes the thread. */
+  /** The end-user the chat named (`user`): an erasure of them deletes these messages (and the thread when nothing else is left). */
   end_user: string | null;
   messages: ThreadMessageInput[];
 }
@@ -42,13 +42,37 @@ export async function deleteThread(db: Queryable, workspaceId: string, thread: s
   return (result.rowCount ?? 0) > 0;
 }
 
-/** The threads that chats naming the end-user (`user`) wrote to, whole: they are held about them. */
+/**
+ * What a thread holds about the end-user: the messages of the chats that named them (`user`), the
+ * assistant's replies to them included (an append tags all its messages with the chat's end-user).
+ * Other end-users' messages in the same thread stay, and a thread goes only when nothing is left
+ * in it. Counts the threads the erasure touched: deleted, or left with fewer messages.
+ *
+ * The touched threads are locked first (in id order), so that a chat appending to one of them
+ * meanwhile either lands before (and its messages are seen and kept) or after (and recreates the
+ * thread if it was deleted): a thread is never deleted from under a message it does not see.
+ */
 export async function deleteThreadsOfEndUser(db: Queryable, workspaceId: string, endUser: string): Promise<number> {
-  const result = await db.query(
-    `delete from threads
-      where workspace_id = $1
-        and id in (select thread_id from thread_messages where workspace_id = $1 and end_user = $2)`,
+  const { rows } = await db.query<{ id: string }>(
+    `select t.id from threads t
+      where t.workspace_id = $1
+        and t.id in (select thread_id from thread_messages where workspace_id = $1 and end_user = $2)
+      order by t.id
+        for update`,
     [workspaceId, endUser],
   );
-  return result.rowCount ?? 0;
+  if (rows.length === 0) return 0;
+  const touched = rows.map((r) => r.id);
+  await db.query('delete from thread_messages where workspace_id = $1 and end_user = $2 and thread_id = any($3::text[])', [
+    workspaceId,
+    endUser,
+    touched,
+  ]);
+  await db.query(
+    `delete from threads t
+      where t.workspace_id = $1 and t.id = any($2::text[])
+        and not exists (select 1 from thread_messages m where m.workspace_id = t.workspace_id and m.thread_id = t.id)`,
+    [workspaceId, touched],
+  );
+  return touched.length;
 }

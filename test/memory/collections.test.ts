@@ -101,6 +101,35 @@ describe('memory collections', () => {
     expect(again.body.message).to.be.a('string');
   });
 
+  it('answers uploads racing a delete of their collection with 201 (then deleted with it) or 422, never 500', async () => {
+    // QA: parallel uploads while the collection is deleted answered 500 (documents_collection_id_fkey).
+    const statuses = new Map<number, number>();
+    for (let round = 0; round < 8; round += 1) {
+      const slug = await createCollection(app, key, `Racer ${round}`);
+      const uploads = Array.from({ length: 20 }, () =>
+        api(app.baseUrl, '/v1/memory/documents', { method: 'POST', key, body: { title: 'r', text: 'race text here', collection: slug } }),
+      );
+      const deletion = api(app.baseUrl, `/v1/recall/collections/${slug}`, { method: 'DELETE', key });
+      const responses = await Promise.all(uploads);
+      expect((await deletion).status).to.equal(200);
+      for (const response of responses) {
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.status, response.text).to.be.oneOf([201, 422]);
+        if (response.status === 422) {
+          expect(response.body.errors).to.deep.equal({ collection: ['is not a collection of this workspace'] });
+        } else {
+          // Accepted before the delete: it went with its collection.
+          const fetched = await api(app.baseUrl, `/v1/memory/documents/${response.body.data.id}`, { key });
+          expect(fetched.status).to.equal(404);
+        }
+      }
+      expect((await api(app.baseUrl, `/v1/memory/documents?collection=${slug}`, { key })).status).to.equal(422);
+    }
+    // Both outcomes happen, or the race was not run.
+    expect(statuses.get(201), JSON.stringify([...statuses])).to.be.greaterThan(0);
+    expect(statuses.get(422), JSON.stringify([...statuses])).to.be.greaterThan(0);
+  });
+
   it('rejects a missing, empty, blank, too long or non-string name, or an unknown field, with 422', async () => {
     const cases: [unknown, string][] = [
       [{}, 'name'],

@@ -92,6 +92,24 @@ describe('memory documents: ingest, fetch, delete', () => {
     expect((await app.db.pool.query('select count(*)::int as n from documents')).rows[0].n).to.equal(before);
   });
 
+  it('rejects a blank title or text up front with 422 "must not be blank", as a blank collection name is', async () => {
+    // QA: a blank title was stored (201), and a blank text was accepted and failed later.
+    const before = (await app.db.pool.query('select count(*)::int as n from documents')).rows[0].n;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ title: '   ', text: 'Some text.', collection: slug }, 'title'],
+      [{ title: 'T', text: '   \n ', collection: slug }, 'text'],
+      [{ title: '\t', text: ' \u00a0\r\n', collection: slug }, 'title'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await api(app.baseUrl, '/v1/memory/documents', { method: 'POST', key, body });
+      expect(response.status, JSON.stringify(body)).to.equal(422);
+      expect(response.body.errors[field], JSON.stringify(body)).to.deep.equal(['must not be blank']);
+    }
+    expect((await app.db.pool.query('select count(*)::int as n from documents')).rows[0].n).to.equal(before);
+    // Spaces around real text are text.
+    await ingest(app, key, { title: '  Met spaties  ', text: '\n  Kort.  \n', collection: slug });
+  });
+
   it('accepts the bounds themselves: title and source of 255 characters, a null source', async () => {
     const id = await ingest(app, key, { title: 't'.repeat(255), text: 'Kort.', source: 's'.repeat(255), collection: slug });
     const other = await ingest(app, key, { title: 'Zonder bron', text: 'Kort.', source: null, collection: slug });

@@ -235,4 +235,56 @@ describe('erasure reaches replays, the response cache, threads and stored respon
       ['collection.deleted', other],
     ]);
   });
+
+  it("erases the end-user's turns from a thread others wrote to, keeps the others', and deletes a thread only once it is empty", async () => {
+    // QA: erasing eve deleted the whole shared thread, frank's messages with it.
+    // (Last in this file: its chat without `user` would have the workspace's memory presence cached
+    // as absent for a moment, and a test right after it retrieve nothing.)
+    const say = async (user: string | undefined, thread: string, requestId: string, content: string) => {
+      const response = await postChat(
+        gw,
+        chatBody({ ...(user ? { user } : {}), thread, messages: [{ role: 'user', content }] }),
+        { 'x-request-id': requestId },
+      );
+      expect(response.status).to.equal(200);
+    };
+    await say('eve', 'family-chat', 'fam-eve-1', 'Eve hier: ik verhuis naar Rotterdam.');
+    await say('frank', 'family-chat', 'fam-frank-1', 'Frank hier: ik blijf in Delft.');
+    await say('eve', 'family-chat', 'fam-eve-2', 'Eve: mijn nummer is 0612345678.');
+    await say(undefined, 'family-chat', 'fam-anon-1', 'Iemand zonder naam.');
+    await say('eve', 'eve-alone', 'alone-eve-1', 'Eve alleen: ik heet Eve.');
+    const thread = async (id: string) => api(gw.app.baseUrl, `/v1/recall/threads/${id}`, { key: gw.key });
+    const before = (await thread('family-chat')).body.messages as any[];
+    // Each chat appended its turn and the assistant's reply.
+    expect(before.map((m) => m.request_id)).to.deep.equal(['fam-eve-1', 'fam-eve-1', 'fam-frank-1', 'fam-frank-1', 'fam-eve-2', 'fam-eve-2', 'fam-anon-1', 'fam-anon-1']);
+
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=eve', { method: 'DELETE', key: gw.key });
+    expect(erased.status).to.equal(200);
+    // Two threads held eve: one emptied and deleted, one left with the others' messages.
+    expect(erased.body.deleted.threads).to.equal(2);
+    expect((await thread('eve-alone')).status).to.equal(404);
+    const shared = await thread('family-chat');
+    expect(shared.status).to.equal(200);
+    // Frank's turn and its reply, and the anonymous one, stay, in order; nothing of eve's is left,
+    // not her turns and not the assistant's replies to them.
+    expect(shared.body.messages.map((m: any) => [m.request_id, m.role])).to.deep.equal([
+      ['fam-frank-1', 'user'],
+      ['fam-frank-1', 'assistant'],
+      ['fam-anon-1', 'user'],
+      ['fam-anon-1', 'assistant'],
+    ]);
+    expect(shared.body.messages).to.deep.equal(before.filter((m) => m.request_id === 'fam-frank-1' || m.request_id === 'fam-anon-1'));
+    expect(JSON.stringify(shared.body)).not.to.match(/Eve|Rotterdam|0612345678/);
+    const left = await gw.app.db.pool.query("select count(*)::int as n from thread_messages where end_user = 'eve' or content::text ~ 'Rotterdam|0612345678'");
+    expect(left.rows[0].n).to.equal(0);
+
+    // Erasing frank leaves the anonymous turn; the thread stays until nothing is left in it.
+    const frank = await api(gw.app.baseUrl, '/v1/memory?user_ref=frank', { method: 'DELETE', key: gw.key });
+    expect(frank.body.deleted.threads).to.equal(1);
+    expect((await thread('family-chat')).body.messages.map((m: any) => m.request_id)).to.deep.equal(['fam-anon-1', 'fam-anon-1']);
+    await say('gina', 'gina-chat', 'gina-1', 'Gina hier.');
+    const gina = await api(gw.app.baseUrl, '/v1/memory?user_ref=gina', { method: 'DELETE', key: gw.key });
+    expect(gina.body.deleted.threads).to.equal(1);
+    expect((await thread('gina-chat')).status).to.equal(404);
+  });
 });

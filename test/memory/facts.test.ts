@@ -189,7 +189,58 @@ describe('facts (rule-based extraction)', () => {
     expect(stemmed.body.data[0].content).to.equal('I am allergic to shellfish.');
 
     const none = await getFacts(fx.app, fx.key, { user_ref: 'nobody-here', q: 'cats' });
-    expect(none.body).to.deep.equal({ data: [] });
+    expect(none.body).to.deep.equal({ data: [], next_cursor: null });
+  });
+
+  it('pages a listing past 1,000 facts with next_cursor, and a search answers its best `limit` at once', async () => {
+    // QA: 1,307 facts, the listing silently stopped at 1,000 while the erasure counted 1,307.
+    // 1,050 facts written by one statement share one instant: only the id orders them.
+    await fx.app.db.pool.query(
+      `insert into facts (organization_id, workspace_id, user_ref, content, content_hash, model, embedding, ts_config)
+       select $1, $2, 'bulk', 'I own pet number ' || n || '.', sha256(('pet ' || n)::bytea), 'local/embed-1024',
+              array_fill(0.01::real, array[1024])::vector, 'simple'
+         from generate_series(1, 1050) as n`,
+      [fx.organizationId, fx.workspaceId],
+    );
+    const first = await getFacts(fx.app, fx.key, { user_ref: 'bulk' });
+    expect(first.status).to.equal(200);
+    // A caller that sends no limit gets the 1,000 it got before, and now learns that more exist.
+    expect(first.body.data).to.have.length(1000);
+    expect(first.body.next_cursor).to.be.a('string');
+    const rest = await getFacts(fx.app, fx.key, { user_ref: 'bulk', cursor: first.body.next_cursor });
+    expect(rest.body.data).to.have.length(50);
+    expect(rest.body.next_cursor).to.equal(null);
+    const all = [...first.body.data, ...rest.body.data].map((f: { id: string }) => f.id);
+    expect(new Set(all).size).to.equal(1050);
+
+    // Smaller pages walk the same order.
+    const walked: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await getFacts(fx.app, fx.key, { user_ref: 'bulk', limit: '400', ...(cursor ? { cursor } : {}) });
+      expect(page.status, page.text).to.equal(200);
+      sizes.push(page.body.data.length);
+      walked.push(...page.body.data.map((f: { id: string }) => f.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(sizes).to.deep.equal([400, 400, 250]);
+    expect(walked).to.deep.equal(all);
+
+    const search = await getFacts(fx.app, fx.key, { user_ref: 'bulk', q: 'pet 7', limit: '3' });
+    expect(search.status).to.equal(200);
+    expect(search.body.data.length).to.be.within(1, 3);
+    expect(search.body.next_cursor).to.equal(null);
+    const pagedSearch = await getFacts(fx.app, fx.key, { user_ref: 'bulk', q: 'pet', cursor: first.body.next_cursor });
+    expect(pagedSearch.status).to.equal(422);
+    expect(pagedSearch.body.errors).to.have.property('cursor');
+    const bigSearch = await getFacts(fx.app, fx.key, { user_ref: 'bulk', q: 'pet', limit: '101' });
+    expect(bigSearch.status).to.equal(422);
+    expect(bigSearch.body.errors.limit).to.deep.equal(['must be <= 100 with q']);
+
+    // What the listing showed is what the erasure removes.
+    const erased = await api(fx.app.baseUrl, '/v1/memory?user_ref=bulk', { method: 'DELETE', key: fx.key });
+    expect(erased.body.deleted.facts).to.equal(all.length);
   });
 
   it('forgets one fact; an unknown id or another workspace’s is a 404', async () => {
@@ -233,6 +284,25 @@ describe('facts (rule-based extraction)', () => {
       });
     }
 
+    it('POST /recall/facts: 422 "must not be blank" for a blank content, before anything is stored', async () => {
+      // QA: "   " answered 202 and nothing was ever stored, with no sign why.
+      const before = (await fx.app.db.pool.query('select count(*)::int as n from fact_submissions')).rows[0].n;
+      for (const content of ['   ', ' \n\t ']) {
+        const response = await submitFact(fx.app, fx.key, { content, user_ref: 'blank' });
+        expect(response.status).to.equal(422);
+        expect(response.body.errors).to.deep.equal({ content: ['must not be blank'] });
+      }
+      expect((await fx.app.db.pool.query('select count(*)::int as n from fact_submissions')).rows[0].n).to.equal(before);
+    });
+
+    it('POST /recall/facts takes a null user_ref as none: the fact is shared knowledge', async () => {
+      await startWorker();
+      const response = await submitFact(fx.app, fx.key, { content: 'The depot opens at seven on weekdays.', user_ref: null });
+      expect(response.status, response.text).to.equal(202);
+      const shared = await waitForFacts(fx.app, fx.key, {}, (c) => c.includes('The depot opens at seven on weekdays.'));
+      expect(shared).to.include('The depot opens at seven on weekdays.');
+    });
+
     it('POST /recall/facts accepts content of exactly 10,000 characters', async () => {
       const response = await submitFact(fx.app, fx.key, { content: `I ${'a'.repeat(9_998)}`, user_ref: 'long' });
       expect(response.status).to.equal(202);
@@ -242,6 +312,9 @@ describe('facts (rule-based extraction)', () => {
       ['user_ref empty', { user_ref: '' }, 'user_ref'],
       ['q empty', { q: '' }, 'q'],
       ['an unknown parameter', { user: 'x' }, 'user'],
+      ['limit 0', { limit: '0' }, 'limit'],
+      ['limit over 1,000', { limit: '1001' }, 'limit'],
+      ['a cursor this service did not issue', { cursor: 'bm9wZQ' }, 'cursor'],
     ];
     for (const [what, query, field] of invalidQueries) {
       it(`GET /recall/facts: 422 for ${what}`, async () => {

@@ -124,10 +124,14 @@ describe('tasks/memory__ingest_document', () => {
     });
   });
 
-  it('marks a document of only whitespace failed: there is nothing to index', async () => {
-    const id = await ingest(app, key, { title: 'Leeg', text: ' \n\n\t ', collection: slug });
-    const document = await settled(app, key, id);
-    expect(document).to.include({ status: 'failed', error: 'the document has no text to index', chunk_count: null });
+  it('refuses a document of only whitespace up front (422), rather than accepting it to fail: there is nothing to index', async () => {
+    const response = await api(app.baseUrl, '/v1/memory/documents', {
+      method: 'POST',
+      key,
+      body: { title: 'Leeg', text: ' \n\n\t ', collection: slug },
+    });
+    expect(response.status).to.equal(422);
+    expect(response.body.errors).to.deep.equal({ text: ['must not be blank'] });
   });
 
   it('indexes each document in the text-search configuration of its language, simple when unsure', async () => {

@@ -77,12 +77,24 @@ describe('webhook events', function () {
   });
 
   it('a document that fails sends document.failed', async () => {
-    const id = await ingest(app, key, { title: 'Leeg', text: ' \n\t ', collection: slug });
-    expect((await settled(app, key, id)).status).to.equal('failed');
+    // A workspace policy that leaves the memory embedding model no provider fails the ingest.
+    const allow = async (providers: string[] | null) =>
+      expect((await api(app.baseUrl, '/v1/settings/router', { method: 'PUT', key, body: { allowed_providers: providers } })).status).to.equal(200);
+    await allow(['scaleway']);
+    let document: any;
+    let id: string;
+    try {
+      id = await ingest(app, key, { title: 'Verboden', text: 'Medewerkers melden ziekte voor negen uur.', collection: slug });
+      document = await settled(app, key, id);
+    } finally {
+      await allow(null);
+    }
+    expect(document.status).to.equal('failed');
     const { event } = await eventOf('document.failed', (data) => data.document_id === id);
     expect(event.data).to.deep.equal({ document_id: id, collection: slug, status: 'failed' });
-    // The reason (which could quote the document) stays in the API, out of the event.
-    expect(JSON.stringify(event)).not.to.contain('no text to index');
+    // The reason stays in the API, out of the event.
+    expect(document.error).to.be.a('string').and.not.empty;
+    expect(JSON.stringify(event)).not.to.contain(document.error);
   });
 
   it('an extraction sends facts.extracted with counts, never the facts themselves', async () => {

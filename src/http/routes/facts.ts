@@ -1,11 +1,12 @@
 import type { Pool } from '../../db/pool.js';
-import { notFound, validationFailed } from '../../errors.js';
+import { noFieldErrors, notFound, validationFailed, type FieldErrors } from '../../errors.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import type { Adapters } from '../../gateway/providers/index.js';
 import type { LimitGate } from '../../limits/gate.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
-import { findFacts, submitFact } from '../../memory/facts.js';
+import { findFacts, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
+import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
 import { createOnce, principalOf } from '../state.js';
@@ -24,9 +25,31 @@ export function factRoutes(
     });
   });
 
+  // A listing is paged (newest first, `next_cursor` while more exist); a search answers its best
+  // `limit` matches at once: a ranking has no stable position for a cursor to resume from.
   api.add('listFacts', async (ctx) => {
-    const facts = await findFacts({ pool, catalog, adapters }, principalOf(ctx), ctx.state.query as { user_ref?: string; q?: string });
-    ctx.body = { data: facts.map(presentFact) };
+    const { q, cursor, limit, user_ref } = ctx.state.query as { user_ref?: string; q?: string; cursor?: string; limit?: number };
+    if (q !== undefined) {
+      const errors: FieldErrors = noFieldErrors();
+      if (cursor !== undefined) errors.cursor = ['is not taken with q: a search answers its best matches at once, up to limit'];
+      if (limit !== undefined && limit > SEARCH_MAX_LIMIT) errors.limit = [`must be <= ${SEARCH_MAX_LIMIT} with q`];
+      if (Object.keys(errors).length > 0) throw validationFailed(errors);
+      const facts = await findFacts({ pool, catalog, adapters }, principalOf(ctx), {
+        q,
+        ...(user_ref !== undefined ? { user_ref } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+      ctx.body = { data: facts.map(presentFact), next_cursor: null };
+      return;
+    }
+    const scope = { workspaceId: principalOf(ctx).workspaceId, userRef: user_ref ?? null };
+    const { rows, next_cursor } = await keysetPage(
+      { ...(cursor !== undefined ? { cursor } : {}), limit: limit ?? LIST_LIMIT },
+      isMicrosecondPosition,
+      (page) => listFacts(pool, scope, page),
+      (row) => ({ us: row.position_us, id: row.id }),
+    );
+    ctx.body = { data: rows.map(presentFact), next_cursor };
   });
 
   api.add('deleteFact', async (ctx) => {
