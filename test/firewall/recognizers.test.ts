@@ -300,5 +300,17 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads initials and a surname after a sign-off or greeting on the same line, the surname known or not', () => {
+      expect(found(personRecognizer, 'Merci pour votre retour.\nCordialement, P. Martin', 'fr')).to.deep.equal(['P. Martin']);
+      expect(found(personRecognizer, 'Thanks for the update. Best, A. Smith', 'en')).to.deep.equal(['A. Smith']);
+      expect(found(personRecognizer, 'Met vriendelijke groet, J. de Vries', 'nl')).to.deep.equal(['J. de Vries']);
+      expect(found(personRecognizer, 'Mit freundlichen Grüßen, K. Müller', 'de')).to.deep.equal(['K. Müller']);
+      expect(found(personRecognizer, 'Bien à vous, P. Martin', 'fr')).to.deep.equal(['P. Martin']);
+      expect(found(personRecognizer, 'Dear A.M. Okafor, thank you.', 'en')).to.deep.equal(['A.M. Okafor']);
+      // On the next line, as before.
+      expect(found(personRecognizer, 'Met vriendelijke groet,\nJ. de Vries', 'nl')).to.deep.equal(['J. de Vries']);
+      // Initials of an organisation after other weak cues, or an acronym after them, are no name.
+      expect(found(personRecognizer, 'Contact U.S. Customs for help. Thanks, U.S. ARMY', 'en')).to.deep.equal([]);
+    });
   });
 });

@@ -85,7 +85,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüße|gruß|grüßen|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
 const TITLE_COMMON =
@@ -277,6 +277,39 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
     if (!prevIsFirst && mode !== 'strong') break;
   }
   return { end: i, tokens, first };
+}
+
+// A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
+// "Best, A. Smith", "Groeten, J. de Vries", "Dear J. Smith"): the initials say a person follows
+// even when the surname is not on the lists. Only after these cues: after "contact" or "thanks"
+// initials may be an organisation's ("contact U.S. Customs").
+const INITIALS_CUES = new Set(
+  `groeten groet gr. mvg regards cheers best sincerely cordialement bisous bises amitiés grüße gruß grüßen lg mfg vg xoxo
+  dear beste geachte lieve liebe lieber cher chère hi hoi hallo hello hey bonjour bonsoir salut moin servus
+  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet`
+    .split(/\s+/)
+    .concat(['bien à vous', 'à bientôt', 'thank you', 'de la part de']),
+);
+
+/** Whether a weak cue's match (its words, punctuation and spaces) is one after which initials lead a name. */
+function initialsAllowedAfter(cue: string): boolean {
+  const word = cue.trim().replace(/[,!:]$/, '').toLowerCase();
+  const first = word.split(/[ \u00a0]/)[0]!;
+  return INITIALS_CUES.has(first) || INITIALS_CUES.has(word);
+}
+
+/** Initials and a capitalised surname, maybe after particles ("P. Martin", "J. de Vries", "A.M. van der Berg"), at `pos`. */
+function initialledName(text: string, pos: number): { end: number; tokens: number; first: string } | null {
+  let i = stickyAt(INITIALS_Y, text, pos);
+  if (i < 0) return null;
+  const sp = stickyAt(SPACE_Y, text, i);
+  if (sp > 0) i = sp;
+  const p = particlesAt(text, i, true);
+  if (p > 0) i = p;
+  const tok = tokenAt(text, i);
+  // A word in capitals after initials is an acronym ("U.S. ARMY"), not a surname.
+  if (!tok || !acceptableToken(tok) || tok === tok.toUpperCase()) return null;
+  return { end: i + tok.length, tokens: 2, first: tok };
 }
 
 const SENTENCE_START = /(?:^|[.!?:;\n•*>"“„«(-])[\s"“„«*_(-]*$/u;
@@ -659,7 +692,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
-      const name = parseName(text, pos, mode);
+      // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
+      const name =
+        parseName(text, pos, mode) ?? (mode === 'weak' && text.charCodeAt(pos + 1) === 46 && initialsAllowedAfter(m[0]) ? initialledName(text, pos) : null);
       if (!name) continue;
       take(pos, name.end);
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
