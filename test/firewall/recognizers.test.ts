@@ -300,6 +300,20 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads Irish surnames with their particles: Ní, Nic, Ó, Uí, Mhic anywhere, Mac after a known first name', () => {
+      expect(found(personRecognizer, 'Siobhán Ní Bhriain will join; Seán Ó Súilleabháin sent the report.', 'en')).to.deep.equal([
+        'Siobhán Ní Bhriain',
+        'Seán Ó Súilleabháin',
+      ]);
+      expect(found(personRecognizer, 'Aoife Mac Giolla is on leave, ask Ciarán Mac Cárthaigh or Máire Nic Gearailt.', 'en')).to.deep.equal([
+        'Aoife Mac Giolla',
+        'Ciarán Mac Cárthaigh',
+        'Máire Nic Gearailt',
+      ]);
+      // An unknown first name before Ó/Ní, and a surname led by Ní alone.
+      expect(found(personRecognizer, 'Dr Ní Bhriain agreed, and Fiadh Ó Dálaigh too.', 'en')).to.deep.equal(['Ní Bhriain', 'Fiadh Ó Dálaigh']);
+      expect(found(personRecognizer, 'I bought a Mac Pro and a Mac Mini.', 'en')).to.deep.equal([]);
+    });
     it('reads initials and a surname after a sign-off or greeting on the same line, the surname known or not', () => {
       expect(found(personRecognizer, 'Merci pour votre retour.\nCordialement, P. Martin', 'fr')).to.deep.equal(['P. Martin']);
       expect(found(personRecognizer, 'Thanks for the update. Best, A. Smith', 'en')).to.deep.equal(['A. Smith']);

@@ -39,7 +39,12 @@ const TOKEN_AT_CAP = TOKEN_Y;
 // Name particles between first name and surname (lower case), or leading a surname (capitalised).
 const PARTICLE_Y =
   /(?:van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
-const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac)[ \u00a0]/uy;
+// Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
+const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
+// "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
+// nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
+// count only after a known first name (CAP_PARTICLE_Y).
+const IRISH_PARTICLE_Y = /[ \u00a0](?:Mhic|Nic|Ní|Uí|Ó)[ \u00a0](?=\p{Lu})/uy;
 const APOS_PARTICLE_Y = /[dD]['’](?=\p{Lu})/uy;
 const INITIALS_Y = /(?:\p{Lu}\.[ \u00a0]?){1,4}(?=[ \u00a0]?(?:\p{Lu}|van |de |von |le |du |ter |ten ))/uy;
 const SPACE_Y = /[ \u00a0]{1,2}/y;
@@ -358,6 +363,13 @@ function isSurname(tok: string): boolean {
 function knownSurnameAfter(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c !== 32 && c !== 0xa0) return -1; // what SPACE_Y needs, without a regex call
+  // Ní, Nic, Ó, Uí, Mhic: a regex call only when the next word starts so.
+  const n = text.charCodeAt(i + 1);
+  const irish = n === 78 || n === 77 || n === 85 || n === 0xd3 ? stickyAt(IRISH_PARTICLE_Y, text, i) : -1;
+  if (irish > 0) {
+    const tok = tokenAt(text, irish);
+    return tok && acceptableToken(tok) && tok !== tok.toUpperCase() ? irish + tok.length : -1;
+  }
   let j = stickyAt(SPACE_Y, text, i);
   if (j < 0) return -1;
   const p = stickyAt(PARTICLE_Y, text, j);
@@ -458,7 +470,8 @@ function isTownHere(text: string, start: number, token: string): boolean {
 // Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
 // or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
 // "Du") lead too many ordinary phrases to go on a verb alone.
-const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La)[ \u00a0](?=\p{Lu})/uy;
+const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
+const IRISH_LEAD = new Set(['Nic', 'Ní', 'Uí']);
 const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
 const VERB_AFTER =
   /^,?[ \u00a0]+(?:heeft|had|zegt|zei|schrijft|schreef|belt|belde|vraagt|vroeg|stuurt|stuurde|meldt|mailt|komt|wil|says|said|writes|wrote|called|calls|asked|asks|has|sent|replied|wants|a|dit|écrit|appelle|demande|veut|souhaite|avait|schreibt|schrieb|sagt|sagte|hat|hatte|fragt|ruft|meldet|will|schickt)(?![\p{L}])/u;
@@ -474,7 +487,7 @@ function particleName(text: string, start: number): number {
   if (!tok || isNonNameWord(tok) || tok === tok.toUpperCase() || MAKERS.has(tok)) return -1;
   const end = at + tok.length;
   // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name.
-  if (isKnownLastName(tok) || particle.includes(' ')) return end;
+  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
@@ -736,7 +749,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
     }
-    // An unknown capitalised token directly followed by a known surname: "Hanneke Kramer".
+    // An unknown capitalised token directly followed by a known surname ("Hanneke Kramer"), or by an
+    // Irish particle and a surname ("Ciarán Ó Súilleabháin").
     const end = knownSurnameAfter(text, start + tok.length);
     if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase())) {
       // "Bäckerei Müller", "Klingel Möller", "Garage Bakker": a noun names the place, the surname the person.
@@ -789,7 +803,7 @@ function isNounBeforeSurname(token: string): boolean {
 
 const FAMILY_AFTER = /(?<![\p{L}])[Tt]he[ \u00a0]+((?:(?:[Vv]an|[Dd]e|[Vv]on|[Dd]er|[Ll]e)[ \u00a0]+)?\p{Lu}[\p{Ll}'’-]+(?:-\p{Lu}[\p{Ll}]+)?[ \u00a0]+)family(?![\p{L}])/gu;
 
-const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La']);
+const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
 
 const CONJUNCTION_Y = /[ \u00a0]+(?:and|en|und|et|&)[ \u00a0]+/uy;
 
