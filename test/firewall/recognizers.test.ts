@@ -287,6 +287,20 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Ich habe mit Dmytro gesprochen, nicht mit Farhad Ahmadi.', 'de')).to.deep.equal(['Dmytro', 'Farhad Ahmadi']);
       expect(found(personRecognizer, 'A Ming vase from Hong Kong and the Tao of Pooh; I live in Geneva.', 'en')).to.deep.equal([]);
     });
+    it('reads Vietnamese names surname first: surname, middle name, given name', () => {
+      expect(found(personRecognizer, 'Nguyen Van Minh is our new engineer; send it to Tran Thi Lan.', 'en')).to.deep.equal([
+        'Nguyen Van Minh',
+        'Tran Thi Lan',
+      ]);
+      expect(found(personRecognizer, 'Nguyễn Thị Hoa belde, en Le Van Hung ook.', 'nl')).to.deep.equal(['Nguyễn Thị Hoa', 'Le Van Hung']);
+      expect(found(personRecognizer, 'Meeting with Pham Duc Anh, Nguyen Thi Thu Ha and Hoang Minh.', 'en')).to.deep.equal([
+        'Pham Duc Anh',
+        'Nguyen Thi Thu Ha',
+        'Hoang Minh',
+      ]);
+      // Surnames that are words or places elsewhere need a middle name.
+      expect(found(personRecognizer, 'We flew to Ho Chi Minh City. Le Mans is a race. Do Not Disturb. Ha Long Bay.', 'en')).to.deep.equal([]);
+    });
     it('reads a name before a semicolon in prose as a name, and a type before a declared variable as code', () => {
       expect(found(personRecognizer, 'Pieter Bakker belde; ik heb hem gesproken.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I met Sarah yesterday; she was fine.', 'en')).to.deep.equal(['Sarah']);
