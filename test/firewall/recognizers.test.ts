@@ -14,6 +14,7 @@ import {
   phoneRecognizer,
   steuerIdRecognizer,
 } from '../../src/firewall/recognizers/index.js';
+import { findStreets } from '../../src/firewall/recognizers/street.js';
 import type { Language, Recognizer } from '../../src/firewall/types.js';
 
 function found(r: Recognizer, text: string, lang: Language = 'en'): string[] {
@@ -212,6 +213,23 @@ describe('firewall recognizers', () => {
         '221B Baker Street, London NW1 6XE',
       ]);
       expect(found(addressRecognizer, 'Adres:\nZeestraat 102\n2518 AD Den Haag', 'nl')).to.deep.equal(['Zeestraat 102\n2518 AD Den Haag']);
+    });
+    it('keeps the flat’s unit, door or floor after the house number, and reads the postcode and town after it', () => {
+      expect(found(addressRecognizer, 'Kerkstraat 12 bus 3, 9000 Gent', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3, 9000 Gent']);
+      expect(found(addressRecognizer, 'Hauptstraße 5/3/12, 1010 Wien', 'de')).to.deep.equal(['Hauptstraße 5/3/12, 1010 Wien']);
+      expect(found(addressRecognizer, 'Hauptstraße 5, 3. OG, 1010 Wien', 'de')).to.deep.equal(['Hauptstraße 5, 3. OG, 1010 Wien']);
+      expect(found(addressRecognizer, 'Kerkstraat 12-II, 1012 AB Amsterdam', 'nl')).to.deep.equal(['Kerkstraat 12-II, 1012 AB Amsterdam']);
+      expect(found(addressRecognizer, 'Rue Haute 5 bte 2, 1000 Bruxelles', 'fr')).to.deep.equal(['Rue Haute 5 bte 2, 1000 Bruxelles']);
+      // Without a postcode (the street recognizer).
+      const streets = (text: string, _lang: Language) => findStreets(text).map((d) => d.text);
+      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3']);
+      expect(streets('Meine Adresse ist Hauptstraße 5/3/12, bitte dort liefern.', 'de')).to.deep.equal(['Hauptstraße 5/3/12']);
+      expect(streets('Meine Adresse ist Hauptstraße 5, 3. OG, bitte klingeln; Hauptstraße 7 Top 4.', 'de')).to.deep.equal([
+        'Hauptstraße 5, 3. OG',
+        'Hauptstraße 7 Top 4',
+      ]);
+      expect(streets('Kerkstraat 12-II, Kerkstraat 14 hs en Kerkstraat 16A.', 'nl')).to.deep.equal(['Kerkstraat 12-II', 'Kerkstraat 14 hs', 'Kerkstraat 16A']);
+      expect(streets('Kerkstraat 12 I think. Die Hauptstraße 5 Kilometer weiter.', 'en')).to.deep.equal(['Kerkstraat 12']);
     });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);

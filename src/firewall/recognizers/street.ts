@@ -11,6 +11,7 @@
 // postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
 import { isLetterCode, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord } from '../words.js';
+import { houseTailEnd } from './house-number.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 // Street words that end a Dutch or German street name written as one word.
@@ -149,8 +150,10 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
       let start = streetWordBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
       if (start >= 0) {
-        const end = sticky(HOUSE_Y, text, p);
-        if (end > 0 && !NOT_A_HOUSE.test(text.slice(end, end + 12))) {
+        const number = sticky(HOUSE_Y, text, p);
+        if (number > 0 && !NOT_A_HOUSE.test(text.slice(number, number + 12))) {
+          // "bus 3", "/3/12", ", 3. OG", "-II": the flat's part of the address.
+          const end = houseTailEnd(text, number);
           let last = end;
           // ", 10627Berlin": a glued postcode and town right after.
           const comma = text.charCodeAt(last) === 44 ? last + 1 : last;
