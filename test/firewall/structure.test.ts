@@ -21,6 +21,16 @@ describe('structure-aware masking', () => {
     expect(parsed.aantal).to.equal(3);
   });
 
+  it('reads a quoted CSV cell holding the separator as one cell: "Surname, First" is a name, the row stays in its columns', () => {
+    const csv = 'naam,email,telefoon\n"Jansen, Pieter",pieter@example.nl,0612345678\n"de Vries, Anna",anna@example.nl,0687654321';
+    expect(mask(csv, 'nl')).to.equal('naam,email,telefoon\n"[PERSON_1]",[EMAIL_1],[PHONE_1]\n"[PERSON_2]",[EMAIL_2],[PHONE_2]');
+    expect(mask('name;email;notes\n"Smith, John";john@example.com;"call after 5; not before"', 'en')).to.equal(
+      'name;email;notes\n"[PERSON_1]";[EMAIL_1];"call after 5; not before"',
+    );
+    // A table of things keeps its quoted cells.
+    expect(mask('product,price,name\n"Chair, oak",12.50,"Billy, white"', 'en')).to.equal('product,price,name\n"Chair, oak",12.50,"Billy, white"');
+  });
+
   it('masks a CSV with a header by column and keeps every row and column', () => {
     const csv = 'Vorname,Nachname,Geburtsdatum,Stadt\nMia,Schulz,12.05.1984,Bremen\nLeon,Zimmermann,30.09.1990,Erfurt';
     const masked = mask(csv, 'de');
