@@ -236,6 +236,14 @@ describe('casual formats (issue 23)', () => {
     expect(found('Das Paket ist an Moritz von Hagen gegangen, nicht an uns.', 'de')).to.deep.equal([['PERSON', 'Moritz von Hagen']]);
   });
 
+  it('reads the postcode and town after a street as the address, in lower case too; a town without a postcode stays', () => {
+    expect(found('ich wohne in der hauptstraße 5, 10115 berlin', 'de')).to.deep.equal([['ADDRESS', 'hauptstraße 5, 10115 berlin']]);
+    expect(found('wij wonen op de dorpsstraat 4, 1234 ab utrecht', 'nl')).to.deep.equal([['ADDRESS', 'dorpsstraat 4, 1234 ab utrecht']]);
+    expect(found('ik woon op kerkstraat 12 1234AB den haag', 'nl')).to.deep.equal([['ADDRESS', 'kerkstraat 12 1234AB den haag']]);
+    expect(found('ik woon op kerkstraat 12 in utrecht', 'nl')).to.deep.equal([['ADDRESS', 'kerkstraat 12']]);
+    expect(found('Kerkstraat 12, 2024 was een goed jaar', 'nl')).to.deep.equal([['ADDRESS', 'Kerkstraat 12']]);
+  });
+
   it('reads streets without a street word, in lower case, with bis/ter/quater, and a postcode with its house number', () => {
     expect(found('ik woon op de kastanjelaan 7 in zwolle', 'nl')).to.deep.include(['ADDRESS', 'kastanjelaan 7']);
     expect(found('Adresse ist Am Rosenhang 4a in Bielefeld', 'de')).to.deep.include(['ADDRESS', 'Am Rosenhang 4a']);
