@@ -332,6 +332,19 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads an organisation named like a person as none: a legal form after it, a head noun before or at its start', () => {
+      expect(found(personRecognizer, 'Factuur t.n.v. Gemeente Utrecht graag; t.n.v. Stichting Vrienden van het Museum.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Offerte van Jansen Installatietechniek B.V. ontvangen.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Bitte senden an c/o Müller GmbH, danke.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Contrat avec Dupont SARL signé; écrire à la Mairie de Lyon.', 'fr')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Contact: Jansen & Zonen B.V., or Acme Ltd.', 'en')).to.deep.equal([]);
+      // People next to organisations stay people.
+      expect(found(personRecognizer, 't.n.v. Pieter Jansen; Mr Smith from Acme Ltd called; die Stadt Wien und Frau Huber.', 'en')).to.deep.equal([
+        'Pieter Jansen',
+        'Smith',
+        'Huber',
+      ]);
+    });
     it('reads Irish surnames with their particles: Ní, Nic, Ó, Uí, Mhic anywhere, Mac after a known first name', () => {
       expect(found(personRecognizer, 'Siobhán Ní Bhriain will join; Seán Ó Súilleabháin sent the report.', 'en')).to.deep.equal([
         'Siobhán Ní Bhriain',

@@ -684,6 +684,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   const take = (start: number, end: number) => {
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
+    if (isOrganisation(text, start, end)) return;
     covered.fill(1, start, end);
     push(out, text, start, end);
   };
@@ -794,6 +795,34 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
   if (out.length > n) out.sort((a, b) => a.start - b.start);
   return out;
+}
+
+// Organisations named like people: a legal form after the name ("Jansen Installatietechniek B.V.",
+// "c/o Müller GmbH", "Dupont SARL") or a head noun before or at its start ("t.n.v. Gemeente
+// Utrecht", "Stichting Anne Jansen", "Mairie de Lyon") says the name is a body's, not a person's.
+// A cue such as "t.n.v." or "c/o" takes whatever capitalised words follow it, so without this the
+// organisation was masked as a person and the model lost who the letter was for.
+const LEGAL_FORM = '(?:B\\.V\\.?|BV|N\\.V\\.?|NV|V\\.O\\.F\\.?|VOF|BVBA|SRL|SPRL|GmbH|AG|KG|OHG|GbR|UG|e\\.V\\.|e\\.K\\.|SE|SA|S\\.A\\.|SAS|SARL|Ltd\\.?|Limited|LLC|Inc\\.?|PLC|plc|Corp\\.?)';
+// After the name: up to three more capitalised words ("Installatietechniek", "& Zonen"), then the legal form.
+const LEGAL_FORM_AFTER_Y = new RegExp(`(?:[ \\u00a0]+(?:&[ \\u00a0]+)?\\p{Lu}[\\p{L}'’-]{0,40}){0,3},?[ \\u00a0]+${LEGAL_FORM}(?![\\p{L}\\p{N}])`, 'uy');
+const LEGAL_FORM_END = new RegExp(`(?:^|[ \\u00a0])${LEGAL_FORM}$`, 'u');
+const ORGANISATION_HEADS = new Set(
+  `Gemeente Stichting Vereniging Coöperatie Provincie Waterschap Gemeinde Stadt Stadtverwaltung Landkreis Verein Stiftung
+  Ville Mairie Commune Association Fondation Council Foundation`.split(/\s+/),
+);
+
+function isOrganisation(text: string, start: number, end: number): boolean {
+  const space = text.indexOf(' ', start);
+  const first = text.slice(start, space < 0 || space > end ? end : space);
+  if (ORGANISATION_HEADS.has(first)) return true;
+  const before = wordBefore(text, start);
+  if (before.word !== '' && ORGANISATION_HEADS.has(text.slice(before.at, before.at + before.word.length))) return true;
+  const c = text.charCodeAt(end);
+  if (c === 32 || c === 0xa0 || c === 44) {
+    LEGAL_FORM_AFTER_Y.lastIndex = end;
+    if (LEGAL_FORM_AFTER_Y.test(text)) return true;
+  }
+  return end - start > 3 && LEGAL_FORM_END.test(text.slice(Math.max(start, end - 8), end));
 }
 
 // Capitalised nouns (German ones always are) that come before a surname without being part of the
