@@ -185,6 +185,26 @@ describe('firewall recognizers', () => {
     });
   });
 
+  describe('IP versus version numbers', () => {
+    it('reads a dotted number after a version pin or word, or joined to a version, as a version', () => {
+      expect(found(ipRecognizer, 'pip install foo==1.2.3.4; npm i bar@^2.0.0.1')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'We upgraded from 1.2.3.3 to 1.2.3.4 and it broke; the 1.2.3.5 release is out.')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'bumped the agent to 1.2.3.4, then git tag 1.2.3.5 after updating to 1.2.3.6')).to.deep.equal([]);
+    });
+    it('keeps real addresses masked next to the same words, and private addresses too (decision 0017)', () => {
+      expect(found(ipRecognizer, 'ssh user@81.204.17.56 or host=92.40.176.3')).to.deep.equal(['81.204.17.56', '92.40.176.3']);
+      expect(found(ipRecognizer, 'The customer installed it from 81.204.17.56; update the allowlist to 92.40.176.3.')).to.deep.equal([
+        '81.204.17.56',
+        '92.40.176.3',
+      ]);
+      expect(found(ipRecognizer, 'we moved from 81.204.17.56 to 92.40.176.3; my router is at 10.0.0.1')).to.deep.equal([
+        '81.204.17.56',
+        '92.40.176.3',
+        '10.0.0.1',
+      ]);
+    });
+  });
+
   describe('DATE_OF_BIRTH', () => {
     it('finds dates next to a birth cue, in each language', () => {
       expect(found(dateOfBirthRecognizer, 'geboren op 14-02-1987', 'nl')).to.deep.equal(['14-02-1987']);
