@@ -67,6 +67,13 @@ describe('firewall recognizers', () => {
       expect(found(phoneRecognizer, 'Uw bestelling met nummer 0612345678 komt morgen', 'nl')).to.deep.equal([]);
       expect(found(phoneRecognizer, 'Rechnung 4051234567 vom März', 'de')).to.deep.equal([]);
     });
+    it('leaves the timestamps of log lines alone, also next to a phone cue', () => {
+      expect(found(phoneRecognizer, 'API call at 20241126 093015 failed; call at 20241126093015 too', 'en')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'call 2024-11-26 09:30:15.123 ERROR timeout; [2024/11/26 09:30:15] phone webhook', 'en')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'Anruf um 26.11.2024 0930 fehlgeschlagen, Log: 20241126-093015', 'de')).to.deep.equal([]);
+      // A phone number next to a timestamp is still one.
+      expect(found(phoneRecognizer, '20241126 093015 call from 06 12345678 dropped', 'nl')).to.deep.equal(['06 12345678']);
+    });
     it('needs a cue for a bare run of digits without trunk prefix', () => {
       expect(found(phoneRecognizer, 'het getal 612345678 staat erop', 'nl')).to.deep.equal([]);
       expect(found(phoneRecognizer, 'mijn mobiel: 612345678', 'nl')).to.deep.equal(['612345678']);
