@@ -199,7 +199,8 @@ function isThingContext(key: string): boolean {
   return key.length <= 48 && (THING_CONTEXT.has(normaliseKey(key)) || KEY_KIND.get(normaliseKey(key)) === 'THING');
 }
 
-const NAME_VALUE = /^[\p{L}][\p{L}'’.-]*(?:[ \u00a0]+[\p{L}][\p{L}'’.-]*){0,4}$/u;
+// One to five words, or "Surname, First" as a list or a CSV cell writes it ("Jansen, Pieter", "de Vries, Anna").
+const NAME_VALUE = /^[\p{L}][\p{L}'’.-]*(?:[ \u00a0]+[\p{L}][\p{L}'’.-]*){0,4}(?:,[ \u00a0]*[\p{L}][\p{L}'’.-]*(?:[ \u00a0]+[\p{L}][\p{L}'’.-]*){0,3})?$/u;
 const CAPITALISED_WORD = /^\p{Lu}/u;
 
 const NAME_PARTICLES = new Set('van de den der het ter ten te von zu du le la des di da del della dos do'.split(' '));
@@ -208,7 +209,7 @@ const NAME_PARTICLES = new Set('van de den der het ter ten te von zu du le la de
 function looksLikeName(value: string, specific: boolean): boolean {
   if (value.length < 2 || value.length > 80 || !NAME_VALUE.test(value)) return false;
   if (specific) return true;
-  const words = value.split(/[ \u00a0]+/);
+  const words = value.split(/[ ,\u00a0]+/);
   if (words.length === 1 && isNonNameWord(words[0]!)) return false;
   // "Team Atlas", "Support NL" under an owner column: a word that is no name, leading (particles aside).
   if (isNonNameWord(words[0]!) && !NAME_PARTICLES.has(words[0]!.toLowerCase())) return false;
@@ -496,15 +497,51 @@ function cellsOf(text: string, line: Line, sep: number, maxCell = Infinity): Cel
   }
   const cells: Cell[] = [];
   let from = start;
-  for (let i = start; i <= end; i++) {
-    if (i === end || text.charCodeAt(i) === sep) {
-      if (i - from > maxCell) return null;
-      cells.push([from, i]);
-      if (cells.length > 64) return null;
-      from = i + 1;
+  for (;;) {
+    // A CSV cell in double quotes may hold the separator ("Jansen, Pieter"): the cell is what the
+    // quotes enclose, and the line goes on after the closing quote. Without one that ends the cell,
+    // the quote is read as a character.
+    if (sep !== 124) {
+      const q = firstNonBlank(text, from, end);
+      if (text.charCodeAt(q) === 34 && q < end) {
+        const close = closingQuote(text, q + 1, end);
+        const after = close < 0 ? -1 : firstNonBlank(text, close + 1, end);
+        if (close >= 0 && (after === end || text.charCodeAt(after) === sep)) {
+          if (close - q - 1 > maxCell) return null;
+          cells.push([q + 1, close]);
+          if (cells.length > 64) return null;
+          if (after === end) return cells;
+          from = after + 1;
+          continue;
+        }
+      }
     }
+    let i = from;
+    while (i < end && text.charCodeAt(i) !== sep) i++;
+    if (i - from > maxCell) return null;
+    cells.push([from, i]);
+    if (cells.length > 64) return null;
+    if (i === end) return cells;
+    from = i + 1;
   }
-  return cells;
+}
+
+function firstNonBlank(text: string, from: number, end: number): number {
+  while (from < end && isBlank(text.charCodeAt(from))) from++;
+  return from;
+}
+
+/** The closing double quote of a CSV cell opened before `from` ("" is a quote inside it), before `end`; -1 when none. */
+function closingQuote(text: string, from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    if (text.charCodeAt(i) !== 34) continue;
+    if (text.charCodeAt(i + 1) === 34 && i + 1 < end) {
+      i++;
+      continue;
+    }
+    return i;
+  }
+  return -1;
 }
 
 const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()-]{0,47})$/u;

@@ -68,4 +68,8 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'line breaks after a value', make: (chars) => `) values${'\n'.repeat(Math.max(0, chars - 9))}(` },
   { name: 'blanks under a table header', make: (chars) => `| Naam | Telefoon |\n|--${' '.repeat(Math.max(0, chars - 24))}x` },
   { name: 'one long line of cells', make: (chars) => `name,${'a,'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
+  // A quoted CSV cell is read to its closing quote: cells that open a quote and never close it, and
+  // one cell of escaped quotes ("") to the end of the line.
+  { name: 'quoted cells, never closed', make: (chars) => `name,phone\n${'"a,'.repeat(Math.ceil(chars / 3))}`.slice(0, chars) },
+  { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];

@@ -14,6 +14,7 @@ import {
   phoneRecognizer,
   steuerIdRecognizer,
 } from '../../src/firewall/recognizers/index.js';
+import { findStreets } from '../../src/firewall/recognizers/street.js';
 import type { Language, Recognizer } from '../../src/firewall/types.js';
 
 function found(r: Recognizer, text: string, lang: Language = 'en'): string[] {
@@ -65,6 +66,13 @@ describe('firewall recognizers', () => {
       expect(found(phoneRecognizer, 'Bestellnummer 0151 23456789 bitte angeben', 'de')).to.deep.equal([]);
       expect(found(phoneRecognizer, 'Uw bestelling met nummer 0612345678 komt morgen', 'nl')).to.deep.equal([]);
       expect(found(phoneRecognizer, 'Rechnung 4051234567 vom März', 'de')).to.deep.equal([]);
+    });
+    it('leaves the timestamps of log lines alone, also next to a phone cue', () => {
+      expect(found(phoneRecognizer, 'API call at 20241126 093015 failed; call at 20241126093015 too', 'en')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'call 2024-11-26 09:30:15.123 ERROR timeout; [2024/11/26 09:30:15] phone webhook', 'en')).to.deep.equal([]);
+      expect(found(phoneRecognizer, 'Anruf um 26.11.2024 0930 fehlgeschlagen, Log: 20241126-093015', 'de')).to.deep.equal([]);
+      // A phone number next to a timestamp is still one.
+      expect(found(phoneRecognizer, '20241126 093015 call from 06 12345678 dropped', 'nl')).to.deep.equal(['06 12345678']);
     });
     it('needs a cue for a bare run of digits without trunk prefix', () => {
       expect(found(phoneRecognizer, 'het getal 612345678 staat erop', 'nl')).to.deep.equal([]);
@@ -184,6 +192,26 @@ describe('firewall recognizers', () => {
     });
   });
 
+  describe('IP versus version numbers', () => {
+    it('reads a dotted number after a version pin or word, or joined to a version, as a version', () => {
+      expect(found(ipRecognizer, 'pip install foo==1.2.3.4; npm i bar@^2.0.0.1')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'We upgraded from 1.2.3.3 to 1.2.3.4 and it broke; the 1.2.3.5 release is out.')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'bumped the agent to 1.2.3.4, then git tag 1.2.3.5 after updating to 1.2.3.6')).to.deep.equal([]);
+    });
+    it('keeps real addresses masked next to the same words, and private addresses too (decision 0017)', () => {
+      expect(found(ipRecognizer, 'ssh user@81.204.17.56 or host=92.40.176.3')).to.deep.equal(['81.204.17.56', '92.40.176.3']);
+      expect(found(ipRecognizer, 'The customer installed it from 81.204.17.56; update the allowlist to 92.40.176.3.')).to.deep.equal([
+        '81.204.17.56',
+        '92.40.176.3',
+      ]);
+      expect(found(ipRecognizer, 'we moved from 81.204.17.56 to 92.40.176.3; my router is at 10.0.0.1')).to.deep.equal([
+        '81.204.17.56',
+        '92.40.176.3',
+        '10.0.0.1',
+      ]);
+    });
+  });
+
   describe('DATE_OF_BIRTH', () => {
     it('finds dates next to a birth cue, in each language', () => {
       expect(found(dateOfBirthRecognizer, 'geboren op 14-02-1987', 'nl')).to.deep.equal(['14-02-1987']);
@@ -212,6 +240,23 @@ describe('firewall recognizers', () => {
         '221B Baker Street, London NW1 6XE',
       ]);
       expect(found(addressRecognizer, 'Adres:\nZeestraat 102\n2518 AD Den Haag', 'nl')).to.deep.equal(['Zeestraat 102\n2518 AD Den Haag']);
+    });
+    it('keeps the flat’s unit, door or floor after the house number, and reads the postcode and town after it', () => {
+      expect(found(addressRecognizer, 'Kerkstraat 12 bus 3, 9000 Gent', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3, 9000 Gent']);
+      expect(found(addressRecognizer, 'Hauptstraße 5/3/12, 1010 Wien', 'de')).to.deep.equal(['Hauptstraße 5/3/12, 1010 Wien']);
+      expect(found(addressRecognizer, 'Hauptstraße 5, 3. OG, 1010 Wien', 'de')).to.deep.equal(['Hauptstraße 5, 3. OG, 1010 Wien']);
+      expect(found(addressRecognizer, 'Kerkstraat 12-II, 1012 AB Amsterdam', 'nl')).to.deep.equal(['Kerkstraat 12-II, 1012 AB Amsterdam']);
+      expect(found(addressRecognizer, 'Rue Haute 5 bte 2, 1000 Bruxelles', 'fr')).to.deep.equal(['Rue Haute 5 bte 2, 1000 Bruxelles']);
+      // Without a postcode (the street recognizer).
+      const streets = (text: string, _lang: Language) => findStreets(text).map((d) => d.text);
+      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3']);
+      expect(streets('Meine Adresse ist Hauptstraße 5/3/12, bitte dort liefern.', 'de')).to.deep.equal(['Hauptstraße 5/3/12']);
+      expect(streets('Meine Adresse ist Hauptstraße 5, 3. OG, bitte klingeln; Hauptstraße 7 Top 4.', 'de')).to.deep.equal([
+        'Hauptstraße 5, 3. OG',
+        'Hauptstraße 7 Top 4',
+      ]);
+      expect(streets('Kerkstraat 12-II, Kerkstraat 14 hs en Kerkstraat 16A.', 'nl')).to.deep.equal(['Kerkstraat 12-II', 'Kerkstraat 14 hs', 'Kerkstraat 16A']);
+      expect(streets('Kerkstraat 12 I think. Die Hauptstraße 5 Kilometer weiter.', 'en')).to.deep.equal(['Kerkstraat 12']);
     });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
@@ -287,6 +332,20 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Ich habe mit Dmytro gesprochen, nicht mit Farhad Ahmadi.', 'de')).to.deep.equal(['Dmytro', 'Farhad Ahmadi']);
       expect(found(personRecognizer, 'A Ming vase from Hong Kong and the Tao of Pooh; I live in Geneva.', 'en')).to.deep.equal([]);
     });
+    it('reads Vietnamese names surname first: surname, middle name, given name', () => {
+      expect(found(personRecognizer, 'Nguyen Van Minh is our new engineer; send it to Tran Thi Lan.', 'en')).to.deep.equal([
+        'Nguyen Van Minh',
+        'Tran Thi Lan',
+      ]);
+      expect(found(personRecognizer, 'Nguyễn Thị Hoa belde, en Le Van Hung ook.', 'nl')).to.deep.equal(['Nguyễn Thị Hoa', 'Le Van Hung']);
+      expect(found(personRecognizer, 'Meeting with Pham Duc Anh, Nguyen Thi Thu Ha and Hoang Minh.', 'en')).to.deep.equal([
+        'Pham Duc Anh',
+        'Nguyen Thi Thu Ha',
+        'Hoang Minh',
+      ]);
+      // Surnames that are words or places elsewhere need a middle name.
+      expect(found(personRecognizer, 'We flew to Ho Chi Minh City. Le Mans is a race. Do Not Disturb. Ha Long Bay.', 'en')).to.deep.equal([]);
+    });
     it('reads a name before a semicolon in prose as a name, and a type before a declared variable as code', () => {
       expect(found(personRecognizer, 'Pieter Bakker belde; ik heb hem gesproken.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I met Sarah yesterday; she was fine.', 'en')).to.deep.equal(['Sarah']);
@@ -299,6 +358,45 @@ describe('firewall recognizers', () => {
     it('reads signatures after a sign-off line', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
+    });
+    it('reads an organisation named like a person as none: a legal form after it, a head noun before or at its start', () => {
+      expect(found(personRecognizer, 'Factuur t.n.v. Gemeente Utrecht graag; t.n.v. Stichting Vrienden van het Museum.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Offerte van Jansen Installatietechniek B.V. ontvangen.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Bitte senden an c/o Müller GmbH, danke.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Contrat avec Dupont SARL signé; écrire à la Mairie de Lyon.', 'fr')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Contact: Jansen & Zonen B.V., or Acme Ltd.', 'en')).to.deep.equal([]);
+      // People next to organisations stay people.
+      expect(found(personRecognizer, 't.n.v. Pieter Jansen; Mr Smith from Acme Ltd called; die Stadt Wien und Frau Huber.', 'en')).to.deep.equal([
+        'Pieter Jansen',
+        'Smith',
+        'Huber',
+      ]);
+    });
+    it('reads Irish surnames with their particles: Ní, Nic, Ó, Uí, Mhic anywhere, Mac after a known first name', () => {
+      expect(found(personRecognizer, 'Siobhán Ní Bhriain will join; Seán Ó Súilleabháin sent the report.', 'en')).to.deep.equal([
+        'Siobhán Ní Bhriain',
+        'Seán Ó Súilleabháin',
+      ]);
+      expect(found(personRecognizer, 'Aoife Mac Giolla is on leave, ask Ciarán Mac Cárthaigh or Máire Nic Gearailt.', 'en')).to.deep.equal([
+        'Aoife Mac Giolla',
+        'Ciarán Mac Cárthaigh',
+        'Máire Nic Gearailt',
+      ]);
+      // An unknown first name before Ó/Ní, and a surname led by Ní alone.
+      expect(found(personRecognizer, 'Dr Ní Bhriain agreed, and Fiadh Ó Dálaigh too.', 'en')).to.deep.equal(['Ní Bhriain', 'Fiadh Ó Dálaigh']);
+      expect(found(personRecognizer, 'I bought a Mac Pro and a Mac Mini.', 'en')).to.deep.equal([]);
+    });
+    it('reads initials and a surname after a sign-off or greeting on the same line, the surname known or not', () => {
+      expect(found(personRecognizer, 'Merci pour votre retour.\nCordialement, P. Martin', 'fr')).to.deep.equal(['P. Martin']);
+      expect(found(personRecognizer, 'Thanks for the update. Best, A. Smith', 'en')).to.deep.equal(['A. Smith']);
+      expect(found(personRecognizer, 'Met vriendelijke groet, J. de Vries', 'nl')).to.deep.equal(['J. de Vries']);
+      expect(found(personRecognizer, 'Mit freundlichen Grüßen, K. Müller', 'de')).to.deep.equal(['K. Müller']);
+      expect(found(personRecognizer, 'Bien à vous, P. Martin', 'fr')).to.deep.equal(['P. Martin']);
+      expect(found(personRecognizer, 'Dear A.M. Okafor, thank you.', 'en')).to.deep.equal(['A.M. Okafor']);
+      // On the next line, as before.
+      expect(found(personRecognizer, 'Met vriendelijke groet,\nJ. de Vries', 'nl')).to.deep.equal(['J. de Vries']);
+      // Initials of an organisation after other weak cues, or an acronym after them, are no name.
+      expect(found(personRecognizer, 'Contact U.S. Customs for help. Thanks, U.S. ARMY', 'en')).to.deep.equal([]);
     });
   });
 });

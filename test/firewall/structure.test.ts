@@ -21,6 +21,16 @@ describe('structure-aware masking', () => {
     expect(parsed.aantal).to.equal(3);
   });
 
+  it('reads a quoted CSV cell holding the separator as one cell: "Surname, First" is a name, the row stays in its columns', () => {
+    const csv = 'naam,email,telefoon\n"Jansen, Pieter",pieter@example.nl,0612345678\n"de Vries, Anna",anna@example.nl,0687654321';
+    expect(mask(csv, 'nl')).to.equal('naam,email,telefoon\n"[PERSON_1]",[EMAIL_1],[PHONE_1]\n"[PERSON_2]",[EMAIL_2],[PHONE_2]');
+    expect(mask('name;email;notes\n"Smith, John";john@example.com;"call after 5; not before"', 'en')).to.equal(
+      'name;email;notes\n"[PERSON_1]";[EMAIL_1];"call after 5; not before"',
+    );
+    // A table of things keeps its quoted cells.
+    expect(mask('product,price,name\n"Chair, oak",12.50,"Billy, white"', 'en')).to.equal('product,price,name\n"Chair, oak",12.50,"Billy, white"');
+  });
+
   it('masks a CSV with a header by column and keeps every row and column', () => {
     const csv = 'Vorname,Nachname,Geburtsdatum,Stadt\nMia,Schulz,12.05.1984,Bremen\nLeon,Zimmermann,30.09.1990,Erfurt';
     const masked = mask(csv, 'de');
@@ -224,6 +234,14 @@ describe('casual formats (issue 23)', () => {
     expect(found('class Victor extends Base {}\nconst x = <Pierre size="big" />;', 'en')).to.deep.equal([]);
     expect(found('Alice alice = new Alice(keyPair);\nBob bob = null;', 'en')).to.deep.equal([]);
     expect(found('Das Paket ist an Moritz von Hagen gegangen, nicht an uns.', 'de')).to.deep.equal([['PERSON', 'Moritz von Hagen']]);
+  });
+
+  it('reads the postcode and town after a street as the address, in lower case too; a town without a postcode stays', () => {
+    expect(found('ich wohne in der hauptstraße 5, 10115 berlin', 'de')).to.deep.equal([['ADDRESS', 'hauptstraße 5, 10115 berlin']]);
+    expect(found('wij wonen op de dorpsstraat 4, 1234 ab utrecht', 'nl')).to.deep.equal([['ADDRESS', 'dorpsstraat 4, 1234 ab utrecht']]);
+    expect(found('ik woon op kerkstraat 12 1234AB den haag', 'nl')).to.deep.equal([['ADDRESS', 'kerkstraat 12 1234AB den haag']]);
+    expect(found('ik woon op kerkstraat 12 in utrecht', 'nl')).to.deep.equal([['ADDRESS', 'kerkstraat 12']]);
+    expect(found('Kerkstraat 12, 2024 was een goed jaar', 'nl')).to.deep.equal([['ADDRESS', 'Kerkstraat 12']]);
   });
 
   it('reads streets without a street word, in lower case, with bis/ter/quater, and a postcode with its house number', () => {

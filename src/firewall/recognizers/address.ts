@@ -12,6 +12,7 @@
 import { COST } from '../budget.js';
 import { Matcher, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord, isStreetLeadingWord } from '../words.js';
+import { HOUSE_TAIL_SRC } from './house-number.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const B = '(?<![\\p{L}\\p{N}])';
@@ -32,7 +33,8 @@ const CAP = "\\p{Lu}[\\p{L}'’.-]*";
 const PARTICLE =
   "(?:van|de|der|den|het|'t|ter|ten|te|op|aan|bij|in|des|du|la|le|les|l'|d'|von|vom|zu|zum|zur|am|im|unter|auf|sur|sous|en|of|the|di|da|del|della)";
 // A house number with an optional addition: 12, 12a, 12 A, 12-14, 12/3, 12-II, 12 bis, 12 hs.
-const NUM = "\\d{1,5}(?:[ ]?[a-zA-Z](?![\\p{L}])|[-/]\\d{1,4}|-[A-Z]{1,3}(?![\\p{L}])|[ ](?:bis|ter|hs|huis|boven|I{1,3})(?![\\p{L}]))?";
+const NUM = "\\d{1,5}(?:[ ]?[a-zA-Z](?![\\p{L}])|[-/]\\d{1,4}|-[A-Z]{1,3}(?![\\p{L}])|[ ](?:bis|ter|hs|huis|boven|I{1,3})(?![\\p{L}]))?" + `(?:${HOUSE_TAIL_SRC}){0,2}`;
+// (and after it the flat's unit, door or floor: "12 bus 3", "5/3/12", "5, 3. OG"; see house-number.ts)
 
 // Street then number (NL, DE, BE, AT, CH): capitalised words joined by spaces, hyphens or particles.
 const STREET_FIRST = new RegExp(`(?<![\\p{L}\\p{N}'’.-])(?<street>${CAP}(?:[ \\t](?:${PARTICLE}[ \\t])*${CAP}){0,3})[ \\t]+(?<num>${NUM})$`, 'u');

@@ -10,7 +10,17 @@ import type { Detection, Language, Recognizer } from '../types.js';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = new RegExp(`(?<![\\p{L}\\p{N}._:-])${OCTET}(?:\\.${OCTET}){3}(?:/\\d{1,2})?(?![\\p{L}\\p{N}_-]|\\.\\d)`, 'gu');
 const IPV6 = /(?<![\p{L}\p{N}_:.-])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?:\/\d{1,3})?(?![\p{L}\p{N}_:-]|\.\d)/gu;
-const VERSION_CUE = /\bv(?:er(?:s(?:ion|ie)?)?)?\.?\s*$|version|versie|\bbuild|release|firmware|\bpatch|hotfix|\bwindows|\bandroid|\bios\b|\bmacos|chrome|firefox|node(?:\.js)?\s*$/i;
+const VERSION_CUE =
+  /\bv(?:er(?:s(?:ion|ie)?)?)?\.?\s*$|version|versie|\bbuild|release|firmware|\bpatch|hotfix|\bwindows|\bandroid|\bios\b|\bmacos|chrome|firefox|node(?:\.js)?\s*$|\btag\s*$/i;
+// Before the number, within 40 characters: "upgraded from 1.2.3.3 to", "bumped the agent to", "updating to", "Update auf".
+const UPGRADE_TO = /(?:upgrad|downgrad|\bbump)\w*(?:\s+\S+){0,2}\s+(?:to|naar|auf|vers)\s*$|updat\w*\s+(?:to|naar|auf|vers)\s*$/i;
+// After the number: "1.2.3.4 release", "the 1.2.3.4 build is out".
+const VERSION_AFTER = /^[ \u00a0]*(?:release|build|version|versie|update|upgrade|hotfix|patch|changelog|is out|rc\d?)(?![\p{L}])/iu;
+// Between two version numbers: "1.2.3.3 to 1.2.3.4", "1.2.3.3 -> 1.2.3.4", "4.2.1.7 und 4.2.1.8".
+const JOINED = /^[ \u00a0]*(?:to|->|→|and|or|naar|en|of|auf|und|oder|à|et|ou|,)[ \u00a0]*$/u;
+// Right before it, a package's version pin: "foo==1.2.3.4", ">=1.2.3.4", "^1.2.3.4". Not "@" or
+// "=" alone: "user@81.204.17.56" and "host=81.204.17.56" are addresses.
+const PIN_BEFORE = /(?:==|>=|<=|~=|!=|[\^~])$/;
 
 export function findIps(text: string, scan?: TextScan): Detection[] {
   const out: Detection[] = [];
@@ -19,10 +29,24 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
   if (digitRuns.length > 0 && text.includes('.')) {
     // An IPv4 address starts with the first digit of a digit run, and has four dot-separated numbers.
     const v4 = new Matcher(IPV4, s, runsWithDigits(s, 4));
+    // The end of the last dotted number read as a version: "from 1.2.3.3 to 1.2.3.4" are both.
+    let versionEnd = -Infinity;
     for (let m = v4.exec(); m; m = v4.exec()) {
       const start = m.index;
       const end = start + m[0].length;
-      if (cueNear(s, start, end, VERSION_CUE, { before: 24, after: 0 })) continue;
+      if (
+        cueNear(s, start, end, VERSION_CUE, { before: 24, after: 0 }) ||
+        PIN_BEFORE.test(text.slice(Math.max(0, start - 2), start)) ||
+        UPGRADE_TO.test(text.slice(Math.max(0, start - 40), start)) ||
+        VERSION_AFTER.test(text.slice(end, end + 16)) ||
+        (start - versionEnd <= 12 && JOINED.test(text.slice(versionEnd, start)))
+      ) {
+        // "from 1.2.3.3 to 1.2.3.4": the number this one is joined to was a version too.
+        const previous = out.at(-1);
+        if (previous !== undefined && start - previous.end <= 12 && JOINED.test(text.slice(previous.end, start))) out.pop();
+        versionEnd = end;
+        continue;
+      }
       // Loopback, "any" and netmasks name no one: 127.0.0.1, 0.0.0.0, 255.255.255.0.
       if (m[0].startsWith('127.') || m[0].startsWith('0.') || m[0].startsWith('255.')) continue;
       out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });

@@ -39,7 +39,12 @@ const TOKEN_AT_CAP = TOKEN_Y;
 // Name particles between first name and surname (lower case), or leading a surname (capitalised).
 const PARTICLE_Y =
   /(?:van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
-const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac)[ \u00a0]/uy;
+// Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
+const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
+// "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
+// nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
+// count only after a known first name (CAP_PARTICLE_Y).
+const IRISH_PARTICLE_Y = /[ \u00a0](?:Mhic|Nic|Ní|Uí|Ó)[ \u00a0](?=\p{Lu})/uy;
 const APOS_PARTICLE_Y = /[dD]['’](?=\p{Lu})/uy;
 const INITIALS_Y = /(?:\p{Lu}\.[ \u00a0]?){1,4}(?=[ \u00a0]?(?:\p{Lu}|van |de |von |le |du |ter |ten ))/uy;
 const SPACE_Y = /[ \u00a0]{1,2}/y;
@@ -85,7 +90,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüße|gruß|grüßen|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
 const TITLE_COMMON =
@@ -96,7 +101,7 @@ const TITLE_FR = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Jan Linders|Henri Willig|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Jan Linders|Henri Willig|Ho Chi Minh|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -279,6 +284,39 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
   return { end: i, tokens, first };
 }
 
+// A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
+// "Best, A. Smith", "Groeten, J. de Vries", "Dear J. Smith"): the initials say a person follows
+// even when the surname is not on the lists. Only after these cues: after "contact" or "thanks"
+// initials may be an organisation's ("contact U.S. Customs").
+const INITIALS_CUES = new Set(
+  `groeten groet gr. mvg regards cheers best sincerely cordialement bisous bises amitiés grüße gruß grüßen lg mfg vg xoxo
+  dear beste geachte lieve liebe lieber cher chère hi hoi hallo hello hey bonjour bonsoir salut moin servus
+  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet`
+    .split(/\s+/)
+    .concat(['bien à vous', 'à bientôt', 'thank you', 'de la part de']),
+);
+
+/** Whether a weak cue's match (its words, punctuation and spaces) is one after which initials lead a name. */
+function initialsAllowedAfter(cue: string): boolean {
+  const word = cue.trim().replace(/[,!:]$/, '').toLowerCase();
+  const first = word.split(/[ \u00a0]/)[0]!;
+  return INITIALS_CUES.has(first) || INITIALS_CUES.has(word);
+}
+
+/** Initials and a capitalised surname, maybe after particles ("P. Martin", "J. de Vries", "A.M. van der Berg"), at `pos`. */
+function initialledName(text: string, pos: number): { end: number; tokens: number; first: string } | null {
+  let i = stickyAt(INITIALS_Y, text, pos);
+  if (i < 0) return null;
+  const sp = stickyAt(SPACE_Y, text, i);
+  if (sp > 0) i = sp;
+  const p = particlesAt(text, i, true);
+  if (p > 0) i = p;
+  const tok = tokenAt(text, i);
+  // A word in capitals after initials is an acronym ("U.S. ARMY"), not a surname.
+  if (!tok || !acceptableToken(tok) || tok === tok.toUpperCase()) return null;
+  return { end: i + tok.length, tokens: 2, first: tok };
+}
+
 const SENTENCE_START = /(?:^|[.!?:;\n•*>"“„«(-])[\s"“„«*_(-]*$/u;
 const NEXT_WORD = /^[ \u00a0]+(\p{Ll}+|\p{Lu}|\d)|^([,!?;:)]|['’]s(?!\p{L})|$|\n|\.(?!\d))/u;
 
@@ -325,6 +363,13 @@ function isSurname(tok: string): boolean {
 function knownSurnameAfter(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c !== 32 && c !== 0xa0) return -1; // what SPACE_Y needs, without a regex call
+  // Ní, Nic, Ó, Uí, Mhic: a regex call only when the next word starts so.
+  const n = text.charCodeAt(i + 1);
+  const irish = n === 78 || n === 77 || n === 85 || n === 0xd3 ? stickyAt(IRISH_PARTICLE_Y, text, i) : -1;
+  if (irish > 0) {
+    const tok = tokenAt(text, irish);
+    return tok && acceptableToken(tok) && tok !== tok.toUpperCase() ? irish + tok.length : -1;
+  }
   let j = stickyAt(SPACE_Y, text, i);
   if (j < 0) return -1;
   const p = stickyAt(PARTICLE_Y, text, j);
@@ -425,7 +470,8 @@ function isTownHere(text: string, start: number, token: string): boolean {
 // Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
 // or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
 // "Du") lead too many ordinary phrases to go on a verb alone.
-const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La)[ \u00a0](?=\p{Lu})/uy;
+const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
+const IRISH_LEAD = new Set(['Nic', 'Ní', 'Uí']);
 const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
 const VERB_AFTER =
   /^,?[ \u00a0]+(?:heeft|had|zegt|zei|schrijft|schreef|belt|belde|vraagt|vroeg|stuurt|stuurde|meldt|mailt|komt|wil|says|said|writes|wrote|called|calls|asked|asks|has|sent|replied|wants|a|dit|écrit|appelle|demande|veut|souhaite|avait|schreibt|schrieb|sagt|sagte|hat|hatte|fragt|ruft|meldet|will|schickt)(?![\p{L}])/u;
@@ -441,7 +487,7 @@ function particleName(text: string, start: number): number {
   if (!tok || isNonNameWord(tok) || tok === tok.toUpperCase() || MAKERS.has(tok)) return -1;
   const end = at + tok.length;
   // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name.
-  if (isKnownLastName(tok) || particle.includes(' ')) return end;
+  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
@@ -638,6 +684,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   const take = (start: number, end: number) => {
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
+    if (isOrganisation(text, start, end)) return;
     covered.fill(1, start, end);
     push(out, text, start, end);
   };
@@ -659,7 +706,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
-      const name = parseName(text, pos, mode);
+      // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
+      const name =
+        parseName(text, pos, mode) ?? (mode === 'weak' && text.charCodeAt(pos + 1) === 46 && initialsAllowedAfter(m[0]) ? initialledName(text, pos) : null);
       if (!name) continue;
       take(pos, name.end);
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
@@ -676,6 +725,14 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (isEponym(text, start)) {
       tokens.lastIndex = EPONYM.lastIndex;
       continue;
+    }
+    if (VN_SURNAMES.has(tok)) {
+      const end = vietnameseName(text, start + tok.length, VN_DISTINCT.has(tok));
+      if (end > 0) {
+        takeName(start, end);
+        tokens.lastIndex = Math.max(tokens.lastIndex, end);
+        continue;
+      }
     }
     if (CAP_PARTICLE_FIRST.has(tok)) {
       const end = particleName(text, start);
@@ -701,7 +758,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
     }
-    // An unknown capitalised token directly followed by a known surname: "Hanneke Kramer".
+    // An unknown capitalised token directly followed by a known surname ("Hanneke Kramer"), or by an
+    // Irish particle and a surname ("Ciarán Ó Súilleabháin").
     const end = knownSurnameAfter(text, start + tok.length);
     if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase())) {
       // "Bäckerei Müller", "Klingel Möller", "Garage Bakker": a noun names the place, the surname the person.
@@ -739,6 +797,34 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   return out;
 }
 
+// Organisations named like people: a legal form after the name ("Jansen Installatietechniek B.V.",
+// "c/o Müller GmbH", "Dupont SARL") or a head noun before or at its start ("t.n.v. Gemeente
+// Utrecht", "Stichting Anne Jansen", "Mairie de Lyon") says the name is a body's, not a person's.
+// A cue such as "t.n.v." or "c/o" takes whatever capitalised words follow it, so without this the
+// organisation was masked as a person and the model lost who the letter was for.
+const LEGAL_FORM = '(?:B\\.V\\.?|BV|N\\.V\\.?|NV|V\\.O\\.F\\.?|VOF|BVBA|SRL|SPRL|GmbH|AG|KG|OHG|GbR|UG|e\\.V\\.|e\\.K\\.|SE|SA|S\\.A\\.|SAS|SARL|Ltd\\.?|Limited|LLC|Inc\\.?|PLC|plc|Corp\\.?)';
+// After the name: up to three more capitalised words ("Installatietechniek", "& Zonen"), then the legal form.
+const LEGAL_FORM_AFTER_Y = new RegExp(`(?:[ \\u00a0]+(?:&[ \\u00a0]+)?\\p{Lu}[\\p{L}'’-]{0,40}){0,3},?[ \\u00a0]+${LEGAL_FORM}(?![\\p{L}\\p{N}])`, 'uy');
+const LEGAL_FORM_END = new RegExp(`(?:^|[ \\u00a0])${LEGAL_FORM}$`, 'u');
+const ORGANISATION_HEADS = new Set(
+  `Gemeente Stichting Vereniging Coöperatie Provincie Waterschap Gemeinde Stadt Stadtverwaltung Landkreis Verein Stiftung
+  Ville Mairie Commune Association Fondation Council Foundation`.split(/\s+/),
+);
+
+function isOrganisation(text: string, start: number, end: number): boolean {
+  const space = text.indexOf(' ', start);
+  const first = text.slice(start, space < 0 || space > end ? end : space);
+  if (ORGANISATION_HEADS.has(first)) return true;
+  const before = wordBefore(text, start);
+  if (before.word !== '' && ORGANISATION_HEADS.has(text.slice(before.at, before.at + before.word.length))) return true;
+  const c = text.charCodeAt(end);
+  if (c === 32 || c === 0xa0 || c === 44) {
+    LEGAL_FORM_AFTER_Y.lastIndex = end;
+    if (LEGAL_FORM_AFTER_Y.test(text)) return true;
+  }
+  return end - start > 3 && LEGAL_FORM_END.test(text.slice(Math.max(start, end - 8), end));
+}
+
 // Capitalised nouns (German ones always are) that come before a surname without being part of the
 // name: a trade or a business named after its owner, a doorbell, a letterbox.
 const NOUNS_BEFORE_SURNAMES = new Set(
@@ -754,7 +840,48 @@ function isNounBeforeSurname(token: string): boolean {
 
 const FAMILY_AFTER = /(?<![\p{L}])[Tt]he[ \u00a0]+((?:(?:[Vv]an|[Dd]e|[Vv]on|[Dd]er|[Ll]e)[ \u00a0]+)?\p{Lu}[\p{Ll}'’-]+(?:-\p{Lu}[\p{Ll}]+)?[ \u00a0]+)family(?![\p{L}])/gu;
 
-const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La']);
+// Vietnamese names are written surname first, then a middle name and the given name ("Nguyen Van
+// Minh", "Tran Thi Lan", "Nguyễn Thị Hoa"); read in Western order, the given name alone was taken
+// for a first name ("Nguyen Van [PERSON_1]") and the rest left. The fifteen commonest surnames
+// carry some 90 % of Vietnamese people. Those that are words or names elsewhere ("Le", "Do", "Ho",
+// "Vu", "Mai", "Ha", "Ly") lead a name only before a middle name of the list ("Le Van Hung", not
+// "Ho Chi Minh City" or "Le Mans"); the others lead one before any short capitalised syllable.
+const VN_DISTINCT = new Set(
+  'Nguyen Nguyễn Tran Trần Pham Phạm Hoang Hoàng Huynh Huỳnh Phan Vũ Võ Đặng Bùi Đỗ Hồ Ngô Duong Dương Lê Lý Đinh Truong Trương Đào Đoàn Lương Trịnh Phùng'.split(' '),
+);
+const VN_SURNAMES = new Set([...VN_DISTINCT, ...'Le Do Ho Vu Vo Ly Dang Bui Ngo Dinh Dao Doan Luong Trinh Mai Cao Lam Lâm Ha Hà Ta Tạ'.split(' ')]);
+const VN_MIDDLE = new Set(
+  `Van Văn Thi Thị Duc Đức Minh Ngoc Ngọc Thanh Quoc Quốc Huu Hữu Xuan Xuân Hong Hồng Kim Dinh Đình Cong Công Gia Bao Bảo
+  Anh Tuan Tuấn Quang Hoang Hoàng Thu Trung Tien Tiến Manh Mạnh Phuong Phương Thuy Thúy Bich Bích Khanh Khánh Hai Hải
+  Nhu Như Diem Diễm Tuyet Tuyết My Mỹ Hoai Hoài Thuc Thục`.split(/\s+/),
+);
+/** A syllable of a Vietnamese given name: one short capitalised word that is no common word. */
+function vnSyllableAt(text: string, i: number): string | null {
+  const c = text.charCodeAt(i - 1);
+  if (c !== 32 && c !== 0xa0) return null;
+  const tok = tokenAt(text, i);
+  // "Van" and "My" are words elsewhere, but between a Vietnamese surname and a given name they are middle names.
+  return tok !== null && tok.length <= 7 && tok.indexOf('-') < 0 && tok !== tok.toUpperCase() && (VN_MIDDLE.has(tok) || !isNonNameWord(tok)) ? tok : null;
+}
+
+/** End of a Vietnamese name whose surname ends at `i` ("Nguyen| Van Minh"), or -1. */
+function vietnameseName(text: string, i: number, distinct: boolean): number {
+  if (text.charCodeAt(i) !== 32 && text.charCodeAt(i) !== 0xa0) return -1;
+  const second = vnSyllableAt(text, i + 1);
+  if (second === null) return -1;
+  let end = i + 1 + second.length;
+  if (!VN_MIDDLE.has(second)) return distinct ? end : -1;
+  // A middle name, then the given name; a second middle name before it ("Nguyen Thi Thu Ha").
+  for (let k = 0; k < 2; k++) {
+    const next = vnSyllableAt(text, end + 1);
+    if (next === null) break;
+    end += 1 + next.length;
+    if (!VN_MIDDLE.has(next)) break;
+  }
+  return end === i + 1 + second.length && !distinct ? -1 : end;
+}
+
+const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
 
 const CONJUNCTION_Y = /[ \u00a0]+(?:and|en|und|et|&)[ \u00a0]+/uy;
 

@@ -26,6 +26,11 @@ const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
 // ("1,234,567").
 const RUN = /(?<![\p{L}\p{N}@_+\-/.])(?<!\d,)(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
 const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}[-./]\d{1,2})$/;
+// A date with the time after it, as logs write them: "20241126 093015", "20241126093015",
+// "2024-11-26 09" (the run ends at the time's colon: "2024-11-26 09:30:15.123"), "26/11/2024 0930".
+// With a phone cue nearby ("API call at 20241126 093015") libphonenumber accepted some as numbers.
+const TIMESTAMP =
+  /^(?:(?:19|20)\d{2}([-./]?)(?:0[1-9]|1[0-2])\1(?:0[1-9]|[12]\d|3[01])|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|[12]\d|3[01])\2(?:19|20)\d{2})(?:[ T_-]?(?:[01]\d|2[0-3])(?:[0-5]\d){0,2}(?:[.,]\d{1,6})?)?$/;
 // "0.8472…": a fraction, not a trunk prefix (a national number's 0 is followed by its area code).
 const DECIMAL_FRACTION = /^0[.,]\d/;
 const TIME_OR_VERSION = /^\d{1,2}[:.]\d{2}(?:[:.]\d{2})?$|^\d+\.\d+\.\d+/;
@@ -87,7 +92,7 @@ function findInRun(run: string, offset: number, budget: WorkBudget, region: Coun
 
 function accept(s: TextScan, c: Candidate, cued: boolean): boolean {
   const value = s.text.slice(c.start, c.end);
-  if (DATE_LIKE.test(value) || timeOrVersion(value)) return false;
+  if (DATE_LIKE.test(value) || timeOrVersion(value) || TIMESTAMP.test(value)) return false;
   const international = value.startsWith('+') || value.startsWith('00');
   const trunk = /^\(?0/.test(value);
   const verdict = nearestCue(s, c.start, c.end, PHONE_CUE, NON_PERSONAL_NUMBER_CUE, WINDOWS);
@@ -165,7 +170,7 @@ function runsWorthParsing(s: TextScan): Run[] {
 
 /** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
 function worthParsing(s: TextScan, run: string, index: number): boolean {
-  if (digitCount(run) < 7 || DATE_LIKE.test(run) || timeOrVersion(run) || DECIMAL_FRACTION.test(run)) return false;
+  if (digitCount(run) < 7 || DATE_LIKE.test(run) || timeOrVersion(run) || DECIMAL_FRACTION.test(run) || TIMESTAMP.test(run)) return false;
   // Written like a phone number, or with a phone cue.
   const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
   return phoneLike || nearestCueIsPositive(s, index, index + run.length);

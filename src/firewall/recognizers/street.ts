@@ -11,6 +11,7 @@
 // postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
 import { isLetterCode, scanOf, type TextScan } from '../scan.js';
 import { isNonNameWord } from '../words.js';
+import { houseTailEnd } from './house-number.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 // Street words that end a Dutch or German street name written as one word.
@@ -98,6 +99,31 @@ function prepositionStreetBefore(text: string, at: number): number {
   return at + 1 - window.length + m.index + m[0].length - name.length - 1;
 }
 
+// The postcode and town after a street, in any case ("hauptstraße 5, 10115 berlin", "dorpsstraat 4,
+// 1234 ab utrecht"): address.ts reads a postcode and town only after a capitalised street and before
+// a capitalised town, so in chat the street was masked and "10115 berlin" left. A town without a
+// postcode ("kerkstraat 12 in utrecht", "Kastanjelaan 31 in Zeist") stays, as the labelled sets have it:
+// it names some ten thousand people or more, and the model often needs it.
+const TOWN = "((?:(?:[Dd]en|[Bb]ad|[Ss]ankt|[Ss]aint|[Ss]int)[ \u00a0])?\\p{L}[\\p{L}'’]{1,30}(?:-\\p{L}[\\p{L}'’]{0,30}){0,3})(?![\\p{L}\\p{N}])";
+const NL_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
+const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:[A-Z]-)?\\d{4,5}[ \u00a0]+${TOWN}`, 'uy');
+
+/** The end of a postcode and its town right after a street that ends at `end`; else `end`. */
+function townAfter(text: string, end: number): number {
+  for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
+    re.lastIndex = end;
+    const m = re.exec(text);
+    if (m === null) continue;
+    const words = m[1]!.split(/[ \u00a0-]/);
+    const first = words.length > 1 && /^(?:den|bad|sankt|saint|sint)$/i.test(words[0]!) ? words[1]! : words[0]!;
+    // ", 2024 was een goed jaar", "10 Uhr": a word that is no place.
+    if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
+    return re.lastIndex;
+  }
+  return end;
+}
+const NOT_A_TOWN = new Set(['uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen']);
+
 function sticky(re: RegExp, text: string, at: number): number {
   re.lastIndex = at;
   return re.test(text) ? re.lastIndex : -1;
@@ -149,8 +175,10 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
       let start = streetWordBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
       if (start >= 0) {
-        const end = sticky(HOUSE_Y, text, p);
-        if (end > 0 && !NOT_A_HOUSE.test(text.slice(end, end + 12))) {
+        const number = sticky(HOUSE_Y, text, p);
+        if (number > 0 && !NOT_A_HOUSE.test(text.slice(number, number + 12))) {
+          // "bus 3", "/3/12", ", 3. OG", "-II": the flat's part of the address.
+          const end = houseTailEnd(text, number);
           let last = end;
           // ", 10627Berlin": a glued postcode and town right after.
           const comma = text.charCodeAt(last) === 44 ? last + 1 : last;
@@ -160,6 +188,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
             const g = sticky(GLUED_Y, text, q);
             if (g > 0) last = g;
           }
+          last = townAfter(text, last);
           push(out, text, start, last);
           after = last;
           continue;
@@ -169,8 +198,9 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     // Number, then a French or English street.
     const num = sticky(HOUSE_Y, text, p);
     if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
-      const end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num));
+      let end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num));
       if (end > 0) {
+        end = townAfter(text, end);
         push(out, text, p, end);
         after = end;
         continue;
