@@ -1,4 +1,5 @@
-import type { Pool } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import type { AuditEntry } from '../audit/store.js';
 import { withTransaction } from '../db/transaction.js';
 import { ApiError, egressRefused, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
@@ -66,6 +67,11 @@ export async function updateRouterSettings(
     if (acceptanceChanged) {
       const recording = update.non_eu_acceptance === 'record';
       const state = await setNonEuAcceptance(db, principal.organizationId, recording ? principal.keyId : null);
+      if (!recording) {
+        await switchFirewallBackOn(db, principal.organizationId, actedBy(principal).actor);
+        settings.firewallDefault = requested.firewallDefault ?? true;
+        before.settings.firewallDefault = true;
+      }
       acceptance = { acceptedAt: state.non_eu_accepted_at, acceptedBy: state.non_eu_accepted_by };
       // Organization-wide (workspace_id null), as the operator CLI writes it: every workspace's log shows it.
       await recordAudit(db, {
@@ -83,9 +89,8 @@ export async function updateRouterSettings(
     }
 
     // Without the firewall, personal data reaches the provider unmasked: that is what the
-    // acceptance is about, so the default may only be switched off while it is in force.
-    // Withdrawing stays possible whatever the workspaces' defaults are: chat then refuses
-    // unmasked requests (it checks the acceptance on every request and fails closed).
+    // acceptance is about, so the default may only be switched off while it is in force, and
+    // withdrawing it switches every workspace's default back on (switchFirewallBackOn).
     if (update.firewall_default === false && acceptance.acceptedAt === null) {
       throw egressRefused(
         `firewall_default: false would send personal data to providers unmasked; the organization has not recorded the non-EU routing acceptance (an organization key records it with "non_eu_acceptance": "record")`,
@@ -181,6 +186,31 @@ function checkExtractionModelAllowed(settings: WorkspaceSettings, update: Router
 }
 
 /** Old → new of every field that changed, under the API's field names. */
+/**
+ * Withdrawing the non-EU acceptance switches the firewall default back on in every workspace of
+ * the organization that had it off, each change audited: their chats go on, masked, rather than
+ * being refused until someone switches each default back (a request that sends firewall: false
+ * is still refused).
+ */
+export async function switchFirewallBackOn(db: Queryable, organizationId: string, actor: AuditEntry['actor']): Promise<void> {
+  const { rows } = await db.query<{ workspace_id: string }>(
+    `update workspace_settings set firewall_default = true, updated_at = now()
+      where organization_id = $1 and not firewall_default
+     returning workspace_id`,
+    [organizationId],
+  );
+  for (const { workspace_id } of rows) {
+    await recordAudit(db, {
+      organization_id: organizationId,
+      workspace_id,
+      actor,
+      action: 'settings.router.updated',
+      target: workspace_id,
+      details: { changes: { firewall_default: { from: false, to: true } }, because: 'non_eu_acceptance.withdrawn' },
+    });
+  }
+}
+
 function changesBetween(before: WorkspaceSettings, after: WorkspaceSettings): Record<string, { from: unknown; to: unknown }> {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [key, field] of Object.entries(FIELDS) as [keyof WorkspaceSettings, string][]) {

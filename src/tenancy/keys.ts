@@ -3,6 +3,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordAudit } from '../audit/entries.js';
 import { announceChange } from './changes.js';
+import { switchFirewallBackOn } from '../settings/routerSettings.js';
 import { hasAnyLimit, NO_LIMITS, type Limits } from '../limits/limits.js';
 import { SCOPES, type KeyKind, type Scope } from './scopes.js';
 import {
@@ -153,6 +154,7 @@ export async function changeNonEuAcceptance(
       target: org.id,
       details: by === null ? {} : { by },
     });
+    if (by === null) await switchFirewallBackOn(db, org.id, actor);
     return state;
   });
 }

@@ -171,13 +171,14 @@ describe('GET/PUT /v1/settings/router', () => {
     const withdrawn = await put({ non_eu_acceptance: 'withdraw' });
     expect(withdrawn.status).to.equal(200);
     expect(withdrawn.body.non_eu_acceptance).to.include({ accepted: false, accepted_at: null, accepted_by: null });
-    expect(withdrawn.body.non_eu_acceptance.statement).to.include('firewall_default off');
-    // Withdrawn: unmasked chat is refused again at once (the workspace default is off, so every call).
-    const refused = await postChat(gw, chatBody(), {}, org.key);
+    // Withdrawn: the workspace's firewall default is on again, so its chats go on, masked; an
+    // unmasked one is refused at once.
+    expect(withdrawn.body.firewall_default).to.equal(true);
+    expect(withdrawn.body.non_eu_acceptance.statement).not.to.include('firewall_default off');
+    expect((await postChat(gw, chatBody(), {}, org.key)).status).to.equal(200);
+    const refused = await postChat(gw, chatBody({ firewall: false }), {}, org.key);
     expect(refused.status).to.equal(403);
     expect(((await refused.json()) as any).code).to.equal('egress_refused');
-    expect((await put({ firewall_default: true })).status).to.equal(200);
-    expect((await postChat(gw, chatBody(), {}, org.key)).status).to.equal(200);
 
     const [recordedEntry] = await auditOf('non_eu_acceptance.recorded', 1);
     expect(recordedEntry.actor).to.deep.equal({ key_id: org.key_id, kind: 'organization' });
@@ -186,9 +187,11 @@ describe('GET/PUT /v1/settings/router', () => {
     const [withdrawnEntry] = await auditOf('non_eu_acceptance.withdrawn', 1);
     expect(withdrawnEntry.actor.key_id).to.equal(org.key_id);
     expect(withdrawnEntry.details.previous.accepted_by).to.equal(org.key_id);
-    const changes = (await auditOf('settings.router.updated', 7)).map((e: any) => e.details.changes);
-    expect(changes).to.deep.include({ firewall_default: { from: true, to: false } });
-    expect(changes).to.deep.include({ firewall_default: { from: false, to: true } });
+    const updates = await auditOf('settings.router.updated', 6);
+    expect(updates.map((e: any) => e.details.changes)).to.deep.include({ firewall_default: { from: true, to: false } });
+    // The withdrawal's own change, said to be its.
+    expect(updates[0].details).to.deep.equal({ changes: { firewall_default: { from: false, to: true } }, because: 'non_eu_acceptance.withdrawn' });
+    expect(updates[0].actor.key_id).to.equal(org.key_id);
     // The sibling workspace's log shows the organization-wide entries as well.
     const siblingLog = await api(gw.app.baseUrl, '/v1/audit-log?limit=100', { key: sibling.key });
     const actions = siblingLog.body.data.map((e: any) => e.action);
@@ -218,7 +221,12 @@ describe('GET/PUT /v1/settings/router', () => {
     await changeNonEuAcceptance(gw.app.db.pool, 'settings-org', 'sofie');
     const state = (await get()).body.non_eu_acceptance;
     expect(state).to.include({ accepted: true, accepted_by: 'sofie' });
+    expect((await put({ firewall_default: false })).body.firewall_default).to.equal(false);
+    // Withdrawn by the operator: the firewall default is back on too, audited as the operator's.
     await changeNonEuAcceptance(gw.app.db.pool, 'settings-org', null);
+    expect((await get()).body.firewall_default).to.equal(true);
+    const [entry] = await auditOf('settings.router.updated', 1);
+    expect(entry).to.deep.include({ actor: { key_id: null, kind: 'operator' }, details: { changes: { firewall_default: { from: false, to: true } }, because: 'non_eu_acceptance.withdrawn' } });
   });
 });
 

@@ -64,7 +64,8 @@ function acceptanceSection(state, redraw, organizationKey) {
   const firewallOn = state.firewall_default;
   const feedback = h('div', { 'aria-live': 'polite' });
   // Without the acceptance, a workspace whose firewall default is off has every chat refused that
-  // does not ask for the firewall itself: withdrawing does not switch the default back on.
+  // does not ask for the firewall itself. Withdrawing switches every default back on, so this is
+  // only a state left from before that rule.
   const blocked = !a.accepted && !firewallOn;
   const stateLine = a.accepted
     ? h('p', { class: 'acceptance-state' }, h('span', { class: 'badge warn' }, 'Accepted'), ' Routing outside the EU is allowed since ', time(a.accepted_at), a.accepted_by ? ` (recorded by ${a.accepted_by})` : '', '.')
@@ -104,9 +105,6 @@ function acceptanceSection(state, redraw, organizationKey) {
       class: a.accepted ? 'danger-outline' : undefined,
       onclick: async () => {
         const recording = !a.accepted;
-        // The workspace's firewall default stays as it is when the acceptance goes: offered here
-        // to switch back on in the same request, so chats are not refused in between.
-        const restore = !recording && !firewallOn ? h('input', { type: 'checkbox', name: 'firewall_default', checked: true, id: uid('fw-restore') }) : null;
         const confirmed = await confirmDialog({
           title: recording ? 'Record the non-EU acceptance?' : 'Withdraw the non-EU acceptance?',
           body: recording
@@ -117,13 +115,13 @@ function acceptanceSection(state, redraw, organizationKey) {
               ]
             : [
                 h('p', null, 'Withdrawing restores EU-only routing for every workspace of the organization. Requests that need a provider outside the EU, or that turn the firewall off, will be refused (403) from then on. This is written to the audit log.'),
-                firewallOn
-                  ? h('p', null, 'This workspace’s firewall default is on, and stays on.')
-                  : [
-                      h('p', { class: 'alert error' }, h('strong', null, 'This workspace’s firewall default is off. '), 'Withdrawing does not switch it back on: until it is on again, every chat of this workspace that does not set “firewall”: true itself is refused (403 egress_refused).'),
-                      h('label', { class: 'check', for: restore.id }, restore, h('span', null, 'Switch this workspace’s firewall back on at the same time')),
-                    ],
-                h('p', { class: 'muted small-text' }, 'Other workspaces of the organization keep their own firewall default: one that has it off refuses its chats until it is switched back on there.'),
+                h(
+                  'p',
+                  firewallOn ? null : { class: 'alert warn', 'data-warning': 'firewall-switched-on' },
+                  firewallOn
+                    ? 'Every workspace whose firewall default is off gets it switched back on (each change audited), so their chats go on, masked.'
+                    : 'This workspace’s firewall default is off: withdrawing switches it back on, as in every workspace of the organization (each change audited), so chats go on, masked.',
+                ),
               ],
           acknowledge: recording ? 'I have read what the acceptance allows and accept it for the organization.' : undefined,
           confirmLabel: recording ? 'Record acceptance' : 'Withdraw acceptance',
@@ -132,16 +130,13 @@ function acceptanceSection(state, redraw, organizationKey) {
         if (!confirmed) return;
         button.disabled = true;
         const body = { non_eu_acceptance: recording ? 'record' : 'withdraw' };
-        if (restore?.checked) body.firewall_default = true;
         try {
           const next = await api('/settings/router', { method: 'PUT', body });
           redraw(next);
           toast(
             recording
               ? 'The non-EU acceptance is recorded.'
-              : next.firewall_default
-                ? 'The non-EU acceptance is withdrawn. Nothing leaves the EU, and the firewall is on.'
-                : 'The non-EU acceptance is withdrawn. The firewall default is still off: chats are refused until it is switched back on.',
+              : 'The non-EU acceptance is withdrawn. Nothing leaves the EU, and the firewall is on.',
           );
           document.getElementById('acceptance-h')?.focus();
         } catch (err) {

@@ -13,7 +13,7 @@ function acceptanceStatement(state: RouterSettingsState): string {
     return (
       `Accepted on ${acceptedAt.toISOString()} by ${acceptedBy ?? 'an unknown actor'}: ${allows}. ` +
       'A workspace can still keep to EU providers with allowed_providers or allowed_models. ' +
-      'Withdrawing it (an organization key sends non_eu_acceptance: "withdraw") restores EU-only routing with the firewall on at once, in every web process.'
+      'Withdrawing it (an organization key sends non_eu_acceptance: "withdraw") restores EU-only routing at once, in every web process, and switches the firewall default back on in every workspace that had it off.'
     );
   }
   const unmaskedDefault = state.settings.firewallDefault
