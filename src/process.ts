@@ -1,12 +1,20 @@
 import { loadConfig, type Config } from './config.js';
 import type { Logger } from './logger.js';
 
-/** Logs why the process cannot start, prints it plainly for a person at a terminal, and exits. */
+/**
+ * The exit status of a process that cannot start as configured (sysexits' EX_CONFIG): a broken
+ * catalogue, a bad environment variable, a port already taken. Starting it again changes nothing,
+ * so scripts/run-processes.sh stops on it instead of restarting the process; any other status is a
+ * crash, and restarted.
+ */
+export const EX_CONFIG = 78;
+
+/** Logs why the process cannot start, prints it plainly for a person at a terminal, and exits with EX_CONFIG. */
 export function startupFailure(log: Logger, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   log.fatal({ err }, message);
   process.stderr.write(`polder: cannot start: ${message}\n`);
-  process.exit(1);
+  process.exit(EX_CONFIG);
 }
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
@@ -31,12 +39,12 @@ export function onShutdown(log: Logger, name: string, stop: () => Promise<void>)
   process.on('SIGINT', handler);
 }
 
-/** The configuration, or a plain message and exit 1 when the environment is wrong. */
+/** The configuration, or a plain message and exit EX_CONFIG when the environment is wrong. */
 export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (err) {
     process.stderr.write(`polder: cannot start: ${(err as Error).message}\n`);
-    process.exit(1);
+    process.exit(EX_CONFIG);
   }
 }

@@ -24,7 +24,7 @@ describe('web and worker processes', () => {
       'providers:\n  - {id: p, region: mars, kind: openai, base_url: "http://x"}\nmodels: []\nservices: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}\n',
     );
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, CATALOG_FILE: file, PORT: '18099' });
-    expect(await exited(web.child)).to.equal(1);
+    expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
     expect(web.output()).to.contain('providers.0.region');
   });
 
@@ -34,7 +34,7 @@ describe('web and worker processes', () => {
     try {
       const port = (taken.address() as AddressInfo).port;
       const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
-      expect(await exited(web.child)).to.equal(1);
+      expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
       expect(web.output()).to.contain('polder: cannot start: listen EADDRINUSE');
       expect(web.output()).not.to.contain('Unhandled');
     } finally {
