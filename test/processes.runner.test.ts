@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
-import { descendants, exited, freePort, isAlive, runScript, startRunner } from './helpers/processes.js';
+import { descendants, exited, freePort, isAlive, runScript, startProcess, startRunner } from './helpers/processes.js';
 
 // npm start's last steps as a person meets them: the check before anything starts
 // (src/cli/check.js) and the runner of web and worker (scripts/run-processes.sh).
@@ -70,6 +71,38 @@ describe("npm start's check and process runner", function () {
         expect(result.code, name).to.equal(78);
         expect(result.stderr, name).to.contain(`polder: cannot start: ${message}`);
         expect(result.stderr.trim().split('\n'), name).to.have.length(1);
+      }
+    });
+  });
+
+  describe('a second npm start on the same port', () => {
+    it('stops at once, saying a Polder web already listens there', async () => {
+      const port = await freePort();
+      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
+      started.push(web.child);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, {
+        timeoutMs: 15_000,
+        what: `the first web\n${web.output()}`,
+      });
+      const result = await runScript('src/cli/check.js', [], { DATABASE_URL: db.url, PORT: String(port) });
+      expect(result.code).to.equal(78);
+      expect(result.stderr).to.equal(
+        `polder: cannot start: a Polder web is already listening on port ${port} (another npm start?); stop it, or set PORT to a free port\n`,
+      );
+      web.child.kill('SIGTERM');
+      expect(await exited(web.child)).to.equal(0);
+    });
+
+    it('names a port another program holds', async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, resolve));
+      try {
+        const port = (taken.address() as AddressInfo).port;
+        const result = await runScript('src/cli/check.js', [], { DATABASE_URL: db.url, PORT: String(port) });
+        expect(result.code).to.equal(78);
+        expect(result.stderr).to.contain(`polder: cannot start: port ${port} (PORT) is already in use by another program`);
+      } finally {
+        taken.close();
       }
     });
   });

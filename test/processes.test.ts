@@ -35,7 +35,7 @@ describe('web and worker processes', () => {
       const port = (taken.address() as AddressInfo).port;
       const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
       expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
-      expect(web.output()).to.contain('polder: cannot start: listen EADDRINUSE');
+      expect(web.output()).to.contain(`polder: cannot start: port ${port} is already in use`);
       expect(web.output()).not.to.contain('Unhandled');
     } finally {
       taken.close();
