@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { fromRoot } from '../src/paths.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
 import { descendants, exited, freePort, isAlive, runScript, startProcess, startRunner } from './helpers/processes.js';
 
@@ -126,6 +127,39 @@ describe("npm start's check and process runner", function () {
         timeoutMs: 5_000,
         what: 'web and worker to be gone',
       });
+    });
+
+    it('stops web and worker, each cleanly, when npm start gets a SIGTERM (npm → sh -c → bash)', async () => {
+      // npm start's chain, in a package of its own whose start script is the runner's invocation.
+      const pkg = mkdtempSync(join(tmpdir(), 'polder-npm-'));
+      writeFileSync(
+        join(pkg, 'package.json'),
+        JSON.stringify({ name: 'runner-under-npm', version: '0.0.0', private: true, scripts: { start: `bash ${fromRoot('scripts/run-processes.sh')}` } }),
+      );
+      const port = await freePort();
+      const npm = startRunner(
+        { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+        { file: 'npm', args: ['start', '--silent'], cwd: pkg },
+      );
+      started.push(npm.child);
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 && npm.output().includes('worker running'),
+        { timeoutMs: 20_000, what: `web and worker to start under npm\n${npm.output()}` },
+      );
+      const tree = await descendants(npm.child.pid!);
+      const running = tree.filter((p) => /node .*dist\/src\/(server|worker)\.js|run-processes\.sh/.test(p.command)).map((p) => p.pid);
+      pids.push(...running);
+      expect(running.length).to.be.at.least(4); // the runner, two supervisors, web, worker (less any not yet listed)
+
+      process.kill(npm.child.pid!, 'SIGTERM');
+      await waitFor(async () => running.every((pid) => !isAlive(pid)) || undefined, {
+        timeoutMs: 15_000,
+        what: `web, worker and the runner to stop after npm's SIGTERM\n${npm.output()}`,
+      });
+      expect(npm.output()).to.contain('web stopped');
+      expect(npm.output()).to.contain('worker stopped');
+      expect(npm.output()).not.to.contain('did not stop cleanly');
+      rmSync(pkg, { recursive: true, force: true });
     });
   });
 });
