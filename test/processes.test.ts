@@ -25,7 +25,7 @@ describe('web and worker processes', () => {
     );
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, CATALOG_FILE: file, PORT: '18099' });
     expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
-    expect(web.output()).to.contain('providers.0.region');
+    expect(web.output()).to.contain('providers.0 (p).region must be one of eu, external');
   });
 
   it('web refuses to start on a port already taken, with a plain message', async () => {
