@@ -6,6 +6,7 @@ import { extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parseDocument } from 'yaml';
 import { fromRoot } from '../paths.js';
+import { LOCAL_CHAT_MODELS, LOCAL_EMBEDDING_MODELS } from './providers/local/adapter.js';
 
 export type Region = 'eu' | 'external';
 export type ProviderKind = 'openai' | 'anthropic' | 'local';
@@ -449,6 +450,12 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       else if (endpoints.some((x) => x.provider === e.provider)) problems.push(`${field} "${e.provider}" is listed twice`);
       else if (provider.kind === 'local' && vendor !== 'local') {
         problems.push(`${field} "${e.provider}" is a local provider, which serves only local/... models`);
+      } else if (provider.kind === 'local' && (m.type === 'chat' || m.type === 'embedding') && !localModels(m.type).includes(e.upstream_model)) {
+        // It runs in this process: a name it does not have would fail every call, so it is refused at start.
+        problems.push(
+          `${at}.endpoints.${j}.upstream_model "${e.upstream_model}" is not a local ${m.type} model; ` +
+            `the local provider's ${m.type} models are: ${localModels(m.type).join(', ')}`,
+        );
       } else endpoints.push({ provider: e.provider, upstreamModel: e.upstream_model, region: provider.region });
     });
 
@@ -503,6 +510,11 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     },
     file,
   };
+}
+
+/** The models the local provider (kind local) runs in the process, by type (providers/local/adapter.ts). */
+function localModels(type: ModelType): readonly string[] {
+  return type === 'chat' ? LOCAL_CHAT_MODELS : LOCAL_EMBEDDING_MODELS;
 }
 
 /** The tightest default limits among the wire formats a model's endpoints speak, so that every endpoint takes the batches. */

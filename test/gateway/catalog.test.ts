@@ -286,6 +286,26 @@ describe('catalog', () => {
         expect(message).not.to.include('pricing.completion');
       });
 
+      it("a local endpoint's upstream_model the local provider does not have, naming the ones it has", () => {
+        const file = write('local-upstream.json', {
+          providers: [local],
+          models: [
+            { ...chat('local/typo'), endpoints: [{ provider: 'local', upstream_model: 'nosuchlocal' }] },
+            { id: 'local/vectors', type: 'embedding', dimensions: 1024, reducible: false, pricing: { prompt: 0 }, endpoints: [{ provider: 'local', upstream_model: 'echo' }] },
+            { ...chat('local/fine'), endpoints: [{ provider: 'local', upstream_model: 'echo' }] },
+          ],
+          services,
+        });
+        const message = failure(file);
+        expect(message).to.include(
+          `models.0 (local/typo).endpoints.0.upstream_model "nosuchlocal" is not a local chat model; the local provider's chat models are: echo`,
+        );
+        expect(message).to.include(
+          `models.1 (local/vectors).endpoints.0.upstream_model "echo" is not a local embedding model; the local provider's embedding models are: embed-1024`,
+        );
+        expect(message).not.to.include('local/fine');
+      });
+
       it('an unknown profile, naming the field and the profiles there are', () => {
         const file = write('profile.json', {
           providers: [{ id: 'up', region: 'eu', kind: 'openai', base_url: 'http://127.0.0.1:1/v1', profile: 'mistrall' }],
