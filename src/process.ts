@@ -39,6 +39,54 @@ export function onShutdown(log: Logger, name: string, stop: () => Promise<void>)
   process.on('SIGINT', handler);
 }
 
+/**
+ * What a person should read when the database of DATABASE_URL cannot be used (missing, unreachable,
+ * refusing the login, not migrated), or undefined for any other error. Names the server, the
+ * database and the user, never the password.
+ */
+export function databaseProblem(err: unknown, databaseUrl: string): string | undefined {
+  const { code, message } = (err ?? {}) as { code?: string; message?: string };
+  const at = describeDatabaseUrl(databaseUrl);
+  switch (code) {
+    case '3D000':
+      return (
+        `database "${at.database}" does not exist on ${at.server}. Create it with npm run setup (a local server: ` +
+        `it also installs pgvector), or: createdb -h ${at.host} -p ${at.port} -U ${at.user} ${at.database}; then run npm run migrate`
+      );
+    case '42P01':
+    case '3F000':
+      return `database "${at.database}" on ${at.server} is not migrated (${message ?? code}); run npm run migrate`;
+    case '28P01':
+    case '28000':
+      return `the server ${at.server} refused user "${at.user}" for database "${at.database}" (${message ?? code}); check the user and password in DATABASE_URL`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ECONNREFUSED':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `cannot reach the PostgreSQL server of DATABASE_URL (${at.server}): ${code}; is it running, and is DATABASE_URL right?`;
+    default:
+      if (typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message)) {
+        return `the PostgreSQL server of DATABASE_URL (${at.server}) did not answer in time; is it running, and is DATABASE_URL right?`;
+      }
+      return undefined;
+  }
+}
+
+function describeDatabaseUrl(databaseUrl: string): { host: string; port: string; database: string; user: string; server: string } {
+  try {
+    const url = new URL(databaseUrl);
+    const host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost';
+    const port = url.port || '5432';
+    const database = decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) || 'postgres';
+    const user = decodeURIComponent(url.username) || 'postgres';
+    return { host, port, database, user, server: `${host}:${port}` };
+  } catch {
+    return { host: '?', port: '?', database: '?', user: '?', server: 'the server of DATABASE_URL' };
+  }
+}
+
 /** The configuration, or a plain message and exit EX_CONFIG when the environment is wrong. */
 export function configOrExit(): Config {
   try {
