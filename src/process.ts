@@ -9,10 +9,16 @@ import type { Logger } from './logger.js';
  */
 export const EX_CONFIG = 78;
 
-/** Logs why the process cannot start, prints it plainly for a person at a terminal, and exits with EX_CONFIG. */
+/**
+ * Logs why the process cannot start, prints it plainly for a person at a terminal, and exits with
+ * EX_CONFIG. What it is given is a configuration error (a broken catalogue, a port taken), which the
+ * operator fixes from the message: the log line carries the message (and a catalogue's problems,
+ * one by one), never a stack.
+ */
 export function startupFailure(log: Logger, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
-  log.fatal({ err }, message);
+  const problems = (err as { problems?: unknown })?.problems;
+  log.fatal(Array.isArray(problems) ? { problems } : {}, message);
   process.stderr.write(`polder: cannot start: ${message}\n`);
   process.exit(EX_CONFIG);
 }
