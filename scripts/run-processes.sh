@@ -4,6 +4,10 @@
 # 30 s while it keeps dying within a minute of its start), and the other one keeps running, as a
 # platform's process manager would do. SIGINT (Ctrl-C) or SIGTERM stops both, each with one SIGTERM,
 # and the runner exits with 0 when both stopped cleanly.
+#
+# A process that exits with 78 (EX_CONFIG, src/process.ts) cannot start as configured: a broken
+# catalogue, a bad environment variable, its port taken. Starting it again would fail the same way,
+# so the runner stops the other process too and exits with 78; its message is the last one printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +16,7 @@ cd "$(dirname "$0")/.."
 # terminal as well, a process would take the second signal for an impatient user and exit at once.
 set -m
 
+readonly EX_CONFIG=78
 procfile_command() { sed -n "s/^$1: //p" Procfile; }
 say() { printf 'run-processes: %s\n' "$*" >&2; }
 
@@ -37,6 +42,11 @@ supervise() {
     done
     child=''
     (( stopping )) && return "$status"
+    if (( status == EX_CONFIG )); then
+      say "$name cannot start as configured (exit status $EX_CONFIG, see its message above); stopping"
+      kill -USR1 $$ 2>/dev/null
+      return "$status"
+    fi
     (( SECONDS - started >= 60 )) && pause=1
     say "$name exited with status $status; starting it again in ${pause}s"
     sleep "$pause" &
@@ -48,28 +58,71 @@ supervise() {
   return 0
 }
 
-supervise web &
-web=$!
-supervise worker &
-worker=$!
-
+web=''
+worker=''
 stopping=0
 stop() {
   (( stopping )) && return
   stopping=1
-  kill -TERM "$web" "$worker" 2>/dev/null
+  local pid
+  for pid in $web $worker; do kill -TERM "$pid" 2>/dev/null; done
 }
-trap stop INT TERM
+# USR1: a supervisor whose process cannot start (EX_CONFIG) asks for both to stop.
+trap stop INT TERM USR1
 
-# Each supervisor returns the status its process stopped with.
+# Each supervisor leaves the status its process stopped with here: with job control on, bash's wait
+# loses the status of a job that ended while a trap ran (it answers -1).
+statuses=$(mktemp -d "${TMPDIR:-/tmp}/polder-run.XXXXXX")
+trap 'rm -rf -- "$statuses"' EXIT
+run() {
+  supervise "$1"
+  local code=$?
+  echo "$code" >"$statuses/$1"
+  return "$code"
+}
+
+run web &
+web=$!
+run worker &
+worker=$!
+# A stop that came before both were known.
+(( stopping )) && kill -TERM "$web" "$worker" 2>/dev/null
+
+# `npm start` runs this under `sh -c`, and npm passes a SIGTERM to that shell alone: dash neither
+# forwards it nor execs its command, so it dies and leaves this runner, web and worker behind (a
+# Ctrl-C reaches them all through the terminal's process group; a SIGTERM to npm does not). Whoever
+# started the runner going away therefore stops it too, as that SIGTERM would have: it checks
+# each second whether its parent is still the one it started under.
+# (The watcher is not a child of this shell: a wait for a supervisor whose status bash has already
+# collected would otherwise block on it. It ends by itself once this shell is gone.)
+parent=$PPID
+watch_parent() {
+  trap - TERM INT USR1
+  local now
+  while sleep 1 && kill -0 $$ 2>/dev/null; do
+    now=$(ps -o ppid= -p $$ 2>/dev/null) || continue
+    now=${now//[[:space:]]/}
+    [[ -z $now || $now == "$parent" ]] && continue
+    say "the process that started npm start's runner (pid $parent) is gone; stopping web and worker"
+    kill -TERM $$ 2>/dev/null
+    return 0
+  done
+}
+if (( parent > 1 )) && command -v ps >/dev/null; then
+  ( watch_parent </dev/null >/dev/null & )
+fi
+
+# Each supervisor returns the status its process stopped with; EX_CONFIG is the one to tell.
 status=0
-for supervisor in "$web" "$worker"; do
+for name in web worker; do
+  supervisor=${!name}
   wait "$supervisor"
   code=$?
   while kill -0 "$supervisor" 2>/dev/null; do
     wait "$supervisor"
     code=$?
   done
-  (( code != 0 )) && status=$code
+  [[ -s $statuses/$name ]] && read -r code <"$statuses/$name"
+  (( code != 0 && status != EX_CONFIG )) && status=$code
 done
 exit "$status"

@@ -69,9 +69,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (meteringSynchronousCommit !== 'on' && meteringSynchronousCommit !== 'off') {
     throw new ConfigError(`METERING_SYNCHRONOUS_COMMIT must be on or off, got ${JSON.stringify(meteringSynchronousCommit)}`);
   }
+  const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  // Anything else reaches pg as a host name (DATABASE_URL=garbage: "getaddrinfo ENOTFOUND base").
+  // The value is not quoted back: it may hold a password.
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl) || !URL.canParse(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL, such as postgres://user:password@host:5432/polder; the value set is not one');
+  }
   return {
     meteringSynchronousCommit,
-    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseUrl,
     port,
     catalogFile: env.CATALOG_FILE || fromRoot('catalog/catalog.yaml'),
     logLevel,

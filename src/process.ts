@@ -1,12 +1,26 @@
 import { loadConfig, type Config } from './config.js';
 import type { Logger } from './logger.js';
 
-/** Logs why the process cannot start, prints it plainly for a person at a terminal, and exits. */
+/**
+ * The exit status of a process that cannot start as configured (sysexits' EX_CONFIG): a broken
+ * catalogue, a bad environment variable, a port already taken. Starting it again changes nothing,
+ * so scripts/run-processes.sh stops on it instead of restarting the process; any other status is a
+ * crash, and restarted.
+ */
+export const EX_CONFIG = 78;
+
+/**
+ * Logs why the process cannot start, prints it plainly for a person at a terminal, and exits with
+ * EX_CONFIG. What it is given is a configuration error (a broken catalogue, a port taken), which the
+ * operator fixes from the message: the log line carries the message (and a catalogue's problems,
+ * one by one), never a stack.
+ */
 export function startupFailure(log: Logger, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
-  log.fatal({ err }, message);
+  const problems = (err as { problems?: unknown })?.problems;
+  log.fatal(Array.isArray(problems) ? { problems } : {}, message);
   process.stderr.write(`polder: cannot start: ${message}\n`);
-  process.exit(1);
+  process.exit(EX_CONFIG);
 }
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
@@ -31,12 +45,60 @@ export function onShutdown(log: Logger, name: string, stop: () => Promise<void>)
   process.on('SIGINT', handler);
 }
 
-/** The configuration, or a plain message and exit 1 when the environment is wrong. */
+/**
+ * What a person should read when the database of DATABASE_URL cannot be used (missing, unreachable,
+ * refusing the login, not migrated), or undefined for any other error. Names the server, the
+ * database and the user, never the password.
+ */
+export function databaseProblem(err: unknown, databaseUrl: string): string | undefined {
+  const { code, message } = (err ?? {}) as { code?: string; message?: string };
+  const at = describeDatabaseUrl(databaseUrl);
+  switch (code) {
+    case '3D000':
+      return (
+        `database "${at.database}" does not exist on ${at.server}. Create it with npm run setup (a local server: ` +
+        `it also installs pgvector), or: createdb -h ${at.host} -p ${at.port} -U ${at.user} ${at.database}; then run npm run migrate`
+      );
+    case '42P01':
+    case '3F000':
+      return `database "${at.database}" on ${at.server} is not migrated (${message ?? code}); run npm run migrate`;
+    case '28P01':
+    case '28000':
+      return `the server ${at.server} refused user "${at.user}" for database "${at.database}" (${message ?? code}); check the user and password in DATABASE_URL`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ECONNREFUSED':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `cannot reach the PostgreSQL server of DATABASE_URL (${at.server}): ${code}; is it running, and is DATABASE_URL right?`;
+    default:
+      if (typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message)) {
+        return `the PostgreSQL server of DATABASE_URL (${at.server}) did not answer in time; is it running, and is DATABASE_URL right?`;
+      }
+      return undefined;
+  }
+}
+
+function describeDatabaseUrl(databaseUrl: string): { host: string; port: string; database: string; user: string; server: string } {
+  try {
+    const url = new URL(databaseUrl);
+    const host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost';
+    const port = url.port || '5432';
+    const database = decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) || 'postgres';
+    const user = decodeURIComponent(url.username) || 'postgres';
+    return { host, port, database, user, server: `${host}:${port}` };
+  } catch {
+    return { host: '?', port: '?', database: '?', user: '?', server: 'the server of DATABASE_URL' };
+  }
+}
+
+/** The configuration, or a plain message and exit EX_CONFIG when the environment is wrong. */
 export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (err) {
     process.stderr.write(`polder: cannot start: ${(err as Error).message}\n`);
-    process.exit(1);
+    process.exit(EX_CONFIG);
   }
 }

@@ -42,8 +42,14 @@ const server = createServer(app.callback());
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 
-// A port already taken (EADDRINUSE) or not ours to take (EACCES) is a plain message and exit 1, as the worker's is.
-const listenFailed = (err: Error) => startupFailure(log, err);
+// A port already taken (EADDRINUSE) or not ours to take (EACCES) is a plain message and exit EX_CONFIG, as the worker's is.
+const listenFailed = (err: NodeJS.ErrnoException) =>
+  startupFailure(
+    log,
+    err.code === 'EADDRINUSE'
+      ? new Error(`port ${config.port} is already in use (listen EADDRINUSE; another Polder web?); stop what holds it, or set PORT to a free port`)
+      : err,
+  );
 server.once('error', listenFailed);
 server.listen(config.port, () => {
   server.off('error', listenFailed);

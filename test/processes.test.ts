@@ -24,8 +24,28 @@ describe('web and worker processes', () => {
       'providers:\n  - {id: p, region: mars, kind: openai, base_url: "http://x"}\nmodels: []\nservices: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}\n',
     );
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, CATALOG_FILE: file, PORT: '18099' });
-    expect(await exited(web.child)).to.equal(1);
-    expect(web.output()).to.contain('providers.0.region');
+    expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
+    expect(web.output()).to.contain('providers.0 (p).region must be one of eu, external');
+    // A configuration error is its message: no stack, in the log line or anywhere else.
+    expect(web.output()).to.contain('polder: cannot start: catalog');
+    expect(web.output()).not.to.match(/"stack"|\bat loadCatalog\b|\n\s+at /);
+    const fatal = web.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((entry) => entry.level === 60);
+    expect(fatal.msg).to.match(/^catalog .* is invalid: providers\.0 \(p\)\.region/);
+    expect(fatal.problems).to.include('providers.0 (p).region must be one of eu, external');
+    expect(fatal).not.to.have.property('err');
+  });
+
+  it('worker refuses to start with a broken catalogue, with the message and no stack', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'polder-catalog-'));
+    const file = join(dir, 'catalog.yaml');
+    writeFileSync(
+      file,
+      'providers:\n  - {id: p, region: mars, kind: openai, base_url: "http://x"}\nmodels: []\nservices: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0}\n',
+    );
+    const worker = startProcess('src/worker.js', { DATABASE_URL: db.url, CATALOG_FILE: file });
+    expect(await exited(worker.child)).to.equal(78);
+    expect(worker.output()).to.contain('polder: cannot start: catalog');
+    expect(worker.output()).not.to.match(/"stack"|\n\s+at /);
   });
 
   it('web refuses to start on a port already taken, with a plain message', async () => {
@@ -34,9 +54,10 @@ describe('web and worker processes', () => {
     try {
       const port = (taken.address() as AddressInfo).port;
       const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
-      expect(await exited(web.child)).to.equal(1);
-      expect(web.output()).to.contain('polder: cannot start: listen EADDRINUSE');
+      expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
+      expect(web.output()).to.contain(`polder: cannot start: port ${port} is already in use`);
       expect(web.output()).not.to.contain('Unhandled');
+      expect(web.output()).not.to.contain('"stack"');
     } finally {
       taken.close();
     }

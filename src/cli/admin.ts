@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { DEFAULT_DATABASE_URL } from '../config.js';
 import { createPool } from '../db/pool.js';
 import { parseInstant } from '../http/period.js';
 import { limitsFromColumns, SMALLEST_CREDIT_LIMIT, type Limits } from '../limits/limits.js';
 import { changeNonEuAcceptance, createKey, listKeys, revokeKey } from '../tenancy/keys.js';
 import { isScope, type KeyKind, type Scope } from '../tenancy/scopes.js';
+import { configOrExit, databaseProblem } from '../process.js';
 
 // The operator CLI: `npm run --silent admin -- <command> …`. Each command prints one JSON line.
 const USAGE = `usage: npm run --silent admin -- <command>
   create-key --org <name> --workspace <name> [--kind organization|restricted] [--scopes a,b]
              [--name <text>] [--rpm <n>] [--tpm <n>] [--credits-per-day <x>] [--credits-per-month <x>]
              [--expires-at <ISO 8601 date or date-time, in the future>]
-  revoke-key <key_id>
+  revoke-key <key_id>              (a key already revoked stays revoked: exit 0, as DELETE /v1/keys/{id})
   list-keys --org <name>
   accept-non-eu --org <name> --by <who>
   withdraw-non-eu --org <name>`;
@@ -84,30 +85,64 @@ function parseExpiry(raw: string | undefined): Date | undefined {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const OPTIONS = {
+  org: { type: 'string' },
+  workspace: { type: 'string' },
+  kind: { type: 'string' },
+  scopes: { type: 'string' },
+  by: { type: 'string' },
+  name: { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  'credits-per-day': { type: 'string' },
+  'credits-per-month': { type: 'string' },
+  'expires-at': { type: 'string' },
+} as const;
+type OptionName = keyof typeof OPTIONS;
+
+// What each command takes: any other option, a positional argument too many, or an option given
+// twice is a usage error rather than silently ignored (or silently the last one winning).
+const COMMANDS: Record<string, { options: OptionName[]; positionals: string[] }> = {
+  'create-key': {
+    options: ['org', 'workspace', 'kind', 'scopes', 'name', 'rpm', 'tpm', 'credits-per-day', 'credits-per-month', 'expires-at'],
+    positionals: [],
+  },
+  'revoke-key': { options: [], positionals: ['key_id'] },
+  'list-keys': { options: ['org'], positionals: [] },
+  'accept-non-eu': { options: ['org', 'by'], positionals: [] },
+  'withdraw-non-eu': { options: ['org'], positionals: [] },
+};
+
+function parseCommandLine(command: string, args: string[]): { values: Partial<Record<OptionName, string>>; positionals: string[] } {
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(command ? `unknown command ${command}` : 'a command is required');
+  const { values, positionals, tokens } = parseArgs({ args, allowPositionals: true, tokens: true, options: OPTIONS });
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (!spec.options.includes(token.name as OptionName)) throw new UsageError(`${command} does not take --${token.name}`);
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
+  if (positionals.length > spec.positionals.length) {
+    const extra = positionals.slice(spec.positionals.length).map((p) => JSON.stringify(p)).join(' ');
+    throw new UsageError(
+      spec.positionals.length === 0
+        ? `${command} takes no arguments besides its options; unexpected ${extra}`
+        : `${command} takes one ${spec.positionals.join(' ')}; unexpected ${extra}`,
+    );
+  }
+  return { values: values as Partial<Record<OptionName, string>>, positionals };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      org: { type: 'string' },
-      workspace: { type: 'string' },
-      kind: { type: 'string' },
-      scopes: { type: 'string' },
-      by: { type: 'string' },
-      name: { type: 'string' },
-      rpm: { type: 'string' },
-      tpm: { type: 'string' },
-      'credits-per-day': { type: 'string' },
-      'credits-per-month': { type: 'string' },
-      'expires-at': { type: 'string' },
-    },
-  });
-  const config = loadConfig();
+  const { values, positionals } = parseCommandLine(command ?? '', rest);
+  const config = configOrExit();
   const pool = createPool(config.databaseUrl, 2);
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
   try {
@@ -118,8 +153,15 @@ async function main(argv: string[]): Promise<number> {
           throw new UsageError('--kind must be organization or restricted');
         }
         const scopes = parseScopes(values.scopes);
-        if (kind === 'organization' && values.scopes) {
+        if (kind === 'organization' && values.scopes !== undefined) {
           throw new UsageError('--scopes applies to restricted keys; organization keys have every scope');
+        }
+        if (kind === 'restricted' && scopes.length === 0) {
+          // The API makes such a key too (POST /v1/keys: "none given, none held"), so it is made, with a warning.
+          process.stderr.write(
+            'admin: warning: this restricted key has no scopes, so every call it makes is refused (403); ' +
+              'give them with --scopes a,b (see help), or PATCH /v1/keys/{id} later\n',
+          );
         }
         const name = parseName(values.name);
         const expiresAt = parseExpiry(values['expires-at']);
@@ -139,10 +181,17 @@ async function main(argv: string[]): Promise<number> {
       case 'revoke-key': {
         const keyId = positionals[0];
         if (!keyId) throw new UsageError('revoke-key needs a key_id');
-        const revoked = UUID.test(keyId) && (await revokeKey(pool, keyId));
-        if (!revoked) {
-          process.stderr.write(`no live key with id ${keyId}\n`);
-          return 1;
+        if (!UUID.test(keyId) || !(await revokeKey(pool, keyId))) {
+          // Revoking a revoked key is not an error, as DELETE /v1/keys/{id} answers 200 again: it stays revoked.
+          const { rows } = UUID.test(keyId)
+            ? await pool.query<{ revoked_at: Date | null }>('select revoked_at from api_keys where id = $1', [keyId])
+            : { rows: [] };
+          const revokedAt = rows[0]?.revoked_at;
+          if (!revokedAt) {
+            process.stderr.write(`admin: no key with id ${keyId}\n`);
+            return 1;
+          }
+          process.stderr.write(`admin: key ${keyId} was already revoked, at ${revokedAt.toISOString()}\n`);
         }
         print({ key_id: keyId, revoked: true });
         return 0;
@@ -192,7 +241,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       default:
-        throw new UsageError(command ? `unknown command ${command}` : 'a command is required');
+        throw new UsageError(`unknown command ${command}`);
     }
   } finally {
     await pool.end();
@@ -206,7 +255,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
       process.exit(2);
     }
-    process.stderr.write(`admin: ${(err as Error).message}\n`);
+    const problem = databaseProblem(err, process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+    process.stderr.write(`admin: ${problem ?? (err as Error).message}\n`);
     process.exit(1);
   },
 );

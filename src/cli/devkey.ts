@@ -1,13 +1,13 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { loadConfig } from '../config.js';
 import { createPool } from '../db/pool.js';
 import { fromRoot } from '../paths.js';
+import { configOrExit, databaseProblem } from '../process.js';
 import { createKey, KeyResolver, type CreatedKey } from '../tenancy/keys.js';
 
 // `npm start` prints a development key. It is kept in a git-ignored file and reused on restart,
 // unless the database no longer knows it (a reset database gets a new one).
 const file = fromRoot('.polder', 'dev-key.json');
-const config = loadConfig();
+const config = configOrExit();
 const pool = createPool(config.databaseUrl, 2);
 
 async function storedKey(): Promise<CreatedKey | undefined> {
@@ -31,6 +31,11 @@ try {
     `\n  Development key (organization "dev", workspace "default"; kept in .polder/dev-key.json):\n\n    ${key.key}\n\n` +
       `  Try: curl -s http://127.0.0.1:${config.port}/v1/models -H "Authorization: Bearer ${key.key}"\n\n`,
   );
+} catch (err) {
+  const problem = databaseProblem(err, config.databaseUrl);
+  if (!problem) throw err;
+  process.stderr.write(`polder: cannot make the development key: ${problem}\n`);
+  process.exitCode = 1;
 } finally {
   await pool.end();
 }

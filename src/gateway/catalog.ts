@@ -6,6 +6,7 @@ import { extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parseDocument } from 'yaml';
 import { fromRoot } from '../paths.js';
+import { LOCAL_CHAT_MODELS, LOCAL_EMBEDDING_MODELS } from './providers/local/adapter.js';
 
 export type Region = 'eu' | 'external';
 export type ProviderKind = 'openai' | 'anthropic' | 'local';
@@ -176,7 +177,8 @@ interface RawModel {
   reducible?: boolean;
   max_input_tokens?: number;
   max_batch?: number;
-  pricing: { prompt: number; completion?: number; cache_read?: number; cache_write?: number };
+  /** null only when the schema refused it (see loose()). */
+  pricing: { prompt: number; completion?: number; cache_read?: number; cache_write?: number } | null;
   capabilities: Capability[];
   reasoning_effort: ReasoningEffort[];
   endpoints: { provider: string; upstream_model: string }[];
@@ -228,18 +230,66 @@ export function loadCatalog(options: { file?: string; env?: Record<string, strin
     }
   });
 
+  // The shape and the cross-references are checked in one pass, so that one message names every
+  // bad field: the cross-references are checked on what the schema let through, and an entry the
+  // schema refused is looked at only as far as it can be.
+  const name = entryNamer(data);
   const validate = shapeValidator();
   if (!validate(expanded)) {
     for (const e of validate.errors ?? []) {
       const at = pointerToPath(e.instancePath);
-      if (!reported.has(at)) problems.push(describe(e, at));
+      if (!reported.has(at.join('.'))) problems.push(describe(e, name(at)));
     }
-    throw new CatalogError(file, problems);
   }
-  const raw = expanded as RawCatalog;
-  const catalog = build(raw, file, unsetKeys, problems);
-  if (problems.length > 0) throw new CatalogError(file, problems);
+  const catalog = build(loose(expanded), file, unsetKeys, problems, name);
+  if (problems.length > 0) throw new CatalogError(file, [...new Set(problems)]);
   return catalog;
+}
+
+/**
+ * How a problem names the field: its dotted path, with the id of the provider or model it lies in
+ * (`models.15 (local/echo).pricing`), so that no one has to count entries. The id is taken from
+ * the file as written, before `${VAR}` expansion, so that no variable's value reaches the message.
+ */
+type EntryNamer = (path: readonly string[]) => string;
+function entryNamer(data: unknown): EntryNamer {
+  return (path) => {
+    const [list, index, ...rest] = path;
+    if ((list === 'providers' || list === 'models') && index !== undefined && isObject(data)) {
+      const entries = data[list];
+      const entry = Array.isArray(entries) ? entries[Number(index)] : undefined;
+      if (isObject(entry) && typeof entry.id === 'string' && entry.id !== '') {
+        return [`${list}.${index} (${entry.id})`, ...rest].join('.');
+      }
+    }
+    return path.join('.');
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The parts of a catalogue the schema may have refused, kept to what build() can look at without failing. */
+function loose(data: unknown): RawCatalog {
+  const root = isObject(data) ? data : {};
+  const objects = (value: unknown) => (Array.isArray(value) ? value.map((v) => (isObject(v) ? v : {})) : []);
+  const models = objects(root.models).map((m) => ({
+    ...m,
+    pricing: isObject(m.pricing) ? m.pricing : null, // null: the schema has said what is wrong
+    capabilities: Array.isArray(m.capabilities) ? m.capabilities : [],
+    reasoning_effort: Array.isArray(m.reasoning_effort) ? m.reasoning_effort : [],
+    endpoints: objects(m.endpoints),
+  }));
+  const aliases = isObject(root.aliases)
+    ? Object.fromEntries(Object.entries(root.aliases).map(([k, v]) => [k, Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []]))
+    : {};
+  return {
+    providers: objects(root.providers),
+    models,
+    aliases,
+    services: isObject(root.services) ? root.services : {},
+  } as unknown as RawCatalog;
 }
 
 /** Replaces aliases by their models in place; keeps order; keeps the first of any duplicate.
@@ -321,12 +371,11 @@ function expandEnv(
   return value;
 }
 
-function pointerToPath(pointer: string): string {
+function pointerToPath(pointer: string): string[] {
   return pointer
     .split('/')
     .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function describe(e: ErrorObject, at: string): string {
@@ -343,19 +392,21 @@ function describe(e: ErrorObject, at: string): string {
   }
 }
 
-function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, problems: string[]): Catalog {
+function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, problems: string[], name: EntryNamer): Catalog {
   const providers = new Map<string, CatalogProvider>();
   raw.providers.forEach((p, i) => {
-    const at = `providers.${i}`;
+    const at = name(['providers', String(i)]);
+    if (typeof p.id !== 'string') return; // the schema has said so
     if (providers.has(p.id)) problems.push(`${at}.id "${p.id}" is used by an earlier provider`);
-    if (p.kind !== 'local' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind ${p.kind}`);
+    const knownKind = p.kind === 'openai' || p.kind === 'anthropic' || p.kind === 'local';
+    if (knownKind && p.kind !== 'local' && p.base_url === undefined) problems.push(`${at}.base_url is required for kind ${p.kind}`);
     if (p.kind === 'local') {
       if (p.base_url !== undefined) problems.push(`${at}.base_url is not used by a local provider`);
       if (p.api_key !== undefined) problems.push(`${at}.api_key is not used by a local provider`);
       if (p.circuit !== undefined) problems.push(`${at}.circuit is not used by a local provider (it runs in the process)`);
     }
-    if (p.kind !== 'openai' && p.profile !== undefined) problems.push(`${at}.profile is used by OpenAI-compatible providers only (kind openai)`);
-    if (p.circuit && p.circuit.max_cooldown_ms < p.circuit.cooldown_ms) {
+    if (knownKind && p.kind !== 'openai' && p.profile !== undefined) problems.push(`${at}.profile is used by OpenAI-compatible providers only (kind openai)`);
+    if (isObject(p.circuit) && typeof p.circuit.max_cooldown_ms === 'number' && p.circuit.max_cooldown_ms < p.circuit.cooldown_ms) {
       problems.push(
         `${at}.circuit.max_cooldown_ms (${p.circuit.max_cooldown_ms}) must not be below circuit.cooldown_ms (${p.circuit.cooldown_ms})`,
       );
@@ -368,10 +419,10 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       timeoutMs: p.timeout_ms,
       available: unset === undefined,
     };
-    if (p.base_url !== undefined) provider.baseUrl = p.base_url.replace(/\/+$/, '');
+    if (typeof p.base_url === 'string') provider.baseUrl = p.base_url.replace(/\/+$/, '');
     if (p.kind === 'openai') provider.profile = p.profile ?? profileOfHost(p.base_url);
     if (p.kind !== 'local') {
-      provider.circuit = p.circuit
+      provider.circuit = isObject(p.circuit)
         ? { failures: p.circuit.failures, cooldownMs: p.circuit.cooldown_ms, maxCooldownMs: p.circuit.max_cooldown_ms }
         : { ...DEFAULT_CIRCUIT };
     }
@@ -384,7 +435,8 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
 
   const models = new Map<string, CatalogModel>();
   raw.models.forEach((m, i) => {
-    const at = `models.${i}`;
+    const at = name(['models', String(i)]);
+    if (typeof m.id !== 'string') return; // the schema has said so
     if (!MODEL_ID.test(m.id)) problems.push(`${at}.id must have the form <vendor>/<model>`);
     else if (models.has(m.id)) problems.push(`${at}.id "${m.id}" is used by an earlier model`);
     const vendor = m.id.split('/')[0]!;
@@ -392,11 +444,18 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     const endpoints: CatalogEndpoint[] = [];
     m.endpoints.forEach((e, j) => {
       const field = `${at}.endpoints.${j}.provider`;
+      if (typeof e.provider !== 'string' || typeof e.upstream_model !== 'string') return; // the schema has said so
       const provider = providers.get(e.provider);
       if (!provider) problems.push(`${field} names unknown provider "${e.provider}"`);
       else if (endpoints.some((x) => x.provider === e.provider)) problems.push(`${field} "${e.provider}" is listed twice`);
       else if (provider.kind === 'local' && vendor !== 'local') {
         problems.push(`${field} "${e.provider}" is a local provider, which serves only local/... models`);
+      } else if (provider.kind === 'local' && (m.type === 'chat' || m.type === 'embedding') && !localModels(m.type).includes(e.upstream_model)) {
+        // It runs in this process: a name it does not have would fail every call, so it is refused at start.
+        problems.push(
+          `${at}.endpoints.${j}.upstream_model "${e.upstream_model}" is not a local ${m.type} model; ` +
+            `the local provider's ${m.type} models are: ${localModels(m.type).join(', ')}`,
+        );
       } else endpoints.push({ provider: e.provider, upstreamModel: e.upstream_model, region: provider.region });
     });
 
@@ -405,15 +464,16 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
       vendor,
       region: endpoints.every((e) => e.region === 'eu') ? ('eu' as const) : ('external' as const),
       pricing: {
-        prompt: m.pricing.prompt,
-        completion: m.pricing.completion ?? 0,
-        ...(m.pricing.cache_read !== undefined ? { cacheRead: m.pricing.cache_read } : {}),
-        ...(m.pricing.cache_write !== undefined ? { cacheWrite: m.pricing.cache_write } : {}),
+        prompt: m.pricing?.prompt ?? 0,
+        completion: m.pricing?.completion ?? 0,
+        ...(m.pricing?.cache_read !== undefined ? { cacheRead: m.pricing.cache_read } : {}),
+        ...(m.pricing?.cache_write !== undefined ? { cacheWrite: m.pricing.cache_write } : {}),
       },
       capabilities: m.capabilities,
       reasoningEffort: m.reasoning_effort,
       endpoints,
     };
+    if (m.type !== 'chat' && m.type !== 'embedding') return; // the schema has said so
     const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible'];
     const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length', 'max_output_tokens'];
     const fields = m as unknown as Record<string, unknown>;
@@ -422,7 +482,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
 
     let model: CatalogModel;
     if (m.type === 'chat') {
-      if (m.pricing.completion === undefined) problems.push(`${at}.pricing.completion is required for chat models`);
+      if (m.pricing !== null && m.pricing.completion === undefined) problems.push(`${at}.pricing.completion is required for chat models`);
       model = { ...base, type: 'chat', contextLength: m.context_length ?? 0, maxOutputTokens: m.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
     } else {
       if (m.reasoning_effort.length > 0) problems.push(`${at}.reasoning_effort is not used by embedding models`);
@@ -452,9 +512,14 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
   };
 }
 
+/** The models the local provider (kind local) runs in the process, by type (providers/local/adapter.ts). */
+function localModels(type: ModelType): readonly string[] {
+  return type === 'chat' ? LOCAL_CHAT_MODELS : LOCAL_EMBEDDING_MODELS;
+}
+
 /** The tightest default limits among the wire formats a model's endpoints speak, so that every endpoint takes the batches. */
 function embeddingLimitDefaults(kinds: readonly ProviderKind[]): { maxInputTokens: number; maxBatch: number } {
-  const limits = kinds.map((k) => EMBEDDING_LIMIT_DEFAULTS[k]);
+  const limits = kinds.map((k) => EMBEDDING_LIMIT_DEFAULTS[k] ?? EMBEDDING_LIMIT_DEFAULTS.openai);
   return {
     maxInputTokens: Math.min(...limits.map((l) => l.maxInputTokens)),
     maxBatch: Math.min(...limits.map((l) => l.maxBatch)),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/db.js';
+import pg from 'pg';
+import { databaseUrl, waitFor } from '../helpers/db.js';
 import { runScript } from '../helpers/processes.js';
 
 describe('cli/admin', () => {
@@ -64,7 +65,67 @@ describe('cli/admin', () => {
       timeoutMs: 5000,
       what: 'the revoked key to be refused',
     });
-    expect((await admin('revoke-key', created.key_id)).code).to.equal(1);
+    // A second revoke is not an error, as a second DELETE /v1/keys/{id} answers 200: the key stays revoked.
+    const again = await admin('revoke-key', created.key_id);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(JSON.parse(again.stdout)).to.deep.equal({ key_id: created.key_id, revoked: true });
+    expect(again.stderr).to.match(/already revoked, at \d{4}-/);
+    const unknown = await admin('revoke-key', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.contain('no key with id 00000000-0000-4000-8000-000000000000');
+  });
+
+  it('refuses stray arguments, repeated options and options a command does not take, creating nothing', async () => {
+    const cases: [string[], string][] = [
+      [['create-key', '--org', 'stray', '--workspace', 'prod', 'extra-pos'], 'create-key takes no arguments besides its options; unexpected "extra-pos"'],
+      [['create-key', '--org', 'stray', '--org', 'other', '--workspace', 'prod'], '--org is given more than once'],
+      [['create-key', '--org', 'stray', '--workspace', 'prod', '--by', 'me'], 'create-key does not take --by'],
+      [['list-keys', '--org', 'stray', '--kind', 'restricted'], 'list-keys does not take --kind'],
+      [['revoke-key', '00000000-0000-4000-8000-000000000000', 'extra'], 'revoke-key takes one key_id; unexpected "extra"'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await admin(...args);
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stderr, args.join(' ')).to.contain(message).and.contain('usage:');
+      expect(result.stdout).to.equal('');
+    }
+    expect((await admin('list-keys', '--org', 'stray')).code).to.equal(1);
+    expect((await admin('list-keys', '--org', 'other')).code).to.equal(1);
+  });
+
+  it('makes a restricted key without scopes, as the API does, but warns that it can call nothing', async () => {
+    for (const extra of [[], ['--scopes', '']]) {
+      const result = await admin('create-key', '--org', 'bare', '--workspace', 'w', '--kind', 'restricted', ...extra);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(JSON.parse(result.stdout).scopes).to.deep.equal([]);
+      expect(result.stderr).to.contain('warning: this restricted key has no scopes');
+    }
+  });
+
+  it('says what is wrong with the database rather than a driver error', async () => {
+    const garbage = await runScript('src/cli/admin.js', ['list-keys', '--org', 'x'], { DATABASE_URL: 'garbage' });
+    expect(garbage.stderr).to.contain('DATABASE_URL must be a postgres:// URL');
+    expect(garbage.stderr).not.to.contain('ENOTFOUND');
+    expect(garbage.code).to.equal(78);
+
+    const missing = `polder_admin_missing_${process.pid}`;
+    const absent = await runScript('src/cli/admin.js', ['list-keys', '--org', 'x'], { DATABASE_URL: databaseUrl(missing) });
+    expect(absent.code).to.equal(1);
+    expect(absent.stderr).to.contain(`admin: database "${missing}" does not exist`);
+
+    const empty = `polder_admin_empty_${process.pid}`;
+    const maintenance = new pg.Client({ connectionString: databaseUrl('postgres') });
+    await maintenance.connect();
+    try {
+      await maintenance.query(`drop database if exists ${empty}`);
+      await maintenance.query(`create database ${empty}`);
+      const bare = await runScript('src/cli/admin.js', ['create-key', '--org', 'x', '--workspace', 'y'], { DATABASE_URL: databaseUrl(empty) });
+      expect(bare.code).to.equal(1);
+      expect(bare.stderr).to.match(new RegExp(`admin: database "${empty}" on .* is not migrated .*; run npm run migrate`));
+    } finally {
+      await maintenance.query(`drop database if exists ${empty}`);
+      await maintenance.end();
+    }
   });
 
   it('create-key takes a name, limits and an expiry; list-keys shows them, and the API too', async () => {

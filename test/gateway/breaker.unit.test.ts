@@ -255,16 +255,16 @@ services: {firewall_per_1k_tokens: 0, retrieval_per_call: 0, ingest_per_chunk: 0
   it('refuses bad values at start, naming the field', () => {
     const message = failure(`  - {id: a, region: eu, kind: openai, base_url: "http://127.0.0.1:1/v1", circuit: {failures: -1, cooldown_ms: 0, after: 3}}
   - {id: c, region: eu, kind: openai, base_url: "http://127.0.0.1:3/v1", circuit: {failures: 2.5}}`);
-    expect(message).to.include('providers.0.circuit.failures must be >= 0');
-    expect(message).to.include('providers.0.circuit.cooldown_ms must be >= 1');
-    expect(message).to.include('providers.0.circuit.after is not a known field');
-    expect(message).to.include('providers.1.circuit.failures must be integer');
+    expect(message).to.include('providers.0 (a).circuit.failures must be >= 0');
+    expect(message).to.include('providers.0 (a).circuit.cooldown_ms must be >= 1');
+    expect(message).to.include('providers.0 (a).circuit.after is not a known field');
+    expect(message).to.include('providers.1 (c).circuit.failures must be integer');
   });
 
   it('refuses a maximum below the cooldown, and a circuit on a local provider', () => {
     const message = failure(`  - {id: b, region: eu, kind: openai, base_url: "http://127.0.0.1:2/v1", circuit: {cooldown_ms: 60000, max_cooldown_ms: 1000}}
   - {id: here, region: eu, kind: local, circuit: {failures: 1}}`);
-    expect(message).to.include('providers.0.circuit.max_cooldown_ms (1000) must not be below circuit.cooldown_ms (60000)');
-    expect(message).to.include('providers.1.circuit is not used by a local provider');
+    expect(message).to.include('providers.0 (b).circuit.max_cooldown_ms (1000) must not be below circuit.cooldown_ms (60000)');
+    expect(message).to.include('providers.1 (here).circuit is not used by a local provider');
   });
 });

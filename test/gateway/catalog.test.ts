@@ -171,15 +171,15 @@ describe('catalog', () => {
     });
 
     it('a value of the wrong type', () => {
-      expect(failure(fixture('wrong-type.yaml'))).to.include('models.0.pricing.prompt must be number');
+      expect(failure(fixture('wrong-type.yaml'))).to.include('models.0 (acme/chat).pricing.prompt must be number');
     });
 
     it('an unknown region', () => {
-      expect(failure(fixture('unknown-region.yaml'))).to.include('providers.0.region must be one of eu, external');
+      expect(failure(fixture('unknown-region.yaml'))).to.include('providers.0 (eu-host).region must be one of eu, external');
     });
 
     it('an endpoint naming a missing provider', () => {
-      expect(failure(fixture('missing-provider.yaml'))).to.include('models.0.endpoints.0.provider names unknown provider "nowhere"');
+      expect(failure(fixture('missing-provider.yaml'))).to.include('models.0 (acme/chat).endpoints.0.provider names unknown provider "nowhere"');
     });
 
     it('an alias naming an unknown model', () => {
@@ -197,11 +197,11 @@ describe('catalog', () => {
     it('every problem at once', () => {
       const message = failure(fixture('many-errors.yaml'));
       for (const field of [
-        'providers.0.region must be one of',
-        'providers.0.kind must be one of openai, anthropic, local',
-        'providers.0.colour is not a known field',
-        'models.0.context_length must be integer',
-        'models.0.pricing.prompt must be >= 0',
+        'providers.0 (eu-host).region must be one of',
+        'providers.0 (eu-host).kind must be one of openai, anthropic, local',
+        'providers.0 (eu-host).colour is not a known field',
+        'models.0 (acme/chat).context_length must be integer',
+        'models.0 (acme/chat).pricing.prompt must be >= 0',
       ]) {
         expect(message).to.include(field);
       }
@@ -240,16 +240,16 @@ describe('catalog', () => {
         });
         const message = failure(file);
         for (const problem of [
-          'providers.1.id "local" is used by an earlier provider',
-          'providers.2.base_url is required for kind openai',
-          'models.0.id must have the form <vendor>/<model>',
-          'models.1.context_length is required for chat models',
-          'models.1.dimensions is not used by chat models',
-          'models.2.id "local/a" is used by an earlier model',
-          'models.3.endpoints.0.provider "local" is a local provider, which serves only local/... models',
-          'models.4.reducible is required for embedding models',
-          'models.4.max_output_tokens is not used by embedding models',
-          'models.5.pricing.completion is required for chat models',
+          'providers.1 (local).id "local" is used by an earlier provider',
+          'providers.2 (up).base_url is required for kind openai',
+          'models.0 (no-slash).id must have the form <vendor>/<model>',
+          'models.1 (local/a).context_length is required for chat models',
+          'models.1 (local/a).dimensions is not used by chat models',
+          'models.2 (local/a).id "local/a" is used by an earlier model',
+          'models.3 (acme/b).endpoints.0.provider "local" is a local provider, which serves only local/... models',
+          'models.4 (local/e).reducible is required for embedding models',
+          'models.4 (local/e).max_output_tokens is not used by embedding models',
+          'models.5 (local/c).pricing.completion is required for chat models',
           'aliases.mixed mixes chat and embedding models',
           'aliases.bad/name must be',
         ]) {
@@ -258,13 +258,61 @@ describe('catalog', () => {
         expect(message).not.to.include('max_input_tokens');
       });
 
+      it('shape errors and cross-reference errors together, in one message', () => {
+        // A file with a wrong type (the schema's) and an unknown provider, an unknown alias member and
+        // a missing context_length (the cross-references'): fixed in one edit, not one per restart.
+        const file = write('both.json', {
+          providers: [local, { id: 'up', region: 'mars', kind: 'openai', base_url: 'http://127.0.0.1:1/v1' }],
+          models: [
+            chat('local/echo', 'local', { pricing: { prompt: 'one', completion: 1 } }),
+            chat('local/ghost', 'nowhere'),
+            chat('local/short', 'local', { context_length: undefined }),
+            { id: 'local/unpriced', type: 'chat', context_length: 5, endpoints: [{ provider: 'local', upstream_model: 'echo' }] },
+          ],
+          aliases: { fast: ['local/echo', 'acme/none'] },
+          services,
+        });
+        const message = failure(file);
+        for (const problem of [
+          'providers.1 (up).region must be one of eu, external',
+          'models.0 (local/echo).pricing.prompt must be number',
+          'models.1 (local/ghost).endpoints.0.provider names unknown provider "nowhere"',
+          'models.2 (local/short).context_length is required for chat models',
+          'models.3 (local/unpriced).pricing is required',
+          'aliases.fast.1 names unknown model or alias "acme/none"',
+        ]) {
+          expect(message).to.include(problem);
+        }
+        expect(message).not.to.include('pricing.completion');
+      });
+
+      it("a local endpoint's upstream_model the local provider does not have, naming the ones it has", () => {
+        const file = write('local-upstream.json', {
+          providers: [local],
+          models: [
+            { ...chat('local/typo'), endpoints: [{ provider: 'local', upstream_model: 'nosuchlocal' }] },
+            { id: 'local/vectors', type: 'embedding', dimensions: 1024, reducible: false, pricing: { prompt: 0 }, endpoints: [{ provider: 'local', upstream_model: 'echo' }] },
+            { ...chat('local/fine'), endpoints: [{ provider: 'local', upstream_model: 'echo' }] },
+          ],
+          services,
+        });
+        const message = failure(file);
+        expect(message).to.include(
+          `models.0 (local/typo).endpoints.0.upstream_model "nosuchlocal" is not a local chat model; the local provider's chat models are: echo`,
+        );
+        expect(message).to.include(
+          `models.1 (local/vectors).endpoints.0.upstream_model "echo" is not a local embedding model; the local provider's embedding models are: embed-1024`,
+        );
+        expect(message).not.to.include('local/fine');
+      });
+
       it('an unknown profile, naming the field and the profiles there are', () => {
         const file = write('profile.json', {
           providers: [{ id: 'up', region: 'eu', kind: 'openai', base_url: 'http://127.0.0.1:1/v1', profile: 'mistrall' }],
           models: [chat('acme/a', 'up')],
           services,
         });
-        expect(failure(file)).to.include('providers.0.profile must be one of openai, mistral, anthropic-openai, scaleway, generic');
+        expect(failure(file)).to.include('providers.0 (up).profile must be one of openai, mistral, anthropic-openai, scaleway, generic');
       });
     });
   });
@@ -355,7 +403,7 @@ services:                    # credits for the service fees
         ].join('\n'),
       );
       const message = failure(file, { KEY: secret });
-      expect(message).to.include('providers.0.api_key is not used by a local provider');
+      expect(message).to.include('providers.0 (local).api_key is not used by a local provider');
       expect(message).to.not.include(secret);
     });
   });

@@ -41,3 +41,62 @@ export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
+
+/** A TCP port free at the time of the call. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Every process below `pid` (children, grandchildren …), with its command line. */
+export async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
+  const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pid=,ppid=,command=']);
+  const rows = stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), command: match[3]! }));
+  const found: { pid: number; command: string }[] = [];
+  const parents = [pid];
+  while (parents.length > 0) {
+    const parent = parents.pop()!;
+    for (const row of rows.filter((r) => r.ppid === parent)) {
+      found.push({ pid: row.pid, command: row.command });
+      parents.push(row.pid);
+    }
+  }
+  return found;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts scripts/run-processes.sh (npm start's last step) in a process group of its own, as a
+ * terminal's foreground job is; `command` runs it another way (e.g. through npm).
+ */
+export function startRunner(
+  env: NodeJS.ProcessEnv,
+  command: { file: string; args: string[]; cwd?: string } = { file: 'bash', args: ['scripts/run-processes.sh'] },
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(command.file, command.args, {
+    cwd: command.cwd ?? fromRoot(),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
