@@ -88,30 +88,6 @@ worker=$!
 # A stop that came before both were known.
 (( stopping )) && kill -TERM "$web" "$worker" 2>/dev/null
 
-# `npm start` runs this under `sh -c`, and npm passes a SIGTERM to that shell alone: dash neither
-# forwards it nor execs its command, so it dies and leaves this runner, web and worker behind (a
-# Ctrl-C reaches them all through the terminal's process group; a SIGTERM to npm does not). Whoever
-# started the runner going away therefore stops it too, as that SIGTERM would have: it checks
-# each second whether its parent is still the one it started under.
-# (The watcher is not a child of this shell: a wait for a supervisor whose status bash has already
-# collected would otherwise block on it. It ends by itself once this shell is gone.)
-parent=$PPID
-watch_parent() {
-  trap - TERM INT USR1
-  local now
-  while sleep 1 && kill -0 $$ 2>/dev/null; do
-    now=$(ps -o ppid= -p $$ 2>/dev/null) || continue
-    now=${now//[[:space:]]/}
-    [[ -z $now || $now == "$parent" ]] && continue
-    say "the process that started npm start's runner (pid $parent) is gone; stopping web and worker"
-    kill -TERM $$ 2>/dev/null
-    return 0
-  done
-}
-if (( parent > 1 )) && command -v ps >/dev/null; then
-  ( watch_parent </dev/null >/dev/null & )
-fi
-
 # Each supervisor returns the status its process stopped with; EX_CONFIG is the one to tell.
 status=0
 for name in web worker; do

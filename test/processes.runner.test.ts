@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -130,11 +130,14 @@ describe("npm start's check and process runner", function () {
     });
 
     it('stops web and worker, each cleanly, when npm start gets a SIGTERM (npm → sh -c → bash)', async () => {
-      // npm start's chain, in a package of its own whose start script is the runner's invocation.
+      // npm start's chain, in a package of its own whose start script is ours (exec bash …) with
+      // the set-up steps left out: npm runs it under sh -c, and sends its SIGTERM to that shell.
+      const ours = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+      expect(ours).to.equal('exec bash scripts/start.sh');
       const pkg = mkdtempSync(join(tmpdir(), 'polder-npm-'));
       writeFileSync(
         join(pkg, 'package.json'),
-        JSON.stringify({ name: 'runner-under-npm', version: '0.0.0', private: true, scripts: { start: `bash ${fromRoot('scripts/run-processes.sh')}` } }),
+        JSON.stringify({ name: 'runner-under-npm', version: '0.0.0', private: true, scripts: { start: ours.replace('scripts/start.sh', fromRoot('scripts/run-processes.sh')) } }),
       );
       const port = await freePort();
       const npm = startRunner(
