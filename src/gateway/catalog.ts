@@ -45,6 +45,14 @@ export const EMBEDDING_LIMIT_DEFAULTS: Readonly<Record<ProviderKind, { maxInputT
   // Anthropic serves no embeddings; an endpoint of this kind fails as any unsupported call does.
   anthropic: { maxInputTokens: 8_192, maxBatch: 128 },
 };
+
+/**
+ * Below this cosine similarity a passage found by its embedding alone is noise, not a weak match,
+ * when the catalogue sets none (`min_similarity`). Known only for the lexical local model, where
+ * texts without a shared word score 0 ± 0.05 and a related one 0.12 and up; semantic models score
+ * even unrelated texts far above 0, and no floor was measured for them here.
+ */
+const DEFAULT_MIN_SIMILARITY: Readonly<Record<string, number>> = { 'local/embed-1024': 0.1 };
 export type ModelType = 'chat' | 'embedding';
 export type Capability = 'tools' | 'json_schema' | 'vision' | 'audio' | 'files';
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -127,6 +135,8 @@ export interface EmbeddingModel extends ModelBase {
   maxInputTokens: number;
   /** Inputs per upstream request; larger batches are split. */
   maxBatch: number;
+  /** Memory search keeps a passage found by its embedding alone only at or above this cosine similarity (null: any). */
+  minSimilarity: number | null;
 }
 
 export type CatalogModel = ChatModel | EmbeddingModel;
@@ -177,6 +187,7 @@ interface RawModel {
   reducible?: boolean;
   max_input_tokens?: number;
   max_batch?: number;
+  min_similarity?: number;
   /** null only when the schema refused it (see loose()). */
   pricing: { prompt: number; completion?: number; cache_read?: number; cache_write?: number } | null;
   capabilities: Capability[];
@@ -475,7 +486,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     };
     if (m.type !== 'chat' && m.type !== 'embedding') return; // the schema has said so
     const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible'];
-    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch'] : ['context_length', 'max_output_tokens'];
+    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch', 'min_similarity'] : ['context_length', 'max_output_tokens'];
     const fields = m as unknown as Record<string, unknown>;
     for (const f of own) if (fields[f] === undefined) problems.push(`${at}.${f} is required for ${m.type} models`);
     for (const f of others) if (fields[f] !== undefined) problems.push(`${at}.${f} is not used by ${m.type} models`);
@@ -494,6 +505,7 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
         reducible: m.reducible ?? false,
         maxInputTokens: m.max_input_tokens ?? defaults.maxInputTokens,
         maxBatch: m.max_batch ?? defaults.maxBatch,
+        minSimilarity: m.min_similarity ?? DEFAULT_MIN_SIMILARITY[m.id] ?? null,
       };
     }
     if (!models.has(m.id)) models.set(m.id, model);

@@ -7,7 +7,7 @@ import { addJob } from '../jobs/registry.js';
 import { settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';
-import { searchText } from './retrieval.js';
+import { related, searchText } from './retrieval.js';
 
 // SQL for facts and their submissions, and the services the routes call. Whose facts a query
 // touches is always a scope: the workspace plus one end-user (user_ref), or the workspace's
@@ -54,10 +54,6 @@ const DUPLICATE_SIMILARITY: Record<string, number> = {
   'mistral/mistral-embed': 0.95,
 };
 const DEFAULT_DUPLICATE_SIMILARITY = 0.95;
-
-// Below this cosine, a vector hit of a search with `q` is noise, not a weak match: for the lexical
-// local model, texts without a shared word score 0 ± 0.05. Other models: no floor known, so none.
-const RELATED_SIMILARITY: Record<string, number> = { 'local/embed-1024': 0.1 };
 
 export function duplicateThreshold(model: string): number {
   return DUPLICATE_SIMILARITY[model] ?? DEFAULT_DUPLICATE_SIMILARITY;
@@ -397,8 +393,7 @@ export async function findFacts(
     query: text,
     limit,
   });
-  const floor = RELATED_SIMILARITY[model.id] ?? -1;
-  const fused = fuseFactHits({ byVector: rankings.byVector.filter((h) => h.score >= floor), byText: rankings.byText }).slice(
+  const fused = fuseFactHits({ byVector: related(model, rankings.byVector), byText: rankings.byText }).slice(
     0,
     limit,
   );

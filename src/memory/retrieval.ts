@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import type { Catalog } from '../gateway/catalog.js';
+import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
 import { embedForMemory, type MemoryEmbeddingPolicy } from './embedder.js';
@@ -61,6 +61,17 @@ export function searchText(query: string): string {
   const headEnd = Math.max(head.lastIndexOf(' '), head.lastIndexOf('\n'));
   const tailStart = Math.min(...[tail.indexOf(' '), tail.indexOf('\n')].filter((at) => at >= 0), tail.length);
   return `${headEnd >= 0 ? head.slice(0, headEnd) : head} ${tail.slice(tailStart + 1)}`;
+}
+
+/**
+ * The hits of a vector ranking similar enough to count (the model's `min_similarity`): nearest is
+ * not related, and a question about something the memory does not hold would otherwise be given
+ * the closest passages anyway, and billed for them. A full-text hit shares the question's words
+ * and needs no floor.
+ */
+export function related<Hit extends { score: number }>(model: EmbeddingModel, hits: Hit[]): Hit[] {
+  const floor = model.minSimilarity;
+  return floor === null ? hits : hits.filter((hit) => hit.score >= floor);
 }
 
 interface Ranked {
@@ -147,7 +158,12 @@ export async function retrieve(
     key: (hit: FactHit) => `fact:${hit.id}`,
     toSource: (hit: FactHit): Omit<Source, 'score'> => ({ type: 'fact', id: hit.id, text: hit.content }),
   });
-  const ranked = fuse([chunkList(chunks.byVector), chunkList(chunks.byText), factList(facts.byVector), factList(facts.byText)]);
+  const ranked = fuse([
+    chunkList(related(model, chunks.byVector)),
+    chunkList(chunks.byText),
+    factList(related(model, facts.byVector)),
+    factList(facts.byText),
+  ]);
 
   const sources: Source[] = [];
   let tokens = 0;

@@ -17,11 +17,11 @@ describe('retrieval in chat', () => {
     const handboek = await createCollection(gw.app, key, 'Handboek');
     const ids = [
       await ingest(gw.app, key, { title: 'Inboedel', collection: polissen, text: 'Het eigen risico van de inboedelverzekering is 250 euro per schade. Stort de premie op NL91ABNA0417164300.' }),
-      await ingest(gw.app, key, { title: 'Verzuim', collection: handboek, text: 'Medewerkers melden ziekte voor negen uur bij hun leidinggevende.' }),
+      await ingest(gw.app, key, { title: 'Schade', collection: handboek, text: 'Schade aan de inboedel meldt u binnen een week; het eigen risico staat in uw polis.' }),
     ];
     for (const id of ids) expect((await settled(gw.app, key, id)).status).to.equal('ready');
     await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik heb een inboedelverzekering sinds 2019.', user_ref: 'klant-1' } });
-    await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Het kantoor is op zaterdag gesloten.' } });
+    await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Het eigen risico geldt per schade, niet per jaar.' } });
     await waitFor(
       async () => {
         const personal = await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-1', { key });
@@ -51,7 +51,7 @@ describe('retrieval in chat', () => {
     expect(status).to.equal(200);
     const kinds = body.sources.map((s: any) => (s.type === 'fact' ? `fact:${s.text}` : `chunk:${s.collection}`));
     expect(kinds).to.include('fact:Ik heb een inboedelverzekering sinds 2019.');
-    expect(kinds).to.include('fact:Het kantoor is op zaterdag gesloten.');
+    expect(kinds).to.include('fact:Het eigen risico geldt per schade, niet per jaar.');
     expect(kinds).to.include('chunk:polissen');
     expect(kinds).to.include('chunk:handboek');
     expect(body.sources[0]).to.include({ type: 'chunk', collection: 'polissen', title: 'Inboedel' });
@@ -68,6 +68,14 @@ describe('retrieval in chat', () => {
     expect(JSON.stringify(sent)).to.contain('[IBAN_1]');
     // The retrieval fee is a service credit.
     expect(body.usage.credits.services).to.be.at.least(0.05);
+  });
+
+  it('retrieves nothing for a question about something memory does not hold, and charges no passages for it', async () => {
+    const response = await postChat(gw, chatBody({ user: 'klant-1', messages: [{ role: 'user', content: 'Wat is de hoofdstad van Frankrijk?' }] }));
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    expect(body.sources).to.deep.equal([]);
+    expect(JSON.stringify(gw.euA.requests.at(-1)!.body.messages)).not.to.contain('Knowledge retrieved');
   });
 
   it('narrows to the named collections plus the user own facts', async () => {

@@ -273,14 +273,14 @@ ${FREE_SERVICES}
     expect(asked[2]).to.deep.equal({ type: 'text', text: 'Wat is mijn eigen risico?', cache_control: ephemeral });
 
     // The next question: the knowledge changes with it, the prefix before the new turn does not.
-    const next = [...turn, { role: 'assistant' as const, content: 'Uw eigen risico is 250 euro.' }, { role: 'user' as const, content: 'En als ik verhuis?' }];
+    const next = [...turn, { role: 'assistant' as const, content: 'Uw eigen risico is 250 euro.' }, { role: 'user' as const, content: 'Geldt dat eigen risico per gebeurtenis?' }];
     await withMemory.messages.create({ model: 'test/claude', max_tokens: 100, system, tools, messages: next });
     const second = native.requests.at(-1)!.body;
     expect(second.system).to.deep.equal(first.system);
     expect(second.tools).to.deep.equal(first.tools);
     expect(second.messages.slice(0, 2)).to.deep.equal(first.messages.slice(0, 2));
     expect(second.messages.at(-1).content[0].text).to.match(/^Knowledge retrieved for this conversation\./);
-    expect(second.messages.at(-1).content.at(-1)).to.deep.equal({ type: 'text', text: 'En als ik verhuis?' });
+    expect(second.messages.at(-1).content.at(-1)).to.deep.equal({ type: 'text', text: 'Geldt dat eigen risico per gebeurtenis?' });
   });
 
   it('passes cache_control on chat content parts and tools to a native provider', async () => {
