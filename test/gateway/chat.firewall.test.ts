@@ -188,14 +188,23 @@ describe('the personal-data firewall in chat', () => {
     expect(upstreamText()).to.contain('NL91ABNA0417164300');
     expect(body.usage.credits.services).to.equal(0);
 
-    // A workspace whose firewall default was turned off, after the acceptance is withdrawn: refused,
-    // and the refusal names the default, not a firewall: false the caller never sent.
+    // A workspace whose firewall default was turned off, after the acceptance is withdrawn: the
+    // withdrawal switched the default back on, so its chats go on, masked.
     const settings = await api(gw.app.baseUrl, '/v1/settings/router', { method: 'PUT', key, body: { firewall_default: false } });
     expect(settings.status, settings.text).to.equal(200);
     await changeNonEuAcceptance(gw.app.db.pool, 'open-org', null);
-    const withdrawn = await postChat(gw, chatBody({ messages: [{ role: 'user', content: MESSAGE }] }), {}, (await gw.app.key({ org: 'open-org', workspace: 'w' })).key);
-    expect(withdrawn.status).to.equal(403);
-    expect(((await withdrawn.json()) as any).message).to.match(/^the workspace's firewall default \(off\) sends personal data unmasked/);
+    const fresh = (await gw.app.key({ org: 'open-org', workspace: 'w' })).key;
+    const withdrawn = await postChat(gw, chatBody({ messages: [{ role: 'user', content: MESSAGE }] }), {}, fresh);
+    expect(withdrawn.status).to.equal(200);
+    expect(JSON.stringify(gw.euA.requests.at(-1)!.body)).not.to.contain('NL91ABNA0417164300');
+    // A default left off without the acceptance (stored before that rule) is refused, and the
+    // refusal names the default, not a firewall: false the caller never sent.
+    await gw.app.db.pool.query(
+      "update workspace_settings set firewall_default = false where organization_id = (select id from organizations where name = 'open-org')",
+    );
+    const stale = await postChat(gw, chatBody({ messages: [{ role: 'user', content: `${MESSAGE} (stale)` }] }), {}, (await gw.app.key({ org: 'open-org', workspace: 'w' })).key);
+    expect(stale.status).to.equal(403);
+    expect(((await stale.json()) as any).message).to.match(/^the workspace's firewall default \(off\) sends personal data unmasked/);
   });
 
   it('keeps /healthz answering while the largest prompt it scans is masked (the scan yields the event loop)', async function () {
