@@ -45,6 +45,11 @@ export function optionalPeriod(query: { from?: string; to?: string }): { from?: 
 }
 
 const DAY_MS = 86_400_000;
+// The instants an ISO 8601 date-time of four-digit years can name: a bound computed past them
+// (the day after 9999-12-31) would be written in the extended form (+010000-…) parsers refuse.
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const within = (ms: number) => new Date(Math.min(LAST_INSTANT, Math.max(FIRST_INSTANT, ms)));
 
 /**
  * A closed period for reports. Without bounds: the last 30 UTC days, today included, so every
@@ -54,8 +59,8 @@ const DAY_MS = 86_400_000;
 export function reportPeriod(query: { from?: string; to?: string }, now = new Date()): Period {
   const endOfToday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS);
   const given = optionalPeriod(query);
-  const to = given.to ?? (given.from && given.from.getTime() >= endOfToday.getTime() ? new Date(given.from.getTime() + DAY_MS) : endOfToday);
-  const from = given.from ?? new Date(to.getTime() - 30 * DAY_MS);
+  const to = given.to ?? (given.from && given.from.getTime() >= endOfToday.getTime() ? within(given.from.getTime() + DAY_MS) : endOfToday);
+  const from = given.from ?? within(to.getTime() - 30 * DAY_MS);
   return { from, to };
 }
 

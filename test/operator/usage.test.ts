@@ -178,6 +178,17 @@ describe('GET /v1/usage', () => {
     });
   });
 
+  it('keeps the bounds it answers ISO 8601 dates at the ends of the calendar', async () => {
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    for (const query of ['from=9999-12-31', 'to=0000-01-15', 'from=9999-12-31T12:00:00Z']) {
+      const response = await api(gw.app.baseUrl, `/v1/usage?${query}`, { key: gw.key });
+      expect(response.status, query).to.equal(200);
+      expect(response.body.from, query).to.match(iso);
+      expect(response.body.to, query).to.match(iso);
+      expect(response.body.total.requests).to.equal(0);
+    }
+  });
+
   it('refuses impossible dates, a reversed period and unknown groupings with 422', async () => {
     for (const [query, field] of [
       ['from=2025-02-30', 'from'],
