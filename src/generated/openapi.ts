@@ -918,6 +918,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/key": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key this request is made with
+         * @description What the calling key is and may do, as `GET /keys/{id}` shows a key (never its secret):
+         *     its kind, scopes, workspace, limits and expiry, so that a client (the console, a script)
+         *     can tell what it may call before it calls it. Any valid key may call it, a restricted one
+         *     without any scope; as OpenRouter's `GET /key`.
+         */
+        get: operations["getCurrentKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/keys": {
         parameters: {
             query?: never;
@@ -4239,6 +4275,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCurrentKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -216,6 +216,22 @@ describe('/v1/keys', () => {
     expect((await chat(data.key)).status).to.equal(200);
   });
 
+  it('GET /v1/key tells any key, a restricted one without scopes too, what it is and may do', async () => {
+    const restricted = expectCreated(await create({ workspace: workspaceId, name: 'Dashboard', kind: 'restricted', scopes: ['usage.read'], limits: { requests_per_minute: 30 } }));
+    const self = await api(app.baseUrl, '/v1/key', { key: restricted.key });
+    expect(self.status, self.text).to.equal(200);
+    expect(self.body.data).to.include({ id: restricted.id, name: 'Dashboard', kind: 'restricted', last4: restricted.last4 });
+    expect(self.body.data.scopes).to.deep.equal(['usage.read']);
+    expect(self.body.data.limits).to.include({ requests_per_minute: 30 });
+    expect(self.body.data).not.to.have.property('key');
+    expect(JSON.stringify(self.body)).not.to.contain(restricted.key);
+    const scopeless = expectCreated(await create({ workspace: workspaceId, name: 'Nothing', kind: 'restricted', scopes: [] }));
+    expect((await api(app.baseUrl, '/v1/key', { key: scopeless.key })).body.data.scopes).to.deep.equal([]);
+    const org = await api(app.baseUrl, '/v1/key', { key: admin });
+    expect(org.body.data).to.include({ id: adminKeyId, kind: 'organization' });
+    expect((await api(app.baseUrl, '/v1/key', { key: 'pld_not-a-key' })).status).to.equal(401);
+  });
+
   it('answers 403 to a restricted key, even one with keys.write', async () => {
     const restricted = await app.key({ org: 'acme', workspace: 'main', kind: 'restricted', scopes: ['keys.write', 'chat.create'] });
     const attempts: JsonResponse[] = [

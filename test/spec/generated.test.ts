@@ -66,6 +66,7 @@ const INTERFACE: Record<string, string> = {
   updateLimitSettings: 'PUT /v1/settings/limits',
   createKey: 'POST /v1/keys',
   listKeys: 'GET /v1/keys',
+  getCurrentKey: 'GET /v1/key',
   getKey: 'GET /v1/keys/{id}',
   updateKey: 'PATCH /v1/keys/{id}',
   revokeKey: 'DELETE /v1/keys/{id}',
@@ -126,7 +127,7 @@ describe('generated schemas and types (spec/openapi.yaml)', function () {
     for (const id of ['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'testWebhook', 'retryWebhookDelivery']) {
       expect(operations[id]?.scope, id).to.equal('webhooks.write');
     }
-    for (const id of ['listModels', 'getOpenApi', 'healthz', 'readyz', 'metrics']) {
+    for (const id of ['listModels', 'getCurrentKey', 'getOpenApi', 'healthz', 'readyz', 'metrics']) {
       expect(operations[id]?.scope, id).to.equal(null);
     }
   });

@@ -28,6 +28,12 @@ export function keyRoutes(api: Operations, deps: { pool: Pool; keys: KeyCache })
     ctx.body = { data: rows.map(presentKey), next_cursor };
   });
 
+  // Any key, about itself: what a client may call with it.
+  api.add('getCurrentKey', async (ctx) => {
+    const principal = principalOf(ctx);
+    ctx.body = { data: presentKey(await getKeyFor(deps.pool, principal, principal.keyId)) };
+  });
+
   api.add('getKey', organizationOnly, async (ctx) => {
     ctx.body = { data: presentKey(await getKeyFor(deps.pool, principalOf(ctx), ctx.params.id!)) };
   });
