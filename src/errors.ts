@@ -123,6 +123,10 @@ export const payloadTooLarge = (limitBytes: number) =>
     code: 'payload_too_large',
   });
 
+/** A body the service cannot read as sent: compressed or encoded in a way it does not take. */
+export const unsupportedMediaType = (message: string) =>
+  new ApiError({ status: 415, message, type: 'invalid_request_error', code: 'unsupported_media_type' });
+
 export const badRequest = (message: string, code?: string) =>
   new ApiError({ status: 400, message, type: 'invalid_request_error', ...(code ? { code } : {}) });
 

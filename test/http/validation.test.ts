@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { expect } from 'chai';
 import Koa from 'koa';
@@ -158,6 +159,33 @@ describe('http/validation and body parsing', () => {
     expect(response.headers.connection).to.equal('close');
     expect(JSON.parse(text).message).to.contain(String(limit));
     request.destroy();
+  });
+
+  it('reads a gzip, deflate or br body within the limit, and refuses with 415 a body it would misread', async () => {
+    const json = Buffer.from(JSON.stringify(chat({ messages: [{ role: 'user', content: 'Café Zoë' }] })));
+    const post = (body: Buffer, headers: Record<string, string>) =>
+      fetch(`${baseUrl}/ChatCompletionRequest`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: new Uint8Array(body) });
+    for (const [encoding, pack] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
+      const response = await post(pack(json), { 'content-encoding': encoding });
+      expect(response.status, encoding).to.equal(200);
+      expect(((await response.json()) as any).body.messages[0].content).to.equal('Café Zoë');
+    }
+    // Small on the wire, past the limit once unpacked: a 413, never the whole of it in memory.
+    const bomb = await post(gzipSync(Buffer.alloc(limit * 20, ' ')), { 'content-encoding': 'gzip' });
+    expect(bomb.status).to.equal(413);
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ 'content-encoding': 'compress' }, /Content-Encoding compress is not taken/],
+      [{ 'content-type': 'application/json; charset=latin1' }, /must be UTF-8; charset=latin1/],
+      [{ 'content-type': 'multipart/form-data; boundary=x' }, /form and file uploads are not taken/],
+    ];
+    for (const [headers, message] of refusals) {
+      const response = await post(json, headers);
+      expect(response.status, JSON.stringify(headers)).to.equal(415);
+      const body = (await response.json()) as any;
+      expect(body.message).to.match(message);
+      expect(body.error).to.include({ type: 'invalid_request_error', code: 'unsupported_media_type' });
+    }
+    expect((await post(json, { 'content-type': 'application/json; charset=UTF-8' })).status).to.equal(200);
   });
 
   it('answers 400 for malformed JSON and for an empty body', async () => {

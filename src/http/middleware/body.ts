@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { Next } from 'koa';
-import { badRequest, payloadTooLarge, validationFailed } from '../../errors.js';
+import { badRequest, payloadTooLarge, unsupportedMediaType, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
 import { jsonTextDeeperThan, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
 import { nulFieldErrors } from './refuseNul.js';
@@ -11,6 +12,7 @@ import { nulFieldErrors } from './refuseNul.js';
  */
 export function jsonBody(limitBytes: number, { optional = false } = {}) {
   return async function jsonBodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const decompress = bodyDecoder(ctx);
     const declared = Number(ctx.get('content-length') || NaN);
     if (declared > limitBytes) throw payloadTooLarge(limitBytes);
     const read = await readBody(ctx.req, limitBytes);
@@ -19,7 +21,7 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
       ctx.set('Connection', 'close');
       throw payloadTooLarge(limitBytes);
     }
-    const text = read.toString('utf8');
+    const text = (decompress ? await decompressed(decompress, read, limitBytes) : read).toString('utf8');
     if (text.trim() === '') {
       if (!optional) throw badRequest('the request body must be a JSON object', 'invalid_json');
       ctx.state.body = undefined;
@@ -39,6 +41,44 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
     }
     await next();
   };
+}
+
+type Decompress = (body: Buffer, options: { maxOutputLength: number }, done: (err: Error | null, result: Buffer) => void) => void;
+const DECOMPRESS: Record<string, Decompress> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress };
+// What the body's bytes may be: JSON in UTF-8 (ASCII is UTF-8).
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/**
+ * How to read the body as sent, refusing with a 415 what would otherwise be misread: a
+ * compression it does not take, a charset other than UTF-8 (a Latin-1 "é" would be stored as "�"),
+ * or a form upload (whose error would be a JSON parse error at position 1).
+ */
+function bodyDecoder(ctx: AppContext): Decompress | undefined {
+  const type = ctx.get('content-type').toLowerCase();
+  if (type.startsWith('multipart/')) {
+    throw unsupportedMediaType('the request body must be JSON (Content-Type: application/json); form and file uploads are not taken (a document is sent as its text)');
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/.exec(type)?.[1];
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+    throw unsupportedMediaType(`the request body must be UTF-8; charset=${charset} is not taken`);
+  }
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return undefined;
+  const decompress = Object.hasOwn(DECOMPRESS, encoding) ? DECOMPRESS[encoding] : undefined;
+  if (!decompress) throw unsupportedMediaType(`Content-Encoding ${encoding} is not taken; send the body uncompressed, or as gzip, deflate or br`);
+  return decompress;
+}
+
+/** The body decompressed (off the event loop), no larger than the limit. */
+async function decompressed(decompress: Decompress, body: Buffer, limitBytes: number): Promise<Buffer> {
+  try {
+    return await new Promise<Buffer>((resolve, reject) =>
+      decompress(body, { maxOutputLength: limitBytes }, (err, result) => (err ? reject(err) : resolve(result))),
+    );
+  } catch (err) {
+    if (err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(limitBytes);
+    throw badRequest(`the request body could not be decompressed: ${(err as Error).message}`, 'invalid_json');
+  }
 }
 
 // Plain stream events: an async iterator over the request costs several objects and promises per
