@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { changeTargets, createApp } from './app.js';
 import { createPool } from './db/pool.js';
 import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
@@ -11,6 +10,7 @@ import { KeyResolver } from './tenancy/keys.js';
 import { GroupCommitter } from './metering/groupCommit.js';
 import { createLogger } from './logger.js';
 import { InFlight } from './http/middleware/inFlight.js';
+import { createHttpServer } from './http/server.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 
 const config = configOrExit();
@@ -37,7 +37,7 @@ const changes = new ChangeListener({ connectionString: config.databaseUrl, log }
 await changes.start();
 const inFlight = new InFlight();
 const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys, inFlight });
-const server = createServer(app.callback());
+const server = createHttpServer(app);
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;

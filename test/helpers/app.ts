@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createHttpServer } from '../../src/http/server.js';
 import type { AddressInfo } from 'node:net';
 import type { Runner } from 'graphile-worker';
 import type Koa from 'koa';
@@ -50,7 +51,7 @@ export async function startTestApp(
   const cacheKeys = new CacheKeyFilter({ connectionString: db.url, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
   await cacheKeys.start();
   const app = createApp({ config, pool: db.pool, log, catalog, adapters, committer, cacheKeys });
-  const server = createServer(app.callback());
+  const server = createHttpServer(app);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

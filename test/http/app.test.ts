@@ -26,6 +26,17 @@ describe('app', () => {
     expect(outside.body.message).to.be.a('string');
   });
 
+  it('takes a long search in the query string, and answers a URL past the header limit with a JSON 431', async () => {
+    // 3,000 accented characters: 18 KB percent-encoded, past Node's default of 16 KiB.
+    const search = await api(app.baseUrl, `/v1/recall/facts?q=${encodeURIComponent('é'.repeat(3000))}`, { key });
+    expect(search.status, search.text).to.equal(200);
+    const huge = await fetch(`${app.baseUrl}/v1/models?x=${'a'.repeat(200 * 1024)}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(huge.status).to.equal(431);
+    const body = (await huge.json()) as any;
+    expect(body.message).to.match(/headers \(its URL included\) exceed 131072 bytes/);
+    expect(body.error).to.include({ type: 'invalid_request_error', code: 'headers_too_large' });
+  });
+
   it('echoes the caller request id, or generates one, on every response', async () => {
     const given = await api(app.baseUrl, '/v1/models', { key, headers: { 'x-request-id': 'req-123' } });
     expect(given.headers.get('x-request-id')).to.equal('req-123');
