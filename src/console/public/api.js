@@ -110,26 +110,22 @@ export async function api(path, { method = 'GET', query, body, key } = {}) {
   return data;
 }
 
-// What the signed-in key may do. The service has no "this key" endpoint, so a restricted key's
-// scopes are unknown; a probe answers the one question a page needs. Remembered per key.
-const probes = new Map();
+// What the signed-in key is and may do (GET /v1/key), asked once per key.
+const selves = new Map();
 
-/**
- * Whether the signed-in key holds `scope`, asked with a request the service refuses before doing
- * anything: the scope is checked first, so a key without it gets 403 insufficient_scope, and a
- * key with it a 4xx for the empty body (nothing is created). True when the answer is anything
- * else: the service still refuses what the key may not do.
- */
-export function holdsScope(scope, { path, method = 'POST' }) {
-  const cacheKey = `${session.key}\u0000${scope}`;
-  if (!probes.has(cacheKey)) {
-    probes.set(
-      cacheKey,
-      api(path, { method, body: {} }).then(
-        () => true,
-        (err) => !(err instanceof ApiError && err.status === 403 && err.code === 'insufficient_scope'),
-      ),
-    );
+/** The signed-in key as GET /v1/key shows it: id, kind, scopes, workspace, limits. */
+export function currentKey() {
+  if (!selves.has(session.key)) {
+    const asked = api('/key').then((answer) => answer.data);
+    // A failure is not remembered: the next page asks again.
+    asked.catch(() => selves.delete(session.key));
+    selves.set(session.key, asked);
   }
-  return probes.get(cacheKey);
+  return selves.get(session.key);
+}
+
+/** Whether the signed-in key holds `scope` (an organization key holds every one). */
+export async function holdsScope(scope) {
+  const key = await currentKey();
+  return key.kind === 'organization' || key.scopes.includes(scope);
 }

@@ -1,4 +1,4 @@
-import { api, session, signOut } from './api.js';
+import { api, currentKey, signOut } from './api.js';
 import { confirmDialog, formDialog, secretDialog } from './dialog.js';
 import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
@@ -44,7 +44,7 @@ export async function render(view) {
 
   let page;
   try {
-    page = await api('/keys', { query: { limit: PAGE_SIZE } });
+    [page, thisKeyId] = await Promise.all([api('/keys', { query: { limit: PAGE_SIZE } }), currentKey().then((key) => key.id, () => undefined)]);
   } catch (err) {
     createSection.remove();
     status.replaceWith(errorBox(err, 'The keys could not be loaded.'));
@@ -224,11 +224,9 @@ function keyState(key) {
 
 const labelOf = (key) => key.name ?? `${key.prefix}…${key.last4 ?? ''}`;
 
-/** The key this console is signed in with: its secret starts with the prefix and ends with last4. */
-function isThisKey(key) {
-  const secret = session.key;
-  return Boolean(secret && key.prefix && key.last4 && secret.startsWith(key.prefix) && secret.endsWith(key.last4));
-}
+/** The id of the key this console is signed in with (GET /v1/key), read when the page loads. */
+let thisKeyId;
+const isThisKey = (key) => thisKeyId !== undefined && key.id === thisKeyId;
 
 /** A small "label value" line inside a merged cell. */
 function line(label, value) {

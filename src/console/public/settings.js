@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, currentKey } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { errorBox, field, h, loading, pageHead, toast, uid } from './dom.js';
 import { time } from './format.js';
@@ -28,7 +28,7 @@ export async function render(view) {
   const body = h('div', null, loading('Loading the settings…'));
   view.append(body);
   // Loaded side by side; each part shows on its own, so one failing does not hide the other.
-  const [router, limits] = await Promise.allSettled([Promise.all([api('/settings/router'), api('/models')]), api('/settings/limits')]);
+  const [router, limits, self] = await Promise.allSettled([Promise.all([api('/settings/router'), api('/models')]), api('/settings/limits'), currentKey()]);
   const limitsPart =
     limits.status === 'fulfilled'
       ? limitsPanel(limits.value)
@@ -40,10 +40,9 @@ export async function render(view) {
     return;
   }
   const [settings, models] = router.value;
-  // Only an organization key may record or withdraw the acceptance. GET /settings/limits tells
-  // which kind this key is (the organization's limits come only to an organization key); when it
-  // could not be read, the button stays and the service says no to a restricted key.
-  const organizationKey = limits.status === 'fulfilled' ? limits.value.organization !== null && limits.value.organization !== undefined : null;
+  // Only an organization key may record or withdraw the acceptance (GET /v1/key says which kind
+  // this is); when it could not be read, the button stays and the service says no to a restricted key.
+  const organizationKey = self.status === 'fulfilled' ? self.value.kind === 'organization' : null;
   const acceptance = h('div');
   const policy = h('div');
   const draw = (state) => {
