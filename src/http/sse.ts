@@ -31,6 +31,15 @@ export function openEventStream(ctx: AppContext, headers: Record<string, string>
   });
 }
 
+/**
+ * The stream went out with a 200 header but ends with an error event (a provider that broke off,
+ * an answer that could not be recorded): the access log and /metrics count it as the 502 its
+ * trace says, not as the 200 its header said.
+ */
+export function markStreamFailed(ctx: AppContext): void {
+  ctx.state.streamFailed = true;
+}
+
 /** One named event (`event:` and `data:` lines), as the Messages and Responses APIs stream them. */
 export function eventFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -50,6 +59,7 @@ export function sseSink(ctx: AppContext): SseSink {
     send: (data) => writeFrame(res, `data: ${JSON.stringify(data)}\n\n`),
     end(withDone) {
       if (res.destroyed) return;
+      if (!withDone) markStreamFailed(ctx);
       res.end(withDone ? 'data: [DONE]\n\n' : undefined);
     },
   };
@@ -61,8 +71,10 @@ export function sseEventWriter(ctx: AppContext): EventWriter {
   return {
     open: (headers) => openEventStream(ctx, headers),
     write: (event, data) => writeFrame(res, eventFrame(event, data)),
-    end() {
-      if (!res.destroyed) res.end();
+    end(failed) {
+      if (res.destroyed) return;
+      if (failed) markStreamFailed(ctx);
+      res.end();
     },
   };
 }

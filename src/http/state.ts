@@ -18,6 +18,8 @@ export interface AppState {
   query?: Record<string, unknown>;
   /** Set by a door whose clients read errors in another shape (see errors.ts). */
   errorShape?: ErrorShape;
+  /** An event stream that ended with an error event (markStreamFailed): logged and counted as 502. */
+  streamFailed?: boolean;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -90,7 +90,11 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(((await response.json()) as any).attempts).to.have.length(2);
   });
 
+  const countedAs = async (status: string) =>
+    findSamples(await scrape(`${gw.app.baseUrl}/metrics`), 'polder_http_requests_total', { route: '/v1/chat/completions', status }).reduce((sum, s) => sum + s.value, 0);
+
   it('ends a stream cut mid-way with an error event and no [DONE], unbilled', async () => {
+    const before = await countedAs('502');
     gw.euA.script({ type: 'cutMidStream', afterChunks: 2 });
     const response = await postChat(gw, chatBody({ stream: true }), { 'x-request-id': 'cut-1' });
     expect(response.status).to.equal(200);
@@ -110,6 +114,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(trace.output.streamed[0].message.content).to.be.a('string').and.not.equal('');
     expect(trace.notes.at(-1)).to.match(/^the stream from eu-a broke off after \d+ tokens; not billed$/);
     expect((await gw.app.db.pool.query("select * from usage where request_id = 'cut-1'")).rows).to.have.length(0);
+    // The operator's metrics count it as its trace does, not as the 200 its header said.
+    await waitFor(async () => (await countedAs('502')) === before + 1, { what: 'a 502 in polder_http_requests_total', timeoutMs: 5_000 });
   });
 
   it('aborts the upstream call when the client goes away', async () => {
@@ -131,9 +137,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
   it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499; a retry under its id runs anew and its bill replaces that one', async () => {
     // Big enough that the client's socket buffers fill and the gateway has to wait for them.
     gw.euA.script({ type: 'answer', chunks: Array.from({ length: 3000 }, (_, i) => `${'woord '.repeat(300)}${i} `) });
-    const clientClosedCount = async () =>
-      findSamples(await scrape(`${gw.app.baseUrl}/metrics`), 'polder_http_requests_total', { route: '/v1/chat/completions', status: '499' }).reduce((sum, s) => sum + s.value, 0);
-    const closedBefore = await clientClosedCount();
+    const closedBefore = await countedAs('499');
     const serverSockets = new Set<Socket>();
     const track = (socket: Socket) => serverSockets.add(socket);
     gw.app.server.on('connection', track);
@@ -160,7 +164,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
     );
     expect(trace.status).to.equal(499);
     // The operator's metrics say so too, not the 200 the stream's header went out with.
-    await waitFor(async () => (await clientClosedCount()) === closedBefore + 1, { what: 'a 499 in polder_http_requests_total', timeoutMs: 5_000 });
+    await waitFor(async () => (await countedAs('499')) === closedBefore + 1, { what: 'a 499 in polder_http_requests_total', timeoutMs: 5_000 });
     const usage = (await gw.app.db.pool.query("select * from usage where request_id = 'stalled-1'")).rows;
     expect(usage).to.have.length(1);
     expect(usage[0].completion_tokens).to.be.greaterThan(0);

@@ -25,7 +25,8 @@ import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, Response
 export interface EventWriter {
   open(headers: Record<string, string>): void;
   write(event: string, data: unknown): Promise<void>;
-  end(): void;
+  /** `failed`: the stream ends with an error event. */
+  end(failed?: boolean): void;
 }
 
 type ChatFrame = { created?: number; choices?: UpstreamChunk['choices']; usage?: ChatUsage; sources?: unknown[]; model?: string; error?: { message: string; code?: string | null } };
@@ -169,7 +170,7 @@ export class ResponsesStream implements SseSink {
     const response = this.snapshot('failed', output, { code, message });
     await this.emit('response.failed', { response });
     await this.emit('error', { code, message, param: null });
-    this.writer.end();
+    this.writer.end(true);
   }
 
   private snapshot(status: ResponseObject['status'], output: OutputItem[], error?: { code: string; message: string }): ResponseObject {
