@@ -99,14 +99,46 @@ export async function budgetsOf(pool: Pool, gate: LimitGate, principal: Principa
 export async function getLimitSettings(pool: Pool, gate: LimitGate, principal: Principal): Promise<LimitSettings> {
   const limits = await findScopeLimits(pool, principal.workspaceId, principal.organizationId);
   const withOrganization = principal.kind === 'organization';
-  const [workspaceUse, organizationUse] = await windowUse(pool, gate, [
-    { scope_kind: 'workspace', scope_id: principal.workspaceId },
-    ...(withOrganization ? [{ scope_kind: 'organization' as const, scope_id: principal.organizationId }] : []),
-  ]);
+  const scopes = [
+    { scope_kind: 'workspace' as const, scope_id: principal.workspaceId, limits: limits.workspace },
+    ...(withOrganization ? [{ scope_kind: 'organization' as const, scope_id: principal.organizationId, limits: limits.organization }] : []),
+  ];
+  const [uses, budgets] = await Promise.all([windowUse(pool, gate, scopes), budgetCounters(pool, scopes)]);
+  const [workspaceUse, organizationUse] = uses.map((use, index) => ({ ...use, ...budgets[index] }));
   return {
     workspace: { limits: limits.workspace, used: workspaceUse! },
     organization: withOrganization ? { limits: limits.organization, used: organizationUse! } : null,
   };
+}
+
+/**
+ * Where a scope has a credit budget, what its counter has billed in the window: what the budget
+ * counts and refuses by (a stream the client closed and the retry that replaced its bill both
+ * count: the provider was paid for both), which the usage lines do not show.
+ */
+async function budgetCounters(
+  pool: Pool,
+  scopes: { scope_kind: 'workspace' | 'organization'; scope_id: string; limits: Limits }[],
+  now = Date.now(),
+): Promise<Partial<Pick<WindowUse, 'credits_today' | 'credits_this_month'>>[]> {
+  const windows = [
+    ['credits_day', 'credits_per_day', 'credits_today'],
+    ['credits_month', 'credits_per_month', 'credits_this_month'],
+  ] as const;
+  const ids = scopes.flatMap(({ scope_kind, scope_id, limits }) =>
+    windows.flatMap(([counter, field]) => (limits[field] === null ? [] : [{ scope_kind, scope_id, counter, window_start: new Date(windowStart(counter, now)).toISOString() }])),
+  );
+  if (ids.length === 0) return scopes.map(() => ({}));
+  const billed = await countersUsed(pool, ids);
+  return scopes.map(({ scope_kind, scope_id, limits }) =>
+    Object.fromEntries(
+      windows.flatMap(([counter, field, shown]) => {
+        if (limits[field] === null) return [];
+        const key = counterKey({ scope_kind, scope_id, counter, window_start: new Date(windowStart(counter, now)).toISOString() });
+        return [[shown, Math.round((billed.get(key) ?? 0) * 1e8) / 1e8]];
+      }),
+    ),
+  );
 }
 
 /**
