@@ -9,7 +9,7 @@ import { DESKTOP, launchChromium, openPage, screenshot, type Watched } from './b
 // What a QA sweep of the console found, each seen the way its user would see it, in real
 // headless Chromium against a real app and worker.
 
-describe('the console, as the QA sweep used it', function () {
+describe('the console pages: what each shows and offers, and to which key', function () {
   this.timeout(90_000);
 
   let gw: GatewayFixture;
@@ -63,7 +63,7 @@ describe('the console, as the QA sweep used it', function () {
     const dialog = page.getByRole('dialog', { name: 'Withdraw the non-EU acceptance?' });
     await dialog.waitFor();
     expect(await dialog.locator('[data-warning="firewall-switched-on"]').textContent()).to.include('withdrawing switches it back on');
-    await screenshot(page, 'qa-withdraw-dialog-1280', { viewport: true });
+    await screenshot(page, 'pages-withdraw-dialog-1280', { viewport: true });
     await dialog.getByRole('button', { name: 'Withdraw acceptance' }).click();
     const section = page.locator('section.acceptance[data-accepted="false"]');
     await section.waitFor();
@@ -110,7 +110,7 @@ describe('the console, as the QA sweep used it', function () {
       const alert = watched.page.getByRole('alert').filter({ hasText: 'That key was refused' });
       await alert.waitFor();
       expect(await alert.textContent()).to.include('this API key expired at').and.not.include('mistyped');
-      await screenshot(watched.page, 'qa-sign-in-expired-1280');
+      await screenshot(watched.page, 'pages-sign-in-expired-1280');
     } finally {
       await watched.context.close();
     }
@@ -168,7 +168,7 @@ describe('the console, as the QA sweep used it', function () {
     expect(counts.cache_entries).to.match(/^\d+ cache entr(y|ies)$/);
     expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-erased'))).to.equal(true);
     expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
-    await screenshot(page, 'qa-erased-1280');
+    await screenshot(page, 'pages-erased-1280');
 
     // Nothing in the console keeps them after the erasure: not the traces filter, not the memory page.
     await visit(page, '#/traces', 'Traces');
@@ -306,7 +306,7 @@ describe('the console, as the QA sweep used it', function () {
       const dialog = watched.page.getByRole('dialog', { name: /^Revoke / });
       await dialog.waitFor();
       expect(await dialog.textContent()).to.include('This is the key this console is signed in with.');
-      await screenshot(watched.page, 'qa-revoke-own-key-1280', { viewport: true });
+      await screenshot(watched.page, 'pages-revoke-own-key-1280', { viewport: true });
       await dialog.getByRole('button', { name: 'Revoke this key and sign out' }).click();
       await watched.page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
       const info = watched.page.locator('.alert.info');
@@ -354,7 +354,7 @@ describe('the console, as the QA sweep used it', function () {
     const lines = await row.locator('.details-cell .kv').allTextContents();
     expect(lines).to.include.members(['changes.name: before → after', 'changes.limits.requests_per_minute: none → 5']);
     for (const text of lines) expect(text).to.not.match(/[{}]/);
-    await screenshot(page, 'qa-audit-1280');
+    await screenshot(page, 'pages-audit-1280');
   });
 
   describe('webhooks', () => {
@@ -395,7 +395,7 @@ describe('the console, as the QA sweep used it', function () {
       expect(await newest.locator('td[data-label="Delivered"]').textContent()).to.equal('—');
       expect(await oldest.locator('td[data-label="Last response"]').textContent()).to.equal('ok');
       expect(await oldest.locator('td[data-label="Delivered"] time').count()).to.equal(1);
-      await screenshot(page, 'qa-webhook-endpoint-1280');
+      await screenshot(page, 'pages-webhook-endpoint-1280');
 
       await visit(page, `#/webhooks/${busy}`, 'Webhook endpoint');
       const busyRows = page.getByRole('region', { name: 'Deliveries table', exact: true }).locator('tbody tr');
@@ -429,7 +429,7 @@ describe('the console, as the QA sweep used it', function () {
         for (const name of ['Send test event', 'Disable', 'Rotate secret…', 'Delete…']) expect(await p.getByRole('button', { name }).count(), name).to.equal(0);
         expect(await p.getByRole('button', { name: /^Re-send/ }).count()).to.equal(0);
         await p.locator('[data-read-only]').waitFor();
-        await screenshot(p, 'qa-webhook-read-only-1280');
+        await screenshot(p, 'pages-webhook-read-only-1280');
 
         // A key that may change them still gets every control.
         const writer = await gw.app.key({ kind: 'restricted', scopes: ['webhooks.read', 'webhooks.write'] });
