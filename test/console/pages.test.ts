@@ -281,7 +281,7 @@ describe('the console pages: what each shows and offers, and to which key', func
           const revoke = await row.getByRole('button', { name: /^Revoke / }).boundingBox();
           expect(revoke!.x + revoke!.width).to.be.at.most(fit.right);
         }
-        if (width === 1280) await screenshot(page, `qa-${heading === 'API keys' ? 'keys' : 'traces'}-1280`);
+        if (width === 1280) await screenshot(page, `pages-${heading === 'API keys' ? 'keys' : 'traces'}-1280`);
       }
     }
     await page.setViewportSize(DESKTOP);
