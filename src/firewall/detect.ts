@@ -2,6 +2,7 @@
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
 import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
+import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
@@ -84,6 +85,20 @@ export function detectEntities(
   budget?: WorkBudget,
 ): Detection[] {
   if (text.length === 0) return [];
+  // "\r\n" and a lone "\r" are read as "\n" (line-breaks.ts); what is found is moved back.
+  const view = lineBreakView(text);
+  if (view !== null) return toTextOffsets(text, view, detectUnified(view.text, language, recognizers, scan, budget));
+  return detectUnified(text, language, recognizers, scan, budget);
+}
+
+/** `detectEntities` of a text whose only line break is "\n". */
+function detectUnified(
+  text: string,
+  language: Language,
+  recognizers: readonly Recognizer[],
+  scan: TextScan | undefined,
+  budget: WorkBudget | undefined,
+): Detection[] {
   const s = scan === undefined ? scanText(text) : scanOf(text, scan);
   if (budget !== undefined) s.budget = budget;
   s.budget.startText();
