@@ -6,6 +6,7 @@ import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
+import { decodeToken, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
@@ -98,10 +99,12 @@ function detectUnified(
   recognizers: readonly Recognizer[],
   scan: TextScan | undefined,
   budget: WorkBudget | undefined,
+  decoded = false,
 ): Detection[] {
   const s = scan === undefined ? scanText(text) : scanOf(text, scan);
   if (budget !== undefined) s.budget = budget;
-  s.budget.startText();
+  // A decoded URL token is read within its text's share of the budget.
+  if (!decoded) s.budget.startText();
   const digits = s.digitRuns.length > 0;
   // Checksum detections let later recognizers skip candidates inside them (see isClaimed); only in
   // the default order, where every checksum recognizer comes first.
@@ -115,7 +118,18 @@ function detectUnified(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  return resolveOverlaps(withStructure(s, language, all, recognizers), recognizers);
+  const found = withStructure(s, language, all, recognizers);
+  // Percent-encoded data in URLs ("?email=jan%40example.nl"): tokens read decoded (url-encoded.ts),
+  // once: what a decoded token holds encoded again ("%2540") is not decoded twice.
+  if (!decoded && text.indexOf('%') >= 0) {
+    const tokens = encodedTokens(text);
+    for (let t = 0; t < tokens.length; t += 2) {
+      const token = decodeToken(text.slice(tokens[t], tokens[t + 1]));
+      const inner = detectUnified(token.text, language, recognizers, undefined, s.budget, true);
+      for (const d of encodedDetections(text, tokens[t]!, token, inner)) found.push(d);
+    }
+  }
+  return resolveOverlaps(found, recognizers);
 }
 
 /**

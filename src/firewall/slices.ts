@@ -124,6 +124,8 @@ export function* detectSliced(
         // A value clipped or cut by the window gets its normalized form from the vault.
         d.text = text.slice(start, end);
         delete d.normalized;
+        // Written as the text has it, in plain brackets: restored as written.
+        delete d.urlDecoded;
       }
       take(d);
       next = Math.max(next, end);
