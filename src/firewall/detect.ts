@@ -2,9 +2,11 @@
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
 import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
+import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
+import { decodeToken, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
@@ -84,9 +86,25 @@ export function detectEntities(
   budget?: WorkBudget,
 ): Detection[] {
   if (text.length === 0) return [];
+  // "\r\n" and a lone "\r" are read as "\n" (line-breaks.ts); what is found is moved back.
+  const view = lineBreakView(text);
+  if (view !== null) return toTextOffsets(text, view, detectUnified(view.text, language, recognizers, scan, budget));
+  return detectUnified(text, language, recognizers, scan, budget);
+}
+
+/** `detectEntities` of a text whose only line break is "\n". */
+function detectUnified(
+  text: string,
+  language: Language,
+  recognizers: readonly Recognizer[],
+  scan: TextScan | undefined,
+  budget: WorkBudget | undefined,
+  decoded = false,
+): Detection[] {
   const s = scan === undefined ? scanText(text) : scanOf(text, scan);
   if (budget !== undefined) s.budget = budget;
-  s.budget.startText();
+  // A decoded URL token is read within its text's share of the budget.
+  if (!decoded) s.budget.startText();
   const digits = s.digitRuns.length > 0;
   // Checksum detections let later recognizers skip candidates inside them (see isClaimed); only in
   // the default order, where every checksum recognizer comes first.
@@ -100,7 +118,18 @@ export function detectEntities(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  return resolveOverlaps(withStructure(s, language, all, recognizers), recognizers);
+  const found = withStructure(s, language, all, recognizers);
+  // Percent-encoded data in URLs ("?email=jan%40example.nl"): tokens read decoded (url-encoded.ts),
+  // once: what a decoded token holds encoded again ("%2540") is not decoded twice.
+  if (!decoded && text.indexOf('%') >= 0) {
+    const tokens = encodedTokens(text);
+    for (let t = 0; t < tokens.length; t += 2) {
+      const token = decodeToken(text.slice(tokens[t], tokens[t + 1]));
+      const inner = detectUnified(token.text, language, recognizers, undefined, s.budget, true);
+      for (const d of encodedDetections(text, tokens[t]!, token, inner)) found.push(d);
+    }
+  }
+  return resolveOverlaps(found, recognizers);
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Vault } from './vault.js';
 const MAX_DIGITS = 6;
 const MAX_PAD = 2;
 
-type Scan = { kind: 'match'; end: number; key: string } | { kind: 'partial' } | null;
+type Scan = { kind: 'match'; end: number; key: string; encoded?: true } | { kind: 'partial' } | null;
 const PARTIAL: Scan = { kind: 'partial' };
 
 // Character codes: a placeholder is read code by code, never by one-character strings (a reply of
@@ -170,7 +170,7 @@ function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'esc
     if (opening === 'encoded') {
       const close = encodedBracketAt(s, r.end, LETTER_D, final);
       if (close < 0) return PARTIAL;
-      return close === 1 ? { kind: 'match', end: r.end + 3, key } : null;
+      return close === 1 ? { kind: 'match', end: r.end + 3, key, encoded: true } : null;
     }
     let q = r.end;
     let pad = 0;
@@ -243,7 +243,8 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
       parts.push(s.slice(last, i));
       return { out: parts.join(''), stop: i };
     }
-    const value = vault.valueOf(r.key);
+    // In a URL, a value that was percent-encoded there comes back as it was written there.
+    const value = r.encoded ? vault.urlValueOf(r.key) : vault.valueOf(r.key);
     if (value !== undefined) {
       parts.push(s.slice(last, i), render(value, opts));
       last = r.end;

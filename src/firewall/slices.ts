@@ -56,7 +56,11 @@ export async function runStepsAsync<T>(steps: Steps<T>, pause: () => Promise<voi
 /** Where a slice that should end near `target` ends: after a line break, a space, or at `target`. */
 export function sliceEnd(text: string, target: number): number {
   if (target >= text.length) return text.length;
-  for (let i = target; i > target - LINE_SEARCH; i--) if (text.charCodeAt(i - 1) === 10) return i;
+  for (let i = target; i > target - LINE_SEARCH; i--) {
+    // After "\n", or a lone "\r" (never between the two of "\r\n").
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || (c === 13 && text.charCodeAt(i) !== 10)) return i;
+  }
   for (let i = target; i > target - SPACE_SEARCH; i--) if (isSpaceCode(text.charCodeAt(i - 1))) return i;
   // Never between the two halves of a surrogate pair.
   const c = text.charCodeAt(target - 1);
@@ -120,6 +124,8 @@ export function* detectSliced(
         // A value clipped or cut by the window gets its normalized form from the vault.
         d.text = text.slice(start, end);
         delete d.normalized;
+        // Written as the text has it, in plain brackets: restored as written.
+        delete d.urlDecoded;
       }
       take(d);
       next = Math.max(next, end);

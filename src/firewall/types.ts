@@ -45,6 +45,11 @@ export interface Detection {
    * digits only for identifiers, lower case for e-mail). Optional; the vault derives one otherwise.
    */
   normalized?: string;
+  /**
+   * Set when the value is percent-encoded in a URL of the text (`jan%40example.nl`): the value
+   * decoded. Its placeholder is written percent-encoded (`%5BEMAIL_1%5D`), so the URL stays one.
+   */
+  urlDecoded?: string;
 }
 
 export interface Recognizer {

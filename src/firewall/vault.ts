@@ -27,6 +27,12 @@ export interface VaultEntry {
   n: number;
   /** The value as first seen (in text, when it was seen there too); restoration puts this back. */
   value: string;
+  /**
+   * The value as written percent-encoded in a URL of the text (`jan.devries%40example.nl`), when it
+   * was seen there: restored where the placeholder is written so (`%5BEMAIL_1%5D`). `value` is then
+   * its decoded form, unless the value was seen in plain text first.
+   */
+  urlValue?: string;
   /** Seen only as a message's `name` so far ("noor_de_vries"): text that names them gives the form restored. */
   fromLabel?: boolean;
 }
@@ -49,13 +55,18 @@ export class Vault {
     for (const key of placeholderKeysIn(text)) if (!this.#byKey.has(key)) this.#written.add(key);
   }
 
-  /** The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. */
-  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized'>, fromLabel = false): string {
-    const norm = d.normalized ?? normalizeValue(d.type, d.text);
+  /**
+   * The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. A
+   * value percent-encoded in a URL gets it percent-encoded (`%5BEMAIL_1%5D`).
+   */
+  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized' | 'urlDecoded'>, fromLabel = false): string {
+    const encoded = d.urlDecoded !== undefined;
+    const plain = encoded ? d.urlDecoded! : d.text;
+    const norm = d.normalized ?? normalizeValue(d.type, plain);
     const id = `${d.type}\u0000${norm}`;
     let entry = this.#byValue.get(id);
     if (entry?.fromLabel && !fromLabel) {
-      entry.value = d.text;
+      entry.value = plain;
       entry.fromLabel = false;
     }
     if (!entry) {
@@ -63,17 +74,28 @@ export class Vault {
       while (this.#written.has(placeholderKey(d.type, n))) n++;
       this.#next.set(d.type, n);
       this.#distinct.set(d.type, (this.#distinct.get(d.type) ?? 0) + 1);
-      entry = { type: d.type, n, value: d.text, ...(fromLabel ? { fromLabel } : {}) };
+      entry = { type: d.type, n, value: plain, ...(fromLabel ? { fromLabel } : {}) };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
     }
     this.#occurrences.set(d.type, (this.#occurrences.get(d.type) ?? 0) + 1);
-    return formatPlaceholder(entry.type, entry.n);
+    if (!encoded) return formatPlaceholder(entry.type, entry.n);
+    entry.urlValue ??= d.text;
+    return `%5B${placeholderKey(entry.type, entry.n)}%5D`;
   }
 
   /** The original value for a placeholder key such as `EMAIL_1` (upper case), or undefined. */
   valueOf(key: string): string | undefined {
     return this.#byKey.get(key)?.value;
+  }
+
+  /**
+   * The value for a placeholder written percent-encoded (`%5BEMAIL_1%5D`): as it was written in a
+   * URL of the text, or else as it was written elsewhere (a side door's value, read decoded).
+   */
+  urlValueOf(key: string): string | undefined {
+    const entry = this.#byKey.get(key);
+    return entry === undefined ? undefined : (entry.urlValue ?? entry.value);
   }
 
   has(key: string): boolean {

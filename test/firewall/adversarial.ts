@@ -52,6 +52,11 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['bracketed at', 'x(at)'],
   ['particle + verb', 'Von Berg schreibt '],
   ['travel words', 'naar Anna '],
+  // Read decoded (url-encoded.ts): every token a URL with escapes; line breaks as "\r\n" and "\r" (line-breaks.ts).
+  ['percent-encoded URLs', 'https://x.nl/?e=a%40b.nl&n=Jan+de+Vries '],
+  ['escapes in a query', '?q=%41%40 '],
+  ['CRLF address lines', 'Naam: Jan\r\nKerkstraat 1\r\n1234 AB Utrecht\r\n'],
+  ['lone carriage returns', 'Groeten,\rJan\r'],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
@@ -71,5 +76,7 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   // A quoted CSV cell is read to its closing quote: cells that open a quote and never close it, and
   // one cell of escaped quotes ("") to the end of the line.
   { name: 'quoted cells, never closed', make: (chars) => `name,phone\n${'"a,'.repeat(Math.ceil(chars / 3))}`.slice(0, chars) },
+  // URL tokens up to the longest read decoded, all escapes.
+  { name: 'longest encoded URLs', make: (chars) => repeated(`https://x.nl/?q=${'%41'.repeat(1355)} `)(chars) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { GAZETTEER_PATH, firstNamesOf, isKnownFirstName, isKnownLastName } from '../../src/firewall/gazetteer/index.js';
+import { createFirewall } from '../../src/firewall/firewall.js';
 import { LANGUAGES } from '../../src/firewall/types.js';
 
 describe('firewall name gazetteer', () => {
@@ -15,6 +16,37 @@ describe('firewall name gazetteer', () => {
     for (const n of ['Sanne', 'Oliver', 'Camille', 'Lukas']) expect(isKnownFirstName(n), n).to.equal(true);
     expect(isKnownFirstName('Keizersgracht')).to.equal(false);
     expect(isKnownLastName('Jansen')).to.equal(true);
+  });
+
+  it('knows the most common given names of the Netherlands, Flanders, Germany, Austria, Switzerland and France', () => {
+    const common = [
+      // nl
+      'Jeroen', 'Ruud', 'Arjan', 'Remco', 'Martijn', 'Geert', 'Gert', 'Rogier', 'Michiel', 'Onno', 'Marja', 'Marjolein', 'Moniek', 'Margriet', 'Corrie', 'Els', 'Petrus', 'Wilhelmus',
+      // be
+      'Lieven', 'Ludo', 'Gustaaf', 'Korneel', 'Cyriel', 'Griet', 'Karolien', 'Tinne', 'Katleen',
+      // de, at, ch
+      'Severin', 'Matthäus', 'Käthe', 'Rosmarie', 'Margarethe', 'Waldemar', 'Helge', 'Isolde', 'Köbi',
+      // fr
+      'Rémy', 'Géraldine', 'Mikaël', 'Gildas', 'Marie-Claude', 'Zélie',
+      // already known, through faker or earlier lists
+      'Thijs', 'Sanne', 'Bram', 'Lukas', 'Ursula', 'Jürgen', 'Camille', 'Mathieu', 'Urs',
+    ];
+    for (const n of common) expect(isKnownFirstName(n), n).to.equal(true);
+  });
+
+  it('masks the names QA found leaking, and leaves the word when a new name is also one', () => {
+    const mask = (text: string) => createFirewall({ language: 'nl' }).mask(text);
+    expect(mask('Bel Jeroen morgen even.')).to.equal('Bel [PERSON_1] morgen even.');
+    expect(mask('Groeten, Jeroen')).to.equal('Groeten, [PERSON_1]');
+    expect(mask('hoi ik ben jeroen van dijk')).to.equal('hoi ik ben [PERSON_1]');
+    expect(mask('Wie is Ruud Gullit?')).to.equal('Wie is [PERSON_1]?');
+    expect(mask('Groeten,\nRuud')).to.equal('Groeten,\n[PERSON_1]');
+    // Names that are words (person.ts, AMBIGUOUS): only before a known surname or after a strong cue.
+    expect(mask('Joke de Vries belt morgen')).to.equal('[PERSON_1] belt morgen');
+    expect(mask('Elke Müller kommt')).to.equal('[PERSON_1] kommt');
+    for (const text of ['that was a joke', 'Toon mij de lijst', 'elke dag om 9 uur', 'ik koos voor de rode', 'Leen me je fiets', 'No harm done, Ton.']) {
+      expect(mask(text), text).to.equal(text);
+    }
   });
 
   it('is not faker itself: the runtime code does not import @faker-js/faker', () => {

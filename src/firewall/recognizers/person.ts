@@ -64,7 +64,8 @@ const AMBIGUOUS = new Set(
   Toy Lue Van Ara Bella Berry Golden Pleasant Else Ray Kay Amor Santa Lean Judge Aura Victoria Lorraine Normandie Carmen Roman
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
-  Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago`
+  Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
+  Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos`
     .split(/\s+/)
     .filter(Boolean),
 );
