@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { promisify } from 'node:util';
 import { addJob } from '../src/jobs/registry.js';
 import { fromRoot } from '../src/paths.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
-import { exited, startProcess } from './helpers/processes.js';
+import { descendants, exited, isAlive, startProcess } from './helpers/processes.js';
 import { FREE_SERVICES, loadTestCatalog } from './helpers/catalog.js';
 import { startStubProvider } from './helpers/stubProvider.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
@@ -17,7 +16,6 @@ import { createCollection, ingest, prose, startSlowEmbeddingCatalog } from './me
 // (open connections reset, new ones refused). The shared Postgres is never stopped: the processes
 // reach it through a TCP proxy that the test cuts and restores.
 
-const execFileAsync = promisify(execFile);
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -44,37 +42,8 @@ async function statusOf(url: string, init: RequestInit = {}): Promise<number | u
   }
 }
 
-/** Every process below `pid` (children, grandchildren …), with its command line. */
-async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
-  const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pid=,ppid=,command=']);
-  const rows = stdout
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), command: match[3]! }));
-  const found: { pid: number; command: string }[] = [];
-  const parents = [pid];
-  while (parents.length > 0) {
-    const parent = parents.pop()!;
-    for (const row of rows.filter((r) => r.ppid === parent)) {
-      found.push({ pid: row.pid, command: row.command });
-      parents.push(row.pid);
-    }
-  }
-  return found;
-}
-
 const processOf = async (runner: ChildProcess, script: string) =>
   (await descendants(runner.pid!)).find((p) => p.command.includes('node') && p.command.includes(script))?.pid;
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('web and worker through a database outage', function () {
   this.timeout(120_000);

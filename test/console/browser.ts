@@ -65,3 +65,17 @@ export async function screenshot(page: Page, name: string, { viewport = false } 
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
 }
+
+/** Signs in at `base`/console with `key` and waits for the signed-in page. */
+export async function signIn(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/console`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('body:not(.signed-out)').waitFor();
+}
+
+/** Goes to a console page by its hash and waits for its heading. */
+export async function visit(page: Page, hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}

@@ -6,7 +6,7 @@ import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/g
 import { createCollection, ingest, prose, settled } from '../memory/documentsFixture.js';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.js';
 import { Webhook } from 'standardwebhooks';
-import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched } from './browser.js';
+import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched, signIn as signInAt, visit } from './browser.js';
 
 // The console in real headless Chromium, against a real app and worker on loopback, with data
 // made through the public APIs the way Noor's app, Joost and Sofie would make it.
@@ -24,18 +24,8 @@ describe('the console in a browser', function () {
 
   const v1 = (path: string, options: Parameters<typeof api>[2] = {}) => api(gw.app.baseUrl, `/v1${path}`, { key: gw.key, ...options });
 
-  async function signIn(p: Page, key: string): Promise<void> {
-    await p.goto(`${base}/console`);
-    await p.getByLabel('API key').fill(key);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.locator('body:not(.signed-out)').waitFor();
-  }
+  const signIn = (p: Page, key: string) => signInAt(p, base, key);
 
-  /** Goes to a console page by its hash and waits for its heading. */
-  async function visit(p: Page, hash: string, heading: string | RegExp): Promise<void> {
-    await p.evaluate((h) => (location.hash = h), hash);
-    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
 
   before(async function () {
     this.timeout(60_000);

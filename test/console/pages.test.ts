@@ -4,7 +4,7 @@ import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
-import { DESKTOP, launchChromium, openPage, screenshot, type Watched } from './browser.js';
+import { DESKTOP, launchChromium, openPage, screenshot, type Watched, signIn as signInAt, visit } from './browser.js';
 
 // What a QA sweep of the console found, each seen the way its user would see it, in real
 // headless Chromium against a real app and worker.
@@ -21,17 +21,8 @@ describe('the console pages: what each shows and offers, and to which key', func
 
   const v1 = (path: string, options: Parameters<typeof api>[2] = {}) => api(gw.app.baseUrl, `/v1${path}`, { key: gw.key, ...options });
 
-  async function signIn(p: Page, key: string): Promise<void> {
-    await p.goto(`${base}/console`);
-    await p.getByLabel('API key').fill(key);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.locator('body:not(.signed-out)').waitFor();
-  }
+  const signIn = (p: Page, key: string) => signInAt(p, base, key);
 
-  async function visit(p: Page, hash: string, heading: string | RegExp): Promise<void> {
-    await p.evaluate((h) => (location.hash = h), hash);
-    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
 
   const chat = async (body: Record<string, unknown>, key?: string) => {
     const response = await postChat(gw, { model: 'local/echo', max_tokens: 64, ...body }, {}, key);
