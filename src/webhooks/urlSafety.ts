@@ -11,7 +11,11 @@ import { BlockList, isIP } from 'node:net';
 
 export const MAX_URL_LENGTH = 2048;
 
-const REFUSED = new BlockList();
+// One list per family, each checked only against addresses of its own: Node's BlockList matches an
+// IPv4 address against IPv6 rules through its IPv4-mapped form, so the ::ffff:0:0/96 rule in a
+// shared list refused every IPv4 address, public ones included.
+const REFUSED_IPV4 = new BlockList();
+const REFUSED_IPV6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], // "this network", 0.0.0.0 among them
   ['10.0.0.0', 8],
@@ -28,22 +32,28 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast among them
 ] as const) {
-  REFUSED.addSubnet(network, prefix, 'ipv4');
+  REFUSED_IPV4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and IPv4-compatible (::7f00:1 is 127.0.0.1)
   ['::ffff:0:0', 96], // IPv4-mapped
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT), which maps onto IPv4 too
   ['64:ff9b::', 96], // NAT64, which maps onto IPv4 again
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
   ['2002::', 16], // 6to4, which embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1's)
   ['2001::', 32], // Teredo, which embeds one too
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['2001:10::', 28], // ORCHID
+  ['2001:20::', 28], // ORCHIDv2
+  ['5f00::', 16], // SRv6 segment identifiers
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['ff00::', 8], // multicast
 ] as const) {
-  REFUSED.addSubnet(network, prefix, 'ipv6');
+  REFUSED_IPV6.addSubnet(network, prefix, 'ipv6');
 }
 
 export class WebhookUrlRefused extends Error {
@@ -91,7 +101,7 @@ export async function resolveWebhookTarget(raw: string, { allowHttp }: { allowHt
   if (addresses.length === 0) throw new WebhookUrlRefused(`does not resolve (${host})`);
   if (!allowHttp) {
     for (const { address, family } of addresses) {
-      if (REFUSED.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
+      if (family === 6 ? REFUSED_IPV6.check(address, 'ipv6') : REFUSED_IPV4.check(address, 'ipv4')) {
         throw new WebhookUrlRefused(`resolves to ${address} (${host}), a private, loopback, link-local or reserved address`);
       }
     }

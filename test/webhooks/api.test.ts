@@ -127,6 +127,12 @@ describe('/v1/webhooks', function () {
       'https://[::7f00:1]/hooks': /resolves to ::7f00:1/,
       'https://[2002:7f00:1::1]/hooks': /resolves to 2002:7f00:1::1/,
       'https://[fec0::1]/hooks': /resolves to fec0::1/,
+      'https://[::ffff:0:7f00:1]/hooks': /resolves to ::ffff:0:7f00:1/,
+      'https://[64:ff9b:1::a00:1]/hooks': /resolves to 64:ff9b:1::a00:1/,
+      'https://[3fff::1]/hooks': /resolves to 3fff::1/,
+      'https://[2001:10::1]/hooks': /resolves to 2001:10::1/,
+      'https://[2001:20::1]/hooks': /resolves to 2001:20::1/,
+      'https://[5f00::1]/hooks': /resolves to 5f00::1/,
       'https://user:pass@example.com/hooks': /^must not hold a user name or password$/,
       'not a url': /^is not a URL$/,
       'ftp://example.com/': /^must be an https URL$/,
@@ -137,6 +143,12 @@ describe('/v1/webhooks', function () {
       expect(response.body.errors.url, url).to.have.length(1);
       expect(response.body.errors.url[0], url).to.match(reason);
     }
+    // Public addresses are what webhooks are for: taken in both families.
+    for (const url of ['https://93.184.216.34/hooks', 'https://8.8.8.8/', 'https://1.1.1.1:8443/hooks', 'https://[2606:4700:4700::1111]/hooks']) {
+      const response = await create(strict, strictKey, { url, events: ['memory.erased'] });
+      expect(response.status, `${url}: ${response.text}`).to.equal(201);
+    }
+    await strict.db.pool.query('delete from webhook_endpoints');
     // A change of URL is checked the same way.
     const allowed = (await create(app, key, { url: LOOPBACK, events: ['memory.erased'] })).body.data;
     expect(allowed.url).to.equal(LOOPBACK);
