@@ -6,7 +6,7 @@ import type { Validator } from '../../http/validation.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
 import { inputItemPage, type InputItemPage, type InputItemQuery } from './inputItems.js';
-import { chainOf, deleteResponse, findResponse, findResponseInput } from './store.js';
+import { chainOf, deleteResponse, findResponse, findResponseInput, type StoredTurn } from './store.js';
 import { ResponsesStream, type EventWriter } from './stream.js';
 import type { ResponseObject, ResponsesRequest } from './types.js';
 
@@ -71,7 +71,7 @@ export class ResponsesDoor {
     if (!ctx.principal.scopes.includes('memory.read') && chain.some((turn) => heldMemory(turn.response))) {
       throw memoryReadNeeded('continuing a response that memory was retrieved into (previous_response_id)');
     }
-    const door = chatRequestOf(body, chain);
+    const door = chatRequestOf({ ...body, ...continuedEndUser(body, chain) }, chain);
     // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
     if (errors) throw validationFailed(errors);
@@ -93,7 +93,7 @@ export class ResponsesDoor {
           id,
           request_id: ctx.requestId,
           previous_response_id: previous ?? null,
-          end_user: body.user ?? null,
+          end_user: door.chat.user ?? null,
           input: door.input,
           response,
         };
@@ -101,6 +101,23 @@ export class ResponsesDoor {
     };
     return { door, frame, chatCtx, answered };
   }
+}
+
+/**
+ * The end-user of a continuation: the one its request names, or else the one the conversation it
+ * continues named, so that the turns it carries (theirs) are held as theirs and go with their
+ * erasure. Naming another end-user than the conversation's would file their words under someone
+ * else: a 422.
+ */
+function continuedEndUser(body: ResponsesRequest, chain: readonly StoredTurn[]): { user?: string } {
+  const theirs = chain.findLast((turn) => turn.end_user !== null)?.end_user ?? undefined;
+  if (theirs === undefined) return {};
+  if (body.user !== undefined && body.user !== theirs) {
+    throw validationFailed({
+      user: ['differs from the end-user of the conversation previous_response_id continues; send the same user, or none to continue as theirs'],
+    });
+  }
+  return { user: theirs };
 }
 
 /** What the chat service's answer made: the response, and the stream that delivered it, if one did. */

@@ -9,6 +9,8 @@ export interface StoredTurn {
   id: string;
   input: InputItem[];
   response: ResponseObject;
+  /** The end-user the turn's request named (`user`), or null. */
+  end_user: string | null;
 }
 
 /** How many turns a chain may hold before the oldest are left out: bounds the work one request causes. */
@@ -40,17 +42,17 @@ export async function deleteResponse(db: Queryable, workspaceId: string, id: str
 export async function chainOf(db: Queryable, workspaceId: string, id: string): Promise<StoredTurn[]> {
   const { rows } = await db.query<StoredTurn & { depth: number }>(
     `with recursive chain as (
-       select id, previous_response_id, input, response, 0 as depth
+       select id, previous_response_id, input, response, end_user, 0 as depth
          from stored_responses where workspace_id = $1 and id = $2
        union all
-       select s.id, s.previous_response_id, s.input, s.response, chain.depth + 1
+       select s.id, s.previous_response_id, s.input, s.response, s.end_user, chain.depth + 1
          from chain join stored_responses s on s.workspace_id = $1 and s.id = chain.previous_response_id
         where chain.depth + 1 < $3
      )
-     select id, input, response, depth from chain order by depth desc`,
+     select id, input, response, end_user, depth from chain order by depth desc`,
     [workspaceId, id, MAX_CHAIN_TURNS],
   );
-  return rows.map(({ id: turnId, input, response }) => ({ id: turnId, input, response }));
+  return rows.map(({ id: turnId, input, response, end_user }) => ({ id: turnId, input, response, end_user }));
 }
 
 /** Erasure: every stored response of calls that named the end-user. */

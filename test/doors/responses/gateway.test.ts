@@ -71,6 +71,25 @@ describe('the Responses door over the gateway', () => {
     expect((await api(gw.app.baseUrl, `/v1/responses/${other.id}`, { key: gw.key })).status).to.equal(200);
   });
 
+  it('a continuation that names no user is the conversation’s end-user’s, and goes with their erasure; naming another is a 422', async () => {
+    const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
+    const one = await client.responses.create({ model: 'test/chat-a', input: 'Ik woon in Hoorn', user: 'klant-88' });
+    // The continuation carries the first turn; it names nobody.
+    const two = await client.responses.create({ model: 'test/chat-a', input: 'En verder?', previous_response_id: one.id });
+    const other = await api(gw.app.baseUrl, '/v1/responses', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test/chat-a', input: 'Nog iets', previous_response_id: one.id, user: 'klant-89' },
+    });
+    expect(other.status).to.equal(422);
+    expect(other.body.errors.user[0]).to.match(/differs from the end-user of the conversation/);
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-88', { key: gw.key, method: 'DELETE' });
+    expect(erased.body.deleted).to.include({ responses: 2, traces: 2 });
+    for (const id of [one.id, two.id]) expect((await api(gw.app.baseUrl, `/v1/responses/${id}`, { key: gw.key })).status).to.equal(404);
+    const left = await gw.app.db.pool.query("select count(*)::int as n from traces where input::text like '%Hoorn%'");
+    expect(left.rows[0].n).to.equal(0);
+  });
+
   it('falls back invisibly when the first provider fails before its first output', async () => {
     gw.euA.script({ type: 'cutMidStream', afterChunks: 0 });
     const response = await post({ model: 'test/chat-a', input: 'Hallo daar', stream: true });

@@ -56,6 +56,7 @@ describe('Responses request → chat request', () => {
   it('puts the stored turns first, without their instructions', () => {
     const turn: StoredTurn = {
       id: 'resp_1',
+      end_user: null,
       input: [{ type: 'message', role: 'user', content: 'Eerst' }],
       response: {
         id: 'resp_1',
@@ -78,6 +79,7 @@ describe('Responses request → chat request', () => {
     // resp_1 (which made calls c1 and c2) was deleted; resp_2 answered their outputs.
     const second: StoredTurn = {
       id: 'resp_2',
+      end_user: null,
       input: [
         { type: 'function_call_output', call_id: 'c1', output: 'een' },
         { type: 'function_call_output', call_id: 'c2', output: 'twee' },
