@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       const wall = performance.now();
       for (let i = 0; i < REQUESTS; i++) {
         const admission = await gate.admit(principal, demand);
-        gate.settle(principal, admission, { tokens: 120, credits: 0.0003 });
+        gate.settle(admission, { tokens: 120, credits: 0.0003 });
       }
       const cpu = process.cpuUsage(started);
       const cpuUs = (cpu.user + cpu.system) / REQUESTS;

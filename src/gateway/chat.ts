@@ -337,7 +337,7 @@ export class ChatService {
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       // Limits are checked before a provider is called; a cache hit calls none and passes.
       let admission = NOT_LIMITED;
-      if (cached) await this.deps.gate.knowLimitsOf(principal);
+      if (cached) admission = await this.deps.gate.budgetsOf(principal);
       else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
@@ -542,7 +542,7 @@ export class ChatService {
     const records: RequestRecords = {
       ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects) }),
       usage: lines,
-      spend: this.deps.gate.settle(principal, prepared.admission, { tokens: prompt + completionTokens, credits: credits.total }),
+      spend: this.deps.gate.settle(prepared.admission, { tokens: prompt + completionTokens, credits: credits.total }),
       trace: this.trace(ctx, prepared, {
         status,
         model: answer.model.id,

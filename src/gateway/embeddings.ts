@@ -126,7 +126,7 @@ export class EmbeddingService {
     const usage = meter.lines(principal, 'embeddings', ctx.requestId, {
       createdAt: now,
     });
-    const spend = this.deps.gate.settle(principal, admission, { tokens: promptTokens, credits: usageTotals(usage).credits.total });
+    const spend = this.deps.gate.settle(admission, { tokens: promptTokens, credits: usageTotals(usage).credits.total });
     try {
       await this.deps.committer.write({
         spend,

@@ -51,6 +51,11 @@ interface Slot {
 /** What an admitted request took, given back or settled when it ends. */
 export interface Admission {
   slots: Slot[];
+  /**
+   * The credit budgets that apply to it, as they were when it was admitted: its credits are billed
+   * into them when it is settled, even if the limits were changed (and the plans forgotten) meanwhile.
+   */
+  budgets: readonly Planned[];
   /** Settled or released: what it took went back once. */
   ended?: boolean;
   /** `x-ratelimit-*` for the tightest rate limits that apply (none when none applies). */
@@ -66,7 +71,7 @@ export interface SpendRecord extends CounterId {
   holder: string | null;
 }
 
-export const NOT_LIMITED: Admission = { slots: [], headers: {} };
+export const NOT_LIMITED: Admission = { slots: [], headers: {}, budgets: [] };
 
 const LEVELS: LimitLevel[] = ['key', 'workspace', 'organization'];
 const RATE_COUNTERS = new Set<Counter>(['requests', 'tokens']);
@@ -88,6 +93,8 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   credits_month: 'credits_per_month',
 };
 
+
+const isBudget = (planned: Planned) => planned.counter === 'credits_day' || planned.counter === 'credits_month';
 
 function counterOf(key: string): CounterId {
   const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
@@ -228,7 +235,7 @@ export class LimitGate {
    */
   async refuseIfBudgetSpent(principal: Principal): Promise<void> {
     const now = Date.now();
-    const budgets = (await this.planOf(principal, now)).filter((p) => p.counter === 'credits_day' || p.counter === 'credits_month');
+    const budgets = (await this.planOf(principal, now)).filter(isBudget);
     if (budgets.length === 0) return;
     const ids = budgets.map(({ scope_kind, scope_id, counter }) => ({ scope_kind, scope_id, counter, window_start: windowId(counter, now) }));
     const billed = await countersUsed(this.pool, ids);
@@ -303,7 +310,7 @@ export class LimitGate {
       held.lastUsed = now;
       return { key, id, amount: need };
     });
-    return { slots, headers: this.rateHeaders(needs, now) };
+    return { slots, headers: this.rateHeaders(needs, now), budgets: plan.filter(isBudget) };
   }
 
   /**
@@ -311,7 +318,7 @@ export class LimitGate {
    * and its credits are billed into every counter of its scopes (the returned records, written with
    * its usage).
    */
-  settle(principal: Principal, admission: Admission, used: { tokens: number; credits: number }, at = Date.now()): SpendRecord[] {
+  settle(admission: Admission, used: { tokens: number; credits: number }, at = Date.now()): SpendRecord[] {
     const fromLease = new Map<string, number>();
     const slots = this.end(admission);
     for (const slot of slots) {
@@ -325,8 +332,7 @@ export class LimitGate {
     const records: SpendRecord[] = [];
     // Only the budgets that apply are counted (a budget set later starts from the usage lines:
     // store.startBudgetCounters). Object literals: a spread copy costs V8 several times more.
-    for (const planned of this.plans.get(principal)?.plan ?? []) {
-      if (planned.counter !== 'credits_day' && planned.counter !== 'credits_month') continue;
+    for (const planned of admission.budgets) {
       const start = windowId(planned.counter, at);
       const key = planned.window?.id.window_start === start ? planned.window.key : undefined;
       records.push({
@@ -343,11 +349,11 @@ export class LimitGate {
   }
 
   /**
-   * Makes sure the limits of a principal are known before its request is settled without having
-   * been admitted (a cache hit): its credits still count toward its budgets.
+   * The admission of a request that takes nothing from the limits (a cache hit, which calls no
+   * provider): its credits still count toward its budgets when it is settled.
    */
-  async knowLimitsOf(principal: Principal): Promise<void> {
-    await this.planOf(principal, Date.now());
+  async budgetsOf(principal: Principal): Promise<Admission> {
+    return { slots: [], headers: {}, budgets: (await this.planOf(principal, Date.now())).filter(isBudget) };
   }
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */

@@ -34,4 +34,21 @@ describe('GET /v1/settings/limits: credits used under a budget', () => {
     expect(settings.credits_today).to.equal(budget.used);
     expect(settings.credits_this_month).to.be.closeTo(lines, 1e-6);
   });
+
+  it('bills a request admitted before any limits changed into its budgets, whoever changed them meanwhile', async () => {
+    const budget = async () => (await api(gw.app.baseUrl, '/v1/usage', { key: gw.key })).body.budgets[0].used as number;
+    const before = await budget();
+    const elsewhere = (await gw.app.key({ org: 'elsewhere', workspace: 'w' })).key;
+    const asked = gw.euA.requests.length;
+    gw.euA.script({ type: 'answer', content: 'Een antwoord dat even op zich liet wachten.', delayMs: 1000 });
+    const running = postChat(gw, chatBody({ max_tokens: 50 }), { 'x-request-id': 'in-flight-under-budget' });
+    await waitFor(async () => gw.euA.requests.length > asked, { what: 'the chat at the provider' });
+    // Another organization changes its limits while the chat runs: every process forgets its plans.
+    expect((await api(gw.app.baseUrl, '/v1/settings/limits', { method: 'PUT', key: elsewhere, body: { workspace: { requests_per_minute: 100 } } })).status).to.equal(200);
+    const answered = await running;
+    expect(answered.status).to.equal(200);
+    const credits = ((await answered.json()) as any).usage.credits.total as number;
+    expect(credits).to.be.greaterThan(0);
+    expect(await budget()).to.be.closeTo(before + credits, 1e-8);
+  });
 });
