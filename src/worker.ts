@@ -1,7 +1,7 @@
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
-import { cronItems } from './jobs/registry.js';
+import { cronItems, DELIVERY_TASKS, type TaskName } from './jobs/registry.js';
 import { JobRunner } from './jobs/runner.js';
 import { createLogger } from './logger.js';
 import { serveMetrics, type MetricsListener } from './metrics.js';
@@ -10,7 +10,10 @@ import { WorkerLiveness } from './jobs/liveness.js';
 
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
-const pool = createPool(config.databaseUrl, config.workerConcurrency + 2, (err) =>
+// Webhook deliveries run beside the other jobs, in a pool of their own (DELIVERY_TASKS): as many
+// as the other jobs, at least 4, since each mostly waits on a receiver.
+const deliveryConcurrency = Math.max(4, config.workerConcurrency);
+const pool = createPool(config.databaseUrl, config.workerConcurrency + deliveryConcurrency + 2, (err) =>
   log.warn({ err }, 'database connection error'),
 );
 
@@ -25,21 +28,34 @@ const adapters = createAdapters();
 // Heartbeats of this process's pool, and a sweep that frees the jobs of workers that died.
 const liveness = new WorkerLiveness(pool, log).start();
 
-const jobs = new JobRunner({
-  services: {
-    db: pool,
-    catalog,
-    adapters,
-    replayRetentionHours: config.replayRetentionHours,
-    responsesRetentionDays: config.responsesRetentionDays,
-    webhooks: { allowHttp: config.webhooksAllowHttp },
-  },
-  log,
-  concurrency: config.workerConcurrency,
-  cron: cronItems(),
-  events: liveness.events,
-  onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
-});
+const services = {
+  db: pool,
+  catalog,
+  adapters,
+  replayRetentionHours: config.replayRetentionHours,
+  responsesRetentionDays: config.responsesRetentionDays,
+  webhooks: { allowHttp: config.webhooksAllowHttp },
+};
+const isDelivery = (name: TaskName) => DELIVERY_TASKS.includes(name);
+const runners = [
+  new JobRunner({
+    services,
+    log,
+    concurrency: config.workerConcurrency,
+    only: (name) => !isDelivery(name),
+    cron: cronItems(),
+    events: liveness.events,
+    onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
+  }),
+  new JobRunner({
+    services,
+    log: log.child({ pool: 'deliveries' }),
+    concurrency: deliveryConcurrency,
+    only: isDelivery,
+    events: liveness.events,
+    onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
+  }),
+];
 // GET /metrics on METRICS_PORT when it is set (the job queue gauges and this process's own metrics);
 // the worker has no other HTTP listener.
 let metrics: MetricsListener | undefined;
@@ -54,11 +70,12 @@ if (config.metricsPort !== undefined) {
 // Signals are handled before the runner starts, so a stop that arrives during start-up (which waits
 // for the database when it is away) is clean too.
 onShutdown(log, 'worker', async () => {
-  await jobs.stop();
+  await Promise.all(runners.map((runner) => runner.stop()));
   await metrics?.close();
   await liveness.stop();
   await closeAdapters(adapters);
   await pool.end();
 });
 
-if (await jobs.start()) log.info({ concurrency: config.workerConcurrency }, 'worker running');
+const started = await Promise.all(runners.map((runner) => runner.start()));
+if (started.every(Boolean)) log.info({ concurrency: config.workerConcurrency, delivery_concurrency: deliveryConcurrency }, 'worker running');

@@ -59,9 +59,18 @@ export async function addJob<K extends TaskName>(
   );
 }
 
-export function buildTaskList(services: WorkerServices, log: Logger): TaskList {
+/**
+ * Webhook deliveries wait on receivers the service does not control (up to their timeout each):
+ * the worker runs them in a pool of their own, so a receiver that hangs cannot hold the slots of
+ * ingest, extraction or the cron jobs (worker.ts).
+ */
+export const DELIVERY_TASKS: readonly TaskName[] = ['webhooks__deliver'];
+
+/** graphile-worker's task list: every task, or only `only` (a worker pool takes no job of a task outside its list). */
+export function buildTaskList(services: WorkerServices, log: Logger, only?: (name: TaskName) => boolean): TaskList {
   const list: TaskList = {};
   for (const definition of Object.values(definitions) as TaskDefinition<unknown>[]) {
+    if (only && !only(definition.name as TaskName)) continue;
     const task: Task = async (raw, helpers) => {
       const jobLog = log.child({ job_id: helpers.job.id, task: definition.name, attempt: helpers.job.attempts });
       const payload = definition.parse(raw);

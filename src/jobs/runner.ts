@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { run, type ParsedCronItem, type Runner, type RunnerOptions, type WorkerEvents } from 'graphile-worker';
 import { backoffDelay } from '../db/backoff.js';
-import { buildTaskList, workerLogger } from './registry.js';
+import { buildTaskList, workerLogger, type TaskName } from './registry.js';
 import type { Logger } from '../logger.js';
 import type { WorkerServices } from './task.js';
 
@@ -9,6 +9,8 @@ export interface JobRunnerOptions {
   services: WorkerServices;
   log: Logger;
   concurrency: number;
+  /** The tasks this runner takes (default: every task). */
+  only?: (name: TaskName) => boolean;
   pollInterval?: number;
   cron?: ParsedCronItem[];
   events?: RunnerOptions['events'];
@@ -189,12 +191,12 @@ export class JobRunner {
   }
 
   private runOptions(): RunnerOptions {
-    const { services, log, concurrency, pollInterval, cron } = this.options;
+    const { services, log, concurrency, pollInterval, cron, only } = this.options;
     return {
       pgPool: services.db,
       concurrency,
       ...(pollInterval !== undefined ? { pollInterval } : {}),
-      taskList: buildTaskList(services, log),
+      taskList: buildTaskList(services, log, only),
       logger: workerLogger(log),
       noHandleSignals: true,
       // Recurring jobs are declared in code; no crontab file is read.
