@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../db/pool.js';
-import { budgetExhausted, rateLimited } from '../errors.js';
+import { withTransaction } from '../db/transaction.js';
+import { budgetExhausted, rateLimited, type ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import type { Principal } from '../tenancy/store.js';
@@ -10,6 +11,7 @@ import {
   countersUsed,
   findScopeLimits,
   leaseCounters,
+  markBudget,
   markHolderSeen,
   reclaimLeases,
   returnLeases,
@@ -94,7 +96,7 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
 };
 
 
-const isBudget = (planned: Planned) => planned.counter === 'credits_day' || planned.counter === 'credits_month';
+const isBudget = (counter: { counter: Counter }) => counter.counter === 'credits_day' || counter.counter === 'credits_month';
 
 function counterOf(key: string): CounterId {
   const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];
@@ -175,6 +177,8 @@ export class LimitGate {
    * under a raised limit.
    */
   private readonly exhausted = new Map<string, { until: number; left: number; limit: number }>();
+  /** Budget windows whose being spent this process has written (refuseSpent). */
+  private readonly markedSpent = new Set<string>();
   /** What goes back to Postgres before the next lease: blocks leased under a limit since lowered. */
   private returning: (CounterId & { amount: number })[] = [];
 
@@ -239,10 +243,31 @@ export class LimitGate {
     if (budgets.length === 0) return;
     const ids = budgets.map(({ scope_kind, scope_id, counter }) => ({ scope_kind, scope_id, counter, window_start: windowId(counter, now) }));
     const billed = await countersUsed(this.pool, ids);
-    ids.forEach((id, index) => {
+    for (const [index, id] of ids.entries()) {
       const used = billed.get(counterKey(id)) ?? 0;
-      if (used >= budgets[index]!.limit) throw this.refusal(id, budgets[index]!.limit, now, 0, used);
-    });
+      if (used >= budgets[index]!.limit) await this.refuseSpent(principal, id, budgets[index]!.limit, this.refusal(id, budgets[index]!.limit, now, 0, used));
+    }
+  }
+
+  /**
+   * Throws a budget's 402, after writing (once per window) that the budget is spent: its 80 % and
+   * 100 % marks, audit entry and webhook (store.markBudget). A rate limit's 429 is thrown as it is.
+   */
+  private async refuseSpent(principal: Principal, id: CounterId, limit: number, refusal: ApiError): Promise<never> {
+    const key = counterKey(id);
+    if (isBudget(id) && !this.markedSpent.has(key)) {
+      if (this.markedSpent.size > 10_000) this.markedSpent.clear();
+      this.markedSpent.add(key);
+      const billed = (refusal.fields.budget as { used: number }).used;
+      const owner = { organizationId: principal.organizationId, workspaceId: id.scope_kind === 'organization' ? null : principal.workspaceId };
+      try {
+        await withTransaction(this.pool, (db) => markBudget(db, { ...owner, scope: id, limit, billed, percents: [80, 100] }));
+      } catch (err) {
+        this.markedSpent.delete(key);
+        this.log.warn({ err }, 'could not record that a budget is spent');
+      }
+    }
+    throw refusal;
   }
 
   /** After PUT /settings/limits: this process applies the new limits at once. */
@@ -302,7 +327,7 @@ export class LimitGate {
     }
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
-    if (short) throw this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now));
+    if (short) await this.refuseSpent(principal, short.id, short.limit, this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now)));
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;

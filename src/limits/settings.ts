@@ -168,7 +168,9 @@ export async function updateLimitSettings(
       const limits = limitsFromBody(given, kind);
       const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
       await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
-      if (limits.credits_per_day !== null || limits.credits_per_month !== null) await startBudgetCounters(db, { kind, id });
+      if (limits.credits_per_day !== null || limits.credits_per_month !== null) {
+        await startBudgetCounters(db, { kind, id }, { organizationId: principal.organizationId, workspaceId: kind === 'workspace' ? id : null, limits });
+      }
       await recordAudit(db, {
         ...actedBy(principal),
         ...(kind === 'organization' ? { workspace_id: null } : {}),

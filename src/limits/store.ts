@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import type { PoolClient, Queryable } from '../db/pool.js';
 import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
 import { windowStart, type Counter } from './windows.js';
 
@@ -150,17 +150,32 @@ export async function leaseCounters(db: Queryable, holder: string, asks: LeaseAs
  * request. A workspace's and an organization's from their usage lines; a key's from its traces
  * (usage lines do not name the key: traces erased or pruned meanwhile are not counted).
  */
-export async function startBudgetCounters(db: Queryable, scope: { kind: LimitLevel; id: string }, now = Date.now()): Promise<void> {
+export async function startBudgetCounters(
+  db: PoolClient,
+  scope: { kind: LimitLevel; id: string },
+  owner: { organizationId: string; workspaceId: string | null; limits: Limits },
+  now = Date.now(),
+): Promise<void> {
   const day = new Date(windowStart('credits_day', now)).toISOString();
   const month = new Date(windowStart('credits_month', now)).toISOString();
-  await db.query(START_BUDGET_SQL[scope.kind], [scope.id, day, month]);
+  const { rows } = await db.query<{ counter: 'credits_day' | 'credits_month'; billed: string }>(START_BUDGET_SQL[scope.kind], [scope.id, day, month]);
+  // A window already spent past a mark has reached it: billing will never cross it now.
+  for (const { counter, billed } of rows) {
+    const limit = owner.limits[counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month'];
+    if (limit === null) continue;
+    const percents = [80, 100].filter((percent) => Number(billed) >= (limit * percent) / 100);
+    if (percents.length === 0) continue;
+    const scopeId = { scope_kind: scope.kind, scope_id: scope.id, counter, window_start: counter === 'credits_day' ? day : month };
+    await markBudget(db, { organizationId: owner.organizationId, workspaceId: owner.workspaceId, scope: scopeId, limit, billed: Number(billed), percents });
+  }
 }
 
 const startBudget = (scopeKind: LimitLevel, billedSince: string) => `
   insert into limit_counters (scope_kind, scope_id, counter, window_start, billed)
   select '${scopeKind}', $1, w.counter, w.start, (${billedSince})
     from (values ('credits_day', $2::timestamptz), ('credits_month', $3::timestamptz)) as w(counter, start)
-  on conflict (scope_kind, scope_id, counter, window_start) do update set billed = excluded.billed`;
+  on conflict (scope_kind, scope_id, counter, window_start) do update set billed = excluded.billed
+  returning counter, billed`;
 
 // Three fixed statements, one per level (no caller text in any of them).
 const START_BUDGET_SQL: Record<LimitLevel, string> = {
@@ -291,3 +306,59 @@ export async function pruneCounters(db: Queryable, limit = 10_000): Promise<numb
   );
   return rowCount ?? 0;
 }
+
+export interface BudgetMark {
+  organizationId: string;
+  /** The workspace whose log and webhooks get it: a key's or the workspace's own; null for an organization's budget (every workspace gets the webhook). */
+  workspaceId: string | null;
+  scope: CounterId;
+  limit: number;
+  billed: number;
+  /** The marks reached: 80 and/or 100. */
+  percents: number[];
+}
+
+/**
+ * Writes a budget's 80 % or 100 % mark, audit entry and budget.threshold webhook, unless this
+ * window has it already: when the first request is refused because the budget is spent (billing
+ * seldom lands on 100 % exactly, as the gate refuses what would pass it), and when a budget is set
+ * on a window already spent past a mark. The records statement writes the marks that billing
+ * crosses (metering/writeRecords.ts); one advisory lock per scope and window keeps two writers
+ * from both writing one.
+ */
+export async function markBudget(db: PoolClient, mark: BudgetMark): Promise<number> {
+  const window = mark.scope.counter === 'credits_day' ? 'day' : 'month';
+  await db.query('select pg_advisory_xact_lock($1, hashtext($2))', [BUDGET_MARK_LOCK_CLASS, `${mark.scope.scope_id}:${mark.scope.counter}:${mark.scope.window_start}`]);
+  const { rows } = await db.query<{ events: number }>(
+    `with marks as (
+       insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
+       select $1, $2, now(), null, 'service', 'budget.threshold', $3::text,
+              jsonb_build_object('level', $4::text, 'window', $5::text, 'percent', p.percent, 'limit', $6::numeric,
+                                 'billed', $7::numeric, 'window_start', $8::timestamptz)
+         from unnest($9::int[]) as p(percent)
+        where not exists (select 1 from audit_log a
+                           where a.action = 'budget.threshold' and a.target = $3::text
+                             and a.details->>'window' = $5::text and (a.details->>'percent')::int = p.percent
+                             and (a.details->>'window_start')::timestamptz = $8::timestamptz)
+       returning organization_id, workspace_id, target, details
+     )
+     select count(webhook_emit(m.organization_id, w.id, 'budget.threshold', m.details || jsonb_build_object('scope_id', m.target)))::int as events
+       from marks m
+       join workspaces w on w.organization_id = m.organization_id and w.id = coalesce(m.workspace_id, w.id)`,
+    [
+      mark.organizationId,
+      mark.workspaceId,
+      mark.scope.scope_id,
+      mark.scope.scope_kind,
+      window,
+      mark.limit,
+      mark.billed,
+      mark.scope.window_start,
+      mark.percents,
+    ],
+  );
+  return rows[0]?.events ?? 0;
+}
+
+// The class of the advisory locks of budget marks (pg_advisory_xact_lock(class, hash)).
+const BUDGET_MARK_LOCK_CLASS = 72_011_006;

@@ -202,6 +202,11 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
      cross join (values (80), (100)) as m(percent)
      where w.budget is not null
        and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
+       -- A mark a refusal or a newly set budget wrote first (limits/store.ts markBudget, sql/0036).
+       and not exists (select 1 from audit_log a
+                        where a.action = 'budget.threshold' and a.target = r.scope_id::text
+                          and a.details->>'window' = w.name and (a.details->>'percent')::int = m.percent
+                          and (a.details->>'window_start')::timestamptz = r.window_start)
     returning organization_id, workspace_id, target, details
   ), budget_events as (
     -- The budget.threshold webhook of each mark (sql/0025): to its workspace, or for an organization's

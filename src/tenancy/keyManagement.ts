@@ -117,7 +117,9 @@ export async function updateKeyFor(
     await announceChange(db, { kind: 'key', id: key.id });
     // Budgets are counted only while they exist: a new one starts from what the key has billed.
     const budgetSet = after.limits.credits_per_day !== null || after.limits.credits_per_month !== null;
-    if (budgetSet && changes.limits !== undefined) await startBudgetCounters(db, { kind: 'key', id: key.id });
+    if (budgetSet && changes.limits !== undefined) {
+      await startBudgetCounters(db, { kind: 'key', id: key.id }, { organizationId: principal.organizationId, workspaceId: key.workspace_id, limits: after.limits });
+    }
     await recordAudit(db, {
       ...actedBy(principal),
       workspace_id: key.workspace_id,

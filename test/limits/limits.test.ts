@@ -233,17 +233,34 @@ describe('limits and budgets', () => {
     expect(refused.body.budget.used).to.be.within(0.0029, 0.0031);
   });
 
-  it('audits reaching 80 % and 100 % of a budget, once each per window', async () => {
+  it('audits reaching 80 % and 100 % of a budget, once each per window: 100 % when billing reaches it or the budget first refuses a request', async () => {
     const { key } = await app.key({ org: 'marks', workspace: 'w' });
     await setLimits(key, { workspace: { credits_per_day: 0.005 } });
     const input = 'woord '.repeat(1000);
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await embed(key, input)).status);
     expect(statuses.filter((s) => s === 200)).to.have.length.within(4, 5);
+    expect(statuses.at(-1)).to.equal(402);
     const marks = await api(app.baseUrl, '/v1/audit-log?action=budget.threshold', { key });
     const seen = marks.body.data.map((e: any) => `${e.details.level}:${e.details.window}:${e.details.percent}`).sort();
-    expect(seen).to.deep.equal(statuses.filter((s) => s === 200).length === 5 ? ['workspace:day:100', 'workspace:day:80'] : ['workspace:day:80']);
+    expect(seen).to.deep.equal(['workspace:day:100', 'workspace:day:80']);
     expect(marks.body.data[0].actor.kind).to.equal('service');
+  });
+
+  it('marks a budget set below what the window has spent already: it will never be crossed now', async () => {
+    const { key } = await app.key({ org: 'late-budget', workspace: 'w' });
+    const input = 'woord '.repeat(1000);
+    for (let i = 0; i < 3; i++) expect((await embed(key, input)).status).to.equal(200);
+    // About 0.003 spent: a budget of 0.0035 is past 80 %, one of 0.002 past 100 %.
+    await setLimits(key, { workspace: { credits_per_day: 0.0035 } });
+    const marks = async () =>
+      (await api(app.baseUrl, '/v1/audit-log?action=budget.threshold', { key })).body.data.map((e: any) => e.details.percent).sort() as number[];
+    expect(await marks()).to.deep.equal([80]);
+    await setLimits(key, { workspace: { credits_per_day: 0.002 } });
+    expect(await marks()).to.deep.equal([100, 80]);
+    // Once per window, however often the budget is set again.
+    await setLimits(key, { workspace: { credits_per_day: 0.0019 } });
+    expect(await marks()).to.deep.equal([100, 80]);
   });
 
   it('lets a replay and a cache hit through a limit that the first request passed', async () => {
