@@ -107,6 +107,12 @@ export const egressRefused = (message: string) =>
  * the privacy officer reads, and a credit budget's, which its owner looks for. A rate limit's 429
  * is not: a limit sheds load, and recording every refusal would add to it (`/metrics` counts them).
  */
+/** What a refusal's audit entry says of it: its code, and for a budget which one refused. */
+export function refusalDetails(refusal: ApiError): Record<string, unknown> {
+  const budget = refusal.fields.budget as { level?: string; window?: string } | undefined;
+  return { refused: refusal.code, ...(budget ? { budget: { level: budget.level, window: budget.window } } : {}) };
+}
+
 export function isRecordedRefusal(err: unknown): err is ApiError {
   return err instanceof ApiError && (err.code === 'egress_refused' || err.code === 'budget_exhausted');
 }

@@ -3,7 +3,7 @@ import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, egressRefused, insufficientScope, isRecordedRefusal } from '../errors.js';
+import { ApiError, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -379,7 +379,7 @@ export class ChatService {
           notes: [],
           createdAt: new Date().toISOString(),
         }),
-        audit: this.audit(ctx, traced, refusal.status, null, null),
+        audit: this.audit(ctx, traced, refusal.status, null, null, refusalDetails(refusal)),
         ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, traced.body.user, traced.started),
       });
     } catch (recordErr) {
@@ -662,7 +662,7 @@ export class ChatService {
     };
   }
 
-  private audit(ctx: ChatContext, prepared: Pick<Prepared, 'body'>, status: number, model: string | null, provider: string | null) {
+  private audit(ctx: ChatContext, prepared: Pick<Prepared, 'body'>, status: number, model: string | null, provider: string | null, extra: Record<string, unknown> = {}) {
     const { principal } = ctx;
     return auditEntry({
       ...actedBy(principal),
@@ -674,6 +674,7 @@ export class ChatService {
         provider,
         ...(prepared.body.user ? { user: prepared.body.user } : {}),
         ...(ctx.application ? { application: ctx.application } : {}),
+        ...extra,
       },
     });
   }

@@ -1,6 +1,6 @@
 import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
-import { ApiError, isRecordedRefusal, validationFailed } from '../errors.js';
+import { ApiError, isRecordedRefusal, refusalDetails, validationFailed } from '../errors.js';
 import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
@@ -160,7 +160,7 @@ export class EmbeddingService {
           error: message,
           createdAt: new Date().toISOString(),
         }),
-        audit: embeddingsAudit(call, status, null),
+        audit: embeddingsAudit(call, status, null, isRecordedRefusal(err) ? refusalDetails(err) : {}),
         ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, call.body.user, call.started),
       });
     } catch (recordErr) {
@@ -206,12 +206,12 @@ function embeddingsTrace(
   });
 }
 
-function embeddingsAudit({ ctx, body, model, inputs }: EmbeddingCall, status: number, provider: string | null) {
+function embeddingsAudit({ ctx, body, model, inputs }: EmbeddingCall, status: number, provider: string | null, extra: Record<string, unknown> = {}) {
   return auditEntry({
     ...actedBy(ctx.principal),
     action: 'embeddings.create',
     target: ctx.requestId,
-    details: { status, model: model.id, provider, inputs, ...(body.user ? { user: body.user } : {}) },
+    details: { status, model: model.id, provider, inputs, ...(body.user ? { user: body.user } : {}), ...extra },
   });
 }
 

@@ -96,6 +96,9 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
 };
 
 
+/** Credits as a person writes them: 0.00000002, not 2e-8. */
+const plainCredits = (credits: number) => credits.toLocaleString('en-US', { maximumFractionDigits: 8, useGrouping: false });
+
 const isBudget = (counter: { counter: Counter }) => counter.counter === 'credits_day' || counter.counter === 'credits_month';
 
 function counterOf(key: string): CounterId {
@@ -506,9 +509,9 @@ export class LimitGate {
     const starts = `the budget starts anew at ${new Date(resetsAt).toISOString()}`;
     return budgetExhausted(
       spent !== undefined
-        ? `the ${id.scope_kind}'s budget of ${limit} credits per ${window} is spent; ${starts}`
-        : `the ${id.scope_kind}'s budget of ${limit} credits per ${window} would be passed: this request reserves up to ${need} credits ` +
-            `(its prompt and answer cap at the dearest model of its chain; without max_tokens the cap is the model's whole context, so send max_tokens to reserve less); ${starts}`,
+        ? `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} is spent; ${starts}`
+        : `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} would be passed: this request reserves up to ${plainCredits(need)} credits ` +
+            `(its worst case at the dearest model of its chain: for a chat its prompt and answer cap, and without max_tokens the cap is the model's whole context: a chat can send max_tokens to reserve less); ${starts}`,
       {
         level: id.scope_kind,
         window,

@@ -118,9 +118,9 @@ describe('limits and budgets', () => {
     expect(JSON.stringify(chatTrace.body.response)).to.contain('budget');
     const audited = await api(app.baseUrl, '/v1/audit-log?limit=100', { key });
     const refusals = audited.body.data.filter((e: any) => ['over-budget-embeddings', 'over-budget-chat'].includes(e.target));
-    expect(refusals.map((e: any) => [e.action, e.details.status])).to.have.deep.members([
-      ['embeddings.create', 402],
-      ['chat.completion', 402],
+    expect(refusals.map((e: any) => [e.action, e.details.status, e.details.refused, e.details.budget])).to.have.deep.members([
+      ['embeddings.create', 402, 'budget_exhausted', { level: 'workspace', window: 'day' }],
+      ['chat.completion', 402, 'budget_exhausted', { level: 'workspace', window: 'day' }],
     ]);
     // And it is not held: the same id runs once the budget allows it.
     expect((await setLimits(key, { workspace: { credits_per_day: null } })).status).to.equal(200);
