@@ -873,6 +873,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/budgets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every credit budget of the organization, with what it has spent
+         * @description Every credit budget set in the organization — each live key's, each workspace's and the
+         *     organization's own, per day and per month — with what it has billed in the current UTC
+         *     window, as the budget counts it (what it refuses by). For the person who watches spend
+         *     against every budget at once. Organization keys only (403 for a restricted key).
+         */
+        get: operations["listBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings/router": {
         parameters: {
             query?: never;
@@ -2445,6 +2481,21 @@ export interface components {
              *     organization's) and what it has billed in the current UTC day or month.
              */
             budgets?: components["schemas"]["BudgetUse"][];
+        };
+        BudgetList: {
+            data: (components["schemas"]["BudgetUse"] & {
+                /** @description What the budget bounds. */
+                scope: {
+                    id: string;
+                    /** @description A key's name, a workspace's or the organization's. */
+                    name: string | null;
+                    /** @description A key's workspace. */
+                    workspace?: {
+                        id: string;
+                        name: string;
+                    };
+                };
+            })[];
         };
         BudgetUse: {
             /** @enum {string} */
@@ -4197,6 +4248,43 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budgets, the organization's first, then by workspace and key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRouterSettings: {
         parameters: {
             query?: never;
@@ -5081,6 +5169,7 @@ export interface operations {
 export type ApiKey = components['schemas']['ApiKey'];
 export type AuditLogEntry = components['schemas']['AuditLogEntry'];
 export type AuditLogList = components['schemas']['AuditLogList'];
+export type BudgetList = components['schemas']['BudgetList'];
 export type BudgetUse = components['schemas']['BudgetUse'];
 export type CacheControl = components['schemas']['CacheControl'];
 export type ChatCompletion = components['schemas']['ChatCompletion'];

@@ -362,3 +362,54 @@ export async function markBudget(db: PoolClient, mark: BudgetMark): Promise<numb
 
 // The class of the advisory locks of budget marks (pg_advisory_xact_lock(class, hash)).
 const BUDGET_MARK_LOCK_CLASS = 72_011_006;
+
+export interface OrganizationBudgetRow {
+  scope_kind: LimitLevel;
+  scope_id: string;
+  scope_name: string | null;
+  workspace_id: string | null;
+  workspace_name: string | null;
+  window: 'day' | 'month';
+  limit: string;
+  billed: string;
+  window_start: Date;
+}
+
+/**
+ * Every credit budget of an organization (each live key's, each workspace's, its own) with what its
+ * counter has billed in the current window: the organization's first, then by workspace and key.
+ */
+export async function listOrganizationBudgets(db: Queryable, organizationId: string, now = Date.now()): Promise<OrganizationBudgetRow[]> {
+  const day = new Date(windowStart('credits_day', now)).toISOString();
+  const month = new Date(windowStart('credits_month', now)).toISOString();
+  const { rows } = await db.query<OrganizationBudgetRow>(
+    `with budgets as (
+       select 'organization' as scope_kind, o.id as scope_id, o.name as scope_name, null::uuid as workspace_id,
+              null::text as workspace_name, 0 as rank, l.credits_per_day, l.credits_per_month
+         from scope_limits l join organizations o on o.id = l.scope_id
+        where l.scope_kind = 'organization' and l.scope_id = $1
+       union all
+       select 'workspace', w.id, w.name, w.id, w.name, 1, l.credits_per_day, l.credits_per_month
+         from scope_limits l join workspaces w on w.id = l.scope_id
+        where l.scope_kind = 'workspace' and l.organization_id = $1
+       union all
+       select 'key', k.id, k.name, w.id, w.name, 2, k.credits_per_day, k.credits_per_month
+         from api_keys k join workspaces w on w.id = k.workspace_id
+        where k.organization_id = $1 and k.revoked_at is null and (k.credits_per_day is not null or k.credits_per_month is not null)
+     ), windows as (
+       select b.*, x.period, x.counter, x.window_start, x.budget_limit
+         from budgets b
+        cross join lateral (values ('day', 'credits_day', $2::timestamptz, b.credits_per_day),
+                                   ('month', 'credits_month', $3::timestamptz, b.credits_per_month)) as x(period, counter, window_start, budget_limit)
+        where x.budget_limit is not null
+     )
+     select w.scope_kind, w.scope_id::text, w.scope_name, w.workspace_id::text, w.workspace_name, w.period as "window",
+            w.budget_limit::text as limit, coalesce(c.billed, 0)::text as billed, w.window_start
+       from windows w
+       left join limit_counters c
+         on (c.scope_kind, c.scope_id, c.counter, c.window_start) = (w.scope_kind, w.scope_id, w.counter, w.window_start)
+      order by w.rank, w.workspace_name nulls first, w.scope_name nulls last, w.scope_id, w.period`,
+    [organizationId, day, month],
+  );
+  return rows;
+}

@@ -247,6 +247,40 @@ describe('limits and budgets', () => {
     expect(marks.body.data[0].actor.kind).to.equal('service');
   });
 
+  it('GET /v1/budgets shows an organization key every budget of its organization with what it has spent', async () => {
+    const admin = await app.key({ org: 'finance', workspace: 'team-a' });
+    const teamB = await app.key({ org: 'finance', workspace: 'team-b' });
+    const elsewhere = await app.key({ org: 'not-finance', workspace: 'w' });
+    await setLimits(elsewhere.key, { workspace: { credits_per_day: 1 } });
+    await setLimits(admin.key, { workspace: { credits_per_month: 5 }, organization: { credits_per_day: 10 } });
+    const app1 = await api(app.baseUrl, '/v1/keys', {
+      method: 'POST',
+      key: admin.key,
+      body: { workspace: teamB.workspace_id, name: 'Helpdesk', kind: 'restricted', scopes: ['embeddings.create'], limits: { credits_per_day: 2 } },
+    });
+    expect(app1.status, app1.text).to.equal(201);
+    expect((await embed(app1.body.data.key, 'woord '.repeat(1000))).status).to.equal(200);
+    expect((await embed(admin.key, 'woord '.repeat(500))).status).to.equal(200);
+
+    const listed = await api(app.baseUrl, '/v1/budgets', { key: admin.key });
+    expect(listed.status, listed.text).to.equal(200);
+    const shown = listed.body.data.map((b: any) => [b.level, b.scope.name, b.window, b.limit]);
+    expect(shown).to.deep.equal([
+      ['organization', 'finance', 'day', 10],
+      ['workspace', 'team-a', 'month', 5],
+      ['key', 'Helpdesk', 'day', 2],
+    ]);
+    const [organization, workspace, key] = listed.body.data;
+    expect(key.scope.workspace).to.deep.equal({ id: teamB.workspace_id, name: 'team-b' });
+    expect(key.used).to.be.within(0.0009, 0.0011);
+    expect(workspace.used).to.be.within(0.0004, 0.0006);
+    expect(organization.used).to.be.closeTo(key.used + workspace.used, 1e-8);
+    expect(organization.resets_at).to.match(/T00:00:00.000Z$/);
+    // Only an organization key sees them all.
+    const restricted = (await app.key({ org: 'finance', workspace: 'team-a', kind: 'restricted', scopes: ['usage.read'] })).key;
+    expect((await api(app.baseUrl, '/v1/budgets', { key: restricted })).status).to.equal(403);
+  });
+
   it('marks a budget set below what the window has spent already: it will never be crossed now', async () => {
     const { key } = await app.key({ org: 'late-budget', workspace: 'w' });
     const input = 'woord '.repeat(1000);

@@ -67,6 +67,7 @@ const INTERFACE: Record<string, string> = {
   createKey: 'POST /v1/keys',
   listKeys: 'GET /v1/keys',
   getCurrentKey: 'GET /v1/key',
+  listBudgets: 'GET /v1/budgets',
   getKey: 'GET /v1/keys/{id}',
   updateKey: 'PATCH /v1/keys/{id}',
   revokeKey: 'DELETE /v1/keys/{id}',

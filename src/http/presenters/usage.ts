@@ -1,3 +1,5 @@
+import type { OrganizationBudgetRow } from '../../limits/store.js';
+import { windowEnd } from '../../limits/windows.js';
 import type { Period } from '../period.js';
 import type { UsageGrouping, UsageSumRow } from '../../metering/usageReport.js';
 
@@ -48,5 +50,21 @@ export function presentUsageReport(rows: UsageSumRow[], period: Period, groupBy:
       total_tokens: 0,
       credits: { base: 0, services: 0, total: 0 },
     },
+  };
+}
+
+/** One budget of GET /v1/budgets: what it bounds, its window, its limit and what it has billed. */
+export function presentOrganizationBudget(row: OrganizationBudgetRow) {
+  return {
+    level: row.scope_kind,
+    scope: {
+      id: row.scope_id,
+      name: row.scope_name,
+      ...(row.scope_kind === 'key' ? { workspace: { id: row.workspace_id!, name: row.workspace_name! } } : {}),
+    },
+    window: row.window,
+    limit: Number(row.limit),
+    used: Math.round(Number(row.billed) * 1e8) / 1e8,
+    resets_at: new Date(windowEnd(row.window === 'day' ? 'credits_day' : 'credits_month', row.window_start.getTime())).toISOString(),
   };
 }
