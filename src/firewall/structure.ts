@@ -16,6 +16,7 @@
 import { digitCount } from './checksums.js';
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
+import { referenceValue } from './recognizers/reference.js';
 import { isNonNameWord } from './words.js';
 
 /** What a key names: an entity type, a name ("name" alone: needs the value to look like one), or a thing that is not personal. */
@@ -70,6 +71,16 @@ const KEYS: Array<[KeyKind, string]> = [
   ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
   ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
   [
+    'CUSTOMER_REF',
+    'polis polisnummer polisnr verzekeringsnummer schadenummer schadenr schadedossier klantnummer klantnr relatienummer lidnummer ' +
+      'dossiernummer dossiernr contractnummer contractnr clientnummer ' +
+      'policy policynumber policyno policynr policyid claimnumber claimno claimid customernumber customerno customerid ' +
+      'clientnumber clientno contractnumber contractno membershipnumber membernumber casefilenumber ' +
+      'police policennummer polizzennummer versicherungsnummer versicherungsscheinnummer vertragsnummer schadennummer ' +
+      'kundennummer kundennr mitgliedsnummer aktenzeichen ' +
+      'numerodepolice numerodecontrat numeroclient numerodeclient numerodedossier numerodesinistre numerodadherent referenceclient',
+  ],
+  [
     'THING',
     'product producten produkt produit article artikel artikelen item items sku ean gtin model modell modele brand merk marke marque ' +
       'title titel titre warehouse magazijn lager entrepot location locatie standort lieu store winkel geschaft magasin ' +
@@ -120,7 +131,20 @@ const SUFFIXES: Array<[string, KeyKind]> = [
   ['geburtsdatum', 'DATE_OF_BIRTH'],
   ['name', 'NAME'],
   ['naam', 'NAME'],
+  ['polisnummer', 'CUSTOMER_REF'],
+  ['klantnummer', 'CUSTOMER_REF'],
+  ['kundennummer', 'CUSTOMER_REF'],
+  ['policynumber', 'CUSTOMER_REF'],
+  ['customernumber', 'CUSTOMER_REF'],
+  ['contractnummer', 'CUSTOMER_REF'],
+  ['vertragsnummer', 'CUSTOMER_REF'],
+  ['dossiernummer', 'CUSTOMER_REF'],
+  ['schadenummer', 'CUSTOMER_REF'],
+  ['claimnumber', 'CUSTOMER_REF'],
 ];
+
+// Keys that start with a reference number's key ("polisnummerklant").
+const REFERENCE_PREFIXES = ['polisnummer', 'klantnummer', 'kundennummer', 'policynumber', 'customernumber', 'contractnummer', 'vertragsnummer', 'dossiernummer', 'schadenummer', 'claimnumber'];
 
 /** Lower case, accents off, ß as ss, only letters and digits: "First Name", "first_name", "firstName" → "firstname". */
 export function normaliseKey(key: string): string {
@@ -165,6 +189,8 @@ function lookUpKey(key: string): KeyKind | null {
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
   for (const [suffix, kind] of SUFFIXES) if (k.length > suffix.length && k.endsWith(suffix)) return kind;
+  // "Polisnummer klant", "klantnummer_oud": a reference number's key that says whose it is.
+  for (const prefix of REFERENCE_PREFIXES) if (k.length > prefix.length && k.startsWith(prefix)) return 'CUSTOMER_REF';
   return null;
 }
 
@@ -241,6 +267,9 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
       return value.includes('@') && value.length <= 120 ? 'EMAIL' : null;
     case 'DATE_OF_BIRTH':
       return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
+    case 'CUSTOMER_REF':
+      // The whole value must be one reference ("IV-2024-000101"), not a sentence with a number in it.
+      return referenceValue(value, false) === value ? 'CUSTOMER_REF' : null;
     case 'ADDRESS':
       return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
     default:
@@ -624,7 +653,7 @@ function lineStructures(text: string, out: Collector): void {
       let valueEnd = line.end;
       const kind = keyKind(key);
       const value = kv[2]!;
-      if (kind === 'PERSON' || kind === 'NAME') {
+      if (kind === 'PERSON' || kind === 'NAME' || kind === 'CUSTOMER_REF') {
         const cut = NAME_END.exec(value);
         if (cut) valueEnd = valueStart + cut.index;
       } else if (kind === 'EMAIL') {

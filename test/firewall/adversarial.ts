@@ -52,6 +52,10 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['bracketed at', 'x(at)'],
   ['particle + verb', 'Von Berg schreibt '],
   ['travel words', 'naar Anna '],
+  // Reference-number labels (recognizers/reference.ts): a label before a digit, long values, spaced groups.
+  ['reference labels', 'polisnummer 1 '],
+  ['labels with long values', 'klantnummer 1-2-3-4-5-6-7-8-9-0-1-2-3-4-5-6-7 '],
+  ['labels with spaced groups', 'Aktenzeichen 1 A 2 B 3 C 4 D 5 '],
   // Read decoded (url-encoded.ts): every token a URL with escapes; line breaks as "\r\n" and "\r" (line-breaks.ts).
   ['percent-encoded URLs', 'https://x.nl/?e=a%40b.nl&n=Jan+de+Vries '],
   ['escapes in a query', '?q=%41%40 '],
