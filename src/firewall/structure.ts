@@ -43,7 +43,12 @@ const KEYS: Array<[KeyKind, string]> = [
       'attendee attendees participant participants deelnemer deelnemers teilnehmer teilnehmerin teilnehmende guest gast invitee invite ' +
       'tenant huurder mieter mieterin locataire resident bewoner bewohner bewohnerin habitant occupant ' +
       'parent ouder elternteil pupil leerling schuler schulerin eleve student studentin etudiant etudiante ' +
-      'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire',
+      'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire ' +
+      // Insurance roles: the people on a policy or a claim, and who handles it.
+      'verzekeringnemer polishouder verzekerde begunstigden schadebehandelaar behandelaar tussenpersoon ' +
+      'policyholder insured insuredperson beneficiaries claimant handler claimhandler claimshandler ' +
+      'versicherungsnehmer versicherungsnehmerin versicherte versicherter begunstigte begunstigter sachbearbeiter sachbearbeiterin ' +
+      'preneur preneurdassurance assure assuree souscripteur souscriptrice gestionnaire',
   ],
   ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse'],
   [
@@ -143,6 +148,9 @@ const SUFFIXES: Array<[string, KeyKind]> = [
   ['claimnumber', 'CUSTOMER_REF'],
 ];
 
+// "naam" / "name" / "nom" and a connecting word before a role ("naamverzekerde", "namedesversicherungsnehmers").
+const NAME_OF = ['naam', 'naamvan', 'naamvande', 'name', 'nameof', 'nameofthe', 'namedes', 'nameder', 'nom', 'nomde', 'nomdela', 'nomdel', 'nomdu', 'nomdes'];
+
 // Keys that start with a reference number's key ("polisnummerklant").
 const REFERENCE_PREFIXES = ['polisnummer', 'klantnummer', 'kundennummer', 'policynumber', 'customernumber', 'contractnummer', 'vertragsnummer', 'dossiernummer', 'schadenummer', 'claimnumber'];
 
@@ -189,6 +197,13 @@ function lookUpKey(key: string): KeyKind | null {
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
   for (const [suffix, kind] of SUFFIXES) if (k.length > suffix.length && k.endsWith(suffix)) return kind;
+  // "Naam verzekerde", "Name des Versicherungsnehmers", "Nom de l'assuré": the name of a role.
+  for (const prefix of NAME_OF) {
+    if (k.length < prefix.length + 4 || !k.startsWith(prefix)) continue;
+    const rest = k.slice(prefix.length);
+    const kind = KEY_KIND.get(rest) ?? KEY_KIND.get(rest.replace(/s$/, ''));
+    if (kind === 'NAME' || kind === 'PERSON') return 'PERSON';
+  }
   // "Polisnummer klant", "klantnummer_oud": a reference number's key that says whose it is.
   for (const prefix of REFERENCE_PREFIXES) if (k.length > prefix.length && k.startsWith(prefix)) return 'CUSTOMER_REF';
   return null;
@@ -573,7 +588,8 @@ function closingQuote(text: string, from: number, end: number): number {
   return -1;
 }
 
-const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()-]{0,47})$/u;
+// (an apostrophe too: "Preneur d'assurance", "Nom de l'assuré")
+const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()'’-]{0,47})$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
 /** A header row: every cell a short label, and at least one of them a key we know. */
