@@ -61,6 +61,8 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['escapes in a query', '?q=%41%40 '],
   ['CRLF address lines', 'Naam: Jan\r\nKerkstraat 1\r\n1234 AB Utrecht\r\n'],
   ['lone carriage returns', 'Groeten,\rJan\r'],
+  // Left out of the view the recognizers read (line-breaks.ts): invisible characters inside values.
+  ['invisible characters', 'Jan\u200bsen 06\u00ad12\u200d34 '],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
