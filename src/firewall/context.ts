@@ -148,7 +148,9 @@ export function nearestCue(
 
 /**
  * Words near a number that say it is not about a person: orders, invoices, products, versions,
- * tracking, amounts. Shared by the numeric recognizers (each adds its own positive cues).
+ * tracking, amounts. Shared by the numeric recognizers (each adds its own positive cues). Policies,
+ * claims, contracts, customers and dossiers are not here: their numbers name a person at the
+ * insurer or the shop, and are masked (recognizers/reference.ts, decision 0019).
  */
 export const NON_PERSONAL_NUMBER_CUE = new RegExp(
   [
@@ -156,19 +158,19 @@ export const NON_PERSONAL_NUMBER_CUE = new RegExp(
     '\\border', 'invoice', 'inv\\.?\\s*(?:no|#)', '\\bref(?:erence)?\\b', '\\bticket', 'tracking', 'shipment', 'parcel',
     '\\bsku', '\\bean\\b', '\\bupc\\b', '\\bisbn', '\\bproduct', '\\bitem', '\\barticle', '\\bserial', '\\bversion', '\\bbuild', '\\brelease', '\\bbatch',
     '\\blot\\b', '\\bcase\\s*(?:no|number|#)', '\\bbooking', 'reservation', 'confirmation', 'transaction', '\\breceipt',
-    '\\bamount', '\\btotal', '\\bprice', '\\bbalance', '\\bquote', '\\bpo\\s*(?:no|number|#)', '\\bcontract', '\\bpolicy', '\\bclaim',
-    '\\bpart\\s*(?:no|number)', '\\bmodel', 'account\\s*id', 'customer\\s*(?:no|number|id)', '\\bsession', 'request\\s*id', '\\berror', '\\bcode',
+    '\\bamount', '\\btotal', '\\bprice', '\\bbalance', '\\bquote', '\\bpo\\s*(?:no|number|#)',
+    '\\bpart\\s*(?:no|number)', '\\bmodel', 'account\\s*id', '\\bsession', 'request\\s*id', '\\berror', '\\bcode',
     // nl
     'bestel', 'factuur', 'facturen', 'kenmerk', 'referentie', 'zending', 'pakket', 'artikel', 'versie',
-    'bedrag', 'totaal', 'prijs', 'saldo', 'offerte', 'dossier', 'zaaknummer', 'klantnummer', 'boeking',
-    '\\bpolis', 'contractnummer', 'volgnummer', 'betalingskenmerk', 'transactie', '\\bbon\\b', 'foutcode',
+    'bedrag', 'totaal', 'prijs', 'saldo', 'offerte', 'zaaknummer', 'boeking',
+    'volgnummer', 'betalingskenmerk', 'transactie', '\\bbon\\b', 'foutcode',
     // de
-    'bestell', 'rechnung', 'auftrag', 'vorgang', 'aktenzeichen', 'sendung', 'paket', 'artikel', 'produkt',
-    'betrag', 'summe', 'preis', 'angebot', 'vertrag', 'kundennummer', 'buchung', 'beleg', 'quittung',
+    'bestell', 'rechnung', 'auftrag', 'vorgang', 'sendung', 'paket', 'artikel', 'produkt',
+    'betrag', 'summe', 'preis', 'angebot', 'buchung', 'beleg', 'quittung',
     'seriennummer', 'fehlercode', 'ticketnummer', 'lieferschein', 'kassenbon',
     // fr
     'commande', 'facture', 'référence', 'reference', 'colis', 'envoi', 'produit', 'montant', 'prix', 'solde',
-    'devis', 'dossier', 'contrat', 'numéro\\s+client', 'réservation', 'reçu', 'ticket', 'suivi', '\\blot\\b',
+    'devis', 'réservation', 'reçu', 'ticket', 'suivi', '\\blot\\b',
     // company identifiers
     '\\bkvk', 'handelsregister', '\\bsiret', '\\bsiren', '\\bbtw', '\\btva\\b', '\\bvat\\b', '\\bust', 'transaktion',
     '\\bpatch', 'hotfix',

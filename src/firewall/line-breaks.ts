@@ -5,31 +5,56 @@
 // "\r\n" is "\n" and a lone "\r" is "\n", and moves what it finds back to the text's own offsets:
 // what is masked and restored is always the text as written, its "\r" included.
 // See docs/decisions/0018-one-kind-of-line-break.md.
+//
+// The same view leaves out the invisible format characters that a paste, a word processor or a
+// chat client puts inside words and numbers: zero-width space, non-joiner and joiner (U+200B–D),
+// direction marks (U+200E, U+200F, U+202A–E, U+2066–9), word joiner and invisible operators
+// (U+2060–4), the byte-order mark (U+FEFF) and the soft hyphen (U+00AD). "jan\u200b@example.nl",
+// "Jan\u00adsen" and "NL91\u200bABNA…" are read as what they show; the detection, moved back, spans
+// them, so what is masked and restored is the text as written, invisible characters included.
 import type { Detection } from './types.js';
+import { normalizeValue } from './vault.js';
 
 export interface LineBreakView {
-  /** The text with "\r\n" and lone "\r" as "\n". */
+  /** The text with "\r\n" and lone "\r" as "\n", and without invisible format characters. */
   readonly text: string;
   /**
-   * Offsets in the view of the "\n" of each "\r\n" whose "\r" was dropped, ascending; the view's
-   * offset `v` is the text's `v` plus the number of these at or before `v`.
+   * For each character left out (the "\r" of a "\r\n", an invisible character), the offset in the
+   * view of the character that followed it, ascending; the view's offset `v` is the text's `v` plus
+   * the number of these at or before `v`.
    */
   readonly dropped: Int32Array;
+  /** Whether invisible characters were left out (not only the "\r" of "\r\n"). */
+  readonly invisible: boolean;
 }
 
 const LF = 10;
+const CR = 13;
 
-/** The view of `text` with one kind of line break, or null when it holds no "\r" (most texts). */
+// The characters left out of the view, besides "\r" (see the module comment).
+const SPECIAL = /[\r\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const HAS_INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+/**
+ * The view of `text` the recognizers read, or null when it is the text itself: no "\r" and no
+ * invisible character (most texts; one indexOf and one character-class search).
+ */
 export function lineBreakView(text: string): LineBreakView | null {
-  let at = text.indexOf('\r');
-  if (at < 0) return null;
+  if (text.indexOf('\r') < 0 && !HAS_INVISIBLE.test(text)) return null;
   const parts: string[] = [];
   const dropped: number[] = [];
   let last = 0;
   let removed = 0;
-  while (at >= 0) {
+  let invisible = false;
+  SPECIAL.lastIndex = 0;
+  for (let m = SPECIAL.exec(text); m !== null; m = SPECIAL.exec(text)) {
+    const at = m.index;
     parts.push(text.slice(last, at));
-    if (text.charCodeAt(at + 1) === LF) {
+    if (text.charCodeAt(at) !== CR) {
+      invisible = true;
+      dropped.push(at - removed);
+      removed++;
+    } else if (text.charCodeAt(at + 1) === LF) {
       // "\r\n": the "\n" stays, at its offset in the view.
       dropped.push(at - removed);
       removed++;
@@ -37,10 +62,9 @@ export function lineBreakView(text: string): LineBreakView | null {
       parts.push('\n');
     }
     last = at + 1;
-    at = text.indexOf('\r', last);
   }
   parts.push(text.slice(last));
-  return { text: parts.join(''), dropped: Int32Array.from(dropped) };
+  return { text: parts.join(''), dropped: Int32Array.from(dropped), invisible };
 }
 
 /** How many dropped "\r" lie before the character at view offset `v` (those at or before `v`). */
@@ -68,6 +92,8 @@ export function endInText(view: LineBreakView, v: number): number {
 /** Moves detections made on the view to the offsets and spelling of `text`, in place. */
 export function toTextOffsets(text: string, view: LineBreakView, detections: Detection[]): Detection[] {
   for (const d of detections) {
+    // "Jan\u00adsen" shares the placeholder of "Jansen": the normal form is the one of what it shows.
+    if (view.invisible && d.normalized === undefined) d.normalized = normalizeValue(d.type, d.text);
     const start = startInText(view, d.start);
     const end = endInText(view, d.end);
     d.start = start;

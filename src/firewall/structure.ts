@@ -16,6 +16,7 @@
 import { digitCount } from './checksums.js';
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
+import { referenceValue } from './recognizers/reference.js';
 import { isNonNameWord } from './words.js';
 
 /** What a key names: an entity type, a name ("name" alone: needs the value to look like one), or a thing that is not personal. */
@@ -42,7 +43,12 @@ const KEYS: Array<[KeyKind, string]> = [
       'attendee attendees participant participants deelnemer deelnemers teilnehmer teilnehmerin teilnehmende guest gast invitee invite ' +
       'tenant huurder mieter mieterin locataire resident bewoner bewohner bewohnerin habitant occupant ' +
       'parent ouder elternteil pupil leerling schuler schulerin eleve student studentin etudiant etudiante ' +
-      'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire',
+      'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire ' +
+      // Insurance roles: the people on a policy or a claim, and who handles it.
+      'verzekeringnemer polishouder verzekerde begunstigden schadebehandelaar behandelaar tussenpersoon ' +
+      'policyholder insured insuredperson beneficiaries claimant handler claimhandler claimshandler ' +
+      'versicherungsnehmer versicherungsnehmerin versicherte versicherter begunstigte begunstigter sachbearbeiter sachbearbeiterin ' +
+      'preneur preneurdassurance assure assuree souscripteur souscriptrice gestionnaire',
   ],
   ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse'],
   [
@@ -69,6 +75,16 @@ const KEYS: Array<[KeyKind, string]> = [
   ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
   ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
   ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
+  [
+    'CUSTOMER_REF',
+    'polis polisnummer polisnr verzekeringsnummer schadenummer schadenr schadedossier klantnummer klantnr relatienummer lidnummer ' +
+      'dossiernummer dossiernr contractnummer contractnr clientnummer ' +
+      'policy policynumber policyno policynr policyid claimnumber claimno claimid customernumber customerno customerid ' +
+      'clientnumber clientno contractnumber contractno membershipnumber membernumber casefilenumber ' +
+      'police policennummer polizzennummer versicherungsnummer versicherungsscheinnummer vertragsnummer schadennummer ' +
+      'kundennummer kundennr mitgliedsnummer aktenzeichen ' +
+      'numerodepolice numerodecontrat numeroclient numerodeclient numerodedossier numerodesinistre numerodadherent referenceclient',
+  ],
   [
     'THING',
     'product producten produkt produit article artikel artikelen item items sku ean gtin model modell modele brand merk marke marque ' +
@@ -120,7 +136,23 @@ const SUFFIXES: Array<[string, KeyKind]> = [
   ['geburtsdatum', 'DATE_OF_BIRTH'],
   ['name', 'NAME'],
   ['naam', 'NAME'],
+  ['polisnummer', 'CUSTOMER_REF'],
+  ['klantnummer', 'CUSTOMER_REF'],
+  ['kundennummer', 'CUSTOMER_REF'],
+  ['policynumber', 'CUSTOMER_REF'],
+  ['customernumber', 'CUSTOMER_REF'],
+  ['contractnummer', 'CUSTOMER_REF'],
+  ['vertragsnummer', 'CUSTOMER_REF'],
+  ['dossiernummer', 'CUSTOMER_REF'],
+  ['schadenummer', 'CUSTOMER_REF'],
+  ['claimnumber', 'CUSTOMER_REF'],
 ];
+
+// "naam" / "name" / "nom" and a connecting word before a role ("naamverzekerde", "namedesversicherungsnehmers").
+const NAME_OF = ['naam', 'naamvan', 'naamvande', 'name', 'nameof', 'nameofthe', 'namedes', 'nameder', 'nom', 'nomde', 'nomdela', 'nomdel', 'nomdu', 'nomdes'];
+
+// Keys that start with a reference number's key ("polisnummerklant").
+const REFERENCE_PREFIXES = ['polisnummer', 'klantnummer', 'kundennummer', 'policynumber', 'customernumber', 'contractnummer', 'vertragsnummer', 'dossiernummer', 'schadenummer', 'claimnumber'];
 
 /** Lower case, accents off, ß as ss, only letters and digits: "First Name", "first_name", "firstName" → "firstname". */
 export function normaliseKey(key: string): string {
@@ -165,6 +197,15 @@ function lookUpKey(key: string): KeyKind | null {
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
   for (const [suffix, kind] of SUFFIXES) if (k.length > suffix.length && k.endsWith(suffix)) return kind;
+  // "Naam verzekerde", "Name des Versicherungsnehmers", "Nom de l'assuré": the name of a role.
+  for (const prefix of NAME_OF) {
+    if (k.length < prefix.length + 4 || !k.startsWith(prefix)) continue;
+    const rest = k.slice(prefix.length);
+    const kind = KEY_KIND.get(rest) ?? KEY_KIND.get(rest.replace(/s$/, ''));
+    if (kind === 'NAME' || kind === 'PERSON') return 'PERSON';
+  }
+  // "Polisnummer klant", "klantnummer_oud": a reference number's key that says whose it is.
+  for (const prefix of REFERENCE_PREFIXES) if (k.length > prefix.length && k.startsWith(prefix)) return 'CUSTOMER_REF';
   return null;
 }
 
@@ -241,6 +282,9 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
       return value.includes('@') && value.length <= 120 ? 'EMAIL' : null;
     case 'DATE_OF_BIRTH':
       return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
+    case 'CUSTOMER_REF':
+      // The whole value must be one reference ("IV-2024-000101"), not a sentence with a number in it.
+      return referenceValue(value, false) === value ? 'CUSTOMER_REF' : null;
     case 'ADDRESS':
       return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
     default:
@@ -544,7 +588,8 @@ function closingQuote(text: string, from: number, end: number): number {
   return -1;
 }
 
-const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()-]{0,47})$/u;
+// (an apostrophe too: "Preneur d'assurance", "Nom de l'assuré")
+const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()'’-]{0,47})$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
 /** A header row: every cell a short label, and at least one of them a key we know. */
@@ -624,7 +669,7 @@ function lineStructures(text: string, out: Collector): void {
       let valueEnd = line.end;
       const kind = keyKind(key);
       const value = kv[2]!;
-      if (kind === 'PERSON' || kind === 'NAME') {
+      if (kind === 'PERSON' || kind === 'NAME' || kind === 'CUSTOMER_REF') {
         const cut = NAME_END.exec(value);
         if (cut) valueEnd = valueStart + cut.index;
       } else if (kind === 'EMAIL') {

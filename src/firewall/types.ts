@@ -11,6 +11,7 @@ export const ENTITY_TYPES = [
   'STEUER_ID',
   'BE_NATIONAL_NUMBER',
   'NINO',
+  'CUSTOMER_REF',
   'IP',
   'DATE_OF_BIRTH',
   'ADDRESS',

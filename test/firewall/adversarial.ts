@@ -52,11 +52,17 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['bracketed at', 'x(at)'],
   ['particle + verb', 'Von Berg schreibt '],
   ['travel words', 'naar Anna '],
+  // Reference-number labels (recognizers/reference.ts): a label before a digit, long values, spaced groups.
+  ['reference labels', 'polisnummer 1 '],
+  ['labels with long values', 'klantnummer 1-2-3-4-5-6-7-8-9-0-1-2-3-4-5-6-7 '],
+  ['labels with spaced groups', 'Aktenzeichen 1 A 2 B 3 C 4 D 5 '],
   // Read decoded (url-encoded.ts): every token a URL with escapes; line breaks as "\r\n" and "\r" (line-breaks.ts).
   ['percent-encoded URLs', 'https://x.nl/?e=a%40b.nl&n=Jan+de+Vries '],
   ['escapes in a query', '?q=%41%40 '],
   ['CRLF address lines', 'Naam: Jan\r\nKerkstraat 1\r\n1234 AB Utrecht\r\n'],
   ['lone carriage returns', 'Groeten,\rJan\r'],
+  // Left out of the view the recognizers read (line-breaks.ts): invisible characters inside values.
+  ['invisible characters', 'Jan\u200bsen 06\u00ad12\u200d34 '],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 

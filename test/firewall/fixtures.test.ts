@@ -30,10 +30,10 @@ const ORACLE: Partial<Record<EntityType, (value: string) => boolean>> = {
 
 // Which identifiers make sense in which language (a Dutch BSN in a French message is unusual).
 const EXPECTED_TYPES: Record<Language, EntityType[]> = {
-  nl: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'BE_NATIONAL_NUMBER', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
-  en: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
-  fr: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'NIR', 'BE_NATIONAL_NUMBER', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
-  de: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
+  nl: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
+  en: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
+  fr: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'NIR', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
+  de: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
 };
 
 describe('firewall evaluation set', () => {

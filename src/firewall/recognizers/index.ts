@@ -14,6 +14,7 @@ import { ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
+import { referenceRecognizer } from './reference.js';
 import { steuerIdRecognizer } from './steuer-id.js';
 import { streetRecognizer } from './street.js';
 
@@ -30,6 +31,7 @@ export {
   nirRecognizer,
   personRecognizer,
   phoneRecognizer,
+  referenceRecognizer,
   spelledEmailRecognizer,
   steuerIdRecognizer,
   streetRecognizer,
@@ -48,6 +50,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   dateOfBirthRecognizer,
   addressRecognizer,
   streetRecognizer,
+  // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
+  referenceRecognizer,
   phoneRecognizer,
   spelledEmailRecognizer,
   personRecognizer,

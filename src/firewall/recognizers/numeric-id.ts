@@ -5,6 +5,7 @@
 import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
 import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, EntityType, Language, Recognizer } from '../types.js';
+import { labelledAsReference } from './reference.js';
 
 export interface NumericIdSpec {
   type: EntityType;
@@ -49,6 +50,9 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     if (!spec.valid(compact)) continue;
     const start = m.index;
     const end = start + value.length;
+    // "Polisnummer: 123456782": a number labelled as a policy or customer number is that number
+    // (masked by reference.ts), whatever check digits it passes.
+    if (labelledAsReference(text, start)) continue;
     const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
     if ((spec.requireCue || inRunOfNumbers(text, start, end, value)) && verdict !== 'positive') continue;

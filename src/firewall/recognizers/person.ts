@@ -75,6 +75,8 @@ const RELATION =
   "mijn (?:collega|vriend|vriendin|man|vrouw|zoon|dochter|broer|zus|moeder|vader|buurman|buurvrouw|partner)|meine[mnr]? (?:kollegin|kollege|freundin|freund|mann|frau|sohn|tochter|bruder|schwester|mutter|vater|partner(?:in)?)|mon (?:collègue|ami|mari|fils|frère|père|compagnon)|ma (?:collègue|amie|femme|fille|sœur|soeur|mère|compagne)|my (?:colleague|friend|husband|wife|son|daughter|brother|sister|mother|father|manager|boss|partner)";
 const STRONG_CUE = new RegExp(
   "(?<![\\p{L}])(?:mijn naam is|ik heet|(?:voor|achter)?naam\\s*:|namens|my name is|(?:first |last |full |sur)?name\\s*:|je m['’]appelle|je me nomme|mon nom est|moi c['’]est|(?:pr[ée])?nom\\s*:|ich hei(?:ß|ss)e|mein name ist|(?:vor|nach|familien)?name\\s*:|hier spricht|contact(?:persoon|person)?\\s*:|ansprechpartner(?:in)?\\s*:|patient(?:e|in)?\\s*:|klant\\s*:|kunde\\s*:|client\\s*:|customer\\s*:|aanvrager\\s*:|antragsteller(?:in)?\\s*:|demandeur\\s*:|" +
+    // Insurance roles as labels ("Verzekeringnemer: …", "Policyholder: …", "Assurée : …").
+    "(?:verzekeringnemer|polishouder|verzekerde|begunstigde|(?:schade)?behandelaar|policy ?holder|insured|beneficiary|claimant|versicherungsnehmer(?:in)?|versicherte[rn]?|begünstigte[rn]?|sachbearbeiter(?:in)?|preneur d['’]assurance|assurée?|souscript(?:eur|rice)|bénéficiaire|gestionnaire)\\s*:|" +
     "t\\.\\s?n\\.\\s?v\\.?|t\\.\\s?a\\.\\s?v\\.?|z\\.\\s?hd\\.?|zu händen(?: von)?|attn\\.?:?|attention(?: of)?:?|c/o|à l['’]attention de|au nom de|im auftrag von|on behalf of|" +
     "kontoinhaber(?:in)?:?|account holder:?|rekeninghouder:?|titulaire(?: du compte)?\\s*:?|" +
     // "la famille Le Goff", "de familie Bakker", "Familie Möller": the family's name follows.

@@ -1,0 +1,114 @@
+// Reference numbers that identify a person at an organisation: policy, claim, customer, contract,
+// dossier and account numbers ("polisnummer IV-2024-889123", "Mijn klantnummer is 8812345",
+// "Kundennummer: K-44512", "numéro de contrat AB123456", "claim number CLM-2024-0098"). They have
+// no check digits and no form of their own, so only a label right before the value makes one: the
+// label (in the four languages), then ":", "#", "is", "ist", "est", "lautet" or nothing, then a
+// value of letters, digits and . / - holding at least one digit, at most 30 characters, in at most
+// four groups separated by single spaces ("Aktenzeichen 3 O 123/24"). Under such a key or column
+// (structure.ts) a value is typed the same way. See docs/decisions/0019.
+//
+// Cost: the labels are a cue registered with the pre-scan (../scan.ts), so the regex is tried,
+// sticky, only at word starts whose first characters can begin a label; its repetitions are
+// bounded and its alternatives start with distinct characters: linear.
+import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+// Labels, case-insensitive. A bare word ("polis", "Police", "Aktenzeichen") names the number by
+// itself; the others need their number word ("klantnummer", "customer no.", "numéro de contrat").
+const NUMBER_WORD = '(?:[ -]?(?:nummer|nr\\.?|no\\.?|n°|nº|number|#))';
+const LABEL =
+  '(?:' +
+  [
+    // nl
+    `(?:polis|schade|klant|dossier|contract|relatie|lid|cli[eë]nt|verzekerings|schadedossier)${NUMBER_WORD}`,
+    'polis',
+    // en
+    `(?:policy|claim|customer|client|account|contract|membership|member|case file)${NUMBER_WORD}`,
+    'customer[ ]?id',
+    // de
+    `(?:police|policen|polizzen|versicherungs|versicherungsschein|vertrags|schaden|kunden|mitglieds)${NUMBER_WORD}`,
+    'aktenzeichen',
+    // fr
+    `(?:num[ée]ro|n°|nº|no\\.?)[ ]?(?:de[ ]|d['’])?(?:police|contrat|client|dossier|sinistre|adh[ée]rent|soci[ée]taire|assur[ée])`,
+    `r[ée]f[ée]rence[ ]client`,
+  ].join('|') +
+  ')';
+// Between the label and the value: a sign, a verb, or only blanks ("polisnummer IV-…", "Polisnummer: …",
+// "Mijn polisnummer is …", "Unsere Kundennummer ist …", "Votre numéro de dossier est …").
+const CONNECTOR = "[ \\t\\u00a0]{0,4}(?:[:#=][ \\t\\u00a0]{0,4})?(?:(?:is|was|ist|lautet|est|:)[ \\t\\u00a0]{1,4})?";
+/** The value: groups of letters, digits and . / - joined by single spaces; checked further in code. */
+export const REFERENCE_VALUE_SRC = '[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9])|[ ](?=[A-Z0-9])){0,29}(?![\\p{L}\\p{N}])';
+
+const LABELLED = new RegExp(`(?<![\\p{L}])${LABEL}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
+const LABELLED_STICKY = new RegExp(`${LABEL}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
+const BIT = registerCue(`${LABEL}`);
+
+// A label that ends right before a position (for the national-id recognizers: a number labelled
+// as a policy or customer number is that, whatever check digits it passes).
+const LABEL_BEFORE = new RegExp(`(?<![\\p{L}])${LABEL}${CONNECTOR}$`, 'iu');
+
+const LOWER_WORD = /[a-z]{4}/;
+
+/**
+ * The part of a matched value that is a reference, or null. Read group by group from the left: the
+ * first group, then each group that holds a digit, or one to three capitals between two digit
+ * groups ("3 O 123/24"); it stops at a word ("12345 en …", "IV-2024-1 NL"). Null when it holds no
+ * digit, holds a word (four lower-case letters in a row: "Jaarcontract 2024"), or is too short.
+ */
+export function referenceValue(value: string, bare: boolean): string | null {
+  const groups = value.split(' ');
+  const taken = [groups[0]!];
+  for (let i = 1; i < groups.length && taken.length < 4; i++) {
+    const g = groups[i]!;
+    if (DIGIT.test(g) && !LOWER_WORD.test(g)) taken.push(g);
+    else if (CAPITALS.test(g) && i + 1 < groups.length && DIGIT.test(groups[i + 1]!) && taken.length < 3) taken.push(g);
+    else break;
+  }
+  if (!DIGIT.test(taken[taken.length - 1]!)) taken.pop();
+  const v = taken.join(' ');
+  if (!DIGIT.test(v) || LOWER_WORD.test(v)) return null;
+  // A bare label ("polis", "Police") needs more than a year or a count after it.
+  if (v.length < (bare ? 5 : 3)) return null;
+  return v;
+}
+
+const DIGIT = /\d/;
+const CAPITALS = /^[A-Z]{1,3}$/;
+
+const BARE = /^(?:polis|police)$/i;
+
+export function findReferences(text: string, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return [];
+  const [positions] = cuePositions(s, [BIT]);
+  if (positions!.length === 0) return [];
+  const out: Detection[] = [];
+  const matches = new Matcher(LABELLED, s, positions!, { sparse: Infinity, sticky: LABELLED_STICKY });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const raw = m[1]!;
+    const valueStart = m.index + m[0].length - raw.length;
+    const labelText = m[0].slice(0, m[0].length - raw.length).replace(/[\s:#=]+$/u, '').replace(/\s+(?:is|was|ist|lautet|est)$/iu, '');
+    const value = referenceValue(raw, BARE.test(labelText));
+    if (value === null) continue;
+    out.push({ type: 'CUSTOMER_REF', start: valueStart, end: valueStart + value.length, text: value, checksum: false, normalized: value.toUpperCase() });
+    matches.lastIndex = valueStart + value.length;
+  }
+  return out;
+}
+
+/** Whether a reference label (with its connector) ends right at `start`, on the same line. */
+export function labelledAsReference(text: string, start: number): boolean {
+  const from = Math.max(0, start - 48);
+  let before = text.slice(from, start);
+  const nl = before.lastIndexOf('\n');
+  if (nl >= 0) before = before.slice(nl + 1);
+  return LABEL_BEFORE.test(before);
+}
+
+export const referenceRecognizer: Recognizer = {
+  type: 'CUSTOMER_REF',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findReferences(text, scan);
+  },
+};

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { detectEntities } from '../../src/firewall/detect.js';
+import { createFirewall } from '../../src/firewall/firewall.js';
+import type { Language } from '../../src/firewall/types.js';
+
+// Policy, claim, customer, contract and dossier numbers name a person at the insurer (scenario 1,
+// decision 0019): after their label, in a key-value line, under such a column, they are masked.
+function refs(text: string, language: Language = 'nl'): string[] {
+  return detectEntities(text, language)
+    .filter((d) => d.type === 'CUSTOMER_REF')
+    .map((d) => d.text);
+}
+
+describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () => {
+  const cases: Array<[string, Language, string[]]> = [
+    ['Ik ben Jan de Vries, polisnummer IV-2024-889123, IBAN NL91ABNA0417164300.', 'nl', ['IV-2024-889123']],
+    ['Polisnummer: 123456782', 'nl', ['123456782']],
+    ['Mijn polisnummer is 123456782', 'nl', ['123456782']],
+    ['polis 123456782 op naam van mij', 'nl', ['123456782']],
+    ['schadenummer S-2024-1234, klantnummer 8812345', 'nl', ['S-2024-1234', '8812345']],
+    ['dossiernummer D/2024/77 en contractnummer C-99812', 'nl', ['D/2024/77', 'C-99812']],
+    ['My policy number is PX-88123-B, claim number CLM-2024-0098.', 'en', ['PX-88123-B', 'CLM-2024-0098']],
+    ['customer number 55443322 and account number 12345678', 'en', ['55443322', '12345678']],
+    ['Policennummer: 4711-0815, Versicherungsnummer 99887766', 'de', ['4711-0815', '99887766']],
+    ['Unsere Kundennummer ist K-44512. Aktenzeichen 3 O 123/24.', 'de', ['K-44512', '3 O 123/24']],
+    ['numéro de police 2024/5588, numéro de contrat AB123456, numéro client 778899', 'fr', ['2024/5588', 'AB123456', '778899']],
+  ];
+  for (const [text, language, expected] of cases) {
+    it(`masks ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
+      expect(refs(text, language)).to.deep.equal(expected);
+    });
+  }
+
+  it('types a number that passes the BSN check as the reference its label says, and a cued BSN as a BSN', () => {
+    const found = detectEntities('polis 123456782 op naam van mij, bsn 111222333', 'nl').map((d) => [d.type, d.text]);
+    expect(found).to.deep.equal([
+      ['CUSTOMER_REF', '123456782'],
+      ['BSN', '111222333'],
+    ]);
+    // "Polis" near a valid BSN no longer keeps it in clear.
+    expect(detectEntities('Polis van Jan, nummer 123456782', 'nl').map((d) => d.type)).to.include('BSN');
+  });
+
+  it('reads key-value lines and table columns with such keys', () => {
+    expect(refs('Klant: Jan\nPolisnummer: IV-2024-000101\nKundennummer = 8812345')).to.deep.equal(['IV-2024-000101', '8812345']);
+    const table = '| Regio | Behandelaar | Polisnummer klant |\n|---|---|---|\n| Utrecht | Jan | IV-2024-000101 |\n| Zwolle | Piet | IV-2024-000102 |\n';
+    expect(refs(table)).to.deep.equal(['IV-2024-000101', 'IV-2024-000102']);
+    expect(refs('naam;polisnummer;bedrag\nJan;PX-1001;1200\n')).to.deep.equal(['PX-1001']);
+  });
+
+  it('leaves order and invoice numbers, years and words after a label alone', () => {
+    for (const text of [
+      'Bestelnummer 2024-5531 is verzonden.',
+      'Factuurnummer 2024-0012 van 12 mei.',
+      'Order number 774312 shipped on Monday.',
+      'De polis loopt sinds 2019.',
+      'The privacy policy 2024 update.',
+      'Mijn polisnummer is onbekend.',
+      'polisnummer: Jaarcontract 2024',
+    ]) {
+      expect(refs(text), text).to.deep.equal([]);
+    }
+  });
+
+  it('restores the number in the answer', () => {
+    const fw = createFirewall({ language: 'auto' });
+    const masked = fw.mask('Mijn polisnummer is IV-2024-889123.');
+    expect(masked).to.equal('Mijn polisnummer is [CUSTOMER_REF_1].');
+    expect(fw.restore('Uw polis [CUSTOMER_REF_1] is actief.')).to.equal('Uw polis IV-2024-889123 is actief.');
+  });
+});
