@@ -117,7 +117,7 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     expect(seen.at(-1)).to.deep.equal({ marked: true, facts: false });
   });
 
-  it('takes the end-user from a JSON body too; the query wins when both are given', async () => {
+  it('takes the end-user from a JSON body too; two different ones in query and body are a 422 that erases nobody', async () => {
     await submitFact(fx.app, fx.key, { content: 'I play the piano.', user_ref: 'by-body' });
     await submitFact(fx.app, fx.key, { content: 'I play the drums.', user_ref: 'by-query' });
     await waitForFacts(fx.app, fx.key, { user_ref: 'by-body' }, (c) => c.length === 1);
@@ -131,8 +131,13 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     await submitFact(fx.app, fx.key, { content: 'I play the flute.', user_ref: 'by-body' });
     await waitForFacts(fx.app, fx.key, { user_ref: 'by-body' }, (c) => c.length === 1);
     const both = await erase(fx.app, fx.key, { query: 'by-query', body: { user_ref: 'by-body' } });
-    expect(both.body.user_ref).to.equal('by-query');
+    expect(both.status).to.equal(422);
+    expect(both.body.errors.user_ref[0]).to.match(/names two end-users/);
+    expect(await factContents(fx.app, fx.key, { user_ref: 'by-query' })).to.deep.equal(['I play the drums.']);
     expect(await factContents(fx.app, fx.key, { user_ref: 'by-body' })).to.deep.equal(['I play the flute.']);
+    // The same one in both is one end-user.
+    const same = await erase(fx.app, fx.key, { query: 'by-query', body: { user_ref: 'by-query' } });
+    expect(same.body.user_ref).to.equal('by-query');
     expect(await factContents(fx.app, fx.key, { user_ref: 'by-query' })).to.deep.equal([]);
   });
 

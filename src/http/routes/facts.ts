@@ -60,7 +60,13 @@ export function factRoutes(
 
   // The end-user comes in the query or in an optional JSON body; the query wins when both do.
   api.add('eraseEndUser', async (ctx) => {
-    const userRef = (ctx.state.query as { user_ref?: string }).user_ref ?? (ctx.state.body as EraseRequest | undefined)?.user_ref;
+    const inQuery = (ctx.state.query as { user_ref?: string }).user_ref;
+    const inBody = (ctx.state.body as EraseRequest | undefined)?.user_ref;
+    // An erasure cannot be undone: two different end-users named is a mistake to refuse, not to guess.
+    if (inQuery !== undefined && inBody !== undefined && inQuery !== inBody) {
+      throw validationFailed({ user_ref: [`names two end-users (${JSON.stringify(inQuery)} in the query, ${JSON.stringify(inBody)} in the body); send one`] });
+    }
+    const userRef = inQuery ?? inBody;
     if (userRef === undefined) {
       throw validationFailed({ user_ref: ['is required: pass ?user_ref=<end-user> or a JSON body {"user_ref": "<end-user>"}'] });
     }
