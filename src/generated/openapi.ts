@@ -553,7 +553,7 @@ export interface paths {
          *     chats naming them wrote to threads (their turns and the replies; a thread left empty is
          *     deleted, other end-users' messages stay), those chats' traces, their answers kept for
          *     replay and their response-cache entries. Nothing reappears after the erasure. Recorded on the audit trail. The end-user is named by the `user_ref` query parameter or by a JSON body
-         *     `{"user_ref": ...}` (the query wins when both are given; giving neither is a 422 with
+         *     `{"user_ref": ...}` (two different ones in both, or neither, are a 422 with
          *     `errors.user_ref`, enforced in code).
          */
         delete: operations["eraseEndUser"];
@@ -2233,7 +2233,7 @@ export interface components {
             content: string;
             /**
              * @description The caller's end-user identifier; without it (absent or null) the fact is the
-             *     workspace's shared knowledge.
+             *     workspace's shared knowledge. Not only spaces or invisible characters.
              */
             user_ref?: string | null;
         };
@@ -2284,6 +2284,7 @@ export interface components {
          *     the query instead; one of the two is required (422 otherwise, enforced in code).
          */
         EraseRequest: {
+            /** @description Not only spaces or invisible characters. */
             user_ref?: string;
         };
         EraseResult: {

@@ -9,6 +9,10 @@ import type { AppContext } from './state.js';
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose .default is the plugin.
 const addFormats = ajvFormats.default;
 
+// The spec's pattern for text that must not be blank: one character that is neither a space nor
+// invisible (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen).
+const VISIBLE_CHARACTER = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD]';
+
 export const SCHEMA_DOCUMENT_ID = 'polder';
 
 /** One operation of spec/openapi.yaml, as scripts/gen.mjs writes it into x-operations. */
@@ -143,7 +147,7 @@ function describe(error: ErrorObject): { field: string; message: string } {
       return { field: path, message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'pattern':
       // The spec's way of saying "not only spaces".
-      return { field: path, message: params.pattern === '\\S' ? 'must not be blank' : (error.message ?? 'is invalid') };
+      return { field: path, message: params.pattern === VISIBLE_CHARACTER ? 'must not be blank' : (error.message ?? 'is invalid') };
     default:
       return { field: path, message: error.message ?? 'is invalid' };
   }

@@ -99,6 +99,8 @@ describe('memory documents: ingest, fetch, delete', () => {
       [{ title: '   ', text: 'Some text.', collection: slug }, 'title'],
       [{ title: 'T', text: '   \n ', collection: slug }, 'text'],
       [{ title: '\t', text: ' \u00a0\r\n', collection: slug }, 'title'],
+      // Invisible characters are no text either (zero-width space, byte-order mark, soft hyphen).
+      [{ title: 'T', text: '\u200b\ufeff\u00ad ', collection: slug }, 'text'],
     ];
     for (const [body, field] of cases) {
       const response = await api(app.baseUrl, '/v1/memory/documents', { method: 'POST', key, body });

@@ -141,6 +141,15 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     expect(await factContents(fx.app, fx.key, { user_ref: 'by-query' })).to.deep.equal([]);
   });
 
+  it('refuses an end-user named only by spaces or invisible characters, in the erasure and in a fact', async () => {
+    const erased = await erase(fx.app, fx.key, { query: '  ' });
+    expect(erased.status).to.equal(422);
+    expect(erased.body.errors.user_ref).to.deep.equal(['must not be blank']);
+    const fact = await api(fx.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: fx.key, body: { content: 'Ik fiets graag.', user_ref: '\u200b' } });
+    expect(fact.status).to.equal(422);
+    expect(fact.body.errors.user_ref).to.deep.equal(['must not be blank']);
+  });
+
   it('answers 0 for an end-user with nothing stored, and still audits the request', async () => {
     const response = await erase(fx.app, fx.key, { query: 'never-seen' });
     expect(response.status).to.equal(200);
