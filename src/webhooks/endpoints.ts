@@ -8,7 +8,7 @@ import type { Principal } from '../tenancy/store.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newWebhookSecret } from './signing.js';
 import {
-  countEndpoints,
+  countEndpointsLocked,
   deleteEndpoint,
   emitToEndpoint,
   findDelivery,
@@ -75,7 +75,7 @@ export async function createEndpointFor(
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
   const url = await checkedUrl(input.url, settings);
   return withTransaction(pool, async (db) => {
-    if ((await countEndpoints(db, principal.workspaceId)) >= MAX_ENDPOINTS_PER_WORKSPACE) {
+    if ((await countEndpointsLocked(db, principal.workspaceId)) >= MAX_ENDPOINTS_PER_WORKSPACE) {
       throw conflict(`a workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`);
     }
     const secret = newWebhookSecret();

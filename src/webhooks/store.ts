@@ -48,7 +48,15 @@ export interface Workspace {
   workspaceId: string;
 }
 
-export async function countEndpoints(db: Queryable, workspaceId: string): Promise<number> {
+/**
+ * The workspace's endpoints, counted under a lock of the workspace's row (for the rest of the
+ * caller's transaction): creates that race each other count one after the other, so none passes
+ * the cap.
+ */
+export async function countEndpointsLocked(db: Queryable, workspaceId: string): Promise<number> {
+  await db.query('select 1 from workspaces where id = $1 for no key update', [workspaceId]);
+  // A statement of its own: its snapshot is taken once the lock is held, so it sees what the
+  // create that held the lock before it inserted.
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from webhook_endpoints where workspace_id = $1', [workspaceId]);
   return rows[0]!.n;
 }

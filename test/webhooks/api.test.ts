@@ -158,6 +158,16 @@ describe('/v1/webhooks', function () {
     expect(patched.body.errors.url).to.deep.equal(['must be an http or https URL']);
   });
 
+  it('holds a workspace to 20 endpoints, however many creates race each other', async () => {
+    const own = (await app.key({ org: 'many-endpoints', workspace: 'w' })).key;
+    const answers = await Promise.all(Array.from({ length: 26 }, (_, i) => create(app, own, { url: `${LOOPBACK}/${i}`, events: ['memory.erased'] })));
+    expect(answers.filter((a) => a.status === 201)).to.have.length(20);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused.map((a) => a.status)).to.deep.equal([409, 409, 409, 409, 409, 409]);
+    expect(refused[0]!.body.message).to.match(/at most 20 webhook endpoints/);
+    expect((await api(app.baseUrl, '/v1/webhooks', { key: own })).body.data).to.have.length(20);
+  });
+
   it('reads WEBHOOKS_ALLOW_HTTP as 1 or 0, and refuses anything else at start', () => {
     expect(loadConfig({}).webhooksAllowHttp).to.equal(false);
     expect(loadConfig({ WEBHOOKS_ALLOW_HTTP: '0' }).webhooksAllowHttp).to.equal(false);
