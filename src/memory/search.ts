@@ -1,7 +1,8 @@
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { validationFailed } from '../errors.js';
-import { ALL_TS_CONFIGS } from './textSearch.js';
+import { anyWordQuery } from './factSearch.js';
+import { ALL_TS_CONFIGS, TS_CONFIGS } from './textSearch.js';
 
 // Chunk retrieval: two rankings of a workspace's chunks that the caller fuses (reciprocal rank
 // fusion in chat): nearest by embedding (HNSW, cosine) and best by full text (ts_rank_cd).
@@ -86,7 +87,7 @@ const vectorSettings = (limit: number) => ({
 export async function searchChunks(db: Pool, search: ChunkSearch): Promise<{ byVector: ChunkHit[]; byText: ChunkHit[] }> {
   const [byVector, byText] = await Promise.allSettled([
     withSettings(db, vectorSettings(search.limit), (client) => nearestChunks(client, search)),
-    withSettings(db, {}, (client) => matchingChunks(client, search)),
+    withSettings(db, {}, (client) => textHits(client, search)),
   ]);
   if (byVector.status === 'rejected') throw byVector.reason;
   if (byText.status === 'rejected') throw byText.reason;
@@ -162,11 +163,31 @@ async function nearestChunks(db: Queryable, search: ChunkSearch): Promise<ChunkH
 export const MAX_TEXT_CANDIDATES = 256;
 
 /**
+ * The chunks that hold every word of the question first; when those are fewer than asked for,
+ * then those that hold any of its words (stems, without the language's stop words): a question
+ * in the words a person uses ("how much do I pay myself when the storm breaks my things") seldom
+ * holds every word of the passage that answers it, and would otherwise find nothing by its words.
+ */
+async function textHits(db: Queryable, search: ChunkSearch): Promise<ChunkHit[]> {
+  const every = await matchingChunks(db, search);
+  if (every.length >= search.limit) return every;
+  const anyWord = anyWordQuery(search.query);
+  if (anyWord === '') return every;
+  const seen = new Set(every.map((hit) => hit.id));
+  // Not 'simple' chunks (a language none of the four): without stop words, "is" or "de" in a
+  // question would match nearly all of them.
+  const some = (await matchingChunks(db, { ...search, query: anyWord }, STEMMED_TS_CONFIGS)).filter((hit) => !seen.has(hit.id));
+  return [...every, ...some].slice(0, search.limit);
+}
+
+/**
  * Full-text matches, each chunk against the query parsed in the chunk's own configuration (a
  * Dutch chunk is matched by Dutch stems). The query is parsed once per configuration, so the GIN
  * index can serve each parsed query. Texts are read only for the rows returned.
  */
-async function matchingChunks(db: Queryable, search: ChunkSearch): Promise<ChunkHit[]> {
+const STEMMED_TS_CONFIGS = Object.values(TS_CONFIGS);
+
+async function matchingChunks(db: Queryable, search: ChunkSearch, configs: readonly string[] = ALL_TS_CONFIGS): Promise<ChunkHit[]> {
   const { rows } = await db.query<HitRow>(
     `with q as materialized (
        select cfg, websearch_to_tsquery(cfg, $2) as query from unnest($3::regconfig[]) as cfg
@@ -184,7 +205,7 @@ async function matchingChunks(db: Queryable, search: ChunkSearch): Promise<Chunk
        join documents d on d.id = c.document_id
        join collections k on k.id = c.collection_id
       order by r.score desc, r.id`,
-    [search.workspaceId, search.query, ALL_TS_CONFIGS, search.collectionIds, search.limit, MAX_TEXT_CANDIDATES],
+    [search.workspaceId, search.query, configs, search.collectionIds, search.limit, MAX_TEXT_CANDIDATES],
   );
   return rows.map(toHit);
 }

@@ -156,6 +156,14 @@ describe('memory chunk search', () => {
     expect(byText[0]!.documentId).to.equal(ids.enTravel);
   });
 
+  it('finds by text a passage that holds some of the question’s words, after those that hold all of them', async () => {
+    // "fiets" and "gestolen" are in the bike passage; "zondag" and "parkeerplaats" nowhere.
+    const { byText } = await search('Mijn fiets is zondag gestolen op de parkeerplaats, wat nu?', null);
+    expect(byText[0]?.documentId, JSON.stringify(byText.map((h) => h.title))).to.equal(ids.nlBike);
+    // A question that shares none of the passages' words (after stop words) finds nothing by text.
+    expect((await search('Wie wint zondag de verkiezingen?', null)).byText).to.deep.equal([]);
+  });
+
   it('returns nothing by text for a query of only stop words or punctuation', async () => {
     for (const query of ['de het een', '?!']) expect((await search(query, null)).byText).to.deep.equal([]);
   });
