@@ -99,6 +99,11 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
 /** Credits as a person writes them: 0.00000002, not 2e-8. */
 const plainCredits = (credits: number) => credits.toLocaleString('en-US', { maximumFractionDigits: 8, useGrouping: false });
 
+// A budget that refuses a request with less than a tenth of it left, or a request of at most a
+// quarter of it, is spent for such requests: its 100 % mark (LimitGate.refuse).
+const SPENT_PERCENT = 90;
+const SMALL_REQUEST_SHARE = 0.25;
+
 const isBudget = (counter: { counter: Counter }) => counter.counter === 'credits_day' || counter.counter === 'credits_month';
 
 function counterOf(key: string): CounterId {
@@ -180,8 +185,8 @@ export class LimitGate {
    * under a raised limit.
    */
   private readonly exhausted = new Map<string, { until: number; left: number; limit: number }>();
-  /** Budget windows whose being spent this process has written (refuseSpent). */
-  private readonly markedSpent = new Set<string>();
+  /** Budget windows and the marks of them this process has written on a refusal (refuse). */
+  private readonly marked = new Set<string>();
   /** What goes back to Postgres before the next lease: blocks leased under a limit since lowered. */
   private returning: (CounterId & { amount: number })[] = [];
 
@@ -248,25 +253,31 @@ export class LimitGate {
     const billed = await countersUsed(this.pool, ids);
     for (const [index, id] of ids.entries()) {
       const used = billed.get(counterKey(id)) ?? 0;
-      if (used >= budgets[index]!.limit) await this.refuseSpent(principal, id, budgets[index]!.limit, this.refusal(id, budgets[index]!.limit, now, 0, used));
+      if (used >= budgets[index]!.limit) await this.refuse(principal, id, budgets[index]!.limit, 0, this.refusal(id, budgets[index]!.limit, now, 0, used));
     }
   }
 
   /**
-   * Throws a budget's 402, after writing (once per window) that the budget is spent: its 80 % and
-   * 100 % marks, audit entry and webhook (store.markBudget). A rate limit's 429 is thrown as it is.
+   * Throws a refusal. A budget's 402 first writes (once per window) the marks it has reached
+   * (store.markBudget): 80 % when that much is used; 100 % when it refuses a request of at most a
+   * quarter of it, or with less than a tenth of it left: it is spent for such requests (the gate
+   * refuses what would pass the budget, so billing seldom lands on 100 % itself). One large request
+   * refused while most of the budget is left marks nothing.
    */
-  private async refuseSpent(principal: Principal, id: CounterId, limit: number, refusal: ApiError): Promise<never> {
-    const key = counterKey(id);
-    if (isBudget(id) && !this.markedSpent.has(key)) {
-      if (this.markedSpent.size > 10_000) this.markedSpent.clear();
-      this.markedSpent.add(key);
-      const billed = (refusal.fields.budget as { used: number }).used;
+  private async refuse(principal: Principal, id: CounterId, limit: number, need: number, refusal: ApiError): Promise<never> {
+    const budget = isBudget(id);
+    const used = budget ? (refusal.fields.budget as { used: number }).used : 0;
+    const spent = budget && (used >= (limit * SPENT_PERCENT) / 100 || (need > 0 && need <= limit * SMALL_REQUEST_SHARE));
+    const percents = spent ? [80, 100] : budget && used >= limit * 0.8 ? [80] : [];
+    const key = `${counterKey(id)}\0${percents.join(',')}`;
+    if (percents.length > 0 && !this.marked.has(key)) {
+      if (this.marked.size > 10_000) this.marked.clear();
+      this.marked.add(key);
       const owner = { organizationId: principal.organizationId, workspaceId: id.scope_kind === 'organization' ? null : principal.workspaceId };
       try {
-        await withTransaction(this.pool, (db) => markBudget(db, { ...owner, scope: id, limit, billed, percents: [80, 100] }));
+        await withTransaction(this.pool, (db) => markBudget(db, { ...owner, scope: id, limit, billed: used, percents }));
       } catch (err) {
-        this.markedSpent.delete(key);
+        this.marked.delete(key);
         this.log.warn({ err }, 'could not record that a budget is spent');
       }
     }
@@ -330,7 +341,7 @@ export class LimitGate {
     }
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
-    if (short) await this.refuseSpent(principal, short.id, short.limit, this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now)));
+    if (short) await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now)));
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;

@@ -233,7 +233,7 @@ describe('limits and budgets', () => {
     expect(refused.body.budget.used).to.be.within(0.0029, 0.0031);
   });
 
-  it('audits reaching 80 % and 100 % of a budget, once each per window: 100 % when billing reaches it or the budget first refuses a request', async () => {
+  it('audits reaching 80 % and 100 % of a budget, once each per window: 100 % when billing reaches it or the budget refuses a request of its size', async () => {
     const { key } = await app.key({ org: 'marks', workspace: 'w' });
     await setLimits(key, { workspace: { credits_per_day: 0.005 } });
     const input = 'woord '.repeat(1000);
@@ -279,6 +279,16 @@ describe('limits and budgets', () => {
     // Only an organization key sees them all.
     const restricted = (await app.key({ org: 'finance', workspace: 'team-a', kind: 'restricted', scopes: ['usage.read'] })).key;
     expect((await api(app.baseUrl, '/v1/budgets', { key: restricted })).status).to.equal(403);
+  });
+
+  it('marks nothing when a budget with most of it left refuses one request too large for it', async () => {
+    const { key } = await app.key({ org: 'one-large', workspace: 'w' });
+    await setLimits(key, { workspace: { credits_per_month: 30 } });
+    // Without max_tokens local/echo reserves its whole context, about 31.5 credits: more than the
+    // budget, though nothing of it is spent.
+    expect((await chat(key, 'groot', {}, { max_tokens: undefined })).status).to.equal(402);
+    expect((await chat(key, 'klein')).status).to.equal(200);
+    expect((await api(app.baseUrl, '/v1/audit-log?action=budget.threshold', { key })).body.data).to.deep.equal([]);
   });
 
   it('marks a budget set below what the window has spent already: it will never be crossed now', async () => {
