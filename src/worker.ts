@@ -44,7 +44,7 @@ const runners = [
     concurrency: config.workerConcurrency,
     only: (name) => !isDelivery(name),
     cron: cronItems(),
-    events: liveness.events,
+    events: liveness.eventsForRunner(),
     onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
   }),
   new JobRunner({
@@ -52,7 +52,7 @@ const runners = [
     log: log.child({ pool: 'deliveries' }),
     concurrency: deliveryConcurrency,
     only: isDelivery,
-    events: liveness.events,
+    events: liveness.eventsForRunner(),
     onAbandonedPools: (poolIds) => liveness.abandon(poolIds),
   }),
 ];

@@ -61,11 +61,24 @@ export class WorkerLiveness {
     this.beatMs = options.beatMs ?? BEAT_MS;
     this.staleMs = options.staleMs ?? STALE_MS;
     this.sweepMs = options.sweepMs ?? SWEEP_MS;
-    this.events.on('pool:create', ({ workerPool }) => {
+    this.watch(this.events);
+  }
+
+  /**
+   * Events for one more runner of this process, whose pools this watches as well. Each runner
+   * needs its own: a JobRunner reads the shutdown of any pool announced on its events as its own.
+   */
+  eventsForRunner(): WorkerEvents {
+    return this.watch(new EventEmitter() as WorkerEvents);
+  }
+
+  private watch(events: WorkerEvents): WorkerEvents {
+    events.on('pool:create', ({ workerPool }) => {
       this.pools.set(workerPool.id, workerPool);
       this.track(this.beat([workerPool.id]));
     });
-    this.events.on('pool:release', ({ workerPool }) => this.abandon([workerPool.id]));
+    events.on('pool:release', ({ workerPool }) => this.abandon([workerPool.id]));
+    return events;
   }
 
   /**

@@ -13,6 +13,7 @@ export interface JobRunnerOptions {
   only?: (name: TaskName) => boolean;
   pollInterval?: number;
   cron?: ParsedCronItem[];
+  /** Where its pools announce themselves; one emitter per runner (it reads every pool on it as its own). */
   events?: RunnerOptions['events'];
   /** Pauses between attempts to start graphile-worker again (defaults: RESTART_BACKOFF). */
   restartBackoff?: { initialMs: number; maxMs: number };
