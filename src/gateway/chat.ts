@@ -71,8 +71,11 @@ export interface ChatReply {
 export interface SseSink {
   open(headers: Record<string, string>): void;
   send(data: unknown): Promise<void>;
-  end(withDone: boolean): void;
+  /** `done` ends it as answered ([DONE]); `failed` after an error frame; `closed` when the client left. */
+  end(outcome: StreamEnd): void;
 }
+
+export type StreamEnd = 'done' | 'failed' | 'closed';
 
 type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 
@@ -224,7 +227,7 @@ export class ChatService {
             code: 'upstream_stream_error',
           },
         });
-        sink.end(false);
+        sink.end('failed');
         return;
       }
     }
@@ -232,7 +235,7 @@ export class ChatService {
       // The client went away mid-stream: what the provider streamed until then is billed, and the
       // request is traced as 499; a retry under its id runs anew, and its bill replaces this one.
       await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)));
-      sink.end(false);
+      sink.end('closed');
       return;
     }
 
@@ -251,7 +254,7 @@ export class ChatService {
       await this.fail(ctx, prepared, err, served.attempts);
       const message = err instanceof ApiError ? err.message : 'the answer could not be recorded';
       await sink.send({ error: { message, type: 'api_error', code: err instanceof ApiError ? (err.code ?? null) : null } });
-      sink.end(false);
+      sink.end('failed');
       return;
     }
     const usage = reply.body.usage as Usage;
@@ -264,7 +267,7 @@ export class ChatService {
       });
     }
     if (includeUsage) await sink.send({ ...frame([]), usage });
-    sink.end(true);
+    sink.end('done');
   }
 
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
@@ -756,7 +759,7 @@ async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boo
     await sink.send({ ...frame(chunk.choices), ...(last ? { usage: body.usage, sources: body.sources } : {}) });
   }
   if (includeUsage) await sink.send({ ...frame([]), usage: body.usage });
-  sink.end(true);
+  sink.end('done');
 }
 
 function textOf(content: ChatCompletionRequest['messages'][number]['content']): string {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { EventWriter } from '../doors/responses/stream.js';
-import type { SseSink } from '../gateway/chat.js';
+import type { SseSink, StreamEnd } from '../gateway/chat.js';
 import type { AppContext } from './state.js';
 
 // A client that stops reading and then goes away never drains the socket: waiting for 'drain'
@@ -32,12 +32,12 @@ export function openEventStream(ctx: AppContext, headers: Record<string, string>
 }
 
 /**
- * The stream went out with a 200 header but ends with an error event (a provider that broke off,
- * an answer that could not be recorded): the access log and /metrics count it as the 502 its
- * trace says, not as the 200 its header said.
+ * How a stream that went out with a 200 header ended, when not as that said: the access log and
+ * /metrics count it as its trace does, 502 when it ended with an error event (a provider that
+ * broke off, an answer that could not be recorded), 499 when the client left it.
  */
-export function markStreamFailed(ctx: AppContext): void {
-  ctx.state.streamFailed = true;
+export function streamEndedAs(ctx: AppContext, outcome: StreamEnd): void {
+  if (outcome !== 'done') ctx.state.streamStatus = outcome === 'failed' ? 502 : 499;
 }
 
 /** One named event (`event:` and `data:` lines), as the Messages and Responses APIs stream them. */
@@ -57,10 +57,10 @@ export function sseSink(ctx: AppContext): SseSink {
   return {
     open: (headers) => openEventStream(ctx, headers),
     send: (data) => writeFrame(res, `data: ${JSON.stringify(data)}\n\n`),
-    end(withDone) {
+    end(outcome) {
+      streamEndedAs(ctx, outcome);
       if (res.destroyed) return;
-      if (!withDone) markStreamFailed(ctx);
-      res.end(withDone ? 'data: [DONE]\n\n' : undefined);
+      res.end(outcome === 'done' ? 'data: [DONE]\n\n' : undefined);
     },
   };
 }
@@ -72,9 +72,9 @@ export function sseEventWriter(ctx: AppContext): EventWriter {
     open: (headers) => openEventStream(ctx, headers),
     write: (event, data) => writeFrame(res, eventFrame(event, data)),
     end(failed) {
-      if (res.destroyed) return;
-      if (failed) markStreamFailed(ctx);
-      res.end();
+      if (failed) streamEndedAs(ctx, 'failed');
+      if (!res.destroyed) res.end();
     },
+    closed: () => streamEndedAs(ctx, 'closed'),
   };
 }

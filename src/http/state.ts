@@ -18,8 +18,8 @@ export interface AppState {
   query?: Record<string, unknown>;
   /** Set by a door whose clients read errors in another shape (see errors.ts). */
   errorShape?: ErrorShape;
-  /** An event stream that ended with an error event (markStreamFailed): logged and counted as 502. */
-  streamFailed?: boolean;
+  /** How an event stream ended when not as its 200 header said (sse.ts streamEndedAs): 499 or 502. */
+  streamStatus?: number;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

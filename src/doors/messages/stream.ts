@@ -1,6 +1,6 @@
 import type { SseSink } from '../../gateway/chat.js';
 import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
-import { eventFrame, markStreamFailed, openEventStream, writeFrame } from '../../http/sse.js';
+import { eventFrame, openEventStream, streamEndedAs, writeFrame } from '../../http/sse.js';
 import type { AppContext } from '../../http/state.js';
 import { messageIdOf, stopReasonOf, usageOf, type ChatUsage } from './answer.js';
 
@@ -171,9 +171,9 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number, askedMod
         }
       }
     },
-    end(withDone) {
-      if (!withDone || failed) markStreamFailed(ctx);
-      writer.end(withDone && started && !failed ? { type: 'message_stop', data: {} } : undefined);
+    end(outcome) {
+      streamEndedAs(ctx, failed ? 'failed' : outcome);
+      writer.end(outcome === 'done' && started && !failed ? { type: 'message_stop', data: {} } : undefined);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { SseSink } from '../../gateway/chat.js';
+import type { SseSink, StreamEnd } from '../../gateway/chat.js';
 import type { UpstreamChunk } from '../../gateway/providers/types.js';
 import type { ThinkingBlock } from '../../gateway/providers/types.js';
 import {
@@ -27,6 +27,8 @@ export interface EventWriter {
   write(event: string, data: unknown): Promise<void>;
   /** `failed`: the stream ends with an error event. */
   end(failed?: boolean): void;
+  /** The client left: the stream is counted as 499 (sse.ts). */
+  closed(): void;
 }
 
 type ChatFrame = { created?: number; choices?: UpstreamChunk['choices']; usage?: ChatUsage; sources?: unknown[]; model?: string; error?: { message: string; code?: string | null } };
@@ -129,8 +131,9 @@ export class ResponsesStream implements SseSink {
     return this.textAfterCalls;
   }
 
-  end(withDone: boolean): void {
-    if (this.outcome === 'unfinished' && withDone) this.outcome = 'answered';
+  end(outcome: StreamEnd): void {
+    if (this.outcome === 'unfinished' && outcome === 'done') this.outcome = 'answered';
+    if (outcome === 'closed') this.writer.closed();
   }
 
   /** The answer as the chat stream delivered it, for the final object (and what is stored). */

@@ -74,15 +74,15 @@ function loggableUrl(ctx: AppContext): string {
 /**
  * The status an operator should see of an event stream (written by the handler itself, Koa out
  * of the way), as its trace says, not the 200 its header went out with: 499 when the client left
- * before its end was written, 502 when it ended with an error event (sse.ts markStreamFailed).
+ * before its end was written or its handler saw it go, 502 when it ended with an error event
+ * (sse.ts streamEndedAs).
  */
 function answeredStatus(ctx: AppContext): number {
   if (ctx.respond !== false || !ctx.res.headersSent) return ctx.status;
   if (!ctx.res.writableEnded) return CLIENT_CLOSED;
-  return ctx.state.streamFailed ? BAD_GATEWAY : ctx.status;
+  return ctx.state.streamStatus ?? ctx.status;
 }
 const CLIENT_CLOSED = 499;
-const BAD_GATEWAY = 502;
 
 /** Request id, a child logger per request, one access-log line and the request metrics when the response is done. */
 export function requestContext(rootLog: Logger) {
