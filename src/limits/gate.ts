@@ -495,7 +495,7 @@ export class LimitGate {
 
   private forgetPastWindows(now: number): void {
     for (const [key, mark] of this.exhausted) if (mark.until <= now) this.exhausted.delete(key);
-    for (const [key, held] of this.held) {
+    for (const key of this.held.keys()) {
       const [, , counter, start] = key.split('\0') as [string, string, Counter, string];
       if (windowEnd(counter, Date.parse(start)) <= now) this.held.delete(key);
     }

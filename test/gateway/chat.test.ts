@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
-import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
+import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions', () => {
   const gw = useGatewayFixture({ worker: true });

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { addJob } from '../../../src/jobs/registry.js';
 import { api } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
-import { type GatewayFixture, startGatewayFixture, useGatewayFixture } from '../../helpers/gateway.js';
+import { useGatewayFixture } from '../../helpers/gateway.js';
 
 // The Responses door in front of stub providers on loopback: the firewall over a rebuilt chain,
 // erasure and retention of stored responses, clean fallback, a cut stream, and idempotent retries.
