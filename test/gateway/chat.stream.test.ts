@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { findSamples, scrape } from '../helpers/prometheus.js';
-import { chatBody, type GatewayFixture, postChat, readSse, startGatewayFixture, useGatewayFixture } from '../helpers/gateway.js';
+import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions with stream: true', () => {
   const gw = useGatewayFixture({ worker: true });
@@ -119,6 +119,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
   });
 
   it('aborts the upstream call when the client goes away', async () => {
+    const closedBefore = await countedAs('499');
     gw.euA.script({ type: 'answer', chunks: Array.from({ length: 50 }, (_, i) => `w${i} `), chunkDelayMs: 40 });
     const controller = new AbortController();
     const response = await fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
@@ -132,6 +133,8 @@ describe('POST /v1/chat/completions with stream: true', () => {
     controller.abort();
     await gw.euA.waitFor(() => gw.euA.requests[0]?.closedEarly === true, 3000);
     expect(gw.euA.requests[0]!.closedEarly).to.equal(true);
+    // Counted as the client closing it (and done with before the next test counts its own).
+    await waitFor(async () => (await countedAs('499')) === closedBefore + 1, { what: 'a 499 in polder_http_requests_total', timeoutMs: 5_000 });
   });
 
   it('a client that stops reading, then disconnects: billed for what was streamed, traced as 499; a retry under its id runs anew and its bill replaces that one', async () => {
