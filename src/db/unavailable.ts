@@ -8,8 +8,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
 
 // SQLSTATEs of a server that goes away or is not accepting work yet: class 08 (connection
 // exception), admin_shutdown, crash_shutdown, cannot_connect_now (starting up, in recovery,
-// shutting down).
-const SERVER_GONE = /^(08...|57P01|57P02|57P03)$/;
+// shutting down), and too_many_connections (every slot taken, as several web and worker processes
+// on one server can do: a slot frees when another process's connection closes).
+const SERVER_GONE = /^(08...|57P01|57P02|57P03|53300)$/;
 
 // node-postgres reports a connection that broke, or that could not be made in time, with these
 // messages and no code.

@@ -59,6 +59,24 @@ describe('database outage errors', function () {
     }
   });
 
+  it('are recognised: a server with no connection slot left answers "too many clients" (53300)', async () => {
+    // A role allowed no connection gets the same refusal as a server at max_connections, which
+    // several web and worker processes on one database can reach.
+    const role = `polder_no_slots_${process.pid}`;
+    await db.pool.query(`create role ${role} login connection limit 0`);
+    const url = new URL(db.url);
+    url.username = role;
+    const pool = createPool(url.toString(), 1);
+    try {
+      const refusal = await failureOf(() => pool.query('select 1'));
+      expect((refusal as { code?: string }).code).to.equal('53300');
+      expect(isDatabaseUnavailable(refusal)).to.equal(true);
+    } finally {
+      await pool.end();
+      await db.pool.query(`drop role ${role}`);
+    }
+  });
+
   it('are not confused with the failures of a request', async () => {
     expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select nonsense from nowhere')))).to.equal(false);
     expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select 1/0')))).to.equal(false);
