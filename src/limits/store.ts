@@ -1,6 +1,7 @@
 import type { PoolClient, Queryable } from '../db/pool.js';
 import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
 import { windowStart, type Counter } from './windows.js';
+import { BUDGET_MARKS_TAIL_SQL } from './budgetMarks.js';
 
 // SQL of limits: the limits of workspaces and organizations, and the counters web processes lease
 // from and the records statement bills credits into (sql/0024).
@@ -330,21 +331,12 @@ export async function markBudget(db: PoolClient, mark: BudgetMark): Promise<numb
   const window = mark.scope.counter === 'credits_day' ? 'day' : 'month';
   await db.query('select pg_advisory_xact_lock($1, hashtext($2))', [BUDGET_MARK_LOCK_CLASS, `${mark.scope.scope_id}:${mark.scope.counter}:${mark.scope.window_start}`]);
   const { rows } = await db.query<{ events: number }>(
-    `with marks as (
-       insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
-       select $1, $2, now(), null, 'service', 'budget.threshold', $3::text,
-              jsonb_build_object('level', $4::text, 'window', $5::text, 'percent', p.percent, 'limit', $6::numeric,
-                                 'billed', $7::numeric, 'window_start', $8::timestamptz)
+    `with wanted_marks as (
+       select $1::uuid as organization_id, $2::uuid as workspace_id, $4::text as scope_kind, $3::uuid as scope_id,
+              $5::text as window_name, p.percent, $6::numeric as budget, $7::numeric as billed, $8::timestamptz as window_start
          from unnest($9::int[]) as p(percent)
-        where not exists (select 1 from audit_log a
-                           where a.action = 'budget.threshold' and a.target = $3::text
-                             and a.details->>'window' = $5::text and (a.details->>'percent')::int = p.percent
-                             and (a.details->>'window_start')::timestamptz = $8::timestamptz)
-       returning organization_id, workspace_id, target, details
-     )
-     select count(webhook_emit(m.organization_id, w.id, 'budget.threshold', m.details || jsonb_build_object('scope_id', m.target)))::int as events
-       from marks m
-       join workspaces w on w.organization_id = m.organization_id and w.id = coalesce(m.workspace_id, w.id)`,
+     ), ${BUDGET_MARKS_TAIL_SQL}
+     select count(*)::int as events from budget_events`,
     [
       mark.organizationId,
       mark.workspaceId,

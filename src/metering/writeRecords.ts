@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { encodeKeys } from '../gateway/cacheKeyFilter.js';
 import { CACHE_KEYS_CHANNEL } from '../gateway/responseCache.js';
+import { BUDGET_MARKS_TAIL_SQL } from '../limits/budgetMarks.js';
 import type { SpendRecord } from '../limits/gate.js';
 import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
 
@@ -186,13 +187,11 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
            l.credits_per_day, l.credits_per_month
       from scope_limits l
      where (l.scope_kind, l.scope_id) in (select scope_kind, scope_id from spend_rows where scope_kind <> 'key')
-  ), budget_marks as (
-    -- Reaching 80 % and 100 % of a budget is audited once per window: only the batch whose credits
-    -- carry the counter across a mark sees it below before and at or above after.
-    insert into audit_log (organization_id, workspace_id, at, actor_key_id, actor_kind, action, target, details)
-    select b.organization_id, b.workspace_id, now(), null, 'service', 'budget.threshold', r.scope_id::text,
-           jsonb_build_object('level', r.scope_kind, 'window', w.name, 'percent', m.percent, 'limit', w.budget,
-                              'billed', r.billed, 'window_start', r.window_start)
+  ), wanted_marks as (
+    -- Only the batch whose credits carry the counter across a mark sees it below before and at or
+    -- above after.
+    select b.organization_id, b.workspace_id, r.scope_kind, r.scope_id, w.name as window_name, m.percent,
+           w.budget, r.billed, r.window_start
       from spend_rows r
       join spend_counters s using (scope_kind, scope_id, counter, window_start)
       join budgets b using (scope_kind, scope_id)
@@ -202,19 +201,7 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
      cross join (values (80), (100)) as m(percent)
      where w.budget is not null
        and r.billed >= w.budget * m.percent / 100 and r.billed - s.credits < w.budget * m.percent / 100
-       -- A mark a refusal or a newly set budget wrote first (limits/store.ts markBudget, sql/0036).
-       and not exists (select 1 from audit_log a
-                        where a.action = 'budget.threshold' and a.target = r.scope_id::text
-                          and a.details->>'window' = w.name and (a.details->>'percent')::int = m.percent
-                          and (a.details->>'window_start')::timestamptz = r.window_start)
-    returning organization_id, workspace_id, target, details
-  ), budget_events as (
-    -- The budget.threshold webhook of each mark (sql/0025): to its workspace, or for an organization's
-    -- budget to each of its workspaces (those without a subscribed endpoint write nothing).
-    select webhook_emit(m.organization_id, w.id, 'budget.threshold', m.details || jsonb_build_object('scope_id', m.target))
-      from budget_marks m
-      join workspaces w on w.organization_id = m.organization_id and w.id = coalesce(m.workspace_id, w.id)
-  )
+  ), ${BUDGET_MARKS_TAIL_SQL}
   select count(pg_notify($7, keys)) as announced, (select count(*) from budget_events) as budget_events
     from unnest($8::text[]) as keys`;
 

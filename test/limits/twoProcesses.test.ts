@@ -29,7 +29,7 @@ describe('limits across two web processes', function () {
     expect((await api(webs[0]!.url, '/v1/settings/limits', { method: 'PUT', key, body: { workspace: { credits_per_day: budget } } })).status).to.equal(200);
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => embed(webs[i % 2]!.url, key)));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.every((s) => s === 200 || s === 402)).to.equal(true);
+    expect(statuses.every((s) => s === 200 || s === 402), statuses.join(",")).to.equal(true);
     const { rows } = await db.pool.query<{ billed: string; requests: number }>(
       `select coalesce(sum(credits_total), 0) as billed, count(*)::int as requests from usage where workspace_id = $1`,
       [workspaceId],
