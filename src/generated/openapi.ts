@@ -4904,6 +4904,10 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Only deliveries with this status (`failed` lists those to retry). */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Only deliveries of this event type. */
+                event_type?: "document.ready" | "document.failed" | "facts.extracted" | "memory.erased" | "budget.threshold" | "webhook.test";
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */

@@ -3,12 +3,12 @@ import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { conflict, notFound, validationFailed } from '../errors.js';
-import type { TimePosition } from '../http/period.js';
 import type { Principal } from '../tenancy/store.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newWebhookSecret } from './signing.js';
 import {
   countEndpointsLocked,
+  type DeliveryPage,
   deleteEndpoint,
   emitToEndpoint,
   findDelivery,
@@ -165,7 +165,7 @@ export async function listDeliveriesFor(
   db: Queryable,
   principal: Principal,
   endpointId: string,
-  page: { after?: TimePosition; limit: number },
+  page: DeliveryPage,
 ): Promise<DeliveryRow[]> {
   await getEndpointFor(db, principal, endpointId);
   return listDeliveries(db, principal.workspaceId, endpointId, page);

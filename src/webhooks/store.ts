@@ -209,21 +209,26 @@ export async function pruneEvents(db: Queryable, retentionDays: number, limit = 
   return rowCount ?? 0;
 }
 
-export async function listDeliveries(
-  db: Queryable,
-  workspaceId: string,
-  endpointId: string,
-  page: { after?: TimePosition; limit: number },
-): Promise<DeliveryRow[]> {
+export interface DeliveryPage {
+  after?: TimePosition;
+  limit: number;
+  /** Only deliveries with this status, or of this event type. */
+  status?: string;
+  eventType?: string;
+}
+
+export async function listDeliveries(db: Queryable, workspaceId: string, endpointId: string, page: DeliveryPage): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `select ${DELIVERY_COLUMNS}
        from webhook_deliveries d
        join webhook_events v on v.id = d.event_id
       where d.workspace_id = $1 and d.endpoint_id = $2
         and ($3::timestamptz is null or (d.created_at, d.id) < ($3::timestamptz, $4::uuid))
+        and ($6::text is null or d.status = $6)
+        and ($7::text is null or v.type = $7)
       order by d.created_at desc, d.id desc
       limit $5`,
-    [workspaceId, endpointId, page.after?.at ?? null, page.after?.id ?? null, page.limit],
+    [workspaceId, endpointId, page.after?.at ?? null, page.after?.id ?? null, page.limit, page.status ?? null, page.eventType ?? null],
   );
   return rows;
 }
@@ -239,7 +244,6 @@ export async function findDelivery(db: Queryable, workspaceId: string, endpointI
   return rows[0];
 }
 
-/** Sends the delivery again now (whatever its status), through the same job key. */
 /** Queues a delivery again; 'disabled' (and nothing queued) while its endpoint is disabled. */
 export async function requeueDelivery(
   db: Queryable,

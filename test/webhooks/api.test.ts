@@ -211,4 +211,32 @@ describe('/v1/webhooks', function () {
     const bad = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/deliveries?cursor=nonsense`, { key });
     expect(bad.status).to.equal(422);
   });
+
+  it('lists only the deliveries of a status or an event type when asked, on every page', async () => {
+    const endpoint = (await create(app, key, { url: LOOPBACK, events: ['memory.erased'] })).body.data;
+    const tests: string[] = [];
+    for (let i = 0; i < 4; i += 1) tests.push((await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/test`, { method: 'POST', key })).body.data.id);
+    expect((await api(app.baseUrl, '/v1/memory?user_ref=filter-user', { method: 'DELETE', key })).status).to.equal(200);
+    // Two test deliveries whose retries are spent: the ones an operator looks for to send again.
+    await app.db.pool.query(`update webhook_deliveries set status = 'failed', next_attempt_at = null where id = any($1::uuid[])`, [[tests[0], tests[2]]]);
+    const all = async (query: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/deliveries?limit=1&${query}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+        expect(page.status, page.text).to.equal(200);
+        ids.push(...page.body.data.map((d: any) => d.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return ids;
+    };
+    expect(await all('status=failed')).to.deep.equal([tests[2], tests[0]]);
+    const erased = await all('event_type=memory.erased');
+    expect(erased).to.have.length(1);
+    expect(tests).not.to.include(erased[0]);
+    expect(await all('event_type=webhook.test&status=failed')).to.deep.equal([tests[2], tests[0]]);
+    const bad = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/deliveries?status=lost`, { key });
+    expect(bad.status).to.equal(422);
+    expect(bad.body.errors).to.have.property('status');
+  });
 });

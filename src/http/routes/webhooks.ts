@@ -69,10 +69,11 @@ export function webhookRoutes(api: Operations, { pool, settings }: { pool: Pool;
   });
 
   api.add('listWebhookDeliveries', knownIds, async (ctx) => {
+    const query = ctx.state.query as { cursor?: string; limit: number; status?: string; event_type?: string };
     const { rows, next_cursor } = await keysetPage(
-      ctx.state.query as { cursor?: string; limit: number },
+      query,
       (value) => isTimePosition(value, (id) => UUID.test(id)),
-      (page) => listDeliveriesFor(pool, principalOf(ctx), ctx.params.id!, page),
+      (page) => listDeliveriesFor(pool, principalOf(ctx), ctx.params.id!, { ...page, status: query.status, eventType: query.event_type }),
       (row) => ({ at: row.position_at, id: row.id }),
     );
     ctx.body = { data: rows.map(presentWebhookDelivery), next_cursor };
