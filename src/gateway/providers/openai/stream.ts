@@ -3,8 +3,10 @@
 // The call (call.ts) feeds the response bytes in as they arrive; they are parsed incrementally
 // and the chunks queued for the consumer, who pulls them with next(). Anything that ends the
 // stream other than `data: [DONE]` (a cut connection, an idle timeout, our abort, an
-// `{"error": …}` event, malformed JSON, EOF without [DONE]) reaches the consumer as an
-// UpstreamError after the chunks that came before it: never as a silent end.
+// `{"error": …}` event, malformed JSON, EOF before every choice finished) reaches the consumer as
+// an UpstreamError after the chunks that came before it: never as a silent end. A body that ends
+// cleanly once every choice has its finish_reason is complete without [DONE]: the answer is whole
+// (some servers never send it, and OpenAI's SDKs take such a stream as finished).
 //
 // Consumer-side: if the consumer falls HIGH_WATER chunks behind, the source is paused; if it
 // leaves before the end (return(), i.e. a `break`, or the client went away), the source is
@@ -38,6 +40,9 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
   private complete = false;
   /** A chunk with output (text, a tool call, reasoning, a finish) has been queued. */
   private output = false;
+  /** Choices seen without their finish_reason yet, and those finished. */
+  private readonly unfinished = new Set<number>();
+  private readonly finished = new Set<number>();
   private failure: UpstreamError | undefined;
   /** The consumer has had the end (or the failure), or left: nothing more is delivered. */
   private settled = false;
@@ -69,13 +74,19 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
     if (events.length > 0) this.handle(events);
   }
 
-  /** The body ended cleanly. Without [DONE] first, that is a failure. */
+  /** The body ended cleanly. Without [DONE] first, that is a failure unless every choice finished. */
   end(): void {
     if (this.complete || this.failure) return;
     const events = this.events;
     this.parser.end(events);
     if (events.length > 0) this.handle(events);
-    if (!this.complete && !this.failure) this.fail(protocolError(this.ctx.providerId, 'the stream ended without [DONE]'));
+    if (this.complete || this.failure) return;
+    if (this.finished.size > 0 && this.unfinished.size === 0) {
+      this.complete = true;
+      this.wake();
+    } else {
+      this.fail(protocolError(this.ctx.providerId, 'the stream ended before its answer finished'));
+    }
   }
 
   /** The call failed (connection, timeout, abort). Ignored once the stream is complete. */
@@ -184,6 +195,7 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
       try {
         const chunk = toChunk(raw, this.ctx.providerId);
         if (!this.output) this.output = carriesOutput(chunk);
+        for (const choice of chunk.choices) this.trackFinish(choice.index, choice.finish_reason != null);
         this.queue.push(chunk);
       } catch (err) {
         this.fail(err as UpstreamError);
@@ -196,6 +208,15 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
       this.source.pause();
     }
     this.wake();
+  }
+
+  private trackFinish(index: number, finishes: boolean): void {
+    if (finishes) {
+      this.unfinished.delete(index);
+      this.finished.add(index);
+    } else if (!this.finished.has(index)) {
+      this.unfinished.add(index);
+    }
   }
 
   /** A failure found in the stream itself: recorded, and the upstream request aborted. */

@@ -410,6 +410,18 @@ describe('openai adapter', function () {
       });
     });
 
+    it('takes a stream whose every choice finished as complete when the body ends without [DONE]', async () => {
+      // Some servers never send [DONE]; OpenAI's SDKs take such a stream as finished, and so the
+      // answer is whole, billed and cached rather than cut.
+      stub.script({ type: 'answer', done: false, usage: 'finish' });
+      const { chunks } = await adapter.stream(target(p), hello, never);
+      const got: UpstreamChunk[] = [];
+      for await (const c of chunks) got.push(c);
+      expect(contentOf(got)).to.equal('echo: hello world');
+      expect(got.some((c) => c.choices.some((choice) => choice.finish_reason === 'stop'))).to.equal(true);
+      expect(got.at(-1)!.usage?.completion_tokens).to.be.greaterThan(0);
+    });
+
     describe('failing after the first chunk throws from the iterator', () => {
       async function iterate(chunks: AsyncIterable<UpstreamChunk>): Promise<{ got: UpstreamChunk[]; err: UpstreamError }> {
         const got: UpstreamChunk[] = [];
@@ -429,12 +441,21 @@ describe('openai adapter', function () {
         expect(err.kind).to.equal('connect');
       });
 
-      it('an end without [DONE]', async () => {
-        stub.script({ type: 'answer', done: false });
+      it('an end before every choice finished', async () => {
+        stub.script({
+          type: 'raw',
+          headers: { 'content-type': 'text/event-stream' },
+          body: [
+            'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"a"},"finish_reason":null},{"index":1,"delta":{"content":"b"},"finish_reason":null}]}\n\n',
+            'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+          ],
+          chunkDelayMs: 5,
+        });
         const { chunks } = await adapter.stream(target(p), hello, never);
         const { got, err } = await iterate(chunks);
-        expect(contentOf(got)).to.equal('echo: hello world');
+        expect(got).to.have.length(2);
         expect(err.kind).to.equal('protocol');
+        expect(err.message).to.match(/ended before its answer finished/);
       });
 
       it('an error event', async () => {
