@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from './config.js';
 import type { Pool } from './db/pool.js';
+import type { ProcessPresence } from './db/presence.js';
 import { errorMiddleware } from './errors.js';
 import { warmUpFirewall } from './firewall/index.js';
 import type { Catalog } from './gateway/catalog.js';
@@ -59,6 +60,11 @@ export interface AppDeps {
   gate?: LimitGate;
   /** The web process's count of requests being handled, which its shutdown waits for. */
   inFlight?: InFlight;
+  /**
+   * The web process's presence in Postgres: a retry of a request id its claims hold runs anew once
+   * the process died. Without it (tests' apps) such a retry waits for the claim's prune.
+   */
+  presence?: ProcessPresence;
 }
 
 /** What a web process's caches drop when another process announces a change (tenancy/changes.ts). */
@@ -84,7 +90,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Errors are answered and logged by errorMiddleware; Koa's own stderr printing would duplicate them.
   app.silent = true;
   if (deps.inFlight) app.use(deps.inFlight.middleware);
-  app.use(requestContext(deps.log));
+  app.use(requestContext(deps.log, deps.presence?.key));
   app.use(errorMiddleware);
 
   const bodyLimitBytes = deps.config.bodyLimitBytes;

@@ -1,5 +1,6 @@
 import { changeTargets, createApp } from './app.js';
 import { createPool } from './db/pool.js';
+import { ProcessPresence } from './db/presence.js';
 import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
@@ -33,10 +34,13 @@ await cacheKeys.start();
 const gate = new LimitGate(pool, log);
 const keys = new KeyResolver(pool);
 // Key, settings, acceptance and limit changes made by any process reach this one at once.
-const changes = new ChangeListener({ connectionString: config.databaseUrl, log }, changeTargets(keys, gate));
+// Its connection also carries this process's presence, by which others tell its request ids from
+// those of a process that died.
+const presence = new ProcessPresence();
+const changes = new ChangeListener({ connectionString: config.databaseUrl, log, presence }, changeTargets(keys, gate));
 await changes.start();
 const inFlight = new InFlight();
-const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys, inFlight });
+const app = createApp({ config, pool, log, catalog, adapters, committer, cacheKeys, gate, keys, inFlight, presence });
 const server = createHttpServer(app);
 // Longer than common load balancers' idle timeout, so they never reuse a socket we just closed.
 server.keepAliveTimeout = 65_000;

@@ -52,11 +52,12 @@ describe('scale-out: two web and two worker processes on one database', function
   const webs: WebProcess[] = [];
   const workers: WorkerProcess[] = [];
   let owner: CreatedKey;
+  let env: NodeJS.ProcessEnv;
 
   before(async () => {
     db = await createTestDatabase();
     [chat, embed] = await Promise.all([startStubProvider(), startStubProvider({ dimensions: 1024 })]);
-    const env = { DATABASE_URL: db.url, CATALOG_FILE: writeCatalog(chat, embed), STUB_KEY: 'sk-stub' };
+    env = { DATABASE_URL: db.url, CATALOG_FILE: writeCatalog(chat, embed), STUB_KEY: 'sk-stub' };
     // One after the other: each start costs the two shared cores most of a second.
     for (let i = 0; i < 2; i++) webs.push(await startWeb(env));
     for (let i = 0; i < 2; i++) workers.push(await startWorker({ ...env, WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) }));
@@ -103,6 +104,35 @@ describe('scale-out: two web and two worker processes on one database', function
     expect(chat.requests.filter((r) => lastUserMessage(r.body) === 'once across processes')).to.have.length(1);
     expect(await count('select count(*) as n from usage where workspace_id = $1 and request_id = $2', [owner.workspace_id, requestId])).to.equal(1);
     expect(await count('select count(*) as n from traces where workspace_id = $1 and id = $2', [owner.workspace_id, requestId])).to.equal(1);
+  });
+
+  it('a request whose web was killed mid-way is run again by its retry on another web, not refused as still running', async () => {
+    const requestId = 'scale-out-killed-1';
+    const body = { model: 'stub/chat', cache: false, messages: [{ role: 'user', content: 'answered after a crash' }] };
+    const send = (web: WebProcess) =>
+      api(web.url, '/v1/chat/completions', { method: 'POST', key: owner.key, body, headers: { 'x-request-id': requestId } });
+    const doomed = await startWeb(env);
+    try {
+      chat.script({ type: 'answer', delayMs: 30_000 }, { type: 'answer' });
+      const lost = send(doomed).catch((err: unknown) => err);
+      await waitFor(async () => chat.requests.some((r) => lastUserMessage(r.body) === 'answered after a crash'), { what: 'the first attempt upstream' });
+      // While its process lives, the id is still running.
+      expect((await send(webs[1]!)).status).to.equal(409);
+      const gone = exited(doomed.child);
+      doomed.child.kill('SIGKILL');
+      await gone;
+      expect(await lost).to.be.instanceOf(Error);
+
+      const retry = await send(webs[1]!);
+      expect(retry.status, retry.text).to.equal(200);
+      expect(retry.headers.get('x-replay')).to.equal(null);
+      const replay = await send(webs[0]!);
+      expect(replay.headers.get('x-replay')).to.equal('true');
+      expect(await count('select count(*) as n from usage where workspace_id = $1 and request_id = $2', [owner.workspace_id, requestId])).to.equal(1);
+    } finally {
+      await stopProcess(doomed);
+      chat.reset();
+    }
   });
 
   // Fails until revocations are announced to every web process (issue 20, point 2): today the

@@ -48,6 +48,8 @@ export interface ChatContext {
   requestId: string;
   /** The caller sent its own request id: a retry may follow, so the id is claimed first. */
   callerRequestId: boolean;
+  /** The presence key of this process, which its claim of the id carries (metering/requestIds.ts). */
+  claimHolder?: number;
   application: string | null;
   traceContext: TraceContext | null;
   /** Aborted when the client goes away. */

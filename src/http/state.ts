@@ -10,6 +10,8 @@ export interface AppState {
   requestId: string;
   /** The request id came from the caller (X-Request-Id or Idempotency-Key), not generated. */
   requestIdGiven: boolean;
+  /** The presence key of this process (db/presence.ts), which its claims of request ids carry. */
+  claimHolder?: number;
   log: Logger;
   principal?: Principal;
   /** The parsed and validated JSON body, set by the body and validation middleware. */
@@ -34,7 +36,7 @@ export function principalOf(ctx: AppContext): Principal {
 
 /** Who asks and under which request id, and whether the caller chose it (then a retry may follow). */
 export function idempotencyOf(ctx: AppContext): IdempotencyContext & { principal: Principal } {
-  return { principal: principalOf(ctx), requestId: ctx.state.requestId, callerRequestId: ctx.state.requestIdGiven };
+  return { principal: principalOf(ctx), requestId: ctx.state.requestId, callerRequestId: ctx.state.requestIdGiven, claimHolder: ctx.state.claimHolder };
 }
 
 /** Sends an answer that may be a replay of a stored one. */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
+import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
 import { withTransaction } from '../db/transaction.js';
 import { writeRecordsNow } from './writeRecords.js';
 
@@ -69,13 +70,26 @@ const CLAIM_SQL = `
   with billed as (
     select 1 from usage where workspace_id = $1 and request_id = $2 and not partial
   ), claimed as (
-    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state)
-    select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running'
+    insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, holder)
+    select $1::uuid, $2::text, $3::uuid, $4::text, $5::bytea, 'running', $6::int
      where not exists (select 1 from billed)
     on conflict (workspace_id, request_id) do nothing
     returning 1
   )
   select exists (select 1 from claimed) as claimed, exists (select 1 from billed) as billed`;
+
+// A running claim whose process died (no session holds its presence lock, db/presence.ts) is
+// taken over by the retry: the request never reached its records, so it runs anew and is billed
+// once. `created_at` restarts, so that the prune of abandoned claims counts from the takeover.
+const TAKE_OVER_SQL = `
+  update requests r set holder = $3, created_at = now()
+   where r.workspace_id = $1 and r.request_id = $2 and r.state = 'running' and r.holder = $4 and r.body_hash = $5
+     and not exists (
+       select 1 from pg_locks l
+        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+          and l.database = (select oid from pg_database where datname = current_database())
+          and l.classid = $6::oid and l.objid = r.holder::oid)
+  returning 1`;
 
 /**
  * Claims the request id for this body. Returns the stored response when the same request already
@@ -84,7 +98,7 @@ const CLAIM_SQL = `
  */
 export async function claimRequestId(
   db: Queryable,
-  claim: { workspaceId: string; organizationId: string; requestId: string; kind: RequestKind; hash: Buffer },
+  claim: { workspaceId: string; organizationId: string; requestId: string; kind: RequestKind; hash: Buffer; holder: number | null },
 ): Promise<StoredResponse | undefined> {
   const outcome = await db.query<{ claimed: boolean; billed: boolean }>(CLAIM_SQL, [
     claim.workspaceId,
@@ -92,11 +106,12 @@ export async function claimRequestId(
     claim.organizationId,
     claim.kind,
     claim.hash,
+    claim.holder,
   ]);
   if (outcome.rows[0]?.claimed) return undefined;
   // A separate statement: its snapshot sees a row that a concurrent claim committed meanwhile.
-  const { rows } = await db.query<{ state: string; body_hash: Buffer; response: StoredResponse | null }>(
-    'select state, body_hash, response from requests where workspace_id = $1 and request_id = $2',
+  const { rows } = await db.query<{ state: string; body_hash: Buffer; response: StoredResponse | null; holder: number | null }>(
+    'select state, body_hash, response, holder from requests where workspace_id = $1 and request_id = $2',
     [claim.workspaceId, claim.requestId],
   );
   const row = rows[0];
@@ -109,6 +124,10 @@ export async function claimRequestId(
       { 'X-Request-Id': ['was already used for a request with another body; use a new id for a new request'] },
       'this request id belongs to another request',
     );
+  }
+  if (row.state === 'running' && row.holder !== null && claim.holder !== null) {
+    const takenOver = await db.query(TAKE_OVER_SQL, [claim.workspaceId, claim.requestId, claim.holder, row.holder, claim.hash, PRESENCE_LOCK_CLASS]);
+    if ((takenOver.rowCount ?? 0) > 0) return undefined;
   }
   if (row.state !== 'completed' || !row.response) {
     throw conflict('a request with this id is still running; retry when it has finished');
@@ -187,6 +206,8 @@ export interface IdempotencyContext {
   principal: { workspaceId: string; organizationId: string };
   requestId: string;
   callerRequestId: boolean;
+  /** The presence key of the process that handles it (db/presence.ts), when it has one. */
+  claimHolder?: number;
 }
 
 export interface Claim {
@@ -220,6 +241,7 @@ export async function claimOrReplay(
     requestId: request.requestId,
     kind: request.kind,
     hash,
+    holder: request.claimHolder ?? null,
   });
   if (stored) return { claimed: false, hash, replay: { ...stored, headers: { ...replayableHeaders(stored.headers), 'X-Replay': 'true' } } };
   return { claimed: true, hash };

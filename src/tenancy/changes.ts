@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { ChannelListener } from '../db/listener.js';
+import type { ProcessPresence } from '../db/presence.js';
 import type { Logger } from '../logger.js';
 
 // Web processes cache what a request's principal carries (its key's scopes and limits, its
@@ -50,12 +51,14 @@ function parseChange(payload: string): ConfigChange | undefined {
 export class ChangeListener {
   private readonly listener: ChannelListener;
 
-  constructor(options: { connectionString: string; log: Logger }, targets: ChangeTargets) {
+  constructor(options: { connectionString: string; log: Logger; presence?: ProcessPresence }, targets: ChangeTargets) {
     this.listener = new ChannelListener(
       { connectionString: options.connectionString, channel: CONFIG_CHANNEL, applicationName: 'polder-config-changes', reconnectDelayMs: 500 },
       {
-        // Changes announced while nobody listened are lost: everything cached may be stale.
-        listening: async () => {
+        // Changes announced while nobody listened are lost: everything cached may be stale. The
+        // connection lives as long as the process does: it carries the process's presence.
+        listening: async (client) => {
+          await options.presence?.hold(client);
           targets.forgetAllPrincipals();
           targets.forgetScopeLimits();
         },

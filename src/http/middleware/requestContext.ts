@@ -85,13 +85,14 @@ function answeredStatus(ctx: AppContext): number {
 const CLIENT_CLOSED = 499;
 
 /** Request id, a child logger per request, one access-log line and the request metrics when the response is done. */
-export function requestContext(rootLog: Logger) {
+export function requestContext(rootLog: Logger, claimHolder?: number) {
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     const given = givenRequestId(ctx);
     const requestId = given ?? randomUUID();
     ctx.state.requestId = requestId;
     ctx.state.requestIdGiven = given !== undefined;
+    ctx.state.claimHolder = claimHolder;
     ctx.state.log = rootLog.child({ request_id: requestId });
     // Every answer carries it, event streams included (writeHead keeps headers set before it). Node
     // writes a header's characters as UTF-8 or as Latin-1 depending on the body, so an id that is
