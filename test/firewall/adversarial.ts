@@ -59,6 +59,7 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // Read decoded (url-encoded.ts): every token a URL with escapes; line breaks as "\r\n" and "\r" (line-breaks.ts).
   ['percent-encoded URLs', 'https://x.nl/?e=a%40b.nl&n=Jan+de+Vries '],
   ['escapes in a query', '?q=%41%40 '],
+  ['escapes encoded twice', 'https://x.nl/?e=a%2540b.nl&t=%252B31%25206 '],
   ['CRLF address lines', 'Naam: Jan\r\nKerkstraat 1\r\n1234 AB Utrecht\r\n'],
   ['lone carriage returns', 'Groeten,\rJan\r'],
   // Left out of the view the recognizers read (line-breaks.ts): invisible characters inside values.
@@ -84,5 +85,7 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'quoted cells, never closed', make: (chars) => `name,phone\n${'"a,'.repeat(Math.ceil(chars / 3))}`.slice(0, chars) },
   // URL tokens up to the longest read decoded, all escapes.
   { name: 'longest encoded URLs', make: (chars) => repeated(`https://x.nl/?q=${'%41'.repeat(1355)} `)(chars) },
+  // The same, every escape encoded three times: the most rounds of decoding.
+  { name: 'longest URLs encoded three times', make: (chars) => repeated(`https://x.nl/?q=${'%252541'.repeat(580)} `)(chars) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];
