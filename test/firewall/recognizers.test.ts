@@ -398,5 +398,15 @@ describe('firewall recognizers', () => {
       // Initials of an organisation after other weak cues, or an acronym after them, are no name.
       expect(found(personRecognizer, 'Contact U.S. Customs for help. Thanks, U.S. ARMY', 'en')).to.deep.equal([]);
     });
+    it('reads initials and a known surname after a contact cue: call, contact, bel, mail (the initials were left in clear)', () => {
+      expect(found(personRecognizer, 'Please call J. de Vries tomorrow.', 'en')).to.deep.equal(['J. de Vries']);
+      expect(found(personRecognizer, 'For the invoice, contact A.B. Smith in finance.', 'en')).to.deep.equal(['A.B. Smith']);
+      expect(found(personRecognizer, 'Kun je mevrouw K. Jansen bellen? Bel mevrouw K. Jansen.', 'nl')).to.deep.equal(['K. Jansen', 'K. Jansen']);
+      expect(found(personRecognizer, 'mail P. Janssens even over de offerte', 'nl')).to.deep.equal(['P. Janssens']);
+      expect(found(personRecognizer, 'Vraag A.B. Bakker en K. Jansen om een reactie.', 'nl')).to.deep.equal(['A.B. Bakker', 'K. Jansen']);
+      // After a contact cue the initials may be an organisation's: the surname must be known.
+      expect(found(personRecognizer, 'Contact U.S. Customs, call U.K. Visas, mail U.S. Post or ask H.R. Services.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'bel T.V. Gids of mail K.L.M. Klantenservice', 'nl')).to.deep.equal([]);
+    });
   });
 });
