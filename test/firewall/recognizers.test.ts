@@ -398,6 +398,21 @@ describe('firewall recognizers', () => {
       // Initials of an organisation after other weak cues, or an acronym after them, are no name.
       expect(found(personRecognizer, 'Contact U.S. Customs for help. Thanks, U.S. ARMY', 'en')).to.deep.equal([]);
     });
+    it('reads a known surname alone after a self-introduction (it was left in clear), and no word for how one is', () => {
+      expect(found(personRecognizer, 'Ik ben Jansen, de nieuwe collega.', 'nl')).to.deep.equal(['Jansen']);
+      expect(found(personRecognizer, 'Bonjour, je suis Dupont, votre conseiller.', 'fr')).to.deep.equal(['Dupont']);
+      expect(found(personRecognizer, 'Guten Tag, ich bin Müller vom Kundendienst.', 'de')).to.deep.equal(['Müller']);
+      expect(found(personRecognizer, "Hi all, I'm Smith from accounting.", 'en')).to.deep.equal(['Smith']);
+      expect(found(personRecognizer, 'Ik ben De Jong en ik bel over de polis.', 'nl')).to.deep.equal(['De Jong']);
+      expect(found(personRecognizer, 'Mijn naam is Bakker.', 'nl')).to.deep.equal(['Bakker']);
+      // How or what one is: not a surname, a first name that is a word, a trade or origin in German.
+      expect(found(personRecognizer, 'Ik ben blij. Ik ben Blij! Ik ben Benieuwd.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, "I'm Fine, thanks. I am Sorry. I'm Dutch.", 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Ich bin Koch, ich bin Schweizer, ich bin Bäcker und ich bin Müde.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Je suis Content et je suis Prêt.', 'fr')).to.deep.equal([]);
+      // A first name after the cue, as before.
+      expect(found(personRecognizer, "I'm Priya, and this is Noah Smith.", 'en')).to.deep.equal(['Priya', 'Noah Smith']);
+    });
     it('reads initials and a known surname after a contact cue: call, contact, bel, mail (the initials were left in clear)', () => {
       expect(found(personRecognizer, 'Please call J. de Vries tomorrow.', 'en')).to.deep.equal(['J. de Vries']);
       expect(found(personRecognizer, 'For the invoice, contact A.B. Smith in finance.', 'en')).to.deep.equal(['A.B. Smith']);

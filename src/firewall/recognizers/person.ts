@@ -330,6 +330,33 @@ function initialledName(text: string, pos: number, knownSurname = false): { end:
   return { end: i + tok.length, tokens: 2, first: tok };
 }
 
+// "Ik ben Jansen", "Je suis Dupont", "Ich bin Müller", "I'm Smith from accounting": one introduces
+// oneself by surname alone as often as by a first name. What follows these cues is as often how or
+// what one is, so the word must be a surname the lists know and no word of the common-word lists
+// ("Ik ben Blij" is no surname; "I'm Fine" is a first name that is a word: AMBIGUOUS), nor a trade
+// or origin German writes with a capital ("Ich bin Koch", "Ich bin Schweizer").
+const SELF_INTRODUCTION = new Set(['ik ben', "i'm", 'i am', 'je suis', 'ich bin']);
+const WHAT_ONE_IS = new Set(
+  'Koch Bauer Schneider Fischer Richter Meister Schüler Schreiber Kaufmann Zimmermann Förster Schäfer Krämer Bürger Schweizer Student Lehrer'.split(' '),
+);
+
+function isSelfIntroduction(cue: string): boolean {
+  // Every weak cue's match comes here: the first letter rules out most without a string made.
+  const c = cue.charCodeAt(0) | 32;
+  if (c !== 105 && c !== 106) return false; // i, j
+  return SELF_INTRODUCTION.has(cue.trim().replace(/[,!:]$/, '').replace('’', "'").toLowerCase());
+}
+
+/** A known surname alone, maybe after particles ("Jansen", "De Jong", "van Dijk"), at `pos`, or null. */
+function surnameAlone(text: string, pos: number): { end: number; tokens: number; first: string } | null {
+  const p = particlesAt(text, pos, true);
+  const i = p > 0 ? p : pos;
+  const tok = tokenAt(text, i);
+  if (!tok || tok === tok.toUpperCase() || !isKnownLastName(tok) || isNonNameWord(tok) || AMBIGUOUS.has(tok)) return null;
+  if (WHAT_ONE_IS.has(tok) || NOUNS_BEFORE_SURNAMES.has(tok)) return null;
+  return { end: i + tok.length, tokens: 1, first: tok };
+}
+
 const SENTENCE_START = /(?:^|[.!?:;\n•*>"“„«(-])[\s"“„«*_(-]*$/u;
 const NEXT_WORD = /^[ \u00a0]+(\p{Ll}+|\p{Lu}|\d)|^([,!?;:)]|['’]s(?!\p{L})|$|\n|\.(?!\d))/u;
 
@@ -721,12 +748,16 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
       let name = parseName(text, pos, mode);
+      const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
+      // "I'm Fine": after a self-introduction a lone first name that is also a word is how one is.
+      if (name !== null && introduction && name.tokens === 1 && AMBIGUOUS.has(name.first)) name = null;
       // Initials after a sign-off or a contact cue ("Best, A. Smith", "call J. de Vries"): tried
       // only where a capital and a full stop follow.
       if (!name && mode === 'weak' && text.charCodeAt(pos + 1) === 46) {
         const after = initialsAllowedAfter(m[0]);
         if (after !== null) name = initialledName(text, pos, after === 'surname');
       }
+      if (!name && introduction) name = surnameAlone(text, pos);
       if (!name) continue;
       take(pos, name.end);
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
