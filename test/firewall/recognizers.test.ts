@@ -258,6 +258,32 @@ describe('firewall recognizers', () => {
       expect(streets('Kerkstraat 12-II, Kerkstraat 14 hs en Kerkstraat 16A.', 'nl')).to.deep.equal(['Kerkstraat 12-II', 'Kerkstraat 14 hs', 'Kerkstraat 16A']);
       expect(streets('Kerkstraat 12 I think. Die Hauptstraße 5 Kilometer weiter.', 'en')).to.deep.equal(['Kerkstraat 12']);
     });
+    it('reads French streets written in lower case, and type first, without a postcode (they were left in clear)', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      expect(streets("c'est au 12 rue de la paix, 2e étage")).to.deep.equal(['12 rue de la paix']);
+      expect(streets("j'habite au 5 avenue jean jaurès depuis 2019")).to.deep.equal(['5 avenue jean jaurès']);
+      expect(streets('bd voltaire 23, sonnez deux fois')).to.deep.equal(['bd voltaire 23']);
+      expect(streets('livrez au 8 av. du général de gaulle svp')).to.deep.equal(['8 av. du général de gaulle']);
+      expect(streets("j'habite au 10 rue d'alsace et toi ?")).to.deep.equal(["10 rue d'alsace"]);
+      expect(streets('Il habite Rue de la Loi 16, au fond de la cour.')).to.deep.equal(['Rue de la Loi 16']);
+      // After a word of dwelling every street type leads one, also those that are words in lower case.
+      expect(streets("j'habite au 3 chemin des vignes")).to.deep.equal(['3 chemin des vignes']);
+      expect(streets('domicile : place du marché 4')).to.deep.equal(['place du marché 4']);
+      // Counts, courses, comic books, a past participle, a road number, a year: no address.
+      for (const text of [
+        "j'ai 2 cours de maths demain",
+        'il reste 2 place de libre',
+        "j'ai acheté 3 bd de tintin",
+        'je suis allée 3 fois, elle est allée voir 2 films',
+        'la route nationale 7',
+        'je suis passé dans la rue principale 3 fois',
+        'tu as 2 rue à traverser',
+        'Rue de Rivoli 2024',
+        'rendez-vous au 12 rue de la paix pour la réunion',
+      ]) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
+    });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
       expect(found(addressRecognizer, 'Die Postleitzahl 80331 gehört zu München.', 'de')).to.deep.equal([]);
