@@ -46,6 +46,7 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['open quotes', '"\'`a'],
   ['SQL values', "(name) VALUES ('Jan', "],
   ['street words + numbers', 'Kerkstraat 1 '],
+  ['streets + towns', 'Kerkstraat 1 in Zeist, Kerkstraat 2, Ede in de a '],
   ['numbers + rue', '12 rue '],
   ['lower-case French streets', '12 rue de la paix de la paix de '],
   ['French type first', 'bd de la a b c 1 '],

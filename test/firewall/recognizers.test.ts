@@ -249,7 +249,7 @@ describe('firewall recognizers', () => {
       expect(found(addressRecognizer, 'Rue Haute 5 bte 2, 1000 Bruxelles', 'fr')).to.deep.equal(['Rue Haute 5 bte 2, 1000 Bruxelles']);
       // Without a postcode (the street recognizer).
       const streets = (text: string, _lang: Language) => findStreets(text).map((d) => d.text);
-      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3']);
+      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3 in Gent']);
       expect(streets('Meine Adresse ist Hauptstraße 5/3/12, bitte dort liefern.', 'de')).to.deep.equal(['Hauptstraße 5/3/12']);
       expect(streets('Meine Adresse ist Hauptstraße 5, 3. OG, bitte klingeln; Hauptstraße 7 Top 4.', 'de')).to.deep.equal([
         'Hauptstraße 5, 3. OG',
@@ -257,6 +257,35 @@ describe('firewall recognizers', () => {
       ]);
       expect(streets('Kerkstraat 12-II, Kerkstraat 14 hs en Kerkstraat 16A.', 'nl')).to.deep.equal(['Kerkstraat 12-II', 'Kerkstraat 14 hs', 'Kerkstraat 16A']);
       expect(streets('Kerkstraat 12 I think. Die Hauptstraße 5 Kilometer weiter.', 'en')).to.deep.equal(['Kerkstraat 12']);
+    });
+    it('takes the town of a street address without a postcode into the address (it was left beside it), and no town alone', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      expect(streets('ik woon op de Dorpsstraat 12 in Hoogeveen')).to.deep.equal(['Dorpsstraat 12 in Hoogeveen']);
+      expect(streets('I live at 14 Mill Lane, Thornbury')).to.deep.equal(['14 Mill Lane, Thornbury']);
+      expect(streets("j'habite 3 rue des lilas à Villeurbanne")).to.deep.equal(['3 rue des lilas à Villeurbanne']);
+      expect(streets('Wir wohnen Hauptstraße 5 in Frankfurt am Main.')).to.deep.equal(['Hauptstraße 5 in Frankfurt am Main']);
+      expect(streets('Kerkstraat 12 te Zwolle. Oranjestraat 4 hs in Den Haag')).to.deep.equal(['Kerkstraat 12 te Zwolle', 'Oranjestraat 4 hs in Den Haag']);
+      // In lower case, where the sentence ends or goes on with a function word.
+      expect(streets('ik woon op de kastanjelaan 7 in zwolle, bel maar aan')).to.deep.equal(['kastanjelaan 7 in zwolle']);
+      expect(streets("j'habite au 3 rue des lilas à villeurbanne depuis 2019")).to.deep.equal(['3 rue des lilas à villeurbanne']);
+      // What follows a street and is no town stays.
+      for (const [text, street] of [
+        ['ik woon op de Dorpsstraat 12 in het centrum', 'Dorpsstraat 12'],
+        ['Kerkstraat 12 in januari', 'Kerkstraat 12'],
+        ['Kantstr. 112, Hinterhaus, 3. Stock', 'Kantstr. 112'],
+        ['Eichendorffweg 3, gleich hinter der Kirche', 'Eichendorffweg 3'],
+        ['9 Kings Street, top bell.', '9 Kings Street'],
+        ['14 Mill Lane, Thornbury is lovely', '14 Mill Lane'],
+        ["j'habite au 12 rue de la paix à pied", '12 rue de la paix'],
+        ['ik woon op de kerkstraat 12 in zwolle bel maar aan', 'kerkstraat 12'],
+        ['ik woon op de kerkstraat 12 in totaal 3 jaar', 'kerkstraat 12'],
+      ]) {
+        expect(streets(text!), text).to.deep.equal([street]);
+      }
+      // A town on its own is not an address.
+      for (const text of ['I flew to Paris', 'ik woon in Hoogeveen', "j'habite à Villeurbanne", 'Wir wohnen in Berlin, Hauptstadt.']) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
     });
     it('reads French streets written in lower case, and type first, without a postcode (they were left in clear)', () => {
       const streets = (text: string) => findStreets(text).map((d) => d.text);

@@ -210,14 +210,28 @@ function prepositionStreetBefore(text: string, at: number): number {
 
 // The postcode and town after a street, in any case ("hauptstraße 5, 10115 berlin", "dorpsstraat 4,
 // 1234 ab utrecht"): address.ts reads a postcode and town only after a capitalised street and before
-// a capitalised town, so in chat the street was masked and "10115 berlin" left. A town without a
-// postcode ("kerkstraat 12 in utrecht", "Kastanjelaan 31 in Zeist") stays, as the labelled sets have it:
-// it names some ten thousand people or more, and the model often needs it.
+// a capitalised town, so in chat the street was masked and "10115 berlin" left.
 const TOWN = "((?:(?:[Dd]en|[Bb]ad|[Ss]ankt|[Ss]aint|[Ss]int)[ \u00a0])?\\p{L}[\\p{L}'’]{1,30}(?:-\\p{L}[\\p{L}'’]{0,30}){0,3})(?![\\p{L}\\p{N}])";
 const NL_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
 const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:[A-Z]-)?\\d{4,5}[ \u00a0]+${TOWN}`, 'uy');
+// The town of a home address without a postcode ("Dorpsstraat 12 in Hoogeveen", "14 Mill Lane,
+// Thornbury", "3 rue des lilas à Villeurbanne", "Kerkstraat 12 te Zwolle"): with the street it
+// points to one household, and it was left beside the masked street (decision 0021). A town named
+// on its own ("I flew to Paris") is not read: only right after a street and its number.
+const TOWN_LINKED_Y = new RegExp(
+  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
+  'uy',
+);
+// What may follow a town whose link or case says less: the end of the text, the line or the sentence.
+const TOWN_END = /^(?:$|[.,;:!?)\n])/;
+const WORD_Y = /\p{L}{1,20}(?![\p{L}\p{N}])/uy;
 
-/** The end of a postcode and its town right after a street that ends at `end`; else `end`. */
+/** Whether `word` could be the first word of a town here: no function word, unit or other word that follows an address. */
+function townWord(word: string): boolean {
+  return !isNonNameWord(word) && !isFunctionWord(word) && !NOT_A_TOWN.has(word.toLowerCase());
+}
+
+/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
 function townAfter(text: string, end: number): number {
   for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
     re.lastIndex = end;
@@ -229,9 +243,36 @@ function townAfter(text: string, end: number): number {
     if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
     return re.lastIndex;
   }
-  return end;
+  TOWN_LINKED_Y.lastIndex = end;
+  const m = TOWN_LINKED_Y.exec(text);
+  if (m === null) return end;
+  const town = m[2]!;
+  const words = town.split(/[ \u00a0-]/);
+  const first = words.length > 1 && /^(?:den|bad|sankt|saint|sint)$/i.test(words[0]!) ? words[1]! : words[0]!;
+  if (!townWord(first)) return end;
+  const capitalised = town[0] !== town[0]!.toLowerCase();
+  // After a comma a capitalised word is as often the next sentence's or a part of the house
+  // ("Kantstr. 112, Hinterhaus"), and a lower-case one nearly always is ("…, bel maar aan"): a town
+  // there is capitalised and ends the sentence or the line; in lower case, after "in" or "à", it does too.
+  const comma = m[1]!.startsWith(',');
+  if (comma && !capitalised) return end;
+  const after = TOWN_LINKED_Y.lastIndex;
+  if ((comma || !capitalised) && !TOWN_END.test(text.slice(after, after + 1))) {
+    // "à villeurbanne depuis 2019", "in zwolle sinds maart": a function word goes on with the sentence.
+    if (comma || text.charCodeAt(after) !== 32) return end;
+    WORD_Y.lastIndex = after + 1;
+    const next = WORD_Y.exec(text);
+    if (next === null || !(isFunctionWord(next[0]) || isNonNameWord(next[0]))) return end;
+  }
+  return after;
 }
-const NOT_A_TOWN = new Set(['uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen']);
+const NOT_A_TOWN = new Set([
+  'uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen',
+  // After "in", "à" or a comma, what is no town: "in totaal", "à pied", "in Ordnung", ", Hinterhaus".
+  'totaal', 'orde', 'principe', 'gebruik', 'overleg', 'person', 'time', 'advance', 'total', 'general', 'progress', 'case', 'stock', 'use', 'pied', 'côté', 'droite', 'gauche', 'midi',
+  'minuit', 'bientôt', 'vélo', 'nouveau', 'ordnung', 'kürze', 'zukunft', 'betrieb', 'arbeit', 'planung', 'bearbeitung', 'hinterhaus', 'vorderhaus', 'seitenflügel', 'gartenhaus',
+  'hof', 'hinterhof', 'erdgeschoss', 'dachgeschoss', 'obergeschoss', 'souterrain', 'hochparterre', 'parterre', 'eingang', 'klingel', 'etage', 'stock', 'flat', 'apartment', 'unit', 'appartement', 'bâtiment', 'escalier',
+]);
 
 function sticky(re: RegExp, text: string, at: number): number {
   re.lastIndex = at;
