@@ -3,7 +3,9 @@
 //     "my name is", "Naam:", "Name:") or a title (Dhr./Mevr./Herr/Frau/M./Mme/Mr/Ms/Dr …): the
 //     following capitalised tokens are the name, whether or not the gazetteer knows them;
 //  2. a weaker cue (a greeting "Hoi"/"Dear"/"Liebe", a sign-off "Groeten,"/"Regards,", "ik ben",
-//     "I'm", "je suis", "ich bin", "hier is", "c'est") followed by a first name from the gazetteer;
+//     "I'm", "je suis", "ich bin", "hier is", "c'est") followed by a first name from the gazetteer,
+//     or after a self-introduction a surname from it ("Ik ben Jansen"), or after a sign-off or a
+//     contact cue initials and a surname ("Best, A. Smith", "call J. de Vries");
 //  3. a gazetteer first name anywhere, when followed by a capitalised surname ("Pieter Jansen");
 //     a first name that is also a common word, town or brand ("Mark", "May", "Paris") needs a
 //     surname the gazetteer knows ("Will Smith"). A lone first name counts mid-sentence, or at the

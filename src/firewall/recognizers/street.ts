@@ -1,14 +1,16 @@
 // Addresses without a postcode (address.ts needs one): a street named by a street word of the
 // four languages with its house number ("Kastanjelaan 31", "Goethestr. 18", "Lange Str. 3",
-// "22 rue Victor Hugo", "14 Elm Grove Road", in lower case after "op de"/"in de"), a German or
-// Dutch street named after a preposition ("Am Rosenhang 4a", "Op de Kamp 3"), a postcode glued to
-// its town ("10627Berlin") or given with its label ("postcode 3531 KG huisnummer 16", "PLZ 79098",
-// "code postal 67000").
+// "22 rue Victor Hugo", "14 Elm Grove Road", in lower case after "op de"/"in de"), a French street
+// in lower case or type first ("12 rue de la paix", "bd voltaire 23"), a German or Dutch street
+// named after a preposition ("Am Rosenhang 4a", "Op de Kamp 3"), a postcode glued to its town
+// ("10627Berlin") or given with its label ("postcode 3531 KG huisnummer 16", "PLZ 79098", "code
+// postal 67000"); and the town after such a street ("Dorpsstraat 12 in Hoogeveen").
 //
 // Anchored on the digit runs of the pre-scan, like every recognizer that needs a digit: the street
-// word is read backwards from the number (at most one word of STREET_WORD_MAX characters), or the
-// French/English street forwards from it with sticky regexes of bounded repetition; the label of a
-// postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
+// word is read backwards from the number (at most one word of STREET_WORD_MAX characters, or five
+// words for a French type first), or the French/English street forwards from it with sticky
+// regexes of bounded repetition; the label of a postcode in a window of LABEL_WINDOW characters
+// before it. Linear in the text.
 import { isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
 import { isFunctionWord } from '../language-words.js';
 import { isNonNameWord } from '../words.js';
