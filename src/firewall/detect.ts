@@ -6,7 +6,7 @@ import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
-import { decodeToken, encodedDetections, encodedTokens } from './url-encoded.js';
+import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
@@ -119,12 +119,12 @@ function detectUnified(
     }
   }
   const found = withStructure(s, language, all, recognizers);
-  // Percent-encoded data in URLs ("?email=jan%40example.nl"): tokens read decoded (url-encoded.ts),
-  // once: what a decoded token holds encoded again ("%2540") is not decoded twice.
+  // Percent-encoded data in URLs ("?email=jan%40example.nl", or encoded twice: "jan%2540example.nl"):
+  // tokens read decoded (url-encoded.ts), and the decoded text is not searched for tokens again.
   if (!decoded && text.indexOf('%') >= 0) {
     const tokens = encodedTokens(text);
     for (let t = 0; t < tokens.length; t += 2) {
-      const token = decodeToken(text.slice(tokens[t], tokens[t + 1]));
+      const token = decodeTokenRepeatedly(text.slice(tokens[t], tokens[t + 1]));
       const inner = detectUnified(token.text, language, recognizers, undefined, s.budget, true);
       for (const d of encodedDetections(text, tokens[t]!, token, inner)) found.push(d);
     }

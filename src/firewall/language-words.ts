@@ -167,6 +167,11 @@ function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0x24f && c !== 0xd7 && c !== 0xf7);
 }
 
+/** Whether `word` is one of the function words of the four languages the vote counts ("est", "und", "het"). */
+export function isFunctionWord(word: string): boolean {
+  return MASK.get(word, 0, word.length, WordTable.hash(word, 0, word.length)) !== undefined;
+}
+
 export interface WordVote {
   language: Language;
   /** The winner's share of the votes, 0.5–1. */

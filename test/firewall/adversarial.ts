@@ -46,12 +46,18 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['open quotes', '"\'`a'],
   ['SQL values', "(name) VALUES ('Jan', "],
   ['street words + numbers', 'Kerkstraat 1 '],
+  ['streets + towns', 'Kerkstraat 1 in Zeist, Kerkstraat 2, Ede in de a '],
   ['numbers + rue', '12 rue '],
+  ['lower-case French streets', '12 rue de la paix de la paix de '],
+  ['French type first', 'bd de la a b c 1 '],
+  ['dwelling + French street', "j'habite au 3 cours de la a b "],
   ['labelled postcodes', 'PLZ 12345 '],
   ['spoken at/dot', 'a at b dot '],
   ['bracketed at', 'x(at)'],
   ['particle + verb', 'Von Berg schreibt '],
   ['travel words', 'naar Anna '],
+  ['contact cue + initials', 'call J. de Vries mail A.B. Customs '],
+  ['self-introductions', "ik ben Jansen I'm Fine ich bin Koch "],
   // Reference-number labels (recognizers/reference.ts): a label before a digit, long values, spaced groups.
   ['reference labels', 'polisnummer 1 '],
   ['labels with long values', 'klantnummer 1-2-3-4-5-6-7-8-9-0-1-2-3-4-5-6-7 '],
@@ -59,6 +65,7 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // Read decoded (url-encoded.ts): every token a URL with escapes; line breaks as "\r\n" and "\r" (line-breaks.ts).
   ['percent-encoded URLs', 'https://x.nl/?e=a%40b.nl&n=Jan+de+Vries '],
   ['escapes in a query', '?q=%41%40 '],
+  ['escapes encoded twice', 'https://x.nl/?e=a%2540b.nl&t=%252B31%25206 '],
   ['CRLF address lines', 'Naam: Jan\r\nKerkstraat 1\r\n1234 AB Utrecht\r\n'],
   ['lone carriage returns', 'Groeten,\rJan\r'],
   // Left out of the view the recognizers read (line-breaks.ts): invisible characters inside values.
@@ -84,5 +91,7 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'quoted cells, never closed', make: (chars) => `name,phone\n${'"a,'.repeat(Math.ceil(chars / 3))}`.slice(0, chars) },
   // URL tokens up to the longest read decoded, all escapes.
   { name: 'longest encoded URLs', make: (chars) => repeated(`https://x.nl/?q=${'%41'.repeat(1355)} `)(chars) },
+  // The same, every escape encoded three times: the most rounds of decoding.
+  { name: 'longest URLs encoded three times', make: (chars) => repeated(`https://x.nl/?q=${'%252541'.repeat(580)} `)(chars) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];

@@ -249,7 +249,7 @@ describe('firewall recognizers', () => {
       expect(found(addressRecognizer, 'Rue Haute 5 bte 2, 1000 Bruxelles', 'fr')).to.deep.equal(['Rue Haute 5 bte 2, 1000 Bruxelles']);
       // Without a postcode (the street recognizer).
       const streets = (text: string, _lang: Language) => findStreets(text).map((d) => d.text);
-      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3']);
+      expect(streets('Ik woon op Kerkstraat 12 bus 3 in Gent.', 'nl')).to.deep.equal(['Kerkstraat 12 bus 3 in Gent']);
       expect(streets('Meine Adresse ist Hauptstraße 5/3/12, bitte dort liefern.', 'de')).to.deep.equal(['Hauptstraße 5/3/12']);
       expect(streets('Meine Adresse ist Hauptstraße 5, 3. OG, bitte klingeln; Hauptstraße 7 Top 4.', 'de')).to.deep.equal([
         'Hauptstraße 5, 3. OG',
@@ -257,6 +257,61 @@ describe('firewall recognizers', () => {
       ]);
       expect(streets('Kerkstraat 12-II, Kerkstraat 14 hs en Kerkstraat 16A.', 'nl')).to.deep.equal(['Kerkstraat 12-II', 'Kerkstraat 14 hs', 'Kerkstraat 16A']);
       expect(streets('Kerkstraat 12 I think. Die Hauptstraße 5 Kilometer weiter.', 'en')).to.deep.equal(['Kerkstraat 12']);
+    });
+    it('takes the town of a street address without a postcode into the address (it was left beside it), and no town alone', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      expect(streets('ik woon op de Dorpsstraat 12 in Hoogeveen')).to.deep.equal(['Dorpsstraat 12 in Hoogeveen']);
+      expect(streets('I live at 14 Mill Lane, Thornbury')).to.deep.equal(['14 Mill Lane, Thornbury']);
+      expect(streets("j'habite 3 rue des lilas à Villeurbanne")).to.deep.equal(['3 rue des lilas à Villeurbanne']);
+      expect(streets('Wir wohnen Hauptstraße 5 in Frankfurt am Main.')).to.deep.equal(['Hauptstraße 5 in Frankfurt am Main']);
+      expect(streets('Kerkstraat 12 te Zwolle. Oranjestraat 4 hs in Den Haag')).to.deep.equal(['Kerkstraat 12 te Zwolle', 'Oranjestraat 4 hs in Den Haag']);
+      // In lower case, where the sentence ends or goes on with a function word.
+      expect(streets('ik woon op de kastanjelaan 7 in zwolle, bel maar aan')).to.deep.equal(['kastanjelaan 7 in zwolle']);
+      expect(streets("j'habite au 3 rue des lilas à villeurbanne depuis 2019")).to.deep.equal(['3 rue des lilas à villeurbanne']);
+      // What follows a street and is no town stays.
+      for (const [text, street] of [
+        ['ik woon op de Dorpsstraat 12 in het centrum', 'Dorpsstraat 12'],
+        ['Kerkstraat 12 in januari', 'Kerkstraat 12'],
+        ['Kantstr. 112, Hinterhaus, 3. Stock', 'Kantstr. 112'],
+        ['Eichendorffweg 3, gleich hinter der Kirche', 'Eichendorffweg 3'],
+        ['9 Kings Street, top bell.', '9 Kings Street'],
+        ['14 Mill Lane, Thornbury is lovely', '14 Mill Lane'],
+        ["j'habite au 12 rue de la paix à pied", '12 rue de la paix'],
+        ['ik woon op de kerkstraat 12 in zwolle bel maar aan', 'kerkstraat 12'],
+        ['ik woon op de kerkstraat 12 in totaal 3 jaar', 'kerkstraat 12'],
+      ]) {
+        expect(streets(text!), text).to.deep.equal([street]);
+      }
+      // A town on its own is not an address.
+      for (const text of ['I flew to Paris', 'ik woon in Hoogeveen', "j'habite à Villeurbanne", 'Wir wohnen in Berlin, Hauptstadt.']) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
+    });
+    it('reads French streets written in lower case, and type first, without a postcode (they were left in clear)', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      expect(streets("c'est au 12 rue de la paix, 2e étage")).to.deep.equal(['12 rue de la paix']);
+      expect(streets("j'habite au 5 avenue jean jaurès depuis 2019")).to.deep.equal(['5 avenue jean jaurès']);
+      expect(streets('bd voltaire 23, sonnez deux fois')).to.deep.equal(['bd voltaire 23']);
+      expect(streets('livrez au 8 av. du général de gaulle svp')).to.deep.equal(['8 av. du général de gaulle']);
+      expect(streets("j'habite au 10 rue d'alsace et toi ?")).to.deep.equal(["10 rue d'alsace"]);
+      expect(streets('Il habite Rue de la Loi 16, au fond de la cour.')).to.deep.equal(['Rue de la Loi 16']);
+      // After a word of dwelling every street type leads one, also those that are words in lower case.
+      expect(streets("j'habite au 3 chemin des vignes")).to.deep.equal(['3 chemin des vignes']);
+      expect(streets('domicile : place du marché 4')).to.deep.equal(['place du marché 4']);
+      // Counts, courses, comic books, a past participle, a road number, a year: no address.
+      for (const text of [
+        "j'ai 2 cours de maths demain",
+        'il reste 2 place de libre',
+        "j'ai acheté 3 bd de tintin",
+        'je suis allée 3 fois, elle est allée voir 2 films',
+        'la route nationale 7',
+        'je suis passé dans la rue principale 3 fois',
+        'tu as 2 rue à traverser',
+        'Rue de Rivoli 2024',
+        'rendez-vous au 12 rue de la paix pour la réunion',
+      ]) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
     });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
@@ -397,6 +452,31 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJ. de Vries', 'nl')).to.deep.equal(['J. de Vries']);
       // Initials of an organisation after other weak cues, or an acronym after them, are no name.
       expect(found(personRecognizer, 'Contact U.S. Customs for help. Thanks, U.S. ARMY', 'en')).to.deep.equal([]);
+    });
+    it('reads a known surname alone after a self-introduction (it was left in clear), and no word for how one is', () => {
+      expect(found(personRecognizer, 'Ik ben Jansen, de nieuwe collega.', 'nl')).to.deep.equal(['Jansen']);
+      expect(found(personRecognizer, 'Bonjour, je suis Dupont, votre conseiller.', 'fr')).to.deep.equal(['Dupont']);
+      expect(found(personRecognizer, 'Guten Tag, ich bin Müller vom Kundendienst.', 'de')).to.deep.equal(['Müller']);
+      expect(found(personRecognizer, "Hi all, I'm Smith from accounting.", 'en')).to.deep.equal(['Smith']);
+      expect(found(personRecognizer, 'Ik ben De Jong en ik bel over de polis.', 'nl')).to.deep.equal(['De Jong']);
+      expect(found(personRecognizer, 'Mijn naam is Bakker.', 'nl')).to.deep.equal(['Bakker']);
+      // How or what one is: not a surname, a first name that is a word, a trade or origin in German.
+      expect(found(personRecognizer, 'Ik ben blij. Ik ben Blij! Ik ben Benieuwd.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, "I'm Fine, thanks. I am Sorry. I'm Dutch.", 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Ich bin Koch, ich bin Schweizer, ich bin Bäcker und ich bin Müde.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Je suis Content et je suis Prêt.', 'fr')).to.deep.equal([]);
+      // A first name after the cue, as before.
+      expect(found(personRecognizer, "I'm Priya, and this is Noah Smith.", 'en')).to.deep.equal(['Priya', 'Noah Smith']);
+    });
+    it('reads initials and a known surname after a contact cue: call, contact, bel, mail (the initials were left in clear)', () => {
+      expect(found(personRecognizer, 'Please call J. de Vries tomorrow.', 'en')).to.deep.equal(['J. de Vries']);
+      expect(found(personRecognizer, 'For the invoice, contact A.B. Smith in finance.', 'en')).to.deep.equal(['A.B. Smith']);
+      expect(found(personRecognizer, 'Kun je mevrouw K. Jansen bellen? Bel mevrouw K. Jansen.', 'nl')).to.deep.equal(['K. Jansen', 'K. Jansen']);
+      expect(found(personRecognizer, 'mail P. Janssens even over de offerte', 'nl')).to.deep.equal(['P. Janssens']);
+      expect(found(personRecognizer, 'Vraag A.B. Bakker en K. Jansen om een reactie.', 'nl')).to.deep.equal(['A.B. Bakker', 'K. Jansen']);
+      // After a contact cue the initials may be an organisation's: the surname must be known.
+      expect(found(personRecognizer, 'Contact U.S. Customs, call U.K. Visas, mail U.S. Post or ask H.R. Services.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'bel T.V. Gids of mail K.L.M. Klantenservice', 'nl')).to.deep.equal([]);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createFirewall } from '../../src/firewall/firewall.js';
 import { createStreamRestorer } from '../../src/firewall/restore.js';
-import { decodeToken, encodedTokens } from '../../src/firewall/url-encoded.js';
+import { decodeToken, decodeTokenRepeatedly, encodedTokens } from '../../src/firewall/url-encoded.js';
 
 // A URL in the text may hold personal data percent-encoded ("?email=jan%40example.nl"): it is read
 // decoded, masked with a placeholder that keeps the URL a URL, and restored as it was written.
@@ -56,6 +56,38 @@ describe('percent-encoded personal data in URLs in the text', () => {
       expect(masked, text).to.equal(expected);
       expect(fw.restore(masked)).to.equal(text);
     }
+  });
+
+  it('masks an e-mail address or phone number encoded twice (%2540, %252B), and restores it as written', () => {
+    const cases: Array<[string, string]> = [
+      ['https://crm.example.com/u/jan%2540example.com', 'https://crm.example.com/u/%5BEMAIL_1%5D'],
+      ['https://x.nl/login?next=%2Fprofiel%3Femail%3Djan%252Edevries%2540example.nl', 'https://x.nl/login?next=%2Fprofiel%3Femail%3D%5BEMAIL_1%5D'],
+      ['?email=jan%252Edevries%2540example.nl', '?email=%5BEMAIL_1%5D'],
+      ['https://x.nl/?tel=%252B31612345678&n=1', 'https://x.nl/?tel=%5BPHONE_1%5D&n=1'],
+      // Three times, the most that is decoded.
+      ['https://x.nl/?e=jan%252540example.nl', 'https://x.nl/?e=%5BEMAIL_1%5D'],
+    ];
+    for (const [text, expected] of cases) {
+      const fw = createFirewall();
+      const masked = fw.mask(text);
+      expect(masked, text).to.equal(expected);
+      expect(fw.restore(masked)).to.equal(text);
+    }
+    // The same address in prose shares the placeholder.
+    const fw = createFirewall();
+    expect(fw.mask('Mail jan@example.com, https://x.nl/u/jan%2540example.com')).to.equal('Mail [EMAIL_1], https://x.nl/u/%5BEMAIL_1%5D');
+  });
+
+  it('decodes at most three times, and a "+" only in the first round ("%2B" decoded is a plus)', () => {
+    expect(decodeTokenRepeatedly('x%2540y').text).to.equal('x@y');
+    expect(decodeTokenRepeatedly('x%25252540y').text).to.equal('x%40y');
+    expect(decodeTokenRepeatedly('?t=%2B31+6').text).to.equal('?t=+31 6');
+    expect(decodeTokenRepeatedly('?t=%252B31%2B6').text).to.equal('?t=+31+6');
+    const d = decodeTokenRepeatedly('a%2540b');
+    expect(Array.from(d.at)).to.deep.equal([0, 1, 6, 7]);
+    expect(Array.from(d.changed)).to.deep.equal([0, 1, 0]);
+    // "100%25" decodes to a "%" that opens no escape: one round.
+    expect(decodeTokenRepeatedly('?q=100%25%20off').text).to.equal('?q=100% off');
   });
 
   it('leaves encoded text without personal data, and percent signs outside URLs, as written', () => {

@@ -3,7 +3,9 @@
 //     "my name is", "Naam:", "Name:") or a title (Dhr./Mevr./Herr/Frau/M./Mme/Mr/Ms/Dr …): the
 //     following capitalised tokens are the name, whether or not the gazetteer knows them;
 //  2. a weaker cue (a greeting "Hoi"/"Dear"/"Liebe", a sign-off "Groeten,"/"Regards,", "ik ben",
-//     "I'm", "je suis", "ich bin", "hier is", "c'est") followed by a first name from the gazetteer;
+//     "I'm", "je suis", "ich bin", "hier is", "c'est") followed by a first name from the gazetteer,
+//     or after a self-introduction a surname from it ("Ik ben Jansen"), or after a sign-off or a
+//     contact cue initials and a surname ("Best, A. Smith", "call J. de Vries");
 //  3. a gazetteer first name anywhere, when followed by a capitalised surname ("Pieter Jansen");
 //     a first name that is also a common word, town or brand ("Mark", "May", "Paris") needs a
 //     surname the gazetteer knows ("Will Smith"). A lone first name counts mid-sentence, or at the
@@ -93,7 +95,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
 const TITLE_COMMON =
@@ -289,8 +291,9 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
 
 // A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
 // "Best, A. Smith", "Groeten, J. de Vries", "Dear J. Smith"): the initials say a person follows
-// even when the surname is not on the lists. Only after these cues: after "contact" or "thanks"
-// initials may be an organisation's ("contact U.S. Customs").
+// even when the surname is not on the lists. After "contact", "call", "bel", "mail" … initials
+// may be an organisation's ("contact U.S. Customs"), so there the surname must be one the lists
+// or its form know, or follow a particle ("call J. de Vries", "mail P. Janssens").
 const INITIALS_CUES = new Set(
   `groeten groet gr. mvg regards cheers best sincerely cordialement bisous bises amitiés grüße gruß grüßen lg mfg vg xoxo
   dear beste geachte lieve liebe lieber cher chère hi hoi hallo hello hey bonjour bonsoir salut moin servus
@@ -298,18 +301,26 @@ const INITIALS_CUES = new Set(
     .split(/\s+/)
     .concat(['bien à vous', 'à bientôt', 'thank you', 'de la part de']),
 );
+const CONTACT_CUES = new Set('contact contacteer contactez kontaktieren call bel ruf appelez ask vraag frag demandez mail e-mail email'.split(' '));
+// Initials that are a country's or a body's, not a person's, whatever capitalised word follows.
+const NOT_PERSONAL_INITIALS = new Set(['US', 'USA', 'UK', 'EU', 'UN', 'NY', 'DC']);
 
-/** Whether a weak cue's match (its words, punctuation and spaces) is one after which initials lead a name. */
-function initialsAllowedAfter(cue: string): boolean {
+/** After which weak cue initials lead a name: any surname, one the lists know, or none (null). */
+function initialsAllowedAfter(cue: string): 'any' | 'surname' | null {
   const word = cue.trim().replace(/[,!:]$/, '').toLowerCase();
   const first = word.split(/[ \u00a0]/)[0]!;
-  return INITIALS_CUES.has(first) || INITIALS_CUES.has(word);
+  if (INITIALS_CUES.has(first) || INITIALS_CUES.has(word)) return 'any';
+  return CONTACT_CUES.has(first) ? 'surname' : null;
 }
 
-/** Initials and a capitalised surname, maybe after particles ("P. Martin", "J. de Vries", "A.M. van der Berg"), at `pos`. */
-function initialledName(text: string, pos: number): { end: number; tokens: number; first: string } | null {
+/**
+ * Initials and a capitalised surname, maybe after particles ("P. Martin", "J. de Vries", "A.M. van
+ * der Berg"), at `pos`; with `knownSurname`, the surname must be known or follow a particle.
+ */
+function initialledName(text: string, pos: number, knownSurname = false): { end: number; tokens: number; first: string } | null {
   let i = stickyAt(INITIALS_Y, text, pos);
   if (i < 0) return null;
+  if (knownSurname && NOT_PERSONAL_INITIALS.has(text.slice(pos, i).replace(/[.\s]/g, ''))) return null;
   const sp = stickyAt(SPACE_Y, text, i);
   if (sp > 0) i = sp;
   const p = particlesAt(text, i, true);
@@ -317,7 +328,35 @@ function initialledName(text: string, pos: number): { end: number; tokens: numbe
   const tok = tokenAt(text, i);
   // A word in capitals after initials is an acronym ("U.S. ARMY"), not a surname.
   if (!tok || !acceptableToken(tok) || tok === tok.toUpperCase()) return null;
+  if (knownSurname && p < 0 && !isSurname(tok)) return null;
   return { end: i + tok.length, tokens: 2, first: tok };
+}
+
+// "Ik ben Jansen", "Je suis Dupont", "Ich bin Müller", "I'm Smith from accounting": one introduces
+// oneself by surname alone as often as by a first name. What follows these cues is as often how or
+// what one is, so the word must be a surname the lists know and no word of the common-word lists
+// ("Ik ben Blij" is no surname; "I'm Fine" is a first name that is a word: AMBIGUOUS), nor a trade
+// or origin German writes with a capital ("Ich bin Koch", "Ich bin Schweizer").
+const SELF_INTRODUCTION = new Set(['ik ben', "i'm", 'i am', 'je suis', 'ich bin']);
+const WHAT_ONE_IS = new Set(
+  'Koch Bauer Schneider Fischer Richter Meister Schüler Schreiber Kaufmann Zimmermann Förster Schäfer Krämer Bürger Schweizer Student Lehrer'.split(' '),
+);
+
+function isSelfIntroduction(cue: string): boolean {
+  // Every weak cue's match comes here: the first letter rules out most without a string made.
+  const c = cue.charCodeAt(0) | 32;
+  if (c !== 105 && c !== 106) return false; // i, j
+  return SELF_INTRODUCTION.has(cue.trim().replace(/[,!:]$/, '').replace('’', "'").toLowerCase());
+}
+
+/** A known surname alone, maybe after particles ("Jansen", "De Jong", "van Dijk"), at `pos`, or null. */
+function surnameAlone(text: string, pos: number): { end: number; tokens: number; first: string } | null {
+  const p = particlesAt(text, pos, true);
+  const i = p > 0 ? p : pos;
+  const tok = tokenAt(text, i);
+  if (!tok || tok === tok.toUpperCase() || !isKnownLastName(tok) || isNonNameWord(tok) || AMBIGUOUS.has(tok)) return null;
+  if (WHAT_ONE_IS.has(tok) || NOUNS_BEFORE_SURNAMES.has(tok)) return null;
+  return { end: i + tok.length, tokens: 1, first: tok };
 }
 
 const SENTENCE_START = /(?:^|[.!?:;\n•*>"“„«(-])[\s"“„«*_(-]*$/u;
@@ -710,8 +749,17 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
-      const name =
-        parseName(text, pos, mode) ?? (mode === 'weak' && text.charCodeAt(pos + 1) === 46 && initialsAllowedAfter(m[0]) ? initialledName(text, pos) : null);
+      let name = parseName(text, pos, mode);
+      const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
+      // "I'm Fine": after a self-introduction a lone first name that is also a word is how one is.
+      if (name !== null && introduction && name.tokens === 1 && AMBIGUOUS.has(name.first)) name = null;
+      // Initials after a sign-off or a contact cue ("Best, A. Smith", "call J. de Vries"): tried
+      // only where a capital and a full stop follow.
+      if (!name && mode === 'weak' && text.charCodeAt(pos + 1) === 46) {
+        const after = initialsAllowedAfter(m[0]);
+        if (after !== null) name = initialledName(text, pos, after === 'surname');
+      }
+      if (!name && introduction) name = surnameAlone(text, pos);
       if (!name) continue;
       take(pos, name.end);
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
@@ -783,7 +831,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     }
   }
   // Coordination: "Victoria Hughes and Mark Stevens" — a first name right after a name and a
-  // conjunction is a name even when it is also a common word.
+  // conjunction is a name even when it is also a common word; so are initials and a known
+  // surname ("A.B. Bakker en K. Jansen").
   out.sort((a, b) => a.start - b.start);
   const n = out.length;
   for (let k = 0; k < out.length; k++) {
@@ -792,7 +841,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (!CONJUNCTION_Y.test(text)) continue;
     const pos = CONJUNCTION_Y.lastIndex;
     if (isCovered(pos)) continue;
-    const name = parseName(text, pos, 'weak');
+    const name = parseName(text, pos, 'weak') ?? (text.charCodeAt(pos + 1) === 46 ? initialledName(text, pos, true) : null);
     if (!name || name.tokens < 2) continue;
     take(pos, name.end); // appended; also examined by this loop for "A, B and C and D"
   }

@@ -1,15 +1,18 @@
 // Addresses without a postcode (address.ts needs one): a street named by a street word of the
 // four languages with its house number ("Kastanjelaan 31", "Goethestr. 18", "Lange Str. 3",
-// "22 rue Victor Hugo", "14 Elm Grove Road", in lower case after "op de"/"in de"), a German or
-// Dutch street named after a preposition ("Am Rosenhang 4a", "Op de Kamp 3"), a postcode glued to
-// its town ("10627Berlin") or given with its label ("postcode 3531 KG huisnummer 16", "PLZ 79098",
-// "code postal 67000").
+// "22 rue Victor Hugo", "14 Elm Grove Road", in lower case after "op de"/"in de"), a French street
+// in lower case or type first ("12 rue de la paix", "bd voltaire 23"), a German or Dutch street
+// named after a preposition ("Am Rosenhang 4a", "Op de Kamp 3"), a postcode glued to its town
+// ("10627Berlin") or given with its label ("postcode 3531 KG huisnummer 16", "PLZ 79098", "code
+// postal 67000"); and the town after such a street ("Dorpsstraat 12 in Hoogeveen").
 //
 // Anchored on the digit runs of the pre-scan, like every recognizer that needs a digit: the street
-// word is read backwards from the number (at most one word of STREET_WORD_MAX characters), or the
-// French/English street forwards from it with sticky regexes of bounded repetition; the label of a
-// postcode in a window of LABEL_WINDOW characters before it. Linear in the text.
-import { isLetterCode, scanOf, type TextScan } from '../scan.js';
+// word is read backwards from the number (at most one word of STREET_WORD_MAX characters, or five
+// words for a French type first), or the French/English street forwards from it with sticky
+// regexes of bounded repetition; the label of a postcode in a window of LABEL_WINDOW characters
+// before it. Linear in the text.
+import { isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
+import { isFunctionWord } from '../language-words.js';
 import { isNonNameWord } from '../words.js';
 import { houseTailEnd } from './house-number.js';
 import type { Detection, Language, Recognizer } from '../types.js';
@@ -32,6 +35,114 @@ const FR_STREET_Y =
 // After the number: an English street ("Elm Grove Road", "Station Lane", "Kings Street").
 const EN_STREET_Y =
   /,?[ \u00a0]+(?:\p{Lu}[\p{L}'’-]*[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
+// French streets in lower case, as chat writes them ("12 rue de la paix", "5 avenue jean jaurès",
+// "bd voltaire 23"), and in the Belgian order, type first ("Rue de la Loi 16"). In lower case the
+// words of the name are read one by one up to a function word ("… depuis 2019", "… à lyon"), since
+// no capital says where the name ends. Lower case is not evidence of an address, so only the type
+// words that are nothing else lead one there ("3 cours de maths", "2 place de parking", "je suis
+// allée 3 fois", "5 bd de tintin" are not addresses); after a word of dwelling ("j'habite au …",
+// "domicile : …") every type does.
+const FR_TYPES_LOWER = new Set(['rue', 'avenue', 'av.', 'boulevard', 'bd', 'impasse', 'chaussée']);
+const FR_TYPES_ANY = new Set([...FR_TYPES_LOWER, 'allée', 'chemin', 'place', 'quai', 'cours', 'square', 'passage', 'promenade', 'sentier']);
+const FR_TYPE_Y =
+  /,?[ \u00a0]+(rue|avenue|av\.|boulevard|bd|impasse|chaussée|allée|chemin|place|quai|cours|square|passage|promenade|sentier)[ \u00a0]+(?:(?:de la|du|des|de|la|le|les|aux|au)[ \u00a0]+)?/iuy;
+// A word of the name; an elided article belongs to it ("l'église", "d'orsay").
+const FR_NAME_WORD_Y = /\p{L}[\p{L}'’-]{1,30}(?![\p{L}\p{N}])/uy;
+const FR_PARTICLE_Y = /(?:de la|du|des|de|la|le|les|aux|au)[ \u00a0]+/uy;
+const FR_PARTICLES = new Set(['de', 'du', 'des', 'la', 'le', 'les', 'aux', 'au']);
+const FR_DWELLING_BEFORE = /(?:habit\p{L}*|domicil\p{L}*|adresse|demeur\p{L}*|résid\p{L}*)[ \u00a0:]+(?:(?:au|à|le|du)[ \u00a0]+)?$/iu;
+const FR_WINDOW = 24;
+const FR_WORD_MAX = 31;
+
+// Chat's words that end a request rather than name a street: "… rue de la paix svp".
+const FR_NOT_NAME = new Set(['à', 'svp', 'stp', 'pls', 'asap', 'bisous', 'bises']);
+
+function isFrenchNameWord(word: string): boolean {
+  return !isFunctionWord(word) && !isNonNameWord(word) && !FR_NOT_NAME.has(word.toLowerCase());
+}
+
+/** Whether a word of dwelling comes right before `at` ("j'habite au ", "domicile : "). */
+function dwellingBefore(text: string, at: number): boolean {
+  return FR_DWELLING_BEFORE.test(text.slice(Math.max(0, at - FR_WINDOW), at));
+}
+
+/** Whether the type word as written leads a street here: any when capitalised, in lower case the unambiguous ones or after a word of dwelling. */
+function frenchTypeLeads(type: string, text: string, at: number): boolean {
+  const lower = type.toLowerCase();
+  return (type[0] !== lower[0] ? FR_TYPES_ANY : FR_TYPES_LOWER).has(lower) || dwellingBefore(text, at);
+}
+
+/** End of a French street written in any case right after the house number that ends at `at` (it starts at `p`), or -1. */
+function frenchStreetAfter(text: string, at: number, p: number): number {
+  FR_TYPE_Y.lastIndex = at;
+  const m = FR_TYPE_Y.exec(text);
+  if (m === null || !frenchTypeLeads(m[1]!, text, p)) return -1;
+  // "5 bd de tintin": in lower case "bd" is as often a comic book; "23 bd voltaire" is a street.
+  if (m[1] === 'bd' && FR_TYPE_Y.lastIndex - at > m[0].indexOf('bd') + 3 && !dwellingBefore(text, p)) return -1;
+  let end = -1;
+  let i = FR_TYPE_Y.lastIndex;
+  // At most three words: "rue du faubourg saint honoré"; a word more is a verb as often.
+  for (let k = 0; k < 3; k++) {
+    FR_NAME_WORD_Y.lastIndex = i;
+    const w = FR_NAME_WORD_Y.exec(text);
+    if (w === null || !isFrenchNameWord(w[0])) break;
+    end = FR_NAME_WORD_Y.lastIndex;
+    const c = text.charCodeAt(end);
+    if (c !== 32 && c !== 0xa0) break;
+    // "avenue du général de gaulle": a particle between two words of the name.
+    FR_PARTICLE_Y.lastIndex = end + 1;
+    i = FR_PARTICLE_Y.test(text) ? FR_PARTICLE_Y.lastIndex : end + 1;
+  }
+  return end;
+}
+
+/**
+ * Start of a French street named type first right before its house number ("bd voltaire 23",
+ * "Rue de la Loi 16"; `at` is the space before the number), or -1. At most five words back.
+ */
+function frenchTypeFirstBefore(text: string, at: number): number {
+  // Most numbers have no street type among the words before them: find one first, with character
+  // tests only, and read the words of the name only then.
+  const starts: number[] = [];
+  let i = at;
+  let type = -1;
+  let typeEnd = -1;
+  for (let k = 0; k < 5 && type < 0; k++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 0xa0) return -1;
+    let s = i;
+    if (text.charCodeAt(s - 1) === 46) s--; // "av."
+    const end = s;
+    while (s > 0 && i - s <= FR_WORD_MAX && (isLetter(text.charCodeAt(s - 1)) || isWordJoiner(text.charCodeAt(s - 1)))) s--;
+    if (s === end || (s > 0 && isLetter(text.charCodeAt(s - 1)))) return -1;
+    if (k > 0 && i - s <= 9 && FR_TYPE_FIRST_LETTERS.includes(text[s]!.toLowerCase()) && FR_TYPES_ANY.has(text.slice(s, i).toLowerCase())) {
+      type = s;
+      typeEnd = i;
+    }
+    else if (end < i) return -1; // a full stop ends the name
+    else starts.push(s);
+    i = s - 1;
+  }
+  if (type < 0 || !frenchTypeLeads(text.slice(type, typeEnd), text, type)) return -1;
+  // The words between, from the number back: a name word last, particles only before name words.
+  let names = 0;
+  for (let w = 0; w < starts.length; w++) {
+    const word = text.slice(starts[w], w === 0 ? at : starts[w - 1]! - 1).toLowerCase();
+    if (isFrenchNameWord(word)) names++;
+    else if (names === 0 || !FR_PARTICLES.has(word)) return -1;
+  }
+  return names > 0 ? type : -1;
+}
+const FR_TYPE_FIRST_LETTERS = 'rabicpqs';
+// The pre-scan marks the words that may be a street type, so that a number with none in the
+// FR_BACK characters before it is not read backwards at all (most numbers in prose).
+const FR_TYPE_BIT = registerCue('(?:rue|avenue|av\\.|boulevard|bd|impasse|chaussée|allée|chemin|place|quai|cours|square|passage|promenade|sentier)');
+const FR_BACK = 5 * (FR_WORD_MAX + 2);
+
+function isWordJoiner(c: number): boolean {
+  return c === 45 || c === 39 || c === 0x2019;
+}
+
 // A glued postcode and town: "10627Berlin", "6821GR Arnhem" is address.ts's.
 const GLUED_Y = /\d{4,5}\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?/uy;
 // A postcode after its label: NL "1234 AB", or four or five digits.
@@ -101,14 +212,28 @@ function prepositionStreetBefore(text: string, at: number): number {
 
 // The postcode and town after a street, in any case ("hauptstraße 5, 10115 berlin", "dorpsstraat 4,
 // 1234 ab utrecht"): address.ts reads a postcode and town only after a capitalised street and before
-// a capitalised town, so in chat the street was masked and "10115 berlin" left. A town without a
-// postcode ("kerkstraat 12 in utrecht", "Kastanjelaan 31 in Zeist") stays, as the labelled sets have it:
-// it names some ten thousand people or more, and the model often needs it.
+// a capitalised town, so in chat the street was masked and "10115 berlin" left.
 const TOWN = "((?:(?:[Dd]en|[Bb]ad|[Ss]ankt|[Ss]aint|[Ss]int)[ \u00a0])?\\p{L}[\\p{L}'’]{1,30}(?:-\\p{L}[\\p{L}'’]{0,30}){0,3})(?![\\p{L}\\p{N}])";
 const NL_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
 const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:[A-Z]-)?\\d{4,5}[ \u00a0]+${TOWN}`, 'uy');
+// The town of a home address without a postcode ("Dorpsstraat 12 in Hoogeveen", "14 Mill Lane,
+// Thornbury", "3 rue des lilas à Villeurbanne", "Kerkstraat 12 te Zwolle"): with the street it
+// points to one household, and it was left beside the masked street (decision 0021). A town named
+// on its own ("I flew to Paris") is not read: only right after a street and its number.
+const TOWN_LINKED_Y = new RegExp(
+  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
+  'uy',
+);
+// What may follow a town whose link or case says less: the end of the text, the line or the sentence.
+const TOWN_END = /^(?:$|[.,;:!?)\n])/;
+const WORD_Y = /\p{L}{1,20}(?![\p{L}\p{N}])/uy;
 
-/** The end of a postcode and its town right after a street that ends at `end`; else `end`. */
+/** Whether `word` could be the first word of a town here: no function word, unit or other word that follows an address. */
+function townWord(word: string): boolean {
+  return !isNonNameWord(word) && !isFunctionWord(word) && !NOT_A_TOWN.has(word.toLowerCase());
+}
+
+/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
 function townAfter(text: string, end: number): number {
   for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
     re.lastIndex = end;
@@ -120,9 +245,36 @@ function townAfter(text: string, end: number): number {
     if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
     return re.lastIndex;
   }
-  return end;
+  TOWN_LINKED_Y.lastIndex = end;
+  const m = TOWN_LINKED_Y.exec(text);
+  if (m === null) return end;
+  const town = m[2]!;
+  const words = town.split(/[ \u00a0-]/);
+  const first = words.length > 1 && /^(?:den|bad|sankt|saint|sint)$/i.test(words[0]!) ? words[1]! : words[0]!;
+  if (!townWord(first)) return end;
+  const capitalised = town[0] !== town[0]!.toLowerCase();
+  // After a comma a capitalised word is as often the next sentence's or a part of the house
+  // ("Kantstr. 112, Hinterhaus"), and a lower-case one nearly always is ("…, bel maar aan"): a town
+  // there is capitalised and ends the sentence or the line; in lower case, after "in" or "à", it does too.
+  const comma = m[1]!.startsWith(',');
+  if (comma && !capitalised) return end;
+  const after = TOWN_LINKED_Y.lastIndex;
+  if ((comma || !capitalised) && !TOWN_END.test(text.slice(after, after + 1))) {
+    // "à villeurbanne depuis 2019", "in zwolle sinds maart": a function word goes on with the sentence.
+    if (comma || text.charCodeAt(after) !== 32) return end;
+    WORD_Y.lastIndex = after + 1;
+    const next = WORD_Y.exec(text);
+    if (next === null || !(isFunctionWord(next[0]) || isNonNameWord(next[0]))) return end;
+  }
+  return after;
 }
-const NOT_A_TOWN = new Set(['uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen']);
+const NOT_A_TOWN = new Set([
+  'uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen',
+  // After "in", "à" or a comma, what is no town: "in totaal", "à pied", "in Ordnung", ", Hinterhaus".
+  'totaal', 'orde', 'principe', 'gebruik', 'overleg', 'person', 'time', 'advance', 'total', 'general', 'progress', 'case', 'stock', 'use', 'pied', 'côté', 'droite', 'gauche', 'midi',
+  'minuit', 'bientôt', 'vélo', 'nouveau', 'ordnung', 'kürze', 'zukunft', 'betrieb', 'arbeit', 'planung', 'bearbeitung', 'hinterhaus', 'vorderhaus', 'seitenflügel', 'gartenhaus',
+  'hof', 'hinterhof', 'erdgeschoss', 'dachgeschoss', 'obergeschoss', 'souterrain', 'hochparterre', 'parterre', 'eingang', 'klingel', 'etage', 'stock', 'flat', 'apartment', 'unit', 'appartement', 'bâtiment', 'escalier',
+]);
 
 function sticky(re: RegExp, text: string, at: number): number {
   re.lastIndex = at;
@@ -144,6 +296,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
   const out: Detection[] = [];
   if (s.digitRuns.length === 0) return out;
   let after = 0;
+  let cue = 0; // the pre-scan's next street type word that may lie before a number
   for (const p of s.digitRuns) {
     if (p < after) continue;
     const before = p > 0 ? text.charCodeAt(p - 1) : 32;
@@ -174,6 +327,10 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     if (before === 32 || before === 0xa0) {
       let start = streetWordBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
+      if (start < 0 && digitsAt(text, p) <= 3) {
+        while (cue < s.cueAt.length && (s.cueAt[cue]! < p - FR_BACK || (s.cueBits[cue]! & FR_TYPE_BIT) === 0)) cue++;
+        if (cue < s.cueAt.length && s.cueAt[cue]! < p) start = frenchTypeFirstBefore(text, p - 1);
+      }
       if (start >= 0) {
         const number = sticky(HOUSE_Y, text, p);
         if (number > 0 && !NOT_A_HOUSE.test(text.slice(number, number + 12))) {
@@ -198,7 +355,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     // Number, then a French or English street.
     const num = sticky(HOUSE_Y, text, p);
     if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
-      let end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num));
+      let end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num), frenchStreetAfter(text, num, p));
       if (end > 0) {
         end = townAfter(text, end);
         push(out, text, p, end);
