@@ -156,6 +156,23 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 
+/** Why a request's signal was aborted when its web process stopped it at shutdown (InFlight.stop). */
+export class ServerStopping extends Error {
+  constructor() {
+    super('the web process is stopping');
+  }
+}
+
+/** A request the web process stopped at shutdown: another process (or this one, restarted) takes the retry. */
+export const serverStopping = () =>
+  new ApiError({
+    status: 503,
+    message: 'the service stopped this request while restarting; send it again (under the same request id, it runs anew)',
+    type: 'api_error',
+    code: 'server_stopping',
+    headers: { 'retry-after': '1' },
+  });
+
 // Long enough for a restarting Postgres to come back, short enough that a client retrying as told
 // finds the service again within seconds of it.
 const DATABASE_RETRY_AFTER_SECONDS = 2;

@@ -62,10 +62,18 @@ server.listen(config.port, () => {
 
 onShutdown(log, 'web', async () => {
   // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets, then the pool.
+  // Requests still running after 10 s are stopped: a stream bills what it streamed and ends with
+  // the door's error event, so that its client does not take the cut for a whole answer; what is
+  // left 2 s later has its socket closed.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+  let forced: NodeJS.Timeout | undefined;
+  const stopping = setTimeout(() => {
+    inFlight.stop();
+    forced = setTimeout(() => server.closeAllConnections(), 2_000);
+  }, 10_000);
   await closed;
+  clearTimeout(stopping);
   clearTimeout(forced);
   // Requests whose sockets were closed still record what they did (a cut stream is billed as 499).
   await inFlight.settled(5_000);

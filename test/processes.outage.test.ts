@@ -118,7 +118,7 @@ describe('web and worker through a database outage', function () {
     expect(await exited(worker.child)).to.equal(0);
   });
 
-  it('a stream still running when the web is told to stop is billed for what it streamed and traced as 499 before the web exits', async () => {
+  it('a stream still running when the web is told to stop ends with an error event, and is billed for what it streamed and traced as 503 before the web exits', async () => {
     const db: TestDatabase = await createTestDatabase();
     cleanups.push(() => db.drop());
     const stub = await startStubProvider();
@@ -132,7 +132,8 @@ aliases: {}
 ${FREE_SERVICES}
 `);
     // Thirty seconds of answer: longer than the 10 s the web gives in-flight requests at shutdown.
-    stub.script({ type: 'answer', chunks: Array.from({ length: 60 }, (_, i) => `woord${i} `), chunkDelayMs: 500 });
+    const slowAnswer = { type: 'answer' as const, chunks: Array.from({ length: 60 }, (_, i) => `woord${i} `), chunkDelayMs: 500 };
+    stub.script(slowAnswer, slowAnswer);
     const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
     const port = await freePort();
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
@@ -144,16 +145,28 @@ ${FREE_SERVICES}
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'stopped-1' },
       body: JSON.stringify({ model: 'test/slow', stream: true, messages: [{ role: 'user', content: 'Vertel een lang verhaal' }] }),
     }).then((response) => response.text().catch(() => ''));
-    await stub.waitFor(() => stub.requests.length > 0, 10_000);
+    const streamedMessages = fetch(`${base}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'stopped-2' },
+      body: JSON.stringify({ model: 'test/slow', stream: true, max_tokens: 1000, messages: [{ role: 'user', content: 'Vertel nog een verhaal' }] }),
+    }).then((response) => response.text().catch(() => ''));
+    await stub.waitFor(() => stub.requests.length > 1, 10_000);
     web.child.kill('SIGTERM');
     expect(await exited(web.child)).to.equal(0);
-    await streamed;
+    // The client is told: a cut without it reads as a whole answer to an SDK.
+    const body = await streamed;
+    expect(body).to.contain('woord0');
+    expect(body).to.contain('"code":"server_stopping"');
+    expect(body).not.to.contain('[DONE]');
+    const messages = await streamedMessages;
+    expect(messages).to.contain('event: error');
+    expect(messages).not.to.contain('event: message_stop');
     expect(web.output()).not.to.contain('Cannot use a pool after calling end');
     const usage = (await db.pool.query(`select completion_tokens, partial from usage where request_id = 'stopped-1'`)).rows;
     expect(usage).to.have.length(1);
     expect(usage[0]).to.include({ partial: true });
     expect(usage[0].completion_tokens).to.be.above(0);
-    expect((await db.pool.query(`select status from traces where id = 'stopped-1'`)).rows).to.deep.equal([{ status: 499 }]);
+    expect((await db.pool.query(`select status from traces where id = 'stopped-1'`)).rows).to.deep.equal([{ status: 503 }]);
   });
 
   it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {

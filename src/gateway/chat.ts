@@ -3,7 +3,7 @@ import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails } from '../errors.js';
+import { ApiError, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails, ServerStopping, serverStopping } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -20,7 +20,7 @@ import type { Catalog, ChatModel } from './catalog.js';
 import { restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
-import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
+import { abortedBy, ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import {
   asRetrievedKnowledge,
@@ -149,7 +149,8 @@ export class ChatService {
             candidate.adapter.complete(candidate.target, request, ctx.signal),
           );
       return await this.settle(ctx, prepared, answer);
-    } catch (err) {
+    } catch (caught) {
+      const err = abortedBy(caught, ctx.signal);
       await this.fail(ctx, prepared, err);
       throw err instanceof ChainFailed ? err.apiError : err;
     }
@@ -172,7 +173,8 @@ export class ChatService {
     let served;
     try {
       served = await this.callChainStreaming(prepared, ctx.signal);
-    } catch (err) {
+    } catch (caught) {
+      const err = abortedBy(caught, ctx.signal);
       await this.fail(ctx, prepared, err);
       throw err instanceof ChainFailed ? err.apiError : err;
     }
@@ -234,10 +236,19 @@ export class ChatService {
       }
     }
     if (ctx.signal.aborted) {
-      // The client went away mid-stream: what the provider streamed until then is billed, and the
-      // request is traced as 499; a retry under its id runs anew, and its bill replaces this one.
-      await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)));
-      sink.end('closed');
+      // The client went away mid-stream, or the web process stopped the stream at shutdown: what the
+      // provider streamed until then is billed, and the request is traced as 499 (503 when stopped);
+      // a retry under its id runs anew, and its bill replaces this one. A stopped stream tells its
+      // client, which would otherwise take the cut for a whole answer.
+      const stopped = ctx.signal.reason instanceof ServerStopping;
+      await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)), stopped);
+      if (!stopped) {
+        sink.end('closed');
+        return;
+      }
+      const { message, code, type } = serverStopping();
+      await sink.send({ error: { message, type, code } });
+      sink.end('failed');
       return;
     }
 
@@ -476,11 +487,14 @@ export class ChatService {
     };
   }
 
-  /** A stream the client closed: the part streamed is billed and traced as 499, and nothing is kept for replay. */
-  private async settleClosedStream(ctx: ChatContext, prepared: Prepared, answer: Answer): Promise<void> {
+  /**
+   * A stream the client closed, or the web process stopped: the part streamed is billed and traced
+   * as 499 (503 when stopped), and nothing is kept for replay.
+   */
+  private async settleClosedStream(ctx: ChatContext, prepared: Prepared, answer: Answer, stopped = false): Promise<void> {
     try {
       if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
-      await this.settle(ctx, prepared, answer, 'client_closed');
+      await this.settle(ctx, prepared, answer, stopped ? 'server_stopped' : 'client_closed');
     } catch (err) {
       ctx.log.error({ err }, 'could not record a stream the client closed');
     }
@@ -491,8 +505,13 @@ export class ChatService {
    * client closed (`client_closed`) is billed for what was streamed and traced as 499, without a
    * replay, a thread append or a cache entry.
    */
-  private async settle(ctx: ChatContext, prepared: Prepared, answer: Answer, outcome: 'answered' | 'client_closed' = 'answered'): Promise<ChatReply> {
-    const closed = outcome === 'client_closed';
+  private async settle(
+    ctx: ChatContext,
+    prepared: Prepared,
+    answer: Answer,
+    outcome: 'answered' | 'client_closed' | 'server_stopped' = 'answered',
+  ): Promise<ChatReply> {
+    const closed = outcome !== 'answered';
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
     const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream.messages);
@@ -543,7 +562,7 @@ export class ChatService {
     };
     const headers = { ...replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus), ...prepared.admission.headers };
     const subjects = answerSubjects(prepared);
-    const status = closed ? clientGone().status : 200;
+    const status = outcome === 'server_stopped' ? serverStopping().status : closed ? clientGone().status : 200;
     const records: RequestRecords = {
       ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects) }),
       usage: lines,
@@ -556,7 +575,7 @@ export class ChatService {
         usage,
         input: answer.sentUpstream,
         output: answer.completion.choices,
-        notes: closed ? [...answer.notes, 'the client closed the stream; what was streamed until then is billed'] : answer.notes,
+        notes: closed ? [...answer.notes, `${outcome === 'server_stopped' ? 'the web process stopped the stream at shutdown' : 'the client closed the stream'}; what was streamed until then is billed`] : answer.notes,
         createdAt: now,
       }),
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),

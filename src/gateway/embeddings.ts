@@ -11,7 +11,7 @@ import { creditsFor } from '../metering/credits.js';
 import { plainTrace, type TraceRecord } from '../traces/store.js';
 import type { ChatContext, ChatReply } from './chat.js';
 import type { Catalog, EmbeddingModel } from './catalog.js';
-import { ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
+import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import { UpstreamError, type EmbeddingOutput } from './providers/types.js';
 import { planRoute, type RoutingPlan } from './routing.js';
@@ -103,7 +103,8 @@ export class EmbeddingService {
     let embedded: Embedded;
     try {
       embedded = await embedInParts(plan, inputs, dimensions, body.user, ctx.signal, tokens);
-    } catch (err) {
+    } catch (caught) {
+      const err = abortedBy(caught, ctx.signal);
       this.deps.gate.release(admission);
       await this.fail(call, err);
       throw err instanceof ChainFailed ? err.apiError : err;

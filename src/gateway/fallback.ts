@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError, ServerStopping, serverStopping } from '../errors.js';
 import { breakerFor, SUCCESS, verdictOf } from './breaker.js';
 import { countFallback, observeUpstreamAttempt, upstreamOutcomeOf } from '../metrics.js';
 import type { CatalogModel } from './catalog.js';
@@ -125,6 +125,17 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
     }),
     attempts,
   );
+}
+
+/**
+ * A chain its signal aborted: the client left (499), or the web process stopped the request at
+ * shutdown (503, retried elsewhere).
+ */
+export function abortedBy(err: unknown, signal: AbortSignal): unknown {
+  if (err instanceof ChainFailed && err.apiError.code === 'client_closed' && signal.reason instanceof ServerStopping) {
+    return new ChainFailed(serverStopping(), err.attempts);
+  }
+  return err;
 }
 
 /** Nobody is left to answer; 499 is what proxies log for a client that closed the request. */

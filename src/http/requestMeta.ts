@@ -19,13 +19,17 @@ export function traceContext(ctx: AppContext): TraceContext | null {
   return { traceId: traceId!, parentSpanId: parentSpanId! };
 }
 
-/** Aborted when the client goes away before its response is complete. */
+/**
+ * Aborted when the client goes away before its response is complete, or when the web process
+ * stops the request at shutdown (the reason is then a ServerStopping).
+ */
 export function clientSignal(ctx: AppContext): AbortSignal {
   const controller = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) controller.abort();
   });
-  return controller.signal;
+  const stopSignal = ctx.state.stopSignal;
+  return stopSignal ? AbortSignal.any([controller.signal, stopSignal]) : controller.signal;
 }
 
 /** Who asks, under which id, from which application and trace, until when: what every door gives the gateway. */

@@ -12,6 +12,8 @@ export interface AppState {
   requestIdGiven: boolean;
   /** The presence key of this process (db/presence.ts), which its claims of request ids carry. */
   claimHolder?: number;
+  /** Aborted (with ServerStopping) when the web process stops the requests it still handles. */
+  stopSignal?: AbortSignal;
   log: Logger;
   principal?: Principal;
   /** The parsed and validated JSON body, set by the body and validation middleware. */

@@ -1,16 +1,19 @@
 import type { Next } from 'koa';
+import { ServerStopping } from '../../errors.js';
 import type { AppContext } from '../state.js';
 
 /**
- * The requests whose handling has not finished. A socket closed at shutdown does not finish one:
- * a stream cut then still bills and traces what it streamed, and must do so before the pool and
- * the group commit close.
+ * The requests whose handling has not finished. A stream still running when the process must go
+ * is stopped through its signal (stop): it bills and traces what it streamed and tells its client,
+ * with the door's error event, before its socket closes and the pool and the group commit close.
  */
 export class InFlight {
   private count = 0;
   private waiters: (() => void)[] = [];
+  private readonly stopping = new AbortController();
 
-  readonly middleware = async (_ctx: AppContext, next: Next): Promise<void> => {
+  readonly middleware = async (ctx: AppContext, next: Next): Promise<void> => {
+    ctx.state.stopSignal = this.stopping.signal;
     this.count++;
     try {
       await next();
@@ -19,6 +22,11 @@ export class InFlight {
       if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
     }
   };
+
+  /** Aborts the signal of every request still being handled (and of any that arrives) with ServerStopping. */
+  stop(): void {
+    this.stopping.abort(new ServerStopping());
+  }
 
   /** Resolves once no request is being handled, or after `timeoutMs`. */
   async settled(timeoutMs: number): Promise<void> {
