@@ -85,7 +85,18 @@ describe('app', () => {
     const secretish = 'pk_live_should-not-appear-7c1';
     await api(app.baseUrl, '/v1/recall/facts?user_ref=jan.jansen%40example.nl&q=Jansen%20woont%20in%20Delft&limit=5', {
       key,
-      headers: { 'x-request-id': 'log-check-2', 'x-api-key': secretish, 'api-key': secretish, cookie: `session=${secretish}` },
+      headers: {
+        'x-request-id': 'log-check-2',
+        'x-api-key': secretish,
+        'api-key': secretish,
+        cookie: `session=${secretish}`,
+        // Keys a caller may put in a header of any name, and an address a proxy adds.
+        'x-goog-api-key': secretish,
+        'x-auth-token': `${secretish}-2`,
+        'x-webhook-secret': `whsec_${secretish}`,
+        'x-forwarded-for': '198.51.100.23',
+        'user-agent': 'OpenAI/JS 6.49.0',
+      },
     });
     await api(app.baseUrl, '/v1/traces?user=jan.jansen%40example.nl&thread=t-jansen&tag=jansen&limit=3', { key, headers: { 'x-request-id': 'log-check-3' } });
     await api(app.baseUrl, '/v1/recall/threads/gesprek-met-jansen', { key });
@@ -100,6 +111,9 @@ describe('app', () => {
     expect(req.url).to.contain('limit=5');
     expect(req.url).to.contain('user_ref=');
     expect(req.headers['x-api-key']).to.equal('[redacted]');
+    expect(text).not.to.contain('198.51.100.23');
+    expect(req.headers['x-goog-api-key']).to.equal('[redacted]');
+    expect(req.headers['user-agent']).to.equal('OpenAI/JS 6.49.0');
   });
 
   it('logs a database error without the statement parameters or the values Postgres quotes', async () => {

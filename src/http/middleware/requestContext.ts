@@ -57,6 +57,38 @@ const LOGGED_QUERY_VALUES = new Set(['limit', 'cursor', 'from', 'to', 'group_by'
 const PERSONAL_PATH_PARAMS = ['thread'];
 const REDACTED = '[redacted]';
 
+// Headers are logged by name, with the value only of those known to hold nothing secret or
+// personal: a caller may put a key in any header (X-Goog-Api-Key, X-Auth-Token), and a proxy an
+// address (X-Forwarded-For). The logger's redaction of credential headers stays as a second guard.
+const LOGGED_HEADER_VALUES = new Set([
+  'host',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'x-request-id',
+  'idempotency-key',
+  'traceparent',
+  'anthropic-version',
+  'anthropic-beta',
+  'openai-beta',
+  'x-stainless-lang',
+  'x-stainless-package-version',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-retry-count',
+]);
+
+function loggableHeaders(headers: AppContext['headers']): Record<string, unknown> {
+  const logged: Record<string, unknown> = {};
+  for (const name in headers) logged[name] = LOGGED_HEADER_VALUES.has(name) ? headers[name] : REDACTED;
+  return logged;
+}
+
 function loggableUrl(ctx: AppContext): string {
   let path = ctx.path;
   const params = (ctx as { params?: Record<string, string> }).params ?? {};
@@ -107,7 +139,7 @@ export function requestContext(rootLog: Logger, claimHolder?: number) {
       observeHttpRequest(ctx.method, routeOf(ctx), status, durationMs / 1000);
       ctx.state.log.info(
         {
-          req: { method: ctx.method, url: loggableUrl(ctx), headers: ctx.headers },
+          req: { method: ctx.method, url: loggableUrl(ctx), headers: loggableHeaders(ctx.headers) },
           status,
           duration_ms: durationMs,
           ...(principal ? { key_id: principal.keyId, workspace_id: principal.workspaceId } : {}),
