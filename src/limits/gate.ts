@@ -434,10 +434,34 @@ export class LimitGate {
 
   /**
    * The admission of a request that takes nothing from the limits (a cache hit, which calls no
-   * provider): its credits still count toward its budgets when it is settled.
+   * provider): its credits still count toward its budgets when it is settled, and its answer says
+   * what is left of the rate limits, as every chat and embeddings answer does.
    */
   async budgetsOf(principal: Principal): Promise<Admission> {
-    return { slots: [], headers: {}, budgets: (await this.planOf(principal, Date.now())).filter(isBudget) };
+    const now = Date.now();
+    const plan = await this.planOf(principal, now);
+    return { slots: [], headers: await this.currentRateHeaders(plan, now), budgets: plan.filter(isBudget) };
+  }
+
+  /** `x-ratelimit-*` as the limits stand, for an answer that takes nothing from them (a replay). */
+  async rateHeadersOf(principal: Principal): Promise<Record<string, string>> {
+    const now = Date.now();
+    return this.currentRateHeaders(await this.planOf(principal, now), now);
+  }
+
+  private async currentRateHeaders(plan: Planned[], now: number): Promise<Record<string, string>> {
+    const needs: Need[] = [];
+    for (const planned of plan) {
+      if (!RATE_COUNTERS.has(planned.counter)) continue;
+      const window = windowOf(planned, now);
+      needs.push({ id: window.id, key: window.key, startMs: window.startMs, need: 0, limit: planned.limit });
+    }
+    if (needs.length === 0) return {};
+    // A counter this process holds no block of in this window is read from Postgres: a cache hit
+    // or a replay may be the first request a process serves for a key this minute.
+    const unheld = needs.filter(({ key }) => !this.held.has(key));
+    const leased = unheld.length > 0 ? await countersUsed(this.pool, unheld.map(({ id }) => id)) : undefined;
+    return this.rateHeaders(needs, now, leased);
   }
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
@@ -687,24 +711,37 @@ export class LimitGate {
     );
   }
 
-  /** OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. */
-  private rateHeaders(needs: Need[], now: number): Record<string, string> {
+  /**
+   * OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. `leased`: what
+   * every process leased of counters this process holds no block of (read for the purpose).
+   */
+  private rateHeaders(needs: Need[], now: number, leased?: Map<string, number>): Record<string, string> {
     const headers: Record<string, string> = {};
-    this.tightest(needs, 'requests', now, headers, 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests');
-    this.tightest(needs, 'tokens', now, headers, 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens');
+    this.tightest(needs, 'requests', now, headers, leased, 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests');
+    this.tightest(needs, 'tokens', now, headers, leased, 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens');
     return headers;
   }
 
-  private tightest(needs: Need[], counter: Counter, now: number, headers: Record<string, string>, limitName: string, remainingName: string, resetName: string): void {
+  private tightest(
+    needs: Need[],
+    counter: Counter,
+    now: number,
+    headers: Record<string, string>,
+    leased: Map<string, number> | undefined,
+    limitName: string,
+    remainingName: string,
+    resetName: string,
+  ): void {
     let found: Need | undefined;
     let least = Infinity;
     for (const need of needs) {
       if (need.id.counter !== counter) continue;
-      // A counter refused before any lease of it is held has no figures yet.
+      // Used over every process: what was leased, less what this process still holds unused. A
+      // counter refused before any lease of it is held has no figures yet, unless they were read.
       const held = this.held.get(need.key);
-      if (held === undefined) continue;
-      // Used over every process: what was leased, less what this process still holds unused.
-      const remaining = Math.max(0, Math.floor(need.limit - (held.taken - held.remaining)));
+      const used = held !== undefined ? held.taken - held.remaining : leased?.get(need.key) ?? (leased ? 0 : undefined);
+      if (used === undefined) continue;
+      const remaining = Math.max(0, Math.floor(need.limit - used));
       if (remaining < least) {
         least = remaining;
         found = need;

@@ -318,12 +318,49 @@ describe('limits and budgets', () => {
     const replay = await chat(key, 'herhaal', { 'x-request-id': 'limits-replay-1' });
     expect(replay.status).to.equal(200);
     expect(replay.headers.get('x-replay')).to.equal('true');
-    // What was left when the first was answered is not what is left now: a replay does not say.
+    // A replay says what is left now, not what was left when the first was answered.
     expect(first.headers.get('x-ratelimit-remaining-requests')).to.equal('1');
-    expect(replay.headers.get('x-ratelimit-remaining-requests')).to.equal(null);
+    expect(replay.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
     const hit = await chat(key, 'uit de cache', {}, { cache: true });
     expect(hit.status).to.equal(200);
     expect(hit.headers.get('x-cache')).to.equal('HIT');
+  });
+
+  it('answers a cache hit and a replay with the x-ratelimit headers as they stand, taking nothing from the limits', async () => {
+    const { key } = await app.key({ org: 'hit-headers', workspace: 'w' });
+    await setLimits(key, { workspace: { requests_per_minute: 5, tokens_per_minute: 100_000 } });
+    const names = ['requests', 'tokens'].flatMap((kind) => ['limit', 'remaining', 'reset'].map((what) => `x-ratelimit-${what}-${kind}`));
+    const headersOf = (answer: { headers: Headers }) => Object.fromEntries(names.map((name) => [name, answer.headers.get(name)]));
+    const miss = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true });
+    expect(miss.headers.get('x-cache')).to.equal('MISS');
+    for (const [name, value] of Object.entries(headersOf(miss))) expect(value, name).to.be.a('string');
+    expect(miss.headers.get('x-ratelimit-remaining-requests')).to.equal('4');
+    const embedded = await embed(key, 'tekst', { 'x-request-id': 'hit-headers-2' });
+    expect(embedded.headers.get('x-ratelimit-remaining-requests')).to.equal('3');
+
+    const hit = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const streamedHit = await chat(key, 'uit de cache', {}, { cache: true, stream: true });
+    expect(streamedHit.headers.get('x-cache')).to.equal('HIT');
+    const replay = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true });
+    expect(replay.headers.get('x-replay')).to.equal('true');
+    const streamedReplay = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true, stream: true });
+    expect(streamedReplay.headers.get('x-replay')).to.equal('true');
+    const embeddingReplay = await embed(key, 'tekst', { 'x-request-id': 'hit-headers-2' });
+    expect(embeddingReplay.headers.get('x-replay')).to.equal('true');
+    for (const [what, answer] of Object.entries({ hit, streamedHit, replay, streamedReplay, embeddingReplay })) {
+      expect(answer.status, what).to.equal(200);
+      const headers = headersOf(answer);
+      for (const [name, value] of Object.entries(headers)) expect(value, `${what}: ${name}`).to.be.a('string');
+      // None of them took a request: two of five were taken, by the miss and the embedding.
+      expect(headers['x-ratelimit-limit-requests'], what).to.equal('5');
+      expect(headers['x-ratelimit-remaining-requests'], what).to.equal('3');
+      expect(headers['x-ratelimit-limit-tokens'], what).to.equal('100000');
+      expect(Number(headers['x-ratelimit-remaining-tokens']), what).to.be.within(99_000, 100_000);
+      expect(headers['x-ratelimit-reset-requests'], what).to.match(/^(\d+m)?\d+s$/);
+    }
+    // And the next request that calls a provider takes the third.
+    expect((await chat(key, 'een nieuwe vraag')).headers.get('x-ratelimit-remaining-requests')).to.equal('2');
   });
 
   it("applies the organization's limits to every workspace; only an organization key sets them", async () => {
