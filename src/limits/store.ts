@@ -237,6 +237,29 @@ const CREDITS_BILLED_SQL = {
       from usage where workspace_id in (select id from workspaces where organization_id = $1) and created_at >= $3`,
 };
 
+/**
+ * What a workspace or an organization was answered this minute (since `minuteStart`), from its
+ * usage lines, for a scope with no rate limit (whose requests and tokens no counter counts): its
+ * chat and embeddings requests, and their prompt and answer tokens. Cache hits are left out, as a
+ * rate limit does not count them. One minute of one scope's lines: bounded by its traffic.
+ */
+export async function rateUseFromUsage(db: Queryable, scope: { kind: 'workspace' | 'organization'; id: string }, minuteStart: string): Promise<{ requests: number; tokens: number }> {
+  const { rows } = await db.query<{ requests: number; tokens: string }>(RATE_USE_SQL[scope.kind], [scope.id, minuteStart]);
+  return { requests: rows[0]!.requests, tokens: Number(rows[0]!.tokens) };
+}
+
+const rateUse = (workspaces: string) => `
+  select count(distinct (u.workspace_id, u.request_id))::int as requests, coalesce(sum(u.prompt_tokens + u.completion_tokens), 0)::bigint as tokens
+    from usage u
+   where u.workspace_id in (${workspaces}) and u.created_at >= $2 and u.kind in ('chat', 'embeddings')
+     and not exists (select 1 from traces t where (t.workspace_id, t.id) = (u.workspace_id, u.request_id) and t.cache = 'HIT')`;
+
+// Two fixed statements (no caller text in either).
+const RATE_USE_SQL = {
+  workspace: rateUse('$1'),
+  organization: rateUse('select id from workspaces where organization_id = $1'),
+};
+
 // Gives back what a holder leased and did not use ($1: counters and amounts, $2: the holder). A
 // credit lease the reclaim already gave back (the process was taken for dead) gives nothing twice.
 // The counters are updated before the holder's rows, the order every statement on them keeps.

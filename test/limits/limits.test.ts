@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
 
 // Rate limits and credit budgets of a workspace and an organization, as a caller meets them.
 describe('limits and budgets', () => {
@@ -157,6 +158,25 @@ describe('limits and budgets', () => {
     expect(used.requests_this_minute).to.equal(1);
     // The prompt and the answer: at most what was held while the answer was out (the prompt and max_tokens).
     expect(used.tokens_this_minute).to.be.within(1, 100_000 - Number(answered.headers.get('x-ratelimit-remaining-tokens')));
+  });
+
+  it('shows what a scope without rate limits used this minute: the chats and embeddings answered, less cache hits', async () => {
+    const { key } = await app.key({ org: 'no-rate-limit', workspace: 'w' });
+    // A budget does not count requests or tokens: the minute's use comes from the usage lines.
+    await setLimits(key, { workspace: { credits_per_day: 100 } });
+    // All in one minute.
+    await waitFor(async () => new Date().getUTCSeconds() < 50, { timeoutMs: 15_000, what: 'the start of a minute' });
+    const answers = [await chat(key, 'een vraag'), await embed(key, 'tekst'), await chat(key, 'uit de cache', {}, { cache: true })];
+    const hit = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const tokens = answers.reduce((sum, answer) => sum + (answer.body.usage.total_tokens as number), 0);
+    const { workspace, organization } = (await api(app.baseUrl, '/v1/settings/limits', { key })).body;
+    expect(workspace.limits.requests_per_minute).to.equal(null);
+    expect(organization.limits.requests_per_minute).to.equal(null);
+    for (const scope of [workspace, organization]) {
+      expect(scope.used.requests_this_minute).to.equal(3);
+      expect(scope.used.tokens_this_minute).to.equal(tokens);
+    }
   });
 
   it('refuses ingest and fact submissions with 402 once a budget is spent, since they are billed after the call', async () => {
