@@ -75,6 +75,8 @@ export function changeTargets(keys: KeyResolver, gate: LimitGate): ChangeTargets
     forgetOrganization: (id) => keys.forgetOrganization(id),
     forgetAllPrincipals: () => keys.forgetAllPrincipals(),
     forgetScopeLimits: () => gate.forgetScopeLimits(),
+    recallLeases: (recall) => gate.giveBackRecalled(recall),
+    leasesReturned: (answer) => gate.recallAnswered(answer),
   };
 }
 

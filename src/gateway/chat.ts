@@ -299,7 +299,7 @@ export class ChatService {
     const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
     if (replay) {
       if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');
-      return { replay };
+      return { replay: { ...replay, headers: { ...replay.headers, ...(await this.deps.gate.rateHeadersOf(principal)) } } };
     }
     const { request, parameters } = upstreamRequestOf(body);
     const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;

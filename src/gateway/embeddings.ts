@@ -86,7 +86,7 @@ export class EmbeddingService {
     }
 
     const { replay, hash } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'embeddings', body: body as Record<string, unknown> });
-    if (replay) return replay;
+    if (replay) return { ...replay, headers: { ...replay.headers, ...(await this.deps.gate.rateHeadersOf(principal)) } };
     const inputTokens = tokens.reduce((sum, count) => sum + count, 0);
     let admission: Admission;
     try {

@@ -4,6 +4,7 @@ import { withTransaction } from '../db/transaction.js';
 import { budgetExhausted, rateLimited, type ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
+import { announceChange, CONFIG_CHANNEL, type LeaseRecall, type LeaseRecallAnswer } from '../tenancy/changes.js';
 import type { Principal } from '../tenancy/store.js';
 import type { Limits } from './limits.js';
 import {
@@ -15,8 +16,10 @@ import {
   markHolderSeen,
   reclaimLeases,
   returnLeases,
+  returnRecalled,
   type CounterId,
   type LeaseAsk,
+  type LeaseGrant,
   type LimitLevel,
 } from './store.js';
 import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.js';
@@ -28,6 +31,10 @@ import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.
 // request, the prompt's tokens plus the answer's cap, its highest possible cost) from the block;
 // after the call, what it did not use goes back to the block, and its real cost is billed in the
 // records statement, which shrinks the lease by as much (SpendRecord).
+//
+// A budget admits a request whose worst case fits beside what is billed and what calls in flight
+// reserved, wherever they run: a lease that falls short while other processes hold part of the
+// budget asks them for what they hold unused (recall, decision 0023) and leases again.
 
 /** What a request may use at most; each is computed only when a limit needs it. */
 export interface Demand {
@@ -41,6 +48,8 @@ interface Held {
   limit: number;
   /** Leased plus billed over every process, as the last lease saw it. */
   taken: number;
+  /** Billed over every process, as the last lease saw it: what a 402 says is used. */
+  billed: number;
   lastUsed: number;
 }
 
@@ -87,6 +96,12 @@ const IDLE_RETURN_MS = 15_000;
 // Another process may give back what it leased (idle, or stopping) or a lease may shrink; an
 // exhausted counter is asked again after this long.
 const EXHAUSTED_RECHECK_MS = 1000;
+// How long a lease waits for the processes it recalled credits from to answer: they answer within
+// milliseconds; one whose listener is down (or that died) must not hold the request for long.
+const RECALL_WAIT_MS = 250;
+// The most holders one recall names (those holding most first), which keeps its NOTIFY well under
+// Postgres's 8,000 bytes and within what the listeners read (tenancy/changes.ts).
+const RECALL_HOLDERS = 64;
 
 const LIMIT_FIELD: Record<Counter, keyof Limits> = {
   requests: 'requests_per_minute',
@@ -121,6 +136,14 @@ function creditScale(credits: number): number {
 
 const COUNTERS = Object.keys(LIMIT_FIELD) as Counter[];
 
+/** The record that bills a request's credits into this counter, if its window is still the current one. */
+function recordOf(records: SpendRecord[], id: CounterId): SpendRecord | undefined {
+  for (const record of records) {
+    if (record.counter === id.counter && record.scope_id === id.scope_id && record.scope_kind === id.scope_kind && record.window_start === id.window_start) return record;
+  }
+  return undefined;
+}
+
 /**
  * A counter of one scope that a limit applies to, with its current window's id and map key: made
  * once per window rather than per request (V8 keeps a string's hash with the string, so the same
@@ -132,6 +155,16 @@ interface Planned {
   counter: Counter;
   limit: number;
   window?: { id: CounterId; key: string; startMs: number };
+}
+
+/** The planned counter's current window, made anew only when a window has passed. */
+function windowOf(planned: Planned, now: number): NonNullable<Planned['window']> {
+  const start = windowId(planned.counter, now);
+  if (planned.window?.id.window_start !== start) {
+    const id = { scope_kind: planned.scope_kind, scope_id: planned.scope_id, counter: planned.counter, window_start: start };
+    planned.window = { id, key: counterKey(id), startMs: Date.parse(start) };
+  }
+  return planned.window;
 }
 
 interface Need {
@@ -184,11 +217,16 @@ export class LimitGate {
    * as usual (a refused large request must not refuse the small ones after it), and so is one
    * under a raised limit.
    */
-  private readonly exhausted = new Map<string, { until: number; left: number; limit: number }>();
+  private readonly exhausted = new Map<string, { until: number; left: number; limit: number; billed: number }>();
   /** Budget windows and the marks of them this process has written on a refusal (refuse). */
   private readonly marked = new Set<string>();
   /** What goes back to Postgres before the next lease: blocks leased under a limit since lowered. */
   private returning: (CounterId & { amount: number })[] = [];
+  /** Recalls this process sent, by id: the holders that have not answered yet. */
+  private readonly recalls = new Map<string, { waiting: Set<string>; answered: () => void }>();
+  /** Answers to other processes' recalls being given, which close() waits for. */
+  private readonly answering = new Set<Promise<void>>();
+  private closed = false;
 
   constructor(
     private readonly pool: Pool,
@@ -253,7 +291,7 @@ export class LimitGate {
     const billed = await countersUsed(this.pool, ids);
     for (const [index, id] of ids.entries()) {
       const used = billed.get(counterKey(id)) ?? 0;
-      if (used >= budgets[index]!.limit) await this.refuse(principal, id, budgets[index]!.limit, 0, this.refusal(id, budgets[index]!.limit, now, 0, used));
+      if (used >= budgets[index]!.limit) await this.refuse(principal, id, budgets[index]!.limit, 0, this.refusal(id, budgets[index]!.limit, now, 0, used, {}, true));
     }
   }
 
@@ -304,13 +342,9 @@ export class LimitGate {
     for (const planned of plan) {
       const { counter } = planned;
       const need = counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= creditScale(demand.credits()));
-      const start = windowId(counter, now);
-      if (planned.window?.id.window_start !== start) {
-        const id = { scope_kind: planned.scope_kind, scope_id: planned.scope_id, counter, window_start: start };
-        planned.window = { id, key: counterKey(id), startMs: Date.parse(start) };
-      }
-      needs.push({ id: planned.window.id, key: planned.window.key, startMs: planned.window.startMs, need, limit: planned.limit });
-      this.dropIfLowered(planned.window.key, planned.limit);
+      const window = windowOf(planned, now);
+      needs.push({ id: window.id, key: window.key, startMs: window.startMs, need, limit: planned.limit });
+      this.dropIfLowered(window.key, planned.limit);
     }
     if (this.returning.length > 0) await this.giveBackReturning();
 
@@ -341,7 +375,10 @@ export class LimitGate {
     }
 
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
-    if (short) await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, undefined, this.rateHeaders(needs, now)));
+    if (short) {
+      const billed = isBudget(short.id) ? await this.billedOf(short) : undefined;
+      await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now)));
+    }
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
@@ -358,41 +395,73 @@ export class LimitGate {
    * its usage).
    */
   settle(admission: Admission, used: { tokens: number; credits: number }, at = Date.now()): SpendRecord[] {
-    const fromLease = new Map<string, number>();
     const slots = this.end(admission);
+    const billing = used.credits > 0;
+    const records: SpendRecord[] = [];
+    // Only the budgets that apply are counted (a budget set later starts from the usage lines:
+    // store.startBudgetCounters). Object literals: a spread copy costs V8 several times more.
+    if (billing) {
+      for (const planned of admission.budgets) {
+        const start = windowId(planned.counter, at);
+        records.push({
+          scope_kind: planned.scope_kind,
+          scope_id: planned.scope_id,
+          counter: planned.counter,
+          window_start: start,
+          credits: used.credits,
+          from_lease: 0,
+          holder: this.holder,
+        });
+      }
+    }
     for (const slot of slots) {
       const { counter } = slot.id;
       if (counter === 'requests') continue;
       const spent = Math.min(slot.amount, counter === 'tokens' ? used.tokens : used.credits);
+      const record = counter === 'tokens' ? undefined : recordOf(records, slot.id);
+      if (record && !this.held.has(slot.key)) {
+        // This process gave its block of the budget back meanwhile (idle, or recalled by another
+        // process): what the request did not use goes back with its bill, in the same statement,
+        // rather than waiting for this process's next lease.
+        record.from_lease = slot.amount;
+        continue;
+      }
       this.giveBack(slot, slot.amount - spent);
-      if (counter !== 'tokens') fromLease.set(slot.key, spent);
-    }
-    if (!(used.credits > 0)) return [];
-    const records: SpendRecord[] = [];
-    // Only the budgets that apply are counted (a budget set later starts from the usage lines:
-    // store.startBudgetCounters). Object literals: a spread copy costs V8 several times more.
-    for (const planned of admission.budgets) {
-      const start = windowId(planned.counter, at);
-      const key = planned.window?.id.window_start === start ? planned.window.key : undefined;
-      records.push({
-        scope_kind: planned.scope_kind,
-        scope_id: planned.scope_id,
-        counter: planned.counter,
-        window_start: start,
-        credits: used.credits,
-        from_lease: key === undefined ? 0 : (fromLease.get(key) ?? 0),
-        holder: this.holder,
-      });
+      if (record) record.from_lease = spent;
     }
     return records;
   }
 
   /**
    * The admission of a request that takes nothing from the limits (a cache hit, which calls no
-   * provider): its credits still count toward its budgets when it is settled.
+   * provider): its credits still count toward its budgets when it is settled, and its answer says
+   * what is left of the rate limits, as every chat and embeddings answer does.
    */
   async budgetsOf(principal: Principal): Promise<Admission> {
-    return { slots: [], headers: {}, budgets: (await this.planOf(principal, Date.now())).filter(isBudget) };
+    const now = Date.now();
+    const plan = await this.planOf(principal, now);
+    return { slots: [], headers: await this.currentRateHeaders(plan, now), budgets: plan.filter(isBudget) };
+  }
+
+  /** `x-ratelimit-*` as the limits stand, for an answer that takes nothing from them (a replay). */
+  async rateHeadersOf(principal: Principal): Promise<Record<string, string>> {
+    const now = Date.now();
+    return this.currentRateHeaders(await this.planOf(principal, now), now);
+  }
+
+  private async currentRateHeaders(plan: Planned[], now: number): Promise<Record<string, string>> {
+    const needs: Need[] = [];
+    for (const planned of plan) {
+      if (!RATE_COUNTERS.has(planned.counter)) continue;
+      const window = windowOf(planned, now);
+      needs.push({ id: window.id, key: window.key, startMs: window.startMs, need: 0, limit: planned.limit });
+    }
+    if (needs.length === 0) return {};
+    // A counter this process holds no block of in this window is read from Postgres: a cache hit
+    // or a replay may be the first request a process serves for a key this minute.
+    const unheld = needs.filter(({ key }) => !this.held.has(key));
+    const leased = unheld.length > 0 ? await countersUsed(this.pool, unheld.map(({ id }) => id)) : undefined;
+    return this.rateHeaders(needs, now, leased);
   }
 
   /** The request was not answered (nor billed): what it took, but the request itself, goes back. */
@@ -430,21 +499,125 @@ export class LimitGate {
 
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
     const grants = await leaseCounters(this.pool, this.holder, asks);
+    const recalled = this.recallable(asks, grants);
+    if (recalled.length > 0) {
+      await this.recall(recalled.map((index) => grants[index]!));
+      // Only what the request needs: at a budget this close to its end, a block held here would
+      // be what the next process has to recall.
+      const again = await leaseCounters(this.pool, this.holder, recalled.map((index) => ({ ...asks[index]!, block: asks[index]!.need })));
+      recalled.forEach((index, position) => (grants[index] = again[position]!));
+    }
     grants.forEach((grant, index) => {
       const key = counterKey(grant);
       const ask = asks[index]!;
       if (grant.granted === 0 && ask.need > 0) {
-        this.exhausted.set(key, { until: now + EXHAUSTED_RECHECK_MS, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit });
+        this.exhausted.set(key, { until: now + EXHAUSTED_RECHECK_MS, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit, billed: grant.billed });
       } else if (grant.granted > 0) {
         this.exhausted.delete(key);
       }
-      const held = this.held.get(key) ?? { remaining: 0, limit: asks[index]!.limit, taken: 0, lastUsed: now };
+      const held = this.held.get(key) ?? { remaining: 0, limit: asks[index]!.limit, taken: 0, billed: 0, lastUsed: now };
       held.remaining += grant.granted;
       held.limit = asks[index]!.limit;
       held.taken = grant.taken;
+      held.billed = grant.billed;
       this.held.set(key, held);
     });
     this.forgetPastWindows(now);
+  }
+
+  /**
+   * The asks worth a recall, by index: budgets that granted nothing but would fit if the other
+   * processes gave back everything they hold of them (what they hold for requests in flight they
+   * keep, so a request that does not fit beside those is still refused). None when any other
+   * counter the request needs refused it: it would be refused anyway.
+   */
+  private recallable(asks: LeaseAsk[], grants: LeaseGrant[]): number[] {
+    const recalled: number[] = [];
+    for (const [index, grant] of grants.entries()) {
+      const ask = asks[index]!;
+      if (grant.granted > 0 || ask.need === 0) continue;
+      if (!isBudget(ask) || grant.othersHold <= 0 || grant.taken - grant.othersHold + ask.need > ask.limit || this.closed) return [];
+      recalled.push(index);
+    }
+    return recalled;
+  }
+
+  /**
+   * Asks the processes that hold part of these budgets to give back what they hold unused
+   * (giveBackRecalled, over the channel every web process listens to), and waits until each has
+   * answered, RECALL_WAIT_MS at most: a process whose listener is down, or that died and has not
+   * been reclaimed yet, does not answer.
+   */
+  private async recall(grants: LeaseGrant[]): Promise<void> {
+    const recall = randomUUID();
+    const from = [...new Set(grants.flatMap((grant) => grant.otherHolders))].slice(0, RECALL_HOLDERS);
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<void>((resolve) => {
+      this.recalls.set(recall, { waiting: new Set(from), answered: resolve });
+      timer = setTimeout(resolve, RECALL_WAIT_MS);
+    });
+    try {
+      await announceChange(this.pool, {
+        kind: 'lease_recall',
+        recall,
+        by: this.holder,
+        from,
+        counters: grants.map((grant) => [grant.scope_kind, grant.scope_id, grant.counter, grant.window_start]),
+      });
+      await answered;
+    } finally {
+      clearTimeout(timer);
+      this.recalls.delete(recall);
+    }
+  }
+
+  /** A holder answered one of this process's recalls. */
+  recallAnswered(answer: LeaseRecallAnswer): void {
+    if (answer.to !== this.holder) return;
+    const recall = this.recalls.get(answer.recall);
+    if (!recall) return;
+    recall.waiting.delete(answer.by);
+    if (recall.waiting.size === 0) recall.answered();
+  }
+
+  /**
+   * Another process recalled budgets this process holds part of: what it holds of them unused goes
+   * back to Postgres, and the recall is answered, in one statement. What requests in flight took
+   * from them goes back with their bills (settle).
+   */
+  giveBackRecalled(recall: LeaseRecall): void {
+    if (recall.by === this.holder || !recall.from.includes(this.holder) || this.closed) return;
+    const keys = new Set<string>();
+    const returns: (CounterId & { amount: number })[] = [];
+    for (const [scope_kind, scope_id, counter, window_start] of recall.counters) {
+      if (counter !== 'credits_day' && counter !== 'credits_month') continue;
+      const id = { scope_kind: scope_kind as LimitLevel, scope_id, counter, window_start } satisfies CounterId;
+      const key = counterKey(id);
+      keys.add(key);
+      const held = this.held.get(key);
+      if (!held) continue;
+      if (held.remaining > 0) returns.push({ ...id, amount: held.remaining });
+      this.held.delete(key);
+    }
+    const kept = this.returning.filter((item) => !keys.has(counterKey(item)));
+    returns.push(...this.returning.filter((item) => keys.has(counterKey(item))));
+    this.returning = kept;
+    const answer: LeaseRecallAnswer = { kind: 'lease_returned', recall: recall.recall, to: recall.by, by: this.holder };
+    const giving = returnRecalled(this.pool, this.holder, returns, { channel: CONFIG_CHANNEL, payload: JSON.stringify(answer) })
+      .catch((err: unknown) => {
+        // Not given back: held as if idle, it goes back with the next idle return or at shutdown.
+        this.returning.push(...returns);
+        this.log.warn({ err }, 'could not give back recalled limit leases');
+      })
+      .finally(() => this.answering.delete(giving));
+    this.answering.add(giving);
+  }
+
+  /** What a budget has billed, as the last lease of it saw it (what its 402 says is used). */
+  private async billedOf(need: Need): Promise<number> {
+    const billed = this.exhausted.get(need.key)?.billed ?? this.held.get(need.key)?.billed;
+    if (billed !== undefined) return billed;
+    return (await countersUsed(this.pool, [need.id])).get(need.key) ?? 0;
   }
 
   /**
@@ -452,7 +625,9 @@ export class LimitGate {
    * requests still unsettled took: their answers are not billed by this process any more.
    */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.idleTimer);
+    await Promise.all(this.answering);
     await this.returnIdle(Infinity);
     await reclaimLeases(this.pool, { holder: this.holder });
   }
@@ -501,10 +676,13 @@ export class LimitGate {
     }
   }
 
-  /** A 429 or 402 for a counter; `spent` for a budget already used up (what was billed). */
-  private refusal(id: CounterId, limit: number, now: number, need: number, spent?: number, rateHeaders: Record<string, string> = {}) {
+  /**
+   * A 429 or 402 for a counter. A budget's says what it has billed (`billed`): what requests in
+   * flight reserved is not spent, and blocks that processes lease ahead of use even less so.
+   * `spent`: a budget already used up, as opposed to one this request's worst case would pass.
+   */
+  private refusal(id: CounterId, limit: number, now: number, need: number, billed = 0, rateHeaders: Record<string, string> = {}, spent = false) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
-    const held = this.held.get(counterKey(id));
     if (RATE_COUNTERS.has(id.counter)) {
       countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
       const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
@@ -519,7 +697,7 @@ export class LimitGate {
     countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
     const starts = `the budget starts anew at ${new Date(resetsAt).toISOString()}`;
     return budgetExhausted(
-      spent !== undefined
+      spent
         ? `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} is spent; ${starts}`
         : `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} would be passed: this request reserves up to ${plainCredits(need)} credits ` +
             `(its worst case at the dearest model of its chain: for a chat its prompt and answer cap, and without max_tokens the cap is the model's whole context: a chat can send max_tokens to reserve less); ${starts}`,
@@ -527,30 +705,43 @@ export class LimitGate {
         level: id.scope_kind,
         window,
         limit,
-        used: Math.round((spent ?? Math.max(0, (held?.taken ?? limit) - (held?.remaining ?? 0))) * 1e8) / 1e8,
+        used: Math.round(billed * 1e8) / 1e8,
         resets_at: new Date(resetsAt).toISOString(),
       },
     );
   }
 
-  /** OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. */
-  private rateHeaders(needs: Need[], now: number): Record<string, string> {
+  /**
+   * OpenAI's `x-ratelimit-*` for the rate limit of each kind with the least left. `leased`: what
+   * every process leased of counters this process holds no block of (read for the purpose).
+   */
+  private rateHeaders(needs: Need[], now: number, leased?: Map<string, number>): Record<string, string> {
     const headers: Record<string, string> = {};
-    this.tightest(needs, 'requests', now, headers, 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests');
-    this.tightest(needs, 'tokens', now, headers, 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens');
+    this.tightest(needs, 'requests', now, headers, leased, 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests');
+    this.tightest(needs, 'tokens', now, headers, leased, 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens');
     return headers;
   }
 
-  private tightest(needs: Need[], counter: Counter, now: number, headers: Record<string, string>, limitName: string, remainingName: string, resetName: string): void {
+  private tightest(
+    needs: Need[],
+    counter: Counter,
+    now: number,
+    headers: Record<string, string>,
+    leased: Map<string, number> | undefined,
+    limitName: string,
+    remainingName: string,
+    resetName: string,
+  ): void {
     let found: Need | undefined;
     let least = Infinity;
     for (const need of needs) {
       if (need.id.counter !== counter) continue;
-      // A counter refused before any lease of it is held has no figures yet.
+      // Used over every process: what was leased, less what this process still holds unused. A
+      // counter refused before any lease of it is held has no figures yet, unless they were read.
       const held = this.held.get(need.key);
-      if (held === undefined) continue;
-      // Used over every process: what was leased, less what this process still holds unused.
-      const remaining = Math.max(0, Math.floor(need.limit - (held.taken - held.remaining)));
+      const used = held !== undefined ? held.taken - held.remaining : leased?.get(need.key) ?? (leased ? 0 : undefined);
+      if (used === undefined) continue;
+      const remaining = Math.max(0, Math.floor(need.limit - used));
       if (remaining < least) {
         least = remaining;
         found = need;

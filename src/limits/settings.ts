@@ -11,6 +11,7 @@ import {
   countersUsed,
   creditsBilled,
   findScopeLimits,
+  rateUseFromUsage,
   saveScopeLimits,
   startBudgetCounters,
   type CounterId,
@@ -36,27 +37,38 @@ export interface LimitSettings {
 
 
 /**
- * What a scope has used in the windows that are current now. For rates: what web processes leased,
- * less what this one holds unused (as the x-ratelimit headers count it); blocks other processes
- * hold unused count as used until they are used or given back.
+ * What a scope has used in the windows that are current now. For a rate with a limit: what web
+ * processes leased, less what this one holds unused (as the x-ratelimit headers count it); blocks
+ * other processes hold unused count as used until they are used or given back. For a rate without
+ * a limit, which no counter counts: the chats and embeddings its usage lines show answered this
+ * minute, and their tokens (rateUseFromUsage).
  */
 export async function windowUse(
   pool: Pool,
   gate: LimitGate,
-  scopes: { scope_kind: 'workspace' | 'organization'; scope_id: string }[],
+  scopes: { scope_kind: 'workspace' | 'organization'; scope_id: string; limits: Limits }[],
   now = Date.now(),
 ): Promise<WindowUse[]> {
   const minute = new Date(windowStart('requests', now)).toISOString();
-  const ids = scopes.flatMap((scope) => (['requests', 'tokens'] as const).map((counter) => ({ ...scope, counter, window_start: minute })));
-  const [leased, ...billed] = await Promise.all([
-    countersUsed(pool, ids),
-    ...scopes.map((scope) => creditsBilled(pool, { kind: scope.scope_kind, id: scope.scope_id }, now)),
+  const rates = [
+    ['requests', 'requests_per_minute'],
+    ['tokens', 'tokens_per_minute'],
+  ] as const;
+  const ids = scopes.flatMap(({ scope_kind, scope_id, limits }) =>
+    rates.flatMap(([counter, field]) => (limits[field] === null ? [] : [{ scope_kind, scope_id, counter, window_start: minute }])),
+  );
+  const unlimited = (limits: Limits) => limits.requests_per_minute === null || limits.tokens_per_minute === null;
+  const [leased, billed, lines] = await Promise.all([
+    ids.length > 0 ? countersUsed(pool, ids) : new Map<string, number>(),
+    Promise.all(scopes.map((scope) => creditsBilled(pool, { kind: scope.scope_kind, id: scope.scope_id }, now))),
+    Promise.all(scopes.map((scope) => (unlimited(scope.limits) ? rateUseFromUsage(pool, { kind: scope.scope_kind, id: scope.scope_id }, minute) : undefined))),
   ]);
   const round = (value: number) => Math.round(value * 1e8) / 1e8;
   const used = (key: string) => Math.max(0, (leased.get(key) ?? 0) - gate.unusedOf(key));
   return scopes.map((scope, index) => ({
-    requests_this_minute: used(counterKey({ ...scope, counter: 'requests', window_start: minute })),
-    tokens_this_minute: used(counterKey({ ...scope, counter: 'tokens', window_start: minute })),
+    requests_this_minute:
+      scope.limits.requests_per_minute === null ? lines[index]!.requests : used(counterKey({ ...scope, counter: 'requests', window_start: minute })),
+    tokens_this_minute: scope.limits.tokens_per_minute === null ? lines[index]!.tokens : used(counterKey({ ...scope, counter: 'tokens', window_start: minute })),
     credits_today: round(billed[index]!.day),
     credits_this_month: round(billed[index]!.month),
   }));

@@ -64,6 +64,15 @@ export interface LeaseGrant extends CounterId {
   granted: number;
   /** Leased and billed in the window, this grant included, summed over every process. */
   taken: number;
+  /** Billed in the window. */
+  billed: number;
+  /**
+   * For a credit counter that granted nothing: what other processes hold of it (for requests they
+   * have in flight, and perhaps unused), and which processes, those that hold most first; 0 and
+   * none otherwise.
+   */
+  othersHold: number;
+  otherHolders: string[];
 }
 
 // The block when it fits under the limit with what every process already took, else just what
@@ -81,7 +90,7 @@ const LEASE_SQL = `
       from ask cross join lateral (
         select case when block <= "limit" then block when need <= "limit" then need else 0 end as grant) g
     on conflict do nothing
-    returning scope_kind, scope_id, counter, window_start, last_grant as granted, leased + billed as taken
+    returning scope_kind, scope_id, counter, window_start, last_grant as granted, leased + billed as taken, billed
   ), updated as (
     update limit_counters c
        set leased = c.leased + case when c.leased + c.billed + a.block <= a."limit" then a.block
@@ -90,11 +99,11 @@ const LEASE_SQL = `
                              when c.leased + c.billed + a.need <= a."limit" then a.need else 0 end
       from ask a
      where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (a.scope_kind, a.scope_id, a.counter, a.window_start)
-    returning c.scope_kind, c.scope_id, c.counter, c.window_start, c.last_grant as granted, c.leased + c.billed as taken
+    returning c.scope_kind, c.scope_id, c.counter, c.window_start, c.last_grant as granted, c.leased + c.billed as taken, c.billed
   ), grants as (
-    select scope_kind, scope_id, counter, window_start, granted, taken from inserted
+    select scope_kind, scope_id, counter, window_start, granted, taken, billed from inserted
     union all
-    select scope_kind, scope_id, counter, window_start, granted, taken from updated
+    select scope_kind, scope_id, counter, window_start, granted, taken, billed from updated
   ), holder as (
     insert into limit_holders (holder) values ($2) on conflict (holder) do update set seen_at = now()
   ), held as (
@@ -104,7 +113,19 @@ const LEASE_SQL = `
       from grants where counter in ('credits_day', 'credits_month') and granted > 0
     on conflict (holder, scope_kind, scope_id, counter, window_start) do update set amount = limit_leases.amount + excluded.amount
   )
-  select scope_kind, scope_id, counter, window_start, granted, taken from grants`;
+  -- A credit counter that grants nothing: what other live processes hold of it, which they may
+  -- hold unused (the caller can ask them for it back). A primary-key lookup per live process, and
+  -- none for a grant.
+  select g.scope_kind, g.scope_id, g.counter, g.window_start, g.granted, g.taken, g.billed,
+         coalesce(o.amount, 0) as others_hold, coalesce(o.holders, '{}') as other_holders
+    from grants g
+    left join lateral (
+      select sum(l.amount) as amount, array_agg(l.holder::text order by l.amount desc) as holders
+        from limit_holders h
+        join limit_leases l
+          on (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = (h.holder, g.scope_kind, g.scope_id, g.counter, g.window_start)
+       where g.granted = 0 and g.counter in ('credits_day', 'credits_month') and h.holder <> $2 and l.amount > 0
+    ) o on true`;
 
 interface GrantRow {
   scope_kind: LimitLevel;
@@ -113,6 +134,9 @@ interface GrantRow {
   window_start: Date;
   granted: string;
   taken: string;
+  billed: string;
+  others_hold: string;
+  other_holders: string[];
 }
 
 const counterKey = (c: { scope_kind: string; scope_id: string; counter: string; window_start: string }) =>
@@ -135,13 +159,16 @@ export async function leaseCounters(db: Queryable, holder: string, asks: LeaseAs
         window_start: row.window_start.toISOString(),
         granted: Number(row.granted),
         taken: Number(row.taken),
+        billed: Number(row.billed),
+        othersHold: Number(row.others_hold),
+        otherHolders: row.other_holders,
       };
       grants.set(counterKey(grant), grant);
     }
     pending = pending.filter((ask) => !grants.has(counterKey(ask)));
   }
   // Still missing after a second round cannot happen short of a deleted row; it grants nothing.
-  for (const ask of pending) grants.set(counterKey(ask), { ...ask, granted: 0, taken: ask.limit });
+  for (const ask of pending) grants.set(counterKey(ask), { ...ask, granted: 0, taken: ask.limit, billed: ask.limit, othersHold: 0, otherHolders: [] });
   return asks.map((ask) => grants.get(counterKey(ask))!);
 }
 
@@ -211,33 +238,73 @@ const CREDITS_BILLED_SQL = {
 };
 
 /**
- * Gives back what `holder` leased and did not use (on shutdown, or when it sat idle). A credit
- * lease the reclaim already gave back (the process was taken for dead) gives nothing twice. The
- * counters are updated before the holder's rows, the order every statement on them keeps.
+ * What a workspace or an organization was answered this minute (since `minuteStart`), from its
+ * usage lines, for a scope with no rate limit (whose requests and tokens no counter counts): its
+ * chat and embeddings requests, and their prompt and answer tokens. Cache hits are left out, as a
+ * rate limit does not count them. One minute of one scope's lines: bounded by its traffic.
  */
+export async function rateUseFromUsage(db: Queryable, scope: { kind: 'workspace' | 'organization'; id: string }, minuteStart: string): Promise<{ requests: number; tokens: number }> {
+  const { rows } = await db.query<{ requests: number; tokens: string }>(RATE_USE_SQL[scope.kind], [scope.id, minuteStart]);
+  return { requests: rows[0]!.requests, tokens: Number(rows[0]!.tokens) };
+}
+
+const rateUse = (workspaces: string) => `
+  select count(distinct (u.workspace_id, u.request_id))::int as requests, coalesce(sum(u.prompt_tokens + u.completion_tokens), 0)::bigint as tokens
+    from usage u
+   where u.workspace_id in (${workspaces}) and u.created_at >= $2 and u.kind in ('chat', 'embeddings')
+     and not exists (select 1 from traces t where (t.workspace_id, t.id) = (u.workspace_id, u.request_id) and t.cache = 'HIT')`;
+
+// Two fixed statements (no caller text in either).
+const RATE_USE_SQL = {
+  workspace: rateUse('$1'),
+  organization: rateUse('select id from workspaces where organization_id = $1'),
+};
+
+// Gives back what a holder leased and did not use ($1: counters and amounts, $2: the holder). A
+// credit lease the reclaim already gave back (the process was taken for dead) gives nothing twice.
+// The counters are updated before the holder's rows, the order every statement on them keeps.
+const RETURN_CTES = `
+  with r as (
+    select scope_kind, scope_id, counter, window_start, sum(amount) as amount
+      from json_to_recordset($1::json) as x(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
+     group by scope_kind, scope_id, counter, window_start
+  ), counters as (
+    update limit_counters c
+       set leased = greatest(0, c.leased - r.amount)
+      from r
+     where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)
+       and (r.counter not in ('credits_day', 'credits_month')
+            or exists (select 1 from limit_leases l
+                        where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)))
+    returning c.scope_kind, c.scope_id, c.counter, c.window_start
+  ), holders as (
+    update limit_leases l
+       set amount = greatest(0, l.amount - r.amount)
+      from r join counters using (scope_kind, scope_id, counter, window_start)
+     where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)
+  )`;
+const RETURN_SQL = `${RETURN_CTES} select count(*)::int as returned from counters`;
+// The answer to a recall ($3: the channel, $4: the payload) is sent when the return commits.
+const RETURN_RECALLED_SQL = `${RETURN_CTES} select pg_notify($3, $4)`;
+
+/** Gives back what `holder` leased and did not use (on shutdown, or when it sat idle). */
 export async function returnLeases(db: Queryable, holder: string, returns: (CounterId & { amount: number })[]): Promise<void> {
   if (returns.length === 0) return;
-  await db.query(
-    `with r as (
-       select scope_kind, scope_id, counter, window_start, sum(amount) as amount
-         from json_to_recordset($1::json) as x(scope_kind text, scope_id uuid, counter text, window_start timestamptz, amount numeric)
-        group by scope_kind, scope_id, counter, window_start
-     ), counters as (
-       update limit_counters c
-          set leased = greatest(0, c.leased - r.amount)
-         from r
-        where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (r.scope_kind, r.scope_id, r.counter, r.window_start)
-          and (r.counter not in ('credits_day', 'credits_month')
-               or exists (select 1 from limit_leases l
-                           where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)))
-       returning c.scope_kind, c.scope_id, c.counter, c.window_start
-     )
-     update limit_leases l
-        set amount = greatest(0, l.amount - r.amount)
-       from r join counters using (scope_kind, scope_id, counter, window_start)
-      where (l.holder, l.scope_kind, l.scope_id, l.counter, l.window_start) = ($2, r.scope_kind, r.scope_id, r.counter, r.window_start)`,
-    [JSON.stringify(returns), holder],
-  );
+  await db.query(RETURN_SQL, [JSON.stringify(returns), holder]);
+}
+
+/**
+ * Gives back what `holder` holds unused of the counters another process recalled (limits/gate.ts),
+ * perhaps nothing, and answers it in the same statement, so the answer is heard once the return
+ * has committed: the asker leases again as soon as every holder it asked has answered.
+ */
+export async function returnRecalled(
+  db: Queryable,
+  holder: string,
+  returns: (CounterId & { amount: number })[],
+  answer: { channel: string; payload: string },
+): Promise<void> {
+  await db.query(RETURN_RECALLED_SQL, [JSON.stringify(returns), holder, answer.channel, answer.payload]);
 }
 
 /** Marks `holder` seen (every 15 s while it runs): limits__reclaim leaves its leases alone. */

@@ -137,7 +137,7 @@ export async function claimRequestId(
 
 /**
  * The first answer's headers, less its x-ratelimit-* ones: what was left then is not what is left
- * now, and a replay takes nothing from any limit.
+ * now, and a replay takes nothing from any limit (the gateway adds those of now: LimitGate.rateHeadersOf).
  */
 function replayableHeaders(headers: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};

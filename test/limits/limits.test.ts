@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
 
 // Rate limits and credit budgets of a workspace and an organization, as a caller meets them.
 describe('limits and budgets', () => {
@@ -157,6 +158,25 @@ describe('limits and budgets', () => {
     expect(used.requests_this_minute).to.equal(1);
     // The prompt and the answer: at most what was held while the answer was out (the prompt and max_tokens).
     expect(used.tokens_this_minute).to.be.within(1, 100_000 - Number(answered.headers.get('x-ratelimit-remaining-tokens')));
+  });
+
+  it('shows what a scope without rate limits used this minute: the chats and embeddings answered, less cache hits', async () => {
+    const { key } = await app.key({ org: 'no-rate-limit', workspace: 'w' });
+    // A budget does not count requests or tokens: the minute's use comes from the usage lines.
+    await setLimits(key, { workspace: { credits_per_day: 100 } });
+    // All in one minute.
+    await waitFor(async () => new Date().getUTCSeconds() < 50, { timeoutMs: 15_000, what: 'the start of a minute' });
+    const answers = [await chat(key, 'een vraag'), await embed(key, 'tekst'), await chat(key, 'uit de cache', {}, { cache: true })];
+    const hit = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const tokens = answers.reduce((sum, answer) => sum + (answer.body.usage.total_tokens as number), 0);
+    const { workspace, organization } = (await api(app.baseUrl, '/v1/settings/limits', { key })).body;
+    expect(workspace.limits.requests_per_minute).to.equal(null);
+    expect(organization.limits.requests_per_minute).to.equal(null);
+    for (const scope of [workspace, organization]) {
+      expect(scope.used.requests_this_minute).to.equal(3);
+      expect(scope.used.tokens_this_minute).to.equal(tokens);
+    }
   });
 
   it('refuses ingest and fact submissions with 402 once a budget is spent, since they are billed after the call', async () => {
@@ -318,12 +338,49 @@ describe('limits and budgets', () => {
     const replay = await chat(key, 'herhaal', { 'x-request-id': 'limits-replay-1' });
     expect(replay.status).to.equal(200);
     expect(replay.headers.get('x-replay')).to.equal('true');
-    // What was left when the first was answered is not what is left now: a replay does not say.
+    // A replay says what is left now, not what was left when the first was answered.
     expect(first.headers.get('x-ratelimit-remaining-requests')).to.equal('1');
-    expect(replay.headers.get('x-ratelimit-remaining-requests')).to.equal(null);
+    expect(replay.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
     const hit = await chat(key, 'uit de cache', {}, { cache: true });
     expect(hit.status).to.equal(200);
     expect(hit.headers.get('x-cache')).to.equal('HIT');
+  });
+
+  it('answers a cache hit and a replay with the x-ratelimit headers as they stand, taking nothing from the limits', async () => {
+    const { key } = await app.key({ org: 'hit-headers', workspace: 'w' });
+    await setLimits(key, { workspace: { requests_per_minute: 5, tokens_per_minute: 100_000 } });
+    const names = ['requests', 'tokens'].flatMap((kind) => ['limit', 'remaining', 'reset'].map((what) => `x-ratelimit-${what}-${kind}`));
+    const headersOf = (answer: { headers: Headers }) => Object.fromEntries(names.map((name) => [name, answer.headers.get(name)]));
+    const miss = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true });
+    expect(miss.headers.get('x-cache')).to.equal('MISS');
+    for (const [name, value] of Object.entries(headersOf(miss))) expect(value, name).to.be.a('string');
+    expect(miss.headers.get('x-ratelimit-remaining-requests')).to.equal('4');
+    const embedded = await embed(key, 'tekst', { 'x-request-id': 'hit-headers-2' });
+    expect(embedded.headers.get('x-ratelimit-remaining-requests')).to.equal('3');
+
+    const hit = await chat(key, 'uit de cache', {}, { cache: true });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const streamedHit = await chat(key, 'uit de cache', {}, { cache: true, stream: true });
+    expect(streamedHit.headers.get('x-cache')).to.equal('HIT');
+    const replay = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true });
+    expect(replay.headers.get('x-replay')).to.equal('true');
+    const streamedReplay = await chat(key, 'uit de cache', { 'x-request-id': 'hit-headers-1' }, { cache: true, stream: true });
+    expect(streamedReplay.headers.get('x-replay')).to.equal('true');
+    const embeddingReplay = await embed(key, 'tekst', { 'x-request-id': 'hit-headers-2' });
+    expect(embeddingReplay.headers.get('x-replay')).to.equal('true');
+    for (const [what, answer] of Object.entries({ hit, streamedHit, replay, streamedReplay, embeddingReplay })) {
+      expect(answer.status, what).to.equal(200);
+      const headers = headersOf(answer);
+      for (const [name, value] of Object.entries(headers)) expect(value, `${what}: ${name}`).to.be.a('string');
+      // None of them took a request: two of five were taken, by the miss and the embedding.
+      expect(headers['x-ratelimit-limit-requests'], what).to.equal('5');
+      expect(headers['x-ratelimit-remaining-requests'], what).to.equal('3');
+      expect(headers['x-ratelimit-limit-tokens'], what).to.equal('100000');
+      expect(Number(headers['x-ratelimit-remaining-tokens']), what).to.be.within(99_000, 100_000);
+      expect(headers['x-ratelimit-reset-requests'], what).to.match(/^(\d+m)?\d+s$/);
+    }
+    // And the next request that calls a provider takes the third.
+    expect((await chat(key, 'een nieuwe vraag')).headers.get('x-ratelimit-remaining-requests')).to.equal('2');
   });
 
   it("applies the organization's limits to every workspace; only an organization key sets them", async () => {

@@ -4,15 +4,15 @@ import { api } from '../helpers/app.js';
 import { startWeb, stopProcess, type WebProcess } from '../helpers/cluster.js';
 import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
 
-// Two web processes on one database, as the README tells operators to run them: a budget and a
-// rate limit hold over both, because each process only spends what it leased from Postgres.
-describe('limits across two web processes', function () {
+// Several web processes on one database, as the README tells operators to run them: a budget and a
+// rate limit hold over all of them, because each process only spends what it leased from Postgres.
+describe('limits across several web processes', function () {
   this.timeout(60_000);
   let db: TestDatabase;
   const webs: WebProcess[] = [];
   before(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) webs.push(await startWeb({ DATABASE_URL: db.url }));
+    for (let i = 0; i < 3; i++) webs.push(await startWeb({ DATABASE_URL: db.url }));
   });
   after(async () => {
     for (const web of webs) await stopProcess(web);
@@ -75,5 +75,51 @@ describe('limits across two web processes', function () {
     expect(admitted).to.be.at.most(66);
     expect(admitted).to.be.at.least(54);
     console.log(`      limit 60/min, admitted ${admitted} of 100`);
+  });
+
+  it('admits a request that fits a budget at once, though other processes hold what earlier requests left of their leases; a 402 shows what is billed', async () => {
+    const budget = 0.1;
+    const { key, key_id: keyId } = await createKey(db.pool, {
+      organization: 'idle',
+      workspace: 'w',
+      kind: 'organization',
+      limits: { requests_per_minute: null, tokens_per_minute: null, credits_per_day: budget, credits_per_month: null },
+    });
+    // About 1,100 prompt tokens: 0.011 credits, and as much for the firewall. An answer capped at 500
+    // tokens reserves 0.01 more than the few tokens local/echo writes cost.
+    const system = 'woord '.repeat(1090);
+    const chat = (url: string, maxTokens: number) =>
+      api(url, '/v1/chat/completions', {
+        method: 'POST',
+        key,
+        body: { model: 'local/echo', max_tokens: maxTokens, cache: false, messages: [{ role: 'system', content: system }, { role: 'user', content: 'hoi' }] },
+      });
+    const billedNow = async () => (await api(webs[0]!.url, '/v1/usage', { key })).body.budgets[0].used as number;
+    // One request through each process: each keeps what its request did not use of its lease.
+    for (const web of webs) {
+      const answer = await chat(web.url, 500);
+      expect(answer.status, answer.text).to.equal(200);
+    }
+    const billed = await billedNow();
+    expect(billed).to.be.within(0.064, 0.068);
+    // Nothing is in flight, and billed + its worst case (about 0.032) fits: admitted now, not once
+    // the other processes give back what they hold after 15 to 30 s idle.
+    const asked = performance.now();
+    const fourth = await chat(webs[0]!.url, 500);
+    const tookMs = performance.now() - asked;
+    expect(fourth.status, fourth.text).to.equal(200);
+    console.log(`      admitted after the other processes gave back what they held unused, in ${tookMs.toFixed(1)} ms`);
+    // A request whose worst case (about 0.022) does not fit beside what is billed (about 0.088).
+    const spent = await billedNow();
+    const refused = await chat(webs[0]!.url, 10);
+    expect(refused.status, refused.text).to.equal(402);
+    expect(refused.body.budget.used, 'what is billed, not billed plus leased').to.equal(spent);
+    // That refusal reaches the 100 % mark (a request of at most a quarter of the budget), which says what is billed too.
+    const marks = await db.pool.query<{ billed: string }>(
+      `select details->>'billed' as billed from audit_log
+        where action = 'budget.threshold' and target = $1 and (details->>'percent')::int = 100`,
+      [keyId],
+    );
+    expect(marks.rows.map((row) => Number(row.billed))).to.deep.equal([spent]);
   });
 });
