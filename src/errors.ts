@@ -156,6 +156,9 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 
+/** Nobody is left to answer; 499 is what proxies log for a client that closed the request. */
+export const clientGone = () => new ApiError({ status: 499, message: 'the client closed the request', type: 'api_error', code: 'client_closed' });
+
 /** Why a request's signal was aborted when its web process stopped it at shutdown (InFlight.stop). */
 export class ServerStopping extends Error {
   constructor() {

@@ -3,7 +3,7 @@ import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails, ServerStopping, serverStopping } from '../errors.js';
+import { ApiError, clientGone, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails, ServerStopping, serverStopping } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -20,7 +20,7 @@ import type { Catalog, ChatModel } from './catalog.js';
 import { restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
-import { abortedBy, ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
+import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
 import {
   asRetrievedKnowledge,

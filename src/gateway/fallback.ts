@@ -1,4 +1,4 @@
-import { ApiError, ServerStopping, serverStopping } from '../errors.js';
+import { ApiError, clientGone, ServerStopping, serverStopping } from '../errors.js';
 import { breakerFor, SUCCESS, verdictOf } from './breaker.js';
 import { countFallback, observeUpstreamAttempt, upstreamOutcomeOf } from '../metrics.js';
 import type { CatalogModel } from './catalog.js';
@@ -138,10 +138,6 @@ export function abortedBy(err: unknown, signal: AbortSignal): unknown {
   return err;
 }
 
-/** Nobody is left to answer; 499 is what proxies log for a client that closed the request. */
-export function clientGone(): ApiError {
-  return new ApiError({ status: 499, message: 'the client closed the request', type: 'api_error', code: 'client_closed' });
-}
 
 /** What a failed call is traced and audited with: its status, the error shown, and the attempts made. */
 export function failureOf(err: unknown, servedAttempts: Attempt[] = []): { status: number; message: string; attempts: Attempt[] } {

@@ -11,6 +11,7 @@ import { requestContext } from '../../src/http/middleware/requestContext.js';
 import type { AppState } from '../../src/http/state.js';
 import { Validator } from '../../src/http/validation.js';
 import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
 import { capturedLogger } from '../helpers/logs.js';
 
 // The request pipeline's own middleware (request context, error handling, body limit, JSON
@@ -186,6 +187,30 @@ describe('http/validation and body parsing', () => {
       expect(body.error).to.include({ type: 'invalid_request_error', code: 'unsupported_media_type' });
     }
     expect((await post(json, { 'content-type': 'application/json; charset=UTF-8' })).status).to.equal(200);
+  });
+
+  it('answers 400 for a body that is not UTF-8, rather than storing U+FFFD in place of its letters', async () => {
+    const latin1 = Buffer.from('{"model":"x","messages":[{"role":"user","content":"Ik woon in K\xf6ln en heet J\xfcrgen"}]}', 'latin1');
+    const response = await fetch(`${baseUrl}/ChatCompletionRequest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(latin1) });
+    expect(response.status).to.equal(400);
+    const body = (await response.json()) as any;
+    expect(body.message).to.match(/not valid UTF-8/);
+    expect(body.error).to.include({ type: 'invalid_request_error', code: 'invalid_json' });
+  });
+
+  it('counts a client that goes away mid-upload as 499, not as a fault of the service', async () => {
+    const { port } = new URL(baseUrl);
+    const { connect } = await import('node:net');
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const handled = once(server, 'request');
+    socket.write('POST /ChatCompletionRequest HTTP/1.1\r\nHost: x\r\nX-Request-Id: upload-abort-1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":');
+    await handled;
+    socket.destroy();
+    await waitFor(async () => logs.lines().some((l) => l.request_id === 'upload-abort-1' && l.msg === 'request'), { what: 'the access log line' });
+    const lines = logs.lines().filter((l) => l.request_id === 'upload-abort-1');
+    expect(lines.map((l) => l.level)).not.to.include(50);
+    expect(lines.find((l) => l.msg === 'request')).to.include({ status: 499 });
   });
 
   it('answers 400 for malformed JSON and for an empty body', async () => {

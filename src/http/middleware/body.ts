@@ -1,7 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { Next } from 'koa';
-import { badRequest, payloadTooLarge, unsupportedMediaType, validationFailed } from '../../errors.js';
+import { badRequest, clientGone, payloadTooLarge, unsupportedMediaType, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
 import { jsonTextDeeperThan, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
 import { nulFieldErrors } from './refuseNul.js';
@@ -21,7 +22,11 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
       ctx.set('Connection', 'close');
       throw payloadTooLarge(limitBytes);
     }
-    const text = (decompress ? await decompressed(decompress, read, limitBytes) : read).toString('utf8');
+    const bytes = decompress ? await decompressed(decompress, read, limitBytes) : read;
+    // JSON is UTF-8 (RFC 8259): Latin-1 sent without a charset would be stored as U+FFFD, and a
+    // name split by it would pass the firewall unrecognised.
+    if (!isUtf8(bytes)) throw badRequest('the request body is not valid UTF-8; send JSON encoded as UTF-8', 'invalid_json');
+    const text = bytes.toString('utf8');
     if (text.trim() === '') {
       if (!optional) throw badRequest('the request body must be a JSON object', 'invalid_json');
       ctx.state.body = undefined;
@@ -100,8 +105,9 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | 't
       } else chunks.push(chunk);
     };
     const onEnd = () => finish(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    const onError = (err: Error) => finish(() => reject(err));
-    const onClose = () => finish(() => reject(new Error('the client closed the connection before the body was complete')));
+    // A client that went away mid-upload ('aborted', then 'close') is not the service's fault: 499.
+    const onError = (err: Error) => finish(() => reject((err as { code?: string }).code === 'ECONNRESET' ? clientGone() : err));
+    const onClose = () => finish(() => reject(clientGone()));
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
