@@ -18,6 +18,7 @@ import {
 import { abortedError, echoCompletion, echoStream } from './echo.js';
 import { giveWay } from '../../../firewall/slices.js';
 import { LOCAL_EMBED_DIMENSIONS, embedBatch, toNumberArray } from './embed.js';
+import { OFF_THREAD_CHARS, offThread, stopThread } from './thread.js';
 
 export const LOCAL_CHAT_MODELS: readonly string[] = ['echo'];
 export const LOCAL_EMBEDDING_MODELS: readonly string[] = ['embed-1024'];
@@ -37,13 +38,14 @@ export function createLocalAdapter(): ProviderAdapter {
     async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
       if (signal.aborted) throw abortedError();
       requireModel(target, LOCAL_CHAT_MODELS, 'chat');
-      return echoCompletion(request);
+      return promptChars(request) >= OFF_THREAD_CHARS ? await offThread({ kind: 'complete', request }) : echoCompletion(request);
     },
 
     async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
       if (signal.aborted) throw abortedError();
       requireModel(target, LOCAL_CHAT_MODELS, 'chat');
-      return { chunks: echoStream(request, { signal }) };
+      const completion = promptChars(request) >= OFF_THREAD_CHARS ? await offThread({ kind: 'complete', request }) : echoCompletion(request);
+      return { chunks: echoStream(request, { signal }, completion) };
     },
 
     async embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput> {
@@ -52,6 +54,10 @@ export function createLocalAdapter(): ProviderAdapter {
       if (request.dimensions !== undefined && request.dimensions !== LOCAL_EMBED_DIMENSIONS) {
         const message = `${target.modelId} has ${LOCAL_EMBED_DIMENSIONS} dimensions and cannot reduce them`;
         throw new UpstreamError('status', message, { status: 400, upstreamMessage: message });
+      }
+      if (request.input.reduce((sum, text) => sum + text.length, 0) >= OFF_THREAD_CHARS) {
+        const { embeddings, tokens } = await offThread({ kind: 'embed', input: request.input });
+        return { embeddings, usage: { prompt_tokens: tokens, total_tokens: tokens } };
       }
       const embeddings: number[][] = [];
       let tokens = 0;
@@ -65,8 +71,22 @@ export function createLocalAdapter(): ProviderAdapter {
       return { embeddings, usage: { prompt_tokens: tokens, total_tokens: tokens } };
     },
 
-    async close(): Promise<void> {},
+    async close(): Promise<void> {
+      await stopThread();
+    },
   };
+}
+
+/** The characters of a chat's messages: what the echo reads, tokenizes and writes back. */
+function promptChars(request: UpstreamChatRequest): number {
+  let chars = 0;
+  for (const message of request.messages) {
+    const content = message.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (Array.isArray(content)) for (const part of content) chars += part.type === 'text' ? (part.text ?? '').length : 0;
+    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+  }
+  return chars;
 }
 
 function requireModel(target: UpstreamTarget, known: readonly string[], kind: 'chat' | 'embedding'): void {

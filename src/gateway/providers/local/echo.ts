@@ -368,12 +368,16 @@ export interface EchoStreamOptions {
 }
 
 /**
- * The streamed answer. The answer is computed at once (so it equals `echoCompletion`'s); the
- * iterator then yields its chunks, throwing an UpstreamError of kind `aborted` once the signal
- * is aborted.
+ * The streamed answer. The answer is computed at once (so it equals `echoCompletion`'s, or is
+ * it, computed elsewhere); the iterator then yields its chunks, throwing an UpstreamError of kind
+ * `aborted` once the signal is aborted.
  */
-export function echoStream(request: UpstreamChatRequest, options: EchoStreamOptions = {}): AsyncIterable<UpstreamChunk> {
-  const chunks = chunksFromCompletion(echoCompletion(request), request.stream_options?.include_usage === true);
+export function echoStream(
+  request: UpstreamChatRequest,
+  options: EchoStreamOptions = {},
+  completion: UpstreamCompletion = echoCompletion(request),
+): AsyncIterable<UpstreamChunk> {
+  const chunks = chunksFromCompletion(completion, request.stream_options?.include_usage === true);
   return yieldChunks(chunks, options);
 }
 

@@ -521,6 +521,30 @@ describe('local adapter', () => {
     expect(big.embeddings[69]).to.deep.equal(toNumberArray(embedBatch(['passage 69'])[0]!));
   });
 
+  it('answers a large chat and a large batch with the same results while the event loop goes on', async () => {
+    // A megabyte of addresses: tokenizing and echoing it takes most of a second.
+    const text = Array.from({ length: 30_000 }, (_, i) => `Lindenweg ${i % 200}, ${10_000 + i} Köln`).join('\n');
+    const request: UpstreamChatRequest = { messages: [user(text)], max_tokens: 5, stream_options: { include_usage: true } };
+    const input = Array.from({ length: 64 }, (_, i) => `passage ${i} ${text.slice(i * 1000, i * 1000 + 8000)}`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    try {
+      const answered = await adapter.complete(echo, request, live());
+      expect(answered.choices).to.deep.equal(echoCompletion(request).choices);
+      expect(answered.usage).to.deep.equal(echoCompletion(request).usage);
+      const { chunks } = await adapter.stream(echo, request, live());
+      expectStreamMatches(await collect(chunks), answered);
+      const embedded = await adapter.embed(embed, { input }, live());
+      expect(embedded.embeddings).to.deep.equal(embedBatch(input).map(toNumberArray));
+      const tokens = input.reduce((n, t) => n + countTokens(t), 0);
+      expect(embedded.usage).to.deep.equal({ prompt_tokens: tokens, total_tokens: tokens });
+    } finally {
+      clearInterval(ticker);
+    }
+    // Computed on the provider's thread: the timer ran meanwhile, as other requests would.
+    expect(ticks).to.be.above(10);
+  });
+
   it('answers unknown models and the wrong kind with an upstream 404', async () => {
     const unknown = { ...echo, upstreamModel: 'nope', modelId: 'local/nope' };
     for (const call of [
