@@ -218,6 +218,7 @@ export class ChatService {
           model: candidate.model.id,
           provider: candidate.target.provider.id,
           output: streamed.choices,
+          notes: served.notes,
           note: `the stream from ${candidate.target.provider.id} broke off after ${answerTokens(streamed, []).completion} tokens; not billed`,
         });
         await sink.send({
@@ -444,12 +445,14 @@ export class ChatService {
     const served = await firstThatAnswers(prepared.plan, (candidate) =>
       call(candidate, withoutParameters(prepared.request, candidate.dropped)),
     );
+    // The adapter's notes go to the trace, not into the answer that is cached and replayed.
+    const { notes: adapterNotes, ...completion } = served.result;
     return {
-      completion: served.result,
+      completion,
       model: served.candidate.model,
       provider: served.candidate.target.provider.id,
       attempts: served.attempts,
-      notes: prepared.plan.notes,
+      notes: adapterNotes ? [...prepared.plan.notes, ...adapterNotes] : prepared.plan.notes,
       sentUpstream: withoutParameters(prepared.request, served.candidate.dropped),
     };
   }
@@ -459,16 +462,19 @@ export class ChatService {
       candidate.adapter.stream(candidate.target, withoutParameters(prepared.request, candidate.dropped), signal),
     );
     const { candidate, attempts } = served;
+    const adapterNotes = served.result.notes;
+    const notes = adapterNotes ? [...prepared.plan.notes, ...adapterNotes] : prepared.plan.notes;
     return {
       candidate,
       attempts,
+      notes,
       chunks: served.result.chunks,
       answerOf: (completion: UpstreamCompletion): Answer => ({
         completion,
         model: candidate.model,
         provider: candidate.target.provider.id,
         attempts,
-        notes: prepared.plan.notes,
+        notes,
         sentUpstream: withoutParameters(prepared.request, candidate.dropped),
       }),
     };
@@ -585,7 +591,7 @@ export class ChatService {
     prepared: Prepared,
     err: unknown,
     servedAttempts?: Attempt[],
-    brokenStream?: { model: string; provider: string; output: unknown; note: string },
+    brokenStream?: { model: string; provider: string; output: unknown; note: string; notes?: readonly string[] },
   ): Promise<void> {
     const { status, message, attempts } = failureOf(err, servedAttempts);
     this.deps.gate.release(prepared.admission);
@@ -602,7 +608,7 @@ export class ChatService {
           usage: undefined,
           input: prepared.request,
           output: brokenStream ? { error: message, streamed: brokenStream.output } : { error: message },
-          notes: brokenStream ? [...prepared.plan.notes, brokenStream.note] : prepared.plan.notes,
+          notes: brokenStream ? [...(brokenStream.notes ?? prepared.plan.notes), brokenStream.note] : prepared.plan.notes,
           createdAt: now,
         }),
         audit: this.audit(ctx, prepared, status, brokenStream?.model ?? null, brokenStream?.provider ?? null),

@@ -118,6 +118,8 @@ export interface UpstreamCompletion {
   choices: UpstreamChoice[];
   /** Absent when the provider reported none; the gateway then counts with the tokenizer. */
   usage?: UpstreamUsage;
+  /** What the adapter changed in the request as it left, for the trace; never kept with the answer. */
+  notes?: readonly string[];
 }
 
 export interface UpstreamToolCallDelta {
@@ -208,6 +210,8 @@ export class UpstreamError extends Error {
 export interface ChatStream {
   /** The chunks, starting with the first one, which the adapter has already received. */
   chunks: AsyncIterable<UpstreamChunk>;
+  /** What the adapter changed in the request as it left, for the trace. */
+  notes?: readonly string[];
 }
 
 export interface ProviderAdapter {

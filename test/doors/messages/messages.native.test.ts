@@ -179,6 +179,56 @@ ${FREE_SERVICES}
     expect(sent.messages[1].content.filter((b: { type: string }) => b.type === 'thinking')).to.have.length(1);
   });
 
+  describe('a tool loop whose thinking cannot be sent back', () => {
+    const tools = [{ name: 'mail', input_schema: { type: 'object' as const, properties: { to: { type: 'string' } } } }];
+    /** Claude Code's second request of a tool loop: its first answer, thinking first, then the tool's result. */
+    const loop = (thinking: Anthropic.ThinkingBlockParam, text: string) => ({
+      model: 'test/claude',
+      max_tokens: 4000,
+      thinking: { type: 'enabled' as const, budget_tokens: 2000 },
+      tools,
+      messages: [
+        { role: 'user' as const, content: text },
+        { role: 'assistant' as const, content: [thinking, { type: 'tool_use' as const, id: 'toolu_loop', name: 'mail', input: { to: 'klant' } }] },
+        { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_loop', content: 'verstuurd' }] },
+      ],
+    });
+    const traceNotes = async (id: string): Promise<string> =>
+      (await waitFor(async () => (await api(app.baseUrl, `/v1/traces/${id}`, { key })).body.notes as string[] | undefined, { what: `the trace of ${id}` })).join(' ');
+
+    it('answers without thinking when the firewall left out the thinking that began it (personal data in clear)', async () => {
+      native.script({ type: 'answer', blocks: [{ type: 'text', text: 'De mail is verstuurd.' }] });
+      const withLoop = new Anthropic({ baseURL: app.baseUrl, apiKey: key, maxRetries: 0, defaultHeaders: { 'x-request-id': 'loop-firewall-1' } });
+      const stream = withLoop.messages.stream(loop({ type: 'thinking', thinking: 'Mail noor.devries@example.nl terug.', signature: 'sig-mail' }, 'Mail de klant terug'));
+      const message = await stream.finalMessage();
+      expect(message.content).to.deep.equal([{ type: 'text', text: 'De mail is verstuurd.' }]);
+      const sent = native.requests.at(-1)!.body;
+      expect(sent).not.to.have.property('thinking');
+      expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl');
+      expect(sent.messages[1].content[0].type).to.equal('tool_use');
+      expect(await traceNotes('loop-firewall-1')).to.contain('thinking was left out of the request to claude');
+    });
+
+    it('answers without thinking when the loop began on an OpenAI-compatible provider, whose reasoning is unsigned', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        headers: { 'x-request-id': 'loop-fallback-1' },
+        body: loop({ type: 'thinking', thinking: 'Ik mail de klant.', signature: '' }, 'Mail de klant nu'),
+      });
+      expect(res.status).to.equal(200);
+      expect(native.requests.at(-1)!.body).not.to.have.property('thinking');
+      expect(await traceNotes('loop-fallback-1')).to.contain('thinking was left out');
+    });
+
+    it('keeps thinking on when the loop’s signed thinking goes back as it came', async () => {
+      await client.messages.create(loop({ type: 'thinking', thinking: 'Ik mail [PERSON_1].', signature: 'sig-ok' }, 'Mail Noor de Vries'));
+      const sent = native.requests.at(-1)!.body;
+      expect(sent.thinking).to.have.property('type', 'enabled');
+      expect(sent.messages[1].content[0]).to.deep.equal({ type: 'thinking', thinking: 'Ik mail [PERSON_1].', signature: 'sig-ok' });
+    });
+  });
+
   /** A second turn whose assistant turn holds `thinking` before its text. */
   const secondTurnAfter = (thinking: Anthropic.ThinkingBlockParam) =>
     client.messages.create({

@@ -177,8 +177,56 @@ function toolChoiceOf(request: UpstreamChatRequest): Block | undefined {
   return { type: 'tool', name: choice.function.name, ...noParallel };
 }
 
+type Turn = { role: string; content: Block[] };
+
+const THINKING_BLOCKS = new Set(['thinking', 'redacted_thinking']);
+
+/**
+ * The index of the first message of the assistant turn the conversation ends in, or undefined when
+ * it ends with the user's own word (the assistant's turn is the one asked for). To Anthropic a tool
+ * loop (tool_use, then tool results, then the next tool_use …) is one assistant turn; it ends only
+ * at a user message that is not tool results. Claude Code puts reminders beside its tool results,
+ * and that is still the loop.
+ */
+function finalAssistantTurn(turns: readonly Turn[]): number | undefined {
+  let first: number | undefined;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (turn.role === 'user' && !turn.content.some((block) => block.type === 'tool_result')) break;
+    if (turn.role === 'assistant') first = i;
+  }
+  return first;
+}
+
+/**
+ * Anthropic's rule for thinking and tool use: with thinking on, the final assistant turn must start
+ * with a thinking block; with it off, that turn must hold none. A turn whose thinking the gateway
+ * could not send back (the firewall left it out, or another provider wrote it unsigned) is answered
+ * without thinking rather than refused: thinking is off for this request only, and comes back with
+ * the next turn the user starts.
+ */
+function thinkingFitsTheLoop(turns: Turn[]): boolean {
+  const at = finalAssistantTurn(turns);
+  if (at === undefined || THINKING_BLOCKS.has(turns[at]!.content[0]?.type as string)) return true;
+  for (let i = at; i < turns.length; i++) {
+    const turn = turns[i]!;
+    if (turn.role !== 'assistant') continue;
+    const kept = turn.content.filter((block) => !THINKING_BLOCKS.has(block.type as string));
+    // An assistant message of thinking alone cannot sit inside a tool loop; it is left as it came.
+    if (kept.length > 0) turn.content = kept;
+  }
+  return false;
+}
+
+export interface MessagesRequest {
+  body: string;
+  /** What was changed on the way, for the trace. */
+  notes: string[];
+}
+
 /** The Messages body for a chat request. */
-export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'maxOutputTokens'>, request: UpstreamChatRequest, stream: boolean): string {
+export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'maxOutputTokens' | 'provider'>, request: UpstreamChatRequest, stream: boolean): MessagesRequest {
+  const notes: string[] = [];
   const { system, messages } = conversation(request.messages);
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? target.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens, messages };
@@ -195,7 +243,14 @@ export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'm
     const choice = toolChoiceOf(request);
     if (choice) body.tool_choice = choice;
   }
-  const budget = thinkingBudget(request.reasoning_effort, maxTokens);
+  let budget = thinkingBudget(request.reasoning_effort, maxTokens);
+  if (budget !== undefined && !thinkingFitsTheLoop(messages)) {
+    budget = undefined;
+    notes.push(
+      `thinking was left out of the request to ${target.provider.id}: the tool loop it continues began without a signed thinking block ` +
+        '(the firewall left it out, or another provider wrote it), and Anthropic refuses thinking then',
+    );
+  }
   if (budget !== undefined) {
     body.thinking = { type: 'enabled', budget_tokens: budget };
   } else if (request.temperature !== undefined) {
@@ -203,5 +258,5 @@ export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'm
     body.temperature = Math.min(1, request.temperature);
   }
   if (stream) body.stream = true;
-  return JSON.stringify(body);
+  return { body: JSON.stringify(body), notes };
 }
