@@ -24,6 +24,7 @@ import { ChainFailed, clientGone, failureOf, firstThatAnswers, type Attempt } fr
 import type { Adapters } from './providers/index.js';
 import {
   asRetrievedKnowledge,
+  type AnthropicSettings,
   UpstreamError,
   type UpstreamChatRequest,
   type UpstreamChunk,
@@ -55,6 +56,13 @@ export interface ChatContext {
   log: Logger;
   /** What a door onto the chat service says about the request (its own id, what it left out), for the trace. */
   notes?: readonly string[];
+  /**
+   * The Messages door's thinking settings as its caller gave them, for a native Anthropic provider
+   * (the chat request carries the `reasoning_effort` they stand for, for the others). Not chat
+   * fields: chat's callers ask for reasoning with `reasoning_effort`, and the `thinking` some of them
+   * send along is another vendor's, of another shape.
+   */
+  anthropic?: AnthropicSettings;
   /**
    * A door that keeps its answer (the Responses door's `store`) gives the row to keep, made from the
    * answer's body; it is written in the same group commit as the request's other records.
@@ -284,12 +292,15 @@ export class ChatService {
       await this.recordRefusal(ctx, { body, started, cacheStatus: 'BYPASS', retrieval: NO_RETRIEVAL, firewall: undefined }, refusal, null);
       throw refusal;
     }
-    const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
+    // The door's settings change the answer as the body's fields do, so a retry must repeat them.
+    const hashed = ctx.anthropic ? { ...body, anthropic: ctx.anthropic } : body;
+    const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: hashed as Record<string, unknown> });
     if (replay) {
       if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');
       return { replay };
     }
     const { request, parameters } = upstreamRequestOf(body);
+    if (ctx.anthropic) Object.assign(request, ctx.anthropic);
     const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
     let retrieval: Retrieval = NO_RETRIEVAL;
     let masked = false;

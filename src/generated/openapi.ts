@@ -1471,15 +1471,8 @@ export interface components {
                 /** @description Becomes the chat's `user` (the end-user whose memory is read). */
                 user_id?: string | null;
             };
-            thinking?: {
-                /** @enum {string} */
-                type: "enabled" | "adaptive" | "disabled";
-                budget_tokens?: number;
-            };
-            output_config?: {
-                /** @enum {string} */
-                effort?: "low" | "medium" | "high" | "max";
-            };
+            thinking?: components["schemas"]["MessagesThinking"];
+            output_config?: components["schemas"]["MessagesOutputConfig"];
             provider?: components["schemas"]["ProviderPreferences"];
             firewall?: boolean;
             firewall_language?: components["schemas"]["FirewallLanguage"];
@@ -1489,6 +1482,25 @@ export interface components {
             name?: string;
             /** @default true */
             cache?: boolean;
+        };
+        /**
+         * @description Anthropic's extended thinking. A native Anthropic provider gets it as given, within the
+         *     answer's cap (`budget_tokens` below `max_tokens`); any other provider gets the
+         *     `reasoning_effort` it stands for.
+         */
+        MessagesThinking: {
+            /** @enum {string} */
+            type: "enabled" | "adaptive" | "disabled";
+            budget_tokens?: number;
+            /** @enum {string} */
+            display?: "summarized" | "omitted";
+        };
+        MessagesOutputConfig: {
+            /**
+             * @description Sent as it is to a native Anthropic provider; `reasoning_effort` (`xhigh` and `max` → `high`) for any other.
+             * @enum {string}
+             */
+            effort?: "low" | "medium" | "high" | "xhigh" | "max";
         };
         /** @description A Messages request without `max_tokens` (and anything else that only shapes the answer). */
         MessagesCountTokensRequest: {
@@ -5238,8 +5250,10 @@ export type MessagesContentBlock = components['schemas']['MessagesContentBlock']
 export type MessagesCountTokensRequest = components['schemas']['MessagesCountTokensRequest'];
 export type MessagesErrorResponse = components['schemas']['MessagesErrorResponse'];
 export type MessagesMessage = components['schemas']['MessagesMessage'];
+export type MessagesOutputConfig = components['schemas']['MessagesOutputConfig'];
 export type MessagesRequest = components['schemas']['MessagesRequest'];
 export type MessagesTextBlock = components['schemas']['MessagesTextBlock'];
+export type MessagesThinking = components['schemas']['MessagesThinking'];
 export type MessagesTool = components['schemas']['MessagesTool'];
 export type MessagesToolChoice = components['schemas']['MessagesToolChoice'];
 export type Model = components['schemas']['Model'];

@@ -2,7 +2,7 @@ import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import { chainOf } from '../../gateway/routing.js';
-import type { ChatMessage } from '../../gateway/providers/types.js';
+import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
@@ -19,13 +19,16 @@ export interface TranslatedRequest {
   chat: ChatCompletionRequest;
   /** What the door left out or changed, for the trace. */
   notes: string[];
+  /** The caller's thinking settings as given, for a native Anthropic provider. */
+  anthropic?: AnthropicSettings;
 }
 
 /** Polder's own fields, accepted on the door as on chat and passed as they are. */
 const POLDER_FIELDS = ['models', 'provider', 'firewall', 'firewall_language', 'collection', 'thread', 'tags', 'name', 'cache'] as const;
 
-// Anthropic's thinking budget as a reasoning level, for models that take `reasoning_effort`
-// rather than a budget (OpenAI's own guidance puts "low" around a few thousand tokens).
+// Anthropic's thinking budget as a reasoning level, for providers that take `reasoning_effort`
+// rather than a budget (OpenAI's own guidance puts "low" around a few thousand tokens). A native
+// Anthropic provider gets the budget itself.
 const LOW_BUDGET_BELOW = 4096;
 const MEDIUM_BUDGET_BELOW = 16384;
 
@@ -187,7 +190,7 @@ function toolChoiceOf(choice: MessagesRequest['tool_choice']): { tool_choice?: C
 
 function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reasoning_effort'] | undefined {
   const effort = body.output_config?.effort;
-  if (effort !== undefined) return effort === 'max' ? 'high' : effort;
+  if (effort !== undefined) return effort === 'max' || effort === 'xhigh' ? 'high' : effort;
   const thinking = body.thinking;
   if (!thinking || thinking.type === 'disabled') return undefined;
   if (thinking.type === 'adaptive' || thinking.budget_tokens === undefined) return 'medium';
@@ -247,6 +250,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   if (typeof body.metadata?.user_id === 'string' && body.metadata.user_id !== '') chat.user = body.metadata.user_id;
   const effort = reasoningEffortOf(body);
   if (effort !== undefined) chat.reasoning_effort = effort;
+  const anthropic = anthropicSettingsOf(body);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
   // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
@@ -261,7 +265,22 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
       notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
     }
   }
-  return { chat: chat as unknown as ChatCompletionRequest, notes };
+  return { chat: chat as unknown as ChatCompletionRequest, notes, ...(anthropic ? { anthropic } : {}) };
+}
+
+/** `thinking` and `output_config.effort` with only the fields Anthropic defines, or undefined when neither came. */
+function anthropicSettingsOf(body: MessagesRequest): AnthropicSettings | undefined {
+  const { thinking, output_config: output } = body;
+  const settings: AnthropicSettings = {};
+  if (thinking) {
+    settings.thinking = {
+      type: thinking.type,
+      ...(thinking.budget_tokens !== undefined ? { budget_tokens: thinking.budget_tokens } : {}),
+      ...(thinking.display !== undefined ? { display: thinking.display } : {}),
+    };
+  }
+  if (output?.effort !== undefined) settings.output_config = { effort: output.effort };
+  return settings.thinking || settings.output_config ? settings : undefined;
 }
 
 /** The messages and tools a count_tokens request would send. */

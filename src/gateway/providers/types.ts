@@ -35,9 +35,22 @@ export interface UpstreamChatRequest {
   user?: string;
   /** Only set for streams: ask the provider to report usage on its last chunk. */
   stream_options?: { include_usage: boolean };
+  /**
+   * Anthropic's own thinking settings, as a Messages caller gave them: a native Anthropic provider
+   * gets them in place of what it would make of `reasoning_effort`, which every other provider gets.
+   */
+  thinking?: AnthropicThinking;
+  output_config?: AnthropicOutputConfig;
 }
 
-export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options'>;
+export type AnthropicThinking = Schemas['MessagesThinking'];
+export type AnthropicOutputConfig = Schemas['MessagesOutputConfig'];
+
+/** What a door asks of a native Anthropic provider beyond the chat request. */
+export type AnthropicSettings = Pick<UpstreamChatRequest, 'thinking' | 'output_config'>;
+
+// Not parameters: they stand beside `reasoning_effort` and go (or are dropped) with it.
+export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options' | 'thinking' | 'output_config'>;
 
 // The system message the gateway's retrieval adds (chat.ts) changes with every question. Where a
 // provider keeps one prompt-cache prefix from `system` on (Anthropic), it would end the cached

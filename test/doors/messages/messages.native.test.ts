@@ -148,7 +148,8 @@ ${FREE_SERVICES}
     expect(sent.max_tokens).to.equal(16);
     expect(sent).not.to.have.property('thinking');
 
-    await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk even na' }] });
+    // A budget the cap cannot hold is bounded as a level's is: three quarters of the cap.
+    await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [{ role: 'user', content: 'Denk even na' }] });
     sent = native.requests.at(-1)!.body;
     expect(sent.max_tokens).to.equal(2000);
     expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1500 });
@@ -159,6 +160,37 @@ ${FREE_SERVICES}
     sent = native.requests.at(-1)!.body;
     expect(sent.max_tokens).to.equal(4096);
     expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 3072 });
+  });
+
+  it('sends the caller’s thinking settings as given: an exact budget, adaptive as adaptive, effort as output_config.effort', async () => {
+    // Over plain HTTP: the SDK will not send 32,000 max_tokens without streaming.
+    const ask = async (settings: Record<string, unknown>) => {
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, body: { model: 'test/claude', max_tokens: 32000, cache: false, ...settings, messages: [{ role: 'user', content: 'Denk na' }] } });
+      expect(res.status).to.equal(200);
+      return native.requests.at(-1)!.body;
+    };
+    for (const budget of [20000, 1024, 5000]) {
+      const sent = await ask({ thinking: { type: 'enabled', budget_tokens: budget } });
+      expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: budget });
+      expect(sent.max_tokens).to.equal(32000);
+    }
+    expect((await ask({ thinking: { type: 'adaptive' } })).thinking).to.deep.equal({ type: 'adaptive' });
+    expect((await ask({ thinking: { type: 'adaptive', display: 'omitted' } })).thinking).to.deep.equal({ type: 'adaptive', display: 'omitted' });
+    expect((await ask({ thinking: { type: 'disabled' }, temperature: 0.2 }))).to.deep.include({ thinking: { type: 'disabled' }, temperature: 0.2 });
+
+    const effortAlone = await ask({ output_config: { effort: 'max' } });
+    expect(effortAlone.output_config).to.deep.equal({ effort: 'max' });
+    expect(effortAlone).not.to.have.property('thinking');
+    // As Claude Code sends them.
+    const both = await ask({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+    expect(both).to.deep.include({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+
+    // The same request falling back to an OpenAI-compatible provider asks for the reasoning level it stands for.
+    native.script({ type: 'status', status: 503 });
+    await ask({ thinking: { type: 'enabled', budget_tokens: 20000 }, cache: false });
+    const compatibleBody = compatible.requests.at(-1)!.body;
+    expect(compatibleBody.reasoning_effort).to.equal('high');
+    expect(compatibleBody).not.to.have.property('thinking');
   });
 
   it('passes back a thinking block that holds placeholders, and leaves out one that holds personal data in clear', async () => {

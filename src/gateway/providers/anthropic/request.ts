@@ -25,18 +25,52 @@ const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medi
 const MIN_THINKING_BUDGET = 1024;
 
 /**
- * The thinking budget for a reasoning level within an answer's cap, or undefined when the cap
- * leaves no room for Anthropic's smallest budget. The cap counts thinking and answer together, as
- * Anthropic's `max_tokens` and OpenAI's `max_completion_tokens` both do, and as rate limits and
- * budgets reserve it: raising it for thinking would let one request spend past them. Thinking takes
- * at most three quarters, so that an answer is left.
+ * A thinking budget within an answer's cap, or undefined when the cap leaves no room for
+ * Anthropic's smallest budget. The cap counts thinking and answer together, as Anthropic's
+ * `max_tokens` and OpenAI's `max_completion_tokens` both do, and as rate limits and budgets reserve
+ * it: raising it for thinking would let one request spend past them. Thinking takes at most three
+ * quarters, so that an answer is left.
  */
-function thinkingBudget(effort: UpstreamChatRequest['reasoning_effort'], cap: number): number | undefined {
-  const wanted = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+function budgetWithin(wanted: number | undefined, cap: number): number | undefined {
   if (wanted === undefined) return undefined;
   const fits = Math.min(wanted, Math.floor((cap * 3) / 4));
   return fits >= MIN_THINKING_BUDGET ? fits : undefined;
 }
+
+function levelBudget(effort: UpstreamChatRequest['reasoning_effort']): number | undefined {
+  return effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+}
+
+/**
+ * Anthropic's `thinking` for a request. The caller's own settings (the Messages door's) go as
+ * given: a budget below the cap as it is, adaptive as adaptive. A budget the cap cannot hold (the
+ * door lowered the cap to what the context leaves, or the caller asked for more than its cap) is
+ * bounded as a level's is (decision 0015), and a cap too small for any thinking gets none. Without
+ * them, the reasoning level becomes a budget; effort alone asks for no thinking.
+ */
+function thinkingOf(request: UpstreamChatRequest, cap: number): Block | undefined {
+  const given = request.thinking;
+  if (given === undefined) {
+    if (request.output_config !== undefined) return undefined;
+    const budget = budgetWithin(levelBudget(request.reasoning_effort), cap);
+    return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget };
+  }
+  const display = given.display !== undefined ? { display: given.display } : {};
+  switch (given.type) {
+    case 'disabled':
+      return { type: 'disabled' };
+    case 'adaptive':
+      return cap >= MIN_THINKING_BUDGET ? { type: 'adaptive', ...display } : undefined;
+    case 'enabled': {
+      const asked = given.budget_tokens;
+      if (asked !== undefined && asked < cap) return { type: 'enabled', budget_tokens: asked, ...display };
+      const budget = budgetWithin(asked ?? levelBudget(request.reasoning_effort), cap);
+      return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget, ...display };
+    }
+  }
+}
+
+const thinkingIsOn = (thinking: Block | undefined): boolean => thinking !== undefined && thinking.type !== 'disabled';
 
 const DATA_URL = /^data:([^;,]+);base64,/;
 
@@ -243,20 +277,18 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
     const choice = toolChoiceOf(request);
     if (choice) body.tool_choice = choice;
   }
-  let budget = thinkingBudget(request.reasoning_effort, maxTokens);
-  if (budget !== undefined && !thinkingFitsTheLoop(messages)) {
-    budget = undefined;
+  let thinking = thinkingOf(request, maxTokens);
+  if (thinkingIsOn(thinking) && !thinkingFitsTheLoop(messages)) {
+    thinking = undefined;
     notes.push(
       `thinking was left out of the request to ${target.provider.id}: the tool loop it continues began without a signed thinking block ` +
         '(the firewall left it out, or another provider wrote it), and Anthropic refuses thinking then',
     );
   }
-  if (budget !== undefined) {
-    body.thinking = { type: 'enabled', budget_tokens: budget };
-  } else if (request.temperature !== undefined) {
-    // Thinking takes no temperature; without it, Anthropic's range is 0..1.
-    body.temperature = Math.min(1, request.temperature);
-  }
+  if (thinking !== undefined) body.thinking = thinking;
+  if (request.output_config?.effort !== undefined) body.output_config = { effort: request.output_config.effort };
+  // Thinking takes no temperature; without it, Anthropic's range is 0..1.
+  if (!thinkingIsOn(thinking) && request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
   if (stream) body.stream = true;
   return { body: JSON.stringify(body), notes };
 }
