@@ -516,7 +516,7 @@ export class ChatService {
       (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
       (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
     // Tokens the provider read from or wrote to its prompt cache are billed at the cache prices.
-    const details = answer.completion.usage?.prompt_tokens_details;
+    const details = (answer.completion.usage ?? answer.completion.promptUsage)?.prompt_tokens_details;
     const cached = hit ? prompt : Math.min(prompt, details?.cached_tokens ?? 0);
     const cacheWrite = hit ? 0 : Math.min(prompt - cached, details?.cache_write_tokens ?? 0);
     const now = new Date().toISOString();

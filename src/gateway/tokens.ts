@@ -231,7 +231,7 @@ export function countCompletionTokens(message: CompletionMessageLike): number {
 /** The tokens an answer is billed for: the provider's usage, else counted with the tokenizer. */
 export function answerTokens(completion: UpstreamCompletion, sent: readonly ChatMessage[]): { prompt: number; completion: number } {
   return {
-    prompt: completion.usage?.prompt_tokens ?? countMessageTokens(sent),
+    prompt: completion.usage?.prompt_tokens ?? completion.promptUsage?.prompt_tokens ?? countMessageTokens(sent),
     completion: completion.usage?.completion_tokens ?? completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
   };
 }

@@ -27,6 +27,8 @@ export interface MessagesStubAnswer {
   usage?: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   /** Streams: tool input JSON is sent in pieces of this many characters (default 5). */
   jsonPiece?: number;
+  /** Streams: nothing more after the first text delta, until the gateway goes away (a client that closes mid-answer). */
+  stallAfterFirstDelta?: boolean;
 }
 
 export interface MessagesStubStatus {
@@ -136,10 +138,13 @@ export async function startMessagesStub(): Promise<MessagesStub> {
       const { output_tokens: output, ...input } = usage;
       send('message_start', { message: { id, type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage: { ...input, output_tokens: 1 } } });
       send('ping', {});
-      blocks.forEach((block, index) => {
+      for (const [index, block] of blocks.entries()) {
         if (block.type === 'text') {
           send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-          for (const word of block.text.split(/(?<= )/)) send('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+          for (const word of block.text.split(/(?<= )/)) {
+            send('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+            if (behaviour.stallAfterFirstDelta) return;
+          }
         } else if (block.type === 'tool_use') {
           send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
           const json = JSON.stringify(block.input);
@@ -151,7 +156,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
           send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
         }
         send('content_block_stop', { index });
-      });
+      }
       send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: behaviour.stopSequence ?? null }, usage: { output_tokens: output } });
       send('message_stop', {});
       res.end();

@@ -103,6 +103,9 @@ export interface UpstreamUsage {
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 
+/** The provider's count of the prompt, which some give before the answer (Anthropic's message_start). */
+export type PromptUsage = Pick<UpstreamUsage, 'prompt_tokens' | 'prompt_tokens_details'>;
+
 /** How a choice ended: on a whole answer's choice, and on a stream's finish chunk. */
 export interface ChoiceEnd {
   finish_reason: string | null;
@@ -131,6 +134,8 @@ export interface UpstreamCompletion {
   choices: UpstreamChoice[];
   /** Absent when the provider reported none; the gateway then counts with the tokenizer. */
   usage?: UpstreamUsage;
+  /** Only for a stream that ended before its usage came: the prompt as the provider counted it at its start. */
+  promptUsage?: PromptUsage;
   /** What the adapter changed in the request as it left, for the trace; never kept with the answer. */
   notes?: readonly string[];
 }
@@ -156,6 +161,8 @@ export interface UpstreamChunk {
     };
   } & ChoiceEnd)[];
   usage?: UpstreamUsage | null;
+  /** The prompt as the provider counted it before the answer, on the first chunk after it came. */
+  promptUsage?: PromptUsage;
 }
 
 export interface EmbeddingInput {

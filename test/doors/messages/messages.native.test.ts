@@ -462,6 +462,34 @@ ${FREE_SERVICES}
     expect(Number(row.credits_base)).to.be.closeTo(expected, 1e-8);
   });
 
+  it('bills a stream the client closed for the prompt Anthropic counted at message_start, cache reads and writes at the cache prices', async () => {
+    native.script({
+      type: 'answer',
+      blocks: [{ type: 'text', text: 'Een lang antwoord dat de klant niet afwacht.' }],
+      usage: { input_tokens: 50, output_tokens: 400, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 },
+      stallAfterFirstDelta: true,
+    });
+    const controller = new AbortController();
+    const response = await fetch(`${app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'closed-native-1' },
+      body: JSON.stringify({ model: 'test/claude', max_tokens: 500, stream: true, messages: [{ role: 'user', content: 'Vertel het hele verhaal' }] }),
+      signal: controller.signal,
+    });
+    await response.body!.getReader().read();
+    controller.abort();
+    const row = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'closed-native-1'")).rows[0], {
+      what: 'the usage row of the closed stream',
+    });
+    expect(row).to.include({ prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000, partial: true });
+    // What was streamed until then, as the tokenizer counts it (the provider's count comes only at the end).
+    expect(row.completion_tokens).to.be.above(0).and.below(400);
+    const expected = (50 * 3 + 2_000 * 0.3 + 1_000 * 3.75 + row.completion_tokens * 15) / 1000;
+    expect(Number(row.credits_base)).to.be.closeTo(expected, 1e-8);
+    const trace = (await app.db.pool.query("select status, prompt_tokens, cached_tokens, cache_write_tokens from traces where id = 'closed-native-1'")).rows[0];
+    expect(trace).to.deep.equal({ status: 499, prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000 });
+  });
+
   it('translates /v1/chat/completions to the Messages API too, with cached tokens in prompt_tokens_details', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 200 } });
     const res = await api(app.baseUrl, '/v1/chat/completions', {
