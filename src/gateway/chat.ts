@@ -333,6 +333,7 @@ export class ChatService {
         ...(body.provider ? { provider: body.provider } : {}),
         parameters,
         reasoningEffort: body.reasoning_effort ?? null,
+        ...(Array.isArray(body.stop) ? { stopSequences: body.stop.length } : {}),
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });

@@ -188,7 +188,7 @@ function firewallChars(messages: readonly ChatMessage[]): number {
 function firewallTextTooLarge(chars: number, limit: number): ApiError {
   return new ApiError({
     status: 413,
-    message: `the personal-data firewall scans at most ${limit} characters of a request's messages and tool definitions (FIREWALL_MAX_CHARS; each string counts at least ${MIN_CHARS_PER_STRING}); these have ${chars}`,
+    message: `the personal-data firewall scans at most ${limit} characters of a request's messages, tool definitions and stop sequences (FIREWALL_MAX_CHARS; each string counts at least ${MIN_CHARS_PER_STRING}); these have ${chars}`,
     type: 'invalid_request_error',
     code: 'payload_too_large',
   });
@@ -219,6 +219,9 @@ export async function upstreamPrompt(
   const texts = definitionTexts(definitions);
   let chars = firewallChars(known);
   for (const text of texts) chars += scanCost(text);
+  // The Messages door takes any number of stop sequences, as Anthropic does: each is masked too.
+  if (typeof stop.stop === 'string') chars += scanCost(stop.stop);
+  else for (const sequence of stop.stop ?? []) chars += scanCost(sequence);
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
   // Definitions first, then the messages in order: placeholders are numbered as values first
   // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same

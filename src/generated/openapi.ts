@@ -1458,6 +1458,7 @@ export interface components {
             messages: components["schemas"]["MessagesMessage"][];
             system?: string | components["schemas"]["MessagesTextBlock"][];
             max_tokens: number;
+            /** @description Any number, as Anthropic takes. A provider that takes fewer (OpenAI: 4) is treated as one that does not take them: dropped with a trace note, or not chosen in strict mode (422 when no provider is left). With the firewall on, each counts against FIREWALL_MAX_CHARS. */
             stop_sequences?: string[];
             temperature?: number;
             top_p?: number;

@@ -234,9 +234,17 @@ export interface ChatStream {
   notes?: readonly string[];
 }
 
+/** How much of a parameter a provider takes, where it takes less than any request may give. */
+export interface ParameterLimits {
+  /** The most stop sequences. */
+  readonly stop?: number;
+}
+
 export interface ProviderAdapter {
   /** The request parameters this provider takes (for strict mode and for dropping the rest). */
   supportedParameters(target: UpstreamTarget): ReadonlySet<UpstreamParameter>;
+  /** Limits on the parameters it takes; a request past one is treated as one it does not take. */
+  parameterLimits?(target: UpstreamTarget): ParameterLimits;
   complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion>;
   /**
    * Resolves once the provider answered 200 AND its first chunk arrived, so a stream that fails

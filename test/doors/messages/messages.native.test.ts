@@ -26,6 +26,7 @@ describe('the native Anthropic adapter (kind: anthropic) behind /v1/messages and
 providers:
   - {id: claude, region: external, kind: anthropic, base_url: "${native.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
   - {id: eu-compatible, region: eu, kind: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
+  - {id: eu-openai-like, region: eu, kind: openai, profile: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
   - {id: local, region: eu, kind: local}
 models:
   - id: test/claude
@@ -37,6 +38,12 @@ models:
     endpoints:
       - {provider: claude, upstream_model: claude-stub}
       - {provider: eu-compatible, upstream_model: compatible-fallback}
+  - id: test/gpt
+    type: chat
+    context_length: 128000
+    pricing: {prompt: 1, completion: 4}
+    endpoints:
+      - {provider: eu-openai-like, upstream_model: gpt-stub}
 ${LOCAL_EMBED_MODEL}
 aliases: {}
 ${FREE_SERVICES}
@@ -438,6 +445,33 @@ ${FREE_SERVICES}
     // Without a stop sequence, an ordinary end.
     const plain = await client.messages.create({ model: 'test/claude', max_tokens: 100, messages: [{ role: 'user', content: 'Polis 45?' }] });
     expect(plain).to.include({ stop_reason: 'end_turn', stop_sequence: null });
+  });
+
+  it('passes any number of stop sequences: all of them to a native provider; past what a provider takes, dropped with a note, or a 422 in strict mode', async () => {
+    const six = ['EINDE', 'STOP', '###', '---', '@@@', '%%%'];
+    const ask = (model: string, stop_sequences: string[], extra: Record<string, unknown> = {}, id?: string) =>
+      api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        ...(id ? { headers: { 'x-request-id': id } } : {}),
+        body: { model, max_tokens: 50, stop_sequences, cache: false, messages: [{ role: 'user', content: 'Tel tot tien' }], ...extra },
+      });
+    expect((await ask('test/claude', six)).status).to.equal(200);
+    expect(native.requests.at(-1)!.body.stop_sequences).to.deep.equal(six);
+
+    // OpenAI takes at most 4: as with any parameter a provider does not take.
+    const dropped = await ask('test/gpt', six, {}, 'stop-six-1');
+    expect(dropped.status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body).not.to.have.property('stop');
+    const trace = await api(app.baseUrl, '/v1/traces/stop-six-1', { key });
+    expect(trace.body.dropped_parameters).to.deep.equal(['stop']);
+    expect(trace.body.notes.join(' ')).to.contain('eu-openai-like takes at most 4 stop sequences, not 6');
+    expect((await ask('test/gpt', six.slice(0, 4))).status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body.stop).to.deep.equal(six.slice(0, 4));
+
+    const strict = await ask('test/gpt', six, { provider: { require_parameters: true } });
+    expect(strict.status).to.equal(422);
+    expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like takes at most 4 stop sequences, not 6']);
   });
 
   it('lists the cache prices with the model, as the catalogue names them', async () => {

@@ -8,7 +8,7 @@
 // are the providers' own API references; several of these hosts (Mistral above all) reject
 // unknown fields with a 422, so the maps list what is accepted, not what is merely ignored.
 import type { ProviderProfileName } from '../../catalog.js';
-import { ALL_PARAMETERS, type UpstreamParameter } from '../types.js';
+import { ALL_PARAMETERS, type ParameterLimits, type UpstreamParameter } from '../types.js';
 
 export { ALL_PARAMETERS };
 
@@ -18,6 +18,8 @@ export type ParameterRule = true | { readonly to?: string; readonly transform?: 
 export interface ProviderProfile {
   /** The parameters the provider takes. */
   readonly parameters: { readonly [P in UpstreamParameter]?: ParameterRule };
+  /** Where it takes less of one than a request may give. */
+  readonly limits?: ParameterLimits;
   /** What a `developer` message becomes (providers without that role take it as `system`). */
   readonly developerRole: 'developer' | 'system';
   /** Whether system/user/assistant messages may carry `name` (a tool message always keeps its own). */
@@ -63,6 +65,8 @@ export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderPro
   // max_completion_tokens instead"), which every current model takes, so it is sent as that.
   openai: {
     parameters: allBut([], { max_tokens: { to: 'max_completion_tokens' } }),
+    // "Up to 4 sequences"; more is a 400. (The Messages door takes any number, as Anthropic does.)
+    limits: { stop: 4 },
     developerRole: 'developer',
     messageNames: true,
     streamOptions: true,
@@ -119,10 +123,13 @@ export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderPro
   },
 };
 
+const NO_LIMITS: ParameterLimits = Object.freeze({});
+
 /** A profile prepared for the hot path: the fields to copy as an array, the supported set built once. */
 export interface CompiledProfile {
   readonly id: string;
   readonly supported: ReadonlySet<UpstreamParameter>;
+  readonly limits: ParameterLimits;
   /** Renamed fields first, so a field sent under its own name wins when two land on one name. */
   readonly fields: readonly { readonly from: UpstreamParameter; readonly to: string; readonly transform?: (value: unknown) => unknown }[];
   readonly developerRole: 'developer' | 'system';
@@ -149,6 +156,7 @@ export function compileProfile(id: string, profile: ProviderProfile): CompiledPr
   return {
     id,
     supported,
+    limits: profile.limits ?? NO_LIMITS,
     fields: [...renamed, ...direct],
     developerRole: profile.developerRole,
     messageNames: profile.messageNames,
