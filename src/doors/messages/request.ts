@@ -2,6 +2,7 @@ import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import { chainOf } from '../../gateway/routing.js';
+import { anthropicPartText, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
@@ -11,6 +12,8 @@ import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
 type Schemas = components['schemas'];
 type Block = Schemas['MessagesContentBlock'];
+type Source = Schemas['MessagesSource'];
+type Refuse = (field: string, message: string) => void;
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 type ChatTool = Schemas['ChatTool'];
 type ChatToolChoice = Schemas['ChatToolChoice'];
@@ -45,48 +48,111 @@ function textContent(blocks: readonly { text?: string; cache_control?: CacheMark
   return blocks.map((block) => block.text ?? '').join(separator);
 }
 
-function dataUrl(source: NonNullable<Block['source']>): string {
+function dataUrl(source: Source): string {
   return `data:${source.media_type ?? 'application/octet-stream'};base64,${source.data ?? ''}`;
 }
 
-/** An image or document source as a chat content part, or a field error. */
-function sourcePart(block: { type: string; source?: Block['source']; title?: string | null }, at: string, add: (field: string, message: string) => void): ContentPart | undefined {
-  const source = block.source!;
+/** `{citations}` as Anthropic configures them on a document or search result (on text blocks they are not a setting, and are dropped). */
+function citationsOf(citations: unknown): { citations?: { enabled: boolean } } {
+  const enabled = (citations as { enabled?: unknown } | null | undefined)?.enabled;
+  return typeof enabled === 'boolean' ? { citations: { enabled } } : {};
+}
+
+interface SourceBlock {
+  type: string;
+  source?: Source | string;
+  title?: string | null;
+  context?: string | null;
+  citations?: unknown;
+}
+
+/** An image or document block as a chat content part, or a field error. */
+function sourcePart(block: SourceBlock, at: string, add: Refuse): ContentPart | undefined {
+  // The schema holds an object here; a string is a search result's source.
+  const source: Partial<Source> = typeof block.source === 'object' ? block.source : {};
   if (block.type === 'image') {
-    if (source.type === 'base64' && source.data !== undefined) return { type: 'image_url', image_url: { url: dataUrl(source) } };
+    if (source.type === 'base64' && source.data !== undefined) return { type: 'image_url', image_url: { url: dataUrl(source as Source) } };
     if (source.type === 'url' && source.url !== undefined) return { type: 'image_url', image_url: { url: source.url } };
     add(`${at}.source`, 'an image source is {type: "base64", media_type, data} or {type: "url", url}');
     return undefined;
   }
-  if (source.type === 'text' && source.data !== undefined) return { type: 'text', text: source.data };
+  if (source.type === 'text' && source.data !== undefined) {
+    return {
+      type: 'document',
+      document: {
+        source: { type: 'text', media_type: 'text/plain', data: source.data },
+        ...(typeof block.title === 'string' ? { title: block.title } : {}),
+        ...(typeof block.context === 'string' ? { context: block.context } : {}),
+        ...citationsOf(block.citations),
+      },
+    };
+  }
   if (source.type === 'base64' && source.data !== undefined) {
-    return { type: 'file', file: { file_data: dataUrl(source), ...(block.title ? { filename: block.title } : {}) } };
+    return { type: 'file', file: { file_data: dataUrl(source as Source), ...(block.title ? { filename: block.title } : {}) } };
   }
   add(`${at}.source`, 'a document source is {type: "base64", media_type, data} or {type: "text", data}; URLs are not fetched');
   return undefined;
 }
 
-/** A tool result's content as the text of a `tool` message; its images go to the user message after it. */
-function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string | ContentPart[]; images: ContentPart[] } {
+/** A search_result block as a chat content part; the schema holds that it has what it needs. */
+function searchResultPart(block: { source?: Source | string; title?: string | null; content?: unknown; citations?: unknown }): ContentPart {
+  const content = Array.isArray(block.content) ? (block.content as { text?: string }[]) : [];
+  return {
+    type: 'search_result',
+    search_result: {
+      source: typeof block.source === 'string' ? block.source : '',
+      title: block.title ?? '',
+      content: content.map((text) => ({ type: 'text', text: text.text ?? '' })),
+      ...citationsOf(block.citations),
+    },
+  };
+}
+
+/**
+ * A tool result's content as the content of a `tool` message: its text, or, when it holds
+ * documents or search results, its parts (a native provider gets them as they are, any other
+ * their text). Its images and PDFs go to the user message after it. Blocks of a type the door
+ * does not know are left out and named for the trace.
+ */
+function toolResultOf(block: Block, at: string, add: Refuse, leftOut: Set<string>): { content: string | ContentPart[]; attachments: ContentPart[] } {
   const content = block.content;
   const prefix = block.is_error ? 'Error: ' : '';
   const mark = block.cache_control;
-  if (content === undefined) return { text: textContent([{ text: prefix, cache_control: mark }], ''), images: [] };
-  if (typeof content === 'string') return { text: textContent([{ text: prefix + content, cache_control: mark }], ''), images: [] };
-  const texts: string[] = [];
-  const images: ContentPart[] = [];
+  if (content === undefined) return { content: textContent([{ text: prefix, cache_control: mark }], ''), attachments: [] };
+  if (typeof content === 'string') return { content: textContent([{ text: prefix + content, cache_control: mark }], ''), attachments: [] };
+  const parts: ContentPart[] = [];
+  const attachments: ContentPart[] = [];
   content.forEach((part, p) => {
-    if (part.type === 'text') texts.push(part.text ?? '');
-    else if (part.source) {
-      const image = sourcePart({ type: 'image', source: part.source }, `${at}.content.${p}`, add);
-      if (image) images.push(image);
+    const where = `${at}.content.${p}`;
+    switch (part.type) {
+      case 'text':
+        parts.push({ type: 'text', text: part.text ?? '' });
+        break;
+      case 'image':
+      case 'document': {
+        const made = sourcePart(part, where, add);
+        if (made) (made.type === 'document' ? parts : attachments).push(made);
+        break;
+      }
+      case 'search_result':
+        parts.push(searchResultPart(part));
+        break;
+      default:
+        leftOut.add(part.type);
     }
   });
-  return { text: textContent([{ text: prefix + texts.join('\n'), cache_control: mark }], ''), images };
+  if (!parts.some(isAnthropicPart)) return { content: textContent([{ text: prefix + parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments };
+  if (prefix !== '') {
+    const first = parts[0]!;
+    if (first.type === 'text') first.text = prefix + first.text;
+    else parts.unshift({ type: 'text', text: prefix.trimEnd() });
+  }
+  if (mark !== undefined) parts[parts.length - 1]!.cache_control = mark;
+  return { content: parts, attachments };
 }
 
 /** One Messages message as one or more chat messages (tool results become `tool` messages first). */
-function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (field: string, message: string) => void): ChatMessage[] {
+function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Refuse, leftOut: Set<string>): ChatMessage[] {
   const { role, content } = message;
   if (typeof content === 'string') return [{ role, content }];
   if (role === 'assistant') {
@@ -126,10 +192,13 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         if (part) parts.push({ ...part, ...markOf(block) });
         break;
       }
+      case 'search_result':
+        parts.push({ ...searchResultPart(block), ...markOf(block) });
+        break;
       case 'tool_result': {
-        const { text, images } = toolResultOf(block, at, add);
-        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: text });
-        parts.push(...images);
+        const { content: result, attachments } = toolResultOf(block, at, add, leftOut);
+        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: result });
+        parts.push(...attachments);
         break;
       }
       case 'tool_use':
@@ -139,8 +208,23 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         break;
     }
   });
-  if (role === 'system') return [{ role: 'system', content: textContent(parts.filter((p) => p.type === 'text'), '\n') }];
+  if (role === 'system') {
+    const texts = parts.flatMap((part) => {
+      if (part.type === 'text') return [part];
+      const text = anthropicPartText(part);
+      return text === undefined ? [] : [{ type: 'text' as const, text, ...markOf(part) }];
+    });
+    return [{ role: 'system', content: textContent(texts, '\n') }];
+  }
   return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
+}
+
+// A caller may send any number of block types: the trace names a few.
+const NAMED_AT_MOST = 10;
+
+function namesOf(types: ReadonlySet<string>): string {
+  const named = [...types].slice(0, NAMED_AT_MOST).join(', ');
+  return types.size > NAMED_AT_MOST ? `${named} and ${types.size - NAMED_AT_MOST} more` : named;
 }
 
 function systemOf(system: MessagesRequest['system']): ChatMessage[] {
@@ -219,7 +303,7 @@ export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'too
   return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
 }
 
-function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void): ChatMessage[] {
+function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>()): ChatMessage[] {
   const last = body.messages.length - 1;
   body.messages.forEach((message, m) => {
     // As Anthropic's API has it: an assistant turn left open for the model to continue may be empty.
@@ -227,7 +311,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: (field: string, messa
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
   });
-  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add))];
+  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut))];
 }
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
@@ -235,7 +319,9 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const notes = ['via the Messages door (/v1/messages)'];
-  const chat: Record<string, unknown> = { messages: messagesOf(body, add) };
+  const leftOut = new Set<string>();
+  const chat: Record<string, unknown> = { messages: messagesOf(body, add, leftOut) };
+  if (leftOut.size > 0) notes.push(`tool result blocks of a type the door does not serve were left out: ${namesOf(leftOut)}`);
   if (body.model !== undefined) chat.model = body.model;
   for (const field of POLDER_FIELDS) if (body[field] !== undefined) chat[field] = body[field];
   chat.max_tokens = body.max_tokens;

@@ -474,6 +474,86 @@ ${FREE_SERVICES}
     expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like takes at most 4 stop sequences, not 6']);
   });
 
+  describe('documents and search results, in tool results and user messages', () => {
+    const pdf = Buffer.from('%PDF-1.4 polis').toString('base64');
+    const result = {
+      type: 'tool_result' as const,
+      tool_use_id: 'toolu_docs',
+      content: [
+        { type: 'text' as const, text: 'Gevonden:' },
+        { type: 'document' as const, title: 'Polis 42', context: 'inboedel', source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'Verzekerde: noor.devries@example.nl' } },
+        {
+          type: 'search_result' as const,
+          source: 'https://intranet.example.nl/polissen/42',
+          title: 'Voorwaarden',
+          content: [{ type: 'text' as const, text: 'Eigen risico 250 euro; vragen aan jan.jansen@example.nl' }],
+          citations: { enabled: true },
+        },
+        { type: 'document' as const, title: 'polis.pdf', source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: pdf } },
+        { type: 'tool_reference', tool_name: 'lookup' },
+      ],
+    };
+    const body = (extra: Record<string, unknown> = {}) => ({
+      model: 'test/claude',
+      max_tokens: 100,
+      cache: false,
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: 'Zoek polis 42' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_docs', name: 'lookup', input: {} }] },
+        { role: 'user', content: [result, { type: 'search_result', source: 'kb://faq/7', title: 'FAQ', content: [{ type: 'text', text: 'Bel 020-1234567' }] }, { type: 'text', text: 'Wat dekt hij?' }] },
+      ],
+      ...extra,
+    });
+
+    it('go to a native provider as they are, masked; a PDF beside the tool result; an unknown block left out and noted', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, headers: { 'x-request-id': 'docs-native-1' }, body: body() });
+      expect(res.status).to.equal(200);
+      const sent = native.requests.at(-1)!.body;
+      expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl').and.not.to.contain('jan.jansen@example.nl');
+      const [toolResult, pdfBlock, searchResult, text] = sent.messages[2].content;
+      expect(toolResult.content.map((block: { type: string }) => block.type)).to.deep.equal(['text', 'document', 'search_result']);
+      expect(toolResult.content[1]).to.deep.include({ type: 'document', title: 'Polis 42', context: 'inboedel' });
+      expect(toolResult.content[1].source).to.deep.include({ type: 'text', media_type: 'text/plain' });
+      expect(toolResult.content[1].source.data).to.match(/^Verzekerde: \[EMAIL_1\]$/);
+      expect(toolResult.content[2]).to.deep.include({ type: 'search_result', source: 'https://intranet.example.nl/polissen/42', title: 'Voorwaarden', citations: { enabled: true } });
+      expect(toolResult.content[2].content[0].text).to.match(/^Eigen risico 250 euro; vragen aan \[EMAIL_\d\]$/);
+      expect(pdfBlock).to.deep.equal({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } });
+      expect(searchResult).to.deep.include({ type: 'search_result', source: 'kb://faq/7', title: 'FAQ' });
+      expect(text).to.deep.equal({ type: 'text', text: 'Wat dekt hij?' });
+      const trace = await api(app.baseUrl, '/v1/traces/docs-native-1', { key });
+      expect(trace.body.notes.join(' ')).to.contain('tool result blocks of a type the door does not serve were left out: tool_reference');
+    });
+
+    it('go to an OpenAI-compatible provider as their text, and the PDF as a file part', async () => {
+      native.script({ type: 'status', status: 503 });
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, body: body() });
+      expect(res.status).to.equal(200);
+      const messages = compatible.requests.at(-1)!.body.messages;
+      expect(JSON.stringify(messages)).not.to.contain('noor.devries@example.nl');
+      expect(messages[2].role).to.equal('tool');
+      expect(messages[2].content).to.match(/^Gevonden:\nPolis 42\ninboedel\n\nVerzekerde: \[EMAIL_1\]\nVoorwaarden\nhttps:\/\/intranet\.example\.nl\/polissen\/42\n\nEigen risico 250 euro/);
+      expect(messages[3].content[0]).to.deep.equal({ type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'polis.pdf' } });
+      expect(messages[3].content[1]).to.deep.equal({ type: 'text', text: 'FAQ\nkb://faq/7\n\nBel [PHONE_1]' });
+    });
+
+    it('refuses a document the gateway would have to fetch, inside a tool result as at the top', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        body: body({
+          messages: [
+            { role: 'user', content: 'Zoek' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'lookup', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'url', url: 'https://example.nl/a.pdf' } }] }] },
+          ],
+        }),
+      });
+      expect(res.status).to.equal(422);
+      expect(Object.keys(res.body.errors)).to.deep.equal(['messages.2.content.0.content.0.source']);
+    });
+  });
+
   it('lists the cache prices with the model, as the catalogue names them', async () => {
     const model = await api(app.baseUrl, '/v1/models/test/claude', { key });
     expect(model.body.pricing).to.deep.equal({ prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75 });

@@ -103,9 +103,41 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
       if (!fileData || !data) return undefined;
       return { type: 'document', source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) } };
     }
+    case 'document': {
+      const { source, title, context, citations } = part.document!;
+      return {
+        type: 'document',
+        source: { type: 'text', media_type: 'text/plain', data: source.data },
+        ...(typeof title === 'string' ? { title } : {}),
+        ...(typeof context === 'string' ? { context } : {}),
+        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+      };
+    }
+    case 'search_result': {
+      const { source, title, content, citations } = part.search_result!;
+      return {
+        type: 'search_result',
+        source,
+        title,
+        content: content.map((block) => ({ type: 'text', text: block.text })),
+        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+      };
+    }
     default:
       return undefined; // audio: the Messages API takes none
   }
+}
+
+/**
+ * A tool message's content as a tool_result's: its text, or, when it holds more than text
+ * (documents, search results, images), its blocks. The mark goes on the tool_result block.
+ */
+function toolResultContent(content: ChatMessage['content']): string | Block[] {
+  if (!Array.isArray(content) || content.every((part) => part.type === 'text')) return textOf(content);
+  return content.flatMap((part): Block[] => {
+    const block = unmarkedBlockOf(part);
+    return block ? [block] : [];
+  });
 }
 
 function contentBlocks(content: ChatMessage['content']): Block[] {
@@ -169,7 +201,7 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
         break;
       case 'tool': {
         const mark = lastCacheMark(message.content);
-        const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) };
+        const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: toolResultContent(message.content) };
         if (mark) result.cache_control = { ...mark };
         push('user', [result]);
         break;
