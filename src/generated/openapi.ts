@@ -1462,7 +1462,7 @@ export interface components {
             stop_sequences?: string[];
             temperature?: number;
             top_p?: number;
-            /** @description Dropped (OpenAI-compatible providers have no equivalent); noted on the trace. */
+            /** @description Chat's `top_k`: a native Anthropic provider takes it; for any other it is dropped and noted (422 in strict mode). */
             top_k?: number;
             /** @default false */
             stream?: boolean;
@@ -1721,6 +1721,8 @@ export interface components {
             /** @description Human label shown on the trace. */
             name?: string;
             top_p?: number;
+            /** @description Sample from the k likeliest tokens only. A native Anthropic provider takes it (not with thinking); OpenAI-compatible ones have no such parameter: dropped and noted on the trace, a 422 in strict mode. */
+            top_k?: number;
             /** @description Up to 4 stop sequences. */
             stop?: string | string[];
             presence_penalty?: number;

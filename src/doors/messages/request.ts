@@ -328,7 +328,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   if (body.stop_sequences && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
-  if (body.top_k !== undefined) notes.push('top_k was dropped: OpenAI-compatible providers have no such parameter');
+  if (body.top_k !== undefined) chat.top_k = body.top_k;
   if (body.stream) chat.stream = true;
   const tools = toolsOf(body.tools, notes, add);
   if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));

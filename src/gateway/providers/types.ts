@@ -19,6 +19,7 @@ export interface UpstreamChatRequest {
   max_tokens?: number;
   max_completion_tokens?: number;
   top_p?: number;
+  top_k?: number;
   stop?: string | string[];
   presence_penalty?: number;
   frequency_penalty?: number;
@@ -74,6 +75,7 @@ const PARAMETERS: Record<UpstreamParameter, true> = {
   max_tokens: true,
   max_completion_tokens: true,
   top_p: true,
+  top_k: true,
   stop: true,
   presence_penalty: true,
   frequency_penalty: true,

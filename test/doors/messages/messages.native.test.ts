@@ -554,6 +554,37 @@ ${FREE_SERVICES}
     });
   });
 
+  it('sends top_k to a native provider; drops it for one that takes none, listed in the trace’s dropped_parameters; a 422 in strict mode', async () => {
+    const ask = (model: string, extra: Record<string, unknown> = {}, id?: string) =>
+      api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        ...(id ? { headers: { 'x-request-id': id } } : {}),
+        body: { model, max_tokens: 2000, top_k: 5, cache: false, messages: [{ role: 'user', content: 'Kies een woord' }], ...extra },
+      });
+    expect((await ask('test/claude', { provider: { require_parameters: true } }, 'top-k-native-1')).status).to.equal(200);
+    expect(native.requests.at(-1)!.body.top_k).to.equal(5);
+    const served = await api(app.baseUrl, '/v1/traces/top-k-native-1', { key });
+    expect(served.body.dropped_parameters).to.deep.equal([]);
+    expect(served.body.notes.join(' ')).not.to.contain('top_k');
+
+    expect((await ask('test/gpt', {}, 'top-k-openai-1')).status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body).not.to.have.property('top_k');
+    const dropped = await api(app.baseUrl, '/v1/traces/top-k-openai-1', { key });
+    expect(dropped.body.dropped_parameters).to.deep.equal(['top_k']);
+    expect(dropped.body.notes.join(' ')).to.contain('dropped top_k for test/gpt via eu-openai-like: eu-openai-like does not take top_k');
+
+    const strict = await ask('test/gpt', { provider: { require_parameters: true } });
+    expect(strict.status).to.equal(422);
+    expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like does not take top_k']);
+
+    // Anthropic takes no top_k (nor temperature) with thinking: left out, and the trace says so.
+    expect((await ask('test/claude', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'top-k-thinking-1')).status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ thinking: { type: 'enabled', budget_tokens: 1024 } }).and.not.have.property('top_k');
+    const thinking = await api(app.baseUrl, '/v1/traces/top-k-thinking-1', { key });
+    expect(thinking.body.notes.join(' ')).to.contain('top_k was not sent to claude: Anthropic takes none with thinking');
+  });
+
   it('lists the cache prices with the model, as the catalogue names them', async () => {
     const model = await api(app.baseUrl, '/v1/models/test/claude', { key });
     expect(model.body.pricing).to.deep.equal({ prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75 });

@@ -11,6 +11,7 @@ export const ANTHROPIC_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set<Upst
   'max_tokens',
   'max_completion_tokens',
   'top_p',
+  'top_k',
   'stop',
   'tools',
   'tool_choice',
@@ -319,8 +320,15 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
   }
   if (thinking !== undefined) body.thinking = thinking;
   if (request.output_config?.effort !== undefined) body.output_config = { effort: request.output_config.effort };
-  // Thinking takes no temperature; without it, Anthropic's range is 0..1.
-  if (!thinkingIsOn(thinking) && request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+  if (thinkingIsOn(thinking)) {
+    // Anthropic refuses these with thinking: the request is served without them rather than refused.
+    const unsent = (['temperature', 'top_k'] as const).filter((parameter) => request[parameter] !== undefined);
+    if (unsent.length > 0) notes.push(`${unsent.join(' and ')} ${unsent.length > 1 ? 'were' : 'was'} not sent to ${target.provider.id}: Anthropic takes none with thinking`);
+  } else {
+    // Anthropic's temperature range is 0..1.
+    if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+    if (request.top_k !== undefined) body.top_k = request.top_k;
+  }
   if (stream) body.stream = true;
   return { body: JSON.stringify(body), notes };
 }

@@ -37,13 +37,20 @@ export interface ProviderProfile {
 }
 
 
-/** Every parameter as it is, minus `except`, with `rules` on top. */
+// Parameters OpenAI's API does not define. Some hosts take one as an extension (vLLM and llama.cpp
+// take top_k), but others refuse fields they do not know: a profile takes one only by naming it.
+const NOT_OPENAI: readonly UpstreamParameter[] = ['top_k'];
+
+/** Every OpenAI parameter as it is, minus `except`, with `rules` on top (which may add one of NOT_OPENAI). */
 function allBut(
   except: readonly UpstreamParameter[],
   rules: { readonly [P in UpstreamParameter]?: ParameterRule } = {},
 ): ProviderProfile['parameters'] {
   const out: { [P in UpstreamParameter]?: ParameterRule } = {};
-  for (const p of ALL_PARAMETERS) if (!except.includes(p)) out[p] = rules[p] ?? true;
+  for (const p of ALL_PARAMETERS) {
+    if (except.includes(p) || (NOT_OPENAI.includes(p) && rules[p] === undefined)) continue;
+    out[p] = rules[p] ?? true;
+  }
   return out;
 }
 
