@@ -24,6 +24,7 @@ import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } fro
 import type { Adapters } from './providers/index.js';
 import {
   asRetrievedKnowledge,
+  type AnthropicSettings,
   UpstreamError,
   type UpstreamChatRequest,
   type UpstreamChunk,
@@ -57,6 +58,13 @@ export interface ChatContext {
   log: Logger;
   /** What a door onto the chat service says about the request (its own id, what it left out), for the trace. */
   notes?: readonly string[];
+  /**
+   * The Messages door's thinking settings as its caller gave them, for a native Anthropic provider
+   * (the chat request carries the `reasoning_effort` they stand for, for the others). Not chat
+   * fields: chat's callers ask for reasoning with `reasoning_effort`, and the `thinking` some of them
+   * send along is another vendor's, of another shape.
+   */
+  anthropic?: AnthropicSettings;
   /**
    * A door that keeps its answer (the Responses door's `store`) gives the row to keep, made from the
    * answer's body; it is written in the same group commit as the request's other records.
@@ -222,6 +230,7 @@ export class ChatService {
           model: candidate.model.id,
           provider: candidate.target.provider.id,
           output: streamed.choices,
+          notes: served.notes,
           note: `the stream from ${candidate.target.provider.id} broke off after ${answerTokens(streamed, []).completion} tokens; not billed`,
         });
         await sink.send({
@@ -296,12 +305,15 @@ export class ChatService {
       await this.recordRefusal(ctx, { body, started, cacheStatus: 'BYPASS', retrieval: NO_RETRIEVAL, firewall: undefined }, refusal, null);
       throw refusal;
     }
-    const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: body as Record<string, unknown> });
+    // The door's settings change the answer as the body's fields do, so a retry must repeat them.
+    const hashed = ctx.anthropic ? { ...body, anthropic: ctx.anthropic } : body;
+    const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: hashed as Record<string, unknown> });
     if (replay) {
       if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');
       return { replay: { ...replay, headers: { ...replay.headers, ...(await this.deps.gate.rateHeadersOf(principal)) } } };
     }
     const { request, parameters } = upstreamRequestOf(body);
+    if (ctx.anthropic) Object.assign(request, ctx.anthropic);
     const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
     let retrieval: Retrieval = NO_RETRIEVAL;
     let masked = false;
@@ -334,6 +346,7 @@ export class ChatService {
         ...(body.provider ? { provider: body.provider } : {}),
         parameters,
         reasoningEffort: body.reasoning_effort ?? null,
+        ...(Array.isArray(body.stop) ? { stopSequences: body.stop.length } : {}),
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });
@@ -457,12 +470,14 @@ export class ChatService {
     const served = await firstThatAnswers(prepared.plan, (candidate) =>
       call(candidate, withoutParameters(prepared.request, candidate.dropped)),
     );
+    // The adapter's notes go to the trace, not into the answer that is cached and replayed.
+    const { notes: adapterNotes, ...completion } = served.result;
     return {
-      completion: served.result,
+      completion,
       model: served.candidate.model,
       provider: served.candidate.target.provider.id,
       attempts: served.attempts,
-      notes: prepared.plan.notes,
+      notes: adapterNotes ? [...prepared.plan.notes, ...adapterNotes] : prepared.plan.notes,
       sentUpstream: withoutParameters(prepared.request, served.candidate.dropped),
     };
   }
@@ -472,16 +487,19 @@ export class ChatService {
       candidate.adapter.stream(candidate.target, withoutParameters(prepared.request, candidate.dropped), signal),
     );
     const { candidate, attempts } = served;
+    const adapterNotes = served.result.notes;
+    const notes = adapterNotes ? [...prepared.plan.notes, ...adapterNotes] : prepared.plan.notes;
     return {
       candidate,
       attempts,
+      notes,
       chunks: served.result.chunks,
       answerOf: (completion: UpstreamCompletion): Answer => ({
         completion,
         model: candidate.model,
         provider: candidate.target.provider.id,
         attempts,
-        notes: prepared.plan.notes,
+        notes,
         sentUpstream: withoutParameters(prepared.request, candidate.dropped),
       }),
     };
@@ -520,7 +538,7 @@ export class ChatService {
       (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
       (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
     // Tokens the provider read from or wrote to its prompt cache are billed at the cache prices.
-    const details = answer.completion.usage?.prompt_tokens_details;
+    const details = (answer.completion.usage ?? answer.completion.promptUsage)?.prompt_tokens_details;
     const cached = hit ? prompt : Math.min(prompt, details?.cached_tokens ?? 0);
     const cacheWrite = hit ? 0 : Math.min(prompt - cached, details?.cache_write_tokens ?? 0);
     const now = new Date().toISOString();
@@ -606,7 +624,7 @@ export class ChatService {
     prepared: Prepared,
     err: unknown,
     servedAttempts?: Attempt[],
-    brokenStream?: { model: string; provider: string; output: unknown; note: string },
+    brokenStream?: { model: string; provider: string; output: unknown; note: string; notes?: readonly string[] },
   ): Promise<void> {
     const { status, message, attempts } = failureOf(err, servedAttempts);
     this.deps.gate.release(prepared.admission);
@@ -623,7 +641,7 @@ export class ChatService {
           usage: undefined,
           input: prepared.request,
           output: brokenStream ? { error: message, streamed: brokenStream.output } : { error: message },
-          notes: brokenStream ? [...prepared.plan.notes, brokenStream.note] : prepared.plan.notes,
+          notes: brokenStream ? [...(brokenStream.notes ?? prepared.plan.notes), brokenStream.note] : prepared.plan.notes,
           createdAt: now,
         }),
         audit: this.audit(ctx, prepared, status, brokenStream?.model ?? null, brokenStream?.provider ?? null),

@@ -4,7 +4,8 @@ import type { ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletio
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
 // parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
-// unless it is a data URL, the prose and values of tool and response-format definitions:
+// unless it is a data URL, a document's text, title and context, a search result's source, title
+// and texts, the prose and values of tool and response-format definitions:
 // descriptions, titles, enum, const, default and example values); every text that comes back is
 // restored (content, reasoning, tool-call arguments), also when a placeholder arrives split across
 // stream chunks. Fields the contract does not name are dropped before anything leaves, with the
@@ -35,7 +36,30 @@ function knownFieldsOf(part: ContentPart): ContentPart {
       const { file_data, filename } = part.file!;
       return { type: 'file', file: { ...(file_data !== undefined ? { file_data } : {}), ...(filename !== undefined ? { filename } : {}) } };
     }
+    case 'document': {
+      const { source, title, context, citations } = part.document!;
+      return {
+        type: 'document',
+        document: {
+          source: { type: 'text', media_type: 'text/plain', data: source.data },
+          ...(typeof title === 'string' ? { title } : {}),
+          ...(typeof context === 'string' ? { context } : {}),
+          ...citationsOf(citations),
+        },
+      };
+    }
+    case 'search_result': {
+      const { source, title, content, citations } = part.search_result!;
+      return {
+        type: 'search_result',
+        search_result: { source, title, content: content.map((block) => ({ type: 'text', text: block.text })), ...citationsOf(citations) },
+      };
+    }
   }
+}
+
+function citationsOf(citations: { enabled?: boolean } | undefined): { citations?: { enabled: boolean } } {
+  return typeof citations?.enabled === 'boolean' ? { citations: { enabled: citations.enabled } } : {};
 }
 
 /** A message with only the fields the contract names, its parts likewise. */
@@ -177,6 +201,12 @@ function firewallChars(messages: readonly ChatMessage[]): number {
         if (part.type === 'text') chars += scanCost(part.text);
         else if (part.type === 'image_url' && part.image_url && !isDataUrl(part.image_url.url)) chars += scanCost(part.image_url.url);
         else if (part.type === 'file') chars += scanCost(part.file?.filename);
+        else if (part.type === 'document' && part.document) {
+          chars += scanCost(part.document.source.data) + scanCost(part.document.title ?? undefined) + scanCost(part.document.context ?? undefined);
+        } else if (part.type === 'search_result' && part.search_result) {
+          chars += scanCost(part.search_result.source) + scanCost(part.search_result.title);
+          for (const block of part.search_result.content) chars += scanCost(block.text);
+        }
       }
     }
     for (const call of message.tool_calls ?? []) chars += scanCost(call.function.arguments);
@@ -188,7 +218,7 @@ function firewallChars(messages: readonly ChatMessage[]): number {
 function firewallTextTooLarge(chars: number, limit: number): ApiError {
   return new ApiError({
     status: 413,
-    message: `the personal-data firewall scans at most ${limit} characters of a request's messages and tool definitions (FIREWALL_MAX_CHARS; each string counts at least ${MIN_CHARS_PER_STRING}); these have ${chars}`,
+    message: `the personal-data firewall scans at most ${limit} characters of a request's messages, tool definitions and stop sequences (FIREWALL_MAX_CHARS; each string counts at least ${MIN_CHARS_PER_STRING}); these have ${chars}`,
     type: 'invalid_request_error',
     code: 'payload_too_large',
   });
@@ -219,6 +249,9 @@ export async function upstreamPrompt(
   const texts = definitionTexts(definitions);
   let chars = firewallChars(known);
   for (const text of texts) chars += scanCost(text);
+  // The Messages door takes any number of stop sequences, as Anthropic does: each is masked too.
+  if (typeof stop.stop === 'string') chars += scanCost(stop.stop);
+  else for (const sequence of stop.stop ?? []) chars += scanCost(sequence);
   if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
   // Definitions first, then the messages in order: placeholders are numbered as values first
   // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same
@@ -234,6 +267,17 @@ export async function upstreamPrompt(
           part.image_url!.url = await firewall.maskUrl(part.image_url!.url);
         } else if (part.type === 'file' && part.file!.filename !== undefined) {
           part.file!.filename = await firewall.maskFileName(part.file!.filename);
+        } else if (part.type === 'document') {
+          const document = part.document!;
+          document.source.data = await firewall.maskAsync(document.source.data);
+          if (document.title != null) document.title = await firewall.maskAsync(document.title);
+          if (document.context != null) document.context = await firewall.maskAsync(document.context);
+        } else if (part.type === 'search_result') {
+          const result = part.search_result!;
+          // Where a result came from is mostly a URL, whose path and query can name someone.
+          result.source = isDataUrl(result.source) ? await firewall.maskAsync(result.source) : await firewall.maskUrl(result.source);
+          result.title = await firewall.maskAsync(result.title);
+          for (const block of result.content) block.text = await firewall.maskAsync(block.text);
         }
       }
     }

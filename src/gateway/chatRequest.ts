@@ -88,5 +88,11 @@ export function withoutParameters(request: UpstreamChatRequest, dropped: readonl
   if (dropped.length === 0) return request;
   const copy: Record<string, unknown> = { ...request };
   for (const parameter of dropped) delete copy[parameter];
+  // Anthropic's own settings ask for the same reasoning in its terms: a model that takes no such
+  // level takes neither.
+  if (dropped.includes('reasoning_effort')) {
+    delete copy.thinking;
+    delete copy.output_config;
+  }
   return copy as unknown as UpstreamChatRequest;
 }

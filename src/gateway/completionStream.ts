@@ -1,4 +1,4 @@
-import type { UpstreamChoice, UpstreamChunk, UpstreamCompletion, UpstreamUsage } from './providers/types.js';
+import type { PromptUsage, UpstreamChoice, UpstreamChunk, UpstreamCompletion, UpstreamUsage } from './providers/types.js';
 
 /**
  * Rebuilds the whole completion from a stream's chunks, so a streamed answer can be replayed,
@@ -7,9 +7,11 @@ import type { UpstreamChoice, UpstreamChunk, UpstreamCompletion, UpstreamUsage }
 export class CompletionAccumulator {
   private readonly choices = new Map<number, UpstreamChoice>();
   usage: UpstreamUsage | undefined;
+  private promptUsage: PromptUsage | undefined;
 
   add(chunk: UpstreamChunk): void {
     if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.promptUsage) this.promptUsage = chunk.promptUsage;
     for (const { index, delta, finish_reason: finish, stop_sequence: stopSequence } of chunk.choices) {
       let choice = this.choices.get(index);
       if (!choice) {
@@ -42,7 +44,8 @@ export class CompletionAccumulator {
 
   completion(id: string, created: number): UpstreamCompletion {
     const choices = [...this.choices.values()].sort((a, b) => a.index - b.index);
-    return { id, created, choices, ...(this.usage ? { usage: this.usage } : {}) };
+    // A stream closed before its usage came is billed for the prompt the provider said it read.
+    return { id, created, choices, ...(this.usage ? { usage: this.usage } : this.promptUsage ? { promptUsage: this.promptUsage } : {}) };
   }
 }
 

@@ -2,7 +2,7 @@ import { ApiError, egressRefused, validationFailed, noFieldErrors, type FieldErr
 import type { WorkspaceSettings } from '../tenancy/store.js';
 import type { Catalog, CatalogModel, ChatModel, EmbeddingModel } from './catalog.js';
 import type { Adapters } from './providers/index.js';
-import type { ProviderAdapter, UpstreamParameter, UpstreamTarget } from './providers/types.js';
+import type { ParameterLimits, ProviderAdapter, UpstreamParameter, UpstreamTarget } from './providers/types.js';
 
 // The routing plan: which (model, provider) pairs a request may try, in order. It applies, in
 // this order: aliases, the workspace policy, the caller's `provider` narrowing, the egress guard,
@@ -48,6 +48,8 @@ export interface RoutingInput {
   /** Parameters present in the request (for strict mode and for dropping). */
   parameters: UpstreamParameter[];
   reasoningEffort?: string | null;
+  /** How many stop sequences the request gives: a provider may take fewer. */
+  stopSequences?: number;
   /** Whether the organization recorded its non-EU acceptance. */
   nonEuAccepted: boolean;
   settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
@@ -64,6 +66,14 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
   if (parameter === 'reasoning_effort' && input.reasoningEffort != null && !model.reasoningEffort.includes(input.reasoningEffort as never)) {
     const levels = model.reasoningEffort.length > 0 ? model.reasoningEffort.join(', ') : 'none';
     return `${model.id} does not take reasoning_effort "${input.reasoningEffort}" (levels: ${levels})`;
+  }
+  return undefined;
+}
+
+/** Why a provider cannot take as much of a parameter as the request gives, when it cannot. */
+function parameterPastLimit(providerId: string, limits: ParameterLimits | undefined, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
+  if (parameter === 'stop' && limits?.stop !== undefined && input.stopSequences !== undefined && input.stopSequences > limits.stop) {
+    return `${providerId} takes at most ${limits.stop} stop sequences, not ${input.stopSequences}`;
   }
   return undefined;
 }
@@ -166,9 +176,10 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
         ...(model.type === 'chat' ? { maxOutputTokens: model.maxOutputTokens } : {}),
       };
       const supported = adapter.supportedParameters(target);
+      const limits = adapter.parameterLimits?.(target);
       const refused = input.parameters.flatMap((parameter) => {
         if (!supported.has(parameter)) return [{ parameter, why: `${provider.id} does not take ${parameter}` }];
-        const why = parameterNeedsCapability(model, parameter, input);
+        const why = parameterNeedsCapability(model, parameter, input) ?? parameterPastLimit(provider.id, limits, parameter, input);
         return why ? [{ parameter, why }] : [];
       });
       if (refused.length > 0 && strict) {

@@ -20,6 +20,7 @@
 import { createRequire } from 'node:module';
 import { giveWay } from '../firewall/slices.js';
 import type { ChatMessage, UpstreamCompletion } from './providers/types.js';
+import { anthropicPartText, isAnthropicPart } from './providers/parts.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -180,13 +181,14 @@ function tokenPrefix(text: string, max: number): string {
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
-/** Tokens in a message's content: text parts as text, each attachment ATTACHMENT_TOKENS. */
+/** Tokens in a message's content: text parts (and documents, search results) as text, each attachment ATTACHMENT_TOKENS. */
 export function countContentTokens(content: ChatMessage['content']): number {
   if (content === null || content === undefined) return 0;
   if (typeof content === 'string') return countTokens(content);
   let n = 0;
   for (const part of content as ContentPart[]) {
     if (part.type === 'text') n += countTokens(part.text ?? '');
+    else if (isAnthropicPart(part)) n += countTokens(anthropicPartText(part) ?? '');
     else n += ATTACHMENT_TOKENS;
   }
   return n;
@@ -231,7 +233,7 @@ export function countCompletionTokens(message: CompletionMessageLike): number {
 /** The tokens an answer is billed for: the provider's usage, else counted with the tokenizer. */
 export function answerTokens(completion: UpstreamCompletion, sent: readonly ChatMessage[]): { prompt: number; completion: number } {
   return {
-    prompt: completion.usage?.prompt_tokens ?? countMessageTokens(sent),
+    prompt: completion.usage?.prompt_tokens ?? completion.promptUsage?.prompt_tokens ?? countMessageTokens(sent),
     completion: completion.usage?.completion_tokens ?? completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
   };
 }

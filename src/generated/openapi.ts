@@ -1458,10 +1458,11 @@ export interface components {
             messages: components["schemas"]["MessagesMessage"][];
             system?: string | components["schemas"]["MessagesTextBlock"][];
             max_tokens: number;
+            /** @description Any number, as Anthropic takes. A provider that takes fewer (OpenAI: 4) is treated as one that does not take them: dropped with a trace note, or not chosen in strict mode (422 when no provider is left). With the firewall on, each counts against FIREWALL_MAX_CHARS. */
             stop_sequences?: string[];
             temperature?: number;
             top_p?: number;
-            /** @description Dropped (OpenAI-compatible providers have no equivalent); noted on the trace. */
+            /** @description Chat's `top_k`: a native Anthropic provider takes it; for any other it is dropped and noted (422 in strict mode). */
             top_k?: number;
             /** @default false */
             stream?: boolean;
@@ -1471,15 +1472,8 @@ export interface components {
                 /** @description Becomes the chat's `user` (the end-user whose memory is read). */
                 user_id?: string | null;
             };
-            thinking?: {
-                /** @enum {string} */
-                type: "enabled" | "adaptive" | "disabled";
-                budget_tokens?: number;
-            };
-            output_config?: {
-                /** @enum {string} */
-                effort?: "low" | "medium" | "high" | "max";
-            };
+            thinking?: components["schemas"]["MessagesThinking"];
+            output_config?: components["schemas"]["MessagesOutputConfig"];
             provider?: components["schemas"]["ProviderPreferences"];
             firewall?: boolean;
             firewall_language?: components["schemas"]["FirewallLanguage"];
@@ -1489,6 +1483,25 @@ export interface components {
             name?: string;
             /** @default true */
             cache?: boolean;
+        };
+        /**
+         * @description Anthropic's extended thinking. A native Anthropic provider gets it as given, within the
+         *     answer's cap (`budget_tokens` below `max_tokens`); any other provider gets the
+         *     `reasoning_effort` it stands for.
+         */
+        MessagesThinking: {
+            /** @enum {string} */
+            type: "enabled" | "adaptive" | "disabled";
+            budget_tokens?: number;
+            /** @enum {string} */
+            display?: "summarized" | "omitted";
+        };
+        MessagesOutputConfig: {
+            /**
+             * @description Sent as it is to a native Anthropic provider; `reasoning_effort` (`xhigh` and `max` → `high`) for any other.
+             * @enum {string}
+             */
+            effort?: "low" | "medium" | "high" | "xhigh" | "max";
         };
         /** @description A Messages request without `max_tokens` (and anything else that only shapes the answer). */
         MessagesCountTokensRequest: {
@@ -1517,40 +1530,63 @@ export interface components {
          * @description One content block, by `type`. `thinking` and `redacted_thinking` blocks are accepted and
          *     passed back to a provider that takes them (dropped for OpenAI-compatible ones);
          *     `cache_control` likewise (on a `tool_use` block it is dropped for every provider).
+         *     `document` (text or base64 PDF) and `search_result` blocks go to a native Anthropic
+         *     provider as they are, masked by the firewall; any other provider gets their text (a PDF
+         *     as a `file` part).
          */
         MessagesContentBlock: {
             /** @enum {string} */
-            type: "text" | "image" | "document" | "tool_use" | "tool_result" | "thinking" | "redacted_thinking";
+            type: "text" | "image" | "document" | "search_result" | "tool_use" | "tool_result" | "thinking" | "redacted_thinking";
             text?: string;
-            source?: {
-                /** @enum {string} */
-                type: "base64" | "url" | "text";
-                media_type?: string;
-                data?: string;
-                url?: string;
-            };
+            /** @description An object for `image` and `document`; a string (where the result came from) for `search_result`. */
+            source?: components["schemas"]["MessagesSource"] | string;
             title?: string | null;
+            /** @description A document's context: sent as its text is. */
+            context?: string | null;
+            /** @description `document`, `search_result`: `{enabled}`, kept for a native provider. On other blocks, dropped. */
+            citations?: unknown;
             id?: string;
             name?: string;
             input?: Record<string, unknown>;
             tool_use_id?: string;
-            content?: string | {
-                /** @enum {string} */
-                type: "text" | "image";
-                text?: string;
-                source?: {
-                    /** @enum {string} */
-                    type: "base64" | "url";
-                    media_type?: string;
-                    data?: string;
-                    url?: string;
-                };
-            }[];
+            /** @description A tool result's content (a string, or blocks); a search result's text blocks. */
+            content?: string | components["schemas"]["MessagesToolResultBlock"][];
             is_error?: boolean;
             thinking?: string;
             signature?: string;
             data?: string;
             cache_control?: components["schemas"]["CacheControl"];
+        };
+        /**
+         * @description One block of a tool result's content: `text`, `image`, `document`, `search_result`. A block
+         *     of another type is left out, and the trace says so.
+         */
+        MessagesToolResultBlock: {
+            type: string;
+            text?: string;
+            source?: components["schemas"]["MessagesSource"] | string;
+            title?: string | null;
+            context?: string | null;
+            citations?: unknown;
+            content?: unknown;
+            cache_control?: components["schemas"]["CacheControl"];
+        };
+        MessagesSource: {
+            /** @enum {string} */
+            type: "base64" | "url" | "text";
+            media_type?: string;
+            data?: string;
+            url?: string;
+        };
+        MessagesCitationsConfig: {
+            enabled?: boolean;
+        };
+        /** @description What a `search_result` block must hold, as Anthropic's API has it. */
+        MessagesSearchResultRules: {
+            source: string;
+            title: string;
+            content: components["schemas"]["MessagesTextBlock"][];
+            citations?: components["schemas"]["MessagesCitationsConfig"];
         };
         /**
          * @description A client tool (`name`, `description`, `input_schema`). A tool with another `type` (a
@@ -1685,6 +1721,8 @@ export interface components {
             /** @description Human label shown on the trace. */
             name?: string;
             top_p?: number;
+            /** @description Sample from the k likeliest tokens only. A native Anthropic provider takes it (not with thinking); OpenAI-compatible ones have no such parameter: dropped and noted on the trace, a 422 in strict mode. */
+            top_k?: number;
             /** @description Up to 4 stop sequences. */
             stop?: string | string[];
             presence_penalty?: number;
@@ -1741,11 +1779,14 @@ export interface components {
          * @description An OpenAI-style content part, discriminated by `type`. One attachment (`image_url` data
          *     URL, `input_audio.data`, `file.file_data`) may hold at most 10 MiB once decoded, and a
          *     `file.file_id` is refused (there is no files API): both are 422 on
-         *     `messages.N.content.M`, enforced in code.
+         *     `messages.N.content.M`, enforced in code. `document` (a text document) and
+         *     `search_result` are Anthropic's blocks, as the Messages door passes them: a native
+         *     Anthropic provider gets them as they are, any other provider their text; the firewall
+         *     masks every string of them.
          */
         ChatContentPart: {
             /** @enum {string} */
-            type: "text" | "image_url" | "input_audio" | "file";
+            type: "text" | "image_url" | "input_audio" | "file" | "document" | "search_result";
             text?: string;
             image_url?: {
                 /** @description An https URL or a `data:` URL. */
@@ -1765,6 +1806,28 @@ export interface components {
                 filename?: string;
                 /** @description Refused with a 422: there is no files API. */
                 file_id?: string;
+            };
+            document?: {
+                source: {
+                    /** @constant */
+                    type: "text";
+                    /** @constant */
+                    media_type?: "text/plain";
+                    data: string;
+                };
+                title?: string | null;
+                context?: string | null;
+                citations?: components["schemas"]["MessagesCitationsConfig"];
+            };
+            search_result?: {
+                source: string;
+                title: string;
+                content: {
+                    /** @constant */
+                    type: "text";
+                    text: string;
+                }[];
+                citations?: components["schemas"]["MessagesCitationsConfig"];
             };
             cache_control?: components["schemas"]["CacheControl"];
         };
@@ -5234,14 +5297,20 @@ export type LimitSettings = components['schemas']['LimitSettings'];
 export type LimitSettingsUpdate = components['schemas']['LimitSettingsUpdate'];
 export type Limits = components['schemas']['Limits'];
 export type MessagesAnswer = components['schemas']['MessagesAnswer'];
+export type MessagesCitationsConfig = components['schemas']['MessagesCitationsConfig'];
 export type MessagesContentBlock = components['schemas']['MessagesContentBlock'];
 export type MessagesCountTokensRequest = components['schemas']['MessagesCountTokensRequest'];
 export type MessagesErrorResponse = components['schemas']['MessagesErrorResponse'];
 export type MessagesMessage = components['schemas']['MessagesMessage'];
+export type MessagesOutputConfig = components['schemas']['MessagesOutputConfig'];
 export type MessagesRequest = components['schemas']['MessagesRequest'];
+export type MessagesSearchResultRules = components['schemas']['MessagesSearchResultRules'];
+export type MessagesSource = components['schemas']['MessagesSource'];
 export type MessagesTextBlock = components['schemas']['MessagesTextBlock'];
+export type MessagesThinking = components['schemas']['MessagesThinking'];
 export type MessagesTool = components['schemas']['MessagesTool'];
 export type MessagesToolChoice = components['schemas']['MessagesToolChoice'];
+export type MessagesToolResultBlock = components['schemas']['MessagesToolResultBlock'];
 export type Model = components['schemas']['Model'];
 export type ModelList = components['schemas']['ModelList'];
 export type ModelPricing = components['schemas']['ModelPricing'];

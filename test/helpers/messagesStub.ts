@@ -7,7 +7,9 @@
 //   stub.script({ type: 'status', status: 529 });
 //   stub.requests[0].body.system; stub.requests[0].headers['x-api-key'];
 //
-// Unscripted requests get a text answer `echo: <last user text>` with usage.
+// Unscripted requests get a text answer `echo: <last user text>` with usage. Like Anthropic, it
+// refuses (400) a request with thinking on whose final assistant turn does not start with a
+// thinking block.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -25,6 +27,8 @@ export interface MessagesStubAnswer {
   usage?: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   /** Streams: tool input JSON is sent in pieces of this many characters (default 5). */
   jsonPiece?: number;
+  /** Streams: nothing more after the first text delta, until the gateway goes away (a client that closes mid-answer). */
+  stallAfterFirstDelta?: boolean;
 }
 
 export interface MessagesStubStatus {
@@ -67,6 +71,26 @@ function lastUserText(body: any): string {
   return '';
 }
 
+const THINKING = new Set(['thinking', 'redacted_thinking']);
+
+/** Anthropic's refusal of thinking in a tool loop that began without it, or undefined. */
+function thinkingRefusal(body: any): string | undefined {
+  const type = body?.thinking?.type;
+  if (type !== 'enabled' && type !== 'adaptive') return undefined;
+  const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
+  let first: number | undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    const blocks: any[] = Array.isArray(m.content) ? m.content : [{ type: 'text' }];
+    if (m.role === 'user' && !blocks.some((b) => b.type === 'tool_result')) break;
+    if (m.role === 'assistant') first = i;
+  }
+  if (first === undefined) return undefined;
+  const opening = Array.isArray(messages[first].content) ? messages[first].content[0]?.type : 'text';
+  if (THINKING.has(opening)) return undefined;
+  return `messages.${first}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${opening}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`;
+}
+
 export async function startMessagesStub(): Promise<MessagesStub> {
   const requests: MessagesStubRequest[] = [];
   const queue: MessagesStubBehaviour[] = [];
@@ -78,6 +102,12 @@ export async function startMessagesStub(): Promise<MessagesStub> {
     req.on('end', () => {
       const body = raw ? JSON.parse(raw) : {};
       requests.push({ path: req.url ?? '', headers: req.headers, body });
+      const refusal = thinkingRefusal(body);
+      if (refusal) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: refusal } }));
+        return;
+      }
       const behaviour = queue.shift() ?? { type: 'answer' };
       if (behaviour.type === 'status') {
         res.writeHead(behaviour.status, { 'content-type': 'application/json' });
@@ -108,10 +138,13 @@ export async function startMessagesStub(): Promise<MessagesStub> {
       const { output_tokens: output, ...input } = usage;
       send('message_start', { message: { id, type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage: { ...input, output_tokens: 1 } } });
       send('ping', {});
-      blocks.forEach((block, index) => {
+      for (const [index, block] of blocks.entries()) {
         if (block.type === 'text') {
           send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-          for (const word of block.text.split(/(?<= )/)) send('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+          for (const word of block.text.split(/(?<= )/)) {
+            send('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+            if (behaviour.stallAfterFirstDelta) return;
+          }
         } else if (block.type === 'tool_use') {
           send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
           const json = JSON.stringify(block.input);
@@ -123,7 +156,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
           send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
         }
         send('content_block_stop', { index });
-      });
+      }
       send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: behaviour.stopSequence ?? null }, usage: { output_tokens: output } });
       send('message_stop', {});
       res.end();

@@ -2,7 +2,8 @@ import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import { chainOf } from '../../gateway/routing.js';
-import type { ChatMessage } from '../../gateway/providers/types.js';
+import { anthropicPartText, isAnthropicPart } from '../../gateway/providers/parts.js';
+import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
@@ -11,6 +12,8 @@ import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
 
 type Schemas = components['schemas'];
 type Block = Schemas['MessagesContentBlock'];
+type Source = Schemas['MessagesSource'];
+type Refuse = (field: string, message: string) => void;
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 type ChatTool = Schemas['ChatTool'];
 type ChatToolChoice = Schemas['ChatToolChoice'];
@@ -19,13 +22,16 @@ export interface TranslatedRequest {
   chat: ChatCompletionRequest;
   /** What the door left out or changed, for the trace. */
   notes: string[];
+  /** The caller's thinking settings as given, for a native Anthropic provider. */
+  anthropic?: AnthropicSettings;
 }
 
 /** Polder's own fields, accepted on the door as on chat and passed as they are. */
 const POLDER_FIELDS = ['models', 'provider', 'firewall', 'firewall_language', 'collection', 'thread', 'tags', 'name', 'cache'] as const;
 
-// Anthropic's thinking budget as a reasoning level, for models that take `reasoning_effort`
-// rather than a budget (OpenAI's own guidance puts "low" around a few thousand tokens).
+// Anthropic's thinking budget as a reasoning level, for providers that take `reasoning_effort`
+// rather than a budget (OpenAI's own guidance puts "low" around a few thousand tokens). A native
+// Anthropic provider gets the budget itself.
 const LOW_BUDGET_BELOW = 4096;
 const MEDIUM_BUDGET_BELOW = 16384;
 
@@ -42,48 +48,111 @@ function textContent(blocks: readonly { text?: string; cache_control?: CacheMark
   return blocks.map((block) => block.text ?? '').join(separator);
 }
 
-function dataUrl(source: NonNullable<Block['source']>): string {
+function dataUrl(source: Source): string {
   return `data:${source.media_type ?? 'application/octet-stream'};base64,${source.data ?? ''}`;
 }
 
-/** An image or document source as a chat content part, or a field error. */
-function sourcePart(block: { type: string; source?: Block['source']; title?: string | null }, at: string, add: (field: string, message: string) => void): ContentPart | undefined {
-  const source = block.source!;
+/** `{citations}` as Anthropic configures them on a document or search result (on text blocks they are not a setting, and are dropped). */
+function citationsOf(citations: unknown): { citations?: { enabled: boolean } } {
+  const enabled = (citations as { enabled?: unknown } | null | undefined)?.enabled;
+  return typeof enabled === 'boolean' ? { citations: { enabled } } : {};
+}
+
+interface SourceBlock {
+  type: string;
+  source?: Source | string;
+  title?: string | null;
+  context?: string | null;
+  citations?: unknown;
+}
+
+/** An image or document block as a chat content part, or a field error. */
+function sourcePart(block: SourceBlock, at: string, add: Refuse): ContentPart | undefined {
+  // The schema holds an object here; a string is a search result's source.
+  const source: Partial<Source> = typeof block.source === 'object' ? block.source : {};
   if (block.type === 'image') {
-    if (source.type === 'base64' && source.data !== undefined) return { type: 'image_url', image_url: { url: dataUrl(source) } };
+    if (source.type === 'base64' && source.data !== undefined) return { type: 'image_url', image_url: { url: dataUrl(source as Source) } };
     if (source.type === 'url' && source.url !== undefined) return { type: 'image_url', image_url: { url: source.url } };
     add(`${at}.source`, 'an image source is {type: "base64", media_type, data} or {type: "url", url}');
     return undefined;
   }
-  if (source.type === 'text' && source.data !== undefined) return { type: 'text', text: source.data };
+  if (source.type === 'text' && source.data !== undefined) {
+    return {
+      type: 'document',
+      document: {
+        source: { type: 'text', media_type: 'text/plain', data: source.data },
+        ...(typeof block.title === 'string' ? { title: block.title } : {}),
+        ...(typeof block.context === 'string' ? { context: block.context } : {}),
+        ...citationsOf(block.citations),
+      },
+    };
+  }
   if (source.type === 'base64' && source.data !== undefined) {
-    return { type: 'file', file: { file_data: dataUrl(source), ...(block.title ? { filename: block.title } : {}) } };
+    return { type: 'file', file: { file_data: dataUrl(source as Source), ...(block.title ? { filename: block.title } : {}) } };
   }
   add(`${at}.source`, 'a document source is {type: "base64", media_type, data} or {type: "text", data}; URLs are not fetched');
   return undefined;
 }
 
-/** A tool result's content as the text of a `tool` message; its images go to the user message after it. */
-function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string | ContentPart[]; images: ContentPart[] } {
+/** A search_result block as a chat content part; the schema holds that it has what it needs. */
+function searchResultPart(block: { source?: Source | string; title?: string | null; content?: unknown; citations?: unknown }): ContentPart {
+  const content = Array.isArray(block.content) ? (block.content as { text?: string }[]) : [];
+  return {
+    type: 'search_result',
+    search_result: {
+      source: typeof block.source === 'string' ? block.source : '',
+      title: block.title ?? '',
+      content: content.map((text) => ({ type: 'text', text: text.text ?? '' })),
+      ...citationsOf(block.citations),
+    },
+  };
+}
+
+/**
+ * A tool result's content as the content of a `tool` message: its text, or, when it holds
+ * documents or search results, its parts (a native provider gets them as they are, any other
+ * their text). Its images and PDFs go to the user message after it. Blocks of a type the door
+ * does not know are left out and named for the trace.
+ */
+function toolResultOf(block: Block, at: string, add: Refuse, leftOut: Set<string>): { content: string | ContentPart[]; attachments: ContentPart[] } {
   const content = block.content;
   const prefix = block.is_error ? 'Error: ' : '';
   const mark = block.cache_control;
-  if (content === undefined) return { text: textContent([{ text: prefix, cache_control: mark }], ''), images: [] };
-  if (typeof content === 'string') return { text: textContent([{ text: prefix + content, cache_control: mark }], ''), images: [] };
-  const texts: string[] = [];
-  const images: ContentPart[] = [];
+  if (content === undefined) return { content: textContent([{ text: prefix, cache_control: mark }], ''), attachments: [] };
+  if (typeof content === 'string') return { content: textContent([{ text: prefix + content, cache_control: mark }], ''), attachments: [] };
+  const parts: ContentPart[] = [];
+  const attachments: ContentPart[] = [];
   content.forEach((part, p) => {
-    if (part.type === 'text') texts.push(part.text ?? '');
-    else if (part.source) {
-      const image = sourcePart({ type: 'image', source: part.source }, `${at}.content.${p}`, add);
-      if (image) images.push(image);
+    const where = `${at}.content.${p}`;
+    switch (part.type) {
+      case 'text':
+        parts.push({ type: 'text', text: part.text ?? '' });
+        break;
+      case 'image':
+      case 'document': {
+        const made = sourcePart(part, where, add);
+        if (made) (made.type === 'document' ? parts : attachments).push(made);
+        break;
+      }
+      case 'search_result':
+        parts.push(searchResultPart(part));
+        break;
+      default:
+        leftOut.add(part.type);
     }
   });
-  return { text: textContent([{ text: prefix + texts.join('\n'), cache_control: mark }], ''), images };
+  if (!parts.some(isAnthropicPart)) return { content: textContent([{ text: prefix + parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments };
+  if (prefix !== '') {
+    const first = parts[0]!;
+    if (first.type === 'text') first.text = prefix + first.text;
+    else parts.unshift({ type: 'text', text: prefix.trimEnd() });
+  }
+  if (mark !== undefined) parts[parts.length - 1]!.cache_control = mark;
+  return { content: parts, attachments };
 }
 
 /** One Messages message as one or more chat messages (tool results become `tool` messages first). */
-function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (field: string, message: string) => void): ChatMessage[] {
+function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Refuse, leftOut: Set<string>): ChatMessage[] {
   const { role, content } = message;
   if (typeof content === 'string') return [{ role, content }];
   if (role === 'assistant') {
@@ -123,10 +192,13 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         if (part) parts.push({ ...part, ...markOf(block) });
         break;
       }
+      case 'search_result':
+        parts.push({ ...searchResultPart(block), ...markOf(block) });
+        break;
       case 'tool_result': {
-        const { text, images } = toolResultOf(block, at, add);
-        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: text });
-        parts.push(...images);
+        const { content: result, attachments } = toolResultOf(block, at, add, leftOut);
+        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: result });
+        parts.push(...attachments);
         break;
       }
       case 'tool_use':
@@ -136,8 +208,23 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         break;
     }
   });
-  if (role === 'system') return [{ role: 'system', content: textContent(parts.filter((p) => p.type === 'text'), '\n') }];
+  if (role === 'system') {
+    const texts = parts.flatMap((part) => {
+      if (part.type === 'text') return [part];
+      const text = anthropicPartText(part);
+      return text === undefined ? [] : [{ type: 'text' as const, text, ...markOf(part) }];
+    });
+    return [{ role: 'system', content: textContent(texts, '\n') }];
+  }
   return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
+}
+
+// A caller may send any number of block types: the trace names a few.
+const NAMED_AT_MOST = 10;
+
+function namesOf(types: ReadonlySet<string>): string {
+  const named = [...types].slice(0, NAMED_AT_MOST).join(', ');
+  return types.size > NAMED_AT_MOST ? `${named} and ${types.size - NAMED_AT_MOST} more` : named;
 }
 
 function systemOf(system: MessagesRequest['system']): ChatMessage[] {
@@ -187,7 +274,7 @@ function toolChoiceOf(choice: MessagesRequest['tool_choice']): { tool_choice?: C
 
 function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reasoning_effort'] | undefined {
   const effort = body.output_config?.effort;
-  if (effort !== undefined) return effort === 'max' ? 'high' : effort;
+  if (effort !== undefined) return effort === 'max' || effort === 'xhigh' ? 'high' : effort;
   const thinking = body.thinking;
   if (!thinking || thinking.type === 'disabled') return undefined;
   if (thinking.type === 'adaptive' || thinking.budget_tokens === undefined) return 'medium';
@@ -216,7 +303,7 @@ export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'too
   return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
 }
 
-function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void): ChatMessage[] {
+function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>()): ChatMessage[] {
   const last = body.messages.length - 1;
   body.messages.forEach((message, m) => {
     // As Anthropic's API has it: an assistant turn left open for the model to continue may be empty.
@@ -224,7 +311,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: (field: string, messa
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
   });
-  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add))];
+  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut))];
 }
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
@@ -232,14 +319,16 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const notes = ['via the Messages door (/v1/messages)'];
-  const chat: Record<string, unknown> = { messages: messagesOf(body, add) };
+  const leftOut = new Set<string>();
+  const chat: Record<string, unknown> = { messages: messagesOf(body, add, leftOut) };
+  if (leftOut.size > 0) notes.push(`tool result blocks of a type the door does not serve were left out: ${namesOf(leftOut)}`);
   if (body.model !== undefined) chat.model = body.model;
   for (const field of POLDER_FIELDS) if (body[field] !== undefined) chat[field] = body[field];
   chat.max_tokens = body.max_tokens;
   if (body.stop_sequences && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
-  if (body.top_k !== undefined) notes.push('top_k was dropped: OpenAI-compatible providers have no such parameter');
+  if (body.top_k !== undefined) chat.top_k = body.top_k;
   if (body.stream) chat.stream = true;
   const tools = toolsOf(body.tools, notes, add);
   if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));
@@ -247,6 +336,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   if (typeof body.metadata?.user_id === 'string' && body.metadata.user_id !== '') chat.user = body.metadata.user_id;
   const effort = reasoningEffortOf(body);
   if (effort !== undefined) chat.reasoning_effort = effort;
+  const anthropic = anthropicSettingsOf(body);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
   // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
@@ -261,7 +351,22 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
       notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
     }
   }
-  return { chat: chat as unknown as ChatCompletionRequest, notes };
+  return { chat: chat as unknown as ChatCompletionRequest, notes, ...(anthropic ? { anthropic } : {}) };
+}
+
+/** `thinking` and `output_config.effort` with only the fields Anthropic defines, or undefined when neither came. */
+function anthropicSettingsOf(body: MessagesRequest): AnthropicSettings | undefined {
+  const { thinking, output_config: output } = body;
+  const settings: AnthropicSettings = {};
+  if (thinking) {
+    settings.thinking = {
+      type: thinking.type,
+      ...(thinking.budget_tokens !== undefined ? { budget_tokens: thinking.budget_tokens } : {}),
+      ...(thinking.display !== undefined ? { display: thinking.display } : {}),
+    };
+  }
+  if (output?.effort !== undefined) settings.output_config = { effort: output.effort };
+  return settings.thinking || settings.output_config ? settings : undefined;
 }
 
 /** The messages and tools a count_tokens request would send. */

@@ -19,6 +19,7 @@ export interface UpstreamChatRequest {
   max_tokens?: number;
   max_completion_tokens?: number;
   top_p?: number;
+  top_k?: number;
   stop?: string | string[];
   presence_penalty?: number;
   frequency_penalty?: number;
@@ -35,9 +36,22 @@ export interface UpstreamChatRequest {
   user?: string;
   /** Only set for streams: ask the provider to report usage on its last chunk. */
   stream_options?: { include_usage: boolean };
+  /**
+   * Anthropic's own thinking settings, as a Messages caller gave them: a native Anthropic provider
+   * gets them in place of what it would make of `reasoning_effort`, which every other provider gets.
+   */
+  thinking?: AnthropicThinking;
+  output_config?: AnthropicOutputConfig;
 }
 
-export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options'>;
+export type AnthropicThinking = Schemas['MessagesThinking'];
+export type AnthropicOutputConfig = Schemas['MessagesOutputConfig'];
+
+/** What a door asks of a native Anthropic provider beyond the chat request. */
+export type AnthropicSettings = Pick<UpstreamChatRequest, 'thinking' | 'output_config'>;
+
+// Not parameters: they stand beside `reasoning_effort` and go (or are dropped) with it.
+export type UpstreamParameter = Exclude<keyof UpstreamChatRequest, 'messages' | 'stream_options' | 'thinking' | 'output_config'>;
 
 // The system message the gateway's retrieval adds (chat.ts) changes with every question. Where a
 // provider keeps one prompt-cache prefix from `system` on (Anthropic), it would end the cached
@@ -61,6 +75,7 @@ const PARAMETERS: Record<UpstreamParameter, true> = {
   max_tokens: true,
   max_completion_tokens: true,
   top_p: true,
+  top_k: true,
   stop: true,
   presence_penalty: true,
   frequency_penalty: true,
@@ -90,6 +105,9 @@ export interface UpstreamUsage {
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 
+/** The provider's count of the prompt, which some give before the answer (Anthropic's message_start). */
+export type PromptUsage = Pick<UpstreamUsage, 'prompt_tokens' | 'prompt_tokens_details'>;
+
 /** How a choice ended: on a whole answer's choice, and on a stream's finish chunk. */
 export interface ChoiceEnd {
   finish_reason: string | null;
@@ -118,6 +136,10 @@ export interface UpstreamCompletion {
   choices: UpstreamChoice[];
   /** Absent when the provider reported none; the gateway then counts with the tokenizer. */
   usage?: UpstreamUsage;
+  /** Only for a stream that ended before its usage came: the prompt as the provider counted it at its start. */
+  promptUsage?: PromptUsage;
+  /** What the adapter changed in the request as it left, for the trace; never kept with the answer. */
+  notes?: readonly string[];
 }
 
 export interface UpstreamToolCallDelta {
@@ -141,6 +163,8 @@ export interface UpstreamChunk {
     };
   } & ChoiceEnd)[];
   usage?: UpstreamUsage | null;
+  /** The prompt as the provider counted it before the answer, on the first chunk after it came. */
+  promptUsage?: PromptUsage;
 }
 
 export interface EmbeddingInput {
@@ -208,11 +232,21 @@ export class UpstreamError extends Error {
 export interface ChatStream {
   /** The chunks, starting with the first one, which the adapter has already received. */
   chunks: AsyncIterable<UpstreamChunk>;
+  /** What the adapter changed in the request as it left, for the trace. */
+  notes?: readonly string[];
+}
+
+/** How much of a parameter a provider takes, where it takes less than any request may give. */
+export interface ParameterLimits {
+  /** The most stop sequences. */
+  readonly stop?: number;
 }
 
 export interface ProviderAdapter {
   /** The request parameters this provider takes (for strict mode and for dropping the rest). */
   supportedParameters(target: UpstreamTarget): ReadonlySet<UpstreamParameter>;
+  /** Limits on the parameters it takes; a request past one is treated as one it does not take. */
+  parameterLimits?(target: UpstreamTarget): ParameterLimits;
   complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion>;
   /**
    * Resolves once the provider answered 200 AND its first chunk arrived, so a stream that fails

@@ -26,6 +26,7 @@ describe('the native Anthropic adapter (kind: anthropic) behind /v1/messages and
 providers:
   - {id: claude, region: external, kind: anthropic, base_url: "${native.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
   - {id: eu-compatible, region: eu, kind: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
+  - {id: eu-openai-like, region: eu, kind: openai, profile: openai, base_url: "${compatible.url}", api_key: "\${STUB_KEY}", timeout_ms: 2000}
   - {id: local, region: eu, kind: local}
 models:
   - id: test/claude
@@ -37,6 +38,12 @@ models:
     endpoints:
       - {provider: claude, upstream_model: claude-stub}
       - {provider: eu-compatible, upstream_model: compatible-fallback}
+  - id: test/gpt
+    type: chat
+    context_length: 128000
+    pricing: {prompt: 1, completion: 4}
+    endpoints:
+      - {provider: eu-openai-like, upstream_model: gpt-stub}
 ${LOCAL_EMBED_MODEL}
 aliases: {}
 ${FREE_SERVICES}
@@ -148,7 +155,8 @@ ${FREE_SERVICES}
     expect(sent.max_tokens).to.equal(16);
     expect(sent).not.to.have.property('thinking');
 
-    await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk even na' }] });
+    // A budget the cap cannot hold is bounded as a level's is: three quarters of the cap.
+    await client.messages.create({ model: 'test/claude', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 4000 }, messages: [{ role: 'user', content: 'Denk even na' }] });
     sent = native.requests.at(-1)!.body;
     expect(sent.max_tokens).to.equal(2000);
     expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 1500 });
@@ -159,6 +167,37 @@ ${FREE_SERVICES}
     sent = native.requests.at(-1)!.body;
     expect(sent.max_tokens).to.equal(4096);
     expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 3072 });
+  });
+
+  it('sends the caller’s thinking settings as given: an exact budget, adaptive as adaptive, effort as output_config.effort', async () => {
+    // Over plain HTTP: the SDK will not send 32,000 max_tokens without streaming.
+    const ask = async (settings: Record<string, unknown>) => {
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, body: { model: 'test/claude', max_tokens: 32000, cache: false, ...settings, messages: [{ role: 'user', content: 'Denk na' }] } });
+      expect(res.status).to.equal(200);
+      return native.requests.at(-1)!.body;
+    };
+    for (const budget of [20000, 1024, 5000]) {
+      const sent = await ask({ thinking: { type: 'enabled', budget_tokens: budget } });
+      expect(sent.thinking).to.deep.equal({ type: 'enabled', budget_tokens: budget });
+      expect(sent.max_tokens).to.equal(32000);
+    }
+    expect((await ask({ thinking: { type: 'adaptive' } })).thinking).to.deep.equal({ type: 'adaptive' });
+    expect((await ask({ thinking: { type: 'adaptive', display: 'omitted' } })).thinking).to.deep.equal({ type: 'adaptive', display: 'omitted' });
+    expect((await ask({ thinking: { type: 'disabled' }, temperature: 0.2 }))).to.deep.include({ thinking: { type: 'disabled' }, temperature: 0.2 });
+
+    const effortAlone = await ask({ output_config: { effort: 'max' } });
+    expect(effortAlone.output_config).to.deep.equal({ effort: 'max' });
+    expect(effortAlone).not.to.have.property('thinking');
+    // As Claude Code sends them.
+    const both = await ask({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+    expect(both).to.deep.include({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } });
+
+    // The same request falling back to an OpenAI-compatible provider asks for the reasoning level it stands for.
+    native.script({ type: 'status', status: 503 });
+    await ask({ thinking: { type: 'enabled', budget_tokens: 20000 }, cache: false });
+    const compatibleBody = compatible.requests.at(-1)!.body;
+    expect(compatibleBody.reasoning_effort).to.equal('high');
+    expect(compatibleBody).not.to.have.property('thinking');
   });
 
   it('passes back a thinking block that holds placeholders, and leaves out one that holds personal data in clear', async () => {
@@ -177,6 +216,56 @@ ${FREE_SERVICES}
     expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl');
     expect(sent.messages[1].content[0]).to.deep.equal(masked);
     expect(sent.messages[1].content.filter((b: { type: string }) => b.type === 'thinking')).to.have.length(1);
+  });
+
+  describe('a tool loop whose thinking cannot be sent back', () => {
+    const tools = [{ name: 'mail', input_schema: { type: 'object' as const, properties: { to: { type: 'string' } } } }];
+    /** Claude Code's second request of a tool loop: its first answer, thinking first, then the tool's result. */
+    const loop = (thinking: Anthropic.ThinkingBlockParam, text: string) => ({
+      model: 'test/claude',
+      max_tokens: 4000,
+      thinking: { type: 'enabled' as const, budget_tokens: 2000 },
+      tools,
+      messages: [
+        { role: 'user' as const, content: text },
+        { role: 'assistant' as const, content: [thinking, { type: 'tool_use' as const, id: 'toolu_loop', name: 'mail', input: { to: 'klant' } }] },
+        { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_loop', content: 'verstuurd' }] },
+      ],
+    });
+    const traceNotes = async (id: string): Promise<string> =>
+      (await waitFor(async () => (await api(app.baseUrl, `/v1/traces/${id}`, { key })).body.notes as string[] | undefined, { what: `the trace of ${id}` })).join(' ');
+
+    it('answers without thinking when the firewall left out the thinking that began it (personal data in clear)', async () => {
+      native.script({ type: 'answer', blocks: [{ type: 'text', text: 'De mail is verstuurd.' }] });
+      const withLoop = new Anthropic({ baseURL: app.baseUrl, apiKey: key, maxRetries: 0, defaultHeaders: { 'x-request-id': 'loop-firewall-1' } });
+      const stream = withLoop.messages.stream(loop({ type: 'thinking', thinking: 'Mail noor.devries@example.nl terug.', signature: 'sig-mail' }, 'Mail de klant terug'));
+      const message = await stream.finalMessage();
+      expect(message.content).to.deep.equal([{ type: 'text', text: 'De mail is verstuurd.' }]);
+      const sent = native.requests.at(-1)!.body;
+      expect(sent).not.to.have.property('thinking');
+      expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl');
+      expect(sent.messages[1].content[0].type).to.equal('tool_use');
+      expect(await traceNotes('loop-firewall-1')).to.contain('thinking was left out of the request to claude');
+    });
+
+    it('answers without thinking when the loop began on an OpenAI-compatible provider, whose reasoning is unsigned', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        headers: { 'x-request-id': 'loop-fallback-1' },
+        body: loop({ type: 'thinking', thinking: 'Ik mail de klant.', signature: '' }, 'Mail de klant nu'),
+      });
+      expect(res.status).to.equal(200);
+      expect(native.requests.at(-1)!.body).not.to.have.property('thinking');
+      expect(await traceNotes('loop-fallback-1')).to.contain('thinking was left out');
+    });
+
+    it('keeps thinking on when the loop’s signed thinking goes back as it came', async () => {
+      await client.messages.create(loop({ type: 'thinking', thinking: 'Ik mail [PERSON_1].', signature: 'sig-ok' }, 'Mail Noor de Vries'));
+      const sent = native.requests.at(-1)!.body;
+      expect(sent.thinking).to.have.property('type', 'enabled');
+      expect(sent.messages[1].content[0]).to.deep.equal({ type: 'thinking', thinking: 'Ik mail [PERSON_1].', signature: 'sig-ok' });
+    });
   });
 
   /** A second turn whose assistant turn holds `thinking` before its text. */
@@ -358,6 +447,144 @@ ${FREE_SERVICES}
     expect(plain).to.include({ stop_reason: 'end_turn', stop_sequence: null });
   });
 
+  it('passes any number of stop sequences: all of them to a native provider; past what a provider takes, dropped with a note, or a 422 in strict mode', async () => {
+    const six = ['EINDE', 'STOP', '###', '---', '@@@', '%%%'];
+    const ask = (model: string, stop_sequences: string[], extra: Record<string, unknown> = {}, id?: string) =>
+      api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        ...(id ? { headers: { 'x-request-id': id } } : {}),
+        body: { model, max_tokens: 50, stop_sequences, cache: false, messages: [{ role: 'user', content: 'Tel tot tien' }], ...extra },
+      });
+    expect((await ask('test/claude', six)).status).to.equal(200);
+    expect(native.requests.at(-1)!.body.stop_sequences).to.deep.equal(six);
+
+    // OpenAI takes at most 4: as with any parameter a provider does not take.
+    const dropped = await ask('test/gpt', six, {}, 'stop-six-1');
+    expect(dropped.status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body).not.to.have.property('stop');
+    const trace = await api(app.baseUrl, '/v1/traces/stop-six-1', { key });
+    expect(trace.body.dropped_parameters).to.deep.equal(['stop']);
+    expect(trace.body.notes.join(' ')).to.contain('eu-openai-like takes at most 4 stop sequences, not 6');
+    expect((await ask('test/gpt', six.slice(0, 4))).status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body.stop).to.deep.equal(six.slice(0, 4));
+
+    const strict = await ask('test/gpt', six, { provider: { require_parameters: true } });
+    expect(strict.status).to.equal(422);
+    expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like takes at most 4 stop sequences, not 6']);
+  });
+
+  describe('documents and search results, in tool results and user messages', () => {
+    const pdf = Buffer.from('%PDF-1.4 polis').toString('base64');
+    const result = {
+      type: 'tool_result' as const,
+      tool_use_id: 'toolu_docs',
+      content: [
+        { type: 'text' as const, text: 'Gevonden:' },
+        { type: 'document' as const, title: 'Polis 42', context: 'inboedel', source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'Verzekerde: noor.devries@example.nl' } },
+        {
+          type: 'search_result' as const,
+          source: 'https://intranet.example.nl/polissen/42',
+          title: 'Voorwaarden',
+          content: [{ type: 'text' as const, text: 'Eigen risico 250 euro; vragen aan jan.jansen@example.nl' }],
+          citations: { enabled: true },
+        },
+        { type: 'document' as const, title: 'polis.pdf', source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: pdf } },
+        { type: 'tool_reference', tool_name: 'lookup' },
+      ],
+    };
+    const body = (extra: Record<string, unknown> = {}) => ({
+      model: 'test/claude',
+      max_tokens: 100,
+      cache: false,
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: 'Zoek polis 42' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_docs', name: 'lookup', input: {} }] },
+        { role: 'user', content: [result, { type: 'search_result', source: 'kb://faq/7', title: 'FAQ', content: [{ type: 'text', text: 'Bel 020-1234567' }] }, { type: 'text', text: 'Wat dekt hij?' }] },
+      ],
+      ...extra,
+    });
+
+    it('go to a native provider as they are, masked; a PDF beside the tool result; an unknown block left out and noted', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, headers: { 'x-request-id': 'docs-native-1' }, body: body() });
+      expect(res.status).to.equal(200);
+      const sent = native.requests.at(-1)!.body;
+      expect(JSON.stringify(sent)).not.to.contain('noor.devries@example.nl').and.not.to.contain('jan.jansen@example.nl');
+      const [toolResult, pdfBlock, searchResult, text] = sent.messages[2].content;
+      expect(toolResult.content.map((block: { type: string }) => block.type)).to.deep.equal(['text', 'document', 'search_result']);
+      expect(toolResult.content[1]).to.deep.include({ type: 'document', title: 'Polis 42', context: 'inboedel' });
+      expect(toolResult.content[1].source).to.deep.include({ type: 'text', media_type: 'text/plain' });
+      expect(toolResult.content[1].source.data).to.match(/^Verzekerde: \[EMAIL_1\]$/);
+      expect(toolResult.content[2]).to.deep.include({ type: 'search_result', source: 'https://intranet.example.nl/polissen/42', title: 'Voorwaarden', citations: { enabled: true } });
+      expect(toolResult.content[2].content[0].text).to.match(/^Eigen risico 250 euro; vragen aan \[EMAIL_\d\]$/);
+      expect(pdfBlock).to.deep.equal({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } });
+      expect(searchResult).to.deep.include({ type: 'search_result', source: 'kb://faq/7', title: 'FAQ' });
+      expect(text).to.deep.equal({ type: 'text', text: 'Wat dekt hij?' });
+      const trace = await api(app.baseUrl, '/v1/traces/docs-native-1', { key });
+      expect(trace.body.notes.join(' ')).to.contain('tool result blocks of a type the door does not serve were left out: tool_reference');
+    });
+
+    it('go to an OpenAI-compatible provider as their text, and the PDF as a file part', async () => {
+      native.script({ type: 'status', status: 503 });
+      const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, body: body() });
+      expect(res.status).to.equal(200);
+      const messages = compatible.requests.at(-1)!.body.messages;
+      expect(JSON.stringify(messages)).not.to.contain('noor.devries@example.nl');
+      expect(messages[2].role).to.equal('tool');
+      expect(messages[2].content).to.match(/^Gevonden:\nPolis 42\ninboedel\n\nVerzekerde: \[EMAIL_1\]\nVoorwaarden\nhttps:\/\/intranet\.example\.nl\/polissen\/42\n\nEigen risico 250 euro/);
+      expect(messages[3].content[0]).to.deep.equal({ type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'polis.pdf' } });
+      expect(messages[3].content[1]).to.deep.equal({ type: 'text', text: 'FAQ\nkb://faq/7\n\nBel [PHONE_1]' });
+    });
+
+    it('refuses a document the gateway would have to fetch, inside a tool result as at the top', async () => {
+      const res = await api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        body: body({
+          messages: [
+            { role: 'user', content: 'Zoek' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'lookup', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document', source: { type: 'url', url: 'https://example.nl/a.pdf' } }] }] },
+          ],
+        }),
+      });
+      expect(res.status).to.equal(422);
+      expect(Object.keys(res.body.errors)).to.deep.equal(['messages.2.content.0.content.0.source']);
+    });
+  });
+
+  it('sends top_k to a native provider; drops it for one that takes none, listed in the trace’s dropped_parameters; a 422 in strict mode', async () => {
+    const ask = (model: string, extra: Record<string, unknown> = {}, id?: string) =>
+      api(app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key,
+        ...(id ? { headers: { 'x-request-id': id } } : {}),
+        body: { model, max_tokens: 2000, top_k: 5, cache: false, messages: [{ role: 'user', content: 'Kies een woord' }], ...extra },
+      });
+    expect((await ask('test/claude', { provider: { require_parameters: true } }, 'top-k-native-1')).status).to.equal(200);
+    expect(native.requests.at(-1)!.body.top_k).to.equal(5);
+    const served = await api(app.baseUrl, '/v1/traces/top-k-native-1', { key });
+    expect(served.body.dropped_parameters).to.deep.equal([]);
+    expect(served.body.notes.join(' ')).not.to.contain('top_k');
+
+    expect((await ask('test/gpt', {}, 'top-k-openai-1')).status).to.equal(200);
+    expect(compatible.requests.at(-1)!.body).not.to.have.property('top_k');
+    const dropped = await api(app.baseUrl, '/v1/traces/top-k-openai-1', { key });
+    expect(dropped.body.dropped_parameters).to.deep.equal(['top_k']);
+    expect(dropped.body.notes.join(' ')).to.contain('dropped top_k for test/gpt via eu-openai-like: eu-openai-like does not take top_k');
+
+    const strict = await ask('test/gpt', { provider: { require_parameters: true } });
+    expect(strict.status).to.equal(422);
+    expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like does not take top_k']);
+
+    // Anthropic takes no top_k (nor temperature) with thinking: left out, and the trace says so.
+    expect((await ask('test/claude', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'top-k-thinking-1')).status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ thinking: { type: 'enabled', budget_tokens: 1024 } }).and.not.have.property('top_k');
+    const thinking = await api(app.baseUrl, '/v1/traces/top-k-thinking-1', { key });
+    expect(thinking.body.notes.join(' ')).to.contain('top_k was not sent to claude: Anthropic takes none with thinking');
+  });
+
   it('lists the cache prices with the model, as the catalogue names them', async () => {
     const model = await api(app.baseUrl, '/v1/models/test/claude', { key });
     expect(model.body.pricing).to.deep.equal({ prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75 });
@@ -378,6 +605,34 @@ ${FREE_SERVICES}
     const row = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'native-cache-1'")).rows[0], { what: 'the usage row' });
     expect(row).to.include({ prompt_tokens: 10_000, cached_tokens: 6_000, cache_write_tokens: 3_000, completion_tokens: 100 });
     expect(Number(row.credits_base)).to.be.closeTo(expected, 1e-8);
+  });
+
+  it('bills a stream the client closed for the prompt Anthropic counted at message_start, cache reads and writes at the cache prices', async () => {
+    native.script({
+      type: 'answer',
+      blocks: [{ type: 'text', text: 'Een lang antwoord dat de klant niet afwacht.' }],
+      usage: { input_tokens: 50, output_tokens: 400, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 },
+      stallAfterFirstDelta: true,
+    });
+    const controller = new AbortController();
+    const response = await fetch(`${app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'closed-native-1' },
+      body: JSON.stringify({ model: 'test/claude', max_tokens: 500, stream: true, messages: [{ role: 'user', content: 'Vertel het hele verhaal' }] }),
+      signal: controller.signal,
+    });
+    await response.body!.getReader().read();
+    controller.abort();
+    const row = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'closed-native-1'")).rows[0], {
+      what: 'the usage row of the closed stream',
+    });
+    expect(row).to.include({ prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000, partial: true });
+    // What was streamed until then, as the tokenizer counts it (the provider's count comes only at the end).
+    expect(row.completion_tokens).to.be.above(0).and.below(400);
+    const expected = (50 * 3 + 2_000 * 0.3 + 1_000 * 3.75 + row.completion_tokens * 15) / 1000;
+    expect(Number(row.credits_base)).to.be.closeTo(expected, 1e-8);
+    const trace = (await app.db.pool.query("select status, prompt_tokens, cached_tokens, cache_write_tokens from traces where id = 'closed-native-1'")).rows[0];
+    expect(trace).to.deep.equal({ status: 499, prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000 });
   });
 
   it('translates /v1/chat/completions to the Messages API too, with cached tokens in prompt_tokens_details', async () => {

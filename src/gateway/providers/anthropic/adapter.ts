@@ -18,7 +18,7 @@ import {
   type UpstreamTarget,
 } from '../types.js';
 import { jsonOf, post } from './call.js';
-import { ANTHROPIC_PARAMETERS, messagesBodyOf } from './request.js';
+import { ANTHROPIC_PARAMETERS, messagesRequestOf } from './request.js';
 import { toCompletion } from './response.js';
 import { MessagesStreamTranslator, sseEvents } from './stream.js';
 
@@ -47,23 +47,27 @@ class AnthropicAdapter implements ProviderAdapter {
   async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
     const ep = this.endpoint(target.provider);
     const ctx = contextOf(target.provider, ep, signal);
-    const response = await post({ dispatcher: this.pools.get(ep.origin), path: ep.path, headers: ep.headers, body: messagesBodyOf(target, request, false), ctx });
+    const { body, notes } = messagesRequestOf(target, request, false);
+    const response = await post({ dispatcher: this.pools.get(ep.origin), path: ep.path, headers: ep.headers, body, ctx });
     const raw = await jsonOf(response, ctx);
+    let completion: UpstreamCompletion;
     try {
-      return toCompletion(raw, ep.providerId);
+      completion = toCompletion(raw, ep.providerId);
     } catch (err) {
       throw protocolError(ep.providerId, (err as Error).message);
     }
+    return notes.length > 0 ? { ...completion, notes } : completion;
   }
 
   async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
     const ep = this.endpoint(target.provider);
     const ctx = contextOf(target.provider, ep, signal);
+    const { body, notes } = messagesRequestOf(target, request, true);
     const response = await post({
       dispatcher: this.pools.get(ep.origin),
       path: ep.path,
       headers: { ...ep.headers, accept: 'text/event-stream' },
-      body: messagesBodyOf(target, request, true),
+      body,
       ctx,
     });
     const chunks = translated(response.body, new MessagesStreamTranslator(ep.providerId), ctx);
@@ -71,7 +75,7 @@ class AnthropicAdapter implements ProviderAdapter {
     // before it lets the gateway fall back unseen.
     const first = await chunks.next();
     if (first.done) throw protocolError(ep.providerId, 'the stream ended before any output');
-    return { chunks: startingWith(first.value, chunks) };
+    return { chunks: startingWith(first.value, chunks), ...(notes.length > 0 ? { notes } : {}) };
   }
 
   embed(): Promise<EmbeddingOutput> {

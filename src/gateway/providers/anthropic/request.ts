@@ -11,6 +11,7 @@ export const ANTHROPIC_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set<Upst
   'max_tokens',
   'max_completion_tokens',
   'top_p',
+  'top_k',
   'stop',
   'tools',
   'tool_choice',
@@ -25,18 +26,52 @@ const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medi
 const MIN_THINKING_BUDGET = 1024;
 
 /**
- * The thinking budget for a reasoning level within an answer's cap, or undefined when the cap
- * leaves no room for Anthropic's smallest budget. The cap counts thinking and answer together, as
- * Anthropic's `max_tokens` and OpenAI's `max_completion_tokens` both do, and as rate limits and
- * budgets reserve it: raising it for thinking would let one request spend past them. Thinking takes
- * at most three quarters, so that an answer is left.
+ * A thinking budget within an answer's cap, or undefined when the cap leaves no room for
+ * Anthropic's smallest budget. The cap counts thinking and answer together, as Anthropic's
+ * `max_tokens` and OpenAI's `max_completion_tokens` both do, and as rate limits and budgets reserve
+ * it: raising it for thinking would let one request spend past them. Thinking takes at most three
+ * quarters, so that an answer is left.
  */
-function thinkingBudget(effort: UpstreamChatRequest['reasoning_effort'], cap: number): number | undefined {
-  const wanted = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+function budgetWithin(wanted: number | undefined, cap: number): number | undefined {
   if (wanted === undefined) return undefined;
   const fits = Math.min(wanted, Math.floor((cap * 3) / 4));
   return fits >= MIN_THINKING_BUDGET ? fits : undefined;
 }
+
+function levelBudget(effort: UpstreamChatRequest['reasoning_effort']): number | undefined {
+  return effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined;
+}
+
+/**
+ * Anthropic's `thinking` for a request. The caller's own settings (the Messages door's) go as
+ * given: a budget below the cap as it is, adaptive as adaptive. A budget the cap cannot hold (the
+ * door lowered the cap to what the context leaves, or the caller asked for more than its cap) is
+ * bounded as a level's is (decision 0015), and a cap too small for any thinking gets none. Without
+ * them, the reasoning level becomes a budget; effort alone asks for no thinking.
+ */
+function thinkingOf(request: UpstreamChatRequest, cap: number): Block | undefined {
+  const given = request.thinking;
+  if (given === undefined) {
+    if (request.output_config !== undefined) return undefined;
+    const budget = budgetWithin(levelBudget(request.reasoning_effort), cap);
+    return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget };
+  }
+  const display = given.display !== undefined ? { display: given.display } : {};
+  switch (given.type) {
+    case 'disabled':
+      return { type: 'disabled' };
+    case 'adaptive':
+      return cap >= MIN_THINKING_BUDGET ? { type: 'adaptive', ...display } : undefined;
+    case 'enabled': {
+      const asked = given.budget_tokens;
+      if (asked !== undefined && asked < cap) return { type: 'enabled', budget_tokens: asked, ...display };
+      const budget = budgetWithin(asked ?? levelBudget(request.reasoning_effort), cap);
+      return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget, ...display };
+    }
+  }
+}
+
+const thinkingIsOn = (thinking: Block | undefined): boolean => thinking !== undefined && thinking.type !== 'disabled';
 
 const DATA_URL = /^data:([^;,]+);base64,/;
 
@@ -69,9 +104,41 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
       if (!fileData || !data) return undefined;
       return { type: 'document', source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) } };
     }
+    case 'document': {
+      const { source, title, context, citations } = part.document!;
+      return {
+        type: 'document',
+        source: { type: 'text', media_type: 'text/plain', data: source.data },
+        ...(typeof title === 'string' ? { title } : {}),
+        ...(typeof context === 'string' ? { context } : {}),
+        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+      };
+    }
+    case 'search_result': {
+      const { source, title, content, citations } = part.search_result!;
+      return {
+        type: 'search_result',
+        source,
+        title,
+        content: content.map((block) => ({ type: 'text', text: block.text })),
+        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+      };
+    }
     default:
       return undefined; // audio: the Messages API takes none
   }
+}
+
+/**
+ * A tool message's content as a tool_result's: its text, or, when it holds more than text
+ * (documents, search results, images), its blocks. The mark goes on the tool_result block.
+ */
+function toolResultContent(content: ChatMessage['content']): string | Block[] {
+  if (!Array.isArray(content) || content.every((part) => part.type === 'text')) return textOf(content);
+  return content.flatMap((part): Block[] => {
+    const block = unmarkedBlockOf(part);
+    return block ? [block] : [];
+  });
 }
 
 function contentBlocks(content: ChatMessage['content']): Block[] {
@@ -135,7 +202,7 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
         break;
       case 'tool': {
         const mark = lastCacheMark(message.content);
-        const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) };
+        const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: toolResultContent(message.content) };
         if (mark) result.cache_control = { ...mark };
         push('user', [result]);
         break;
@@ -177,8 +244,56 @@ function toolChoiceOf(request: UpstreamChatRequest): Block | undefined {
   return { type: 'tool', name: choice.function.name, ...noParallel };
 }
 
+type Turn = { role: string; content: Block[] };
+
+const THINKING_BLOCKS = new Set(['thinking', 'redacted_thinking']);
+
+/**
+ * The index of the first message of the assistant turn the conversation ends in, or undefined when
+ * it ends with the user's own word (the assistant's turn is the one asked for). To Anthropic a tool
+ * loop (tool_use, then tool results, then the next tool_use …) is one assistant turn; it ends only
+ * at a user message that is not tool results. Claude Code puts reminders beside its tool results,
+ * and that is still the loop.
+ */
+function finalAssistantTurn(turns: readonly Turn[]): number | undefined {
+  let first: number | undefined;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (turn.role === 'user' && !turn.content.some((block) => block.type === 'tool_result')) break;
+    if (turn.role === 'assistant') first = i;
+  }
+  return first;
+}
+
+/**
+ * Anthropic's rule for thinking and tool use: with thinking on, the final assistant turn must start
+ * with a thinking block; with it off, that turn must hold none. A turn whose thinking the gateway
+ * could not send back (the firewall left it out, or another provider wrote it unsigned) is answered
+ * without thinking rather than refused: thinking is off for this request only, and comes back with
+ * the next turn the user starts.
+ */
+function thinkingFitsTheLoop(turns: Turn[]): boolean {
+  const at = finalAssistantTurn(turns);
+  if (at === undefined || THINKING_BLOCKS.has(turns[at]!.content[0]?.type as string)) return true;
+  for (let i = at; i < turns.length; i++) {
+    const turn = turns[i]!;
+    if (turn.role !== 'assistant') continue;
+    const kept = turn.content.filter((block) => !THINKING_BLOCKS.has(block.type as string));
+    // An assistant message of thinking alone cannot sit inside a tool loop; it is left as it came.
+    if (kept.length > 0) turn.content = kept;
+  }
+  return false;
+}
+
+export interface MessagesRequest {
+  body: string;
+  /** What was changed on the way, for the trace. */
+  notes: string[];
+}
+
 /** The Messages body for a chat request. */
-export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'maxOutputTokens'>, request: UpstreamChatRequest, stream: boolean): string {
+export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'maxOutputTokens' | 'provider'>, request: UpstreamChatRequest, stream: boolean): MessagesRequest {
+  const notes: string[] = [];
   const { system, messages } = conversation(request.messages);
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? target.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens, messages };
@@ -195,13 +310,25 @@ export function messagesBodyOf(target: Pick<UpstreamTarget, 'upstreamModel' | 'm
     const choice = toolChoiceOf(request);
     if (choice) body.tool_choice = choice;
   }
-  const budget = thinkingBudget(request.reasoning_effort, maxTokens);
-  if (budget !== undefined) {
-    body.thinking = { type: 'enabled', budget_tokens: budget };
-  } else if (request.temperature !== undefined) {
-    // Thinking takes no temperature; without it, Anthropic's range is 0..1.
-    body.temperature = Math.min(1, request.temperature);
+  let thinking = thinkingOf(request, maxTokens);
+  if (thinkingIsOn(thinking) && !thinkingFitsTheLoop(messages)) {
+    thinking = undefined;
+    notes.push(
+      `thinking was left out of the request to ${target.provider.id}: the tool loop it continues began without a signed thinking block ` +
+        '(the firewall left it out, or another provider wrote it), and Anthropic refuses thinking then',
+    );
+  }
+  if (thinking !== undefined) body.thinking = thinking;
+  if (request.output_config?.effort !== undefined) body.output_config = { effort: request.output_config.effort };
+  if (thinkingIsOn(thinking)) {
+    // Anthropic refuses these with thinking: the request is served without them rather than refused.
+    const unsent = (['temperature', 'top_k'] as const).filter((parameter) => request[parameter] !== undefined);
+    if (unsent.length > 0) notes.push(`${unsent.join(' and ')} ${unsent.length > 1 ? 'were' : 'was'} not sent to ${target.provider.id}: Anthropic takes none with thinking`);
+  } else {
+    // Anthropic's temperature range is 0..1.
+    if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+    if (request.top_k !== undefined) body.top_k = request.top_k;
   }
   if (stream) body.stream = true;
-  return JSON.stringify(body);
+  return { body: JSON.stringify(body), notes };
 }

@@ -1,4 +1,4 @@
-import type { ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
+import type { PromptUsage, ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { isRecord, MAX_UPSTREAM_MESSAGE } from '../openai/errors.js';
 import { finishReasonOf, stopSequenceOf, thinkingBlockOf, usageOf } from './response.js';
@@ -48,11 +48,24 @@ export class MessagesStreamTranslator {
   /** Thinking blocks being received, sent on as a whole at their content_block_stop. */
   private readonly thinkingOfBlock = new Map<number, ThinkingBlock>();
   private startUsage: Record<string, unknown> = {};
+  /** message_start's count of the prompt, until a chunk carries it. */
+  private promptUsage: PromptUsage | undefined;
   ended = false;
 
   constructor(private readonly providerId: string) {}
 
   translate(event: SseEvent): UpstreamChunk | undefined {
+    const chunk = this.chunkOf(event);
+    // The prompt's count rides on the first chunk after it: message_start itself is no output, and
+    // the stream must not count as begun before its first output (a failure before it falls back).
+    if (chunk && this.promptUsage) {
+      chunk.promptUsage = this.promptUsage;
+      this.promptUsage = undefined;
+    }
+    return chunk;
+  }
+
+  private chunkOf(event: SseEvent): UpstreamChunk | undefined {
     if (event.event === 'ping') return undefined;
     let data: unknown;
     try {
@@ -65,6 +78,8 @@ export class MessagesStreamTranslator {
       case 'message_start': {
         const message = isRecord(data.message) ? data.message : {};
         this.startUsage = isRecord(message.usage) ? message.usage : {};
+        const prompt = typeof this.startUsage.input_tokens === 'number' ? usageOf(this.startUsage, 0) : undefined;
+        if (prompt) this.promptUsage = { prompt_tokens: prompt.prompt_tokens, ...(prompt.prompt_tokens_details ? { prompt_tokens_details: prompt.prompt_tokens_details } : {}) };
         return undefined;
       }
       case 'content_block_start': {

@@ -17,6 +17,7 @@ import {
   type ChatStream,
   type EmbeddingInput,
   type EmbeddingOutput,
+  type ParameterLimits,
   type ProviderAdapter,
   type UpstreamChatRequest,
   type UpstreamCompletion,
@@ -86,6 +87,10 @@ class OpenAiAdapter implements ProviderAdapter {
 
   supportedParameters(target: UpstreamTarget): ReadonlySet<UpstreamParameter> {
     return this.profiles.get(target.provider.profile).supported;
+  }
+
+  parameterLimits(target: UpstreamTarget): ParameterLimits {
+    return this.profiles.get(target.provider.profile).limits;
   }
 
   async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {

@@ -8,7 +8,7 @@
 // are the providers' own API references; several of these hosts (Mistral above all) reject
 // unknown fields with a 422, so the maps list what is accepted, not what is merely ignored.
 import type { ProviderProfileName } from '../../catalog.js';
-import { ALL_PARAMETERS, type UpstreamParameter } from '../types.js';
+import { ALL_PARAMETERS, type ParameterLimits, type UpstreamParameter } from '../types.js';
 
 export { ALL_PARAMETERS };
 
@@ -18,6 +18,8 @@ export type ParameterRule = true | { readonly to?: string; readonly transform?: 
 export interface ProviderProfile {
   /** The parameters the provider takes. */
   readonly parameters: { readonly [P in UpstreamParameter]?: ParameterRule };
+  /** Where it takes less of one than a request may give. */
+  readonly limits?: ParameterLimits;
   /** What a `developer` message becomes (providers without that role take it as `system`). */
   readonly developerRole: 'developer' | 'system';
   /** Whether system/user/assistant messages may carry `name` (a tool message always keeps its own). */
@@ -35,13 +37,20 @@ export interface ProviderProfile {
 }
 
 
-/** Every parameter as it is, minus `except`, with `rules` on top. */
+// Parameters OpenAI's API does not define. Some hosts take one as an extension (vLLM and llama.cpp
+// take top_k), but others refuse fields they do not know: a profile takes one only by naming it.
+const NOT_OPENAI: readonly UpstreamParameter[] = ['top_k'];
+
+/** Every OpenAI parameter as it is, minus `except`, with `rules` on top (which may add one of NOT_OPENAI). */
 function allBut(
   except: readonly UpstreamParameter[],
   rules: { readonly [P in UpstreamParameter]?: ParameterRule } = {},
 ): ProviderProfile['parameters'] {
   const out: { [P in UpstreamParameter]?: ParameterRule } = {};
-  for (const p of ALL_PARAMETERS) if (!except.includes(p)) out[p] = rules[p] ?? true;
+  for (const p of ALL_PARAMETERS) {
+    if (except.includes(p) || (NOT_OPENAI.includes(p) && rules[p] === undefined)) continue;
+    out[p] = rules[p] ?? true;
+  }
   return out;
 }
 
@@ -63,6 +72,8 @@ export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderPro
   // max_completion_tokens instead"), which every current model takes, so it is sent as that.
   openai: {
     parameters: allBut([], { max_tokens: { to: 'max_completion_tokens' } }),
+    // "Up to 4 sequences"; more is a 400. (The Messages door takes any number, as Anthropic does.)
+    limits: { stop: 4 },
     developerRole: 'developer',
     messageNames: true,
     streamOptions: true,
@@ -119,10 +130,13 @@ export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderPro
   },
 };
 
+const NO_LIMITS: ParameterLimits = Object.freeze({});
+
 /** A profile prepared for the hot path: the fields to copy as an array, the supported set built once. */
 export interface CompiledProfile {
   readonly id: string;
   readonly supported: ReadonlySet<UpstreamParameter>;
+  readonly limits: ParameterLimits;
   /** Renamed fields first, so a field sent under its own name wins when two land on one name. */
   readonly fields: readonly { readonly from: UpstreamParameter; readonly to: string; readonly transform?: (value: unknown) => unknown }[];
   readonly developerRole: 'developer' | 'system';
@@ -149,6 +163,7 @@ export function compileProfile(id: string, profile: ProviderProfile): CompiledPr
   return {
     id,
     supported,
+    limits: profile.limits ?? NO_LIMITS,
     fields: [...renamed, ...direct],
     developerRole: profile.developerRole,
     messageNames: profile.messageNames,

@@ -3,6 +3,7 @@
 // can reach a provider.
 import type { ChatMessage, EmbeddingInput, UpstreamChatRequest } from '../types.js';
 import type { CompiledProfile } from './parameters.js';
+import { anthropicPartText, isAnthropicPart } from '../parts.js';
 
 const STREAM_OPTIONS = Object.freeze({ include_usage: true });
 
@@ -31,7 +32,7 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const w: Record<string, unknown> = { role: m.role === 'developer' ? profile.developerRole : m.role };
-    if (m.content !== undefined) w.content = Array.isArray(m.content) ? withoutCacheMarks(m.role, m.content) : m.content;
+    if (m.content !== undefined) w.content = Array.isArray(m.content) ? wireContent(m.role, m.content) : m.content;
     if (m.role === 'tool') {
       if (m.tool_call_id !== undefined) w.tool_call_id = m.tool_call_id;
       if (m.name !== undefined) w.name = m.name;
@@ -53,13 +54,18 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
-// Prompt-cache marks are Anthropic's: OpenAI-compatible APIs cache without them, and some
-// (Mistral) refuse a field they do not know. Text that was split only to carry a mark (the
-// Messages door's system blocks and tool results) goes as the one string it was before.
-function withoutCacheMarks(role: ChatMessage['role'], parts: ContentPart[]): string | ContentPart[] {
-  if (!parts.some((part) => part.cache_control !== undefined)) return parts;
-  if (role !== 'user' && parts.every((part) => part.type === 'text')) return parts.map((part) => part.text).join(role === 'assistant' ? '' : '\n');
-  return parts.map(({ cache_control: _mark, ...part }) => part);
+// Prompt-cache marks, documents and search results are Anthropic's: OpenAI-compatible APIs cache
+// without marks, and some (Mistral) refuse a field or part they do not know, so the marks go and
+// the documents and search results become their text. Text that was split only to carry a mark
+// or beside a document (the Messages door's system blocks and tool results) goes as one string.
+function wireContent(role: ChatMessage['role'], parts: ContentPart[]): string | ContentPart[] {
+  if (!parts.some((part) => part.cache_control !== undefined || isAnthropicPart(part))) return parts;
+  const plain = parts.map(({ cache_control: _mark, ...part }): ContentPart => {
+    const text = anthropicPartText(part);
+    return text === undefined ? part : { type: 'text', text };
+  });
+  if (role !== 'user' && plain.every((part) => part.type === 'text')) return plain.map((part) => part.text).join(role === 'assistant' ? '' : '\n');
+  return plain;
 }
 
 export function buildEmbeddingBody(profile: CompiledProfile, model: string, request: EmbeddingInput): string {

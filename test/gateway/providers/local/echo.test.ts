@@ -490,7 +490,7 @@ describe('local adapter', () => {
     for (const p of ['temperature', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'response_format', 'reasoning_effort', 'n', 'stop', 'seed', 'user'] as const) {
       expect(params.has(p), p).to.equal(true);
     }
-    expect(params.size).to.equal(18);
+    expect(params.size).to.equal(19);
   });
 
   it('complete and stream answer with echo', async () => {

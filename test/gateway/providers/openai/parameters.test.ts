@@ -46,11 +46,13 @@ function body(profile: ProviderProfileName, request: UpstreamChatRequest, stream
 describe('openai adapter: parameter map', () => {
   it('lists every parameter once', () => {
     expect(new Set(ALL_PARAMETERS).size).to.equal(ALL_PARAMETERS.length);
-    expect(ALL_PARAMETERS).to.have.length(18);
+    expect(ALL_PARAMETERS).to.have.length(19);
   });
 
-  it('openai takes everything, sends max_tokens as max_completion_tokens, and keeps developer', () => {
-    expect([...profiles.get('openai').supported].sort()).to.deep.equal([...ALL_PARAMETERS].sort());
+  it('openai takes every OpenAI parameter, sends max_tokens as max_completion_tokens, and keeps developer', () => {
+    expect([...profiles.get('openai').supported].sort()).to.deep.equal(ALL_PARAMETERS.filter((p) => p !== 'top_k').sort());
+    // top_k is no OpenAI parameter: no OpenAI-compatible profile claims it.
+    for (const name of ['generic', 'mistral', 'scaleway', 'anthropic-openai'] as const) expect(profiles.get(name).supported.has('top_k'), name).to.equal(false);
     const b = body('openai', everything);
     expect(b.model).to.equal('upstream-model');
     // Both given: the field sent under its own name wins.
