@@ -33,7 +33,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { chainOf, planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { answerTokens, countMessageTokens } from './tokens.js';
+import { answerTokens, countMessageTokens, countMessageTokensPaced, isLongPrompt } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -367,7 +367,11 @@ export class ChatService {
       // Limits are checked before a provider is called; a cache hit calls none and passes.
       let admission = NOT_LIMITED;
       if (cached) admission = await this.deps.gate.budgetsOf(principal);
-      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
+      else {
+        // A prompt of megabytes is counted paced here, rather than at once when a limit asks.
+        const counted = isLongPrompt(request.messages) ? await countMessageTokensPaced(request.messages) : undefined;
+        admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, counted));
+      }
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {
@@ -423,12 +427,18 @@ export class ChatService {
    * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
    * choice, each token at the dearer of the model's two prices.
    */
-  private demandOf(plan: RoutingPlan<ChatModel>, request: UpstreamChatRequest, body: ChatCompletionRequest, retrieval: Retrieval, firewallOn: boolean): Demand {
+  private demandOf(
+    plan: RoutingPlan<ChatModel>,
+    request: UpstreamChatRequest,
+    body: ChatCompletionRequest,
+    retrieval: Retrieval,
+    firewallOn: boolean,
+    prompt?: number,
+  ): Demand {
     const retrievalFee = retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0;
     const firewallPerToken = firewallOn ? this.deps.catalog.services.firewallPer1kTokens / 1000 : 0;
     const answerCap = body.max_completion_tokens ?? body.max_tokens;
     const choices = body.n ?? 1;
-    let prompt: number | undefined;
     const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
     if (answerCap === undefined) {
       const models = plan.candidates.map((c) => c.model);

@@ -104,7 +104,7 @@ export function countTokens(text: string): number {
 }
 
 /** Text counted between two turns of the event loop: about 8 ms of the tokenizer. */
-const PACED_CHARS = 64 * 1024;
+export const PACED_CHARS = 64 * 1024;
 // A space between a letter or digit and a letter: the pre-tokeniser starts a word piece there
 // (" word"), and no piece spans it, so the text on either side counts as it does in the whole.
 const WORD_START = /(?<=[\p{L}\p{N}]) (?=\p{L})/gu;
@@ -181,36 +181,64 @@ function tokenPrefix(text: string, max: number): string {
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
-/** Tokens in a message's content: text parts (and documents, search results) as text, each attachment ATTACHMENT_TOKENS. */
-export function countContentTokens(content: ChatMessage['content']): number {
-  if (content === null || content === undefined) return 0;
-  if (typeof content === 'string') return countTokens(content);
-  let n = 0;
-  for (const part of content as ContentPart[]) {
-    if (part.type === 'text') n += countTokens(part.text ?? '');
-    else if (isAnthropicPart(part)) n += countTokens(anthropicPartText(part) ?? '');
-    else n += ATTACHMENT_TOKENS;
+/**
+ * What a chat's prompt is counted from, by OpenAI's convention (the cookbook's
+ * `num_tokens_from_messages`): per message TOKENS_PER_MESSAGE + its role + its content (text parts,
+ * documents and search results as text, each attachment ATTACHMENT_TOKENS) + (name +
+ * TOKENS_PER_NAME) + its tool calls (function name + arguments) + its tool_call_id; then
+ * REPLY_PRIMING_TOKENS for the reply. Tool definitions and response_format schemas are not
+ * counted. `fixed` is what takes no tokenizing.
+ */
+function promptParts(messages: readonly ChatMessage[]): { texts: string[]; fixed: number } {
+  const texts: string[] = [];
+  let fixed = REPLY_PRIMING_TOKENS;
+  for (const m of messages) {
+    fixed += TOKENS_PER_MESSAGE;
+    texts.push(m.role);
+    const content = m.content;
+    if (typeof content === 'string') texts.push(content);
+    else if (content) {
+      for (const part of content as ContentPart[]) {
+        if (part.type === 'text') texts.push(part.text ?? '');
+        else if (isAnthropicPart(part)) texts.push(anthropicPartText(part) ?? '');
+        else fixed += ATTACHMENT_TOKENS;
+      }
+    }
+    if (m.name !== undefined) {
+      texts.push(m.name);
+      fixed += TOKENS_PER_NAME;
+    }
+    if (m.tool_call_id !== undefined) texts.push(m.tool_call_id);
+    for (const call of m.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
   }
+  return { texts, fixed };
+}
+
+/** Prompt tokens of a chat (promptParts). */
+export function countMessageTokens(messages: readonly ChatMessage[]): number {
+  const { texts, fixed } = promptParts(messages);
+  let n = fixed;
+  for (const text of texts) n += countTokens(text);
   return n;
 }
 
-/**
- * Prompt tokens of a chat, by OpenAI's convention (the cookbook's `num_tokens_from_messages`):
- * per message TOKENS_PER_MESSAGE + its role + its content + (name + TOKENS_PER_NAME) + its tool
- * calls (function name + arguments) + its tool_call_id; then REPLY_PRIMING_TOKENS for the reply.
- * Tool definitions and response_format schemas are not counted.
- */
-export function countMessageTokens(messages: readonly ChatMessage[]): number {
-  let n = REPLY_PRIMING_TOKENS;
+/** countMessageTokens, giving way to other requests every 64 KiB: a prompt of megabytes. */
+export async function countMessageTokensPaced(messages: readonly ChatMessage[]): Promise<number> {
+  const { texts, fixed } = promptParts(messages);
+  return fixed + (await countTokensPaced(texts)).reduce((sum, n) => sum + n, 0);
+}
+
+/** Whether a prompt is long enough that counting it at once would hold the event loop (PACED_CHARS). */
+export function isLongPrompt(messages: readonly ChatMessage[]): boolean {
+  let chars = 0;
   for (const m of messages) {
-    n += TOKENS_PER_MESSAGE + countTokens(m.role) + countContentTokens(m.content);
-    if (m.name !== undefined) n += countTokens(m.name) + TOKENS_PER_NAME;
-    if (m.tool_call_id !== undefined) n += countTokens(m.tool_call_id);
-    for (const call of m.tool_calls ?? []) {
-      n += countTokens(call.function.name) + countTokens(call.function.arguments);
-    }
+    const content = m.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (content) for (const part of content as ContentPart[]) chars += part.type === 'text' ? (part.text ?? '').length : 0;
+    for (const call of m.tool_calls ?? []) chars += call.function.arguments.length;
+    if (chars >= PACED_CHARS) return true;
   }
-  return n;
+  return false;
 }
 
 /** What a reply is made of: a choice's message, or a streamed reply put back together. */

@@ -10,7 +10,9 @@ import {
   TOKENS_PER_MESSAGE,
   countCompletionTokens,
   countMessageTokens,
+  countMessageTokensPaced,
   countTokens,
+  isLongPrompt,
   truncateToTokens,
 } from '../../src/gateway/tokens.js';
 
@@ -166,5 +168,18 @@ describe('gateway tokens (o200k_base)', () => {
     });
     expect(paced).to.deep.equal(texts.map((text) => countTokens(text)));
     expect(pauses).to.be.at.least(6);
+  });
+
+  it('counts a prompt of megabytes paced as countMessageTokens counts it at once', async () => {
+    const prose = 'De polisvoorwaarden van verzekering 12345 gelden, ook voor Jan-Willem (06-12345678)!\n'.repeat(4000);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'Je bent een assistent.' },
+      { role: 'user', name: 'jan', content: [{ type: 'text', text: prose }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'zoek', arguments: JSON.stringify({ q: prose.slice(0, 90_000) }) } }] },
+      { role: 'tool', tool_call_id: 'c1', content: prose },
+    ];
+    expect(isLongPrompt(messages)).to.equal(true);
+    expect(isLongPrompt([{ role: 'user', content: 'kort' }])).to.equal(false);
+    expect(await countMessageTokensPaced(messages)).to.equal(countMessageTokens(messages));
   });
 });

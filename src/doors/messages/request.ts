@@ -4,7 +4,7 @@ import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog
 import { chainOf } from '../../gateway/routing.js';
 import { anthropicPartText, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
-import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
+import { countMessageTokens, countMessageTokensPaced, countTokens, countTokensPaced } from '../../gateway/tokens.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
 // cache, limits, metering) then applies unchanged; this file only moves fields. docs/messages-door.md
@@ -301,6 +301,12 @@ function jsonLength(chat: Record<string, unknown>): number {
 /** The prompt's tokens as the tokenizer counts them, tool definitions included. */
 export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
   return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
+}
+
+/** promptTokens, giving way to other requests every 64 KiB: a prompt may be megabytes. */
+export async function promptTokensPaced(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): Promise<number> {
+  const tools = chat.tools ? (await countTokensPaced([JSON.stringify(chat.tools)]))[0]! : 0;
+  return (await countMessageTokensPaced(chat.messages)) + tools;
 }
 
 function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>()): ChatMessage[] {
