@@ -58,6 +58,7 @@ export function chunksOf(completion: UpstreamCompletion): UpstreamChunk[] {
             ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
             ...(choice.message.reasoning_content ? { reasoning_content: choice.message.reasoning_content } : {}),
             content: choice.message.content,
+            ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
             ...(choice.message.tool_calls
               ? { tool_calls: choice.message.tool_calls.map((call, index) => ({ index, ...call })) }
               : {}),

@@ -128,13 +128,16 @@ export function reasoningItem(
 }
 
 export function messageItem(responseId: string, outputIndex: number, text: string, status: MessageItem['status']): MessageItem {
-  return {
-    id: itemIdOf(responseId, 'msg', outputIndex),
-    type: 'message',
-    status,
-    role: 'assistant',
-    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
-  };
+  return messageItemOf(responseId, outputIndex, [contentPart('output_text', text)], status);
+}
+
+export function messageItemOf(responseId: string, outputIndex: number, content: MessageItem['content'], status: MessageItem['status']): MessageItem {
+  return { id: itemIdOf(responseId, 'msg', outputIndex), type: 'message', status, role: 'assistant', content };
+}
+
+/** A message's part: text, or what the model refused with. */
+export function contentPart(type: 'output_text' | 'refusal', text: string): MessageItem['content'][number] {
+  return type === 'output_text' ? { type, text, annotations: [], logprobs: [] } : { type, refusal: text };
 }
 
 export function functionCallItem(
@@ -158,11 +161,12 @@ export function outputItemsOf(responseId: string, outcome: ChatOutcome, reasonin
     items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks, reasoningSummary));
   }
   const message = () => {
-    if (outcome.refusal) {
-      items.push({ ...messageItem(responseId, items.length, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
-    } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
-      items.push(messageItem(responseId, items.length, outcome.text ?? '', status));
-    }
+    // Its text, then its refusal, as a stream sends them; an answer of nothing at all is an empty message.
+    const content: MessageItem['content'] = [];
+    if (outcome.text) content.push(contentPart('output_text', outcome.text));
+    if (outcome.refusal) content.push(contentPart('refusal', outcome.refusal));
+    if (content.length === 0 && outcome.toolCalls.length === 0) content.push(contentPart('output_text', ''));
+    if (content.length > 0) items.push(messageItemOf(responseId, items.length, content, status));
   };
   if (!outcome.textAfterCalls) message();
   for (const call of outcome.toolCalls) items.push(functionCallItem(responseId, items.length, call, status));
