@@ -1,6 +1,7 @@
 import type { Pool } from '../../db/pool.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type ChatService } from '../../gateway/chat.js';
+import type { AnswerRun } from '../../gateway/providers/types.js';
 import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
@@ -24,7 +25,7 @@ export class ResponsesDoor {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
     const reply = await this.deps.chat.complete(chatCtx, door.chat);
     // A replay did not answer anew: its response is made from the kept chat answer, as the first was.
-    const response = answered.response ?? responseOfChatBody(frame, reply.body, false);
+    const response = answered.response ?? responseOfChatBody(frame, reply.body);
     return { body: response, headers: reply.headers };
   }
 
@@ -84,7 +85,7 @@ export class ResponsesDoor {
       // Called once the chat is answered (not for a replay): the response, and with `store` (default
       // true) the row that keeps it and this turn's input for previous_response_id and GET.
       keepAnswer: (chatBody) => {
-        const response = responseOfChatBody(frame, chatBody, answered.streamed?.textCameAfterCalls ?? false);
+        const response = responseOfChatBody(frame, chatBody, answered.streamed?.order());
         answered.response = response;
         if (body.store === false) return undefined;
         return {
@@ -126,7 +127,7 @@ interface Answered {
   streamed?: ResponsesStream;
 }
 
-function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>, textAfterCalls: boolean): ResponseObject {
-  const outcome = { ...outcomeOfCompletion(chatBody), ...(textAfterCalls ? { textAfterCalls } : {}) };
+function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>, order?: readonly AnswerRun[]): ResponseObject {
+  const outcome = { ...outcomeOfCompletion(chatBody), ...(order ? { order } : {}) };
   return finishedResponse({ ...frame, createdAt: Number(chatBody.created) || frame.createdAt }, outcome);
 }

@@ -1,6 +1,5 @@
 import type { SseSink, StreamEnd } from '../../gateway/chat.js';
-import type { UpstreamChunk } from '../../gateway/providers/types.js';
-import type { ThinkingBlock } from '../../gateway/providers/types.js';
+import type { AnswerRun, ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
 import {
   contentPart,
   finishedResponse,
@@ -80,7 +79,8 @@ export class ResponsesStream implements SseSink {
   private readonly waiting: OpenCall[] = [];
   private text = '';
   private refusal = '';
-  private textAfterCalls = false;
+  /** The messages and calls in the order they opened: the final output lists the items so. */
+  private readonly items: (OpenMessage | OpenCall)[] = [];
   private reasoning = '';
   private readonly thinkingBlocks: ThinkingBlock[] = [];
   private finishReason: string | undefined;
@@ -137,9 +137,11 @@ export class ResponsesStream implements SseSink {
     if (frame.sources) this.sources = frame.sources;
   }
 
-  /** The text began after the function calls: the final output puts the message after them too. */
-  get textCameAfterCalls(): boolean {
-    return this.textAfterCalls;
+  /** The order the text, refusal and calls streamed in (see `ChatOutcome.order`). */
+  order(): AnswerRun[] {
+    return this.items.flatMap((open): AnswerRun[] =>
+      open.kind === 'call' ? [{ tool_call: open.chatIndex }] : open.parts.map((part) => (part.type === 'output_text' ? { content: part.text.length } : { refusal: part.text.length }))
+    );
   }
 
   end(outcome: StreamEnd): void {
@@ -155,11 +157,12 @@ export class ResponsesStream implements SseSink {
       thinkingBlocks: this.thinkingBlocks,
       text: this.text === '' ? null : this.text,
       refusal: this.refusal === '' ? null : this.refusal,
-      toolCalls: [...this.calls.values()].sort((a, b) => a.index - b.index).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
+      // By their chat index, which the runs name them by.
+      toolCalls: [...this.calls.values()].sort((a, b) => a.chatIndex - b.chatIndex).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
       finishReason: this.finishReason ?? 'stop',
       usage: this.usage,
       sources: this.sources,
-      ...(this.textAfterCalls ? { textAfterCalls: true } : {}),
+      order: this.order(),
     };
   }
 
@@ -232,8 +235,8 @@ export class ResponsesStream implements SseSink {
       // Text after a tool call is rare; it starts a message of its own place.
       await this.closeCurrent();
       const index = this.nextIndex();
-      if (this.calls.size > 0 && this.text === '' && this.refusal === '') this.textAfterCalls = true;
       this.current = { kind: 'message', index, parts: [] };
+      this.items.push(this.current);
       const item = messageItem(this.frame.id, index, '', 'in_progress');
       await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
     }
@@ -274,6 +277,7 @@ export class ResponsesStream implements SseSink {
     if (!open && this.current?.kind === 'call') {
       open = { kind: 'call', index: this.current.index + 1 + this.waiting.length, chatIndex: delta.index, id: '', name: '', arguments: '', waiting: true };
       this.calls.set(delta.index, open);
+      this.items.push(open);
       this.waiting.push(open);
     }
     if (open?.waiting) {
@@ -286,6 +290,7 @@ export class ResponsesStream implements SseSink {
       await this.closeCurrent();
       open = { kind: 'call', index: this.nextIndex(), chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '' };
       this.calls.set(delta.index, open);
+      this.items.push(open);
       this.current = open;
       const item = functionCallItem(this.frame.id, open.index, open, 'in_progress');
       await this.emit('response.output_item.added', { output_index: open.index, item });
@@ -350,7 +355,7 @@ export class ResponsesStream implements SseSink {
   }
 }
 
-/** The final output's item at `index` when it is of this type (a stream that interleaved text and calls may differ). */
+/** The final output's item at `index` when it is of this type (it is, unless the provider sent reasoning after other output). */
 function finalOf<T extends OutputItem>(output: OutputItem[] | undefined, index: number, type: T['type']): T | undefined {
   const item = output?.[index];
   return item?.type === type ? (item as T) : undefined;

@@ -98,6 +98,13 @@ export interface ChoiceEnd {
   logprobs?: unknown;
 }
 
+/**
+ * One run of an answer as a stream gave it: so many characters of `content`, of `refusal`, or a
+ * tool call (its index in `tool_calls`). A door that shows an answer as items in turn (the
+ * Responses door) shows them in this order, which the joined `content` no longer holds.
+ */
+export type AnswerRun = { content: number } | { refusal: number } | { tool_call: number };
+
 export interface UpstreamChoice extends ChoiceEnd {
   index: number;
   message: {

@@ -172,6 +172,35 @@ describe('the Responses door over the gateway', () => {
     expect((await api(gw.app.baseUrl, `/v1/responses/${completed.data.response.id}`, { key: gw.key })).body.output).to.deep.equal(done);
   });
 
+  it('lists text, a function call and more text as three items, in the events, the final response and GET alike', async () => {
+    const chunk = chunkOf('c-text-call-text');
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', content: 'Ik kijk ' }),
+        chunk({ content: 'het na.' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"n":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"42"}' } }] }),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const events = await readEvents(await post({ model: 'test/chat-a', input: 'Zoek polis 42 en vertel', tools, stream: true, cache: false }));
+    const added = events.filter((e) => e.event === 'response.output_item.added').map((e) => [e.data.output_index, e.data.item.type]);
+    expect(added).to.deep.equal([
+      [0, 'message'],
+      [1, 'function_call'],
+      [2, 'message'],
+    ]);
+    const final = expectEventsAgreeWithFinal(events);
+    expect(final.output.map((item: any) => item.content?.[0].text ?? item.arguments)).to.deep.equal(['Ik kijk het na.', '{"n":"42"}', 'After the call.']);
+    expect(final.output_text).to.equal('Ik kijk het na.After the call.');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${final.id}`, { key: gw.key })).body).to.deep.equal(final);
+  });
+
   it('streams a refusal as a message item with a refusal part, and replays it so', async () => {
     const chunk = chunkOf('c-refusal');
     gw.euA.script({
