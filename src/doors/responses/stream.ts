@@ -137,19 +137,19 @@ export class ResponsesStream implements SseSink {
     if (frame.sources) this.sources = frame.sources;
   }
 
-  /** The order the text, refusal and calls streamed in (see `ChatOutcome.order`). */
-  order(): AnswerRun[] {
-    return this.items.flatMap((open): AnswerRun[] =>
-      open.kind === 'call' ? [{ tool_call: open.chatIndex }] : open.parts.map((part) => (part.type === 'output_text' ? { content: part.text.length } : { refusal: part.text.length }))
-    );
-  }
-
   end(outcome: StreamEnd): void {
     if (this.outcome === 'unfinished' && outcome === 'done') this.outcome = 'answered';
     if (outcome === 'closed') this.writer.closed();
   }
 
-  /** The answer as the chat stream delivered it, for the final object (and what is stored). */
+  /** The order the text, refusal and calls streamed in (see `ChatOutcome.order`). */
+  private order(): AnswerRun[] {
+    return this.items.flatMap((open): AnswerRun[] =>
+      open.kind === 'call' ? [{ tool_call: open.chatIndex }] : open.parts.map((part) => (part.type === 'output_text' ? { content: part.text.length } : { refusal: part.text.length }))
+    );
+  }
+
+  /** The answer as the chat stream delivered it, for the final object of a replay (which is not stored again). */
   chatOutcome(): ChatOutcome {
     return {
       model: this.model,

@@ -116,6 +116,12 @@ export interface UpstreamChoice extends ChoiceEnd {
     reasoning_content?: string;
     /** Only from a native Anthropic provider. */
     thinking_blocks?: ThinkingBlock[];
+    /**
+     * The order a stream gave the content, refusal and tool calls in, when not the usual one
+     * (content, refusal, then the calls by index): kept with the answer, for its replays and
+     * cache hits, never sent as a field of it.
+     */
+    order?: AnswerRun[];
   };
 }
 

@@ -201,6 +201,76 @@ describe('the Responses door over the gateway', () => {
     expect((await api(gw.app.baseUrl, `/v1/responses/${final.id}`, { key: gw.key })).body).to.deep.equal(final);
   });
 
+  it('replays a retry, and answers a cache hit, with the items, order and ids the stream first gave, as a stream and as JSON', async () => {
+    const chunk = chunkOf('c-calls-first');
+    const call = (index: number, id: string, args: string) => ({ tool_calls: [{ index, id, type: 'function', function: { name: 'lookup', arguments: args } }] });
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', ...call(0, 'call_a', '{"n":"1"}') }),
+        chunk(call(1, 'call_b', '{"n":"2"}')),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const body = { model: 'test/chat-a', input: 'Zoek polis 1 en 2, dan uitleg', tools, stream: true };
+    // Items as the caller compares them across responses: ids without the response's own part.
+    const items = (response: Record<string, any>) => response.output.map((item: any) => ({ ...item, id: `${item.id.slice(0, 3)}${item.id.slice(-4)}` }));
+    const first = expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-order-1' })));
+    expect(items(first).map((item: any) => [item.type, item.id])).to.deep.equal([
+      ['function_call', 'fc_0000'],
+      ['function_call', 'fc_0001'],
+      ['message', 'msg0002'],
+    ]);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${first.id}`, { key: gw.key })).body).to.deep.equal(first);
+
+    const replayed = await post(body, { 'x-request-id': 'resp-order-1' });
+    expect(replayed.headers.get('x-replay')).to.equal('true');
+    expect(expectEventsAgreeWithFinal(await readEvents(replayed))).to.deep.equal(first);
+    expect(await (await post({ ...body, stream: false }, { 'x-request-id': 'resp-order-1' })).json()).to.deep.equal(first);
+
+    const hit = await post(body, { 'x-request-id': 'resp-order-2' });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const fromCache = expectEventsAgreeWithFinal(await readEvents(hit));
+    expect(items(fromCache)).to.deep.equal(items(first));
+    expect((await api(gw.app.baseUrl, `/v1/responses/${fromCache.id}`, { key: gw.key })).body).to.deep.equal(fromCache);
+    const hitAsJson = await post({ ...body, stream: false }, { 'x-request-id': 'resp-order-3' });
+    expect(hitAsJson.headers.get('x-cache')).to.equal('HIT');
+    const json = (await hitAsJson.json()) as Record<string, any>;
+    expect(items(json)).to.deep.equal(items(first));
+    expect((await api(gw.app.baseUrl, `/v1/responses/${json.id}`, { key: gw.key })).body).to.deep.equal(json);
+    expect(gw.euA.requests).to.have.length(1);
+  });
+
+  it('splits restored text where it streamed: what the firewall held back before a call goes out before it, and a replay splits it there too', async () => {
+    const chunk = chunkOf('c-held-back');
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        // "[" may begin a placeholder: the restorer holds it back until it knows.
+        chunk({ role: 'assistant', content: 'Ik mail [EMAIL_1] (zie [' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_m', type: 'function', function: { name: 'lookup', arguments: '{"n":"1"}' } }] }),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const body = { model: 'test/chat-a', input: 'Mijn mail is sanne.de.vries@example.nl', tools, stream: true, cache: false };
+    const first = expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-held-1' })));
+    expect(first.output.map((item: any) => item.content?.[0].text ?? item.arguments)).to.deep.equal([
+      'Ik mail sanne.de.vries@example.nl (zie [',
+      '{"n":"1"}',
+      'After the call.',
+    ]);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${first.id}`, { key: gw.key })).body).to.deep.equal(first);
+    expect(expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-held-1' })))).to.deep.equal(first);
+  });
+
   it('streams a refusal as a message item with a refusal part, and replays it so', async () => {
     const chunk = chunkOf('c-refusal');
     gw.euA.script({
