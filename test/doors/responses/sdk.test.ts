@@ -206,6 +206,26 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(missing).to.be.instanceOf(OpenAI.NotFoundError);
   });
 
+  it('takes include (as the SDK sends it, include[]) and query parameters it does not know on input_items, and still checks its own', async () => {
+    const created = await client.responses.create({ model: 'local/echo', input: 'Met include' });
+    const listed = await client.responses.inputItems.list(created.id, { include: ['message.input_image.image_url'] });
+    expect(listed.data.map((item) => item.type)).to.deep.equal(['message']);
+    const path = `/v1/responses/${created.id}/input_items`;
+    for (const query of [
+      'include[]=message.input_image.image_url&include[]=file_search_call.results',
+      'include=message.input_image.image_url&include=file_search_call.results',
+      'beta=true',
+      'beta=true&include=message.input_image.image_url&order=asc&limit=1',
+    ]) {
+      const got = await api(app.baseUrl, `${path}?${query}`, { key });
+      expect(got.status, `?${query}: ${got.text}`).to.equal(200);
+      expect(got.body.data).to.have.length(1);
+    }
+    for (const query of ['limit=0', 'order=sideways', `include[]=${'x'.repeat(256)}`]) {
+      expect((await api(app.baseUrl, `${path}?${query}`, { key })).status, `?${query}`).to.equal(422);
+    }
+  });
+
   it('stores nothing with store: false', async () => {
     const response = await client.responses.create({ model: 'local/echo', input: 'Niet bewaren', store: false });
     expect((response as unknown as { store: boolean }).store).to.equal(false);
