@@ -62,6 +62,11 @@ export interface ChatContext {
    * other records.
    */
   keepAnswer?: (answer: Pick<ChatReply, 'body' | 'orders'>) => StoredResponseRecord | undefined;
+  /**
+   * A door names its caller's field that a field of the chat request came from (`messages.1.content.1`
+   * may be `input.0.content.1`), so that a 422 names what the caller sent.
+   */
+  fieldOf?: (chatField: string) => string;
 }
 
 export interface ChatReply {
@@ -280,7 +285,7 @@ export class ChatService {
 
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
-    checkChatRules(body);
+    checkChatRules(body, ctx.fieldOf);
     checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {

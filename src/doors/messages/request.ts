@@ -4,6 +4,7 @@ import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog
 import { chainOf } from '../../gateway/routing.js';
 import type { ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countTokens } from '../../gateway/tokens.js';
+import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
 // cache, limits, metering) then applies unchanged; this file only moves fields. docs/messages-door.md
@@ -19,6 +20,8 @@ export interface TranslatedRequest {
   chat: ChatCompletionRequest;
   /** What the door left out or changed, for the trace. */
   notes: string[];
+  /** The field of the Messages request a field of `chat` came from (ChatContext.fieldOf). */
+  fieldOf: (chatField: string) => string;
 }
 
 /** Polder's own fields, accepted on the door as on chat and passed as they are. */
@@ -63,37 +66,61 @@ function sourcePart(block: { type: string; source?: Block['source']; title?: str
   return undefined;
 }
 
-/** A tool result's content as the text of a `tool` message; its images go to the user message after it. */
-function toolResultOf(block: Block, at: string, add: (field: string, message: string) => void): { text: string | ContentPart[]; images: ContentPart[] } {
+/**
+ * A tool result's content as the text of a `tool` message; its images (with the fields they came
+ * from) go to the user message after it.
+ */
+function toolResultOf(
+  block: Block,
+  at: string,
+  add: (field: string, message: string) => void,
+): { text: string | ContentPart[]; images: ContentPart[]; imagePaths: string[] } {
   const content = block.content;
   const prefix = block.is_error ? 'Error: ' : '';
   const mark = block.cache_control;
-  if (content === undefined) return { text: textContent([{ text: prefix, cache_control: mark }], ''), images: [] };
-  if (typeof content === 'string') return { text: textContent([{ text: prefix + content, cache_control: mark }], ''), images: [] };
+  if (content === undefined) return { text: textContent([{ text: prefix, cache_control: mark }], ''), images: [], imagePaths: [] };
+  if (typeof content === 'string') return { text: textContent([{ text: prefix + content, cache_control: mark }], ''), images: [], imagePaths: [] };
   const texts: string[] = [];
   const images: ContentPart[] = [];
+  const imagePaths: string[] = [];
   content.forEach((part, p) => {
     if (part.type === 'text') texts.push(part.text ?? '');
     else if (part.source) {
       const image = sourcePart({ type: 'image', source: part.source }, `${at}.content.${p}`, add);
-      if (image) images.push(image);
+      if (image) {
+        images.push(image);
+        imagePaths.push(`${at}.content.${p}`);
+      }
     }
   });
-  return { text: textContent([{ text: prefix + texts.join('\n'), cache_control: mark }], ''), images };
+  return { text: textContent([{ text: prefix + texts.join('\n'), cache_control: mark }], ''), images, imagePaths };
 }
 
-/** One Messages message as one or more chat messages (tool results become `tool` messages first). */
-function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (field: string, message: string) => void): ChatMessage[] {
+/**
+ * One Messages message as one or more chat messages (tool results become `tool` messages first);
+ * with `origins`, each with the fields it came from.
+ */
+function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (field: string, message: string) => void, origins?: MessageOrigins): ChatMessage[] {
   const { role, content } = message;
-  if (typeof content === 'string') return [{ role, content }];
+  const at = `messages.${m}`;
+  const from = (chat: ChatMessage, origin: Omit<MessageOrigin, 'at' | 'content'> = {}): ChatMessage => {
+    origins?.set(chat, { at, content: `${at}.content`, ...origin });
+    return chat;
+  };
+  if (typeof content === 'string') return [from({ role, content })];
   if (role === 'assistant') {
     const texts: Block[] = [];
+    const textPaths: string[] | undefined = origins ? [] : undefined;
     const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+    const callPaths: string[] | undefined = origins ? [] : undefined;
     const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
-    for (const block of content) {
-      if (block.type === 'text') texts.push(block);
-      else if (block.type === 'tool_use') {
+    content.forEach((block, b) => {
+      if (block.type === 'text') {
+        texts.push(block);
+        textPaths?.push(`${at}.content.${b}`);
+      } else if (block.type === 'tool_use') {
         toolCalls.push({ id: block.id!, type: 'function', function: { name: block.name!, arguments: JSON.stringify(block.input ?? {}) } });
+        callPaths?.push(`${at}.content.${b}.input`);
       } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
         // Passed back as they came: a native Anthropic provider checks their signatures; any other drops them.
         thinking.push({
@@ -103,30 +130,39 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
           ...(block.data !== undefined ? { data: block.data } : {}),
         });
       }
-    }
+    });
     const text = textContent(texts, '');
     const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
-    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }];
-    return [{ role: 'assistant', content: text, ...withThinking }];
+    const origin = { ...(textPaths ? { parts: textPaths } : {}), ...(callPaths ? { calls: callPaths } : {}) };
+    if (toolCalls.length > 0) return [from({ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }, origin)];
+    return [from({ role: 'assistant', content: text, ...withThinking }, origin)];
   }
   const tools: ChatMessage[] = [];
   const parts: ContentPart[] = [];
+  const partPaths: string[] | undefined = origins ? [] : undefined;
   content.forEach((block, b) => {
     const at = `messages.${m}.content.${b}`;
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: block.text ?? '', ...markOf(block) });
+        partPaths?.push(at);
         break;
       case 'image':
       case 'document': {
         const part = sourcePart(block, at, add);
-        if (part) parts.push({ ...part, ...markOf(block) });
+        if (part) {
+          parts.push({ ...part, ...markOf(block) });
+          partPaths?.push(at);
+        }
         break;
       }
       case 'tool_result': {
-        const { text, images } = toolResultOf(block, at, add);
-        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: text });
+        const { text, images, imagePaths } = toolResultOf(block, at, add);
+        const tool: ChatMessage = { role: 'tool', tool_call_id: block.tool_use_id!, content: text };
+        origins?.set(tool, { at, content: `${at}.content` });
+        tools.push(tool);
         parts.push(...images);
+        partPaths?.push(...imagePaths);
         break;
       }
       case 'tool_use':
@@ -136,14 +172,17 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: (fi
         break;
     }
   });
-  if (role === 'system') return [{ role: 'system', content: textContent(parts.filter((p) => p.type === 'text'), '\n') }];
-  return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
+  if (role === 'system') return [from({ role: 'system', content: textContent(parts.filter((p) => p.type === 'text'), '\n') })];
+  return parts.length > 0 ? [...tools, from({ role: 'user', content: parts }, partPaths ? { parts: partPaths } : {})] : tools;
 }
 
-function systemOf(system: MessagesRequest['system']): ChatMessage[] {
+function systemOf(system: MessagesRequest['system'], origins?: MessageOrigins): ChatMessage[] {
   if (system === undefined) return [];
   const content = typeof system === 'string' ? system : textContent(system, '\n');
-  return content === '' || content.length === 0 ? [] : [{ role: 'system', content }];
+  if (content === '' || content.length === 0) return [];
+  const message: ChatMessage = { role: 'system', content };
+  origins?.set(message, { at: 'system', ...(typeof system === 'string' ? {} : { parts: system.map((_block, i) => `system.${i}`) }) });
+  return [message];
 }
 
 function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: string, message: string) => void): ChatTool[] | undefined {
@@ -216,7 +255,8 @@ export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'too
   return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
 }
 
-function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void): ChatMessage[] {
+/** The chat messages of a Messages request; with `origins`, where each came from. */
+function messagesOf(body: MessagesCountTokensRequest, add: (field: string, message: string) => void, origins?: MessageOrigins): ChatMessage[] {
   const last = body.messages.length - 1;
   body.messages.forEach((message, m) => {
     // As Anthropic's API has it: an assistant turn left open for the model to continue may be empty.
@@ -224,7 +264,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: (field: string, messa
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
   });
-  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add))];
+  return [...systemOf(body.system, origins), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, origins))];
 }
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
@@ -261,7 +301,17 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
       notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
     }
   }
-  return { chat: chat as unknown as ChatCompletionRequest, notes };
+  // Where each message came from is needed only to name a field in a 422 on the chat request:
+  // then the messages are built again, the same, keeping it.
+  let fieldOf: ((chatField: string) => string) | undefined;
+  return { chat: chat as unknown as ChatCompletionRequest, notes, fieldOf: (field) => (fieldOf ??= fieldsOf(body))(field) };
+}
+
+/** The Messages field of each field of the chat messages, from the messages built again with their origins. */
+function fieldsOf(body: MessagesRequest): (chatField: string) => string {
+  const origins = new MessageOrigins();
+  // Its refusals were made the first time.
+  return origins.fieldOf(messagesOf(body, () => undefined, origins));
 }
 
 /** The messages and tools a count_tokens request would send. */

@@ -3,6 +3,7 @@ import { notFound, validationFailed } from '../../errors.js';
 import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type ChatService } from '../../gateway/chat.js';
 import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
+import { renameFields } from '../fieldOrigins.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
 import { inputItemPage, type InputItemPage, type InputItemQuery } from './inputItems.js';
@@ -72,14 +73,16 @@ export class ResponsesDoor {
       throw memoryReadNeeded('continuing a response that memory was retrieved into (previous_response_id)');
     }
     const door = chatRequestOf({ ...body, ...continuedEndUser(body, chain) }, chain);
-    // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked.
+    // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked;
+    // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
-    if (errors) throw validationFailed(errors);
+    if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
     const id = responseIdOf(workspaceId, ctx.requestId);
     const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
     const answered: Answered = {};
     const chatCtx: ChatContext = {
       ...ctx,
+      fieldOf: door.fieldOf,
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default
       // true) the row that keeps it and this turn's input for previous_response_id and GET.

@@ -25,8 +25,8 @@ export function messagesRoutes(
 ): void {
   api.add('createMessage', async (ctx: AppContext) => {
     const body = ctx.state.body as MessagesRequest;
-    const { chat: request, notes } = chatRequestOf(body, catalog);
-    const context = { ...gatewayContext(ctx), notes };
+    const { chat: request, notes, fieldOf } = chatRequestOf(body, catalog);
+    const context = { ...gatewayContext(ctx), notes, fieldOf };
     if (request.stream) {
       await chat.stream(context, request, messagesEventSink(ctx, promptTokens(request), body.model));
       return;

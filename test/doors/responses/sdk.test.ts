@@ -282,6 +282,38 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(image.body.error.type).to.equal('invalid_request_error');
   });
 
+  it('names the field the caller sent when what it becomes breaks a chat rule: input.N.content.M, input.N.output.M, input.N.arguments', async () => {
+    // 10 MiB and a little more, once decoded.
+    const big = `data:image/png;base64,${'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4)}`;
+    const refused = async (input: unknown[]) => {
+      const got = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', instructions: 'Kort graag.', input } });
+      expect(got.status, got.text.slice(0, 300)).to.equal(422);
+      return got.body;
+    };
+    const image = await refused([{ role: 'user', content: [{ type: 'input_text', text: 'Kijk' }, { type: 'input_image', image_url: big }] }]);
+    expect(Object.keys(image.errors)).to.deep.equal(['input.0.content.1']);
+    expect(image.error.param).to.equal('input.0.content.1');
+    expect(image.message).to.contain('input.0.content.1').and.not.contain('messages.');
+
+    const output = await refused([
+      { role: 'user', content: 'Bekijk het schermafdruk' },
+      { type: 'function_call', call_id: 'c1', name: 'view_image', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'de afbeelding:' }, { type: 'input_image', image_url: big }] },
+    ]);
+    expect(Object.keys(output.errors)).to.deep.equal(['input.2.output.1']);
+
+    const deep = `${'['.repeat(70)}${']'.repeat(70)}`;
+    const call = await refused([
+      { role: 'user', content: 'Zoek' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Ik zoek.' }] },
+      { type: 'function_call', call_id: 'c1', name: 'zoek', arguments: '{}' },
+      { type: 'function_call', call_id: 'c2', name: 'zoek', arguments: deep },
+      { type: 'function_call_output', call_id: 'c1', output: 'niets' },
+      { type: 'function_call_output', call_id: 'c2', output: 'niets' },
+    ]);
+    expect(Object.keys(call.errors)).to.deep.equal(['input.3.arguments']);
+  });
+
   it('accepts an 80 KB body with 25 tools, as coding agents send', async () => {
     const tools: OpenAI.Responses.FunctionTool[] = Array.from({ length: 25 }, (_, i) => ({
       type: 'function',
