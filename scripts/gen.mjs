@@ -40,6 +40,10 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 // The chat body and the doors' bodies drop unknown fields at every level (clients send more than
 // they document); every other body rejects them at the top.
 const PERMISSIVE_BODIES = new Set(['ChatCompletionRequest', 'MessagesRequest', 'MessagesCountTokensRequest', 'ResponsesRequest']);
+// Likewise the doors' operations that take a query string ignore the parameters they do not know
+// (CONTRACT "Coding agents": `?beta=true`, and whatever else an SDK adds); every other operation
+// refuses them.
+const PERMISSIVE_QUERIES = new Set(['listResponseInputItems']);
 
 // OpenAPI-only keywords that are not JSON Schema 2020-12 and that Ajv's strict mode refuses.
 // (`deprecated`, `examples`, `readOnly`, `writeOnly` are 2020-12 meta-data and stay.)
@@ -237,7 +241,7 @@ function buildSchemas(doc) {
           description: `Query string of ${id} (${where}).`,
           ...(required.length > 0 ? { required } : {}),
           properties,
-          additionalProperties: false,
+          ...(PERMISSIVE_QUERIES.has(id) ? {} : { additionalProperties: false }),
         };
       }
 
@@ -255,6 +259,9 @@ function buildSchemas(doc) {
   }
 
   checkHouseRules(components, bodies);
+  for (const id of PERMISSIVE_QUERIES) {
+    if (!operations[id]?.query) problem(`PERMISSIVE_QUERIES names ${id}, which is no operation with query parameters`);
+  }
 
   return {
     $comment: HEADER,

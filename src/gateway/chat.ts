@@ -26,6 +26,7 @@ import {
   asRetrievedKnowledge,
   type AnthropicSettings,
   UpstreamError,
+  type AnswerRun,
   type UpstreamChatRequest,
   type UpstreamChunk,
   type UpstreamCompletion,
@@ -67,14 +68,26 @@ export interface ChatContext {
   anthropic?: AnthropicSettings;
   /**
    * A door that keeps its answer (the Responses door's `store`) gives the row to keep, made from the
-   * answer's body; it is written in the same group commit as the request's other records.
+   * answer (its body, and its `orders`); it is written in the same group commit as the request's
+   * other records.
    */
-  keepAnswer?: (body: Record<string, unknown>) => StoredResponseRecord | undefined;
+  keepAnswer?: (answer: Pick<ChatReply, 'body' | 'orders'>) => StoredResponseRecord | undefined;
+  /**
+   * A door names its caller's field that a field of the chat request came from (`messages.1.content.1`
+   * may be `input.0.content.1`), so that a 422 names what the caller sent.
+   */
+  fieldOf?: (chatField: string) => string;
 }
 
 export interface ChatReply {
   body: Record<string, unknown>;
   headers: Record<string, string>;
+  /**
+   * By choice index, the order a choice's stream gave its content, refusal and tool calls in, where
+   * not the usual one (UpstreamChoice's `order`): not part of the body, but kept with it for a
+   * replay, which streams them in that order again and from which a door lists them so.
+   */
+  orders?: Record<number, AnswerRun[]>;
 }
 
 /** Where a streamed answer goes: Server-Sent Events on the client's response. */
@@ -294,7 +307,7 @@ export class ChatService {
 
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
-    checkChatRules(body);
+    checkChatRules(body, ctx.fieldOf);
     checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {
@@ -589,10 +602,11 @@ export class ChatService {
       sources: prepared.retrieval.sources,
     };
     const headers = { ...replyHeaders(answer.model.id, answer.provider, prepared.cacheStatus), ...prepared.admission.headers };
+    const orders = ordersOf(visible);
     const subjects = answerSubjects(prepared);
     const status = outcome === 'server_stopped' ? serverStopping().status : closed ? clientGone().status : 200;
     const records: RequestRecords = {
-      ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers }, subjects) }),
+      ...(closed ? {} : { request: settledRequest({ ...ctx, kind: 'chat' }, prepared.hash, { body, headers, ...orders }, subjects) }),
       usage: lines,
       spend: this.deps.gate.settle(prepared.admission, { tokens: prompt + completionTokens, credits: credits.total }),
       trace: this.trace(ctx, prepared, {
@@ -609,7 +623,7 @@ export class ChatService {
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
       ...subjectOf({ workspaceId: principal.workspaceId, requestId: ctx.requestId }, prepared.body.user, prepared.started),
       ...(prepared.body.thread && !closed ? { thread: threadAppend(ctx, prepared.body, visible, now) } : {}),
-      ...(ctx.keepAnswer && !closed ? { storedResponse: ctx.keepAnswer(body) } : {}),
+      ...(ctx.keepAnswer && !closed ? { storedResponse: ctx.keepAnswer({ body, ...orders }) } : {}),
       ...(!closed && prepared.cacheStatus === 'MISS' && prepared.cacheKey
         ? {
             cache: {
@@ -625,7 +639,7 @@ export class ChatService {
     };
     await this.deps.committer.write(records);
     if (records.cache) this.deps.cacheKeys.add(records.cache.key);
-    return { body, headers };
+    return { body, headers, ...orders };
   }
 
   /** A failed request is traced and audited, not billed, and its id is freed for a retry. */
@@ -797,12 +811,22 @@ function threadAppend(ctx: ChatContext, body: ChatCompletionRequest, completion:
   };
 }
 
-/** A stored or cached JSON answer, sent in the stream form the request asked for. */
+/** `{orders}` of the choices a stream gave in an unusual order (ChatReply.orders), or nothing. */
+function ordersOf(completion: UpstreamCompletion): { orders?: Record<number, AnswerRun[]> } {
+  const unusual = completion.choices.filter((choice) => choice.message.order);
+  return unusual.length > 0 ? { orders: Object.fromEntries(unusual.map((choice) => [choice.index, choice.message.order!])) } : {};
+}
+
+/** A stored or cached JSON answer, sent in the stream form the request asked for, in the order it first streamed. */
 async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boolean): Promise<void> {
   const body = reply.body as { id: string; created: number; model: string; choices: UpstreamCompletion['choices']; usage: Usage; sources: unknown[] };
   sink.open(reply.headers);
   const frame = (choices: UpstreamChunk['choices']) => ({ id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, choices });
-  const chunks = chunksOf({ id: body.id, created: body.created, choices: body.choices });
+  const choices = body.choices.map((choice) => {
+    const order = reply.orders?.[choice.index];
+    return order ? { ...choice, message: { ...choice.message, order } } : choice;
+  });
+  const chunks = chunksOf({ id: body.id, created: body.created, choices });
   for (const [position, chunk] of chunks.entries()) {
     const last = position === chunks.length - 1;
     await sink.send({ ...frame(chunk.choices), ...(last ? { usage: body.usage, sources: body.sources } : {}) });

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
-import type { ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
+import type { AnswerRun, ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
 // parts, tool-call arguments, a message's name, a file part's file name, an image part's URL
@@ -306,7 +306,7 @@ export async function restoreCompletion(firewall: Firewall, completion: Upstream
   if (firewall.vault.size === 0) return completion;
   const choices: UpstreamCompletion['choices'] = [];
   for (const choice of completion.choices) {
-    const content = choice.message.content === null ? null : await firewall.restoreAsync(choice.message.content);
+    const restored = await restoredContent(firewall, choice.message);
     let toolCalls: typeof choice.message.tool_calls;
     if (choice.message.tool_calls) {
       toolCalls = [];
@@ -317,9 +317,33 @@ export async function restoreCompletion(firewall: Firewall, completion: Upstream
     const reasoning = choice.message.reasoning_content;
     const restoredReasoning = reasoning === undefined ? {} : { reasoning_content: await firewall.restoreAsync(reasoning) };
     const stopSequence = choice.stop_sequence === undefined ? {} : { stop_sequence: firewall.restore(choice.stop_sequence) };
-    choices.push({ ...choice, ...stopSequence, message: { ...choice.message, content, ...restoredReasoning, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+    choices.push({ ...choice, ...stopSequence, message: { ...choice.message, ...restored, ...restoredReasoning, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
   }
   return { ...completion, choices };
+}
+
+/**
+ * The restored content, and with it the order it streamed in (`order`) with the lengths of the
+ * restored runs. Restored run by run, with one restorer flushed at the end of each, as the
+ * stream's restorer was at each call (StreamUnmasker): a replay splits the text where the stream did.
+ */
+async function restoredContent(firewall: Firewall, message: UpstreamCompletion['choices'][number]['message']): Promise<{ content: string | null; order?: AnswerRun[] }> {
+  if (message.content === null) return { content: null };
+  if (!message.order) return { content: await firewall.restoreAsync(message.content) };
+  const restorer = firewall.streamRestorer('text');
+  const pieces: string[] = [];
+  const order: AnswerRun[] = [];
+  let at = 0;
+  for (const run of message.order) {
+    if (!('content' in run)) {
+      order.push(run);
+      continue;
+    }
+    const piece = restorer.push(message.content.slice(at, (at += run.content))) + restorer.flush();
+    pieces.push(piece);
+    order.push({ content: piece.length });
+  }
+  return { content: pieces.join(''), order };
 }
 
 type Delta = UpstreamChunk['choices'][number]['delta'];
@@ -349,6 +373,12 @@ export class StreamUnmasker {
     if ((typeof delta.content === 'string' && delta.content !== '') || delta.tool_calls) {
       const tail = this.reasoning.get(String(index))?.flush() ?? '';
       if (tail !== '') restored.reasoning_content = (restored.reasoning_content ?? '') + tail;
+    }
+    // A call ends the text before it: what of it was held back goes out before the call, where the
+    // text streamed (restoreCompletion splits the kept answer's text there too).
+    if (delta.tool_calls) {
+      const tail = this.content.get(String(index))?.flush() ?? '';
+      if (tail !== '') restored.content = (restored.content ?? '') + tail;
     }
     if (delta.tool_calls) {
       restored.tool_calls = delta.tool_calls.map((call) =>

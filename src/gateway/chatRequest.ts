@@ -28,9 +28,10 @@ function attachmentData(part: Record<string, unknown>): string | undefined {
 /** What a body naming neither `model` nor `models` is told, on `model`. */
 export const NO_MODEL = 'is required (or models, a chain of models)';
 
-export function checkChatRules(body: ChatCompletionRequest): void {
+/** `fieldOf` names the caller's field a chat field came from, for a door's caller (ChatContext.fieldOf). */
+export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField: string) => string = (field) => field): void {
   const errors: FieldErrors = noFieldErrors();
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const add = (field: string, message: string) => (errors[fieldOf(field)] ??= []).push(message);
   if (body.model !== undefined && body.models !== undefined) add('model', 'send either model or models, not both');
   if (body.model === undefined && body.models === undefined) add('model', NO_MODEL);
   // A call that must be made, with nothing to call (OpenAI answers 400 too). `auto` and `none`

@@ -256,6 +256,8 @@ export interface paths {
          * @description OpenAI's list of the items the caller sent as this response's `input` (not those of the
          *     responses it continued), each with an `id` and `status`; a message's content as parts.
          *     Paged by item id as OpenAI pages it (`after`, `limit`, `order`, newest first by default).
+         *     As on the other door routes, a query parameter it does not know (`?beta=true`) is
+         *     accepted and ignored.
          */
         get: operations["listResponseInputItems"];
         put?: never;
@@ -3310,6 +3312,8 @@ export interface operations {
                 after?: string;
                 /** @description Accepted and ignored, as on create. */
                 include?: string | string[];
+                /** @description `include` as the OpenAI SDKs write an array (`include[]=…`, repeated): accepted and ignored. */
+                "include[]"?: string | string[];
             };
             header?: {
                 /**

@@ -3,6 +3,7 @@ import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
 import { withTransaction } from '../db/transaction.js';
+import type { AnswerRun } from '../gateway/providers/types.js';
 import { writeRecordsNow } from './writeRecords.js';
 
 // Idempotency on the request id. A caller-chosen id gets a requests row, holding the hash of the
@@ -16,6 +17,8 @@ export interface StoredResponse {
   status?: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
+  /** A chat answer's stream orders (ChatReply.orders), which a replay needs and the body does not show. */
+  orders?: Record<number, AnswerRun[]>;
 }
 
 /** Keys sorted at every level, so the same JSON with another key order hashes the same. */

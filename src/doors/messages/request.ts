@@ -5,6 +5,7 @@ import { chainOf } from '../../gateway/routing.js';
 import { anthropicPartText, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countMessageTokensPaced, countTokens, countTokensPaced } from '../../gateway/tokens.js';
+import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
 // cache, limits, metering) then applies unchanged; this file only moves fields. docs/messages-door.md
@@ -24,6 +25,8 @@ export interface TranslatedRequest {
   notes: string[];
   /** The caller's thinking settings as given, for a native Anthropic provider. */
   anthropic?: AnthropicSettings;
+  /** The field of the Messages request a field of `chat` came from (ChatContext.fieldOf). */
+  fieldOf: (chatField: string) => string;
 }
 
 /** Polder's own fields, accepted on the door as on chat and passed as they are. */
@@ -111,17 +114,23 @@ function searchResultPart(block: { source?: Source | string; title?: string | nu
 /**
  * A tool result's content as the content of a `tool` message: its text, or, when it holds
  * documents or search results, its parts (a native provider gets them as they are, any other
- * their text). Its images and PDFs go to the user message after it. Blocks of a type the door
- * does not know are left out and named for the trace.
+ * their text). Its images and PDFs go to the user message after it, with the fields they came
+ * from. Blocks of a type the door does not know are left out and named for the trace.
  */
-function toolResultOf(block: Block, at: string, add: Refuse, leftOut: Set<string>): { content: string | ContentPart[]; attachments: ContentPart[] } {
+function toolResultOf(
+  block: Block,
+  at: string,
+  add: Refuse,
+  leftOut: Set<string>,
+): { content: string | ContentPart[]; attachments: ContentPart[]; attachmentPaths: string[] } {
   const content = block.content;
   const prefix = block.is_error ? 'Error: ' : '';
   const mark = block.cache_control;
-  if (content === undefined) return { content: textContent([{ text: prefix, cache_control: mark }], ''), attachments: [] };
-  if (typeof content === 'string') return { content: textContent([{ text: prefix + content, cache_control: mark }], ''), attachments: [] };
+  if (content === undefined) return { content: textContent([{ text: prefix, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
+  if (typeof content === 'string') return { content: textContent([{ text: prefix + content, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
   const parts: ContentPart[] = [];
   const attachments: ContentPart[] = [];
+  const attachmentPaths: string[] = [];
   content.forEach((part, p) => {
     const where = `${at}.content.${p}`;
     switch (part.type) {
@@ -131,7 +140,11 @@ function toolResultOf(block: Block, at: string, add: Refuse, leftOut: Set<string
       case 'image':
       case 'document': {
         const made = sourcePart(part, where, add);
-        if (made) (made.type === 'document' ? parts : attachments).push(made);
+        if (made?.type === 'document') parts.push(made);
+        else if (made) {
+          attachments.push(made);
+          attachmentPaths.push(where);
+        }
         break;
       }
       case 'search_result':
@@ -141,28 +154,43 @@ function toolResultOf(block: Block, at: string, add: Refuse, leftOut: Set<string
         leftOut.add(part.type);
     }
   });
-  if (!parts.some(isAnthropicPart)) return { content: textContent([{ text: prefix + parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments };
+  if (!parts.some(isAnthropicPart)) {
+    return { content: textContent([{ text: prefix + parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments, attachmentPaths };
+  }
   if (prefix !== '') {
     const first = parts[0]!;
     if (first.type === 'text') first.text = prefix + first.text;
     else parts.unshift({ type: 'text', text: prefix.trimEnd() });
   }
   if (mark !== undefined) parts[parts.length - 1]!.cache_control = mark;
-  return { content: parts, attachments };
+  return { content: parts, attachments, attachmentPaths };
 }
 
-/** One Messages message as one or more chat messages (tool results become `tool` messages first). */
-function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Refuse, leftOut: Set<string>): ChatMessage[] {
+/**
+ * One Messages message as one or more chat messages (tool results become `tool` messages first);
+ * with `origins`, each with the fields it came from.
+ */
+function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Refuse, leftOut: Set<string>, origins?: MessageOrigins): ChatMessage[] {
   const { role, content } = message;
-  if (typeof content === 'string') return [{ role, content }];
+  const at = `messages.${m}`;
+  const from = (chat: ChatMessage, origin: Omit<MessageOrigin, 'at' | 'content'> = {}): ChatMessage => {
+    origins?.set(chat, { at, content: `${at}.content`, ...origin });
+    return chat;
+  };
+  if (typeof content === 'string') return [from({ role, content })];
   if (role === 'assistant') {
     const texts: Block[] = [];
+    const textPaths: string[] | undefined = origins ? [] : undefined;
     const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+    const callPaths: string[] | undefined = origins ? [] : undefined;
     const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
-    for (const block of content) {
-      if (block.type === 'text') texts.push(block);
-      else if (block.type === 'tool_use') {
+    content.forEach((block, b) => {
+      if (block.type === 'text') {
+        texts.push(block);
+        textPaths?.push(`${at}.content.${b}`);
+      } else if (block.type === 'tool_use') {
         toolCalls.push({ id: block.id!, type: 'function', function: { name: block.name!, arguments: JSON.stringify(block.input ?? {}) } });
+        callPaths?.push(`${at}.content.${b}.input`);
       } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
         // Passed back as they came: a native Anthropic provider checks their signatures; any other drops them.
         thinking.push({
@@ -172,33 +200,43 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
           ...(block.data !== undefined ? { data: block.data } : {}),
         });
       }
-    }
+    });
     const text = textContent(texts, '');
     const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
-    if (toolCalls.length > 0) return [{ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }];
-    return [{ role: 'assistant', content: text, ...withThinking }];
+    const origin = { ...(textPaths ? { parts: textPaths } : {}), ...(callPaths ? { calls: callPaths } : {}) };
+    if (toolCalls.length > 0) return [from({ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }, origin)];
+    return [from({ role: 'assistant', content: text, ...withThinking }, origin)];
   }
   const tools: ChatMessage[] = [];
   const parts: ContentPart[] = [];
+  const partPaths: string[] | undefined = origins ? [] : undefined;
   content.forEach((block, b) => {
     const at = `messages.${m}.content.${b}`;
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: block.text ?? '', ...markOf(block) });
+        partPaths?.push(at);
         break;
       case 'image':
       case 'document': {
         const part = sourcePart(block, at, add);
-        if (part) parts.push({ ...part, ...markOf(block) });
+        if (part) {
+          parts.push({ ...part, ...markOf(block) });
+          partPaths?.push(at);
+        }
         break;
       }
       case 'search_result':
         parts.push({ ...searchResultPart(block), ...markOf(block) });
+        partPaths?.push(at);
         break;
       case 'tool_result': {
-        const { content: result, attachments } = toolResultOf(block, at, add, leftOut);
-        tools.push({ role: 'tool', tool_call_id: block.tool_use_id!, content: result });
+        const { content: result, attachments, attachmentPaths } = toolResultOf(block, at, add, leftOut);
+        const tool: ChatMessage = { role: 'tool', tool_call_id: block.tool_use_id!, content: result };
+        origins?.set(tool, { at, content: `${at}.content` });
+        tools.push(tool);
         parts.push(...attachments);
+        partPaths?.push(...attachmentPaths);
         break;
       }
       case 'tool_use':
@@ -214,9 +252,9 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
       const text = anthropicPartText(part);
       return text === undefined ? [] : [{ type: 'text' as const, text, ...markOf(part) }];
     });
-    return [{ role: 'system', content: textContent(texts, '\n') }];
+    return [from({ role: 'system', content: textContent(texts, '\n') })];
   }
-  return parts.length > 0 ? [...tools, { role: 'user', content: parts }] : tools;
+  return parts.length > 0 ? [...tools, from({ role: 'user', content: parts }, partPaths ? { parts: partPaths } : {})] : tools;
 }
 
 // A caller may send any number of block types: the trace names a few.
@@ -227,10 +265,13 @@ function namesOf(types: ReadonlySet<string>): string {
   return types.size > NAMED_AT_MOST ? `${named} and ${types.size - NAMED_AT_MOST} more` : named;
 }
 
-function systemOf(system: MessagesRequest['system']): ChatMessage[] {
+function systemOf(system: MessagesRequest['system'], origins?: MessageOrigins): ChatMessage[] {
   if (system === undefined) return [];
   const content = typeof system === 'string' ? system : textContent(system, '\n');
-  return content === '' || content.length === 0 ? [] : [{ role: 'system', content }];
+  if (content === '' || content.length === 0) return [];
+  const message: ChatMessage = { role: 'system', content };
+  origins?.set(message, { at: 'system', ...(typeof system === 'string' ? {} : { parts: system.map((_block, i) => `system.${i}`) }) });
+  return [message];
 }
 
 function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: string, message: string) => void): ChatTool[] | undefined {
@@ -309,7 +350,8 @@ export async function promptTokensPaced(chat: Pick<ChatCompletionRequest, 'messa
   return (await countMessageTokensPaced(chat.messages)) + tools;
 }
 
-function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>()): ChatMessage[] {
+/** The chat messages of a Messages request; with `origins`, where each came from. */
+function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>(), origins?: MessageOrigins): ChatMessage[] {
   const last = body.messages.length - 1;
   body.messages.forEach((message, m) => {
     // As Anthropic's API has it: an assistant turn left open for the model to continue may be empty.
@@ -317,7 +359,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
   });
-  return [...systemOf(body.system), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut))];
+  return [...systemOf(body.system, origins), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut, origins))];
 }
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
@@ -357,7 +399,22 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
       notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
     }
   }
-  return { chat: chat as unknown as ChatCompletionRequest, notes, ...(anthropic ? { anthropic } : {}) };
+  // Where each message came from is needed only to name a field in a 422 on the chat request:
+  // then the messages are built again, the same, keeping it.
+  let fieldOf: ((chatField: string) => string) | undefined;
+  return {
+    chat: chat as unknown as ChatCompletionRequest,
+    notes,
+    ...(anthropic ? { anthropic } : {}),
+    fieldOf: (field) => (fieldOf ??= fieldsOf(body))(field),
+  };
+}
+
+/** The Messages field of each field of the chat messages, from the messages built again with their origins. */
+function fieldsOf(body: MessagesRequest): (chatField: string) => string {
+  const origins = new MessageOrigins();
+  // Its refusals were made the first time.
+  return origins.fieldOf(messagesOf(body, () => undefined, new Set(), origins));
 }
 
 /** `thinking` and `output_config.effort` with only the fields Anthropic defines, or undefined when neither came. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ThinkingBlock } from '../../gateway/providers/types.js';
+import type { AnswerRun, ThinkingBlock } from '../../gateway/providers/types.js';
 import type { Credits } from '../../metering/credits.js';
 import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, ResponsesRequest, ResponseUsage } from './types.js';
 
@@ -19,8 +19,11 @@ export interface ChatOutcome {
   finishReason: string;
   usage: ChatUsage | null;
   sources: unknown[];
-  /** A stream whose text began after its function calls: the message item comes after them. */
-  textAfterCalls?: boolean;
+  /**
+   * The order a stream gave the text, refusal and calls in; without it (or when it does not add
+   * up to them), the text and refusal come first, then the calls.
+   */
+  order?: readonly AnswerRun[];
 }
 
 export interface ChatUsage {
@@ -128,13 +131,16 @@ export function reasoningItem(
 }
 
 export function messageItem(responseId: string, outputIndex: number, text: string, status: MessageItem['status']): MessageItem {
-  return {
-    id: itemIdOf(responseId, 'msg', outputIndex),
-    type: 'message',
-    status,
-    role: 'assistant',
-    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
-  };
+  return messageItemOf(responseId, outputIndex, [contentPart('output_text', text)], status);
+}
+
+export function messageItemOf(responseId: string, outputIndex: number, content: MessageItem['content'], status: MessageItem['status']): MessageItem {
+  return { id: itemIdOf(responseId, 'msg', outputIndex), type: 'message', status, role: 'assistant', content };
+}
+
+/** A message's part: text, or what the model refused with. */
+export function contentPart(type: 'output_text' | 'refusal', text: string): MessageItem['content'][number] {
+  return type === 'output_text' ? { type, text, annotations: [], logprobs: [] } : { type, refusal: text };
 }
 
 export function functionCallItem(
@@ -147,9 +153,9 @@ export function functionCallItem(
 }
 
 /**
- * The output items of an outcome: the reasoning (when the provider gave any), the message (when
- * there is text, or nothing else), then the function calls — or the calls first, for a stream that
- * sent them first.
+ * The output items of an outcome: the reasoning (when the provider gave any), then a message for
+ * each stretch of text and refusal and an item for each function call, in the order the outcome
+ * came in (see `runsOf`); an answer of nothing at all is an empty message.
  */
 export function outputItemsOf(responseId: string, outcome: ChatOutcome, reasoningSummary = false): OutputItem[] {
   const status = finishStatus(outcome.finishReason).itemStatus;
@@ -157,17 +163,53 @@ export function outputItemsOf(responseId: string, outcome: ChatOutcome, reasonin
   if (outcome.reasoning !== null || outcome.thinkingBlocks.length > 0) {
     items.push(reasoningItem(responseId, 0, outcome.reasoning ?? '', outcome.thinkingBlocks, reasoningSummary));
   }
-  const message = () => {
-    if (outcome.refusal) {
-      items.push({ ...messageItem(responseId, items.length, '', status), content: [{ type: 'refusal', refusal: outcome.refusal }] });
-    } else if ((outcome.text !== null && outcome.text !== '') || outcome.toolCalls.length === 0) {
-      items.push(messageItem(responseId, items.length, outcome.text ?? '', status));
+  const runs = runsOf(outcome);
+  let text = 0;
+  let refusal = 0;
+  // The parts of the message item being filled; a call ends it, and text after the call starts another.
+  let parts: MessageItem['content'] | undefined;
+  for (const run of runs) {
+    if ('tool_call' in run) {
+      parts = undefined;
+      items.push(functionCallItem(responseId, items.length, outcome.toolCalls[run.tool_call]!, status));
+      continue;
     }
-  };
-  if (!outcome.textAfterCalls) message();
-  for (const call of outcome.toolCalls) items.push(functionCallItem(responseId, items.length, call, status));
-  if (outcome.textAfterCalls) message();
+    if (!parts) {
+      parts = [];
+      items.push(messageItemOf(responseId, items.length, parts, status));
+    }
+    if ('content' in run) parts.push(contentPart('output_text', outcome.text!.slice(text, (text += run.content))));
+    else parts.push(contentPart('refusal', outcome.refusal!.slice(refusal, (refusal += run.refusal))));
+  }
+  if (runs.length === 0) items.push(messageItem(responseId, items.length, '', status));
   return items;
+}
+
+/**
+ * The runs of an outcome: its `order` when that accounts for all of its text, refusal and calls;
+ * else the text, the refusal, then the calls.
+ */
+function runsOf(outcome: ChatOutcome): readonly AnswerRun[] {
+  const text = outcome.text ?? '';
+  const refusal = outcome.refusal ?? '';
+  if (outcome.order && accountsFor(outcome.order, text.length, refusal.length, outcome.toolCalls.length)) return outcome.order;
+  return [
+    ...(text !== '' ? [{ content: text.length }] : []),
+    ...(refusal !== '' ? [{ refusal: refusal.length }] : []),
+    ...outcome.toolCalls.map((_call, i) => ({ tool_call: i })),
+  ];
+}
+
+/** Whether the runs hold exactly this much text and refusal, and each of the calls once. */
+function accountsFor(order: readonly AnswerRun[], textLength: number, refusalLength: number, calls: number): boolean {
+  const called = new Set<number>();
+  for (const run of order) {
+    if ('content' in run) textLength -= run.content;
+    else if ('refusal' in run) refusalLength -= run.refusal;
+    else if (run.tool_call >= calls || called.has(run.tool_call)) return false;
+    else called.add(run.tool_call);
+  }
+  return textLength === 0 && refusalLength === 0 && called.size === calls;
 }
 
 function finishStatus(finishReason: string): {

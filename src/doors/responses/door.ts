@@ -3,6 +3,7 @@ import { notFound, validationFailed } from '../../errors.js';
 import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type ChatService } from '../../gateway/chat.js';
 import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
+import { renameFields } from '../fieldOrigins.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
 import { inputItemPage, type InputItemPage, type InputItemQuery } from './inputItems.js';
@@ -24,21 +25,21 @@ export class ResponsesDoor {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
     const reply = await this.deps.chat.complete(chatCtx, door.chat);
     // A replay did not answer anew: its response is made from the kept chat answer, as the first was.
-    const response = answered.response ?? responseOfChatBody(frame, reply.body, false);
+    const response = answered.response ?? responseOfChatAnswer(frame, reply);
     return { body: response, headers: reply.headers };
   }
 
   async stream(ctx: ChatContext, body: ResponsesRequest, writer: EventWriter): Promise<void> {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
     const events = new ResponsesStream(writer, frame);
-    answered.streamed = events;
     await this.deps.chat.stream(chatCtx, { ...door.chat, stream: true }, events);
     if (events.outcome === 'failed') return;
     if (events.outcome === 'unfinished') {
       writer.end();
       return;
     }
-    // By now the response is stored (when asked): a follow-up that names it finds it.
+    // By now the response is stored (when asked): a follow-up that names it finds it. A replay was
+    // streamed in the order the answer first streamed in, so its own items are the first's.
     await events.complete(answered.response ?? events.finishedResponse());
   }
 
@@ -72,19 +73,23 @@ export class ResponsesDoor {
       throw memoryReadNeeded('continuing a response that memory was retrieved into (previous_response_id)');
     }
     const door = chatRequestOf({ ...body, ...continuedEndUser(body, chain) }, chain);
-    // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked.
+    // The translation is checked like a chat body, so nothing it builds reaches a provider unchecked;
+    // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
-    if (errors) throw validationFailed(errors);
+    if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
     const id = responseIdOf(workspaceId, ctx.requestId);
     const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
     const answered: Answered = {};
     const chatCtx: ChatContext = {
       ...ctx,
+      fieldOf: door.fieldOf,
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default
       // true) the row that keeps it and this turn's input for previous_response_id and GET.
-      keepAnswer: (chatBody) => {
-        const response = responseOfChatBody(frame, chatBody, answered.streamed?.textCameAfterCalls ?? false);
+      keepAnswer: (answer) => {
+        // From the answer as kept for replays and cache hits (its orders too), so that they, the
+        // stream and GET list the same items in the same order.
+        const response = responseOfChatAnswer(frame, answer);
         answered.response = response;
         if (body.store === false) return undefined;
         return {
@@ -120,13 +125,13 @@ function continuedEndUser(body: ResponsesRequest, chain: readonly StoredTurn[]):
   return { user: theirs };
 }
 
-/** What the chat service's answer made: the response, and the stream that delivered it, if one did. */
+/** What the chat service's answer made (not for a replay). */
 interface Answered {
   response?: ResponseObject;
-  streamed?: ResponsesStream;
 }
 
-function responseOfChatBody(frame: ResponseFrame, chatBody: Record<string, unknown>, textAfterCalls: boolean): ResponseObject {
-  const outcome = { ...outcomeOfCompletion(chatBody), ...(textAfterCalls ? { textAfterCalls } : {}) };
-  return finishedResponse({ ...frame, createdAt: Number(chatBody.created) || frame.createdAt }, outcome);
+function responseOfChatAnswer(frame: ResponseFrame, { body, orders }: Pick<ChatReply, 'body' | 'orders'>): ResponseObject {
+  const order = orders?.[0];
+  const outcome = { ...outcomeOfCompletion(body), ...(order ? { order } : {}) };
+  return finishedResponse({ ...frame, createdAt: Number(body.created) || frame.createdAt }, outcome);
 }

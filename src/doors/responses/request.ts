@@ -1,6 +1,7 @@
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../generated/openapi.js';
 import type { ChatMessage, ThinkingBlock } from '../../gateway/providers/types.js';
+import { MessageOrigins } from '../fieldOrigins.js';
 import { unsealThinking } from './answer.js';
 import type { StoredTurn } from './store.js';
 import type { ContentPart, InputItem, ResponsesRequest } from './types.js';
@@ -20,6 +21,8 @@ export interface DoorRequest {
   input: InputItem[];
   /** What was left out, for the trace. */
   notes: string[];
+  /** The field of this request a field of `chat` came from (ChatContext.fieldOf). */
+  fieldOf: (chatField: string) => string;
 }
 
 class Refusals {
@@ -45,16 +48,7 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
   if (body.background === true) refusals.add('background', 'is not served: the door answers within the request (send false or leave it out)');
 
   const input = inputItemsOf(body.input);
-  const messages: ChatMessage[] = [];
-  if (body.instructions) messages.push({ role: 'system', content: body.instructions });
-  // Earlier turns were checked when they were sent; their refusals cannot name this request's fields.
-  const history = new Refusals();
-  for (const turn of chain) {
-    appendItems(messages, turn.input, 'previous', history, notes);
-    appendItems(messages, turn.response.output as unknown as InputItem[], 'previous', history, notes);
-  }
-  withoutOrphanResults(messages, notes);
-  appendItems(messages, input, 'input', refusals, notes);
+  const messages = messagesOf(body, chain, input, refusals, notes);
   if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
 
   const { tools, offeredOnly } = toolsOf(body.tools ?? []);
@@ -101,7 +95,44 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.cache !== undefined ? { cache: body.cache } : {}),
   };
-  return { chat, input, notes: [...notes] };
+  // Where each message came from is needed only to name a field in a 422 on the chat request:
+  // then the messages are built again, the same, keeping it.
+  let fieldOf: ((chatField: string) => string) | undefined;
+  return { chat, input, notes: [...notes], fieldOf: (field) => (fieldOf ??= fieldsOf(body, chain, input))(field) };
+}
+
+/** The caller's field of each field of the chat messages, from the messages built again with their origins. */
+function fieldsOf(body: ResponsesRequest, chain: readonly StoredTurn[], input: readonly InputItem[]): (chatField: string) => string {
+  const origins = new MessageOrigins();
+  return origins.fieldOf(messagesOf(body, chain, input, new Refusals(), new Set(), origins));
+}
+
+/** The chat messages of the instructions, the stored turns and the input; with `origins`, where each came from. */
+function messagesOf(
+  body: ResponsesRequest,
+  chain: readonly StoredTurn[],
+  input: readonly InputItem[],
+  refusals: Refusals,
+  notes: Set<string>,
+  origins?: MessageOrigins,
+): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (body.instructions) {
+    const system: ChatMessage = { role: 'system', content: body.instructions };
+    messages.push(system);
+    origins?.set(system, { at: 'instructions' });
+  }
+  // Earlier turns were checked when they were sent; their refusals cannot name this request's fields.
+  const history = new Refusals();
+  for (const turn of chain) {
+    appendItems(messages, turn.input, 'previous', history, notes);
+    appendItems(messages, turn.response.output as unknown as InputItem[], 'previous', history, notes);
+  }
+  // What the stored turns hold is this request's by way of previous_response_id.
+  if (origins) for (const message of messages) if (!origins.get(message)) origins.set(message, { at: 'previous_response_id' });
+  withoutOrphanResults(messages, notes);
+  appendItems(messages, input, 'input', refusals, notes, origins);
+  return messages;
 }
 
 /**
@@ -127,8 +158,11 @@ function itemTypeOf(item: InputItem): string {
   return item.type ?? (item.role !== undefined ? 'message' : 'unknown');
 }
 
-/** Input (or stored output) items onto chat messages: consecutive function calls join one assistant message. */
-function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: string, refusals: Refusals, notes: Set<string>): void {
+/**
+ * Input (or stored output) items onto chat messages: consecutive function calls join one assistant
+ * message. With `origins`, each message keeps the items' fields it came from.
+ */
+function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: string, refusals: Refusals, notes: Set<string>, origins?: MessageOrigins): void {
   // Thinking blocks from a reasoning item go with the assistant turn that follows it.
   let thinking: ThinkingBlock[] = [];
   const assistantTurn = (message: ChatMessage): ChatMessage => {
@@ -139,9 +173,15 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
   // Images a function's output holds (Codex's view_image): a chat `tool` message takes text only,
   // so they follow the tool results in a user message, as the Messages door does with tool_result images.
   let toolImages: ChatPart[] = [];
+  let toolImagePaths: string[] = [];
   const flushToolImages = () => {
-    if (toolImages.length > 0) messages.push({ role: 'user', content: toolImages });
+    if (toolImages.length > 0) {
+      const message: ChatMessage = { role: 'user', content: toolImages };
+      messages.push(message);
+      origins?.set(message, { at: toolImagePaths[0]!, parts: toolImagePaths });
+    }
     toolImages = [];
+    toolImagePaths = [];
   };
   items.forEach((item, i) => {
     const path = `${at}.${i}`;
@@ -158,10 +198,12 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
           return;
         }
         const role = item.role === 'developer' ? 'system' : item.role;
-        const content = contentOf(item.content, `${path}.content`, refusals);
+        const parts: string[] | undefined = origins ? [] : undefined;
+        const content = contentOf(item.content, `${path}.content`, refusals, parts);
         // Assistant turns go back as plain text: every chat provider takes that.
-        if (role !== 'assistant') messages.push({ role, content });
-        else messages.push(assistantTurn({ role, content: Array.isArray(content) ? textOfParts(content) : content }));
+        const message = role !== 'assistant' ? { role, content } : assistantTurn({ role, content: Array.isArray(content) ? textOfParts(content) : content });
+        messages.push(message);
+        origins?.set(message, { at: path, content: `${path}.content`, ...(role !== 'assistant' && parts ? { parts } : {}) });
         return;
       }
       case 'function_call': {
@@ -171,8 +213,16 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         }
         const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
         const last = messages.at(-1);
-        if (last?.role === 'assistant' && thinking.length === 0) (last.tool_calls ??= []).push(call);
-        else messages.push(assistantTurn({ role: 'assistant', content: null, tool_calls: [call] }));
+        if (last?.role === 'assistant' && thinking.length === 0) {
+          const calls = (last.tool_calls ??= []);
+          calls.push(call);
+          const origin = origins?.get(last);
+          if (origin) (origin.calls ??= [])[calls.length - 1] = `${path}.arguments`;
+        } else {
+          const message = assistantTurn({ role: 'assistant', content: null, tool_calls: [call] });
+          messages.push(message);
+          origins?.set(message, { at: path, calls: [`${path}.arguments`] });
+        }
         return;
       }
       case 'function_call_output': {
@@ -180,9 +230,18 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
           for (const field of ['call_id', 'output'] as const) if (item[field] === undefined) refusals.add(`${path}.${field}`, 'is required');
           return;
         }
-        const parts = typeof item.output === 'string' ? item.output : (contentOf(item.output, `${path}.output`, refusals) as ChatPart[]);
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content: textOfParts(parts) });
-        if (typeof parts !== 'string') toolImages.push(...parts.filter((part) => part.type !== 'text'));
+        const partPaths: string[] | undefined = origins ? [] : undefined;
+        const parts = typeof item.output === 'string' ? item.output : (contentOf(item.output, `${path}.output`, refusals, partPaths) as ChatPart[]);
+        const message: ChatMessage = { role: 'tool', tool_call_id: item.call_id, content: textOfParts(parts) };
+        messages.push(message);
+        origins?.set(message, { at: path, content: `${path}.output` });
+        if (typeof parts !== 'string') {
+          parts.forEach((part, p) => {
+            if (part.type === 'text') return;
+            toolImages.push(part);
+            if (partPaths) toolImagePaths.push(partPaths[p]!);
+          });
+        }
         return;
       }
       case 'reasoning': {
@@ -202,9 +261,14 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
   flushToolImages();
 }
 
-function contentOf(content: string | ContentPart[], path: string, refusals: Refusals): ChatContent {
+/** The chat content of an item's content; `paths`, when given, gets the field each chat part came from. */
+function contentOf(content: string | ContentPart[], path: string, refusals: Refusals, paths?: string[]): ChatContent {
   if (typeof content === 'string') return content;
   const parts: ChatPart[] = [];
+  const push = (part: ChatPart, where: string) => {
+    parts.push(part);
+    paths?.push(where);
+  };
   content.forEach((part, p) => {
     const where = `${path}.${p}`;
     switch (part.type) {
@@ -212,21 +276,21 @@ function contentOf(content: string | ContentPart[], path: string, refusals: Refu
       case 'output_text':
       case 'text':
         if (typeof part.text !== 'string') refusals.add(`${where}.text`, 'is required');
-        else parts.push({ type: 'text', text: part.text });
+        else push({ type: 'text', text: part.text }, where);
         return;
       case 'refusal':
-        if (typeof part.refusal === 'string') parts.push({ type: 'text', text: part.refusal });
+        if (typeof part.refusal === 'string') push({ type: 'text', text: part.refusal }, where);
         return;
       case 'input_image':
         if (part.file_id !== undefined || typeof part.image_url !== 'string') {
           refusals.add(where, 'an input_image needs image_url (an https or data: URL); file_id is not served (there is no files API)');
         } else {
-          parts.push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } });
+          push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);
         }
         return;
       case 'input_file':
         if (typeof part.file_data !== 'string') refusals.add(where, 'an input_file needs file_data; file_id and file_url are not served');
-        else parts.push({ type: 'file', file: { file_data: part.file_data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } });
+        else push({ type: 'file', file: { file_data: part.file_data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } }, where);
         return;
       default:
         refusals.add(`${where}.type`, `${part.type} is not served; use input_text, input_image or input_file`);

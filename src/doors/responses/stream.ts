@@ -1,11 +1,12 @@
 import type { SseSink, StreamEnd } from '../../gateway/chat.js';
-import type { UpstreamChunk } from '../../gateway/providers/types.js';
-import type { ThinkingBlock } from '../../gateway/providers/types.js';
+import type { AnswerRun, ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
 import {
+  contentPart,
   finishedResponse,
   functionCallItem,
   itemIdOf,
   messageItem,
+  messageItemOf,
   reasoningAsSummary,
   reasoningItem,
   responseObject,
@@ -33,10 +34,17 @@ export interface EventWriter {
 
 type ChatFrame = { created?: number; choices?: UpstreamChunk['choices']; usage?: ChatUsage; sources?: unknown[]; model?: string; error?: { message: string; code?: string | null } };
 
-interface OpenText {
+/** A part of a message item: its text, or what the model refused with. */
+interface OpenPart {
+  type: 'output_text' | 'refusal';
+  text: string;
+}
+
+interface OpenMessage {
   kind: 'message';
   index: number;
-  text: string;
+  /** In the order they came; the last is the one open. */
+  parts: OpenPart[];
 }
 
 interface OpenReasoning {
@@ -61,7 +69,7 @@ export class ResponsesStream implements SseSink {
   private sequence = 0;
   private opened = false;
   private readonly done: OutputItem[] = [];
-  private current: OpenReasoning | OpenText | OpenCall | undefined;
+  private current: OpenReasoning | OpenMessage | OpenCall | undefined;
   private readonly calls = new Map<number, OpenCall>();
   /**
    * Calls a provider began while another was still streaming (chat streams may interleave them):
@@ -70,7 +78,9 @@ export class ResponsesStream implements SseSink {
    */
   private readonly waiting: OpenCall[] = [];
   private text = '';
-  private textAfterCalls = false;
+  private refusal = '';
+  /** The messages and calls in the order they opened: the final output lists the items so. */
+  private readonly items: (OpenMessage | OpenCall)[] = [];
   private reasoning = '';
   private readonly thinkingBlocks: ThinkingBlock[] = [];
   private finishReason: string | undefined;
@@ -110,7 +120,7 @@ export class ResponsesStream implements SseSink {
     }
     for (const choice of frame.choices ?? []) {
       if (choice.index !== 0) continue;
-      const { content, tool_calls: calls, reasoning_content: reasoning, thinking_blocks: blocks } = choice.delta;
+      const { content, refusal, tool_calls: calls, reasoning_content: reasoning, thinking_blocks: blocks } = choice.delta;
       if (reasoning) await this.reasoningDelta(reasoning);
       for (const block of blocks ?? []) {
         this.thinkingBlocks.push(block);
@@ -118,7 +128,8 @@ export class ResponsesStream implements SseSink {
         const text = thinkingText([block]);
         await this.reasoningDelta(text === null ? '' : this.reasoning === '' ? text : `\n\n${text}`);
       }
-      if (content) await this.textDelta(content);
+      if (content) await this.messageDelta('output_text', content);
+      if (refusal) await this.messageDelta('refusal', refusal);
       for (const call of calls ?? []) await this.callDelta(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
@@ -126,29 +137,32 @@ export class ResponsesStream implements SseSink {
     if (frame.sources) this.sources = frame.sources;
   }
 
-  /** The text began after the function calls: the final output puts the message after them too. */
-  get textCameAfterCalls(): boolean {
-    return this.textAfterCalls;
-  }
-
   end(outcome: StreamEnd): void {
     if (this.outcome === 'unfinished' && outcome === 'done') this.outcome = 'answered';
     if (outcome === 'closed') this.writer.closed();
   }
 
-  /** The answer as the chat stream delivered it, for the final object (and what is stored). */
+  /** The order the text, refusal and calls streamed in (see `ChatOutcome.order`). */
+  private order(): AnswerRun[] {
+    return this.items.flatMap((open): AnswerRun[] =>
+      open.kind === 'call' ? [{ tool_call: open.chatIndex }] : open.parts.map((part) => (part.type === 'output_text' ? { content: part.text.length } : { refusal: part.text.length }))
+    );
+  }
+
+  /** The answer as the chat stream delivered it, for the final object of a replay (which is not stored again). */
   chatOutcome(): ChatOutcome {
     return {
       model: this.model,
       reasoning: this.reasoning === '' ? null : this.reasoning,
       thinkingBlocks: this.thinkingBlocks,
       text: this.text === '' ? null : this.text,
-      refusal: null,
-      toolCalls: [...this.calls.values()].sort((a, b) => a.index - b.index).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
+      refusal: this.refusal === '' ? null : this.refusal,
+      // By their chat index, which the runs name them by.
+      toolCalls: [...this.calls.values()].sort((a, b) => a.chatIndex - b.chatIndex).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })),
       finishReason: this.finishReason ?? 'stop',
       usage: this.usage,
       sources: this.sources,
-      ...(this.textAfterCalls ? { textAfterCalls: true } : {}),
+      order: this.order(),
     };
   }
 
@@ -216,32 +230,46 @@ export class ResponsesStream implements SseSink {
     else await this.emit('response.reasoning_text.delta', { item_id: itemId, output_index: open.index, content_index: 0, delta });
   }
 
-  private async textDelta(delta: string): Promise<void> {
+  private async messageDelta(type: OpenPart['type'], delta: string): Promise<void> {
     if (this.current?.kind !== 'message') {
       // Text after a tool call is rare; it starts a message of its own place.
       await this.closeCurrent();
       const index = this.nextIndex();
-      if (this.calls.size > 0 && this.text === '') this.textAfterCalls = true;
-      this.current = { kind: 'message', index, text: '' };
+      this.current = { kind: 'message', index, parts: [] };
+      this.items.push(this.current);
       const item = messageItem(this.frame.id, index, '', 'in_progress');
       await this.emit('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
-      await this.emit('response.content_part.added', {
-        item_id: item.id,
-        output_index: index,
-        content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-      });
     }
-    const open = this.current as OpenText;
-    open.text += delta;
-    this.text += delta;
-    await this.emit('response.output_text.delta', {
-      item_id: messageItem(this.frame.id, open.index, '', 'in_progress').id,
-      output_index: open.index,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    const open = this.current as OpenMessage;
+    const itemId = itemIdOf(this.frame.id, 'msg', open.index);
+    let part = open.parts[open.parts.length - 1];
+    if (part?.type !== type) {
+      // A refusal after text (or text after a refusal) is a part of its own, as in OpenAI's message items.
+      if (part) await this.partDone(itemId, open);
+      part = { type, text: '' };
+      open.parts.push(part);
+      await this.emit('response.content_part.added', { item_id: itemId, output_index: open.index, content_index: open.parts.length - 1, part: contentPart(type, '') });
+    }
+    part.text += delta;
+    // Written out, not spread from a shared object: this runs for every delta of every stream.
+    if (type === 'output_text') {
+      this.text += delta;
+      await this.emit('response.output_text.delta', { item_id: itemId, output_index: open.index, content_index: open.parts.length - 1, delta, logprobs: [] });
+    } else {
+      this.refusal += delta;
+      await this.emit('response.refusal.delta', { item_id: itemId, output_index: open.index, content_index: open.parts.length - 1, delta });
+    }
+  }
+
+  /** The done events of a message's last part; with the final item, the part as it is in it. */
+  private async partDone(itemId: string, open: OpenMessage, final?: MessageItem): Promise<void> {
+    const contentIndex = open.parts.length - 1;
+    const part = open.parts[contentIndex]!;
+    const where = { item_id: itemId, output_index: open.index, content_index: contentIndex };
+    const finalPart = final?.content[contentIndex];
+    if (part.type === 'output_text') await this.emit('response.output_text.done', { ...where, text: part.text, logprobs: [] });
+    else await this.emit('response.refusal.done', { ...where, refusal: part.text });
+    await this.emit('response.content_part.done', { ...where, part: finalPart?.type === part.type ? finalPart : contentPart(part.type, part.text) });
   }
 
   private async callDelta(delta: NonNullable<UpstreamChunk['choices'][number]['delta']['tool_calls']>[number]): Promise<void> {
@@ -249,6 +277,7 @@ export class ResponsesStream implements SseSink {
     if (!open && this.current?.kind === 'call') {
       open = { kind: 'call', index: this.current.index + 1 + this.waiting.length, chatIndex: delta.index, id: '', name: '', arguments: '', waiting: true };
       this.calls.set(delta.index, open);
+      this.items.push(open);
       this.waiting.push(open);
     }
     if (open?.waiting) {
@@ -261,6 +290,7 @@ export class ResponsesStream implements SseSink {
       await this.closeCurrent();
       open = { kind: 'call', index: this.nextIndex(), chatIndex: delta.index, id: delta.id ?? '', name: delta.function?.name ?? '', arguments: '' };
       this.calls.set(delta.index, open);
+      this.items.push(open);
       this.current = open;
       const item = functionCallItem(this.frame.id, open.index, open, 'in_progress');
       await this.emit('response.output_item.added', { output_index: open.index, item });
@@ -298,9 +328,9 @@ export class ResponsesStream implements SseSink {
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else if (open.kind === 'message') {
-      const item = finalOf<MessageItem>(finalOutput, open.index, 'message') ?? messageItem(this.frame.id, open.index, open.text, 'completed');
-      await this.emit('response.output_text.done', { item_id: item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
-      await this.emit('response.content_part.done', { item_id: item.id, output_index: open.index, content_index: 0, part: item.content[0] });
+      const final = finalOf<MessageItem>(finalOutput, open.index, 'message');
+      const item = final ?? messageItemOf(this.frame.id, open.index, open.parts.map((part) => contentPart(part.type, part.text)), 'completed');
+      await this.partDone(item.id, open, final);
       await this.emit('response.output_item.done', { output_index: open.index, item });
       this.done.push(item);
     } else {
@@ -325,7 +355,7 @@ export class ResponsesStream implements SseSink {
   }
 }
 
-/** The final output's item at `index` when it is of this type (a stream that interleaved text and calls may differ). */
+/** The final output's item at `index` when it is of this type (it is, unless the provider sent reasoning after other output). */
 function finalOf<T extends OutputItem>(output: OutputItem[] | undefined, index: number, type: T['type']): T | undefined {
   const item = output?.[index];
   return item?.type === type ? (item as T) : undefined;

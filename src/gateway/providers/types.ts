@@ -116,6 +116,13 @@ export interface ChoiceEnd {
   logprobs?: unknown;
 }
 
+/**
+ * One run of an answer as a stream gave it: so many characters of `content`, of `refusal`, or a
+ * tool call (its index in `tool_calls`). A door that shows an answer as items in turn (the
+ * Responses door) shows them in this order, which the joined `content` no longer holds.
+ */
+export type AnswerRun = { content: number } | { refusal: number } | { tool_call: number };
+
 export interface UpstreamChoice extends ChoiceEnd {
   index: number;
   message: {
@@ -127,6 +134,12 @@ export interface UpstreamChoice extends ChoiceEnd {
     reasoning_content?: string;
     /** Only from a native Anthropic provider. */
     thinking_blocks?: ThinkingBlock[];
+    /**
+     * The order a stream gave the content, refusal and tool calls in, when not the usual one
+     * (content, refusal, then the calls by index): kept with the answer, for its replays and
+     * cache hits, never sent as a field of it.
+     */
+    order?: AnswerRun[];
   };
 }
 

@@ -158,6 +158,35 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
     expect((await gw.app.db.pool.query("select * from usage where request_id = 'msg-cut-1'")).rows).to.have.length(0);
   });
 
+  it('names the Messages field when what it becomes breaks a chat rule, in Anthropic’s shape', async () => {
+    // 10 MiB and a little more, once decoded.
+    const big = 'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4);
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: big } };
+    const refused = async (messages: unknown[]) => {
+      const got = await api(gw.app.baseUrl, '/v1/messages', {
+        key: gw.key,
+        method: 'POST',
+        headers: { 'anthropic-version': '2023-06-01' },
+        body: { model: 'test/chat-a', max_tokens: 100, system: 'Kort graag.', messages },
+      });
+      expect(got.status, got.text.slice(0, 300)).to.equal(422);
+      expect(got.body.type).to.equal('error');
+      expect(got.body.error.type).to.equal('invalid_request_error');
+      return got.body;
+    };
+    const user = await refused([{ role: 'user', content: [{ type: 'text', text: fresh('Kijk') }, image] }]);
+    expect(Object.keys(user.errors)).to.deep.equal(['messages.0.content.1']);
+    expect(user.error.message).to.contain('messages.0.content.1');
+
+    const result = await refused([
+      { role: 'user', content: fresh('Bekijk het schermafdruk') },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'view_image', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'de afbeelding:' }, image] }] },
+    ]);
+    expect(Object.keys(result.errors)).to.deep.equal(['messages.2.content.0.content.1']);
+    expect(gw.euA.requests).to.have.length(0);
+  });
+
   it('meters the call as chat usage and traces it with the door noted', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages', {
       method: 'POST',

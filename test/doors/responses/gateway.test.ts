@@ -27,6 +27,42 @@ async function readEvents(response: Response): Promise<NamedEvent[]> {
     });
 }
 
+/**
+ * What a stream's events say of each item agrees with the final response: one item added and done
+ * per output item, in turn (never interleaved), each event's `item_id` the id of the final item at
+ * its `output_index`, every done item equal to it, and sequence numbers from 0 without gaps.
+ */
+function expectEventsAgreeWithFinal(events: NamedEvent[]): Record<string, any> {
+  expect(events.map((e) => e.data.sequence_number)).to.deep.equal(events.map((_e, i) => i));
+  const completed = events.at(-1)!;
+  expect(completed.event).to.equal('response.completed');
+  const output = completed.data.response.output as Record<string, any>[];
+  let open: number | undefined;
+  for (const { event, data } of events) {
+    if (data.output_index === undefined) continue;
+    const item = output[data.output_index];
+    expect(item, `${event} #${data.sequence_number} at output_index ${data.output_index}`).not.to.equal(undefined);
+    if (event === 'response.output_item.added') {
+      expect(open, `${event} #${data.sequence_number} while item ${open} is open`).to.equal(undefined);
+      open = data.output_index;
+    } else {
+      expect(data.output_index, `${event} #${data.sequence_number}`).to.equal(open);
+    }
+    expect(data.item_id ?? data.item?.id, `${event} #${data.sequence_number}`).to.equal(item!.id);
+    if (event === 'response.output_item.done') {
+      expect(data.item).to.deep.equal(item);
+      open = undefined;
+    }
+  }
+  expect(events.filter((e) => e.event === 'response.output_item.added')).to.have.length(output.length);
+  return completed.data.response;
+}
+
+const chunkOf =
+  (id: string) =>
+  (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
 describe('the Responses door over the gateway', () => {
   const gw = useGatewayFixture({ worker: true });
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -134,6 +170,147 @@ describe('the Responses door over the gateway', () => {
     expect(events.find((e) => e.event === 'response.output_text.done')!.data.text).to.equal('Ik zoek het op.');
     // Stored as it streamed.
     expect((await api(gw.app.baseUrl, `/v1/responses/${completed.data.response.id}`, { key: gw.key })).body.output).to.deep.equal(done);
+  });
+
+  it('lists text, a function call and more text as three items, in the events, the final response and GET alike', async () => {
+    const chunk = chunkOf('c-text-call-text');
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', content: 'Ik kijk ' }),
+        chunk({ content: 'het na.' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"n":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"42"}' } }] }),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const events = await readEvents(await post({ model: 'test/chat-a', input: 'Zoek polis 42 en vertel', tools, stream: true, cache: false }));
+    const added = events.filter((e) => e.event === 'response.output_item.added').map((e) => [e.data.output_index, e.data.item.type]);
+    expect(added).to.deep.equal([
+      [0, 'message'],
+      [1, 'function_call'],
+      [2, 'message'],
+    ]);
+    const final = expectEventsAgreeWithFinal(events);
+    expect(final.output.map((item: any) => item.content?.[0].text ?? item.arguments)).to.deep.equal(['Ik kijk het na.', '{"n":"42"}', 'After the call.']);
+    expect(final.output_text).to.equal('Ik kijk het na.After the call.');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${final.id}`, { key: gw.key })).body).to.deep.equal(final);
+  });
+
+  it('replays a retry, and answers a cache hit, with the items, order and ids the stream first gave, as a stream and as JSON', async () => {
+    const chunk = chunkOf('c-calls-first');
+    const call = (index: number, id: string, args: string) => ({ tool_calls: [{ index, id, type: 'function', function: { name: 'lookup', arguments: args } }] });
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', ...call(0, 'call_a', '{"n":"1"}') }),
+        chunk(call(1, 'call_b', '{"n":"2"}')),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const body = { model: 'test/chat-a', input: 'Zoek polis 1 en 2, dan uitleg', tools, stream: true };
+    // Items as the caller compares them across responses: ids without the response's own part.
+    const items = (response: Record<string, any>) => response.output.map((item: any) => ({ ...item, id: `${item.id.slice(0, 3)}${item.id.slice(-4)}` }));
+    const first = expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-order-1' })));
+    expect(items(first).map((item: any) => [item.type, item.id])).to.deep.equal([
+      ['function_call', 'fc_0000'],
+      ['function_call', 'fc_0001'],
+      ['message', 'msg0002'],
+    ]);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${first.id}`, { key: gw.key })).body).to.deep.equal(first);
+
+    const replayed = await post(body, { 'x-request-id': 'resp-order-1' });
+    expect(replayed.headers.get('x-replay')).to.equal('true');
+    expect(expectEventsAgreeWithFinal(await readEvents(replayed))).to.deep.equal(first);
+    expect(await (await post({ ...body, stream: false }, { 'x-request-id': 'resp-order-1' })).json()).to.deep.equal(first);
+
+    const hit = await post(body, { 'x-request-id': 'resp-order-2' });
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    const fromCache = expectEventsAgreeWithFinal(await readEvents(hit));
+    expect(items(fromCache)).to.deep.equal(items(first));
+    expect((await api(gw.app.baseUrl, `/v1/responses/${fromCache.id}`, { key: gw.key })).body).to.deep.equal(fromCache);
+    const hitAsJson = await post({ ...body, stream: false }, { 'x-request-id': 'resp-order-3' });
+    expect(hitAsJson.headers.get('x-cache')).to.equal('HIT');
+    const json = (await hitAsJson.json()) as Record<string, any>;
+    expect(items(json)).to.deep.equal(items(first));
+    expect((await api(gw.app.baseUrl, `/v1/responses/${json.id}`, { key: gw.key })).body).to.deep.equal(json);
+    expect(gw.euA.requests).to.have.length(1);
+  });
+
+  it('splits restored text where it streamed: what the firewall held back before a call goes out before it, and a replay splits it there too', async () => {
+    const chunk = chunkOf('c-held-back');
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        // "[" may begin a placeholder: the restorer holds it back until it knows.
+        chunk({ role: 'assistant', content: 'Ik mail [EMAIL_1] (zie [' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_m', type: 'function', function: { name: 'lookup', arguments: '{"n":"1"}' } }] }),
+        chunk({ content: 'After the call.' }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { n: { type: 'string' } } } }];
+    const body = { model: 'test/chat-a', input: 'Mijn mail is sanne.de.vries@example.nl', tools, stream: true, cache: false };
+    const first = expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-held-1' })));
+    expect(first.output.map((item: any) => item.content?.[0].text ?? item.arguments)).to.deep.equal([
+      'Ik mail sanne.de.vries@example.nl (zie [',
+      '{"n":"1"}',
+      'After the call.',
+    ]);
+    expect((await api(gw.app.baseUrl, `/v1/responses/${first.id}`, { key: gw.key })).body).to.deep.equal(first);
+    expect(expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-held-1' })))).to.deep.equal(first);
+  });
+
+  it('streams a refusal as a message item with a refusal part, and replays it so', async () => {
+    const chunk = chunkOf('c-refusal');
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [chunk({ role: 'assistant', content: '' }), chunk({ refusal: 'I cannot ' }), chunk({ refusal: 'help with that.' }), chunk({}, 'stop'), 'data: [DONE]\n\n'],
+    });
+    const body = { model: 'test/chat-a', input: 'Doe iets verbodens', stream: true, cache: false };
+    const events = await readEvents(await post(body, { 'idempotency-key': 'resp-refusal-1' }));
+    expect(events.map((e) => e.event)).to.deep.equal([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.refusal.delta',
+      'response.refusal.delta',
+      'response.refusal.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    const final = expectEventsAgreeWithFinal(events);
+    const refusal = { type: 'refusal', refusal: 'I cannot help with that.' };
+    expect(events[3]!.data).to.include({ output_index: 0, content_index: 0 });
+    expect(events[3]!.data.part).to.deep.equal({ type: 'refusal', refusal: '' });
+    expect(events[6]!.data).to.include({ content_index: 0, refusal: 'I cannot help with that.' });
+    expect(events[7]!.data.part).to.deep.equal(refusal);
+    expect(final.output).to.have.length(1);
+    expect(final.output[0]).to.include({ type: 'message', status: 'completed' });
+    expect(final.output[0].content).to.deep.equal([refusal]);
+    expect(final.output_text).to.equal('');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${final.id}`, { key: gw.key })).body).to.deep.equal(final);
+    // A retry replays it, as a stream and as JSON, with the same refusal.
+    const replayed = await readEvents(await post(body, { 'idempotency-key': 'resp-refusal-1' }));
+    // (A kept answer is replayed in one delta.)
+    expect(replayed.map((e) => e.event)).to.deep.equal(events.map((e) => e.event).filter((_e, i) => i !== 5));
+    expect(expectEventsAgreeWithFinal(replayed)).to.deep.equal(final);
+    const json = (await (await post({ ...body, stream: false }, { 'idempotency-key': 'resp-refusal-1' })).json()) as Record<string, any>;
+    expect(json).to.deep.equal(final);
+    expect(gw.euA.requests).to.have.length(1);
   });
 
   it('sends function calls a provider interleaves one item after another, each done with its whole arguments', async () => {

@@ -206,6 +206,26 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(missing).to.be.instanceOf(OpenAI.NotFoundError);
   });
 
+  it('takes include (as the SDK sends it, include[]) and query parameters it does not know on input_items, and still checks its own', async () => {
+    const created = await client.responses.create({ model: 'local/echo', input: 'Met include' });
+    const listed = await client.responses.inputItems.list(created.id, { include: ['message.input_image.image_url'] });
+    expect(listed.data.map((item) => item.type)).to.deep.equal(['message']);
+    const path = `/v1/responses/${created.id}/input_items`;
+    for (const query of [
+      'include[]=message.input_image.image_url&include[]=file_search_call.results',
+      'include=message.input_image.image_url&include=file_search_call.results',
+      'beta=true',
+      'beta=true&include=message.input_image.image_url&order=asc&limit=1',
+    ]) {
+      const got = await api(app.baseUrl, `${path}?${query}`, { key });
+      expect(got.status, `?${query}: ${got.text}`).to.equal(200);
+      expect(got.body.data).to.have.length(1);
+    }
+    for (const query of ['limit=0', 'order=sideways', `include[]=${'x'.repeat(256)}`]) {
+      expect((await api(app.baseUrl, `${path}?${query}`, { key })).status, `?${query}`).to.equal(422);
+    }
+  });
+
   it('stores nothing with store: false', async () => {
     const response = await client.responses.create({ model: 'local/echo', input: 'Niet bewaren', store: false });
     expect((response as unknown as { store: boolean }).store).to.equal(false);
@@ -260,6 +280,38 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(image.status).to.equal(422);
     expect(image.body.errors).to.have.property('input.0.content.0');
     expect(image.body.error.type).to.equal('invalid_request_error');
+  });
+
+  it('names the field the caller sent when what it becomes breaks a chat rule: input.N.content.M, input.N.output.M, input.N.arguments', async () => {
+    // 10 MiB and a little more, once decoded.
+    const big = `data:image/png;base64,${'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4)}`;
+    const refused = async (input: unknown[]) => {
+      const got = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', instructions: 'Kort graag.', input } });
+      expect(got.status, got.text.slice(0, 300)).to.equal(422);
+      return got.body;
+    };
+    const image = await refused([{ role: 'user', content: [{ type: 'input_text', text: 'Kijk' }, { type: 'input_image', image_url: big }] }]);
+    expect(Object.keys(image.errors)).to.deep.equal(['input.0.content.1']);
+    expect(image.error.param).to.equal('input.0.content.1');
+    expect(image.message).to.contain('input.0.content.1').and.not.contain('messages.');
+
+    const output = await refused([
+      { role: 'user', content: 'Bekijk het schermafdruk' },
+      { type: 'function_call', call_id: 'c1', name: 'view_image', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'de afbeelding:' }, { type: 'input_image', image_url: big }] },
+    ]);
+    expect(Object.keys(output.errors)).to.deep.equal(['input.2.output.1']);
+
+    const deep = `${'['.repeat(70)}${']'.repeat(70)}`;
+    const call = await refused([
+      { role: 'user', content: 'Zoek' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Ik zoek.' }] },
+      { type: 'function_call', call_id: 'c1', name: 'zoek', arguments: '{}' },
+      { type: 'function_call', call_id: 'c2', name: 'zoek', arguments: deep },
+      { type: 'function_call_output', call_id: 'c1', output: 'niets' },
+      { type: 'function_call_output', call_id: 'c2', output: 'niets' },
+    ]);
+    expect(Object.keys(call.errors)).to.deep.equal(['input.3.arguments']);
   });
 
   it('accepts an 80 KB body with 25 tools, as coding agents send', async () => {
