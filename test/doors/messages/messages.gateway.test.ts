@@ -184,6 +184,19 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'de afbeelding:' }, image] }] },
     ]);
     expect(Object.keys(result.errors)).to.deep.equal(['messages.2.content.0.content.1']);
+
+    // Search results and documents take their place among the parts, as text does.
+    const searched = await refused([
+      {
+        role: 'user',
+        content: [
+          { type: 'search_result', source: 'https://example.com/polis', title: 'Polis', content: [{ type: 'text', text: 'Dekking' }] },
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Voorwaarden' } },
+          image,
+        ],
+      },
+    ]);
+    expect(Object.keys(searched.errors)).to.deep.equal(['messages.0.content.2']);
     expect(gw.euA.requests).to.have.length(0);
   });
 
