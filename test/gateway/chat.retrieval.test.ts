@@ -181,6 +181,15 @@ describe('retrieval in chat', () => {
     const continued = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: chatOnly, body: { model: body.model, previous_response_id: created.body.id, input: 'En nu?' } });
     expect(continued.status).to.equal(403);
     expect((await api(gw.app.baseUrl, `/v1/responses/${created.body.id}`, { key: gw.key })).status).to.equal(200);
+
+    // A turn that continues it carries what memory gave the first, though nothing was retrieved into it.
+    const next = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: gw.key, body: { model: body.model, previous_response_id: created.body.id, input: 'Dank je.' } });
+    expect(next.status, next.text).to.equal(200);
+    expect(next.body.sources ?? []).to.deep.equal([]);
+    const readNext = await api(gw.app.baseUrl, `/v1/responses/${next.body.id}`, { key: chatOnly });
+    expect(readNext.status).to.equal(403);
+    expect(readNext.body.message).to.contain('memory.read');
+    expect((await api(gw.app.baseUrl, `/v1/responses/${next.body.id}`, { key: gw.key })).status).to.equal(200);
   });
 
   it('sends sources on the finish chunk of a stream', async () => {

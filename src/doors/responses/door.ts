@@ -46,7 +46,10 @@ export class ResponsesDoor {
   async get(principal: Pick<Principal, 'workspaceId' | 'scopes'>, id: string): Promise<ResponseObject> {
     const response = await findResponse(this.deps.pool, principal.workspaceId, id);
     if (!response) throw notFound(`no response ${id}`);
-    if (!principal.scopes.includes('memory.read') && heldMemory(response)) throw memoryReadNeeded('reading a response that memory was retrieved into');
+    // A turn that continues one memory was retrieved into carries it too (the model read it).
+    if (!principal.scopes.includes('memory.read') && (heldMemory(response) || (await chainOf(this.deps.pool, principal.workspaceId, id)).some((turn) => heldMemory(turn.response)))) {
+      throw memoryReadNeeded('reading a response that memory was retrieved into, or that continues one');
+    }
     return response;
   }
 
