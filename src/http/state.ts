@@ -51,14 +51,22 @@ export function reply(ctx: AppContext, response: StoredResponse): void {
 /**
  * Answers a POST that creates something, at most once per caller-chosen request id (runOnce):
  * `create` runs in the transaction that completes the claim and returns the body to send; a retry
- * gets the first answer again.
+ * gets the first answer again. `admit` (a budget check) runs before, on a connection of its own.
  */
 export async function createOnce(
   ctx: AppContext,
   pool: Pool,
-  { kind, status }: { kind: RequestKind; status: number },
+  { kind, status, admit }: { kind: RequestKind; status: number; admit?: (principal: Principal) => Promise<void> },
   create: (db: PoolClient, principal: Principal) => Promise<Record<string, unknown>>,
 ): Promise<void> {
   const request = { ...idempotencyOf(ctx), kind, body: ctx.state.body as Record<string, unknown> };
-  reply(ctx, await runOnce(pool, request, async (db) => ({ status, body: await create(db, request.principal), headers: {} })));
+  reply(
+    ctx,
+    await runOnce(
+      pool,
+      request,
+      async (db) => ({ status, body: await create(db, request.principal), headers: {} }),
+      admit && (() => admit(request.principal)),
+    ),
+  );
 }

@@ -299,16 +299,21 @@ export function settledRequest(
  * A request that creates something (a collection, a document, a fact submission, a score), run at
  * most once per caller-chosen id. `work` runs in a transaction with the completion of the claim,
  * so either both commit or neither does: a retry replays the first answer (X-Replay) and creates,
- * enqueues and bills nothing again, and a retry of a failed first attempt runs anew.
+ * enqueues and bills nothing again, and a retry of a failed first attempt runs anew. `admit` runs
+ * first, after the claim and outside the transaction: a check that reads the database itself (a
+ * budget's) would otherwise hold two of the pool's connections at once, and a burst of such
+ * requests would take them all and wait for each other.
  */
 export async function runOnce(
   pool: Pool,
   request: IdempotencyContext & { kind: RequestKind; body: Record<string, unknown> },
   work: (db: PoolClient) => Promise<StoredResponse>,
+  admit?: () => Promise<void>,
 ): Promise<StoredResponse> {
   const { claimed, hash, replay } = await claimOrReplay(pool, request);
   if (replay) return replay;
   try {
+    await admit?.();
     return await withTransaction(pool, async (db) => {
       const response = await work(db);
       const settled = settledRequest(request, hash, response);

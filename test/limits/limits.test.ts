@@ -204,6 +204,20 @@ describe('limits and budgets', () => {
     expect((await api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik werk op maandag.', user_ref: 'klant-1' } })).status).to.equal(202);
   });
 
+  it('takes a burst of submissions larger than the connection pool under a budget: each checks it before its transaction', async () => {
+    const { key } = await app.key({ org: 'burst', workspace: 'w' });
+    await setLimits(key, { workspace: { credits_per_day: 100 } });
+    const collection = await api(app.baseUrl, '/v1/recall/collections', { method: 'POST', key, body: { name: 'Bulk' } });
+    // The test app's pool holds 10 connections; a check inside the transaction took a second one each.
+    const answers = await Promise.all([
+      ...Array.from({ length: 60 }, (_, i) => api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: `Ik hou van getal ${i}.`, user_ref: 'bulk' } })),
+      ...Array.from({ length: 15 }, (_, i) =>
+        api(app.baseUrl, '/v1/memory/documents', { method: 'POST', key, body: { collection: collection.body.data.slug, title: `Deel ${i}`, text: `Hoofdstuk ${i}.` } }),
+      ),
+    ]);
+    expect(answers.map((a) => a.status)).to.deep.equal([...Array(60).fill(202), ...Array(15).fill(201)]);
+  });
+
   it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
     const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
     // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.

@@ -6,15 +6,16 @@ import { deleteDocumentEverywhere } from '../../memory/erasure.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
+import type { Principal } from '../../tenancy/store.js';
 import { createOnce, principalOf } from '../state.js';
 
 export function documentRoutes(api: Operations, { pool, gate }: { pool: Pool; gate: LimitGate }): void {
   api.add('ingestDocument', async (ctx) => {
     const body = ctx.state.body as NewDocument;
-    await createOnce(ctx, pool, { kind: 'documents', status: 201 }, async (db, principal) => {
-      await gate.refuseIfBudgetSpent(principal);
-      return { data: presentCreatedDocument(await createDocument(db, principal, body)) };
-    });
+    const admit = (principal: Principal) => gate.refuseIfBudgetSpent(principal);
+    await createOnce(ctx, pool, { kind: 'documents', status: 201, admit }, async (db, principal) => ({
+      data: presentCreatedDocument(await createDocument(db, principal, body)),
+    }));
   });
 
   api.add('listDocuments', async (ctx) => {

@@ -8,6 +8,7 @@ import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
 import { findFacts, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
+import type { Principal } from '../../tenancy/store.js';
 import { presentErasure, presentFact } from '../presenters/fact.js';
 import { createOnce, principalOf } from '../state.js';
 
@@ -18,11 +19,12 @@ export function factRoutes(
   // 202: the submission is recorded and queued; the facts are queryable once the job has run.
   api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
-    await createOnce(ctx, pool, { kind: 'facts', status: 202 }, async (db, principal) => {
-      await gate.refuseIfBudgetSpent(principal);
+    const admit = (principal: Principal) => gate.refuseIfBudgetSpent(principal);
+    await createOnce(ctx, pool, { kind: 'facts', status: 202, admit }, async (db, principal) => ({
+      status: 'accepted',
       // The id the facts.extracted webhook names, so a caller can match the two.
-      return { status: 'accepted', submission_id: await submitFact(db, principal, body) };
-    });
+      submission_id: await submitFact(db, principal, body),
+    }));
   });
 
   // A listing is paged (newest first, `next_cursor` while more exist); a search answers its best
