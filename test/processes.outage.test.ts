@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { addJob } from '../src/jobs/registry.js';
 import { fromRoot } from '../src/paths.js';
+import { presentTrace } from '../src/http/presenters/trace.js';
+import { findTraceDetail } from '../src/traces/store.js';
 import { createKey } from '../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
@@ -134,7 +136,7 @@ ${FREE_SERVICES}
     // Thirty seconds of answer: longer than the 10 s the web gives in-flight requests at shutdown.
     const slowAnswer = { type: 'answer' as const, chunks: Array.from({ length: 60 }, (_, i) => `woord${i} `), chunkDelayMs: 500 };
     stub.script(slowAnswer, slowAnswer);
-    const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const { key, workspace_id: workspaceId } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
     const port = await freePort();
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
     children.push(web.child);
@@ -160,6 +162,8 @@ ${FREE_SERVICES}
     expect(body).not.to.contain('[DONE]');
     const messages = await streamedMessages;
     expect(messages).to.contain('event: error');
+    expect(messages).to.contain('"type":"overloaded_error"');
+    expect(messages).to.contain('"code":"server_stopping"');
     expect(messages).not.to.contain('event: message_stop');
     expect(web.output()).not.to.contain('Cannot use a pool after calling end');
     const usage = (await db.pool.query(`select completion_tokens, partial from usage where request_id = 'stopped-1'`)).rows;
@@ -167,6 +171,10 @@ ${FREE_SERVICES}
     expect(usage[0]).to.include({ partial: true });
     expect(usage[0].completion_tokens).to.be.above(0);
     expect((await db.pool.query(`select status from traces where id = 'stopped-1'`)).rows).to.deep.equal([{ status: 503 }]);
+    // The trace shows what was billed, as a 499's does.
+    const trace = presentTrace((await findTraceDetail(db.pool, workspaceId, 'stopped-1'))!);
+    expect(trace.usage?.completion_tokens).to.equal(usage[0].completion_tokens);
+    expect(trace.usage?.credits.total).to.be.above(0);
   });
 
   it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {

@@ -145,10 +145,14 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number, askedMod
       writer.open(headers);
     },
     async send(data) {
-      const record = data as { error?: { message?: string } } & ChunkFrame;
+      const record = data as { error?: { message?: string; code?: string | null } } & ChunkFrame;
       if (record.error) {
         failed = true;
-        await writer.event('error', { error: { type: 'api_error', message: record.error.message ?? 'the stream broke off' } });
+        // A web process stopping the stream is Anthropic's overloaded_error (send it again), as its
+        // 503s are; Polder's code goes beside the error, as in the door's error bodies.
+        const { message = 'the stream broke off', code } = record.error;
+        const type = code === 'server_stopping' ? 'overloaded_error' : 'api_error';
+        await writer.event('error', { error: { type, message }, ...(code ? { code } : {}) });
         return;
       }
       const frame = record;

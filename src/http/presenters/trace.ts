@@ -22,9 +22,9 @@ export function presentTraceSummary(row: TraceSummaryRow) {
     stream: row.stream,
     latency_ms: Math.round(row.latency_ms),
     // A failed call is traced but not billed: it has no usage to show. A stream the client closed
-    // (499) is billed for what was streamed, and shows it.
+    // (499) or the web process stopped at shutdown (503) is billed for what was streamed, and shows it.
     usage:
-      row.status < 400 || row.status === CLIENT_CLOSED
+      row.status < 400 || row.status === CLIENT_CLOSED || credits.total > 0
         ? {
             prompt_tokens: row.prompt_tokens,
             completion_tokens: row.completion_tokens,
