@@ -116,8 +116,17 @@ describe('scale-out: two web and two worker processes on one database', function
       chat.script({ type: 'answer', delayMs: 30_000 }, { type: 'answer' });
       const lost = send(doomed).catch((err: unknown) => err);
       await waitFor(async () => chat.requests.some((r) => lastUserMessage(r.body) === 'answered after a crash'), { what: 'the first attempt upstream' });
-      // While its process lives, the id is still running.
+      // While its process lives, the id is still running: also while its listening connection,
+      // which holds the process's presence, is being made again.
       expect((await send(webs[1]!)).status).to.equal(409);
+      const { holder } = (await db.pool.query('select holder from requests where workspace_id = $1 and request_id = $2', [owner.workspace_id, requestId])).rows[0];
+      const dropped = await db.pool.query(
+        `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and classid = 72011007 and objid = $1::int::oid`,
+        [holder],
+      );
+      expect(dropped.rowCount).to.equal(1);
+      expect((await send(webs[1]!)).status).to.equal(409);
+      expect(chat.requests.filter((r) => lastUserMessage(r.body) === 'answered after a crash')).to.have.length(1);
       const gone = exited(doomed.child);
       doomed.child.kill('SIGKILL');
       await gone;

@@ -42,6 +42,10 @@ export class GroupCommitter {
     this.pool = new pg.Pool({
       connectionString,
       max: 1,
+      // Kept open while the process lives: closed when idle (pg's default, after 10 s), it had to
+      // connect again under load, and on a server with every slot taken (the process's own pool
+      // holding some) it could not, and every answer failed for want of its records.
+      idleTimeoutMillis: 0,
       application_name: 'polder-records',
       options: `-c synchronous_commit=${options.synchronousCommit ?? 'on'}`,
     });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
@@ -84,6 +85,16 @@ const CLAIM_SQL = `
 // A running claim whose process died (no session holds its presence lock, db/presence.ts) is
 // taken over by the retry: the request never reached its records, so it runs anew and is billed
 // once. `created_at` restarts, so that the prune of abandoned claims counts from the takeover.
+// The lock is looked for twice, PRESENCE_GRACE_MS apart: a live process whose listening connection
+// dropped takes it again within about half a second (db/listener.ts), and its request must not run
+// twice meanwhile.
+const HOLDER_GONE_SQL = `
+  select not exists (
+    select 1 from pg_locks l
+     where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+       and l.database = (select oid from pg_database where datname = current_database())
+       and l.classid = $1::oid and l.objid = $2::int::oid) as gone`;
+const PRESENCE_GRACE_MS = 1_500;
 const TAKE_OVER_SQL = `
   update requests r set holder = $3, created_at = now()
    where r.workspace_id = $1 and r.request_id = $2 and r.state = 'running' and r.holder = $4 and r.body_hash = $5
@@ -129,8 +140,12 @@ export async function claimRequestId(
     );
   }
   if (row.state === 'running' && row.holder !== null && claim.holder !== null) {
-    const takenOver = await db.query(TAKE_OVER_SQL, [claim.workspaceId, claim.requestId, claim.holder, row.holder, claim.hash, PRESENCE_LOCK_CLASS]);
-    if ((takenOver.rowCount ?? 0) > 0) return undefined;
+    const gone = (await db.query<{ gone: boolean }>(HOLDER_GONE_SQL, [PRESENCE_LOCK_CLASS, row.holder])).rows[0]!.gone;
+    if (gone) {
+      await sleep(PRESENCE_GRACE_MS);
+      const takenOver = await db.query(TAKE_OVER_SQL, [claim.workspaceId, claim.requestId, claim.holder, row.holder, claim.hash, PRESENCE_LOCK_CLASS]);
+      if ((takenOver.rowCount ?? 0) > 0) return undefined;
+    }
   }
   if (row.state !== 'completed' || !row.response) {
     throw conflict('a request with this id is still running; retry when it has finished');
