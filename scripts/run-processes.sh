@@ -23,7 +23,10 @@ say() { printf 'run-processes: %s\n' "$*" >&2; }
 supervise() {
   local name=$1 pause=1 started status child='' napping='' stopping=0
   # Idempotent: the signal may come more than once (from this shell, and from npm forwarding it).
-  trap 'if (( ! stopping )); then stopping=1; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null; [[ -n $napping ]] && kill "$napping" 2>/dev/null; fi' TERM
+  # The trap outlives the function's locals (a stop that comes after it returned, as its status is
+  # being written), so it reads them with defaults: under `set -u` an unset one ended the shell
+  # with status 1 before the status was written.
+  trap 'if (( ! ${stopping:-0} )); then stopping=1; [[ -n ${child:-} ]] && kill -TERM "$child" 2>/dev/null; [[ -n ${napping:-} ]] && kill "$napping" 2>/dev/null; fi' TERM
   trap '' INT
   while (( ! stopping )); do
     started=$SECONDS
