@@ -31,12 +31,12 @@ const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: co
 // Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.
 const cacheKeys = new CacheKeyFilter({ connectionString: config.databaseUrl, log, ttlSeconds: CACHE_TTL_SECONDS, ownBackends: committer.backends });
 await cacheKeys.start();
-const gate = new LimitGate(pool, log);
+// This process's presence in Postgres, carried by the connection that listens for changes: others
+// tell by it its request ids and credit leases from those of a process that died.
+const presence = new ProcessPresence();
+const gate = new LimitGate(pool, log, presence.key);
 const keys = new KeyResolver(pool);
 // Key, settings, acceptance and limit changes made by any process reach this one at once.
-// Its connection also carries this process's presence, by which others tell its request ids from
-// those of a process that died.
-const presence = new ProcessPresence();
 const changes = new ChangeListener({ connectionString: config.databaseUrl, log, presence }, changeTargets(keys, gate));
 await changes.start();
 const inFlight = new InFlight();

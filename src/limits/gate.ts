@@ -231,6 +231,8 @@ export class LimitGate {
   constructor(
     private readonly pool: Pool,
     private readonly log: Logger,
+    /** The web process's presence key (db/presence.ts): another process that recalls from this one finds it dead by it. */
+    private readonly presence: number | null = null,
   ) {
     // Also says this process is alive, so that limits__reclaim leaves its credit leases alone.
     this.idleTimer = setInterval(() => {
@@ -498,13 +500,18 @@ export class LimitGate {
   }
 
   private async lease(asks: LeaseAsk[], now: number): Promise<void> {
-    const grants = await leaseCounters(this.pool, this.holder, asks);
+    const grants = await leaseCounters(this.pool, this.holder, asks, this.presence);
     const recalled = this.recallable(asks, grants);
     if (recalled.length > 0) {
       await this.recall(recalled.map((index) => grants[index]!));
       // Only what the request needs: at a budget this close to its end, a block held here would
       // be what the next process has to recall.
-      const again = await leaseCounters(this.pool, this.holder, recalled.map((index) => ({ ...asks[index]!, block: asks[index]!.need })));
+      const again = await leaseCounters(
+        this.pool,
+        this.holder,
+        recalled.map((index) => ({ ...asks[index]!, block: asks[index]!.need })),
+        this.presence,
+      );
       recalled.forEach((index, position) => (grants[index] = again[position]!));
     }
     grants.forEach((grant, index) => {
@@ -545,15 +552,16 @@ export class LimitGate {
   /**
    * Asks the processes that hold part of these budgets to give back what they hold unused
    * (giveBackRecalled, over the channel every web process listens to), and waits until each has
-   * answered, RECALL_WAIT_MS at most: a process whose listener is down, or that died and has not
-   * been reclaimed yet, does not answer.
+   * answered, RECALL_WAIT_MS at most: a process whose listener is down, or that died, does not
+   * answer; what one that died held is then reclaimed (its presence lock is gone with it).
    */
   private async recall(grants: LeaseGrant[]): Promise<void> {
     const recall = randomUUID();
     const from = [...new Set(grants.flatMap((grant) => grant.otherHolders))].slice(0, RECALL_HOLDERS);
     let timer: NodeJS.Timeout | undefined;
+    const waiting = new Set(from);
     const answered = new Promise<void>((resolve) => {
-      this.recalls.set(recall, { waiting: new Set(from), answered: resolve });
+      this.recalls.set(recall, { waiting, answered: resolve });
       timer = setTimeout(resolve, RECALL_WAIT_MS);
     });
     try {
@@ -565,6 +573,9 @@ export class LimitGate {
         counters: grants.map((grant) => [grant.scope_kind, grant.scope_id, grant.counter, grant.window_start]),
       });
       await answered;
+      // A holder that did not answer may have died (killed, out of memory): what it held goes back
+      // now if its presence lock is gone, rather than when limits__reclaim finds it unseen.
+      if (waiting.size > 0) await reclaimLeases(this.pool, { goneOf: [...waiting] });
     } finally {
       clearTimeout(timer);
       this.recalls.delete(recall);

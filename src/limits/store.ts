@@ -1,4 +1,5 @@
 import type { PoolClient, Queryable } from '../db/pool.js';
+import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
 import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
 import { windowStart, type Counter } from './windows.js';
 import { BUDGET_MARKS_TAIL_SQL } from './budgetMarks.js';
@@ -105,7 +106,7 @@ const LEASE_SQL = `
     union all
     select scope_kind, scope_id, counter, window_start, granted, taken, billed from updated
   ), holder as (
-    insert into limit_holders (holder) values ($2) on conflict (holder) do update set seen_at = now()
+    insert into limit_holders (holder, presence) values ($2, $3) on conflict (holder) do update set seen_at = now(), presence = excluded.presence
   ), held as (
     -- A credit counter's grant is this process's (sql/0033), so that it goes back if the process dies.
     insert into limit_leases (holder, scope_kind, scope_id, counter, window_start, amount)
@@ -146,11 +147,11 @@ const counterKey = (c: { scope_kind: string; scope_id: string; counter: string; 
  * Leases what each ask can have for `holder` (the web process), in one statement (twice when
  * another process created a counter meanwhile).
  */
-export async function leaseCounters(db: Queryable, holder: string, asks: LeaseAsk[]): Promise<LeaseGrant[]> {
+export async function leaseCounters(db: Queryable, holder: string, asks: LeaseAsk[], presence: number | null = null): Promise<LeaseGrant[]> {
   const grants = new Map<string, LeaseGrant>();
   let pending = asks;
   for (let round = 0; round < 2 && pending.length > 0; round++) {
-    const { rows } = await db.query<GrantRow>({ name: 'polder-lease-limits', text: LEASE_SQL, values: [JSON.stringify(pending), holder] });
+    const { rows } = await db.query<GrantRow>({ name: 'polder-lease-limits', text: LEASE_SQL, values: [JSON.stringify(pending), holder, presence] });
     for (const row of rows) {
       const grant: LeaseGrant = {
         scope_kind: row.scope_kind,
@@ -314,19 +315,31 @@ export async function markHolderSeen(db: Queryable, holder: string): Promise<voi
 
 /**
  * Gives back the credit leases of holders not seen for `unseenSeconds` (a web process that died
- * without giving them back), or of one holder at once (a process stopping, after it gave back what
- * it could), and forgets those holders. Returns how many leases went back.
+ * without giving them back), of one holder at once (a process stopping, after it gave back what
+ * it could), or of those of `goneOf` whose presence lock is no longer held (a process that died:
+ * Postgres dropped its lock with its connection), and forgets those holders. Returns how many
+ * leases went back.
  */
-export async function reclaimLeases(db: Queryable, which: { unseenSeconds: number } | { holder: string }): Promise<number> {
+export async function reclaimLeases(
+  db: Queryable,
+  which: { unseenSeconds: number } | { holder: string } | { goneOf: string[] },
+): Promise<number> {
   const { rows } = await db.query<{ reclaimed: number }>(
     `with gone as (
-       delete from limit_holders
-        where case when $1::uuid is not null then holder = $1::uuid else seen_at < now() - make_interval(secs => $2::float8) end
+       delete from limit_holders h
+        where case when $1::uuid is not null then h.holder = $1::uuid
+                   when $3::uuid[] is not null then h.holder = any($3::uuid[]) and h.presence is not null
+                        and not exists (
+                          select 1 from pg_locks l
+                           where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+                             and l.database = (select oid from pg_database where datname = current_database())
+                             and l.classid = $4::oid and l.objid = h.presence::oid)
+                   else h.seen_at < now() - make_interval(secs => $2::float8) end
        returning holder
      ), leases as (
        delete from limit_leases l
         where l.holder in (select holder from gone)
-           or ($1::uuid is null and not exists (select 1 from limit_holders h where h.holder = l.holder))
+           or ($1::uuid is null and $3::uuid[] is null and not exists (select 1 from limit_holders h where h.holder = l.holder))
        returning l.scope_kind, l.scope_id, l.counter, l.window_start, l.amount
      ), back as (
        select scope_kind, scope_id, counter, window_start, sum(amount) as amount from leases group by scope_kind, scope_id, counter, window_start
@@ -337,7 +350,12 @@ export async function reclaimLeases(db: Queryable, which: { unseenSeconds: numbe
         where (c.scope_kind, c.scope_id, c.counter, c.window_start) = (b.scope_kind, b.scope_id, b.counter, b.window_start)
      )
      select count(*)::int as reclaimed from leases`,
-    ['holder' in which ? which.holder : null, 'unseenSeconds' in which ? which.unseenSeconds : 0],
+    [
+      'holder' in which ? which.holder : null,
+      'unseenSeconds' in which ? which.unseenSeconds : 0,
+      'goneOf' in which ? which.goneOf : null,
+      PRESENCE_LOCK_CLASS,
+    ],
   );
   return rows[0]!.reclaimed;
 }

@@ -122,4 +122,32 @@ describe('limits across several web processes', function () {
     );
     expect(marks.rows.map((row) => Number(row.billed))).to.deep.equal([spent]);
   });
+
+  it('reclaims at once what a killed process held of a budget, when a request that fits needs it', async () => {
+    const { key } = await createKey(db.pool, {
+      organization: 'killed',
+      workspace: 'w',
+      kind: 'organization',
+      limits: { requests_per_minute: null, tokens_per_minute: null, credits_per_day: 0.1, credits_per_month: null },
+    });
+    const system = 'woord '.repeat(1090);
+    const chat = (url: string) =>
+      api(url, '/v1/chat/completions', {
+        method: 'POST',
+        key,
+        body: { model: 'local/echo', max_tokens: 500, cache: false, messages: [{ role: 'system', content: system }, { role: 'user', content: 'hoi' }] },
+      });
+    // Each process keeps what its request did not use of its block; then one of them is killed.
+    for (const web of webs) expect((await chat(web.url)).status).to.equal(200);
+    const victim = webs[2]!;
+    const gone = new Promise((resolve) => victim.child.once('exit', resolve));
+    victim.child.kill('SIGKILL');
+    await gone;
+    // Billed (about 0.066) and this request's worst case (about 0.032) fit only with the killed
+    // process's unused part given back, which it cannot answer a recall for.
+    const asked = performance.now();
+    const answer = await chat(webs[0]!.url);
+    expect(answer.status, answer.text).to.equal(200);
+    console.log(`      admitted ${(performance.now() - asked).toFixed(1)} ms after asking, with the killed process's part reclaimed`);
+  });
 });
