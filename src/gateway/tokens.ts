@@ -228,18 +228,25 @@ export async function countMessageTokensPaced(messages: readonly ChatMessage[]):
   return fixed + (await countTokensPaced(texts)).reduce((sum, n) => sum + n, 0);
 }
 
-/** Whether a prompt is long enough that counting it at once would hold the event loop (PACED_CHARS). */
-export function isLongPrompt(messages: readonly ChatMessage[]): boolean {
-  let chars = 0;
+/**
+ * Whether a prompt's message texts (content and tool-call arguments) reach `chars` characters,
+ * read no further than that: a prompt long enough that tokenizing it at once would hold the event
+ * loop (PACED_CHARS), or that a local model answers off it (providers/local/thread.ts).
+ */
+export function promptReaches(messages: readonly ChatMessage[], chars: number): boolean {
+  let seen = 0;
   for (const m of messages) {
     const content = m.content;
-    if (typeof content === 'string') chars += content.length;
-    else if (content) for (const part of content as ContentPart[]) chars += part.type === 'text' ? (part.text ?? '').length : 0;
-    for (const call of m.tool_calls ?? []) chars += call.function.arguments.length;
-    if (chars >= PACED_CHARS) return true;
+    if (typeof content === 'string') seen += content.length;
+    else if (content) for (const part of content as ContentPart[]) seen += part.type === 'text' ? (part.text ?? '').length : 0;
+    for (const call of m.tool_calls ?? []) seen += call.function.arguments.length;
+    if (seen >= chars) return true;
   }
   return false;
 }
+
+/** Whether counting a prompt at once would hold the event loop: count it paced then. */
+export const isLongPrompt = (messages: readonly ChatMessage[]): boolean => promptReaches(messages, PACED_CHARS);
 
 /** What a reply is made of: a choice's message, or a streamed reply put back together. */
 export interface CompletionMessageLike {

@@ -2,7 +2,7 @@
 // and no network, so the service works offline and in tests. Upstream model names (the
 // catalogue's `upstream_model`): `echo` (chat, ./echo.ts) and `embed-1024` (embeddings,
 // ./embed.ts). Anything else is answered as an upstream 404 would be.
-import { countTokens } from '../../tokens.js';
+import { countTokens, promptReaches } from '../../tokens.js';
 import {
   ALL_PARAMETERS,
   UpstreamError,
@@ -38,14 +38,13 @@ export function createLocalAdapter(): ProviderAdapter {
     async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {
       if (signal.aborted) throw abortedError();
       requireModel(target, LOCAL_CHAT_MODELS, 'chat');
-      return promptChars(request) >= OFF_THREAD_CHARS ? await offThread({ kind: 'complete', request }) : echoCompletion(request);
+      return await echoAnswer(request);
     },
 
     async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
       if (signal.aborted) throw abortedError();
       requireModel(target, LOCAL_CHAT_MODELS, 'chat');
-      const completion = promptChars(request) >= OFF_THREAD_CHARS ? await offThread({ kind: 'complete', request }) : echoCompletion(request);
-      return { chunks: echoStream(request, { signal }, completion) };
+      return { chunks: echoStream(request, { signal }, await echoAnswer(request)) };
     },
 
     async embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput> {
@@ -77,16 +76,9 @@ export function createLocalAdapter(): ProviderAdapter {
   };
 }
 
-/** The characters of a chat's messages: what the echo reads, tokenizes and writes back. */
-function promptChars(request: UpstreamChatRequest): number {
-  let chars = 0;
-  for (const message of request.messages) {
-    const content = message.content;
-    if (typeof content === 'string') chars += content.length;
-    else if (Array.isArray(content)) for (const part of content) chars += part.type === 'text' ? (part.text ?? '').length : 0;
-    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
-  }
-  return chars;
+/** The echo's answer: on the provider's thread for a long prompt, which it reads, tokenizes and writes back. */
+async function echoAnswer(request: UpstreamChatRequest): Promise<UpstreamCompletion> {
+  return promptReaches(request.messages, OFF_THREAD_CHARS) ? await offThread({ kind: 'complete', request }) : echoCompletion(request);
 }
 
 function requireModel(target: UpstreamTarget, known: readonly string[], kind: 'chat' | 'embedding'): void {
