@@ -380,11 +380,7 @@ export class ChatService {
       // Limits are checked before a provider is called; a cache hit calls none and passes.
       let admission = NOT_LIMITED;
       if (cached) admission = await this.deps.gate.budgetsOf(principal);
-      else {
-        // A prompt of megabytes is counted paced here, rather than at once when a limit asks.
-        const counted = isLongPrompt(request.messages) ? await countMessageTokensPaced(request.messages) : undefined;
-        admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, counted));
-      }
+      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {
@@ -446,16 +442,23 @@ export class ChatService {
     body: ChatCompletionRequest,
     retrieval: Retrieval,
     firewallOn: boolean,
-    prompt?: number,
   ): Demand {
     const retrievalFee = retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0;
     const firewallPerToken = firewallOn ? this.deps.catalog.services.firewallPer1kTokens / 1000 : 0;
     const answerCap = body.max_completion_tokens ?? body.max_tokens;
     const choices = body.n ?? 1;
+    let prompt: number | undefined;
     const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
+    // A prompt of megabytes is counted paced, when a limit needs it, rather than at once.
+    const ready = isLongPrompt(request.messages)
+      ? async () => {
+          prompt = await countMessageTokensPaced(request.messages);
+        }
+      : undefined;
     if (answerCap === undefined) {
       const models = plan.candidates.map((c) => c.model);
       return {
+        ready,
         tokens: () =>
           promptTokens() + choices * Math.max(0, ...models.map((m) => Math.min(m.maxOutputTokens, Math.max(0, m.contextLength - promptTokens())))),
         credits: () =>
@@ -465,6 +468,7 @@ export class ChatService {
       };
     }
     return {
+      ready,
       tokens: () => promptTokens() + choices * answerCap,
       credits: () => {
         const services = promptTokens() * firewallPerToken + retrievalFee;

@@ -38,6 +38,8 @@ import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.
 
 /** What a request may use at most; each is computed only when a limit needs it. */
 export interface Demand {
+  /** Work the figures need that should not hold the event loop (a long prompt's count), done only when a limit applies. */
+  ready?: (() => Promise<void>) | undefined;
   tokens(): number;
   credits(): number;
 }
@@ -338,6 +340,7 @@ export class LimitGate {
     const now = Date.now();
     const plan = await this.planOf(principal, now);
     if (plan.length === 0) return NOT_LIMITED;
+    await demand.ready?.();
     let tokens: number | undefined;
     let credits: number | undefined;
     const needs: Need[] = [];

@@ -84,6 +84,10 @@ describe('limits and budgets', () => {
     // The SDKs would retry it for nothing: they are told not to. A limit merely reached is retried.
     expect(tooLarge.headers.get('x-should-retry')).to.equal('false');
     expect(tooLarge.headers.get('retry-after')).to.match(/^\d+$/);
+    // A prompt of hundreds of kilobytes is counted too (paced, a slice at a time).
+    const longPrompt = await chat(key, 'woord '.repeat(40_000), {}, { max_tokens: 10 });
+    expect(longPrompt.status).to.equal(429);
+    expect(longPrompt.body.message).to.match(/this request counts 4\d{4} tokens/);
   });
 
   it('answers 402 when a budget would be passed, naming the level, and counts what was billed', async () => {
