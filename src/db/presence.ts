@@ -7,7 +7,7 @@ import type pg from 'pg';
 // tell a request id held by a live process (409, still running) from one whose process died (its
 // retry runs anew; metering/requestIds.ts).
 
-/** The first key of every presence lock (pg_advisory_lock(class, key)). */
+/** The first key of every presence lock (pg_advisory_lock(class, key)); sql/0039's polder_presence_held reads it. */
 export const PRESENCE_LOCK_CLASS = 72_011_007;
 
 export class ProcessPresence {

@@ -1,5 +1,4 @@
 import type { PoolClient, Queryable } from '../db/pool.js';
-import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
 import { limitsFromColumns, NO_LIMITS, type LimitColumns, type Limits } from './limits.js';
 import { windowStart, type Counter } from './windows.js';
 import { BUDGET_MARKS_TAIL_SQL } from './budgetMarks.js';
@@ -329,11 +328,7 @@ export async function reclaimLeases(
        delete from limit_holders h
         where case when $1::uuid is not null then h.holder = $1::uuid
                    when $3::uuid[] is not null then h.holder = any($3::uuid[]) and h.presence is not null
-                        and not exists (
-                          select 1 from pg_locks l
-                           where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-                             and l.database = (select oid from pg_database where datname = current_database())
-                             and l.classid = $4::oid and l.objid = h.presence::oid)
+                        and not polder_presence_held(h.presence)
                    else h.seen_at < now() - make_interval(secs => $2::float8) end
        returning holder
      ), leases as (
@@ -354,7 +349,6 @@ export async function reclaimLeases(
       'holder' in which ? which.holder : null,
       'unseenSeconds' in which ? which.unseenSeconds : 0,
       'goneOf' in which ? which.goneOf : null,
-      PRESENCE_LOCK_CLASS,
     ],
   );
   return rows[0]!.reclaimed;

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { conflict, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
-import { PRESENCE_LOCK_CLASS } from '../db/presence.js';
 import { withTransaction } from '../db/transaction.js';
 import type { AnswerRun } from '../gateway/providers/types.js';
 import { writeRecordsNow } from './writeRecords.js';
@@ -88,21 +87,11 @@ const CLAIM_SQL = `
 // The lock is looked for twice, PRESENCE_GRACE_MS apart: a live process whose listening connection
 // dropped takes it again within about half a second (db/listener.ts), and its request must not run
 // twice meanwhile.
-const HOLDER_GONE_SQL = `
-  select not exists (
-    select 1 from pg_locks l
-     where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-       and l.database = (select oid from pg_database where datname = current_database())
-       and l.classid = $1::oid and l.objid = $2::int::oid) as gone`;
 const PRESENCE_GRACE_MS = 1_500;
 const TAKE_OVER_SQL = `
   update requests r set holder = $3, created_at = now()
    where r.workspace_id = $1 and r.request_id = $2 and r.state = 'running' and r.holder = $4 and r.body_hash = $5
-     and not exists (
-       select 1 from pg_locks l
-        where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-          and l.database = (select oid from pg_database where datname = current_database())
-          and l.classid = $6::oid and l.objid = r.holder::oid)
+     and not polder_presence_held(r.holder)
   returning 1`;
 
 /**
@@ -140,10 +129,10 @@ export async function claimRequestId(
     );
   }
   if (row.state === 'running' && row.holder !== null && claim.holder !== null) {
-    const gone = (await db.query<{ gone: boolean }>(HOLDER_GONE_SQL, [PRESENCE_LOCK_CLASS, row.holder])).rows[0]!.gone;
-    if (gone) {
+    const { held } = (await db.query<{ held: boolean }>('select polder_presence_held($1) as held', [row.holder])).rows[0]!;
+    if (!held) {
       await sleep(PRESENCE_GRACE_MS);
-      const takenOver = await db.query(TAKE_OVER_SQL, [claim.workspaceId, claim.requestId, claim.holder, row.holder, claim.hash, PRESENCE_LOCK_CLASS]);
+      const takenOver = await db.query(TAKE_OVER_SQL, [claim.workspaceId, claim.requestId, claim.holder, row.holder, claim.hash]);
       if ((takenOver.rowCount ?? 0) > 0) return undefined;
     }
   }
