@@ -359,6 +359,7 @@ export class ChatService {
         ...(body.provider ? { provider: body.provider } : {}),
         parameters,
         reasoningEffort: body.reasoning_effort ?? null,
+        thinking: asksForThinking(body.reasoning_effort, ctx.anthropic),
         ...(Array.isArray(body.stop) ? { stopSequences: body.stop.length } : {}),
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
@@ -765,6 +766,12 @@ const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
  * without it chats without memory, `collection` included, as the contract has it.)
  */
 /** The parameters every candidate of the chain drops. */
+/** Whether a request asks a provider to think: the Messages door's own `thinking` decides, else a reasoning level does. */
+function asksForThinking(effort: string | null | undefined, anthropic: AnthropicSettings | undefined): boolean {
+  if (anthropic?.thinking !== undefined) return anthropic.thinking.type !== 'disabled';
+  return anthropic?.output_config === undefined && effort != null && effort !== 'none';
+}
+
 function droppedByEvery(candidates: readonly { dropped: readonly UpstreamParameter[] }[]): UpstreamParameter[] {
   const [first, ...rest] = candidates;
   return first ? first.dropped.filter((parameter) => rest.every((c) => c.dropped.includes(parameter))) : [];

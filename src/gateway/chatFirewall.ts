@@ -33,8 +33,16 @@ function knownFieldsOf(part: ContentPart): ContentPart {
     case 'input_audio':
       return { type: 'input_audio', input_audio: { data: part.input_audio!.data, format: part.input_audio!.format } };
     case 'file': {
-      const { file_data, filename } = part.file!;
-      return { type: 'file', file: { ...(file_data !== undefined ? { file_data } : {}), ...(filename !== undefined ? { filename } : {}) } };
+      const { file_data, filename, context, citations } = part.file!;
+      return {
+        type: 'file',
+        file: {
+          ...(file_data !== undefined ? { file_data } : {}),
+          ...(filename !== undefined ? { filename } : {}),
+          ...(typeof context === 'string' ? { context } : {}),
+          ...citationsOf(citations),
+        },
+      };
     }
     case 'document': {
       const { source, title, context, citations } = part.document!;
@@ -200,7 +208,7 @@ function firewallChars(messages: readonly ChatMessage[]): number {
       for (const part of message.content) {
         if (part.type === 'text') chars += scanCost(part.text);
         else if (part.type === 'image_url' && part.image_url && !isDataUrl(part.image_url.url)) chars += scanCost(part.image_url.url);
-        else if (part.type === 'file') chars += scanCost(part.file?.filename);
+        else if (part.type === 'file') chars += scanCost(part.file?.filename) + scanCost(part.file?.context ?? undefined);
         else if (part.type === 'document' && part.document) {
           chars += scanCost(part.document.source.data) + scanCost(part.document.title ?? undefined) + scanCost(part.document.context ?? undefined);
         } else if (part.type === 'search_result' && part.search_result) {
@@ -265,8 +273,10 @@ export async function upstreamPrompt(
         if (part.type === 'text') part.text = await firewall.maskAsync(part.text!);
         else if (part.type === 'image_url' && !isDataUrl(part.image_url!.url)) {
           part.image_url!.url = await firewall.maskUrl(part.image_url!.url);
-        } else if (part.type === 'file' && part.file!.filename !== undefined) {
-          part.file!.filename = await firewall.maskFileName(part.file!.filename);
+        } else if (part.type === 'file') {
+          const file = part.file!;
+          if (file.filename !== undefined) file.filename = await firewall.maskFileName(file.filename);
+          if (file.context != null) file.context = await firewall.maskAsync(file.context);
         } else if (part.type === 'document') {
           const document = part.document!;
           document.source.data = await firewall.maskAsync(document.source.data);

@@ -50,6 +50,8 @@ export interface RoutingInput {
   reasoningEffort?: string | null;
   /** How many stop sequences the request gives: a provider may take fewer. */
   stopSequences?: number;
+  /** Whether the request asks a provider to think (a reasoning level, or the Messages door's `thinking`). */
+  thinking?: boolean;
   /** Whether the organization recorded its non-EU acceptance. */
   nonEuAccepted: boolean;
   settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
@@ -74,6 +76,9 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
 function parameterPastLimit(providerId: string, limits: ParameterLimits | undefined, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
   if (parameter === 'stop' && limits?.stop !== undefined && input.stopSequences !== undefined && input.stopSequences > limits.stop) {
     return `${providerId} takes at most ${limits.stop} stop sequences, not ${input.stopSequences}`;
+  }
+  if (input.thinking && limits?.notWithThinking?.includes(parameter)) {
+    return `${providerId} takes no ${parameter} with thinking`;
   }
   return undefined;
 }

@@ -1805,9 +1805,14 @@ export interface components {
             file?: {
                 /** @description A `data:` URL or base64 data. */
                 file_data?: string;
+                /** @description A native Anthropic provider gets it as the document's title. */
                 filename?: string;
                 /** @description Refused with a 422: there is no files API. */
                 file_id?: string;
+                /** @description Anthropic's document context (the Messages door's PDF documents carry it). Kept for a native Anthropic provider, dropped for every other. */
+                context?: string | null;
+                /** @description Anthropic's citations setting of a PDF document. Kept for a native Anthropic provider, dropped for every other. */
+                citations?: components["schemas"]["MessagesCitationsConfig"];
             };
             document?: {
                 source: {

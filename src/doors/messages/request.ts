@@ -91,7 +91,15 @@ function sourcePart(block: SourceBlock, at: string, add: Refuse): ContentPart | 
     };
   }
   if (source.type === 'base64' && source.data !== undefined) {
-    return { type: 'file', file: { file_data: dataUrl(source as Source), ...(block.title ? { filename: block.title } : {}) } };
+    return {
+      type: 'file',
+      file: {
+        file_data: dataUrl(source as Source),
+        ...(block.title ? { filename: block.title } : {}),
+        ...(typeof block.context === 'string' ? { context: block.context } : {}),
+        ...citationsOf(block.citations),
+      },
+    };
   }
   add(`${at}.source`, 'a document source is {type: "base64", media_type, data} or {type: "text", data}; URLs are not fetched');
   return undefined;

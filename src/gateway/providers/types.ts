@@ -253,6 +253,8 @@ export interface ChatStream {
 export interface ParameterLimits {
   /** The most stop sequences. */
   readonly stop?: number;
+  /** Parameters it refuses beside thinking (Anthropic's sampling settings). */
+  readonly notWithThinking?: readonly UpstreamParameter[];
 }
 
 export interface ProviderAdapter {

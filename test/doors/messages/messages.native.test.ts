@@ -489,7 +489,13 @@ ${FREE_SERVICES}
           content: [{ type: 'text' as const, text: 'Eigen risico 250 euro; vragen aan jan.jansen@example.nl' }],
           citations: { enabled: true },
         },
-        { type: 'document' as const, title: 'polis.pdf', source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: pdf } },
+        {
+          type: 'document' as const,
+          title: 'polis.pdf',
+          context: 'Getekend door noor.devries@example.nl',
+          citations: { enabled: true },
+          source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: pdf },
+        },
         { type: 'tool_reference', tool_name: 'lookup' },
       ],
     };
@@ -506,7 +512,7 @@ ${FREE_SERVICES}
       ...extra,
     });
 
-    it('go to a native provider as they are, masked; a PDF beside the tool result; an unknown block left out and noted', async () => {
+    it('go to a native provider as they are, masked; a PDF beside the tool result, with its title, context and citations; an unknown block left out and noted', async () => {
       const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, headers: { 'x-request-id': 'docs-native-1' }, body: body() });
       expect(res.status).to.equal(200);
       const sent = native.requests.at(-1)!.body;
@@ -518,14 +524,15 @@ ${FREE_SERVICES}
       expect(toolResult.content[1].source.data).to.match(/^Verzekerde: \[EMAIL_1\]$/);
       expect(toolResult.content[2]).to.deep.include({ type: 'search_result', source: 'https://intranet.example.nl/polissen/42', title: 'Voorwaarden', citations: { enabled: true } });
       expect(toolResult.content[2].content[0].text).to.match(/^Eigen risico 250 euro; vragen aan \[EMAIL_\d\]$/);
-      expect(pdfBlock).to.deep.equal({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } });
+      expect(pdfBlock).to.deep.include({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf }, title: 'polis.pdf', citations: { enabled: true } });
+      expect(pdfBlock.context).to.match(/^Getekend door \[EMAIL_\d\]$/);
       expect(searchResult).to.deep.include({ type: 'search_result', source: 'kb://faq/7', title: 'FAQ' });
       expect(text).to.deep.equal({ type: 'text', text: 'Wat dekt hij?' });
       const trace = await api(app.baseUrl, '/v1/traces/docs-native-1', { key });
       expect(trace.body.notes.join(' ')).to.contain('tool result blocks of a type the door does not serve were left out: tool_reference');
     });
 
-    it('go to an OpenAI-compatible provider as their text, and the PDF as a file part', async () => {
+    it('go to an OpenAI-compatible provider as their text, and the PDF as a file part without Anthropic’s settings', async () => {
       native.script({ type: 'status', status: 503 });
       const res = await api(app.baseUrl, '/v1/messages', { method: 'POST', key, body: body() });
       expect(res.status).to.equal(200);
@@ -578,11 +585,20 @@ ${FREE_SERVICES}
     expect(strict.status).to.equal(422);
     expect(strict.body.errors['provider.require_parameters']).to.deep.equal(['eu-openai-like does not take top_k']);
 
-    // Anthropic takes no top_k (nor temperature) with thinking: left out, and the trace says so.
-    expect((await ask('test/claude', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'top-k-thinking-1')).status).to.equal(200);
-    expect(native.requests.at(-1)!.body).to.deep.include({ thinking: { type: 'enabled', budget_tokens: 1024 } }).and.not.have.property('top_k');
+    // Anthropic takes no top_k (nor temperature) with thinking: dropped as a parameter it does not
+    // take, listed in the trace, and refused in strict mode.
+    const thinkingOn = { thinking: { type: 'enabled', budget_tokens: 1024 }, temperature: 0.5 };
+    expect((await ask('test/claude', thinkingOn, 'top-k-thinking-1')).status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ thinking: { type: 'enabled', budget_tokens: 1024 } }).and.not.have.any.keys('top_k', 'temperature');
     const thinking = await api(app.baseUrl, '/v1/traces/top-k-thinking-1', { key });
-    expect(thinking.body.notes.join(' ')).to.contain('top_k was not sent to claude: Anthropic takes none with thinking');
+    expect(thinking.body.dropped_parameters).to.have.members(['top_k', 'temperature']);
+    expect(thinking.body.notes.join(' ')).to.contain('dropped top_k for test/claude via claude: claude takes no top_k with thinking');
+    const strictThinking = await ask('test/claude', { ...thinkingOn, provider: { require_parameters: true } });
+    expect(strictThinking.status).to.equal(422);
+    expect(strictThinking.body.errors['provider.require_parameters']).to.have.members(['claude takes no top_k with thinking', 'claude takes no temperature with thinking', 'eu-compatible does not take top_k']);
+    // Thinking switched off leaves both as the caller set them.
+    expect((await ask('test/claude', { thinking: { type: 'disabled' }, temperature: 0.5, provider: { require_parameters: true } })).status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ top_k: 5, temperature: 0.5 });
   });
 
   it('lists the cache prices with the model, as the catalogue names them', async () => {

@@ -9,6 +9,7 @@ import { CONNECTIONS_PER_PROVIDER, PoolRegistry } from '../openai/pool.js';
 import {
   type ChatStream,
   type EmbeddingOutput,
+  type ParameterLimits,
   type ProviderAdapter,
   type UpstreamChatRequest,
   type UpstreamChunk,
@@ -18,7 +19,7 @@ import {
   type UpstreamTarget,
 } from '../types.js';
 import { jsonOf, post } from './call.js';
-import { ANTHROPIC_PARAMETERS, messagesRequestOf } from './request.js';
+import { ANTHROPIC_LIMITS, ANTHROPIC_PARAMETERS, messagesRequestOf } from './request.js';
 import { toCompletion } from './response.js';
 import { MessagesStreamTranslator, sseEvents } from './stream.js';
 
@@ -42,6 +43,10 @@ class AnthropicAdapter implements ProviderAdapter {
 
   supportedParameters(): ReadonlySet<UpstreamParameter> {
     return ANTHROPIC_PARAMETERS;
+  }
+
+  parameterLimits(): ParameterLimits {
+    return ANTHROPIC_LIMITS;
   }
 
   async complete(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<UpstreamCompletion> {

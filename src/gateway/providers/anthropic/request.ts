@@ -1,4 +1,4 @@
-import { isRetrievedKnowledge, type ChatMessage, type UpstreamChatRequest, type UpstreamParameter, type UpstreamTarget } from '../types.js';
+import { isRetrievedKnowledge, type ChatMessage, type ParameterLimits, type UpstreamChatRequest, type UpstreamParameter, type UpstreamTarget } from '../types.js';
 
 // A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
 
@@ -18,6 +18,12 @@ export const ANTHROPIC_PARAMETERS: ReadonlySet<UpstreamParameter> = new Set<Upst
   'parallel_tool_calls',
   'reasoning_effort',
 ]);
+
+/**
+ * Anthropic refuses sampling settings beside thinking: routing drops them (or refuses the request in
+ * strict mode) when the request asks for thinking.
+ */
+export const ANTHROPIC_LIMITS: ParameterLimits = { notWithThinking: ['temperature', 'top_k'] };
 
 /** Messages requires max_tokens; a chat request may leave it out (and a target should name its model's cap). */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -99,10 +105,16 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
       return { type: 'image', source: { type: 'url', url } };
     }
     case 'file': {
-      const fileData = part.file!.file_data;
+      const { file_data: fileData, filename, context, citations } = part.file!;
       const data = fileData ? DATA_URL.exec(fileData) : null;
       if (!fileData || !data) return undefined;
-      return { type: 'document', source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) } };
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) },
+        ...(filename !== undefined ? { title: filename } : {}),
+        ...(typeof context === 'string' ? { context } : {}),
+        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+      };
     }
     case 'document': {
       const { source, title, context, citations } = part.document!;
@@ -321,8 +333,8 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
   if (thinking !== undefined) body.thinking = thinking;
   if (request.output_config?.effort !== undefined) body.output_config = { effort: request.output_config.effort };
   if (thinkingIsOn(thinking)) {
-    // Anthropic refuses these with thinking: the request is served without them rather than refused.
-    const unsent = (['temperature', 'top_k'] as const).filter((parameter) => request[parameter] !== undefined);
+    // Routing drops them when the request asks for thinking; this holds for a request that reaches here with both.
+    const unsent = (ANTHROPIC_LIMITS.notWithThinking ?? []).filter((parameter) => request[parameter] !== undefined);
     if (unsent.length > 0) notes.push(`${unsent.join(' and ')} ${unsent.length > 1 ? 'were' : 'was'} not sent to ${target.provider.id}: Anthropic takes none with thinking`);
   } else {
     // Anthropic's temperature range is 0..1.

@@ -55,17 +55,26 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
 // Prompt-cache marks, documents and search results are Anthropic's: OpenAI-compatible APIs cache
-// without marks, and some (Mistral) refuse a field or part they do not know, so the marks go and
-// the documents and search results become their text. Text that was split only to carry a mark
-// or beside a document (the Messages door's system blocks and tool results) goes as one string.
+// without marks, and some (Mistral) refuse a field or part they do not know, so the marks go, a
+// PDF loses its Anthropic settings, and the documents and search results become their text. Text
+// that was split only to carry a mark or beside a document (the Messages door's system blocks and
+// tool results) goes as one string.
 function wireContent(role: ChatMessage['role'], parts: ContentPart[]): string | ContentPart[] {
-  if (!parts.some((part) => part.cache_control !== undefined || isAnthropicPart(part))) return parts;
+  if (!parts.some((part) => part.cache_control !== undefined || isAnthropicPart(part) || hasAnthropicFileSettings(part))) return parts;
   const plain = parts.map(({ cache_control: _mark, ...part }): ContentPart => {
+    if (hasAnthropicFileSettings(part)) {
+      const { context: _context, citations: _citations, ...file } = part.file!;
+      return { ...part, file };
+    }
     const text = anthropicPartText(part);
     return text === undefined ? part : { type: 'text', text };
   });
   if (role !== 'user' && plain.every((part) => part.type === 'text')) return plain.map((part) => part.text).join(role === 'assistant' ? '' : '\n');
   return plain;
+}
+
+function hasAnthropicFileSettings(part: ContentPart): boolean {
+  return part.type === 'file' && part.file !== undefined && (part.file.context !== undefined || part.file.citations !== undefined);
 }
 
 export function buildEmbeddingBody(profile: CompiledProfile, model: string, request: EmbeddingInput): string {
