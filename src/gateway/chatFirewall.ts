@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
+import { citationsOf } from './providers/parts.js';
 import type { AnswerRun, ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
@@ -64,10 +65,6 @@ function knownFieldsOf(part: ContentPart): ContentPart {
       };
     }
   }
-}
-
-function citationsOf(citations: { enabled?: boolean } | undefined): { citations?: { enabled: boolean } } {
-  return typeof citations?.enabled === 'boolean' ? { citations: { enabled: citations.enabled } } : {};
 }
 
 /** A message with only the fields the contract names, its parts likewise. */

@@ -2,7 +2,7 @@ import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import { chainOf } from '../../gateway/routing.js';
-import { anthropicPartText, isAnthropicPart } from '../../gateway/providers/parts.js';
+import { anthropicPartText, citationsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countMessageTokens, countMessageTokensPaced, countTokens, countTokensPaced } from '../../gateway/tokens.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
@@ -53,12 +53,6 @@ function textContent(blocks: readonly { text?: string; cache_control?: CacheMark
 
 function dataUrl(source: Source): string {
   return `data:${source.media_type ?? 'application/octet-stream'};base64,${source.data ?? ''}`;
-}
-
-/** `{citations}` as Anthropic configures them on a document or search result (on text blocks they are not a setting, and are dropped). */
-function citationsOf(citations: unknown): { citations?: { enabled: boolean } } {
-  const enabled = (citations as { enabled?: unknown } | null | undefined)?.enabled;
-  return typeof enabled === 'boolean' ? { citations: { enabled } } : {};
 }
 
 interface SourceBlock {

@@ -20,6 +20,15 @@ export function anthropicPartText(part: ContentPart): string | undefined {
   return undefined;
 }
 
+/**
+ * `{citations}` as Anthropic configures them on a document or search result, copied with nothing
+ * else in it (on text blocks they are not a setting, and are dropped).
+ */
+export function citationsOf(citations: unknown): { citations?: { enabled: boolean } } {
+  const enabled = (citations as { enabled?: unknown } | null | undefined)?.enabled;
+  return typeof enabled === 'boolean' ? { citations: { enabled } } : {};
+}
+
 /** Whether a part is one of Anthropic's that only a native provider takes as it is. */
 export function isAnthropicPart(part: ContentPart): boolean {
   return part.type === 'document' || part.type === 'search_result';

@@ -1,3 +1,4 @@
+import { citationsOf } from '../parts.js';
 import { isRetrievedKnowledge, type ChatMessage, type ParameterLimits, type UpstreamChatRequest, type UpstreamParameter, type UpstreamTarget } from '../types.js';
 
 // A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
@@ -113,7 +114,7 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
         source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) },
         ...(filename !== undefined ? { title: filename } : {}),
         ...(typeof context === 'string' ? { context } : {}),
-        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+        ...citationsOf(citations),
       };
     }
     case 'document': {
@@ -123,7 +124,7 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
         source: { type: 'text', media_type: 'text/plain', data: source.data },
         ...(typeof title === 'string' ? { title } : {}),
         ...(typeof context === 'string' ? { context } : {}),
-        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+        ...citationsOf(citations),
       };
     }
     case 'search_result': {
@@ -133,7 +134,7 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
         source,
         title,
         content: content.map((block) => ({ type: 'text', text: block.text })),
-        ...(citations !== undefined ? { citations: { ...citations } } : {}),
+        ...citationsOf(citations),
       };
     }
     default:
