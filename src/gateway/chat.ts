@@ -34,7 +34,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { chainOf, planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { answerTokens, countMessageTokens, countMessageTokensPaced, isLongPrompt } from './tokens.js';
+import { answerTokens, countMessageTokens, countMessageTokensPaced, countPromptTokensPaced, isLongPrompt } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -92,7 +92,12 @@ export interface ChatReply {
 
 /** Where a streamed answer goes: Server-Sent Events on the client's response. */
 export interface SseSink {
-  open(headers: Record<string, string>): void;
+  /**
+   * `promptTokens` counts the prompt as it left (masked, with what memory added), or tells what the
+   * answer a replay repeats reported: for a door that shows it before the answer (Messages'
+   * `message_start`). It is counted only when called.
+   */
+  open(headers: Record<string, string>, promptTokens: () => Promise<number>): void;
   send(data: unknown): Promise<void>;
   /** `done` ends it as answered ([DONE]); `failed` after an error frame; `closed` when the client left. */
   end(outcome: StreamEnd): void;
@@ -200,7 +205,9 @@ export class ChatService {
       throw err instanceof ChainFailed ? err.apiError : err;
     }
     const { answerOf, chunks, candidate } = served;
-    sink.open({ ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers });
+    sink.open({ ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers }, () =>
+      countPromptTokensPaced(prepared.request),
+    );
     const created = Math.floor(Date.now() / 1000);
     const frame = (choices: UpstreamChunk['choices']) => ({
       id: ctx.requestId,
@@ -831,7 +838,7 @@ function ordersOf(completion: UpstreamCompletion): { orders?: Record<number, Ans
 /** A stored or cached JSON answer, sent in the stream form the request asked for, in the order it first streamed. */
 async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boolean): Promise<void> {
   const body = reply.body as { id: string; created: number; model: string; choices: UpstreamCompletion['choices']; usage: Usage; sources: unknown[] };
-  sink.open(reply.headers);
+  sink.open(reply.headers, () => Promise.resolve(body.usage.prompt_tokens));
   const frame = (choices: UpstreamChunk['choices']) => ({ id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, choices });
   const choices = body.choices.map((choice) => {
     const order = reply.orders?.[choice.index];

@@ -228,6 +228,23 @@ export async function countMessageTokensPaced(messages: readonly ChatMessage[]):
   return fixed + (await countTokensPaced(texts)).reduce((sum, n) => sum + n, 0);
 }
 
+/** A prompt as a provider gets it: its messages and the tool definitions beside them. */
+export interface PromptWithTools {
+  messages: readonly ChatMessage[];
+  tools?: readonly unknown[] | undefined;
+}
+
+/** The prompt's tokens as the tokenizer counts them, tool definitions included. */
+export function countPromptTokens(prompt: PromptWithTools): number {
+  return countMessageTokens(prompt.messages) + (prompt.tools ? countTokens(JSON.stringify(prompt.tools)) : 0);
+}
+
+/** countPromptTokens, giving way to other requests every 64 KiB: a prompt may be megabytes. */
+export async function countPromptTokensPaced(prompt: PromptWithTools): Promise<number> {
+  const tools = prompt.tools ? (await countTokensPaced([JSON.stringify(prompt.tools)]))[0]! : 0;
+  return (await countMessageTokensPaced(prompt.messages)) + tools;
+}
+
 /**
  * Whether a prompt's message texts (content and tool-call arguments) reach `chars` characters,
  * read no further than that: a prompt long enough that tokenizing it at once would hold the event

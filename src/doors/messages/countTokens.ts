@@ -7,7 +7,8 @@ import { NO_MODEL } from '../../gateway/chatRequest.js';
 import { chainOf, checkModelChain } from '../../gateway/routing.js';
 import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
 import type { Principal } from '../../tenancy/store.js';
-import { countRequestOf, promptTokensPaced } from './request.js';
+import { countPromptTokensPaced } from '../../gateway/tokens.js';
+import { countRequestOf } from './request.js';
 
 /**
  * The input tokens of a Messages request as it would leave: translated, then masked when the
@@ -28,5 +29,5 @@ export async function countInputTokens(
   const firewallOn = body.firewall ?? principal.settings.firewallDefault;
   const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
   const { messages, tools } = await upstreamPrompt(firewall, request, { maxChars: firewallMaxChars });
-  return promptTokensPaced({ messages, ...(tools ? { tools } : {}) });
+  return countPromptTokensPaced({ messages, tools });
 }

@@ -4,7 +4,7 @@ import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog
 import { chainOf } from '../../gateway/routing.js';
 import { anthropicPartText, citationsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
-import { countMessageTokens, countMessageTokensPaced, countTokens, countTokensPaced } from '../../gateway/tokens.js';
+import { countPromptTokens } from '../../gateway/tokens.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
@@ -341,17 +341,6 @@ function jsonLength(chat: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(chat.messages)) + (chat.tools ? Buffer.byteLength(JSON.stringify(chat.tools)) : 0);
 }
 
-/** The prompt's tokens as the tokenizer counts them, tool definitions included. */
-export function promptTokens(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
-  return countMessageTokens(chat.messages) + (chat.tools ? countTokens(JSON.stringify(chat.tools)) : 0);
-}
-
-/** promptTokens, giving way to other requests every 64 KiB: a prompt may be megabytes. */
-export async function promptTokensPaced(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): Promise<number> {
-  const tools = chat.tools ? (await countTokensPaced([JSON.stringify(chat.tools)]))[0]! : 0;
-  return (await countMessageTokensPaced(chat.messages)) + tools;
-}
-
 /** The chat messages of a Messages request; with `origins`, where each came from. */
 function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>(), origins?: MessageOrigins): ChatMessage[] {
   const last = body.messages.length - 1;
@@ -395,7 +384,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   // length fits beside the prompt: only the rest are counted with the tokenizer.
   const surelyFits = context !== undefined && body.max_tokens + jsonLength(chat) + SAFETY_TOKENS <= context;
   if (context !== undefined && !surelyFits) {
-    const room = Math.max(1, context - promptTokens(chat as unknown as ChatCompletionRequest));
+    const room = Math.max(1, context - countPromptTokens(chat as unknown as ChatCompletionRequest));
     if (body.max_tokens > room) {
       chat.max_tokens = room;
       notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);

@@ -39,12 +39,14 @@ class EventWriter {
 }
 
 /**
- * An SseSink for the chat service that speaks Anthropic's events. `inputTokens` is the prompt as
- * the tokenizer counts it, for `message_start` (the provider's own count comes on `message_delta`).
+ * An SseSink for the chat service that speaks Anthropic's events. `message_start` gives the prompt
+ * as it left, as the tokenizer counts it, as count_tokens does (the provider's own count comes on
+ * `message_delta`).
  */
-export function messagesEventSink(ctx: AppContext, inputTokens: number, askedModel: string | undefined): SseSink {
+export function messagesEventSink(ctx: AppContext, askedModel: string | undefined): SseSink {
   const writer = new EventWriter(ctx);
   let started = false;
+  let promptTokens: () => Promise<number> = () => Promise.resolve(0);
   let failed = false;
   let nextBlock = 0;
   let open: OpenBlock | undefined;
@@ -66,7 +68,7 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number, askedMod
         model: askedModel ?? frame.model,
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: { input_tokens: await promptTokens(), output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     });
     await writer.event('ping', {});
@@ -141,7 +143,8 @@ export function messagesEventSink(ctx: AppContext, inputTokens: number, askedMod
   };
 
   return {
-    open(headers) {
+    open(headers, countPrompt) {
+      promptTokens = countPrompt;
       writer.open(headers);
     },
     async send(data) {

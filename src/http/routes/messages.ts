@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { countInputTokens } from '../../doors/messages/countTokens.js';
 import { messageOf } from '../../doors/messages/answer.js';
-import { chatRequestOf, promptTokensPaced } from '../../doors/messages/request.js';
+import { chatRequestOf } from '../../doors/messages/request.js';
 import { messagesEventSink } from '../../doors/messages/stream.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import type { ChatService } from '../../gateway/chat.js';
@@ -28,7 +28,7 @@ export function messagesRoutes(
     const { chat: request, notes, anthropic, fieldOf } = chatRequestOf(body, catalog);
     const context = { ...gatewayContext(ctx), notes, fieldOf, ...(anthropic ? { anthropic } : {}) };
     if (request.stream) {
-      await chat.stream(context, request, messagesEventSink(ctx, await promptTokensPaced(request), body.model));
+      await chat.stream(context, request, messagesEventSink(ctx, body.model));
       return;
     }
     const answer = await chat.complete(context, request);

@@ -162,6 +162,20 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(message.usage.output_tokens).to.equal(deltaUsage!.output_tokens);
   });
 
+  it('counts message_start’s input tokens on the prompt as it left, masked, as countTokens does', async () => {
+    const params = { model: 'test/chat-a', max_tokens: 100, messages: [{ role: 'user' as const, content: fresh('Bel Jan de Vries op +31 6 12345678 of mail jan.devries@example.nl') }] };
+    const counted = await door.client.messages.countTokens({ model: params.model, messages: params.messages });
+    const stream = door.client.messages.stream(params);
+    let startUsage: Anthropic.Usage | undefined;
+    stream.on('streamEvent', (event) => {
+      // The SDK adds message_delta's usage into this object later: kept as it came.
+      if (event.type === 'message_start') startUsage = { ...event.message.usage };
+    });
+    await stream.finalMessage();
+    expect(JSON.stringify(gw.euA.requests.at(-1)!.body)).not.to.contain('jan.devries@example.nl');
+    expect(startUsage!.input_tokens).to.equal(counted.input_tokens);
+  });
+
   /** A provider's stream of these chunks, ending in tool_calls, as the SDK streams it through the door. */
   const streamLookups = (chunks: string[]) => {
     gw.euA.script({
