@@ -138,7 +138,7 @@ export const badRequest = (message: string, code?: string) =>
 
 /** SDKs show only the message, so it names the failing fields itself. */
 function describeFieldErrors(errors: FieldErrors): string {
-  const parts = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join('; ')}`);
+  const parts = Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join('; ')}`);
   const shown = parts.slice(0, 3).join('; ');
   return `invalid request: ${shown}${parts.length > 3 ? `; and ${parts.length - 3} more` : ''}`;
 }

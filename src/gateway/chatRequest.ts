@@ -37,6 +37,12 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
   // A call that must be made, with nothing to call (OpenAI answers 400 too). `auto` and `none`
   // without tools are harmless and some clients send them always.
   if (body.tool_choice === 'required' && !(body.tools && body.tools.length > 0)) add('tool_choice', '"required" needs tools');
+  // A named tool must be one of those given: a provider would be asked to call one it was never shown.
+  const named = typeof body.tool_choice === 'object' && body.tool_choice !== null ? body.tool_choice.function.name : undefined;
+  if (named !== undefined && !(body.tools ?? []).some((tool) => tool.function.name === named)) {
+    add('tool_choice', `names "${named}", which is not one of tools`);
+  }
+  if (body.top_logprobs != null && body.logprobs !== true) add('top_logprobs', 'needs logprobs: true');
   body.messages.forEach((message, m) => {
     (message as { tool_calls?: { function?: { arguments?: unknown } }[] }).tool_calls?.forEach((call, c) => {
       const args = call.function?.arguments;
@@ -45,6 +51,10 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
       }
     });
     if (!Array.isArray(message.content)) return;
+    // An assistant turn may have said nothing (a door's history can hold one); a question cannot.
+    if (message.content.length === 0 && message.role !== 'assistant') {
+      add(`messages.${m}.content`, 'holds no parts: send a string or at least one part');
+    }
     message.content.forEach((part, p) => {
       const record = part as unknown as Record<string, unknown>;
       if ((record.file as { file_id?: unknown } | undefined)?.file_id !== undefined) {

@@ -45,17 +45,21 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
   plan: RoutingPlan<M>,
   call: (candidate: Candidate<M>) => Promise<R>,
 ): Promise<Served<R, M>> {
-  const attempts: Attempt[] = plan.skipped.map((s) => ({
-    model: s.model,
-    provider: s.provider,
-    status: null,
-    error: `not configured: ${s.reason}`,
-    latency_ms: 0,
-  }));
+  const attempts: Attempt[] = [];
+  // Providers that could not be tried are listed where the chain reached them, so that the
+  // attempts read in the order the chain went.
+  let skippedListed = 0;
+  const listSkippedBefore = (index: number) => {
+    for (; skippedListed < plan.skipped.length && plan.skipped[skippedListed]!.before <= index; skippedListed++) {
+      const s = plan.skipped[skippedListed]!;
+      attempts.push({ model: s.model, provider: s.provider, status: null, error: `not configured: ${s.reason}`, latency_ms: 0 });
+    }
+  };
   let retryAfter: string | undefined;
   let reopensAt: number | undefined; // the earliest an endpoint skipped for its circuit may be tried again
   let called = false;
   for (const [index, candidate] of plan.candidates.entries()) {
+    listSkippedBefore(index);
     const provider = candidate.target.provider.id;
     const breaker = breakerFor(candidate.target.provider);
     const admission = breaker.admit();
@@ -109,6 +113,7 @@ export async function firstThatAnswers<R, M extends CatalogModel>(
       if (next) countFallback(provider, next.target.provider.id);
     }
   }
+  listSkippedBefore(plan.candidates.length);
   // Every candidate skipped for its circuit: nothing was asked, so the earliest reopening is the
   // earliest a retry can do better (rounded up to whole seconds, at least 1).
   if (!called && reopensAt !== undefined) {

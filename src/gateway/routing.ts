@@ -29,6 +29,8 @@ export interface Skipped {
   model: string;
   provider: string;
   reason: string;
+  /** Its place in the chain: before the candidate of this index (the number of candidates when after all). */
+  before: number;
 }
 
 export interface RoutingPlan<M extends CatalogModel = CatalogModel> {
@@ -66,8 +68,8 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
     return `${model.id} does not take response_format`;
   }
   if (parameter === 'reasoning_effort' && input.reasoningEffort != null && !model.reasoningEffort.includes(input.reasoningEffort as never)) {
-    const levels = model.reasoningEffort.length > 0 ? model.reasoningEffort.join(', ') : 'none';
-    return `${model.id} does not take reasoning_effort "${input.reasoningEffort}" (levels: ${levels})`;
+    const levels = model.reasoningEffort.length > 0 ? `levels: ${model.reasoningEffort.join(', ')}` : 'it takes no reasoning levels';
+    return `${model.id} does not take reasoning_effort "${input.reasoningEffort}" (${levels})`;
   }
   return undefined;
 }
@@ -170,7 +172,7 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
         continue;
       }
       if (!provider.available) {
-        skipped.push({ model: model.id, provider: provider.id, reason: provider.unavailableReason ?? 'not configured' });
+        skipped.push({ model: model.id, provider: provider.id, reason: provider.unavailableReason ?? 'not configured', before: candidates.length });
         continue;
       }
       const adapter = adapters[provider.kind];

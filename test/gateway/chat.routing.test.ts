@@ -84,6 +84,18 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(body.error.type).to.equal('api_error');
   });
 
+  it('lists the attempts in the order the chain went, a provider without a key where the chain reached it', async () => {
+    gw.euB.script({ type: 'status', status: 503 });
+    const { response, body } = await chat(chatBody({ model: 'test/flaky' }));
+    expect(response.status).to.equal(503);
+    expect(body.attempts.map((a: { provider: string; status: number | null }) => [a.provider, a.status])).to.deep.equal([
+      ['eu-down', null],
+      ['eu-nokey', null],
+      ['eu-b', 503],
+    ]);
+    expect(body.attempts[1].error).to.match(/^not configured/);
+  });
+
   it('stops the chain on an upstream 400 and says which provider refused', async () => {
     gw.euA.script({ type: 'status', status: 400, message: 'messages too long' });
     const { response, body } = await chat(chatBody());

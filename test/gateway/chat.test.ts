@@ -324,6 +324,34 @@ describe('POST /v1/chat/completions', () => {
       expect(((await tooBig.json()) as any).errors).to.have.property('messages.0.content.1');
     });
 
+    it('refuses, naming the field, what OpenAI refuses and a provider would be asked in vain: a tool_choice naming no given tool, top_logprobs without logprobs, a logit_bias key that is no token id, a question with no parts', async () => {
+      const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+      const cases: [Record<string, unknown>, string, RegExp][] = [
+        [{ tools, tool_choice: { type: 'function', function: { name: 'nothere' } } }, 'tool_choice', /"nothere", which is not one of tools/],
+        [{ tool_choice: { type: 'function', function: { name: 'lookup' } } }, 'tool_choice', /not one of tools/],
+        [{ top_logprobs: 5 }, 'top_logprobs', /needs logprobs: true/],
+        [{ logprobs: false, top_logprobs: 2 }, 'top_logprobs', /needs logprobs: true/],
+        [{ logit_bias: { abc: 5 } }, 'logit_bias', /./],
+        [{ messages: [{ role: 'user', content: [] }] }, 'messages.0.content', /holds no parts/],
+      ];
+      for (const [extra, field, message] of cases) {
+        const response = await postChat(gw, chatBody(extra));
+        const body = (await response.json()) as any;
+        expect(response.status, JSON.stringify(extra)).to.equal(422);
+        expect(Object.keys(body.errors), JSON.stringify(extra)).to.include(field);
+        expect(body.errors[field].join(' '), JSON.stringify(extra)).to.match(message);
+      }
+      expect(gw.euA.requests).to.have.length(0);
+      // What they ask for, asked rightly, is served.
+      const served = [{ tools, tool_choice: { type: 'function', function: { name: 'lookup' } } }, { logprobs: true, top_logprobs: 2 }, { logit_bias: { '1234': -100 } }];
+      for (const extra of served) expect((await postChat(gw, chatBody(extra))).status, JSON.stringify(extra)).to.equal(200);
+    });
+
+    it('names the field first in the message, apart from what it says about it', async () => {
+      const response = await postChat(gw, chatBody({ model: 'nope/x' }));
+      expect(((await response.json()) as any).message).to.equal('invalid request: model: unknown model "nope/x"; GET /v1/models lists them');
+    });
+
     it('needs the chat.create scope', async () => {
       const restricted = await gw.app.key({ kind: 'restricted', scopes: ['embeddings.create'] });
       const response = await postChat(gw, chatBody(), {}, restricted.key);
