@@ -117,7 +117,8 @@ const LIMIT_FIELD: Record<Counter, keyof Limits> = {
 const plainCredits = (credits: number) => credits.toLocaleString('en-US', { maximumFractionDigits: 8, useGrouping: false });
 
 // A budget that refuses a request with less than a tenth of it left, or a request of at most a
-// quarter of it, is spent for such requests: its 100 % mark (LimitGate.refuse).
+// quarter of it that what is billed leaves no room for, is spent for such requests: its 100 % mark
+// (LimitGate.refuse). Requests in flight reserve more than they bill, so what they hold marks nothing.
 const SPENT_PERCENT = 90;
 const SMALL_REQUEST_SHARE = 0.25;
 
@@ -301,15 +302,16 @@ export class LimitGate {
 
   /**
    * Throws a refusal. A budget's 402 first writes (once per window) the marks it has reached
-   * (store.markBudget): 80 % when that much is used; 100 % when it refuses a request of at most a
-   * quarter of it, or with less than a tenth of it left: it is spent for such requests (the gate
-   * refuses what would pass the budget, so billing seldom lands on 100 % itself). One large request
-   * refused while most of the budget is left marks nothing.
+   * (store.markBudget): 80 % when that much is billed; 100 % when it refuses a request of at most a
+   * quarter of it that what is billed leaves no room for, or with less than a tenth of it left: it
+   * is spent for such requests (the gate refuses what would pass the budget, so billing seldom lands
+   * on 100 % itself). One large request refused while most of the budget is left marks nothing, nor
+   * does a burst refused for what the requests in flight reserved.
    */
   private async refuse(principal: Principal, id: CounterId, limit: number, need: number, refusal: ApiError): Promise<never> {
     const budget = isBudget(id);
     const used = budget ? (refusal.fields.budget as { used: number }).used : 0;
-    const spent = budget && (used >= (limit * SPENT_PERCENT) / 100 || (need > 0 && need <= limit * SMALL_REQUEST_SHARE));
+    const spent = budget && (used >= (limit * SPENT_PERCENT) / 100 || (need > 0 && need <= limit * SMALL_REQUEST_SHARE && used + need > limit));
     const percents = spent ? [80, 100] : budget && used >= limit * 0.8 ? [80] : [];
     const key = `${counterKey(id)}\0${percents.join(',')}`;
     if (percents.length > 0 && !this.marked.has(key)) {
