@@ -13,7 +13,7 @@ import {
   findScopeLimits,
   rateUseFromUsage,
   saveScopeLimits,
-  startBudgetCounters,
+  startLimitCounters,
   type CounterId,
   type LimitLevel,
 } from './store.js';
@@ -180,9 +180,7 @@ export async function updateLimitSettings(
       const limits = limitsFromBody(given, kind);
       const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
       await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
-      if (limits.credits_per_day !== null || limits.credits_per_month !== null) {
-        await startBudgetCounters(db, { kind, id }, { organizationId: principal.organizationId, workspaceId: kind === 'workspace' ? id : null, limits });
-      }
+      await startLimitCounters(db, { kind, id }, { organizationId: principal.organizationId, workspaceId: kind === 'workspace' ? id : null, limits });
       await recordAudit(db, {
         ...actedBy(principal),
         ...(kind === 'organization' ? { workspace_id: null } : {}),

@@ -220,6 +220,29 @@ const START_BUDGET_SQL: Record<LimitLevel, string> = {
   ),
 };
 
+/** When limits are set on a scope: the counters of its current windows start from what it used in them. */
+export async function startLimitCounters(
+  db: PoolClient,
+  scope: { kind: LimitLevel; id: string },
+  owner: { organizationId: string; workspaceId: string | null; limits: Limits },
+  now = Date.now(),
+): Promise<void> {
+  await startRateCounters(db, scope, owner.limits, now);
+  if (owner.limits.credits_per_day !== null || owner.limits.credits_per_month !== null) await startBudgetCounters(db, scope, owner, now);
+}
+
+/**
+ * When a rate limit is set on a scope: its counters of the current minute start from what the
+ * scope was answered in it (rateUseFromUsage; a key's through its traces), as a budget's start from
+ * what it billed, since no counter counts a scope without a rate limit. A counter already counting
+ * (the limit was set before this minute's change) is left as it is.
+ */
+export async function startRateCounters(db: Queryable, scope: { kind: LimitLevel; id: string }, limits: Limits, now = Date.now()): Promise<void> {
+  const counters = [...(limits.requests_per_minute !== null ? ['requests'] : []), ...(limits.tokens_per_minute !== null ? ['tokens'] : [])];
+  if (counters.length === 0) return;
+  await db.query(START_RATE_SQL[scope.kind], [scope.id, new Date(windowStart('requests', now)).toISOString(), counters]);
+}
+
 /** What a workspace or an organization has billed today and this UTC month, from its usage lines. */
 export async function creditsBilled(db: Queryable, scope: { kind: 'workspace' | 'organization'; id: string }, now = Date.now()): Promise<{ day: number; month: number }> {
   const day = new Date(windowStart('credits_day', now)).toISOString();
@@ -254,10 +277,32 @@ const rateUse = (workspaces: string) => `
    where u.workspace_id in (${workspaces}) and u.created_at >= $2 and u.kind in ('chat', 'embeddings')
      and not exists (select 1 from traces t where (t.workspace_id, t.id) = (u.workspace_id, u.request_id) and t.cache = 'HIT')`;
 
+// A key's, through its traces (usage lines do not name the key).
+const KEY_RATE_USE = `
+  select count(distinct (u.workspace_id, u.request_id))::int as requests, coalesce(sum(u.prompt_tokens + u.completion_tokens), 0)::bigint as tokens
+    from traces t
+    join usage u on (u.workspace_id, u.request_id) = (t.workspace_id, t.id)
+   where t.workspace_id = (select workspace_id from api_keys where id = $1) and t.key_id = $1 and t.created_at >= $2
+     and u.created_at >= $2 and u.kind in ('chat', 'embeddings') and t.cache is distinct from 'HIT'`;
+
 // Two fixed statements (no caller text in either).
 const RATE_USE_SQL = {
   workspace: rateUse('$1'),
   organization: rateUse('select id from workspaces where organization_id = $1'),
+};
+
+const startRate = (scopeKind: LimitLevel, used: string) => `
+  with used as (${used})
+  insert into limit_counters (scope_kind, scope_id, counter, window_start, billed)
+  select '${scopeKind}', $1, c.counter, $2::timestamptz, case c.counter when 'requests' then used.requests else used.tokens end
+    from unnest($3::text[]) as c(counter) cross join used
+  on conflict (scope_kind, scope_id, counter, window_start) do nothing`;
+
+// Three fixed statements, one per level (no caller text in any of them).
+const START_RATE_SQL: Record<LimitLevel, string> = {
+  key: startRate('key', KEY_RATE_USE),
+  workspace: startRate('workspace', RATE_USE_SQL.workspace),
+  organization: startRate('organization', RATE_USE_SQL.organization),
 };
 
 // Gives back what a holder leased and did not use ($1: counters and amounts, $2: the holder). A
@@ -361,7 +406,7 @@ export async function reclaimLeases(
 export async function countersUsed(db: Queryable, ids: CounterId[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ scope_kind: string; scope_id: string; counter: string; window_start: Date; used: string }>(
     `select c.scope_kind, c.scope_id, c.counter, c.window_start,
-            case when c.counter in ('requests', 'tokens') then c.leased else c.billed end as used
+            case when c.counter in ('requests', 'tokens') then c.leased + c.billed else c.billed end as used
        from limit_counters c
        join json_to_recordset($1::json) as i(scope_kind text, scope_id uuid, counter text, window_start timestamptz)
          on (c.scope_kind, c.scope_id, c.counter, c.window_start) = (i.scope_kind, i.scope_id, i.counter, i.window_start)`,

@@ -4,7 +4,7 @@ import { withTransaction } from '../db/transaction.js';
 import { conflict, notFound, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
-import { startBudgetCounters } from '../limits/store.js';
+import { startLimitCounters } from '../limits/store.js';
 import { announceChange } from './changes.js';
 import { describedKey, newSecret, scopesOfKind } from './keys.js';
 import type { Scope } from './scopes.js';
@@ -115,10 +115,9 @@ export async function updateKeyFor(
     if (Object.keys(changes).length === 0) return { key: before, changed: false };
     const key = await saveKeyChange(db, principal.organizationId, keyId, after);
     await announceChange(db, { kind: 'key', id: key.id });
-    // Budgets are counted only while they exist: a new one starts from what the key has billed.
-    const budgetSet = after.limits.credits_per_day !== null || after.limits.credits_per_month !== null;
-    if (budgetSet && changes.limits !== undefined) {
-      await startBudgetCounters(db, { kind: 'key', id: key.id }, { organizationId: principal.organizationId, workspaceId: key.workspace_id, limits: after.limits });
+    // Limits are counted only while they exist: a new one starts from what the key has used.
+    if (changes.limits !== undefined) {
+      await startLimitCounters(db, { kind: 'key', id: key.id }, { organizationId: principal.organizationId, workspaceId: key.workspace_id, limits: after.limits });
     }
     await recordAudit(db, {
       ...actedBy(principal),

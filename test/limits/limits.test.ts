@@ -134,6 +134,8 @@ describe('limits and budgets', () => {
 
   it('a request refused for its size does not refuse the smaller ones after it, and a raised limit applies at once', async () => {
     const { key } = await app.key({ org: 'after-refusal', workspace: 'w' });
+    // All in one minute: the requests answered before a rate limit is set count toward it.
+    await waitFor(async () => new Date().getUTCSeconds() < 45, { timeoutMs: 20_000, what: 'the start of a minute' });
     await setLimits(key, { workspace: { tokens_per_minute: 100 } });
     expect((await chat(key, 'groot', {}, { max_tokens: 200 })).status).to.equal(429);
     const small = await chat(key, 'klein', {}, { max_tokens: 20 });
@@ -145,7 +147,8 @@ describe('limits and budgets', () => {
     const capped = await chat(key, 'met plafond', {}, { max_tokens: 20 });
     expect(capped.status, capped.text).to.equal(200);
 
-    await setLimits(key, { workspace: { credits_per_day: null, requests_per_minute: 1 } });
+    // Two answered this minute already: a limit of 3 leaves one.
+    await setLimits(key, { workspace: { credits_per_day: null, requests_per_minute: 3 } });
     expect((await chat(key, 'een')).status).to.equal(200);
     expect((await chat(key, 'twee')).status).to.equal(429);
     await setLimits(key, { workspace: { requests_per_minute: 1000 } });
@@ -162,6 +165,32 @@ describe('limits and budgets', () => {
     expect(used.requests_this_minute).to.equal(1);
     // The prompt and the answer: at most what was held while the answer was out (the prompt and max_tokens).
     expect(used.tokens_this_minute).to.be.within(1, 100_000 - Number(answered.headers.get('x-ratelimit-remaining-tokens')));
+  });
+
+  it('counts what the minute answered before a rate limit was set, for a workspace and for a key', async () => {
+    const { key, workspace_id: workspace } = await app.key({ org: 'rate-set-late', workspace: 'w' });
+    // All in one minute.
+    await waitFor(async () => new Date().getUTCSeconds() < 45, { timeoutMs: 20_000, what: 'the start of a minute' });
+    const created = await api(app.baseUrl, '/v1/keys', { method: 'POST', key, body: { workspace, name: 'late', kind: 'restricted', scopes: ['chat.create'] } });
+    expect(created.status, created.text).to.equal(201);
+    const restricted = created.body.data.key as string;
+    for (let i = 0; i < 4; i++) expect((await chat(restricted, `vroeg ${i}`)).status).to.equal(200);
+    expect((await chat(key, 'vroeg org')).status).to.equal(200);
+
+    // The key's limit of 5 leaves one more this minute; the workspace's of 6 one more after the key's.
+    const patched = await api(app.baseUrl, `/v1/keys/${created.body.data.id}`, { method: 'PATCH', key, body: { limits: { requests_per_minute: 5 } } });
+    expect(patched.status, patched.text).to.equal(200);
+    expect((await chat(restricted, 'laat 1')).status).to.equal(200);
+    const overKey = await chat(restricted, 'laat 2');
+    expect(overKey.status).to.equal(429);
+    expect(overKey.body.message).to.match(/key's limit of 5 requests per minute/);
+
+    expect((await setLimits(key, { workspace: { requests_per_minute: 7 } })).status).to.equal(200);
+    expect((await api(app.baseUrl, '/v1/settings/limits', { key })).body.workspace.used.requests_this_minute).to.equal(6);
+    expect((await chat(key, 'laat org 1')).status).to.equal(200);
+    const overWorkspace = await chat(key, 'laat org 2');
+    expect(overWorkspace.status).to.equal(429);
+    expect(overWorkspace.body.message).to.match(/workspace's limit of 7 requests per minute/);
   });
 
   it('shows what a scope without rate limits used this minute: the chats and embeddings answered, less cache hits', async () => {
