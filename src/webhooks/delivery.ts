@@ -56,6 +56,8 @@ interface Attempt extends AttemptRecord {
   delivered: boolean;
   /** No later attempt can do better (the endpoint was disabled meanwhile). */
   final?: boolean;
+  /** Nothing was sent (the endpoint is disabled): not an attempt to count. */
+  unsent?: boolean;
 }
 
 /** The body every attempt of an event sends, byte for byte (the signature covers it). */
@@ -88,9 +90,10 @@ export async function deliverWebhook(
       if (await markDelivered(tx, delivery.id, attempt)) await endpointSucceeded(tx, delivery.endpoint_id);
       return false;
     }
-    const delay = attempt.final ? undefined : options.retryDelaysMs[delivery.attempts];
+    // A disabled endpoint's test event is one check, asked for now: it is not tried again for a day.
+    const delay = attempt.final || !delivery.enabled ? undefined : options.retryDelaysMs[delivery.attempts];
     const nextAttemptAt = delay === undefined ? null : new Date(Date.now() + jittered(delay, options.jitter));
-    if (!(await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt))) return false;
+    if (!(await markAttemptFailed(tx, delivery.id, attempt, nextAttemptAt, !attempt.unsent))) return false;
     if (nextAttemptAt) await scheduleDelivery(tx, delivery.id, nextAttemptAt);
     if (!delivery.enabled) return false;
     const disableBefore = new Date(Date.now() - options.disableAfterMs);
@@ -121,7 +124,7 @@ function jittered(delayMs: number, jitter: number): number {
 async function attemptDelivery(delivery: DeliveryToSend, options: WebhookDeliveryOptions): Promise<Attempt> {
   // A test event is sent on request even to a disabled endpoint: that is how one checks it again.
   if (!delivery.enabled && delivery.event_type !== 'webhook.test') {
-    return { delivered: false, final: true, statusCode: null, error: 'the endpoint is disabled', response: null };
+    return { delivered: false, final: true, unsent: true, statusCode: null, error: 'the endpoint is disabled', response: null };
   }
   let target: ResolvedTarget;
   try {

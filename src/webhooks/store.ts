@@ -124,7 +124,14 @@ export async function deleteEndpoint(db: Queryable, workspaceId: string, id: str
   return rows[0];
 }
 
-/** The new secret signs from now on; the one it replaces keeps signing beside it until `keepOldUntil`. */
+/**
+ * The new secret signs from now on; the one it replaces keeps signing beside it until
+ * `keepOldUntil`, as do those earlier rotations retired that still may (the newest
+ * MAX_RETIRED_SECRETS of them: a rotation a minute must not make every delivery carry hundreds of
+ * signatures).
+ */
+const MAX_RETIRED_SECRETS = 4;
+
 export async function rotateSecret(
   db: Queryable,
   workspaceId: string,
@@ -134,7 +141,14 @@ export async function rotateSecret(
 ): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
     `update webhook_endpoints
-        set previous_secret = secret, previous_secret_until = $4, secret = $3, updated_at = now()
+        set retired_secrets = jsonb_build_array(jsonb_build_object('secret', secret, 'until', $4::timestamptz))
+                              || coalesce((select jsonb_agg(r.secret order by r.at)
+                                             from (select s as secret, n as at
+                                                     from jsonb_array_elements(retired_secrets) with ordinality as x(s, n)
+                                                    where (s ->> 'until')::timestamptz > now()
+                                                    order by n
+                                                    limit ${MAX_RETIRED_SECRETS - 1}) r), '[]'),
+            previous_secret_until = $4, secret = $3, updated_at = now()
       where workspace_id = $1 and id = $2
       returning ${ENDPOINT_COLUMNS}`,
     [workspaceId, id, secret, keepOldUntil],
@@ -281,7 +295,7 @@ export interface DeliveryToSend {
   endpoint_id: string;
   url: string;
   enabled: boolean;
-  /** The secrets that sign now: the current one, and the previous one while it still may. */
+  /** The secrets that sign now: the current one, and those rotations retired while they still may. */
   secrets: string[];
   event_id: string;
   event_type: string;
@@ -293,8 +307,8 @@ export async function findDeliveryToSend(db: Queryable, id: string): Promise<Del
   const { rows } = await db.query<DeliveryToSend>(
     `select d.id, d.status, d.attempts, d.organization_id, d.workspace_id, d.endpoint_id,
             e.url, e.enabled,
-            case when e.previous_secret is not null and e.previous_secret_until > now()
-                 then array[e.secret, e.previous_secret] else array[e.secret] end as secrets,
+            array[e.secret] || array(select r ->> 'secret' from jsonb_array_elements(e.retired_secrets) r
+                                      where (r ->> 'until')::timestamptz > now()) as secrets,
             v.id as event_id, v.type as event_type, v.data as event_data,
             to_char(v.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_created_at
        from webhook_deliveries d
@@ -327,13 +341,14 @@ export async function markDelivered(db: Queryable, id: string, attempt: AttemptR
 }
 
 /** A failed attempt: pending again at `nextAttemptAt`, or failed for good when that is null. */
-export async function markAttemptFailed(db: Queryable, id: string, attempt: AttemptRecord, nextAttemptAt: Date | null): Promise<boolean> {
+/** An attempt that failed, or, `sent` false, a delivery given up without sending (it is not counted as an attempt). */
+export async function markAttemptFailed(db: Queryable, id: string, attempt: AttemptRecord, nextAttemptAt: Date | null, sent = true): Promise<boolean> {
   const { rowCount } = await db.query(
     `update webhook_deliveries
         set status = case when $5::timestamptz is null then 'failed' else 'pending' end,
-            attempts = attempts + 1, last_status_code = $2, last_error = $3, last_response = $4, next_attempt_at = $5
+            attempts = attempts + $6::int, last_status_code = $2, last_error = $3, last_response = $4, next_attempt_at = $5
       where id = $1 and status = 'pending'`,
-    [id, attempt.statusCode, attempt.error, attempt.response, nextAttemptAt],
+    [id, attempt.statusCode, attempt.error, attempt.response, nextAttemptAt, sent ? 1 : 0],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -153,12 +153,34 @@ describe('webhook delivery', function () {
     new Webhook(endpoint.secret).verify(webhook!.body, webhook!.headers);
 
     // Once the 24 hours are over, the old secret no longer signs.
-    await app.db.pool.query(`update webhook_endpoints set previous_secret_until = now() - interval '1 second' where id = $1`, [endpoint.id]);
+    await app.db.pool.query(
+      `update webhook_endpoints
+          set retired_secrets = (select jsonb_agg(jsonb_set(r, '{until}', to_jsonb(now() - interval '1 second'))) from jsonb_array_elements(retired_secrets) r)
+        where id = $1`,
+      [endpoint.id],
+    );
     await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/test`, { method: 'POST', key });
     await waitFor(async () => receiver.received.length === 2, { what: 'the second test event' });
     const second = receiver.received[1]!;
     new Webhook(newSecret).verify(second.body, second.headers);
     expect(() => new Webhook(endpoint.secret).verify(second.body, second.headers)).to.throw();
+  });
+
+  it('a second rotation within the day keeps the first secret signing, beside the two after it', async () => {
+    const endpoint = await createEndpoint();
+    const rotate = async () => (await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST', key })).body.data.secret as string;
+    const first = await rotate();
+    const second = await rotate();
+    await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/test`, { method: 'POST', key });
+    await settledDelivery(endpoint.id);
+    const [webhook] = receiver.received;
+    expect(webhook!.headers['webhook-signature']!.split(' ')).to.have.length(3);
+    for (const secret of [second, first, endpoint.secret]) new Webhook(secret).verify(webhook!.body, webhook!.headers);
+    // A burst of rotations signs with the newest few retired secrets, not with every one.
+    for (let i = 0; i < 6; i++) await rotate();
+    await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/test`, { method: 'POST', key });
+    await waitFor(async () => receiver.received.length === 2, { what: 'the second test event' });
+    expect(receiver.received[1]!.headers['webhook-signature']!.split(' ')).to.have.length(5);
   });
 
   it('disables an endpoint that has failed for 3 days, and says so in the audit log', async () => {
@@ -177,6 +199,14 @@ describe('webhook delivery', function () {
     // The delivery that was still pending ends failed: a disabled endpoint is sent nothing more.
     const failed = await settledDelivery(endpoint.id, 'failed');
     expect(failed.last_error).to.equal('the endpoint is disabled');
+    expect(failed.attempts, 'what was sent, not the give-up that sent nothing').to.equal(receiver.received.length);
+    // A test event is still sent to it, once: a failing check is not tried again for a day.
+    receiver.script({ type: 'status', status: 500 });
+    const test = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}/test`, { method: 'POST', key });
+    const checked = await waitFor(async () => (await deliveries(endpoint.id)).find((d) => d.id === test.body.data.id && d.status !== 'pending'), {
+      what: 'the test event to the disabled endpoint',
+    });
+    expect(checked).to.include({ status: 'failed', attempts: 1, next_attempt_at: null });
     // Enabled again, it starts afresh.
     const enabled = await api(app.baseUrl, `/v1/webhooks/${endpoint.id}`, { method: 'PATCH', key, body: { enabled: true } });
     expect(enabled.body.data).to.include({ enabled: true, disabled_reason: null, failing_since: null });
