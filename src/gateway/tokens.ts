@@ -11,7 +11,7 @@
 // Conventions:
 // - Text that looks like a special token (`<|endoftext|>`) is counted as the plain text it is
 //   (7 tokens), never refused: user input may contain anything.
-// - Speed: ordinary text is linear (100,000 characters of prose ≈ 7 ms, of base64 ≈ 25–75 ms).
+// - Speed (without the tokenizer's merge cache: see o200k()): ordinary text is linear (100,000 characters of prose ≈ 7 ms, of base64 ≈ 25–75 ms).
 //   BPE is superlinear within one pre-token, and one run of letters without a break is one
 //   pre-token: 100,000 × "a" takes 8 s, 20,000 CJK characters 1.5 s. So every run of more than
 //   MAX_RUN letters, punctuation or whitespace is counted in MAX_RUN-character slices. That
@@ -28,8 +28,18 @@ type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 // would block the event loop as long, evaluating the same tables.
 const requireFromHere = createRequire(import.meta.url);
 let encoding: Encoding | undefined;
+const MERGE_CACHE_PIECES = 500;
+
 function o200k(): Encoding {
-  encoding ??= requireFromHere('gpt-tokenizer/encoding/o200k_base') as Encoding;
+  if (!encoding) {
+    encoding = requireFromHere('gpt-tokenizer/encoding/o200k_base') as Encoding;
+    // Its merge cache (a Map of 100,000 pieces, each hit moved to the end) costs each hit in
+    // proportion to its size once full: after a few prompts of distinct words, 1 MB of one repeated
+    // piece (`'\" `) held the event loop for 36 s. At 500 pieces that is 0.2 s, and prose counts
+    // about as fast as with the large cache (without any, three times slower); distinct words and
+    // base64 count at about 1 µs a character either way: npm run bench:tokens.
+    encoding.setMergeCacheSize(MERGE_CACHE_PIECES);
+  }
   return encoding;
 }
 
