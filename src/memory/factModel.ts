@@ -141,6 +141,15 @@ const PLACEHOLDERS = `Personal details in the input are replaced by placeholders
 const masked = (model: ExtractionModel, text: string) => (model.firewall ? model.firewall.mask(text) : text);
 const restored = (model: ExtractionModel, text: string) => (model.firewall ? model.firewall.restore(text) : text);
 
+/** The longest fact kept, as the API bounds a fact's content: a longer one is no atomic fact. */
+const MAX_FACT_CHARS = 10_000;
+
+/** A fact as the model wrote it, restored and made storable; '' for none, or one past MAX_FACT_CHARS. */
+function factText(model: ExtractionModel, written: string): string {
+  const text = storableText(restored(model, written).trim());
+  return text.length > MAX_FACT_CHARS ? '' : text;
+}
+
 /** Asks the extraction model for JSON of `format`'s schema; throws the routing or chain error. */
 async function askForJson(model: ExtractionModel, system: string, user: string, format: typeof FACTS_FORMAT | typeof ACTIONS_FORMAT): Promise<unknown> {
   const instructions = model.firewall && model.firewall.vault.size > 0 ? `${system}\n${PLACEHOLDERS}` : system;
@@ -148,7 +157,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
     chain: [model.modelId],
     chainField: 'model',
     type: 'chat',
-    parameters: ['response_format', 'temperature'],
+    parameters: ['response_format', 'temperature', 'max_tokens'],
     nonEuAccepted: model.nonEuAccepted,
     settings: model.settings,
   });
@@ -161,8 +170,9 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
     temperature: 0,
     response_format: format,
   };
+  // Capped at the model's answer cap: a model that runs on is not billed (or stored) without end.
   const served = await firstThatAnswers(plan, (candidate) =>
-    candidate.adapter.complete(candidate.target, withoutParameters(request, candidate.dropped), model.signal),
+    candidate.adapter.complete(candidate.target, withoutParameters({ ...request, max_tokens: candidate.model.maxOutputTokens }, candidate.dropped), model.signal),
   );
   model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request.messages));
   const content = served.result.choices[0]?.message.content ?? '';
@@ -189,7 +199,7 @@ function withoutCodeFence(content: string): string {
 export async function extractWithModel(model: ExtractionModel, content: string, personal: boolean): Promise<string[]> {
   const answer = await askForJson(model, personal ? PERSONAL_EXTRACTION : SHARED_EXTRACTION, masked(model, content), FACTS_FORMAT);
   if (!validFacts(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of facts`);
-  return [...new Set(answer.facts.map((f) => storableText(restored(model, f).trim())).filter((f) => f !== ''))];
+  return [...new Set(answer.facts.map((f) => factText(model, f)).filter((f) => f !== ''))];
 }
 
 /**
@@ -211,7 +221,7 @@ export async function reconcileWithModel(
   if (!validActions(answer)) throw new UnusableAnswer(`${model.modelId} answered JSON without a list of actions`);
   const idOf = (shownId: string | null) => (shownId !== null && /^\d+$/.test(shownId) ? existing[Number(shownId)]?.id : undefined);
   return answer.actions.flatMap((action): Decision[] => {
-    const text = storableText(restored(model, action.text).trim());
+    const text = factText(model, action.text);
     const id = idOf(action.id);
     switch (action.event) {
       case 'ADD':

@@ -44,11 +44,21 @@ describe('facts (extraction model)', () => {
     const request = fx.eu.requests[0]!.body;
     expect(request.model).to.equal('extractor-upstream');
     expect(request.temperature).to.equal(0);
+    // Capped at the model's answer cap (the catalogue's default, 4,096): a model that runs on is not billed without end.
+    expect(request.max_tokens).to.equal(4096);
     expect(request.response_format.type).to.equal('json_schema');
     expect(request.response_format.json_schema.schema.required).to.deep.equal(['facts']);
     expect(request.messages[0].role).to.equal('system');
     // The submission as the firewall masks it (on by default): the model never sees the name.
     expect(request.messages[1]).to.deep.equal({ role: 'user', content: content.replace('Mia', '[PERSON_1]') });
+  });
+
+  it('keeps no fact longer than the API takes one (10,000 characters): a model that runs on states no atomic fact', async () => {
+    fx.eu.script(jsonAnswer({ facts: ['I play the cello', `I like ${'very '.repeat(2_500)}long sentences`] }));
+    await submitFact(fx.app, fx.key, { content: 'I play the cello, and I like long sentences.', user_ref: 'llm-long' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-long');
+    expect(submission).to.include({ status: 'done', facts_found: 1, facts_added: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-long' })).to.deep.equal(['I play the cello']);
   });
 
   it('bills the extraction: the tokens of the model at its price and of the embeddings, one usage row per model', async () => {
