@@ -118,6 +118,8 @@ export class MemoryPresence {
   }
 }
 
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
 export async function retrieve(
   deps: { pool: Pool; catalog: Catalog; adapters: Adapters; presence: MemoryPresence },
   request: RetrievalRequest,
@@ -128,7 +130,9 @@ export async function retrieve(
     ? await resolveCollectionSlugs(deps.pool, request.workspaceId, request.collection!, 'collection')
     : null;
   const none: Retrieval = { sources: [], message: null, searched: false };
-  if (request.query.trim() === '' || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
+  // A question without a letter or a digit ("???", an emoji) asks about nothing memory could hold;
+  // embedded, every such text is alike, and would fetch whatever else has no words.
+  if (!HAS_WORD.test(request.query) || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
 
   const query = searchText(request.query);
   const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy);

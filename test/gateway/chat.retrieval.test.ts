@@ -100,6 +100,18 @@ describe('retrieval in chat', () => {
     expect(theirs.status).to.equal(422);
   });
 
+  it('retrieves nothing for a question without a word, where memory holds a passage without one too, and charges no retrieval for it', async () => {
+    const { key } = await gw.app.key({ org: 'no-words', workspace: 'w' });
+    const party = await createCollection(gw.app, key, 'Feest');
+    expect((await settled(gw.app, key, await ingest(gw.app, key, { title: 'emoji', collection: party, text: '🎉🎉🎉 👍' }))).status).to.equal('ready');
+    for (const question of ['???', '🙂', '!!!']) {
+      const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: question }] }), {}, key);
+      const body = (await response.json()) as any;
+      expect(body.sources, question).to.deep.equal([]);
+      expect(body.usage.credits.services, question).to.be.below(0.05);
+    }
+  });
+
   it('gives no sources and charges no retrieval fee where there is no memory', async () => {
     const empty = (await gw.app.key({ org: 'empty', workspace: 'w' })).key;
     const { body } = await ask({}, empty);
