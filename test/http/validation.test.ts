@@ -198,6 +198,12 @@ describe('http/validation and body parsing', () => {
     expect(body.error).to.include({ type: 'invalid_request_error', code: 'invalid_json' });
   });
 
+  it('reads a body that begins with a byte order mark, as RFC 8259 allows', async () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"x","messages":[{"role":"user","content":"Hallo"}]}')]);
+    const response = await fetch(`${baseUrl}/ChatCompletionRequest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(withBom) });
+    expect(response.status, await response.text()).to.equal(200);
+  });
+
   it('counts a client that goes away mid-upload as 499, not as a fault of the service', async () => {
     const { port } = new URL(baseUrl);
     const { connect } = await import('node:net');

@@ -26,7 +26,9 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
     // JSON is UTF-8 (RFC 8259): Latin-1 sent without a charset would be stored as U+FFFD, and a
     // name split by it would pass the firewall unrecognised.
     if (!isUtf8(bytes)) throw badRequest('the request body is not valid UTF-8; send JSON encoded as UTF-8', 'invalid_json');
-    const text = bytes.toString('utf8');
+    const decoded = bytes.toString('utf8');
+    // RFC 8259 lets a parser ignore a byte order mark, which some Windows tools write.
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
     if (text.trim() === '') {
       if (!optional) throw badRequest('the request body must be a JSON object', 'invalid_json');
       ctx.state.body = undefined;
