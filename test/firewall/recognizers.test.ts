@@ -287,6 +287,28 @@ describe('firewall recognizers', () => {
         expect(streets(text), text).to.deep.equal([]);
       }
     });
+    it('reads a lower-case street with its postcode or town after it, whatever words come before it (it was left in clear)', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      for (const [text, address] of [
+        ['mijn adres is kastanjelaan 7, 8011 AB Zwolle', 'kastanjelaan 7, 8011 AB Zwolle'],
+        ['het adres is dorpsstraat 4, 1234 AB Utrecht', 'dorpsstraat 4, 1234 AB Utrecht'],
+        ['stuur het naar dorpsstraat 4, 1234 ab utrecht', 'dorpsstraat 4, 1234 ab utrecht'],
+        ['pakket naar kerkweg 4, 1234 AB Utrecht', 'kerkweg 4, 1234 AB Utrecht'],
+        ['meine adresse ist hauptstraße 5, 10115 Berlin', 'hauptstraße 5, 10115 Berlin'],
+        ['hauptstraße 5, 10115 berlin', 'hauptstraße 5, 10115 berlin'],
+        ['dorpsstraat 4, 1234 ab utrecht', 'dorpsstraat 4, 1234 ab utrecht'],
+        ['stuur maar naar merelstraat 8 in zwolle, dan haal ik het daar op', 'merelstraat 8 in zwolle'],
+        ['the address is 14 elm grove road, Bristol BS6 7HT', '14 elm grove road, Bristol BS6 7HT'],
+        ['send it to 14 elm grove road, bristol bs6 7ht', '14 elm grove road, bristol bs6 7ht'],
+        ['I live at 14 Elm Grove Road, bristol bs6 7ht', '14 Elm Grove Road, bristol bs6 7ht'],
+      ]) {
+        expect(streets(text!), text).to.deep.equal([address]);
+      }
+      // Without a postcode or town after the number, a lower-case street word needs its lead word.
+      for (const text of ['we hebben in hoofdstraat 4 keer gezocht', 'mijn adres is kastanjelaan 7', 'the 3 big road trips, bristol', 'send it to 14 elm grove road please']) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
+    });
     it('reads French streets written in lower case, and type first, without a postcode (they were left in clear)', () => {
       const streets = (text: string) => findStreets(text).map((d) => d.text);
       expect(streets("c'est au 12 rue de la paix, 2e étage")).to.deep.equal(['12 rue de la paix']);

@@ -35,6 +35,11 @@ const FR_STREET_Y =
 // After the number: an English street ("Elm Grove Road", "Station Lane", "Kings Street").
 const EN_STREET_Y =
   /,?[ \u00a0]+(?:\p{Lu}[\p{L}'’-]*[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
+const EN_STREET_ANY_CASE_Y =
+  /,?[ \u00a0]+(?:\p{L}[\p{L}'’-]{0,30}[ \u00a0]+){1,3}(?:street|st|road|rd|lane|ln|avenue|ave|drive|close|way|grove|crescent|place|square|terrace|gardens|court|row|mews|walk|hill|parade|rise)\.?(?![\p{L}\p{N}])/iuy;
+// After an English street, its town (maybe) and a UK postcode, in any case: ", bristol bs6 7ht".
+const UK_TOWN_POSTCODE_Y =
+  /,?[ \u00a0]*(?:\p{L}[\p{L}'’-]{1,30}(?:[ \u00a0]\p{L}[\p{L}'’-]{1,30}){0,2},?[ \u00a0]+)?(?:[a-z]{1,2}\d[a-z\d]?[ \u00a0]?\d[a-z]{2}|gir[ \u00a0]?0aa)(?![\p{L}\p{N}])/iuy;
 // French streets in lower case, as chat writes them ("12 rue de la paix", "5 avenue jean jaurès",
 // "bd voltaire 23"), and in the Belgian order, type first ("Rue de la Loi 16"). In lower case the
 // words of the name are read one by one up to a function word ("… depuis 2019", "… à lyon"), since
@@ -163,8 +168,12 @@ function digitsAt(text: string, p: number): number {
   return n;
 }
 
-/** Start of a capitalised one-word street ending in a street word right before `at` (the space before the number), or -1. */
-function streetWordBefore(text: string, at: number): number {
+/**
+ * Start of a one-word street ending in a street word right before `at` (the space before the
+ * number), or -1. In lower case it needs a word that leads an address before it, or a town after
+ * its number (`townFollows`, asked only then).
+ */
+function streetWordBefore(text: string, at: number, townFollows: () => boolean): number {
   let i = at;
   const stop = Math.max(0, at - STREET_WORD_MAX);
   while (i > stop && (isLetter(text.charCodeAt(i - 1)) || text.charCodeAt(i - 1) === 45 || (i === at && text.charCodeAt(i - 1) === 46))) i--;
@@ -172,10 +181,17 @@ function streetWordBefore(text: string, at: number): number {
   const word = text.slice(i, at);
   const first = word.charCodeAt(0);
   const capitalised = (first >= 65 && first <= 90) || (first > 127 && word[0] !== word[0]!.toLowerCase());
-  // In lower case only after a word that leads an address: "ik woon op de kastanjelaan 7".
-  if (!capitalised && !LOWER_CASE_LEAD.test(text.slice(Math.max(0, i - 12), i))) return -1;
   const lower = word.toLowerCase();
-  for (const s of SUFFIXES) if (lower.length > s.length + 1 && lower.endsWith(s)) return i;
+  for (const s of SUFFIXES) {
+    if (lower.length > s.length + 1 && lower.endsWith(s)) {
+      // In lower case after a word that leads an address ("ik woon op de kastanjelaan 7"), or with
+      // its postcode or town after the number ("mijn adres is kastanjelaan 7, 8011 AB Zwolle",
+      // "hauptstraße 5, 10115 berlin", "naar merelstraat 8 in zwolle"): the address is anchored on
+      // them, whatever words come before it.
+      if (capitalised || LOWER_CASE_LEAD.test(text.slice(Math.max(0, i - 12), i)) || townFollows()) return i;
+      return -1;
+    }
+  }
   // The street word on its own after an adjective or a name: "Lange Str. 3", "Berliner Allee 12".
   if (capitalised && SUFFIXES.includes(lower) && text.charCodeAt(i - 1) === 32) {
     let j = i - 1;
@@ -233,8 +249,8 @@ function townWord(word: string): boolean {
   return !isNonNameWord(word) && !isFunctionWord(word) && !NOT_A_TOWN.has(word.toLowerCase());
 }
 
-/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
-function townAfter(text: string, end: number): number {
+/** The end of a postcode and its town right after a street that ends at `end`, or -1. */
+function postcodeTownAfter(text: string, end: number): number {
   for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
     re.lastIndex = end;
     const m = re.exec(text);
@@ -245,6 +261,13 @@ function townAfter(text: string, end: number): number {
     if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
     return re.lastIndex;
   }
+  return -1;
+}
+
+/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
+function townAfter(text: string, end: number): number {
+  const withPostcode = postcodeTownAfter(text, end);
+  if (withPostcode > 0) return withPostcode;
   TOWN_LINKED_Y.lastIndex = end;
   const m = TOWN_LINKED_Y.exec(text);
   if (m === null) return end;
@@ -325,7 +348,12 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     }
     // Street word, then number: "Kastanjelaan 31", "Goethestr. 18".
     if (before === 32 || before === 0xa0) {
-      let start = streetWordBefore(text, p - 1);
+      let start = streetWordBefore(text, p - 1, () => {
+        const number = sticky(HOUSE_Y, text, p);
+        if (number < 0) return false;
+        const end = houseTailEnd(text, number);
+        return townAfter(text, end) > end;
+      });
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) {
         while (cue < s.cueAt.length && (s.cueAt[cue]! < p - FR_BACK || (s.cueBits[cue]! & FR_TYPE_BIT) === 0)) cue++;
@@ -356,6 +384,15 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     const num = sticky(HOUSE_Y, text, p);
     if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
       let end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num), frenchStreetAfter(text, num, p));
+      // An English street in any case with its town and postcode after it: "14 elm grove road,
+      // bristol BS6 7HT". In lower case the postcode is what says it is an address.
+      const english = sticky(EN_STREET_ANY_CASE_Y, text, num);
+      const ukEnd = english > 0 ? sticky(UK_TOWN_POSTCODE_Y, text, english) : -1;
+      if (ukEnd > 0) {
+        push(out, text, p, ukEnd);
+        after = ukEnd;
+        continue;
+      }
       if (end > 0) {
         end = townAfter(text, end);
         push(out, text, p, end);
