@@ -449,6 +449,20 @@ describe('firewall recognizers', () => {
         'Huber',
       ]);
     });
+    it('reads the Flemish one-word particles Vanden, Vander, Vande with the surname (it was left in clear)', () => {
+      for (const [text, name] of [
+        ['Griet Vanden Bossche heeft haar ontslag ingediend', 'Griet Vanden Bossche'],
+        ['Gesprek met Pieter Vanden Berghe gehad', 'Pieter Vanden Berghe'],
+        ['ik sprak Kristof Vander Elst gisteren', 'Kristof Vander Elst'],
+        ['Jan Vande Velde belde', 'Jan Vande Velde'],
+        ['Vanden Bossche heeft gebeld', 'Vanden Bossche'],
+      ]) {
+        expect(found(personRecognizer, text!, 'nl'), text).to.deep.equal([name]);
+      }
+      // Surnames that start like them are surnames, not particles.
+      expect(found(personRecognizer, 'Jan Verdonck belde', 'nl')).to.deep.equal(['Jan Verdonck']);
+      expect(found(personRecognizer, 'Dag Jan Vanderlinden', 'nl')).to.deep.equal(['Jan Vanderlinden']);
+    });
     it('reads Irish surnames with their particles: Ní, Nic, Ó, Uí, Mhic anywhere, Mac after a known first name', () => {
       expect(found(personRecognizer, 'Siobhán Ní Bhriain will join; Seán Ó Súilleabháin sent the report.', 'en')).to.deep.equal([
         'Siobhán Ní Bhriain',

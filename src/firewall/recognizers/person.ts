@@ -39,10 +39,12 @@ const TOKEN_G = new RegExp(`(?<![\\p{L}\\p{N}'’-])${TOKEN_SRC}(?![\\p{L}\\p{N}
 // TOKEN_G at the pre-scan's capitalised word starts, which already satisfy its lookbehind.
 const TOKEN_AT_CAP = TOKEN_Y;
 // Name particles between first name and surname (lower case), or leading a surname (capitalised).
+// Flemish writes "van den", "van der", "van de" as one word: "Griet Vanden Bossche", "Kristof
+// Vander Elst" (only these; "Verdonck" is a surname, not a particle and a word).
 const PARTICLE_Y =
-  /(?:van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
+  /(?:vanden|vander|vande|van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
 // Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
-const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
+const CAP_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
 // "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
 // nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
 // count only after a known first name (CAP_PARTICLE_Y).
@@ -512,7 +514,7 @@ function isTownHere(text: string, start: number, token: string): boolean {
 // Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
 // or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
 // "Du") lead too many ordinary phrases to go on a verb alone.
-const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
+const LEAD_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
 const IRISH_LEAD = new Set(['Nic', 'Ní', 'Uí']);
 const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
 const VERB_AFTER =
@@ -528,8 +530,9 @@ function particleName(text: string, start: number): number {
   const tok = tokenAt(text, at);
   if (!tok || isNonNameWord(tok) || tok === tok.toUpperCase() || MAKERS.has(tok)) return -1;
   const end = at + tok.length;
-  // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name.
-  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle)) return end;
+  // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name,
+  // and so does its Flemish one-word spelling ("Vanden Bossche").
+  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle) || FUSED_PARTICLES.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
@@ -933,7 +936,8 @@ function vietnameseName(text: string, i: number, distinct: boolean): number {
   return end === i + 1 + second.length && !distinct ? -1 : end;
 }
 
-const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
+const FUSED_PARTICLES = new Set(['Vanden', 'Vander', 'Vande']);
+const CAP_PARTICLE_FIRST = new Set([...FUSED_PARTICLES, 'Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
 
 const CONJUNCTION_Y = /[ \u00a0]+(?:and|en|und|et|&)[ \u00a0]+/uy;
 
