@@ -335,6 +335,13 @@ describe('firewall recognizers', () => {
         expect(streets(text), text).to.deep.equal([]);
       }
     });
+    it('ends the town before "en" and a first name: the person after it is no part of the address (the surname was left in clear)', () => {
+      expect(found(addressRecognizer, 'Adres: Berkenlaan 14, 3722 GB Bilthoven en Sanne Visser woont op nummer 16', 'nl')).to.deep.equal(['Berkenlaan 14, 3722 GB Bilthoven']);
+      expect(found(addressRecognizer, 'Kerkstraat 1, 5611 AB Eindhoven en Jan de Vries', 'nl')).to.deep.equal(['Kerkstraat 1, 5611 AB Eindhoven']);
+      expect(found(personRecognizer, 'Adres: Berkenlaan 14, 3722 GB Bilthoven en Sanne Visser woont op nummer 16', 'nl')).to.include('Sanne Visser');
+      // A French town's own "en" stays in the town.
+      expect(found(addressRecognizer, '5 rue Foch, 51000 Châlons en Champagne', 'fr')).to.deep.equal(['5 rue Foch, 51000 Châlons en Champagne']);
+    });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
       expect(found(addressRecognizer, 'Die Postleitzahl 80331 gehört zu München.', 'de')).to.deep.equal([]);
