@@ -456,6 +456,24 @@ describe('firewall recognizers', () => {
         'Huber',
       ]);
     });
+    it('reads a lower-case name after a sentence that gives it, the surname known or not (it was left in clear)', () => {
+      for (const [text, name, lang] of [
+        ['can u draft a msg to my landlord, his name is graham whitfield, about the boiler again', 'graham whitfield', 'en'],
+        ['my name is graham whitfield', 'graham whitfield', 'en'],
+        ['her name is sarah whitfield btw', 'sarah whitfield', 'en'],
+        ['her name is sarah btw', 'sarah', 'en'],
+        ['mijn naam is jan klaassenbroek', 'jan klaassenbroek', 'nl'],
+        ['zijn naam is jan van den berg', 'jan van den berg', 'nl'],
+        ['er heißt lukas und wohnt hier', 'lukas', 'de'],
+        ["elle s'appelle camille", 'camille', 'fr'],
+      ] as const) {
+        expect(found(personRecognizer, text, lang), text).to.deep.equal([name]);
+      }
+      // Without a known first name after it, the words are as often no name.
+      for (const text of ['my name is not important', 'his name is on the list', 'her name is really long']) {
+        expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
+      }
+    });
     it('reads the Flemish one-word particles Vanden, Vander, Vande with the surname (it was left in clear)', () => {
       for (const [text, name] of [
         ['Griet Vanden Bossche heeft haar ontslag ingediend', 'Griet Vanden Bossche'],

@@ -28,6 +28,7 @@
 import { isKnownFirstName, isKnownFirstNameLower, isKnownLastName, isKnownLastNameLower } from '../gazetteer/index.js';
 import { firstChars, foldCode, wordPrefixFilter, type FirstChars } from '../regex-prefix.js';
 import { Matcher, cuePositions, isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
+import { isFunctionWord } from '../language-words.js';
 import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -618,6 +619,41 @@ function findTitledLowerCase(text: string, take: (start: number, end: number) =>
   }
 }
 
+// A sentence that gives someone's name, then the name in lower case ("his name is graham
+// whitfield", "mijn naam is jan klaassenbroek", "er heißt lukas", "elle s'appelle camille"): the
+// sentence says a name follows, so in any text a known first name there is one, and the one
+// word after it that is no common word is its surname, known to the lists or not. Without a known
+// first name the words are as often no name ("my name is not important", "his name is on the list").
+const NAME_GIVING = [
+  ...['my', 'his', 'her', 'their'].map((p) => `${p} name is`),
+  ...['mijn', 'zijn', 'haar', 'hun'].map((p) => `${p} naam is`),
+  ...['mein', 'sein', 'ihr'].map((p) => `${p} name ist`),
+  ...['mon', 'son'].map((p) => `${p} nom est`),
+  'ik heet', 'hij heet', 'zij heet', 'ze heet', 'ich heiße', 'ich heisse', 'er heißt', 'sie heißt', 'er heisst', 'sie heisst',
+  "je m'appelle", "il s'appelle", "elle s'appelle", 'je m’appelle', 'il s’appelle', 'elle s’appelle',
+];
+const NAMED_LOWER = new RegExp(
+  `(?<![\\p{L}])(?:${NAME_GIVING.flatMap((c) => [c, c[0]!.toUpperCase() + c.slice(1)]).join('|')})[ \\u00a0]{1,3}` +
+    `(\\p{Ll}[\\p{Ll}'’-]{1,30})(?:[ \\u00a0]{1,3}((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \\u00a0]){0,3}\\p{Ll}[\\p{Ll}'’-]{1,30}))?(?![\\p{L}\\p{N}])`,
+  'dgu',
+);
+// Chat's words that end a sentence rather than name anyone: "her name is sarah btw".
+const CHAT_TAIL = new Set(['btw', 'lol', 'haha', 'pls', 'plz', 'please', 'svp', 'stp', 'aub', 'bitte', 'ok', 'okay', 'thx', 'thanks', 'merci', 'danke', 'bedankt']);
+
+function nameWordInLowerCase(word: string): boolean {
+  return !isNonNameWord(word) && !isFunctionWord(word) && !CHAT_TAIL.has(word) && !SPEECH_VERBS.has(word);
+}
+
+function findNamedLowerCase(text: string, take: (start: number, end: number) => void): void {
+  NAMED_LOWER.lastIndex = 0;
+  for (let m = NAMED_LOWER.exec(text); m; m = NAMED_LOWER.exec(text)) {
+    const [firstStart, firstEnd] = m.indices![1]!;
+    if (!isKnownFirstNameLower(m[1]!) || !nameWordInLowerCase(m[1]!)) continue;
+    const surname = m[2]?.split(/[ \u00a0]/).at(-1);
+    take(firstStart, surname !== undefined && nameWordInLowerCase(surname) ? m.indices![2]![1] : firstEnd);
+  }
+}
+
 /**
  * Whether a sentence of a short text starts in lower case ("hey is thijs er?", "Top. kan jan smit
  * morgen?"): chat style, where a name may be written in lower case too. Sentences start at the
@@ -709,6 +745,7 @@ const LOWER_CUE =
   "mann|frau|sohn|tochter|bruder|schwester|mutter|vater|nachbar|nachbarin|kollege|kollegin|freund|freundin|chef|chefin|onkel";
 const LOWER_GREETINGS = new Set(['hoi', 'hey', 'hi', 'hallo', 'hello', 'dear', 'salut', 'coucou', 'moin']);
 const LOWER_SPEECH = 'zei|zegt|vroeg|vraagt|wil|heeft|had|komt|belde|said|says|asked|wants|wrote|called|is|was|a|dit|demande|veut|est|meinte|sagt|sagte|fragt|hat|hatte|will|ist|war|kommt';
+const SPEECH_VERBS = new Set(LOWER_SPEECH.split('|'));
 const LOWER_CUED = new RegExp(
   `(?<![\\p{L}])(?:${LOWER_CUE})[ \u00a0]{1,3}(${LOWER_WORD})(?![\\p{L}\\p{N}'’@_-])|(?<![\\p{L}\\p{N}'’@._-])(${LOWER_WORD})[ \u00a0]{1,3}(?:${LOWER_SPEECH})(?![\\p{L}])`,
   'gu',
@@ -824,6 +861,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
   findLowerCaseNames(text, s, take);
   findTitledLowerCase(text, take);
+  findNamedLowerCase(text, take);
   // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
   if (text.includes(' family')) {
     FAMILY_AFTER.lastIndex = 0;
