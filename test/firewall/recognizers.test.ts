@@ -443,6 +443,18 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads the name under an informal closing on its own line: Groetjes, Thanks so much, Bonne journée (it was sent)', () => {
+      for (const [text, name, lang] of [
+        ['Tot morgen!\nGroetjes,\nSanne', 'Sanne', 'nl'],
+        ['Bedankt!\nGroetjes,\nAnouk', 'Anouk', 'nl'],
+        ['Thanks so much,\nRebecca', 'Rebecca', 'en'],
+        ['Bonne journée,\nCamille', 'Camille', 'fr'],
+        ['Take care,\nRebecca Whitfield', 'Rebecca Whitfield', 'en'],
+      ] as const) {
+        expect(found(personRecognizer, text, lang), text).to.deep.equal([name]);
+      }
+      expect(found(personRecognizer, 'Thanks so much,\nI will look into it', 'en')).to.deep.equal([]);
+    });
     it('reads an organisation named like a person as none: a legal form after it, a head noun before or at its start', () => {
       expect(found(personRecognizer, 'Factuur t.n.v. Gemeente Utrecht graag; t.n.v. Stichting Vrienden van het Museum.', 'nl')).to.deep.equal([]);
       expect(found(personRecognizer, 'Offerte van Jansen Installatietechniek B.V. ontvangen.', 'nl')).to.deep.equal([]);
