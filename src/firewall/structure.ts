@@ -391,22 +391,52 @@ function isKeyChar(c: number): boolean {
  * The key right before a literal that opens at `open`: optionally quoted, then ':' or '=' (or
  * '=>', '=='), read backwards over at most KEY_MAX key characters. Null when there is none.
  */
-function keyBefore(text: string, open: number): string | null {
+/**
+ * The key a literal at `open` is given to or compared with: `key: "…"`, `key = '…'`, `key => "…"`,
+ * and comparisons in code and SQL — `key == "…"`, `key === "…"`, `key != "…"`, `key !== "…"`,
+ * `key LIKE '…%'` (`like`: the value may hold SQL wildcards). A comparison names the value as surely
+ * as an assignment: `if (kunde.vorname === "Benedikt")`, `WHERE achternaam LIKE 'Oberhuber%'`.
+ */
+function keyBefore(text: string, open: number): { key: string; like: boolean } | null {
   let i = open;
   let spaces = 0;
   while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
   const sign = text.charCodeAt(i - 1);
+  let like = false;
   if (sign === 62 && text.charCodeAt(i - 2) === 61) i -= 2; // =>
-  else if (sign === 61 && text.charCodeAt(i - 2) === 61) i -= 2; // ==
-  else if (sign === 58 || sign === 61) i--;
-  else return null;
+  else if (sign === 61) {
+    // = == === != !==
+    let equals = 0;
+    while (equals < 3 && text.charCodeAt(i - 1) === 61) {
+      i--;
+      equals++;
+    }
+    if (text.charCodeAt(i - 1) === 33) i--;
+  } else if (sign === 58) i--;
+  else if (likeBefore(text, i)) {
+    i -= 4;
+    like = true;
+    if (i > 0 && (text.charCodeAt(i - 1) === 73 || text.charCodeAt(i - 1) === 105) && (i < 2 || !isKeyChar(text.charCodeAt(i - 2)))) i--; // ILIKE
+    else if (i > 0 && !isBlank(text.charCodeAt(i - 1))) return null;
+  } else return null;
   spaces = 0;
   while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  // "achternaam NOT LIKE '…'": the key is before the NOT.
+  if (like && i >= 3 && /^not$/i.test(text.slice(i - 3, i)) && (i === 3 || !isKeyChar(text.charCodeAt(i - 4)))) {
+    i -= 3;
+    spaces = 0;
+    while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  }
   if (i > 0 && isQuote(text.charCodeAt(i - 1))) i--;
   const end = i;
   while (i > 0 && end - i < KEY_MAX && isKeyChar(text.charCodeAt(i - 1))) i--;
   if (i === end || (i > 0 && isKeyChar(text.charCodeAt(i - 1)))) return null;
-  return text.slice(i, end);
+  return { key: text.slice(i, end), like };
+}
+
+/** Whether the four characters before `at` are the word LIKE, in any case, with a blank before the literal. */
+function likeBefore(text: string, at: number): boolean {
+  return at >= 4 && at < text.length && /^like$/i.test(text.slice(at - 4, at)) && isBlank(text.charCodeAt(at));
 }
 
 function isQuote(c: number): boolean {
@@ -523,12 +553,23 @@ function sqlInserts(text: string, out: Collector): void {
   }
 }
 
+function isWildcard(c: number): boolean {
+  return c === 37 || c === 95;
+}
+
 function keyedLiterals(text: string, out: Collector): void {
   for (const [open, close] of literals(text)) {
     const found = keyBefore(text, open);
     if (found === null) continue;
+    const { key, like } = found;
+    let [start, end] = [open + 1, close];
+    // 'Oberhuber%', '%jan%': the wildcards are no part of the value.
+    if (like) {
+      while (start < end && isWildcard(text.charCodeAt(start))) start++;
+      while (end > start && isWildcard(text.charCodeAt(end - 1))) end--;
+    }
     // "client.nom": the last part names the value.
-    out.value(found.slice(found.lastIndexOf('.') + 1), open + 1, close);
+    out.value(key.slice(key.lastIndexOf('.') + 1), start, end);
   }
 }
 
@@ -760,9 +801,12 @@ function mayHoldStructure(text: string): boolean {
     text.indexOf('"') >= 0 ||
     text.indexOf('|') >= 0 ||
     text.indexOf('VALUES') >= 0 ||
-    text.indexOf('values') >= 0
+    text.indexOf('values') >= 0 ||
+    LIKE_LITERAL.test(text)
   );
 }
+// "WHERE achternaam LIKE 'Oberhuber%'" on one line has none of the signs above.
+const LIKE_LITERAL = /like[ \t]{1,8}'/i;
 
 /** Whether any key of the text's objects or tables says it is about things ("price", "sku", "version"). */
 function thingContextOf(text: string): boolean {

@@ -73,6 +73,20 @@ describe('structure-aware masking', () => {
     expect(code).not.to.include('Ethan');
   });
 
+  it('types a literal compared with a key in code or SQL as it types one assigned to it (they were sent in clear)', () => {
+    expect(mask('if (kunde.vorname === "Benedikt" && kunde.plz === "80469") { … }', 'de')).to.equal(
+      'if (kunde.vorname === "[PERSON_1]" && kunde.plz === "[ADDRESS_1]") { … }',
+    );
+    expect(mask('if (kunde.nachname === "Oberhuber") return;', 'de')).to.equal('if (kunde.nachname === "[PERSON_1]") return;');
+    expect(mask('if (klant.achternaam !== "Oberhuber") return;', 'nl')).to.equal('if (klant.achternaam !== "[PERSON_1]") return;');
+    expect(mask("SELECT * FROM kunden WHERE achternaam LIKE 'Oberhuber%'", 'nl')).to.equal("SELECT * FROM kunden WHERE achternaam LIKE '[PERSON_1]%'");
+    expect(mask("where achternaam not ilike '%oberhuber%'", 'nl')).to.equal("where achternaam not ilike '%[PERSON_1]%'");
+    // Keys that name things keep their values; "like" in prose is no comparison.
+    for (const text of ['if (user.role !== "Admin") {', "WHERE product LIKE 'Emma%'", "I like 'Oberhuber' as a word"]) {
+      expect(mask(text, 'en'), text).to.equal(text);
+    }
+  });
+
   it('ends a key-value line at the sentence that follows it, so the request in it still reaches the model', () => {
     expect(mask('E-mail: jan@example.nl. Please draft a polite reply refusing the refund.', 'en')).to.equal(
       'E-mail: [EMAIL_1]. Please draft a polite reply refusing the refund.',
