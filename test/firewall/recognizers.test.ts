@@ -334,6 +334,9 @@ describe('firewall recognizers', () => {
       ]) {
         expect(streets(text), text).to.deep.equal([]);
       }
+      // A meeting at someone's home is at their address (the street's name was masked as a person).
+      expect(streets('rdv chez moi, 8 impasse des Lilas à Annecy')).to.deep.equal(['8 impasse des Lilas à Annecy']);
+      expect(streets('afspraak bij mij thuis, Kerkstraat 12 in Zwolle')).to.deep.equal(['Kerkstraat 12 in Zwolle']);
     });
     it('ends the town before "en" and a first name: the person after it is no part of the address (the surname was left in clear)', () => {
       expect(found(addressRecognizer, 'Adres: Berkenlaan 14, 3722 GB Bilthoven en Sanne Visser woont op nummer 16', 'nl')).to.deep.equal(['Berkenlaan 14, 3722 GB Bilthoven']);

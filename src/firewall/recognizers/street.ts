@@ -309,8 +309,12 @@ function sticky(re: RegExp, text: string, at: number): number {
 const MEETING = /rendez-vous|\brdv\b|réunion|meeting|vergadering|afspraak|treffpunkt|besprechung|restaurant|museum|musée|magasin|boutique|winkel|geschäft|\bshop\b|\bstore\b/iu;
 const MEETING_WINDOW = 40;
 
+// ... unless the meeting is at someone's home: "rdv chez moi, 8 impasse des Lilas à Annecy".
+const AT_HOME = /chez (?:moi|nous|lui|elle)|à la maison|bij (?:mij|ons)|thuis|bei (?:mir|uns)|zu ?hause|at (?:my|our) (?:place|house|home)/iu;
+
 function push(out: Detection[], text: string, start: number, end: number): void {
-  if (MEETING.test(text.slice(Math.max(0, start - MEETING_WINDOW), start))) return;
+  const before = text.slice(Math.max(0, start - MEETING_WINDOW), start);
+  if (MEETING.test(before) && !AT_HOME.test(before)) return;
   out.push({ type: 'ADDRESS', start, end, text: text.slice(start, end), checksum: false });
 }
 
