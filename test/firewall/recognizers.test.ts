@@ -446,6 +446,12 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads no sign-off before a brand named after people: "the best Ben & Jerry\'s flavour"', () => {
+      for (const text of ["what's the best Ben & Jerry's flavour", "best Ben & Jerry's flavour"]) {
+        expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
+      }
+      expect(found(personRecognizer, 'Best, Ben', 'en')).to.deep.equal(['Ben']);
+    });
     it('reads the name under an informal closing on its own line: Groetjes, Thanks so much, Bonne journée (it was sent)', () => {
       for (const [text, name, lang] of [
         ['Tot morgen!\nGroetjes,\nSanne', 'Sanne', 'nl'],

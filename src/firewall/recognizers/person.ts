@@ -790,6 +790,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
+      // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
+      if (mode === 'weak' && isEponym(text, pos)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
       let name = parseName(text, pos, mode);
       const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
