@@ -15,6 +15,7 @@ import {
   steuerIdRecognizer,
 } from '../../src/firewall/recognizers/index.js';
 import { findStreets } from '../../src/firewall/recognizers/street.js';
+import { detectEntities } from '../../src/firewall/detect.js';
 import type { Language, Recognizer } from '../../src/firewall/types.js';
 
 function found(r: Recognizer, text: string, lang: Language = 'en'): string[] {
@@ -172,6 +173,12 @@ describe('firewall recognizers', () => {
       expect(found(ninoRecognizer, 'NI no: JG103759A, and AB 123456 C')).to.deep.equal(['JG103759A', 'AB 123456 C']);
       const [d] = ninoRecognizer.detect('AB 12 34 56 C', 'en');
       expect(d).to.include({ normalized: 'AB123456C', checksum: false });
+    });
+    it('reads one written in lower case after its label only (it was sent, its label masked as a name)', () => {
+      const text = 'my nino is jk482917b';
+      expect(detectEntities(text, 'en').map((d) => [d.type, d.text])).to.deep.equal([['NINO', 'jk482917b']]);
+      expect(detectEntities(text, 'en')[0]!.normalized).to.equal('JK482917B');
+      expect(detectEntities('order jk482917b shipped, ref ab123456c', 'en')).to.deep.equal([]);
     });
     it('refuses prefixes HMRC never issues, other suffixes, and order or product codes', () => {
       expect(found(ninoRecognizer, 'QQ123456C GB123456A DA123456A AO123456A AB123456E')).to.deep.equal([]);

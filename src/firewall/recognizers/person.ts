@@ -558,6 +558,8 @@ const AMBIGUOUS_LOWER = new Set([...AMBIGUOUS].map((n) => n.toLowerCase()));
 const AMBIGUOUS_LOWER_ALONE = new Set([
   ...AMBIGUOUS_LOWER,
   ...'jack bob rob nick don pat sam sue sally gene guy ken kim lee norm rod tim tom ted sandy barry bobby chip cliff gale gill hank jimmy jo mat matt moe penny peg sol stan rusty tony win'.split(' '),
+  // The label of an identifier: "my nino is jk482917b" (the UK National Insurance number).
+  'nino',
 ]);
 
 /**
