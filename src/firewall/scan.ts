@@ -406,22 +406,29 @@ function isClusterSeparator(c: number): boolean {
 
 const clusterSizes = { single: new WeakMap<TextScan, Int32Array>(), wide: new WeakMap<TextScan, Int32Array>() };
 
-/** `clusterDigits` at every digit run of the scan, computed once in one backward pass. */
+/**
+ * `clusterDigits` at every digit run of the scan, computed once in one backward pass, for both
+ * kinds of gap at once: a text with digits is asked for both (IP addresses read single gaps,
+ * identifiers wide ones), and the runs are read once.
+ */
 function clusterSizesOf(scan: TextScan, gaps: GroupGaps): Int32Array {
-  let sizes = clusterSizes[gaps].get(scan);
-  if (sizes) return sizes;
+  const cached = clusterSizes[gaps].get(scan);
+  if (cached) return cached;
   const { text, digitRuns } = scan;
-  sizes = new Int32Array(digitRuns.length);
+  const single = new Int32Array(digitRuns.length);
+  const wide = new Int32Array(digitRuns.length);
   for (let k = digitRuns.length - 1; k >= 0; k--) {
     let end = digitRuns[k]!;
     while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
-    let n = end - digitRuns[k]!;
+    const n = end - digitRuns[k]!;
     // A gap and then a digit: the next digit run belongs to the same number.
-    if (k + 1 < digitRuns.length && gapToNextGroup(text, end, gaps) > 0) n += sizes[k + 1]!;
-    sizes[k] = n;
+    const next = k + 1 < digitRuns.length;
+    single[k] = n + (next && gapToNextGroup(text, end, 'single') > 0 ? single[k + 1]! : 0);
+    wide[k] = n + (next && gapToNextGroup(text, end, 'wide') > 0 ? wide[k + 1]! : 0);
   }
-  clusterSizes[gaps].set(scan, sizes);
-  return sizes;
+  clusterSizes.single.set(scan, single);
+  clusterSizes.wide.set(scan, wide);
+  return gaps === 'single' ? single : wide;
 }
 
 /** The digit runs of `scan` where a number of at least `min` digits starts (see clusterDigits). */
