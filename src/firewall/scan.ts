@@ -362,11 +362,29 @@ export class Matcher {
 }
 
 /**
- * Digits in the number that starts at `start`: digits, each pair of them at most one separator
- * (space, no-break space, . - /) apart. A regex for an identifier of n digits written with such
- * single separators cannot match at `start` when this is below n.
+ * How groups of one number may be apart: `single` — one separator (space, no-break space, . - /);
+ * `wide` — also up to three spaces or one tab, as text pasted from a PDF or a spreadsheet spaces
+ * the groups of an IBAN, a card or a BSN ("DE89  3704  0044", "1234\t56\t782").
  */
-export function clusterDigits(text: string, start: number): number {
+export type GroupGaps = 'single' | 'wide';
+
+/** The width of the gap at `at` when a digit follows it within `gaps`, else 0. */
+function gapToNextGroup(text: string, at: number, gaps: GroupGaps): number {
+  const c = text.charCodeAt(at);
+  let width = 0;
+  if (isClusterSeparator(c) || (gaps === 'wide' && c === 9)) width = 1;
+  if (gaps === 'wide' && c === 32) while (width < 3 && text.charCodeAt(at + width) === 32) width++;
+  if (width === 0) return 0;
+  const d = text.charCodeAt(at + width);
+  return d >= 48 && d <= 57 ? width : 0;
+}
+
+/**
+ * Digits in the number that starts at `start`: digits, each pair of them at most one gap of `gaps`
+ * apart. A regex for an identifier of n digits written with such gaps cannot match at `start` when
+ * this is below n.
+ */
+export function clusterDigits(text: string, start: number, gaps: GroupGaps = 'single'): number {
   let n = 0;
   let i = start;
   for (;;) {
@@ -376,14 +394,9 @@ export function clusterDigits(text: string, start: number): number {
       i++;
       continue;
     }
-    if (isClusterSeparator(c)) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 48 && d <= 57) {
-        i++;
-        continue;
-      }
-    }
-    return n;
+    const gap = gapToNextGroup(text, i, gaps);
+    if (gap === 0) return n;
+    i += gap;
   }
 }
 
@@ -391,29 +404,36 @@ function isClusterSeparator(c: number): boolean {
   return c === 32 || c === 46 || c === 45 || c === 47 || c === 0xa0;
 }
 
-const clusterSizes = new WeakMap<TextScan, Int32Array>();
+const clusterSizes = { single: new WeakMap<TextScan, Int32Array>(), wide: new WeakMap<TextScan, Int32Array>() };
 
-/** `clusterDigits` at every digit run of the scan, computed once in one backward pass. */
-function clusterSizesOf(scan: TextScan): Int32Array {
-  let sizes = clusterSizes.get(scan);
-  if (sizes) return sizes;
+/**
+ * `clusterDigits` at every digit run of the scan, computed once in one backward pass, for both
+ * kinds of gap at once: a text with digits is asked for both (IP addresses read single gaps,
+ * identifiers wide ones), and the runs are read once.
+ */
+function clusterSizesOf(scan: TextScan, gaps: GroupGaps): Int32Array {
+  const cached = clusterSizes[gaps].get(scan);
+  if (cached) return cached;
   const { text, digitRuns } = scan;
-  sizes = new Int32Array(digitRuns.length);
+  const single = new Int32Array(digitRuns.length);
+  const wide = new Int32Array(digitRuns.length);
   for (let k = digitRuns.length - 1; k >= 0; k--) {
     let end = digitRuns[k]!;
     while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
-    let n = end - digitRuns[k]!;
-    // A single separator and then a digit: the next digit run belongs to the same number.
-    if (k + 1 < digitRuns.length && digitRuns[k + 1] === end + 1 && isClusterSeparator(text.charCodeAt(end))) n += sizes[k + 1]!;
-    sizes[k] = n;
+    const n = end - digitRuns[k]!;
+    // A gap and then a digit: the next digit run belongs to the same number.
+    const next = k + 1 < digitRuns.length;
+    single[k] = n + (next && gapToNextGroup(text, end, 'single') > 0 ? single[k + 1]! : 0);
+    wide[k] = n + (next && gapToNextGroup(text, end, 'wide') > 0 ? wide[k + 1]! : 0);
   }
-  clusterSizes.set(scan, sizes);
-  return sizes;
+  clusterSizes.single.set(scan, single);
+  clusterSizes.wide.set(scan, wide);
+  return gaps === 'single' ? single : wide;
 }
 
 /** The digit runs of `scan` where a number of at least `min` digits starts (see clusterDigits). */
-export function runsWithDigits(scan: TextScan, min: number): number[] {
-  const sizes = clusterSizesOf(scan);
+export function runsWithDigits(scan: TextScan, min: number, gaps: GroupGaps = 'single'): number[] {
+  const sizes = clusterSizesOf(scan, gaps);
   const out: number[] = [];
   for (let k = 0; k < sizes.length; k++) if (sizes[k]! >= min) out.push(scan.digitRuns[k]!);
   return out;

@@ -19,8 +19,12 @@ import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
 import { isNonNameWord } from './words.js';
 
-/** What a key names: an entity type, a name ("name" alone: needs the value to look like one), or a thing that is not personal. */
-type KeyKind = EntityType | 'NAME' | 'THING';
+/**
+ * What a key names: an entity type, a name ("name" alone: needs the value to look like one), a
+ * child (a column header only: needs a known first name, see CHILD_COLUMNS), or a thing that is
+ * not personal.
+ */
+type KeyKind = EntityType | 'NAME' | 'CHILD' | 'THING';
 
 // Keys, normalised (see normaliseKey): lower case, accents off, ß as ss, nothing but letters and digits.
 const KEYS: Array<[KeyKind, string]> = [
@@ -93,6 +97,19 @@ const KEYS: Array<[KeyKind, string]> = [
       'server bucket queue topic region environment env branch job task script module component',
   ],
 ];
+
+// Column headers that name children ("| Ouder | Kind |", "kind;groep;allergie", "| Parent | Child |",
+// "Elternteil | Kind"): a school's or a club's list. They count only as a table's column, and a cell
+// under one is a name only when it holds a first name the lists know: "kind" is also English for a
+// type ("kind: Deployment", a "Kind" column of "Bug", "Feature"), "children" a React prop, and a
+// "Parent | Child" table may be a tree of nodes.
+const CHILD_COLUMNS = new Set(
+  'kind kinderen kinder kindes child children enfant enfants kid kids zoon dochter sohn tochter'.split(' '),
+);
+
+function isChildColumn(key: string): boolean {
+  return key.length <= 48 && CHILD_COLUMNS.has(normaliseKey(key));
+}
 
 // Keys that make a generic "name" column a product's or a system's name: a table or an object
 // with one of these around it is about things, not people.
@@ -202,7 +219,8 @@ function lookUpKey(key: string): KeyKind | null {
     if (k.length < prefix.length + 4 || !k.startsWith(prefix)) continue;
     const rest = k.slice(prefix.length);
     const kind = KEY_KIND.get(rest) ?? KEY_KIND.get(rest.replace(/s$/, ''));
-    if (kind === 'NAME' || kind === 'PERSON') return 'PERSON';
+    // "Naam kind", "Name des Kindes", "Nom de l'enfant": a child's name, with the key to say so.
+    if (kind === 'NAME' || kind === 'PERSON' || CHILD_COLUMNS.has(rest)) return 'PERSON';
   }
   // "Polisnummer klant", "klantnummer_oud": a reference number's key that says whose it is.
   for (const prefix of REFERENCE_PREFIXES) if (k.length > prefix.length && k.startsWith(prefix)) return 'CUSTOMER_REF';
@@ -260,6 +278,10 @@ function looksLikeName(value: string, specific: boolean): boolean {
   return words.every((w) => CAPITALISED_WORD.test(w) || w.length <= 3);
 }
 
+function holdsKnownFirstName(value: string): boolean {
+  return value.split(/[ ,\u00a0-]+/).some((w) => w.length > 1 && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()));
+}
+
 // 11-09-1964, 1964-09-11, 11.9.64, 16 March 1983, 16. März 1983, March 16, 1983.
 const DATE_VALUE =
   /^(?:\d{1,2}[-./ ]\d{1,2}[-./ ]\d{2,4}|\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}\.?[ ]\p{L}{3,12}\.?[ ]\d{2,4}|\p{L}{3,12}[ ]\d{1,2},?[ ]\d{4})$/u;
@@ -276,6 +298,8 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
       return looksLikeName(value, true) ? 'PERSON' : null;
     case 'NAME':
       return !thingContext && looksLikeName(value, false) ? 'PERSON' : null;
+    case 'CHILD':
+      return !thingContext && looksLikeName(value, true) && holdsKnownFirstName(value) ? 'PERSON' : null;
     case 'PHONE':
       return PHONE_VALUE.test(value) && digitCount(value) >= 6 ? 'PHONE' : null;
     case 'EMAIL':
@@ -332,14 +356,17 @@ class Collector {
     return this.things;
   }
 
-  /** Types the value at [start, end) by `key`; false when the key names nothing we know. */
-  value(key: string, start: number, end: number, tableOfThings?: boolean): boolean {
-    const kind = keyKind(key);
+  /**
+   * Types the value at [start, end) by `key`; false when the key names nothing we know. `column`:
+   * the key is a table's column header, where a child's column is known too.
+   */
+  value(key: string, start: number, end: number, tableOfThings?: boolean, column = false): boolean {
+    const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
     const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && this.thingContext);
     [start, end] = trimmed(this.text, start, end);
     if (end <= start || end - start > MAX_CELL) return true;
-    if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
+    if (kind === 'THING' || ((kind === 'NAME' || kind === 'CHILD') && thingContext)) {
       this.quiet.push(start, end);
       return true;
     }
@@ -364,22 +391,52 @@ function isKeyChar(c: number): boolean {
  * The key right before a literal that opens at `open`: optionally quoted, then ':' or '=' (or
  * '=>', '=='), read backwards over at most KEY_MAX key characters. Null when there is none.
  */
-function keyBefore(text: string, open: number): string | null {
+/**
+ * The key a literal at `open` is given to or compared with: `key: "…"`, `key = '…'`, `key => "…"`,
+ * and comparisons in code and SQL — `key == "…"`, `key === "…"`, `key != "…"`, `key !== "…"`,
+ * `key LIKE '…%'` (`like`: the value may hold SQL wildcards). A comparison names the value as surely
+ * as an assignment: `if (kunde.vorname === "Benedikt")`, `WHERE achternaam LIKE 'Oberhuber%'`.
+ */
+function keyBefore(text: string, open: number): { key: string; like: boolean } | null {
   let i = open;
   let spaces = 0;
   while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
   const sign = text.charCodeAt(i - 1);
+  let like = false;
   if (sign === 62 && text.charCodeAt(i - 2) === 61) i -= 2; // =>
-  else if (sign === 61 && text.charCodeAt(i - 2) === 61) i -= 2; // ==
-  else if (sign === 58 || sign === 61) i--;
-  else return null;
+  else if (sign === 61) {
+    // = == === != !==
+    let equals = 0;
+    while (equals < 3 && text.charCodeAt(i - 1) === 61) {
+      i--;
+      equals++;
+    }
+    if (text.charCodeAt(i - 1) === 33) i--;
+  } else if (sign === 58) i--;
+  else if (likeBefore(text, i)) {
+    i -= 4;
+    like = true;
+    if (i > 0 && (text.charCodeAt(i - 1) === 73 || text.charCodeAt(i - 1) === 105) && (i < 2 || !isKeyChar(text.charCodeAt(i - 2)))) i--; // ILIKE
+    else if (i > 0 && !isBlank(text.charCodeAt(i - 1))) return null;
+  } else return null;
   spaces = 0;
   while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  // "achternaam NOT LIKE '…'": the key is before the NOT.
+  if (like && i >= 3 && /^not$/i.test(text.slice(i - 3, i)) && (i === 3 || !isKeyChar(text.charCodeAt(i - 4)))) {
+    i -= 3;
+    spaces = 0;
+    while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
+  }
   if (i > 0 && isQuote(text.charCodeAt(i - 1))) i--;
   const end = i;
   while (i > 0 && end - i < KEY_MAX && isKeyChar(text.charCodeAt(i - 1))) i--;
   if (i === end || (i > 0 && isKeyChar(text.charCodeAt(i - 1)))) return null;
-  return text.slice(i, end);
+  return { key: text.slice(i, end), like };
+}
+
+/** Whether the four characters before `at` are the word LIKE, in any case, with a blank before the literal. */
+function likeBefore(text: string, at: number): boolean {
+  return at >= 4 && at < text.length && /^like$/i.test(text.slice(at - 4, at)) && isBlank(text.charCodeAt(at));
 }
 
 function isQuote(c: number): boolean {
@@ -496,12 +553,23 @@ function sqlInserts(text: string, out: Collector): void {
   }
 }
 
+function isWildcard(c: number): boolean {
+  return c === 37 || c === 95;
+}
+
 function keyedLiterals(text: string, out: Collector): void {
   for (const [open, close] of literals(text)) {
     const found = keyBefore(text, open);
     if (found === null) continue;
+    const { key, like } = found;
+    let [start, end] = [open + 1, close];
+    // 'Oberhuber%', '%jan%': the wildcards are no part of the value.
+    if (like) {
+      while (start < end && isWildcard(text.charCodeAt(start))) start++;
+      while (end > start && isWildcard(text.charCodeAt(end - 1))) end--;
+    }
     // "client.nom": the last part names the value.
-    out.value(found.slice(found.lastIndexOf('.') + 1), open + 1, close);
+    out.value(key.slice(key.lastIndexOf('.') + 1), start, end);
   }
 }
 
@@ -604,7 +672,7 @@ function headerKeys(text: string, cells: Cell[]): string[] | null {
     if (!LABEL.test(label)) return null;
     keys.push(label);
   }
-  return keys.some((key) => keyKind(key) !== null) ? keys : null;
+  return keys.some((key) => keyKind(key) !== null || isChildColumn(key)) ? keys : null;
 }
 
 // "Naam: …", "name=…", "Date de naissance : …", "- E-mail: …": a label, then ':' or '=', then the value.
@@ -644,7 +712,7 @@ function lineStructures(text: string, out: Collector): void {
           const row = cellsOf(text, lines[r]!, sep);
           if (row === null || row.length !== keys.length) break;
           row.forEach(([s, e], c) => {
-            if (!out.value(keys[c]!, s, e, thing) && thing) out.quiet.push(s, e);
+            if (!out.value(keys[c]!, s, e, thing, true) && thing) out.quiet.push(s, e);
           });
           rows++;
         }
@@ -733,7 +801,10 @@ function mayHoldStructure(text: string): boolean {
     text.indexOf('"') >= 0 ||
     text.indexOf('|') >= 0 ||
     text.indexOf('VALUES') >= 0 ||
-    text.indexOf('values') >= 0
+    text.indexOf('values') >= 0 ||
+    // "WHERE achternaam LIKE 'Oberhuber%'" on one line has none of the signs above.
+    text.indexOf("LIKE '") >= 0 ||
+    text.indexOf("like '") >= 0
   );
 }
 

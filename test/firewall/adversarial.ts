@@ -70,6 +70,16 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['lone carriage returns', 'Groeten,\rJan\r'],
   // Left out of the view the recognizers read (line-breaks.ts): invisible characters inside values.
   ['invisible characters', 'Jan\u200bsen 06\u00ad12\u200d34 '],
+  // QA6's rules: groups up to three spaces or a tab apart, lower-case streets before a postcode,
+  // name-giving sentences, informal closings, child columns, comparisons and LIKE in code and SQL.
+  ['wide-gapped groups', '1234  5678\t9012   3456  '],
+  ['wide-gapped IBAN prefixes', 'DE89  3704\t'],
+  ['lower-case street + postcode', 'kerkweg 4, 1234 ab '],
+  ['lower-case English street + postcode', '14 elm grove road, bristol bs6 '],
+  ['name-giving sentences', 'his name is jan de van '],
+  ['informal closings', 'Groetjes,\nThanks so much,\n'],
+  ['child columns', '| Ouder | Kind |\n'],
+  ['comparisons and LIKE', "a === 'Jan' b !== \"x\" c NOT LIKE '%Jan%' "],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 

@@ -75,4 +75,31 @@ describe('firewall detection and overlap resolution', () => {
     const text = 'Naam: Jan Jansen\nIBAN: NL91 ABNA 0417 1643 00\nTel: 06 12345678\nDOB: 1990-01-31 (geboren)';
     for (const x of detectEntities(text, 'nl')) expect(text.slice(x.start, x.end)).to.equal(x.text);
   });
+
+  it('reads identifiers whose groups are two or three spaces or a tab apart, as text pasted from a PDF has them', () => {
+    // They were sent in clear, or an IBAN's tail was masked as a phone number ("NL91  ABNA  [PHONE_1]").
+    const cases: Array<[Language, string, Detection['type'], string]> = [
+      ['de', 'IBAN DE89  3704  0044  0532  0130  00', 'IBAN', 'DE89  3704  0044  0532  0130  00'],
+      ['en', 'our LU account: LU52  8274  5207  0901  3017', 'IBAN', 'LU52  8274  5207  0901  3017'],
+      ['nl', 'IBAN NL91  ABNA  0417  1643  00', 'IBAN', 'NL91  ABNA  0417  1643  00'],
+      ['nl', 'IBAN NL91   ABNA   0417   1643   00 graag', 'IBAN', 'NL91   ABNA   0417   1643   00'],
+      ['de', 'IBAN DE89\t3704\t0044\t0532\t0130\t00', 'IBAN', 'DE89\t3704\t0044\t0532\t0130\t00'],
+      ['nl', 'mijn bsn is 1234  56  782', 'BSN', '1234  56  782'],
+      ['nl', 'bsn\t123\t456\t782', 'BSN', '123\t456\t782'],
+      ['de', 'Steuer-ID 54  268  209  123', 'STEUER_ID', '54  268  209  123'],
+      ['de', 'Steuer-ID 54\t268\t209\t123', 'STEUER_ID', '54\t268\t209\t123'],
+      ['en', 'card 4106  9175  0358  5960', 'CARD', '4106  9175  0358  5960'],
+      ['en', 'card 4106\t9175\t0358\t5960 exp 12/26', 'CARD', '4106\t9175\t0358\t5960'],
+      ['en', 'card 4106  9175  0358  5960  12/26', 'CARD', '4106  9175  0358  5960'],
+    ];
+    for (const [lang, text, type, value] of cases) {
+      expect(detectEntities(text, lang).map((x) => [x.type, x.text]), text).to.deep.equal([[type, value]]);
+    }
+  });
+
+  it('does not join groups further apart than three spaces or a tab, nor a number to its neighbours by a wide gap', () => {
+    for (const text of ['card 4106    9175    0358    5960', 'card 4106 9175  0358 5960', 'de nummers 1234  56  782  11 en 12']) {
+      expect(detectEntities(text, 'en').filter((x) => x.type === 'CARD' || x.type === 'BSN'), text).to.deep.equal([]);
+    }
+  });
 });

@@ -15,6 +15,7 @@ import {
   steuerIdRecognizer,
 } from '../../src/firewall/recognizers/index.js';
 import { findStreets } from '../../src/firewall/recognizers/street.js';
+import { detectEntities } from '../../src/firewall/detect.js';
 import type { Language, Recognizer } from '../../src/firewall/types.js';
 
 function found(r: Recognizer, text: string, lang: Language = 'en'): string[] {
@@ -173,6 +174,12 @@ describe('firewall recognizers', () => {
       const [d] = ninoRecognizer.detect('AB 12 34 56 C', 'en');
       expect(d).to.include({ normalized: 'AB123456C', checksum: false });
     });
+    it('reads one written in lower case after its label only (it was sent, its label masked as a name)', () => {
+      const text = 'my nino is jk482917b';
+      expect(detectEntities(text, 'en').map((d) => [d.type, d.text])).to.deep.equal([['NINO', 'jk482917b']]);
+      expect(detectEntities(text, 'en')[0]!.normalized).to.equal('JK482917B');
+      expect(detectEntities('order jk482917b shipped, ref ab123456c', 'en')).to.deep.equal([]);
+    });
     it('refuses prefixes HMRC never issues, other suffixes, and order or product codes', () => {
       expect(found(ninoRecognizer, 'QQ123456C GB123456A DA123456A AO123456A AB123456E')).to.deep.equal([]);
       expect(found(ninoRecognizer, 'order AB123456C shipped; product code AB 12 34 56 D')).to.deep.equal([]);
@@ -287,6 +294,28 @@ describe('firewall recognizers', () => {
         expect(streets(text), text).to.deep.equal([]);
       }
     });
+    it('reads a lower-case street with its postcode or town after it, whatever words come before it (it was left in clear)', () => {
+      const streets = (text: string) => findStreets(text).map((d) => d.text);
+      for (const [text, address] of [
+        ['mijn adres is kastanjelaan 7, 8011 AB Zwolle', 'kastanjelaan 7, 8011 AB Zwolle'],
+        ['het adres is dorpsstraat 4, 1234 AB Utrecht', 'dorpsstraat 4, 1234 AB Utrecht'],
+        ['stuur het naar dorpsstraat 4, 1234 ab utrecht', 'dorpsstraat 4, 1234 ab utrecht'],
+        ['pakket naar kerkweg 4, 1234 AB Utrecht', 'kerkweg 4, 1234 AB Utrecht'],
+        ['meine adresse ist hauptstraße 5, 10115 Berlin', 'hauptstraße 5, 10115 Berlin'],
+        ['hauptstraße 5, 10115 berlin', 'hauptstraße 5, 10115 berlin'],
+        ['dorpsstraat 4, 1234 ab utrecht', 'dorpsstraat 4, 1234 ab utrecht'],
+        ['stuur maar naar merelstraat 8 in zwolle, dan haal ik het daar op', 'merelstraat 8 in zwolle'],
+        ['the address is 14 elm grove road, Bristol BS6 7HT', '14 elm grove road, Bristol BS6 7HT'],
+        ['send it to 14 elm grove road, bristol bs6 7ht', '14 elm grove road, bristol bs6 7ht'],
+        ['I live at 14 Elm Grove Road, bristol bs6 7ht', '14 Elm Grove Road, bristol bs6 7ht'],
+      ]) {
+        expect(streets(text!), text).to.deep.equal([address]);
+      }
+      // Without a postcode or town after the number, a lower-case street word needs its lead word.
+      for (const text of ['we hebben in hoofdstraat 4 keer gezocht', 'mijn adres is kastanjelaan 7', 'the 3 big road trips, bristol', 'send it to 14 elm grove road please']) {
+        expect(streets(text), text).to.deep.equal([]);
+      }
+    });
     it('reads French streets written in lower case, and type first, without a postcode (they were left in clear)', () => {
       const streets = (text: string) => findStreets(text).map((d) => d.text);
       expect(streets("c'est au 12 rue de la paix, 2e étage")).to.deep.equal(['12 rue de la paix']);
@@ -312,6 +341,16 @@ describe('firewall recognizers', () => {
       ]) {
         expect(streets(text), text).to.deep.equal([]);
       }
+      // A meeting at someone's home is at their address (the street's name was masked as a person).
+      expect(streets('rdv chez moi, 8 impasse des Lilas à Annecy')).to.deep.equal(['8 impasse des Lilas à Annecy']);
+      expect(streets('afspraak bij mij thuis, Kerkstraat 12 in Zwolle')).to.deep.equal(['Kerkstraat 12 in Zwolle']);
+    });
+    it('ends the town before "en" and a first name: the person after it is no part of the address (the surname was left in clear)', () => {
+      expect(found(addressRecognizer, 'Adres: Berkenlaan 14, 3722 GB Bilthoven en Sanne Visser woont op nummer 16', 'nl')).to.deep.equal(['Berkenlaan 14, 3722 GB Bilthoven']);
+      expect(found(addressRecognizer, 'Kerkstraat 1, 5611 AB Eindhoven en Jan de Vries', 'nl')).to.deep.equal(['Kerkstraat 1, 5611 AB Eindhoven']);
+      expect(found(personRecognizer, 'Adres: Berkenlaan 14, 3722 GB Bilthoven en Sanne Visser woont op nummer 16', 'nl')).to.include('Sanne Visser');
+      // A French town's own "en" stays in the town.
+      expect(found(addressRecognizer, '5 rue Foch, 51000 Châlons en Champagne', 'fr')).to.deep.equal(['5 rue Foch, 51000 Châlons en Champagne']);
     });
     it('needs both a house number and a postcode', () => {
       expect(found(addressRecognizer, 'Ik woon op de Keizersgracht in Amsterdam.', 'nl')).to.deep.equal([]);
@@ -414,6 +453,24 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Met vriendelijke groet,\nJeroen Smit', 'nl')).to.deep.equal(['Jeroen Smit']);
       expect(found(personRecognizer, 'Mit freundlichen Grüßen\nJonas Hoffmann', 'de')).to.deep.equal(['Jonas Hoffmann']);
     });
+    it('reads no sign-off before a brand named after people: "the best Ben & Jerry\'s flavour"', () => {
+      for (const text of ["what's the best Ben & Jerry's flavour", "best Ben & Jerry's flavour"]) {
+        expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
+      }
+      expect(found(personRecognizer, 'Best, Ben', 'en')).to.deep.equal(['Ben']);
+    });
+    it('reads the name under an informal closing on its own line: Groetjes, Thanks so much, Bonne journée (it was sent)', () => {
+      for (const [text, name, lang] of [
+        ['Tot morgen!\nGroetjes,\nSanne', 'Sanne', 'nl'],
+        ['Bedankt!\nGroetjes,\nAnouk', 'Anouk', 'nl'],
+        ['Thanks so much,\nRebecca', 'Rebecca', 'en'],
+        ['Bonne journée,\nCamille', 'Camille', 'fr'],
+        ['Take care,\nRebecca Whitfield', 'Rebecca Whitfield', 'en'],
+      ] as const) {
+        expect(found(personRecognizer, text, lang), text).to.deep.equal([name]);
+      }
+      expect(found(personRecognizer, 'Thanks so much,\nI will look into it', 'en')).to.deep.equal([]);
+    });
     it('reads an organisation named like a person as none: a legal form after it, a head noun before or at its start', () => {
       expect(found(personRecognizer, 'Factuur t.n.v. Gemeente Utrecht graag; t.n.v. Stichting Vrienden van het Museum.', 'nl')).to.deep.equal([]);
       expect(found(personRecognizer, 'Offerte van Jansen Installatietechniek B.V. ontvangen.', 'nl')).to.deep.equal([]);
@@ -426,6 +483,38 @@ describe('firewall recognizers', () => {
         'Smith',
         'Huber',
       ]);
+    });
+    it('reads a lower-case name after a sentence that gives it, the surname known or not (it was left in clear)', () => {
+      for (const [text, name, lang] of [
+        ['can u draft a msg to my landlord, his name is graham whitfield, about the boiler again', 'graham whitfield', 'en'],
+        ['my name is graham whitfield', 'graham whitfield', 'en'],
+        ['her name is sarah whitfield btw', 'sarah whitfield', 'en'],
+        ['her name is sarah btw', 'sarah', 'en'],
+        ['mijn naam is jan klaassenbroek', 'jan klaassenbroek', 'nl'],
+        ['zijn naam is jan van den berg', 'jan van den berg', 'nl'],
+        ['er heißt lukas und wohnt hier', 'lukas', 'de'],
+        ["elle s'appelle camille", 'camille', 'fr'],
+      ] as const) {
+        expect(found(personRecognizer, text, lang), text).to.deep.equal([name]);
+      }
+      // Without a known first name after it, the words are as often no name.
+      for (const text of ['my name is not important', 'his name is on the list', 'her name is really long']) {
+        expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
+      }
+    });
+    it('reads the Flemish one-word particles Vanden, Vander, Vande with the surname (it was left in clear)', () => {
+      for (const [text, name] of [
+        ['Griet Vanden Bossche heeft haar ontslag ingediend', 'Griet Vanden Bossche'],
+        ['Gesprek met Pieter Vanden Berghe gehad', 'Pieter Vanden Berghe'],
+        ['ik sprak Kristof Vander Elst gisteren', 'Kristof Vander Elst'],
+        ['Jan Vande Velde belde', 'Jan Vande Velde'],
+        ['Vanden Bossche heeft gebeld', 'Vanden Bossche'],
+      ]) {
+        expect(found(personRecognizer, text!, 'nl'), text).to.deep.equal([name]);
+      }
+      // Surnames that start like them are surnames, not particles.
+      expect(found(personRecognizer, 'Jan Verdonck belde', 'nl')).to.deep.equal(['Jan Verdonck']);
+      expect(found(personRecognizer, 'Dag Jan Vanderlinden', 'nl')).to.deep.equal(['Jan Vanderlinden']);
     });
     it('reads Irish surnames with their particles: Ní, Nic, Ó, Uí, Mhic anywhere, Mac after a known first name', () => {
       expect(found(personRecognizer, 'Siobhán Ní Bhriain will join; Seán Ó Súilleabháin sent the report.', 'en')).to.deep.equal([

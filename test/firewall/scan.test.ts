@@ -173,4 +173,18 @@ describe('firewall pre-scan: digit clusters', () => {
     expect(clusterDigits('1 85 05 78 006 084 36', 0)).to.equal(15);
     expect(clusterDigits('12  34', 0)).to.equal(2);
   });
+
+  it('with wide gaps, counts groups up to three spaces or a tab apart as one number', async () => {
+    const { clusterDigits, runsWithDigits } = await import('../../src/firewall/scan.js');
+    for (const text of ['DE89  3704  0044', '1234\t56\t782', '12    34', '1 2  3   4    5', '12 \t34']) {
+      const s = scanText(text);
+      for (const min of [1, 2, 4, 9]) {
+        expect(runsWithDigits(s, min, 'wide'), `${text} ${min}`).to.deep.equal(s.digitRuns.filter((p) => clusterDigits(text, p, 'wide') >= min));
+      }
+    }
+    expect(clusterDigits('1234  56  782', 0, 'wide')).to.equal(9);
+    expect(clusterDigits('1234\t56\t782', 0, 'wide')).to.equal(9);
+    expect(clusterDigits('12    34', 0, 'wide')).to.equal(2);
+    expect(clusterDigits('12 \t34', 0, 'wide')).to.equal(2);
+  });
 });

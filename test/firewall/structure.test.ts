@@ -50,6 +50,20 @@ describe('structure-aware masking', () => {
     expect(lines[2]).to.match(/^\| \[PERSON_\d+\] \| \[PERSON_\d+\] \| \[DATE_OF_BIRTH_\d+\] \|$/);
   });
 
+  it('masks the first names under a child column of a table (they were sent in clear), and no type under an English "Kind"', () => {
+    expect(mask('| Ouder | Kind | Telefoon |\n|---|---|---|\n| Mirjam Kok | Sem | 06 12345678 |', 'nl')).to.equal(
+      '| Ouder | Kind | Telefoon |\n|---|---|---|\n| [PERSON_1] | [PERSON_2] | [PHONE_1] |',
+    );
+    expect(mask('| Elternteil | Kind |\n|---|---|\n| Anna Weber | Lukas |', 'de')).to.equal('| Elternteil | Kind |\n|---|---|\n| [PERSON_1] | [PERSON_2] |');
+    expect(mask('| Parent | Child |\n|---|---|\n| Sarah Jones | Oliver |', 'en')).to.equal('| Parent | Child |\n|---|---|\n| [PERSON_1] | [PERSON_2] |');
+    expect(mask('kind;groep;allergie\nSem;3B;pinda\nNoor;4A;geen', 'nl')).to.equal('kind;groep;allergie\n[PERSON_1];3B;pinda\n[PERSON_2];4A;geen');
+    expect(mask('Naam kind: Sem\nGroep: 3B', 'nl')).to.equal('Naam kind: [PERSON_1]\nGroep: 3B');
+    // "kind" is English for a type: a column of them, or a YAML key, is no one.
+    for (const text of ['| Kind | Count |\n|---|---|\n| Bug | 12 |\n| Feature | 3 |', 'kind: Deployment\napiVersion: apps/v1', '{"kind": "Service", "children": "Submit"}']) {
+      expect(mask(text, 'en'), text).to.equal(text);
+    }
+  });
+
   it('masks key-value lines, a value under a label on its own line, and SQL and code literals', () => {
     const masked = mask('Naam: stijn de graaf\nGeboortedatum\n11-09-1964\n', 'nl');
     expect(masked).not.to.match(/stijn|graaf|1964/);
@@ -57,6 +71,20 @@ describe('structure-aware masking', () => {
     expect(sql).to.match(/VALUES \('\[PERSON_\d+\]', '\[PERSON_\d+\]', '\[PHONE_\d+\]'\);$/);
     const code = mask("expect(greet('Ethan Moss')).toBe('Hello, Ethan Moss!');", 'en');
     expect(code).not.to.include('Ethan');
+  });
+
+  it('types a literal compared with a key in code or SQL as it types one assigned to it (they were sent in clear)', () => {
+    expect(mask('if (kunde.vorname === "Benedikt" && kunde.plz === "80469") { … }', 'de')).to.equal(
+      'if (kunde.vorname === "[PERSON_1]" && kunde.plz === "[ADDRESS_1]") { … }',
+    );
+    expect(mask('if (kunde.nachname === "Oberhuber") return;', 'de')).to.equal('if (kunde.nachname === "[PERSON_1]") return;');
+    expect(mask('if (klant.achternaam !== "Oberhuber") return;', 'nl')).to.equal('if (klant.achternaam !== "[PERSON_1]") return;');
+    expect(mask("SELECT * FROM kunden WHERE achternaam LIKE 'Oberhuber%'", 'nl')).to.equal("SELECT * FROM kunden WHERE achternaam LIKE '[PERSON_1]%'");
+    expect(mask("where achternaam not ilike '%oberhuber%'", 'nl')).to.equal("where achternaam not ilike '%[PERSON_1]%'");
+    // Keys that name things keep their values; "like" in prose is no comparison.
+    for (const text of ['if (user.role !== "Admin") {', "WHERE product LIKE 'Emma%'", "I like 'Oberhuber' as a word"]) {
+      expect(mask(text, 'en'), text).to.equal(text);
+    }
   });
 
   it('ends a key-value line at the sentence that follows it, so the request in it still reaches the model', () => {

@@ -11,6 +11,7 @@
 // postcode opens its line) is masked whole.
 import { COST } from '../budget.js';
 import { Matcher, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
+import { isKnownFirstName } from '../gazetteer/index.js';
 import { isNonNameWord, isStreetLeadingWord } from '../words.js';
 import { HOUSE_TAIL_SRC } from './house-number.js';
 import type { Detection, Language, Recognizer } from '../types.js';
@@ -128,8 +129,14 @@ function cityAfter(text: string, end: number): number {
   // and the like are read as one town by the regex.
   const first = m[0].trim().split(/[ -]/)[0]!;
   if (isNonNameWord(first) && !CITY_PREFIX.has(first)) return -1;
+  // "Bilthoven en Sanne Visser": the French link of "Châlons en Champagne" is Dutch for "and", and
+  // a first name after it starts a person, whom the town would otherwise swallow (leaving the
+  // surname in clear).
+  const link = EN_LINK.exec(m[0]);
+  if (link !== null && isKnownFirstName(link[1]!)) return end + link.index;
   return end + m[0].length;
 }
+const EN_LINK = /[ ]en[ ](\p{Lu}[\p{L}'’-]*)/u;
 
 /** Start of the street part ending right before `sepStart`, or -1. */
 function streetStart(text: string, sepStart: number, kind: 'continental' | 'uk'): number {

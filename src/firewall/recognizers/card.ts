@@ -1,11 +1,14 @@
 // Payment card numbers (PANs): 12–19 digits, compact or grouped the way cards are printed
 // (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4), a known issuer prefix for that length, and Luhn.
+// The groups are one space or hyphen apart, or up to three spaces or a tab as text copied out of a
+// PDF has them ("4106  9175  0358  5960"), the same gap each time.
 import { luhnValid, digitsOnly } from '../checksums.js';
 import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
 import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
-const CANDIDATE = /(?<![\p{L}\p{N}.,/-])\d(?:[ -]?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
+const CANDIDATE = /(?<![\p{L}\p{N}.,/-])\d(?:(?:[ \t-]| {2,3})?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
+const GAP = /[ \t-]+/g;
 
 const CARD_CUE =
   /card|kaart|karte|carte|\bcb\b|visa|master\s?card|\bamex\b|american express|maestro|v\s?pay|discover|\bjcb\b|diners|\bpan\b|cvv|cvc|expir|vervaldatum|gültig bis|date d'expiration/i;
@@ -39,9 +42,9 @@ export function hasCardPrefix(digits: string): boolean {
 }
 
 function groupingOk(value: string): boolean {
-  const groups = value.split(/[ -]/);
+  const groups = value.split(GAP);
   if (groups.length === 1) return true;
-  const seps = value.match(/[ -]/g)!;
+  const seps = value.match(GAP)!;
   if (seps.some((s) => s !== seps[0])) return false;
   const lens = groups.map((g) => g.length);
   const key = lens.join('-');
@@ -67,11 +70,23 @@ function firstGroupOk(value: string): boolean {
   return n === 4 || n >= 12;
 }
 
+/** Where the gap before the last group begins; 0 when there is one group. */
+function lastGroupStart(value: string): number {
+  let i = value.length;
+  while (i > 0 && isDigitCode(value.charCodeAt(i - 1))) i--;
+  while (i > 0 && !isDigitCode(value.charCodeAt(i - 1))) i--;
+  return i;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
 export function findCards(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
   // A candidate starts with the first digit of a digit run, and has at least 12 digits.
-  const starts = runsWithDigits(s, 12);
+  const starts = runsWithDigits(s, 12, 'wide');
   if (starts.length === 0) return [];
   const out: Detection[] = [];
   const matches = new Matcher(CANDIDATE, s, starts);
@@ -80,7 +95,7 @@ export function findCards(text: string, scan?: TextScan): Detection[] {
     if (!firstGroupOk(value)) continue;
     // A trailing group may belong to something else ("… 1111 12/26"): retry without it.
     while (!isCardNumber(value)) {
-      const cut = Math.max(value.lastIndexOf(' '), value.lastIndexOf('-'));
+      const cut = lastGroupStart(value);
       if (cut <= 0) break;
       value = value.slice(0, cut);
     }

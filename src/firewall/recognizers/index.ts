@@ -10,7 +10,7 @@ import { emailRecognizer } from './email.js';
 import { spelledEmailRecognizer } from './email-spelled.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
-import { ninoRecognizer } from './nino.js';
+import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
@@ -27,6 +27,7 @@ export {
   emailRecognizer,
   ibanRecognizer,
   ipRecognizer,
+  ninoLowerCaseRecognizer,
   ninoRecognizer,
   nirRecognizer,
   personRecognizer,
@@ -46,6 +47,7 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   steuerIdRecognizer,
   beNationalNumberRecognizer,
   ninoRecognizer,
+  ninoLowerCaseRecognizer,
   ipRecognizer,
   dateOfBirthRecognizer,
   addressRecognizer,

@@ -8,6 +8,8 @@ import { numericIdRecognizer } from './numeric-id.js';
 const PREFIX_FIRST = 'A-CEGHJ-PR-TW-Z';
 const PREFIX_SECOND = 'A-CEGHJ-NPR-TW-Z';
 
+const NINO_CUE = /national insurance|\bni\b(?: ?(?:no|number|nr))?|\bnino\b|\bnic\b|hmrc/i;
+
 export const ninoRecognizer = numericIdRecognizer({
   type: 'NINO',
   candidate: new RegExp(
@@ -20,5 +22,22 @@ export const ninoRecognizer = numericIdRecognizer({
   // Two letters and a space lead the first digit.
   back: 3,
   minDigits: 6,
-  cue: /national insurance|\bni\b(?: ?(?:no|number|nr))?|\bnino\b|\bnic\b|hmrc/i,
+  cue: NINO_CUE,
+});
+
+// In lower case ("my nino is jk482917b", as chat writes it) the form is a common enough shape of
+// codes that only its label makes it one.
+export const ninoLowerCaseRecognizer = numericIdRecognizer({
+  type: 'NINO',
+  candidate: new RegExp(
+    `(?<![\\p{L}\\p{N}])(?!bg|gb|kn|nk|nt|tn|zz)[${PREFIX_FIRST.toLowerCase()}][${PREFIX_SECOND.toLowerCase()}] ?\\d{2}( ?)\\d{2}\\1\\d{2}\\1 ?[a-d](?![\\p{L}\\p{N}])`,
+    'gu',
+  ),
+  compact: (value) => value.replace(/ /g, '').toUpperCase(),
+  valid: () => true,
+  checksum: false,
+  back: 3,
+  minDigits: 6,
+  cue: NINO_CUE,
+  requireCue: true,
 });

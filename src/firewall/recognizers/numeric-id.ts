@@ -3,7 +3,7 @@
 // reported; one that passes is dropped only when a "not about a person" cue (order, invoice,
 // amount …) is nearer to it than a cue for the identifier itself.
 import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
-import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
+import { Matcher, runsWithDigits, scanOf, type GroupGaps, type TextScan } from '../scan.js';
 import type { Detection, EntityType, Language, Recognizer } from '../types.js';
 import { labelledAsReference } from './reference.js';
 
@@ -21,9 +21,11 @@ export interface NumericIdSpec {
   requireCue?: boolean;
   /**
    * Fewest digits a candidate has before its first letter, if any, when its digits are at most one
-   * separator (space, dot, hyphen, slash) apart: digit runs that hold fewer are not tried.
+   * gap of `gaps` apart: digit runs that hold fewer are not tried.
    */
   minDigits?: number;
+  /** The gaps `candidate` allows between groups (see scan.ts); default 'single'. */
+  gaps?: GroupGaps;
   /** A candidate written like something else (an IP address) is not one, whatever its check digits. */
   reject?: (value: string) => boolean;
   /** A candidate starts at most this many characters before its first digit (letters leading it). Default 0. */
@@ -38,7 +40,7 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
   // Every candidate starts with the first digit of a digit run (its lookbehind refuses a digit).
-  const starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits);
+  const starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits, spec.gaps);
   // Most texts have no number this long: nothing to try, nothing to allocate.
   if (starts.length === 0) return [];
   const out: Detection[] = [];
@@ -64,13 +66,19 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
 /**
  * A candidate written in groups with blanks that more numbers stand beside, blank-separated:
  * "110 111 112 113 114" (a sequence, a column of figures, line numbers) holds "112 113 114" by
- * chance. Such a one needs its cue.
+ * chance. Such a one needs its cue. A candidate with wider gaps ("1234  56  782") is beside more
+ * numbers when the same gap leads to one.
  */
 function inRunOfNumbers(text: string, start: number, end: number, value: string): boolean {
-  if (value.indexOf(' ') < 0) return false;
+  const gap = /[ \t]+/.exec(value)?.[0];
+  if (gap === undefined) return false;
   const digit = (i: number) => i >= 0 && i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
   const blank = (i: number) => text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9;
-  return (blank(start - 1) && digit(start - 2)) || (blank(end) && digit(end + 1));
+  if ((blank(start - 1) && digit(start - 2)) || (blank(end) && digit(end + 1))) return true;
+  return (
+    gap.length > 1 &&
+    ((text.startsWith(gap, start - gap.length) && digit(start - gap.length - 1)) || (text.startsWith(gap, end) && digit(end + gap.length)))
+  );
 }
 
 export function numericIdRecognizer(spec: NumericIdSpec): Recognizer & { spec: NumericIdSpec } {

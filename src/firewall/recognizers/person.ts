@@ -28,6 +28,7 @@
 import { isKnownFirstName, isKnownFirstNameLower, isKnownLastName, isKnownLastNameLower } from '../gazetteer/index.js';
 import { firstChars, foldCode, wordPrefixFilter, type FirstChars } from '../regex-prefix.js';
 import { Matcher, cuePositions, isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
+import { isFunctionWord } from '../language-words.js';
 import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -39,10 +40,12 @@ const TOKEN_G = new RegExp(`(?<![\\p{L}\\p{N}'’-])${TOKEN_SRC}(?![\\p{L}\\p{N}
 // TOKEN_G at the pre-scan's capitalised word starts, which already satisfy its lookbehind.
 const TOKEN_AT_CAP = TOKEN_Y;
 // Name particles between first name and surname (lower case), or leading a surname (capitalised).
+// Flemish writes "van den", "van der", "van de" as one word: "Griet Vanden Bossche", "Kristof
+// Vander Elst" (only these; "Verdonck" is a surname, not a particle and a word).
 const PARTICLE_Y =
-  /(?:van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
+  /(?:vanden|vander|vande|van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
 // Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
-const CAP_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
+const CAP_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
 // "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
 // nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
 // count only after a known first name (CAP_PARTICLE_Y).
@@ -90,8 +93,10 @@ const STRONG_CUE = new RegExp(
 // A sign-off on its own line: the next line is the signature. The spaces around the punctuation are
 // two runs only when the punctuation is there: "[ \t]*[,!.]?[ \t]*" backtracked quadratically on a
 // long run of spaces after "best" (40,000 spaces took 2 s).
+// The closings of chat and informal mail count too ("Groetjes,", "Thanks so much,", "Bonne journée,",
+// "Liebe Grüße"): the line under them is as surely a signature.
 const SIGNOFF_LINE =
-  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke )?groet(?:en)?|mvg|(?:kind |best |warm )?regards|best wishes|best|cheers|(?:many )?thanks|thank you|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|amitiés|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
+  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again)?|thank you(?: (?:so|very) much)?|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
@@ -512,7 +517,7 @@ function isTownHere(text: string, start: number, token: string): boolean {
 // Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
 // or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
 // "Du") lead too many ordinary phrases to go on a verb alone.
-const LEAD_PARTICLE_Y = /(?:Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
+const LEAD_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
 const IRISH_LEAD = new Set(['Nic', 'Ní', 'Uí']);
 const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
 const VERB_AFTER =
@@ -528,8 +533,9 @@ function particleName(text: string, start: number): number {
   const tok = tokenAt(text, at);
   if (!tok || isNonNameWord(tok) || tok === tok.toUpperCase() || MAKERS.has(tok)) return -1;
   const end = at + tok.length;
-  // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name.
-  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle)) return end;
+  // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name,
+  // and so does its Flemish one-word spelling ("Vanden Bossche").
+  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle) || FUSED_PARTICLES.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
@@ -552,6 +558,8 @@ const AMBIGUOUS_LOWER = new Set([...AMBIGUOUS].map((n) => n.toLowerCase()));
 const AMBIGUOUS_LOWER_ALONE = new Set([
   ...AMBIGUOUS_LOWER,
   ...'jack bob rob nick don pat sam sue sally gene guy ken kim lee norm rod tim tom ted sandy barry bobby chip cliff gale gill hank jimmy jo mat matt moe penny peg sol stan rusty tony win'.split(' '),
+  // The label of an identifier: "my nino is jk482917b" (the UK National Insurance number).
+  'nino',
 ]);
 
 /**
@@ -612,6 +620,50 @@ function findTitledLowerCase(text: string, take: (start: number, end: number) =>
     // Particles lead the surname ("de jong"); any other word that is no name ends the reading ("mr and").
     if (isNonNameWord(surname) || (words.length === 1 && isNonNameWord(words[0]!))) continue;
     take(m.index + m[0].length - name.length, m.index + m[0].length);
+  }
+}
+
+// A sentence that gives someone's name, then the name in lower case ("his name is graham
+// whitfield", "mijn naam is jan klaassenbroek", "er heißt lukas", "elle s'appelle camille"): the
+// sentence says a name follows, so in any text a known first name there is one, and the one
+// word after it that is no common word is its surname, known to the lists or not. Without a known
+// first name the words are as often no name ("my name is not important", "his name is on the list").
+const NAME_GIVING = [
+  ...['my', 'his', 'her', 'their'].map((p) => `${p} name is`),
+  ...['mijn', 'zijn', 'haar', 'hun'].map((p) => `${p} naam is`),
+  ...['mein', 'sein', 'ihr'].map((p) => `${p} name ist`),
+  ...['mon', 'son'].map((p) => `${p} nom est`),
+  'ik heet', 'hij heet', 'zij heet', 'ze heet', 'ich heiße', 'ich heisse', 'er heißt', 'sie heißt', 'er heisst', 'sie heisst',
+  "je m'appelle", "il s'appelle", "elle s'appelle", 'je m’appelle', 'il s’appelle', 'elle s’appelle',
+];
+const NAMED_LOWER = new RegExp(
+  `(?<![\\p{L}])(?:${NAME_GIVING.flatMap((c) => [c, c[0]!.toUpperCase() + c.slice(1)]).join('|')})[ \\u00a0]{1,3}` +
+    `(\\p{Ll}[\\p{Ll}'’-]{1,30})(?:[ \\u00a0]{1,3}((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \\u00a0]){0,3}\\p{Ll}[\\p{Ll}'’-]{1,30}))?(?![\\p{L}\\p{N}])`,
+  'dgu',
+);
+// Chat's words that end a sentence rather than name anyone: "her name is sarah btw".
+const CHAT_TAIL = new Set(['btw', 'lol', 'haha', 'pls', 'plz', 'please', 'svp', 'stp', 'aub', 'bitte', 'ok', 'okay', 'thx', 'thanks', 'merci', 'danke', 'bedankt']);
+
+function nameWordInLowerCase(word: string): boolean {
+  return !isNonNameWord(word) && !isFunctionWord(word) && !CHAT_TAIL.has(word) && !SPEECH_VERBS.has(word);
+}
+
+// Tried only at the word starts the pre-scan marks for it: run over a whole long document, the
+// regex cost a third of the firewall's time on prose.
+const NAMED_LOWER_BIT = registerCue(body(NAMED_LOWER));
+const NAMED_LOWER_STICKY = new RegExp(body(NAMED_LOWER), 'duy');
+
+const BITS_WITH_NAMED_LOWER = [...BITS, NAMED_LOWER_BIT];
+
+/** `positions`: the word starts the pre-scan marked for NAMED_LOWER (see cuePositions). */
+function findNamedLowerCase(text: string, scan: TextScan, positions: number[], take: (start: number, end: number) => void): void {
+  if (positions.length === 0) return;
+  const matches = new Matcher(NAMED_LOWER, scan, positions, { sparse: ALWAYS_STICKY, sticky: NAMED_LOWER_STICKY });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const [firstStart, firstEnd] = m.indices![1]!;
+    if (!isKnownFirstNameLower(m[1]!) || !nameWordInLowerCase(m[1]!)) continue;
+    const surname = m[2]?.split(/[ \u00a0]/).at(-1);
+    take(firstStart, surname !== undefined && nameWordInLowerCase(surname) ? m.indices![2]![1] : firstEnd);
   }
 }
 
@@ -706,6 +758,7 @@ const LOWER_CUE =
   "mann|frau|sohn|tochter|bruder|schwester|mutter|vater|nachbar|nachbarin|kollege|kollegin|freund|freundin|chef|chefin|onkel";
 const LOWER_GREETINGS = new Set(['hoi', 'hey', 'hi', 'hallo', 'hello', 'dear', 'salut', 'coucou', 'moin']);
 const LOWER_SPEECH = 'zei|zegt|vroeg|vraagt|wil|heeft|had|komt|belde|said|says|asked|wants|wrote|called|is|was|a|dit|demande|veut|est|meinte|sagt|sagte|fragt|hat|hatte|will|ist|war|kommt';
+const SPEECH_VERBS = new Set(LOWER_SPEECH.split('|'));
 const LOWER_CUED = new RegExp(
   `(?<![\\p{L}])(?:${LOWER_CUE})[ \u00a0]{1,3}(${LOWER_WORD})(?![\\p{L}\\p{N}'’@_-])|(?<![\\p{L}\\p{N}'’@._-])(${LOWER_WORD})[ \u00a0]{1,3}(?:${LOWER_SPEECH})(?![\\p{L}])`,
   'gu',
@@ -737,7 +790,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   };
 
   const cueList = language === 'fr' ? CUES_FR : CUES_EN;
-  const positions = cuePositions(s, BITS);
+  const positions = cuePositions(s, BITS_WITH_NAMED_LOWER);
   for (let c = 0; c < cueList.length; c++) {
     const { re, mode, sticky } = cueList[c]!;
     const cues = new Matcher(re, s, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
@@ -748,6 +801,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
+      // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
+      if (mode === 'weak' && isEponym(text, pos)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
       let name = parseName(text, pos, mode);
       const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
@@ -821,6 +876,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
   findLowerCaseNames(text, s, take);
   findTitledLowerCase(text, take);
+  findNamedLowerCase(text, s, positions[BITS.length]!, take);
   // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
   if (text.includes(' family')) {
     FAMILY_AFTER.lastIndex = 0;
@@ -933,7 +989,8 @@ function vietnameseName(text: string, i: number, distinct: boolean): number {
   return end === i + 1 + second.length && !distinct ? -1 : end;
 }
 
-const CAP_PARTICLE_FIRST = new Set(['Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
+const FUSED_PARTICLES = new Set(['Vanden', 'Vander', 'Vande']);
+const CAP_PARTICLE_FIRST = new Set([...FUSED_PARTICLES, 'Van', 'Von', 'De', 'Ter', 'Ten', 'Zu', 'Du', 'Le', 'La', 'Nic', 'Ní', 'Uí']);
 
 const CONJUNCTION_Y = /[ \u00a0]+(?:and|en|und|et|&)[ \u00a0]+/uy;
 

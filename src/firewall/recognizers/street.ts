@@ -23,6 +23,9 @@ const SUFFIXES = [
   'straße', 'strasse', 'str.', 'allee', 'gasse', 'platz', 'ring', 'damm', 'ufer', 'chaussee', 'pfad', 'steig', 'zeile',
 ];
 const STREET_WORD_MAX = 48;
+// A one-word street is longer than its street word by two letters at least, and ends as one does.
+const SHORTEST_STREET = Math.min(...SUFFIXES.map((s) => s.length)) + 2;
+const SUFFIX_LAST = new Set(SUFFIXES.map((s) => s.charCodeAt(s.length - 1) | 32));
 
 // After the house number: a unit or a count means it was not a house number ("Straße 5 Kilometer").
 const NOT_A_HOUSE = /^[ \u00a0]*(?:%|km|m\b|kg|minuten|minutes|min\b|uur|stunden|heures|hours|euro|eur|€|kilometer|meter|jahre|jaar|ans|years|mal|keer|fois|times)/iu;
@@ -35,6 +38,13 @@ const FR_STREET_Y =
 // After the number: an English street ("Elm Grove Road", "Station Lane", "Kings Street").
 const EN_STREET_Y =
   /,?[ \u00a0]+(?:\p{Lu}[\p{L}'’-]*[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
+const EN_STREET_ANY_CASE_Y =
+  /,?[ \u00a0]+(?:\p{L}[\p{L}'’-]{0,30}[ \u00a0]+){1,3}(?:street|st|road|rd|lane|ln|avenue|ave|drive|close|way|grove|crescent|place|square|terrace|gardens|court|row|mews|walk|hill|parade|rise)\.?(?![\p{L}\p{N}])/iuy;
+// After an English street, its town (maybe) and a UK postcode, in any case: ", bristol bs6 7ht".
+// The postcode's digit lies within this many characters of the house number.
+const UK_TAIL_MAX = 240;
+const UK_TOWN_POSTCODE_Y =
+  /,?[ \u00a0]*(?:\p{L}[\p{L}'’-]{1,30}(?:[ \u00a0]\p{L}[\p{L}'’-]{1,30}){0,2},?[ \u00a0]+)?(?:[a-z]{1,2}\d[a-z\d]?[ \u00a0]?\d[a-z]{2}|gir[ \u00a0]?0aa)(?![\p{L}\p{N}])/iuy;
 // French streets in lower case, as chat writes them ("12 rue de la paix", "5 avenue jean jaurès",
 // "bd voltaire 23"), and in the Belgian order, type first ("Rue de la Loi 16"). In lower case the
 // words of the name are read one by one up to a function word ("… depuis 2019", "… à lyon"), since
@@ -163,7 +173,11 @@ function digitsAt(text: string, p: number): number {
   return n;
 }
 
-/** Start of a capitalised one-word street ending in a street word right before `at` (the space before the number), or -1. */
+/**
+ * Start of a one-word street ending in a street word right before `at` (the space before the
+ * number), or -1. In lower case it needs a word that leads an address before it, or a town after
+ * its number.
+ */
 function streetWordBefore(text: string, at: number): number {
   let i = at;
   const stop = Math.max(0, at - STREET_WORD_MAX);
@@ -172,10 +186,20 @@ function streetWordBefore(text: string, at: number): number {
   const word = text.slice(i, at);
   const first = word.charCodeAt(0);
   const capitalised = (first >= 65 && first <= 90) || (first > 127 && word[0] !== word[0]!.toLowerCase());
-  // In lower case only after a word that leads an address: "ik woon op de kastanjelaan 7".
-  if (!capitalised && !LOWER_CASE_LEAD.test(text.slice(Math.max(0, i - 12), i))) return -1;
+  // Most lower-case words before a number are short or end in no street word ("om 8", "kost 12"):
+  // ruled out with character tests, as the lead-word regex did before this ran.
+  if (!capitalised && (word.length < SHORTEST_STREET || !SUFFIX_LAST.has(word.charCodeAt(word.length - 1) | 32))) return -1;
   const lower = word.toLowerCase();
-  for (const s of SUFFIXES) if (lower.length > s.length + 1 && lower.endsWith(s)) return i;
+  for (const s of SUFFIXES) {
+    if (lower.length > s.length + 1 && lower.endsWith(s)) {
+      // In lower case after a word that leads an address ("ik woon op de kastanjelaan 7"), or with
+      // its postcode or town after the number ("mijn adres is kastanjelaan 7, 8011 AB Zwolle",
+      // "hauptstraße 5, 10115 berlin", "naar merelstraat 8 in zwolle"): the address is anchored on
+      // them, whatever words come before it.
+      if (capitalised || LOWER_CASE_LEAD.test(text.slice(Math.max(0, i - 12), i)) || townAfterNumber(text, at + 1)) return i;
+      return -1;
+    }
+  }
   // The street word on its own after an adjective or a name: "Lange Str. 3", "Berliner Allee 12".
   if (capitalised && SUFFIXES.includes(lower) && text.charCodeAt(i - 1) === 32) {
     let j = i - 1;
@@ -184,6 +208,14 @@ function streetWordBefore(text: string, at: number): number {
     if (j < i - 2 && (j === 0 || !isLetter(text.charCodeAt(j - 1))) && ((c >= 65 && c <= 90) || (c > 127 && text[j] !== text[j]!.toLowerCase()))) return j;
   }
   return -1;
+}
+
+/** Whether a postcode and town, or a town, follow the house number at `p`. */
+function townAfterNumber(text: string, p: number): boolean {
+  const number = sticky(HOUSE_Y, text, p);
+  if (number < 0) return false;
+  const end = houseTailEnd(text, number);
+  return townAfter(text, end) > end;
 }
 
 const LOWER_CASE_LEAD = /(?:^|[^\p{L}])(?:op|aan|in|de|het|an|auf|am|im|in der|at|on)[ \u00a0]+$/iu;
@@ -233,8 +265,8 @@ function townWord(word: string): boolean {
   return !isNonNameWord(word) && !isFunctionWord(word) && !NOT_A_TOWN.has(word.toLowerCase());
 }
 
-/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
-function townAfter(text: string, end: number): number {
+/** The end of a postcode and its town right after a street that ends at `end`, or -1. */
+function postcodeTownAfter(text: string, end: number): number {
   for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
     re.lastIndex = end;
     const m = re.exec(text);
@@ -245,6 +277,13 @@ function townAfter(text: string, end: number): number {
     if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
     return re.lastIndex;
   }
+  return -1;
+}
+
+/** The end of a postcode and its town, or of a town alone, right after a street that ends at `end`; else `end`. */
+function townAfter(text: string, end: number): number {
+  const withPostcode = postcodeTownAfter(text, end);
+  if (withPostcode > 0) return withPostcode;
   TOWN_LINKED_Y.lastIndex = end;
   const m = TOWN_LINKED_Y.exec(text);
   if (m === null) return end;
@@ -286,8 +325,12 @@ function sticky(re: RegExp, text: string, at: number): number {
 const MEETING = /rendez-vous|\brdv\b|réunion|meeting|vergadering|afspraak|treffpunkt|besprechung|restaurant|museum|musée|magasin|boutique|winkel|geschäft|\bshop\b|\bstore\b/iu;
 const MEETING_WINDOW = 40;
 
+// ... unless the meeting is at someone's home: "rdv chez moi, 8 impasse des Lilas à Annecy".
+const AT_HOME = /chez (?:moi|nous|lui|elle)|à la maison|bij (?:mij|ons)|thuis|bei (?:mir|uns)|zu ?hause|at (?:my|our) (?:place|house|home)/iu;
+
 function push(out: Detection[], text: string, start: number, end: number): void {
-  if (MEETING.test(text.slice(Math.max(0, start - MEETING_WINDOW), start))) return;
+  const before = text.slice(Math.max(0, start - MEETING_WINDOW), start);
+  if (MEETING.test(before) && !AT_HOME.test(before)) return;
   out.push({ type: 'ADDRESS', start, end, text: text.slice(start, end), checksum: false });
 }
 
@@ -297,7 +340,8 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
   if (s.digitRuns.length === 0) return out;
   let after = 0;
   let cue = 0; // the pre-scan's next street type word that may lie before a number
-  for (const p of s.digitRuns) {
+  for (let k = 0; k < s.digitRuns.length; k++) {
+    const p = s.digitRuns[k]!;
     if (p < after) continue;
     const before = p > 0 ? text.charCodeAt(p - 1) : 32;
     if (isLetter(before)) continue;
@@ -356,6 +400,17 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     const num = sticky(HOUSE_Y, text, p);
     if (num > 0 && isLetter(text.charCodeAt(text.charCodeAt(num) === 44 ? num + 2 : num + 1))) {
       let end = Math.max(sticky(FR_STREET_Y, text, num), sticky(EN_STREET_Y, text, num), frenchStreetAfter(text, num, p));
+      // An English street in any case with its town and postcode after it: "14 elm grove road,
+      // bristol BS6 7HT". In lower case the postcode is what says it is an address.
+      // A UK postcode holds a digit: without one close after, no regex call (most numbers in chat).
+      const postcodeNear = k + 1 < s.digitRuns.length && s.digitRuns[k + 1]! - num <= UK_TAIL_MAX;
+      const english = postcodeNear ? sticky(EN_STREET_ANY_CASE_Y, text, num) : -1;
+      const ukEnd = english > 0 ? sticky(UK_TOWN_POSTCODE_Y, text, english) : -1;
+      if (ukEnd > 0) {
+        push(out, text, p, ukEnd);
+        after = ukEnd;
+        continue;
+      }
       if (end > 0) {
         end = townAfter(text, end);
         push(out, text, p, end);
