@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
-import { citationsOf } from './providers/parts.js';
+import { citationsOf, documentSettingsOf } from './providers/parts.js';
 import type { AnswerRun, ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
 // The firewall's place in a chat request: every string that leaves is masked (message text, text
@@ -40,22 +40,13 @@ function knownFieldsOf(part: ContentPart): ContentPart {
         file: {
           ...(file_data !== undefined ? { file_data } : {}),
           ...(filename !== undefined ? { filename } : {}),
-          ...(typeof context === 'string' ? { context } : {}),
-          ...citationsOf(citations),
+          ...documentSettingsOf({ context, citations }),
         },
       };
     }
     case 'document': {
-      const { source, title, context, citations } = part.document!;
-      return {
-        type: 'document',
-        document: {
-          source: { type: 'text', media_type: 'text/plain', data: source.data },
-          ...(typeof title === 'string' ? { title } : {}),
-          ...(typeof context === 'string' ? { context } : {}),
-          ...citationsOf(citations),
-        },
-      };
+      const document = part.document!;
+      return { type: 'document', document: { source: { type: 'text', media_type: 'text/plain', data: document.source.data }, ...documentSettingsOf(document) } };
     }
     case 'search_result': {
       const { source, title, content, citations } = part.search_result!;

@@ -2,7 +2,7 @@ import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
 import { chainOf } from '../../gateway/routing.js';
-import { anthropicPartText, citationsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
+import { anthropicPartText, citationsOf, documentSettingsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { countPromptTokens } from '../../gateway/tokens.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
@@ -76,12 +76,7 @@ function sourcePart(block: SourceBlock, at: string, add: Refuse): ContentPart | 
   if (source.type === 'text' && source.data !== undefined) {
     return {
       type: 'document',
-      document: {
-        source: { type: 'text', media_type: 'text/plain', data: source.data },
-        ...(typeof block.title === 'string' ? { title: block.title } : {}),
-        ...(typeof block.context === 'string' ? { context: block.context } : {}),
-        ...citationsOf(block.citations),
-      },
+      document: { source: { type: 'text', media_type: 'text/plain', data: source.data }, ...documentSettingsOf(block) },
     };
   }
   if (source.type === 'base64' && source.data !== undefined) {
@@ -90,8 +85,7 @@ function sourcePart(block: SourceBlock, at: string, add: Refuse): ContentPart | 
       file: {
         file_data: dataUrl(source as Source),
         ...(block.title ? { filename: block.title } : {}),
-        ...(typeof block.context === 'string' ? { context: block.context } : {}),
-        ...citationsOf(block.citations),
+        ...documentSettingsOf({ context: block.context, citations: block.citations }),
       },
     };
   }

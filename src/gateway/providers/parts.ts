@@ -29,6 +29,23 @@ export function citationsOf(citations: unknown): { citations?: { enabled: boolea
   return typeof enabled === 'boolean' ? { citations: { enabled } } : {};
 }
 
+/**
+ * A document's title, context and citations setting, copied with nothing else in them (each left
+ * out when absent or null): the Messages door, the firewall and the native adapter pass the same
+ * three along.
+ */
+export function documentSettingsOf(settings: { title?: unknown; context?: unknown; citations?: unknown }): {
+  title?: string;
+  context?: string;
+  citations?: { enabled: boolean };
+} {
+  return {
+    ...(typeof settings.title === 'string' ? { title: settings.title } : {}),
+    ...(typeof settings.context === 'string' ? { context: settings.context } : {}),
+    ...citationsOf(settings.citations),
+  };
+}
+
 /** Whether a part is one of Anthropic's that only a native provider takes as it is. */
 export function isAnthropicPart(part: ContentPart): boolean {
   return part.type === 'document' || part.type === 'search_result';

@@ -1,4 +1,4 @@
-import { citationsOf } from '../parts.js';
+import { citationsOf, documentSettingsOf } from '../parts.js';
 import { isRetrievedKnowledge, type ChatMessage, type ParameterLimits, type UpstreamChatRequest, type UpstreamParameter, type UpstreamTarget } from '../types.js';
 
 // A chat request (OpenAI's shape, already masked by the firewall) as an Anthropic Messages body.
@@ -112,20 +112,12 @@ function unmarkedBlockOf(part: ContentPart): Block | undefined {
       return {
         type: 'document',
         source: { type: 'base64', media_type: data[1], data: fileData.slice(data[0].length) },
-        ...(filename !== undefined ? { title: filename } : {}),
-        ...(typeof context === 'string' ? { context } : {}),
-        ...citationsOf(citations),
+        ...documentSettingsOf({ title: filename, context, citations }),
       };
     }
     case 'document': {
-      const { source, title, context, citations } = part.document!;
-      return {
-        type: 'document',
-        source: { type: 'text', media_type: 'text/plain', data: source.data },
-        ...(typeof title === 'string' ? { title } : {}),
-        ...(typeof context === 'string' ? { context } : {}),
-        ...citationsOf(citations),
-      };
+      const document = part.document!;
+      return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: document.source.data }, ...documentSettingsOf(document) };
     }
     case 'search_result': {
       const { source, title, content, citations } = part.search_result!;
