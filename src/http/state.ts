@@ -56,7 +56,12 @@ export function reply(ctx: AppContext, response: StoredResponse): void {
 export async function createOnce(
   ctx: AppContext,
   pool: Pool,
-  { kind, status, admit }: { kind: RequestKind; status: number; admit?: (principal: Principal) => Promise<void> },
+  {
+    kind,
+    status,
+    admit,
+    endUser = null,
+  }: { kind: RequestKind; status: number; admit?: (principal: Principal) => Promise<void>; endUser?: string | null },
   create: (db: PoolClient, principal: Principal) => Promise<Record<string, unknown>>,
 ): Promise<void> {
   const request = { ...idempotencyOf(ctx), kind, body: ctx.state.body as Record<string, unknown> };
@@ -67,6 +72,7 @@ export async function createOnce(
       request,
       async (db) => ({ status, body: await create(db, request.principal), headers: {} }),
       admit && (() => admit(request.principal)),
+      { endUser, factIds: [] },
     ),
   );
 }

@@ -306,13 +306,15 @@ export function settledRequest(
  * enqueues and bills nothing again, and a retry of a failed first attempt runs anew. `admit` runs
  * first, after the claim and outside the transaction: a check that reads the database itself (a
  * budget's) would otherwise hold two of the pool's connections at once, and a burst of such
- * requests would take them all and wait for each other.
+ * requests would take them all and wait for each other. `subjects` names the end-user the kept
+ * answer is about, so that their erasure deletes it.
  */
 export async function runOnce(
   pool: Pool,
   request: IdempotencyContext & { kind: RequestKind; body: Record<string, unknown> },
   work: (db: PoolClient) => Promise<StoredResponse>,
   admit?: () => Promise<void>,
+  subjects: AnswerSubjects = NO_SUBJECTS,
 ): Promise<StoredResponse> {
   const { claimed, hash, replay } = await claimOrReplay(pool, request);
   if (replay) return replay;
@@ -320,7 +322,7 @@ export async function runOnce(
     await admit?.();
     return await withTransaction(pool, async (db) => {
       const response = await work(db);
-      const settled = settledRequest(request, hash, response);
+      const settled = settledRequest(request, hash, response, subjects);
       if (settled) await writeRecordsNow(db, { request: settled });
       return response;
     });

@@ -88,6 +88,28 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(trail.filter((e) => e.details.user_ref === 'klant-10')).to.have.length(1);
   });
 
+  it('erases the kept answer of a fact submission about the end-user: a retry after the erasure does not replay a submission that is gone', async () => {
+    const submit = () =>
+      api(gw.app.baseUrl, '/v1/recall/facts', {
+        method: 'POST',
+        key: gw.key,
+        headers: { 'x-request-id': 'fact-then-erased' },
+        body: { content: 'Ik heb een hond die Bruno heet.', user_ref: 'klant-77' },
+      });
+    const first = await submit();
+    expect(first.status).to.equal(202);
+    await waitFor(async () => (await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-77', { key: gw.key })).body.data.length === 1, {
+      what: 'the fact of klant-77',
+      timeoutMs: 15_000,
+    });
+    const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-77', { method: 'DELETE', key: gw.key });
+    expect(erased.body.deleted).to.include({ facts: 1, replays: 1 });
+    const retried = await submit();
+    expect(retried.status).to.equal(202);
+    expect(retried.headers.get('x-replay')).to.equal(null);
+    expect(retried.body.submission_id).not.to.equal(first.body.submission_id);
+  });
+
   it('a chat still running when its end-user is erased writes nothing about them when it finishes, and is still billed', async () => {
     await remember('klant-30', 'Ik heb een inboedelverzekering sinds 2009 bij De Goudse.');
     const before = gw.euA.requests.length;

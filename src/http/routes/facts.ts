@@ -20,7 +20,9 @@ export function factRoutes(
   api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
     const admit = (principal: Principal) => gate.refuseIfBudgetSpent(principal);
-    await createOnce(ctx, pool, { kind: 'facts', status: 202, admit }, async (db, principal) => ({
+    // The answer is about the end-user it names: their erasure deletes it with the submission, and a
+    // retry after it runs anew rather than replaying the id of a submission that is gone.
+    await createOnce(ctx, pool, { kind: 'facts', status: 202, admit, endUser: body.user_ref ?? null }, async (db, principal) => ({
       status: 'accepted',
       // The id the facts.extracted webhook names, so a caller can match the two.
       submission_id: await submitFact(db, principal, body),
