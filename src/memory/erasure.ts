@@ -43,18 +43,17 @@ export interface Erasure {
 type Actor = Pick<Principal, 'organizationId' | 'workspaceId' | 'keyId' | 'kind'>;
 
 export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string, log: Logger): Promise<Erasure> {
-  // What a request could retrieve about the end-user goes first: a request that begins after the
-  // mark (below) counts as a new end-user's and is recorded, so it must find nothing of theirs.
-  const forgotten = await withTransaction(pool, (db) => forgetFactsOf(db, actor.workspaceId, userRef));
-  // Then the mark, on its own: a records statement that begins after it writes nothing about the
-  // end-user, and one already running (its snapshot older than the mark) has committed before the
-  // erasure looks, so the erasure deletes what it wrote.
-  await markErased(pool, actor.workspaceId, userRef);
+  // What a request could retrieve about the end-user goes first, with the mark: a request that
+  // begins after them finds nothing of theirs, and a records statement that begins after the mark
+  // writes nothing about the end-user; one already running (its snapshot older than the mark) has
+  // committed before the erasure looks, so the erasure deletes what it wrote. The mark keeps what
+  // this step removed until the last step reports it, should that one fail and be retried.
+  await withTransaction(pool, async (db) => markErased(db, actor.workspaceId, userRef, await forgetFactsOf(db, actor.workspaceId, userRef)));
   const { rows } = await pool.query<{ now: Date }>('select clock_timestamp() as now');
   if (!(await awaitRecordsBegunBefore(pool, rows[0]!.now))) {
     log.warn('erasure: records statements still running after 5 s; erasing without them');
   }
-  return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef, forgotten));
+  return withTransaction(pool, (db) => eraseEndUserIn(db, actor, userRef));
 }
 
 /** The end-user's facts and submissions, under the end-user lock an extraction's write step takes too. */
@@ -66,16 +65,12 @@ async function forgetFactsOf(db: PoolClient, workspaceId: string, userRef: strin
 }
 
 /**
- * The erasure inside the caller's transaction (which must commit for it to count); `forgotten`
- * counts what an earlier step of the same erasure removed. The audit entry is written in the same
+ * The erasure inside the caller's transaction (which must commit for it to count), counting what
+ * earlier steps of it removed (kept with its mark). The audit entry is written in the same
  * transaction: there is no erasure without its record, nor a record of an erasure that rolled back.
  */
-export async function eraseEndUserIn(
-  db: PoolClient,
-  actor: Actor,
-  userRef: string,
-  forgotten: { facts: number; submissions: number } = { facts: 0, submissions: 0 },
-): Promise<Erasure> {
+export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: string): Promise<Erasure> {
+  const forgotten = await takeForgotten(db, actor.workspaceId, userRef);
   const { facts, submissions } = await forgetFactsOf(db, actor.workspaceId, userRef);
   const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
   const threads = await deleteThreadsOfEndUser(db, actor.workspaceId, userRef);
@@ -145,13 +140,35 @@ async function forgetEndUserInAuditLog(db: PoolClient, workspaceId: string, user
   return rowCount ?? 0;
 }
 
-/** Requests naming the end-user that began before now write nothing about them (sql/0029, writeRecords.ts). */
-async function markErased(db: Queryable, workspaceId: string, userRef: string): Promise<void> {
+/**
+ * Requests naming the end-user that began before now write nothing about them (sql/0029,
+ * writeRecords.ts). `forgotten` is what this step of the erasure removed, kept until its last step
+ * reports it (sql/0041).
+ */
+async function markErased(db: Queryable, workspaceId: string, userRef: string, forgotten = { facts: 0, submissions: 0 }): Promise<void> {
   await db.query(
-    `insert into end_user_erasures (workspace_id, user_ref, erased_at) values ($1, $2, clock_timestamp())
-     on conflict (workspace_id, user_ref) do update set erased_at = excluded.erased_at`,
+    `insert into end_user_erasures (workspace_id, user_ref, erased_at, facts_pending, submissions_pending)
+     values ($1, $2, clock_timestamp(), $3, $4)
+     on conflict (workspace_id, user_ref) do update
+        set erased_at = excluded.erased_at,
+            facts_pending = end_user_erasures.facts_pending + excluded.facts_pending,
+            submissions_pending = end_user_erasures.submissions_pending + excluded.submissions_pending`,
+    [workspaceId, userRef, forgotten.facts, forgotten.submissions],
+  );
+}
+
+/** What earlier steps of the erasure removed, taken from its mark (given back should the transaction roll back). */
+async function takeForgotten(db: Queryable, workspaceId: string, userRef: string): Promise<{ facts: number; submissions: number }> {
+  const { rows } = await db.query<{ facts: number; submissions: number }>(
+    `update end_user_erasures e
+        set facts_pending = 0, submissions_pending = 0
+       from (select facts_pending, submissions_pending from end_user_erasures
+              where workspace_id = $1 and user_ref = $2 for update) before
+      where e.workspace_id = $1 and e.user_ref = $2
+      returning before.facts_pending as facts, before.submissions_pending as submissions`,
     [workspaceId, userRef],
   );
+  return rows[0] ?? { facts: 0, submissions: 0 };
 }
 
 /** What an erasure removed, per store, as its answer and its memory.erased event show it. */

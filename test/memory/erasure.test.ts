@@ -117,6 +117,31 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     expect(seen.at(-1)).to.deep.equal({ marked: true, facts: false });
   });
 
+  it('reports what a failed attempt removed when the erasure is asked again, in its answer and its audit entry', async () => {
+    await submitFact(fx.app, fx.key, { content: 'I live in Assen.', user_ref: 'retried' });
+    await submitFact(fx.app, fx.key, { content: 'I play chess.', user_ref: 'retried' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'retried' }, (c) => c.length === 2);
+    // The last step fails after the first removed the facts (as when the database goes away between them).
+    await fx.app.db.pool.query(`
+      create function fail_erasure_audit() returns trigger language plpgsql as $$
+      begin raise exception 'the database went away'; end $$;
+      create trigger fail_erasure_audit before insert on audit_log
+        for each row when (new.action = 'memory.erased') execute function fail_erasure_audit()`);
+    try {
+      expect((await erase(fx.app, fx.key, { query: 'retried' })).status).to.be.at.least(500);
+    } finally {
+      await fx.app.db.pool.query('drop trigger fail_erasure_audit on audit_log; drop function fail_erasure_audit()');
+    }
+    expect(await factContents(fx.app, fx.key, { user_ref: 'retried' })).to.deep.equal([]);
+    const retried = await erase(fx.app, fx.key, { query: 'retried' });
+    expect(retried.status).to.equal(200);
+    expect(retried.body.deleted).to.include({ facts: 2 });
+    const audit = await api(fx.app.baseUrl, '/v1/audit-log?action=memory.erased', { key: fx.key });
+    expect(audit.body.data.find((e: any) => e.target === 'retried').details).to.include({ facts: 2, submissions: 2 });
+    // Reported once: the next erasure starts from nothing.
+    expect((await erase(fx.app, fx.key, { query: 'retried' })).body.deleted).to.include({ facts: 0 });
+  });
+
   it('takes the end-user from a JSON body too; two different ones in query and body are a 422 that erases nobody', async () => {
     await submitFact(fx.app, fx.key, { content: 'I play the piano.', user_ref: 'by-body' });
     await submitFact(fx.app, fx.key, { content: 'I play the drums.', user_ref: 'by-query' });
