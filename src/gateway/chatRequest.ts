@@ -15,6 +15,18 @@ function decodedSize(data: string): number {
   return Math.floor((payload.length * 3) / 4) - padding;
 }
 
+// Base64 (standard or URL-safe, lines wrapped or not). One character class and no other repetition
+// that could take the same characters: linear, as it must be on 13 MB of caller input.
+const BASE64 = /^[A-Za-z0-9+/\-_\r\n]*={0,2}$/;
+
+/** Whether an attachment's data is base64: a data URL that says it is, or bare data (audio, a file). */
+function base64Readable(data: string): boolean {
+  if (!data.startsWith('data:')) return BASE64.test(data);
+  const comma = data.indexOf(',');
+  // A data URL that does not say base64 carries its data as it is.
+  return comma === -1 || !data.slice(0, comma).endsWith(';base64') || BASE64.test(data.slice(comma + 1));
+}
+
 function attachmentData(part: Record<string, unknown>): string | undefined {
   const imageUrl = (part.image_url as { url?: unknown } | undefined)?.url;
   if (typeof imageUrl === 'string' && imageUrl.startsWith('data:')) return imageUrl;
@@ -63,6 +75,8 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
       const data = attachmentData(record);
       if (data !== undefined && decodedSize(data) > MAX_ATTACHMENT_BYTES) {
         add(`messages.${m}.content.${p}`, `an attachment may hold at most ${MAX_ATTACHMENT_BYTES} bytes once decoded`);
+      } else if (data !== undefined && !base64Readable(data)) {
+        add(`messages.${m}.content.${p}`, 'the attachment is not valid base64');
       }
     });
   });

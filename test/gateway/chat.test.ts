@@ -324,7 +324,7 @@ describe('POST /v1/chat/completions', () => {
       expect(((await tooBig.json()) as any).errors).to.have.property('messages.0.content.1');
     });
 
-    it('refuses, naming the field, what OpenAI refuses and a provider would be asked in vain: a tool_choice naming no given tool, top_logprobs without logprobs, a logit_bias key that is no token id, a question with no parts', async () => {
+    it('refuses, naming the field, what OpenAI refuses and a provider would be asked in vain: a tool_choice naming no given tool, top_logprobs without logprobs, a logit_bias key that is no token id, a question with no parts, an attachment that is not base64', async () => {
       const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
       const cases: [Record<string, unknown>, string, RegExp][] = [
         [{ tools, tool_choice: { type: 'function', function: { name: 'nothere' } } }, 'tool_choice', /"nothere", which is not one of tools/],
@@ -333,6 +333,8 @@ describe('POST /v1/chat/completions', () => {
         [{ logprobs: false, top_logprobs: 2 }, 'top_logprobs', /needs logprobs: true/],
         [{ logit_bias: { abc: 5 } }, 'logit_bias', /./],
         [{ messages: [{ role: 'user', content: [] }] }, 'messages.0.content', /holds no parts/],
+        [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,!!!' } }] }] }, 'messages.0.content.0', /not valid base64/],
+        [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'niet base64?', format: 'wav' } }] }] }, 'messages.0.content.0', /not valid base64/],
       ];
       for (const [extra, field, message] of cases) {
         const response = await postChat(gw, chatBody(extra));
@@ -343,7 +345,13 @@ describe('POST /v1/chat/completions', () => {
       }
       expect(gw.euA.requests).to.have.length(0);
       // What they ask for, asked rightly, is served.
-      const served = [{ tools, tool_choice: { type: 'function', function: { name: 'lookup' } } }, { logprobs: true, top_logprobs: 2 }, { logit_bias: { '1234': -100 } }];
+      const served = [
+        { tools, tool_choice: { type: 'function', function: { name: 'lookup' } } },
+        { logprobs: true, top_logprobs: 2 },
+        { logit_bias: { '1234': -100 } },
+        // Base64 with its lines wrapped, and a data URL that carries its data as it is.
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0K\r\nGgo=' } }, { type: 'file', file: { file_data: 'data:text/plain,hallo' } }] }] },
+      ];
       for (const extra of served) expect((await postChat(gw, chatBody(extra))).status, JSON.stringify(extra)).to.equal(200);
     });
 
