@@ -146,8 +146,11 @@ export function* maskJsonSteps(
   let read = 0;
   for (let k = 0; k < literals.length; k++) {
     const value = decoded[k]!;
-    // Keys are masked too: a key can carry a name or an address as well as a value can.
-    const masked = (yield* maskSteps(value, lang, vault, budget)).text;
+    // Keys are masked too: a key can carry a name or an address as well as a value can. A value
+    // the request masked elsewhere by where it stood (a `birth_date`, a postcode column) is the
+    // same value here, where nothing around it says so: an agent sends back the call it was given.
+    let masked = (yield* maskSteps(value, lang, vault, budget)).text;
+    if (masked === value && !literals[k]!.key) masked = vault.knownPlaceholder(value) ?? value;
     if (masked !== value) {
       parts.push(json.slice(last, literals[k]!.start), JSON.stringify(masked));
       last = literals[k]!.end;

@@ -5,6 +5,14 @@ import { placeholderKeysIn } from './restore.js';
 import { ENTITY_TYPES, type Detection, type EntityType } from './types.js';
 
 const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER']);
+const NUMBER_LIKE = /^[+\d\s().\/-]+$/;
+/** Longer than any one value the firewall masks whole (an address with its town): not looked up. */
+const KNOWN_VALUE_MAX_CHARS = 200;
+
+/** A value as written, in lower case without spaces, dots, hyphens and slashes: "3511 AB" and "3511ab" are one. */
+function looseText(text: string): string {
+  return text.toLowerCase().replace(/[\s./-]+/g, '');
+}
 
 /** The canonical form of a value, so that "06-12345678" and "06 12345678" share a placeholder. */
 export function normalizeValue(type: EntityType, value: string): string {
@@ -41,6 +49,8 @@ export interface VaultEntry {
 export class Vault {
   readonly #byValue = new Map<string, VaultEntry>();
   readonly #byKey = new Map<string, VaultEntry>();
+  /** The values as written, loosely (knownPlaceholder): a detector's normal form ("1985-03-12") may not be the text's. */
+  readonly #byLooseText = new Map<string, VaultEntry>();
   readonly #next = new Map<EntityType, number>();
   readonly #distinct = new Map<EntityType, number>();
   readonly #occurrences = new Map<EntityType, number>();
@@ -79,10 +89,36 @@ export class Vault {
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
     }
+    if (plain.length <= KNOWN_VALUE_MAX_CHARS) {
+      const loose = looseText(plain);
+      // An initial ("J.") is too short to stand for its value wherever it is written alone.
+      if (loose.length >= 3) this.#byLooseText.set(loose, entry);
+    }
     this.#occurrences.set(d.type, (this.#occurrences.get(d.type) ?? 0) + 1);
     if (!encoded) return formatPlaceholder(entry.type, entry.n);
     entry.urlValue ??= d.text;
     return `%5B${placeholderKey(entry.type, entry.n)}%5D`;
+  }
+
+  /**
+   * The placeholder of a value this vault already holds when `text` is that value whole, in any
+   * form the vault counts as the same ("12-03-1985", "3511ab" for "3511 AB"); undefined otherwise.
+   * A value can be known only from where it stood (under a `birth_date` key, in a table column):
+   * alone, as a tool call's argument, it is still the same person's. A number-typed value matches
+   * only a text of digits and separators, and a text longer than any such value is not looked at.
+   */
+  knownPlaceholder(text: string): string | undefined {
+    if (this.#byValue.size === 0 || text.length === 0 || text.length > KNOWN_VALUE_MAX_CHARS) return undefined;
+    let entry = this.#byLooseText.get(looseText(text));
+    const numberLike = NUMBER_LIKE.test(text);
+    for (const type of this.#next.keys()) {
+      if (entry !== undefined) break;
+      if (NUMERIC.has(type) && !numberLike) continue;
+      entry = this.#byValue.get(`${type}\u0000${normalizeValue(type, text)}`);
+    }
+    if (entry === undefined) return undefined;
+    this.#occurrences.set(entry.type, (this.#occurrences.get(entry.type) ?? 0) + 1);
+    return formatPlaceholder(entry.type, entry.n);
   }
 
   /** The original value for a placeholder key such as `EMAIL_1` (upper case), or undefined. */

@@ -114,6 +114,27 @@ describe('the personal-data firewall in chat', () => {
     expect(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments)).to.deep.equal({ iban: 'NL91ABNA0417164300' });
   });
 
+  it('masks in tool-call arguments a value the prompt masked elsewhere by where it stood, as an agent sends back the call it was given', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const record = '{"birth_date": "12-03-1985", "postcode": "3511 AB", "city": "Utrecht"}';
+    await postChat(
+      gw,
+      chatBody({
+        tools,
+        messages: [
+          { role: 'user', content: `Zoek deze klant op: ${record}` },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"birth_date":"12-03-1985","postcode":"3511AB","city":"Utrecht"}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: `gevonden: ${record}` },
+        ],
+      }),
+    );
+    const sent = gw.euA.requests[0]!.body.messages;
+    expect(JSON.stringify(sent)).not.to.match(/12-03-1985|3511 ?AB/);
+    const args = JSON.parse(sent[1].tool_calls[0].function.arguments);
+    expect(args.birth_date).to.equal(sent[0].content.match(/\[DATE_OF_BIRTH_\d+\]/)![0]);
+    expect(args.postcode).to.match(/^\[ADDRESS_\d+\]$/);
+  });
+
   it('masks the prose and values of tool and response-format definitions, keeping names, and restores what comes back', async () => {
     const tools = [
       {
