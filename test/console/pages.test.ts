@@ -159,6 +159,9 @@ describe('the console pages: what each shows and offers, and to which key', func
     expect(counts.cache_entries).to.match(/^\d+ cache entr(y|ies)$/);
     expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-erased'))).to.equal(true);
     expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
+    // The section says what was done, and no longer names them or offers to erase them again.
+    expect(await page.getByRole('button', { name: 'Erase end-user…' }).count()).to.equal(0);
+    expect(await page.locator('[data-fact-count]').textContent()).to.not.include('klant-42');
     await screenshot(page, 'pages-erased-1280');
 
     // Nothing in the console keeps them after the erasure: not the traces filter, not the memory page.
@@ -168,6 +171,47 @@ describe('the console pages: what each shows and offers, and to which key', func
     await page.locator('[data-fact-count]').waitFor();
     expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
     expect(await page.locator('main').textContent()).to.not.include('klant-42');
+  });
+
+  it('pages through an end-user’s facts beyond the first hundred, and counts what it shows', async () => {
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-many', content: 'I have a garden.' } })).status).to.equal(202);
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=klant-many')).body.data.length === 1 ? true : undefined), { what: 'the fact of klant-many' });
+    // 104 more, as copies of it with other words (extraction would take a while for each).
+    await gw.app.db.pool.query(
+      `insert into facts (organization_id, workspace_id, user_ref, content, content_hash, model, embedding, ts_config)
+       select f.organization_id, f.workspace_id, f.user_ref, 'I keep plant number ' || g, sha256(convert_to('plant ' || g, 'utf8')), f.model, f.embedding, f.ts_config
+         from facts f cross join generate_series(1, 104) g where f.user_ref = 'klant-many'`,
+    );
+    await visit(page, '#/memory', 'Memory');
+    await page.getByLabel('End-user reference (user_ref)').fill('klant-many');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator('[data-fact-count="100"]').waitFor();
+    expect(await page.locator('[data-fact-count]').textContent()).to.match(/^100 facts about “klant-many”, and more held/);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.locator('[data-fact-count="105"]').waitFor();
+    expect(await page.getByRole('region', { name: 'Facts about klant-many table', exact: true }).locator('tbody tr').count()).to.equal(105);
+    expect(await page.getByRole('button', { name: 'Load more' }).isHidden()).to.equal(true);
+  });
+
+  it('forgets on signing out the end-user the session typed into the traces filter and the memory page', async () => {
+    await visit(page, '#/traces', 'Traces');
+    await page.getByLabel('End-user', { exact: true }).fill('klant-signed-out');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: 'klant-signed-out' }).first().waitFor();
+    await visit(page, '#/memory', 'Memory');
+    await page.getByLabel('End-user reference (user_ref)').fill('klant-signed-out');
+    await page.getByRole('button', { name: 'Show facts' }).click();
+    await page.locator('[data-fact-count="0"]').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the Polder console' }).waitFor();
+    await signIn(page, gw.key);
+    await visit(page, '#/traces', 'Traces');
+    expect(await page.getByLabel('End-user', { exact: true }).inputValue()).to.equal('');
+    await visit(page, '#/memory', 'Memory');
+    await page.locator('[data-fact-count]').waitFor();
+    expect(await page.getByLabel('End-user reference (user_ref)').inputValue()).to.equal('');
+    expect(await page.locator('main').textContent()).to.not.include('klant-signed-out');
   });
 
   it('after forgetting a fact, focus moves to the next fact’s Forget button', async () => {

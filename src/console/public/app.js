@@ -61,19 +61,26 @@ document.getElementById('skip-link').addEventListener('click', (event) => {
   main.focus();
 });
 document.getElementById('sign-out').addEventListener('click', () => {
-  session.clear();
+  forgetSession();
   renderSignIn({ message: 'Signed out. The key is no longer held by this tab.' });
 });
 
 onUnauthorized((err) => {
-  session.clear();
+  forgetSession();
   renderSignIn({ error: `The service refused the key: ${refusal(err)} Sign in again.` });
 });
 
 onSignOut((message) => {
-  session.clear();
+  forgetSession();
   renderSignIn({ message });
 });
+
+/** The key, and what the pages hold of the session (an end-user typed into a filter), which the next key must not inherit. */
+function forgetSession() {
+  session.clear();
+  memory.forgetShownUser();
+  traces.forgetFilters();
+}
 
 /** The service's own reason for a 401 ("this API key expired at …"), as a sentence. */
 function refusal(err) {

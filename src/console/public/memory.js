@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { confirmDialog } from './dialog.js';
-import { append, errorBox, field, h, loading, pageHead, table, toast } from './dom.js';
+import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast } from './dom.js';
 import { int, time } from './format.js';
 import { forgetEndUser } from './traces.js';
 
@@ -11,6 +11,14 @@ const STATUS = { ready: 'ok', queued: 'warn', processing: 'warn', failed: 'bad' 
 // The end-user whose facts are shown. A user_ref names a person, so it is kept in this page's
 // state, never in the address (which browser history, bookmarks and screenshots keep).
 let shownUser = '';
+
+/** On signing out: the next session in this tab must not find the end-user the last one looked at. */
+export function forgetShownUser() {
+  shownUser = '';
+}
+
+// Facts per page: a person's facts may run to thousands, which the page loads as asked.
+const FACTS_PAGE = 100;
 
 export async function render(view, route) {
   view.append(pageHead('Memory', 'Document collections with their ingest status, and the long-term facts held about an end-user — with forget and erase.'));
@@ -156,7 +164,7 @@ function factsSection(initialUser) {
     results.replaceChildren(loading('Loading facts…'));
     let list;
     try {
-      list = await api('/recall/facts', { query: { user_ref: userRef } });
+      list = await api('/recall/facts', { query: { user_ref: userRef, limit: FACTS_PAGE } });
     } catch (err) {
       results.replaceChildren(errorBox(err, 'The facts could not be loaded.'));
       return;
@@ -189,7 +197,7 @@ function factsSection(initialUser) {
                   try {
                     await api(`/memory/facts/${encodeURIComponent(f.id)}`, { method: 'DELETE' });
                     toast('The fact is forgotten.');
-                    await load(h('div', { class: 'alert ok', role: 'status' }, 'The fact is forgotten.'), { focusRow: list.data.indexOf(f) });
+                    await load(h('div', { class: 'alert ok', role: 'status' }, 'The fact is forgotten.'), { focusRow: shownFacts.indexOf(f) });
                   } catch (err) {
                     results.prepend(errorBox(err, 'The fact was not forgotten.'));
                   }
@@ -202,7 +210,20 @@ function factsSection(initialUser) {
       rows: list.data,
       empty: userRef ? `No facts are held about “${userRef}”.` : 'No shared facts.',
     });
-    const count = h('p', { class: 'muted', role: 'status', tabindex: '-1', 'data-fact-count': String(list.data.length) }, `${list.data.length} fact${list.data.length === 1 ? '' : 's'} ${who}.`);
+    const shownFacts = [...list.data];
+    const count = h('p', { class: 'muted', role: 'status', tabindex: '-1', 'data-fact-count': String(list.data.length) });
+    const more = loadMore({
+      page: list,
+      fetchPage: (cursor) => api('/recall/facts', { query: { user_ref: userRef, limit: FACTS_PAGE, cursor } }),
+      addRows: (facts) => {
+        shownFacts.push(...facts);
+        rows.add(facts);
+        count.setAttribute('data-fact-count', String(shownFacts.length));
+      },
+      status: count,
+      describe: (shown, more) => `${shown} fact${shown === 1 ? '' : 's'} ${who}${more ? ', and more held: load more to see them' : ''}.`,
+      errorsTo: results,
+    });
     const erase = userRef
       ? h(
           'button',
@@ -224,17 +245,21 @@ function factsSection(initialUser) {
               try {
                 const done = await api('/memory', { method: 'DELETE', query: { user_ref: userRef } });
                 const counts = erasedCounts(done.deleted);
-                // Nothing about them stays in the console either: not in this page's state, not in the traces filter.
+                // Nothing about them stays in the console either: not in this page's state, not in the
+                // traces filter, not in this section, which says what was done and offers nothing more
+                // for them (their facts are not asked for again).
                 shownUser = '';
+                userRef = '';
                 forgetEndUser(done.user_ref);
                 toast(`Erased everything about “${done.user_ref}”.`);
-                await load(
+                results.replaceChildren(
                   h(
                     'div',
                     { class: 'alert ok', role: 'status', tabindex: '-1', 'data-erased': '' },
                     h('p', null, `Erased everything held about “${done.user_ref}”:`),
                     h('ul', { class: 'erased-counts' }, counts.map(([key, noun, n]) => h('li', { 'data-store': key }, `${int(n)} ${noun}`))),
                   ),
+                  h('p', { class: 'muted', 'data-fact-count': '0' }, 'Nothing is held about them any more.'),
                 );
                 input.value = '';
                 // The button that opened the dialog is gone: focus goes to what the erasure did.
@@ -255,6 +280,7 @@ function factsSection(initialUser) {
       h('h3', null, userRef ? `Facts about “${userRef}”` : 'Shared knowledge'),
       count,
       rows.el,
+      h('div', { class: 'list-foot' }, h('span'), more),
       erase ? h('div', { class: 'form-actions' }, erase, h('span', { class: 'muted small-text' }, 'Right to erasure: removes their facts and the traces that name them.')) : null,
     );
     if (focusRow !== undefined) {

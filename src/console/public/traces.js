@@ -20,6 +20,12 @@ let lastListHref = '#/traces';
 // never in the address, which browser history, bookmarks and screenshots keep.
 let userFilter = '';
 
+/** On signing out: the next session in this tab starts without the last one's filters. */
+export function forgetFilters() {
+  userFilter = '';
+  lastListHref = '#/traces';
+}
+
 /** After an erasure: the erased end-user is no longer the traces filter. */
 export function forgetEndUser(userRef) {
   if (userFilter === userRef) userFilter = '';
