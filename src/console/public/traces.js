@@ -291,7 +291,11 @@ async function renderDetail(view, route, id) {
       { label: 'Error', cell: (a) => a.error ?? '–' },
     ],
     rows: attempts,
-    empty: 'No provider was called (answered from the cache, or refused before routing).',
+    // Ingest and fact extraction record the models they used (above), not each call's attempt.
+    empty:
+      trace.kind === 'ingest' || trace.kind === 'facts'
+        ? 'Background work (ingest, fact extraction) records the models it used, not each call to a provider.'
+        : 'No provider was called (answered from the cache, or refused before routing).',
   });
   const attemptsSection = h(
     'section',
