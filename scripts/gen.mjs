@@ -43,7 +43,7 @@ const PERMISSIVE_BODIES = new Set(['ChatCompletionRequest', 'MessagesRequest', '
 // Likewise the doors' operations that take a query string ignore the parameters they do not know
 // (CONTRACT "Coding agents": `?beta=true`, and whatever else an SDK adds); every other operation
 // refuses them.
-const PERMISSIVE_QUERIES = new Set(['listResponseInputItems']);
+const PERMISSIVE_QUERIES = new Set(['listResponseInputItems', 'getResponse']);
 
 // OpenAPI-only keywords that are not JSON Schema 2020-12 and that Ajv's strict mode refuses.
 // (`deprecated`, `examples`, `readOnly`, `writeOnly` are 2020-12 meta-data and stay.)

@@ -3230,7 +3230,10 @@ export interface operations {
     };
     getResponse: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only false: a stored response is read as JSON (the door keeps no background responses whose events could be streamed again). */
+                stream?: boolean;
+            };
             header?: {
                 /**
                  * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.

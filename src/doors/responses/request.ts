@@ -46,6 +46,10 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
   const refusals = new Refusals();
   const notes = new Set<string>();
   if (body.background === true) refusals.add('background', 'is not served: the door answers within the request (send false or leave it out)');
+  // Dropped, it would answer as if the conversation had no history: an agent would lose its turns unawares.
+  if ((body as { conversation?: unknown }).conversation != null) {
+    refusals.add('conversation', 'is not served: continue a conversation with previous_response_id, or send its items in input');
+  }
 
   const input = inputItemsOf(body.input);
   const messages = messagesOf(body, chain, input, refusals, notes);

@@ -1,6 +1,7 @@
 import type { ResponsesDoor } from '../../doors/responses/door.js';
 import type { InputItemQuery } from '../../doors/responses/inputItems.js';
 import type { ResponsesRequest } from '../../doors/responses/types.js';
+import { validationFailed } from '../../errors.js';
 import type { Operations } from '../operations.js';
 import { gatewayContext } from '../requestMeta.js';
 import { sseEventWriter } from '../sse.js';
@@ -20,6 +21,10 @@ export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor
   });
 
   api.add('getResponse', async (ctx) => {
+    // An SDK asked to stream it would otherwise read a JSON answer as a stream of no events.
+    if ((ctx.state.query as { stream?: boolean }).stream === true) {
+      throw validationFailed({ stream: ['is not served: a stored response is read as JSON, without stream'] });
+    }
     ctx.body = await door.get(principalOf(ctx), ctx.params.id!);
   });
 

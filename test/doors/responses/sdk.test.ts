@@ -282,6 +282,20 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(image.body.error.type).to.equal('invalid_request_error');
   });
 
+  it('refuses what would serve server state it does not keep: a conversation id, and streaming a stored response again', async () => {
+    const conversation = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', input: 'x', conversation: 'conv_abc' } });
+    expect(conversation.status).to.equal(422);
+    expect(conversation.body.errors.conversation[0]).to.match(/previous_response_id/);
+    const created = await client.responses.create({ model: 'local/echo', input: 'Bewaar mij' });
+    const streamed = await client.responses.retrieve(created.id, { stream: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(streamed).to.be.instanceOf(OpenAI.UnprocessableEntityError);
+    // Read as JSON, with what an SDK adds to the query, it is answered.
+    expect((await api(app.baseUrl, `/v1/responses/${created.id}?stream=false&include[]=reasoning.encrypted_content`, { key })).status).to.equal(200);
+  });
+
   it('names the field the caller sent when what it becomes breaks a chat rule: input.N.content.M, input.N.output.M, input.N.arguments', async () => {
     // 10 MiB and a little more, once decoded.
     const big = `data:image/png;base64,${'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4)}`;
