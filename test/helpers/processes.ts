@@ -25,12 +25,27 @@ export async function runScript(script: string, args: string[], env: NodeJS.Proc
   }
 }
 
+// Processes a test started and has not seen exit: killed when the test run exits, so that a hook
+// that failed before the one that stops them (a "before all" that could not connect) leaves none
+// running, holding the database's connections, for the hour they would take to notice.
+const running = new Map<ChildProcess, () => void>();
+process.on('exit', () => {
+  for (const kill of running.values()) kill();
+});
+
+function tracked(child: ChildProcess, kill: () => void): ChildProcess {
+  running.set(child, kill);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 export function startProcess(script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [fromRoot('dist', script)], {
     cwd: fromRoot(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  tracked(child, () => child.kill('SIGKILL'));
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -94,6 +109,14 @@ export function startRunner(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+  });
+  // Its own process group: the runner and what it started go together.
+  tracked(child, () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
