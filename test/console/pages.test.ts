@@ -193,6 +193,17 @@ describe('the console pages: what each shows and offers, and to which key', func
     expect(await page.getByRole('button', { name: 'Load more' }).isHidden()).to.equal(true);
   });
 
+  it('shows every document, and says why, for a link to a collection deleted since', async () => {
+    const created = await v1('/recall/collections', { method: 'POST', body: { name: 'Tijdelijk' } });
+    expect(created.status).to.equal(201);
+    expect((await v1(`/recall/collections/${created.body.data.slug}`, { method: 'DELETE' })).status).to.equal(200);
+    await visit(page, `#/memory?collection=${created.body.data.slug}`, 'Memory');
+    await page.locator('[data-collection-gone]').waitFor();
+    expect(await page.locator('[data-collection-gone]').textContent()).to.include('“tijdelijk” no longer exists');
+    await page.getByRole('region', { name: 'Collections table', exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Documents table', exact: true }).waitFor();
+  });
+
   it('forgets on signing out the end-user the session typed into the traces filter and the memory page', async () => {
     await visit(page, '#/traces', 'Traces');
     await page.getByLabel('End-user', { exact: true }).fill('klant-signed-out');

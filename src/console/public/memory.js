@@ -53,13 +53,18 @@ function erasedCounts(deleted) {
   return [...known, ...other];
 }
 
-async function documentsSection(container, route, collection) {
+async function documentsSection(container, route, asked) {
   let collections, page;
+  // A link may name a collection deleted since: the page then shows every document, and says so.
+  let collection = asked;
+  let gone = '';
   try {
-    [collections, page] = await Promise.all([
-      api('/recall/collections'),
-      api('/memory/documents', { query: { collection, limit: 50 } }),
-    ]);
+    collections = await api('/recall/collections');
+    if (collection && !collections.data.some((c) => c.slug === collection)) {
+      gone = collection;
+      collection = '';
+    }
+    page = await api('/memory/documents', { query: { collection, limit: 50 } });
   } catch (err) {
     container.replaceChildren(errorBox(err, 'Collections and documents could not be loaded.'));
     return;
@@ -131,6 +136,7 @@ async function documentsSection(container, route, collection) {
         'section',
         { class: 'card', 'aria-labelledby': 'documents-h' },
         h('div', { class: 'card-head' }, h('h2', { id: 'documents-h' }, 'Documents'), refresh),
+        gone ? h('p', { class: 'alert', role: 'status', 'data-collection-gone': '' }, `The collection “${gone}” no longer exists: every document is shown.`) : null,
         h('form', { class: 'toolbar spaced', onsubmit: (e) => e.preventDefault(), 'aria-label': 'Documents of a collection' }, field('Collection', select)),
         documents.el,
         h('div', { class: 'list-foot' }, h('span', { class: 'muted small-text' }, 'Status: queued → processing → ready, or failed.'), more),
