@@ -9,7 +9,7 @@ import { createKey } from '../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, waitFor, type TestDatabase } from './helpers/db.js';
 import { descendants, exited, isAlive, startProcess } from './helpers/processes.js';
-import { FREE_SERVICES, loadTestCatalog } from './helpers/catalog.js';
+import { embeddingModel1024, FREE_SERVICES, loadTestCatalog } from './helpers/catalog.js';
 import { startStubProvider } from './helpers/stubProvider.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcpProxy.js';
 import { createCollection, ingest, prose, startSlowEmbeddingCatalog } from './memory/documentsFixture.js';
@@ -175,6 +175,49 @@ ${FREE_SERVICES}
     const trace = presentTrace((await findTraceDetail(db.pool, workspaceId, 'stopped-1'))!);
     expect(trace.usage?.completion_tokens).to.equal(usage[0].completion_tokens);
     expect(trace.usage?.credits.total).to.be.above(0);
+  });
+
+  it('a chat still embedding its question for memory when the web is told to stop is answered 503 server_stopping, to retry, not 499', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const stub = await startStubProvider();
+    cleanups.push(() => stub.close());
+    const { file } = loadTestCatalog(`
+providers:
+  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
+models:
+  - {id: test/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: chat}]}
+${embeddingModel1024('test/embed', [['eu-slow', 'embed']])}
+aliases: {}
+${FREE_SERVICES}
+`);
+    const { key, workspace_id: workspaceId, organization_id: organizationId } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    // The workspace holds memory, so a chat embeds its question first.
+    await db.pool.query(
+      `insert into facts (organization_id, workspace_id, content, content_hash, model, embedding, ts_config)
+       values ($1, $2, 'Het eigen risico is 250 euro.', sha256('eigen risico'), 'test/embed', array_fill(0.03, array[1024])::vector, 'dutch')`,
+      [organizationId, workspaceId],
+    );
+    // Longer than the 10 s the web gives requests in flight at shutdown.
+    stub.script({ type: 'answer', delayMs: 30_000 });
+    const port = await freePort();
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
+    children.push(web.child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    const answered = fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'Wat is mijn eigen risico?' }] }),
+    });
+    await stub.waitFor(() => stub.requests.length > 0, 10_000);
+    expect(stub.requests[0]!.path).to.match(/embeddings$/);
+    web.child.kill('SIGTERM');
+    const response = await answered;
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('1');
+    expect(((await response.json()) as { code: string }).code).to.equal('server_stopping');
+    expect(await exited(web.child)).to.equal(0);
   });
 
   it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { ApiError } from '../errors.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import { embedInParts } from '../gateway/embeddings.js';
-import { ChainFailed } from '../gateway/fallback.js';
+import { abortedBy, ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { planRoute } from '../gateway/routing.js';
 import type { WorkspaceSettings } from '../tenancy/store.js';
@@ -129,6 +129,9 @@ export async function embedForMemory(
     const { vectors, parts } = await embedInParts(plan, texts, undefined, undefined, signal);
     return { model, vectors, tokens: parts.reduce((sum, part) => sum + part.tokens, 0) };
   } catch (err) {
-    throw err instanceof ChainFailed ? new MemoryEmbeddingFailed(err.apiError) : err;
+    // A web process stopping aborts the call as a client going away would: the caller is told to
+    // retry (503 server_stopping), not that it closed the request (499).
+    const failed = abortedBy(err, signal);
+    throw failed instanceof ChainFailed ? new MemoryEmbeddingFailed(failed.apiError) : failed;
   }
 }
