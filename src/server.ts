@@ -67,12 +67,18 @@ onShutdown(log, 'web', async () => {
   // left 2 s later has its socket closed.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  // A socket busy now is kept alive by its client, which would go on sending requests here until
+  // the deadline cuts them: each answer from now on closes its socket (a stream's, whose headers
+  // went out before, is closed once it is idle).
+  inFlight.drain();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
   let forced: NodeJS.Timeout | undefined;
   const stopping = setTimeout(() => {
     inFlight.stop();
     forced = setTimeout(() => server.closeAllConnections(), 2_000);
   }, 10_000);
   await closed;
+  clearInterval(idleSweep);
   clearTimeout(stopping);
   clearTimeout(forced);
   // Requests whose sockets were closed still record what they did (a cut stream is billed as 499).

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { addJob } from '../src/jobs/registry.js';
 import { fromRoot } from '../src/paths.js';
@@ -175,6 +176,58 @@ ${FREE_SERVICES}
     const trace = presentTrace((await findTraceDetail(db.pool, workspaceId, 'stopped-1'))!);
     expect(trace.usage?.completion_tokens).to.equal(usage[0].completion_tokens);
     expect(trace.usage?.credits.total).to.be.above(0);
+  });
+
+  it('a stopping web closes each kept-alive socket after its answer, so a client’s next request goes elsewhere, and exits once none is left', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const stub = await startStubProvider();
+    cleanups.push(() => stub.close());
+    const { file } = loadTestCatalog(`
+providers:
+  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
+models:
+  - {id: test/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: chat}]}
+aliases: {}
+${FREE_SERVICES}
+`);
+    const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    stub.script({ type: 'answer', delayMs: 1_000 });
+    const port = await freePort();
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
+    children.push(web.child);
+    await waitFor(async () => (await statusOf(`http://127.0.0.1:${port}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    // One kept-alive socket, busy with a chat when the web is told to stop.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    cleanups.push(async () => agent.destroy());
+    const post = () =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = request(
+          { agent, host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'test/chat', cache: false, messages: [{ role: 'user', content: 'Hallo' }] }));
+      });
+    expect((await post()).connection).to.equal('keep-alive');
+    stub.script({ type: 'answer', delayMs: 1_500 });
+    const busy = post();
+    await stub.waitFor(() => stub.requests.length > 1, 10_000);
+    const stoppedAt = Date.now();
+    web.child.kill('SIGTERM');
+    expect((await busy).status).to.equal(200);
+    // The socket is closed after that answer: the next request finds no web listening here.
+    const next = await post().then(
+      (answer) => answer,
+      (err: NodeJS.ErrnoException) => err.code,
+    );
+    expect(next).to.equal('ECONNREFUSED');
+    expect(await exited(web.child)).to.equal(0);
+    // Not the 10 s a request still running gets: nothing was left to wait for.
+    expect(Date.now() - stoppedAt).to.be.below(8_000);
   });
 
   it('a chat still embedding its question for memory when the web is told to stop is answered 503 server_stopping, to retry, not 499', async () => {

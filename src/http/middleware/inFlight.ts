@@ -11,6 +11,7 @@ export class InFlight {
   private count = 0;
   private waiters: (() => void)[] = [];
   private readonly stopping = new AbortController();
+  private draining = false;
 
   readonly middleware = async (ctx: AppContext, next: Next): Promise<void> => {
     ctx.state.stopSignal = this.stopping.signal;
@@ -18,10 +19,20 @@ export class InFlight {
     try {
       await next();
     } finally {
+      // Koa writes the answer after this: a socket its client keeps alive goes with it.
+      if (this.draining && !ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
       this.count--;
       if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
     }
   };
+
+  /**
+   * From now on each answer not yet begun closes its socket: a client that keeps sockets alive (a
+   * load balancer's pool, an SDK's agent) sends its next request to a process that is not stopping.
+   */
+  drain(): void {
+    this.draining = true;
+  }
 
   /** Aborts the signal of every request still being handled (and of any that arrives) with ServerStopping. */
   stop(): void {
