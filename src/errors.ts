@@ -233,11 +233,8 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
       throw notFound(`no route for ${ctx.method} ${ctx.path}`);
     }
   } catch (err) {
-    let apiError = asApiError(err);
-    if (!apiError && isDatabaseUnavailable(err)) {
-      ctx.state.log?.warn({ err }, 'database unreachable; answered 503');
-      apiError = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS);
-    }
+    const apiError = answerableError(err);
+    if (apiError && !(err instanceof ApiError) && isDatabaseUnavailable(err)) ctx.state.log?.warn({ err }, 'database unreachable; answered 503');
     if (apiError) {
       ctx.status = apiError.status;
       ctx.set(apiError.headers);
@@ -253,6 +250,15 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
 
 // Errors raised by Koa or its dependencies (http-errors) carry a client status; keep those as
 // client errors rather than turning them into 500s.
+/**
+ * What a caller is told of an error: the API error it is, or 503 with retry-after when the
+ * database could not be reached; undefined for a fault of ours (a 500). For an answer already
+ * begun (a stream's error event) as for one not.
+ */
+export function answerableError(err: unknown): ApiError | undefined {
+  return asApiError(err) ?? (isDatabaseUnavailable(err) ? serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS) : undefined);
+}
+
 function asApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const status = (err as { status?: unknown } | null)?.status;

@@ -3,7 +3,7 @@ import { DEFAULT_FIREWALL_MAX_CHARS } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { createFirewall, type Firewall } from '../firewall/index.js';
 import { countCacheResult, countFirewallDetections } from '../metrics.js';
-import { ApiError, clientGone, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails, ServerStopping, serverStopping } from '../errors.js';
+import { answerableError, ApiError, clientGone, egressRefused, insufficientScope, isRecordedRefusal, refusalDetails, ServerStopping, serverStopping } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import type { Logger } from '../logger.js';
 import type { Credits } from '../metering/credits.js';
@@ -294,8 +294,9 @@ export class ChatService {
       // The text went out, but the answer is not recorded (so not billed): the stream must not end
       // as if it had succeeded.
       await this.fail(ctx, prepared, err, served.attempts);
-      const message = err instanceof ApiError ? err.message : 'the answer could not be recorded';
-      await sink.send({ error: { message, type: 'api_error', code: err instanceof ApiError ? (err.code ?? null) : null } });
+      // A database out of reach says so (code service_unavailable): the client may send it again.
+      const told = answerableError(err);
+      await sink.send({ error: { message: told?.message ?? 'the answer could not be recorded', type: 'api_error', code: told?.code ?? null } });
       sink.end('failed');
       return;
     }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createPool } from '../../src/db/pool.js';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { answerableError } from '../../src/errors.js';
 import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
@@ -54,6 +55,24 @@ describe('database outage errors', function () {
       await db.pool.query('select pg_terminate_backend($1)', [pid]);
       expect(isDatabaseUnavailable(await failureOf(() => waiting))).to.equal(true);
       terminated.release(true);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('are told to a caller as 503 service_unavailable with retry-after, whether or not its answer has begun (a stream’s error event)', async () => {
+    const pool = createPool(db.url, 1);
+    try {
+      const client = await pool.connect();
+      const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      const waiting = client.query('select pg_sleep(5)');
+      await db.pool.query('select pg_terminate_backend($1)', [pid]);
+      const told = answerableError(await failureOf(() => waiting));
+      client.release(true);
+      expect(told).to.include({ status: 503, code: 'service_unavailable' });
+      expect(told!.headers).to.deep.equal({ 'retry-after': '2' });
+      // A fault of ours is no answer to give: a 500 (or a stream's plain "could not be recorded").
+      expect(answerableError(new TypeError('x is undefined'))).to.equal(undefined);
     } finally {
       await pool.end();
     }
