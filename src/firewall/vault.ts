@@ -49,8 +49,12 @@ export interface VaultEntry {
 export class Vault {
   readonly #byValue = new Map<string, VaultEntry>();
   readonly #byKey = new Map<string, VaultEntry>();
-  /** The values as written, loosely (knownPlaceholder): a detector's normal form ("1985-03-12") may not be the text's. */
+  /**
+   * The values as written, loosely (knownPlaceholder): a detector's normal form ("1985-03-12") may
+   * not be the text's. Filled when first asked, from the entries made since: masking never pays for it.
+   */
   readonly #byLooseText = new Map<string, VaultEntry>();
+  readonly #notLooselyIndexed: VaultEntry[] = [];
   readonly #next = new Map<EntityType, number>();
   readonly #distinct = new Map<EntityType, number>();
   readonly #occurrences = new Map<EntityType, number>();
@@ -88,11 +92,7 @@ export class Vault {
       entry = { type: d.type, n, value: plain, ...(fromLabel ? { fromLabel } : {}) };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
-    }
-    if (plain.length <= KNOWN_VALUE_MAX_CHARS) {
-      const loose = looseText(plain);
-      // An initial ("J.") is too short to stand for its value wherever it is written alone.
-      if (loose.length >= 3) this.#byLooseText.set(loose, entry);
+      this.#notLooselyIndexed.push(entry);
     }
     this.#occurrences.set(d.type, (this.#occurrences.get(d.type) ?? 0) + 1);
     if (!encoded) return formatPlaceholder(entry.type, entry.n);
@@ -109,6 +109,12 @@ export class Vault {
    */
   knownPlaceholder(text: string): string | undefined {
     if (this.#byValue.size === 0 || text.length === 0 || text.length > KNOWN_VALUE_MAX_CHARS) return undefined;
+    for (const held of this.#notLooselyIndexed.splice(0)) {
+      if (held.value.length > KNOWN_VALUE_MAX_CHARS) continue;
+      const loose = looseText(held.value);
+      // An initial ("J.") is too short to stand for its value wherever it is written alone.
+      if (loose.length >= 3) this.#byLooseText.set(loose, held);
+    }
     let entry = this.#byLooseText.get(looseText(text));
     const numberLike = NUMBER_LIKE.test(text);
     for (const type of this.#next.keys()) {
