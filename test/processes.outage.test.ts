@@ -35,6 +35,9 @@ const proxyTo = (url: string) => {
 
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
+const CHAT_ON_STUB =
+  '  - {id: test/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: chat}]}';
+
 async function statusOf(url: string, init: RequestInit = {}): Promise<number | undefined> {
   try {
     const response = await fetch(url, init);
@@ -52,6 +55,32 @@ describe('web and worker through a database outage', function () {
   this.timeout(120_000);
   const children: ChildProcess[] = [];
   const cleanups: (() => Promise<void>)[] = [];
+
+  /**
+   * A web process on a database of its own whose catalogue's one provider, `eu-slow`, is a stub
+   * (the `models:` entries given), ready, with an organization key; stopped and dropped after.
+   */
+  async function webOnStub(models: string) {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const stub = await startStubProvider();
+    cleanups.push(() => stub.close());
+    const { file } = loadTestCatalog(`
+providers:
+  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
+models:
+${models}
+aliases: {}
+${FREE_SERVICES}
+`);
+    const created = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const port = await freePort();
+    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
+    children.push(web.child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    return { db, stub, key: created.key, workspaceId: created.workspace_id, organizationId: created.organization_id, port, base, web };
+  }
   afterEach(async () => {
     const running = children.splice(0).filter(isRunning);
     // The runner's processes too, which a SIGKILL of the runner would leave behind.
@@ -122,27 +151,12 @@ describe('web and worker through a database outage', function () {
   });
 
   it('a stream still running when the web is told to stop ends with an error event, and is billed for what it streamed and traced as 503 before the web exits', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const stub = await startStubProvider();
-    cleanups.push(() => stub.close());
-    const { file } = loadTestCatalog(`
-providers:
-  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
-models:
-  - {id: test/slow, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: slow}]}
-aliases: {}
-${FREE_SERVICES}
-`);
+    const { db, stub, key, workspaceId, base, web } = await webOnStub(
+      '  - {id: test/slow, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: slow}]}',
+    );
     // Thirty seconds of answer: longer than the 10 s the web gives in-flight requests at shutdown.
     const slowAnswer = { type: 'answer' as const, chunks: Array.from({ length: 60 }, (_, i) => `woord${i} `), chunkDelayMs: 500 };
     stub.script(slowAnswer, slowAnswer);
-    const { key, workspace_id: workspaceId } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
-    const port = await freePort();
-    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
-    children.push(web.child);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
     const streamed = fetch(`${base}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'stopped-1' },
@@ -179,24 +193,8 @@ ${FREE_SERVICES}
   });
 
   it('a stopping web closes each kept-alive socket after its answer, so a client’s next request goes elsewhere, and exits once none is left', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const stub = await startStubProvider();
-    cleanups.push(() => stub.close());
-    const { file } = loadTestCatalog(`
-providers:
-  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
-models:
-  - {id: test/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: chat}]}
-aliases: {}
-${FREE_SERVICES}
-`);
-    const { key } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const { key, stub, port, web } = await webOnStub(CHAT_ON_STUB);
     stub.script({ type: 'answer', delayMs: 1_000 });
-    const port = await freePort();
-    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
-    children.push(web.child);
-    await waitFor(async () => (await statusOf(`http://127.0.0.1:${port}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
     // One kept-alive socket, busy with a chat when the web is told to stop.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     cleanups.push(async () => agent.destroy());
@@ -231,20 +229,7 @@ ${FREE_SERVICES}
   });
 
   it('a chat still embedding its question for memory when the web is told to stop is answered 503 server_stopping, to retry, not 499', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const stub = await startStubProvider();
-    cleanups.push(() => stub.close());
-    const { file } = loadTestCatalog(`
-providers:
-  - {id: eu-slow, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 60000}
-models:
-  - {id: test/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: eu-slow, upstream_model: chat}]}
-${embeddingModel1024('test/embed', [['eu-slow', 'embed']])}
-aliases: {}
-${FREE_SERVICES}
-`);
-    const { key, workspace_id: workspaceId, organization_id: organizationId } = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const { db, stub, key, workspaceId, organizationId, base, web } = await webOnStub(`${CHAT_ON_STUB}\n${embeddingModel1024('test/embed', [['eu-slow', 'embed']])}`);
     // The workspace holds memory, so a chat embeds its question first.
     await db.pool.query(
       `insert into facts (organization_id, workspace_id, content, content_hash, model, embedding, ts_config)
@@ -253,11 +238,6 @@ ${FREE_SERVICES}
     );
     // Longer than the 10 s the web gives requests in flight at shutdown.
     stub.script({ type: 'answer', delayMs: 30_000 });
-    const port = await freePort();
-    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
-    children.push(web.child);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
     const answered = fetch(`${base}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
