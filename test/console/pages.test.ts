@@ -68,6 +68,26 @@ describe('the console pages: what each shows and offers, and to which key', func
     expect((await chat({ messages: [{ role: 'user', content: 'hallo' }] })).status).to.equal(200);
   });
 
+  it('asks before switching the firewall default off, and leaves it on when that is cancelled', async () => {
+    expect((await v1('/settings/router', { method: 'PUT', body: { non_eu_acceptance: 'record' } })).status).to.equal(200);
+    try {
+      await visit(page, '#/settings', 'Router settings');
+      const firewall = page.getByLabel(/Mask personal data before it reaches a provider/);
+      await firewall.uncheck();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Send personal data unmasked?' });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect((await v1('/settings/router')).body.firewall_default).to.equal(true);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('dialog', { name: 'Send personal data unmasked?' }).getByRole('button', { name: 'Switch the firewall default off' }).click();
+      await page.getByRole('status').filter({ hasText: 'Settings saved.' }).first().waitFor();
+      expect((await v1('/settings/router')).body.firewall_default).to.equal(false);
+    } finally {
+      expect((await v1('/settings/router', { method: 'PUT', body: { non_eu_acceptance: 'withdraw' } })).status).to.equal(200);
+    }
+  });
+
   it('a workspace left with the firewall off and no acceptance (from before withdrawing switched it on) says chats are refused, and switches it back on in one click', async () => {
     // Such a state can only come from stored data: the API no longer leaves it.
     await gw.app.db.pool.query(

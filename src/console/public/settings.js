@@ -227,6 +227,19 @@ function policyForm(state, models, redraw) {
           feedback.append(h('div', { class: 'alert info' }, 'Nothing changed.'));
           return;
         }
+        // Every chat of the workspace would leave unmasked: as grave as the acceptance it needs, and asked as plainly.
+        if (changes.firewall_default === false) {
+          const confirmed = await confirmDialog({
+            title: 'Send personal data unmasked?',
+            body: [
+              h('p', null, 'With the firewall default off, every chat of this workspace that does not ask for the firewall itself reaches its provider with the personal data in it as written: names, e-mail addresses, phone numbers, IBANs.'),
+              h('p', { class: 'muted small-text' }, 'This is written to the audit log. It can be switched back on at any time.'),
+            ],
+            confirmLabel: 'Switch the firewall default off',
+            danger: true,
+          });
+          if (!confirmed) return;
+        }
         save.disabled = true;
         try {
           const updated = await api('/settings/router', { method: 'PUT', body: changes });
