@@ -170,6 +170,8 @@ describe('the console in a browser', function () {
     const scores = await v1(`/scores?trace_id=${encodeURIComponent(traceId)}`);
     expect(scores.body.data).to.have.length(1);
     expect(scores.body.data[0]).to.include({ name: 'helpful', value: 1, comment: 'Clear answer' });
+    // The raw trace shows it too, as the API now answers the trace.
+    expect(JSON.parse((await page.locator('pre.raw').textContent())!).scores.map((s: { name: string }) => s.name)).to.deep.equal(['helpful']);
     await screenshot(page, 'trace-detail-1280');
   });
 

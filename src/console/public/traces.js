@@ -356,7 +356,13 @@ async function renderDetail(view, route, id) {
   const notes = extras.length ? h('section', { class: 'card', 'aria-labelledby': 'trace-notes-h' }, h('h2', { id: 'trace-notes-h' }, 'Routing notes and sources'), extras) : null;
 
   body.replaceChildren();
-  append(body, overview, attemptsSection, h('div', { class: 'grid-2' }, input, output), notes, scoreSection(trace), h('details', { class: 'card' }, h('summary', null, 'Raw trace (JSON)'), h('pre', { class: 'raw' }, json(trace, 2))));
+  const raw = h('pre', { class: 'raw' }, json(trace, 2));
+  // A score added here joins the trace, as the API would now answer it.
+  const scored = (score) => {
+    trace.scores = [...(trace.scores ?? []), score];
+    raw.textContent = json(trace, 2);
+  };
+  append(body, overview, attemptsSection, h('div', { class: 'grid-2' }, input, output), notes, scoreSection(trace, scored), h('details', { class: 'card' }, h('summary', null, 'Raw trace (JSON)'), raw));
 }
 
 function firewallText(firewall) {
@@ -365,7 +371,7 @@ function firewallText(firewall) {
   return `on (${firewall.language ?? 'auto'}): ${masked}`;
 }
 
-function scoreSection(trace) {
+function scoreSection(trace, onScored) {
   const scores = table({
     caption: 'Scores',
     narrow: true,
@@ -408,6 +414,7 @@ function scoreSection(trace) {
         try {
           const created = await api('/scores', { method: 'POST', body });
           scores.add([created.data]);
+          onScored(created.data);
           form.reset();
           toast(`Score “${created.data.name}” saved.`);
           feedback.append(h('div', { class: 'alert ok' }, `Score “${created.data.name}” = ${String(created.data.value)} saved.`));
