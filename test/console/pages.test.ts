@@ -213,6 +213,20 @@ describe('the console pages: what each shows and offers, and to which key', func
     expect(await page.getByRole('button', { name: 'Load more' }).isHidden()).to.equal(true);
   });
 
+  it('filters traces by name and by UTC days', async () => {
+    expect((await chat({ name: 'naam-filter-1', messages: [{ role: 'user', content: 'Filter mij' }] })).status).to.equal(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await visit(page, '#/traces', 'Traces');
+    await page.getByLabel('Name', { exact: true }).fill('naam-filter-1');
+    await page.getByLabel('From', { exact: true }).fill(today);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: '1 trace with name “naam-filter-1”' }).first().waitFor();
+    await page.getByLabel('From', { exact: true }).fill(tomorrow);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('status').filter({ hasText: `0 traces with name “naam-filter-1”, from “${tomorrow}”` }).first().waitFor();
+  });
+
   it('shows every document, and says why, for a link to a collection deleted since', async () => {
     const created = await v1('/recall/collections', { method: 'POST', body: { name: 'Tijdelijk' } });
     expect(created.status).to.equal(201);

@@ -10,6 +10,9 @@ const FILTERS = [
   { name: 'tag', label: 'Tag' },
   { name: 'user', label: 'End-user', hint: 'The user field of the chat request' },
   { name: 'model', label: 'Model', hint: 'The model that served the call' },
+  { name: 'name', label: 'Name', hint: 'The name field of the call' },
+  { name: 'from', label: 'From', type: 'date', hint: 'UTC day, included' },
+  { name: 'to', label: 'Until', type: 'date', hint: 'UTC day, not included' },
 ];
 const PAGE_SIZE = 50;
 
@@ -57,7 +60,7 @@ async function renderList(view, route) {
   const modelList = h('datalist', { id: 'trace-models' });
   const inputs = FILTERS.map((f) =>
     h('input', {
-      type: 'text',
+      type: f.type ?? 'text',
       name: f.name,
       value: active[f.name],
       autocomplete: 'off',
