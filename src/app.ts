@@ -121,7 +121,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const chat = new ChatService({ ...services, firewallMaxChars: deps.config.firewallMaxChars });
   chatRoutes(operations, { chat });
   messagesRoutes(operations, { chat, catalog: deps.catalog, firewallMaxChars: deps.config.firewallMaxChars });
-  responsesRoutes(operations, { door: new ResponsesDoor({ chat, pool: deps.pool, validator }) });
+  responsesRoutes(operations, { door: new ResponsesDoor({ chat, pool: deps.pool, validator, catalog: deps.catalog }) });
   embeddingRoutes(operations, { embeddings: new EmbeddingService(services) });
   modelRoutes(operations, { catalog: deps.catalog });
   threadRoutes(operations, { pool: deps.pool });

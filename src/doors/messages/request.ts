@@ -1,10 +1,9 @@
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
-import { expandChain, type Catalog, type ChatModel } from '../../gateway/catalog.js';
-import { chainOf } from '../../gateway/routing.js';
+import type { Catalog } from '../../gateway/catalog.js';
 import { anthropicPartText, citationsOf, documentSettingsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
-import { countPromptTokens } from '../../gateway/tokens.js';
+import { capWithinContext } from '../answerRoom.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
@@ -319,22 +318,6 @@ function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reason
   return thinking.budget_tokens < MEDIUM_BUDGET_BELOW ? 'medium' : 'high';
 }
 
-/** The smallest context of the chain's chat models, or undefined when the chain names none we know. */
-function smallestContext(catalog: Catalog, chain: string[]): number | undefined {
-  const contexts = expandChain(catalog, chain).flatMap((id) => {
-    const model = catalog.models.get(id);
-    return model?.type === 'chat' ? [(model as ChatModel).contextLength] : [];
-  });
-  return contexts.length > 0 ? Math.min(...contexts) : undefined;
-}
-
-// Per-message overheads the tokenizer adds beyond the text (role, separators, reply priming).
-const SAFETY_TOKENS = 64;
-
-function jsonLength(chat: Record<string, unknown>): number {
-  return Buffer.byteLength(JSON.stringify(chat.messages)) + (chat.tools ? Buffer.byteLength(JSON.stringify(chat.tools)) : 0);
-}
-
 /** The chat messages of a Messages request; with `origins`, where each came from. */
 function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>(), origins?: MessageOrigins): ChatMessage[] {
   const last = body.messages.length - 1;
@@ -372,17 +355,10 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   const anthropic = anthropicSettingsOf(body);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  // Agents ask for the most the model can write; what the context leaves after the prompt is the real most.
-  const context = smallestContext(catalog, chainOf(body).chain);
-  // A token is at least one byte of the JSON it comes from, so a cap that fits beside the JSON's
-  // length fits beside the prompt: only the rest are counted with the tokenizer.
-  const surelyFits = context !== undefined && body.max_tokens + jsonLength(chat) + SAFETY_TOKENS <= context;
-  if (context !== undefined && !surelyFits) {
-    const room = Math.max(1, context - countPromptTokens(chat as unknown as ChatCompletionRequest));
-    if (body.max_tokens > room) {
-      chat.max_tokens = room;
-      notes.push(`max_tokens ${body.max_tokens} was lowered to ${room}, what the model's context leaves after the prompt`);
-    }
+  const lowered = capWithinContext(catalog, chat as unknown as ChatCompletionRequest, body.max_tokens, { cap: 'max_tokens', prompt: 'messages' });
+  if (lowered) {
+    chat.max_tokens = lowered.cap;
+    notes.push(lowered.note);
   }
   // Where each message came from is needed only to name a field in a 422 on the chat request:
   // then the messages are built again, the same, keeping it.

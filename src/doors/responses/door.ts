@@ -3,6 +3,8 @@ import { notFound, validationFailed } from '../../errors.js';
 import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type ChatService } from '../../gateway/chat.js';
 import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
+import type { Catalog } from '../../gateway/catalog.js';
+import { capWithinContext } from '../answerRoom.js';
 import { renameFields } from '../fieldOrigins.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
@@ -19,7 +21,7 @@ import type { ResponseObject, ResponsesRequest } from './types.js';
 // and a replay never needs to store it again.
 
 export class ResponsesDoor {
-  constructor(private readonly deps: { chat: ChatService; pool: Pool; validator: Validator }) {}
+  constructor(private readonly deps: { chat: ChatService; pool: Pool; validator: Validator; catalog: Catalog }) {}
 
   async create(ctx: ChatContext, body: ResponsesRequest): Promise<ChatReply> {
     const { door, frame, chatCtx, answered } = await this.prepare(ctx, body);
@@ -80,6 +82,12 @@ export class ResponsesDoor {
     // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
     if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
+    const cap = door.chat.max_completion_tokens;
+    const lowered = cap != null ? capWithinContext(this.deps.catalog, door.chat, cap, { cap: 'max_output_tokens', prompt: 'input' }) : undefined;
+    if (lowered) {
+      door.chat.max_completion_tokens = lowered.cap;
+      door.notes.push(lowered.note);
+    }
     const id = responseIdOf(workspaceId, ctx.requestId);
     const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
     const answered: Answered = {};

@@ -54,6 +54,7 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
   const input = inputItemsOf(body.input);
   const messages = messagesOf(body, chain, input, refusals, notes);
   if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
+  else if (messages.length === 0 && Object.keys(refusals.errors).length === 0) refusals.add('input', 'holds nothing to answer: send at least one message, function_call or function_call_output item');
 
   const { tools, offeredOnly } = toolsOf(body.tools ?? []);
   for (const type of offeredOnly) notes.add(`tool type ${type} offered and left out: the door serves function tools only`);
@@ -135,8 +136,26 @@ function messagesOf(
   // What the stored turns hold is this request's by way of previous_response_id.
   if (origins) for (const message of messages) if (!origins.get(message)) origins.set(message, { at: 'previous_response_id' });
   withoutOrphanResults(messages, notes);
+  const fromInput = messages.length;
   appendItems(messages, input, 'input', refusals, notes, origins);
+  refuseOrphanOutputs(messages, fromInput, input, refusals);
   return messages;
+}
+
+/**
+ * A function output of this request must answer a call made before it, in the input or in the
+ * turns previous_response_id leads to: every provider refuses a tool result without its call, and
+ * OpenAI's Responses API answers 400 for it too.
+ */
+function refuseOrphanOutputs(messages: readonly ChatMessage[], fromInput: number, input: readonly InputItem[], refusals: Refusals): void {
+  const called = new Set<string>();
+  for (const message of messages.slice(0, fromInput)) for (const call of message.tool_calls ?? []) called.add(call.id);
+  input.forEach((item, i) => {
+    if (itemTypeOf(item) === 'function_call' && item.call_id !== undefined) called.add(item.call_id);
+    if (itemTypeOf(item) === 'function_call_output' && item.call_id !== undefined && !called.has(item.call_id)) {
+      refusals.add(`input.${i}.call_id`, `answers no function_call: none with call_id ${JSON.stringify(item.call_id)} comes before it, in input or in the turns previous_response_id leads to`);
+    }
+  });
 }
 
 /**
@@ -158,8 +177,9 @@ function withoutOrphanResults(messages: ChatMessage[], notes: Set<string>): void
   if (dropped > 0) notes.add(`${dropped} function output(s) of earlier turns left out: the turns with their calls are no longer stored`);
 }
 
+/** An item without a type is a message (OpenAI's "easy input message"), role or no role. */
 function itemTypeOf(item: InputItem): string {
-  return item.type ?? (item.role !== undefined ? 'message' : 'unknown');
+  return item.type ?? 'message';
 }
 
 /**
@@ -265,6 +285,9 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
   flushToolImages();
 }
 
+// What a provider can fetch or read: a URL of another scheme (http:, ftp:, file:) it refuses or, worse, tries.
+const IMAGE_URL = /^(?:https:|data:)/i;
+
 /** The chat content of an item's content; `paths`, when given, gets the field each chat part came from. */
 function contentOf(content: string | ContentPart[], path: string, refusals: Refusals, paths?: string[]): ChatContent {
   if (typeof content === 'string') return content;
@@ -286,7 +309,7 @@ function contentOf(content: string | ContentPart[], path: string, refusals: Refu
         if (typeof part.refusal === 'string') push({ type: 'text', text: part.refusal }, where);
         return;
       case 'input_image':
-        if (part.file_id !== undefined || typeof part.image_url !== 'string') {
+        if (part.file_id !== undefined || typeof part.image_url !== 'string' || !IMAGE_URL.test(part.image_url)) {
           refusals.add(where, 'an input_image needs image_url (an https or data: URL); file_id is not served (there is no files API)');
         } else {
           push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);

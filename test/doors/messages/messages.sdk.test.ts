@@ -333,6 +333,20 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(prefilled.status).to.equal(200);
   });
 
+  it("refuses a prompt the model's context leaves no room to answer, instead of sending it with max_tokens 1", async () => {
+    const sentBefore = gw.euA.requests.length;
+    const res = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01', 'x-api-key': gw.key },
+      body: { model: 'test/chat-a', max_tokens: 32000, messages: [{ role: 'user', content: 'woord '.repeat(40_000) }] },
+    });
+    expect(res.status).to.equal(422);
+    expect(res.body.type).to.equal('error');
+    expect(res.body.error.type).to.equal('invalid_request_error');
+    expect(res.body.error.message).to.contain('test/chat-a');
+    expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
+  });
+
   it('drops unknown fields at every level and accepts ?beta=true and anthropic-beta', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages?beta=true', {
       method: 'POST',

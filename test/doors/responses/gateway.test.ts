@@ -377,6 +377,22 @@ describe('the Responses door over the gateway', () => {
     expect(sent[4].content).to.deep.equal([{ type: 'image_url', image_url: { url: image } }]);
   });
 
+  it("lowers a max_output_tokens beyond the model's context to what the prompt leaves, and refuses a prompt that leaves nothing", async () => {
+    const lowered = await post({ model: 'test/chat-a', cache: false, input: 'Kort graag', max_output_tokens: 100_000_000 });
+    expect(lowered.status, await lowered.clone().text()).to.equal(200);
+    const cap = gw.euA.requests.at(-1)!.body.max_completion_tokens ?? gw.euA.requests.at(-1)!.body.max_tokens;
+    expect(cap).to.be.within(31_000, 32_000 - 1);
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${lowered.headers.get('x-request-id')}`, { key: gw.key });
+    expect(trace.body.notes.join(' ')).to.contain('max_output_tokens 100000000 was lowered');
+
+    const sentBefore = gw.euA.requests.length;
+    const tooLong = await post({ model: 'test/chat-a', cache: false, input: 'woord '.repeat(40_000), max_output_tokens: 1000 });
+    expect(tooLong.status).to.equal(422);
+    const body = (await tooLong.json()) as { errors: Record<string, string[]> };
+    expect(body.errors.input![0]).to.contain('test/chat-a');
+    expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
+  });
+
   it('hands a stored response back as it was sent and answered, key order included', async () => {
     const parameters = { type: 'object', properties: { alpha: { type: 'string' }, b: { type: 'integer' } }, required: ['alpha', 'b'] };
     const tools = [{ type: 'function', name: 'zoek', description: 'Zoek een polis', parameters }];

@@ -133,4 +133,35 @@ describe('Responses request → chat request', () => {
     expect(refusal({ model: 'm', input: [{ type: 'function_call', name: 'f' }] })).to.have.keys('input.0.call_id', 'input.0.arguments');
     expect(refusal({ model: 'm' })).to.have.property('input');
   });
+
+  it('takes an item without a type as a message, so that one without a role is refused rather than left out', () => {
+    expect(refusal({ model: 'm', input: [{ content: 'Wat is mijn saldo?' } as never, { role: 'user', content: 'x' }] })).to.have.keys('input.0.role');
+    // Nothing the model could answer is not sent as an empty chat, named as the chat's field.
+    expect(refusal({ model: 'm', input: [{ type: 'reasoning', id: 'rs_1', summary: [] } as never] })).to.have.keys('input');
+  });
+
+  it('refuses a function output that answers no call before it, in input or in the stored turns', () => {
+    const errors = refusal({ model: 'm', input: [{ type: 'function_call_output', call_id: 'c1', output: '42' }] });
+    expect(errors).to.have.keys('input.0.call_id');
+    expect(errors['input.0.call_id']![0]).to.contain('c1');
+    // An output before its call answers nothing either.
+    expect(
+      refusal({
+        model: 'm',
+        input: [
+          { role: 'user', content: 'x' },
+          { type: 'function_call_output', call_id: 'c2', output: '42' },
+          { type: 'function_call', call_id: 'c2', name: 'f', arguments: '{}' },
+        ],
+      }),
+    ).to.have.keys('input.1.call_id');
+  });
+
+  it('refuses an input_image whose URL is neither https nor data', () => {
+    for (const url of ['ftp://example.com/a.png', 'http://example.com/a.png', 'file:///etc/passwd']) {
+      expect(refusal({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: url }] }] }), url).to.have.keys('input.0.content.0');
+    }
+    const { chat } = chatRequestOf({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'HTTPS://example.com/a.png' }] }] }, []);
+    expect(chat.messages[0]!.content).to.deep.equal([{ type: 'image_url', image_url: { url: 'HTTPS://example.com/a.png' } }]);
+  });
 });

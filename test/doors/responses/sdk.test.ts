@@ -188,15 +188,17 @@ describe('the official openai SDK against /v1/responses', () => {
       input: [
         { role: 'user', content: 'Tweede vraag' },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Met context' }] },
+        // An output answers a call before it (an output alone is a 422, as OpenAI answers 400).
+        { type: 'function_call', call_id: 'call_7', name: 'zoek', arguments: '{}' },
         { type: 'function_call_output', call_id: 'call_7', output: '{"ok":true}' },
       ],
     });
     const all = [];
     for await (const item of client.responses.inputItems.list(created.id, { limit: 2 })) all.push(item);
     // Newest first, this turn's items only, each with an id and a status; text content as parts.
-    expect(all.map((item) => item.type)).to.deep.equal(['function_call_output', 'message', 'message']);
-    expect(all[2]).to.deep.include({ role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'Tweede vraag' }] });
-    expect(new Set(all.map((item) => item.id)).size).to.equal(3);
+    expect(all.map((item) => item.type)).to.deep.equal(['function_call_output', 'function_call', 'message', 'message']);
+    expect(all[3]).to.deep.include({ role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'Tweede vraag' }] });
+    expect(new Set(all.map((item) => item.id)).size).to.equal(4);
     const ascending = await client.responses.inputItems.list(created.id, { order: 'asc' });
     expect(ascending.data.map((item) => item.id)).to.deep.equal(all.map((item) => item.id).reverse());
     expect(ascending.has_more).to.equal(false);
