@@ -1714,7 +1714,7 @@ export interface components {
              *     without `memory.read` chats without memory, so this is not read.
              */
             collection?: string | string[];
-            /** @description End-user id; scopes long-term memory facts. */
+            /** @description End-user id; scopes long-term memory facts. Not only spaces or invisible characters: an end-user named so could not be erased (`DELETE /memory?user_ref=` refuses such a name). */
             user?: string;
             /** @description Caller-chosen conversation id; groups calls on the trace, and appends the request's messages and the answer to that thread. Needs the scope `memory.write` (403 otherwise). */
             thread?: string;

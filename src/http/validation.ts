@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { Next } from 'koa';
+import { VISIBLE_CHARACTER } from '../blank.js';
 import { validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import { fromRoot } from '../paths.js';
 import type { AppContext } from './state.js';
@@ -9,9 +10,6 @@ import type { AppContext } from './state.js';
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose .default is the plugin.
 const addFormats = ajvFormats.default;
 
-// The spec's pattern for text that must not be blank: one character that is neither a space nor
-// invisible (zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen).
-const VISIBLE_CHARACTER = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD]';
 
 export const SCHEMA_DOCUMENT_ID = 'polder';
 

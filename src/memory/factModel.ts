@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { isBlank } from '../blank.js';
 import { storableText } from '../db/storable.js';
 import type { Firewall } from '../firewall/index.js';
 import type { Catalog, ChatModel } from '../gateway/catalog.js';
@@ -144,10 +145,10 @@ const restored = (model: ExtractionModel, text: string) => (model.firewall ? mod
 /** The longest fact kept, as the API bounds a fact's content: a longer one is no atomic fact. */
 const MAX_FACT_CHARS = 10_000;
 
-/** A fact as the model wrote it, restored and made storable; '' for none, or one past MAX_FACT_CHARS. */
+/** A fact as the model wrote it, restored and made storable; '' for none, a blank one, or one past MAX_FACT_CHARS. */
 function factText(model: ExtractionModel, written: string): string {
   const text = storableText(restored(model, written).trim());
-  return text.length > MAX_FACT_CHARS ? '' : text;
+  return text.length > MAX_FACT_CHARS || isBlank(text) ? '' : text;
 }
 
 /** Asks the extraction model for JSON of `format`'s schema; throws the routing or chain error. */

@@ -1,3 +1,4 @@
+import { isBlank } from '../blank.js';
 import { guessLanguage } from '../firewall/language.js';
 import type { Language } from '../firewall/types.js';
 
@@ -62,7 +63,7 @@ export function splitSentences(text: string, language: Language): string[] {
     }
     if (pending) sentences.push(pending);
   }
-  return sentences.map((s) => s.replace(BULLET, '').replace(/\s+/g, ' ').trim()).filter((s) => s !== '');
+  return sentences.map((s) => s.replace(BULLET, '').replace(/\s+/g, ' ').trim()).filter((s) => !isBlank(s));
 }
 
 // ---------------------------------------------------------------------------------------------

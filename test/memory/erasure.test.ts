@@ -173,6 +173,27 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     const fact = await api(fx.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: fx.key, body: { content: 'Ik fiets graag.', user_ref: '\u200b' } });
     expect(fact.status).to.equal(422);
     expect(fact.body.errors.user_ref).to.deep.equal(['must not be blank']);
+    const listed = await api(fx.app.baseUrl, `/v1/recall/facts?user_ref=${encodeURIComponent('\u200b')}`, { key: fx.key });
+    expect(listed.status).to.equal(422);
+    expect(listed.body.errors.user_ref).to.deep.equal(['must not be blank']);
+  });
+
+  it('refuses a chat or a response for such an end-user: what it would store about them could never be erased', async () => {
+    // QA: `user: " "` with a thread stored messages and a trace under " ", which no erasure could name.
+    const threadsBefore = (await fx.app.db.pool.query('select count(*)::int as n from thread_messages')).rows[0].n;
+    for (const user of [' ', '\u200b']) {
+      const chat = await api(fx.app.baseUrl, '/v1/chat/completions', {
+        method: 'POST',
+        key: fx.key,
+        body: { model: 'local/echo', user, thread: 'blank-user', messages: [{ role: 'user', content: 'my secret is KUMQUAT-991' }] },
+      });
+      expect(chat.status, JSON.stringify(user)).to.equal(422);
+      expect(chat.body.errors.user).to.deep.equal(['must not be blank']);
+      const response = await api(fx.app.baseUrl, '/v1/responses', { method: 'POST', key: fx.key, body: { model: 'local/echo', user, input: 'hallo' } });
+      expect(response.status, JSON.stringify(user)).to.equal(422);
+      expect(response.body.errors.user).to.deep.equal(['must not be blank']);
+    }
+    expect((await fx.app.db.pool.query('select count(*)::int as n from thread_messages')).rows[0].n).to.equal(threadsBefore);
   });
 
   it('answers 0 for an end-user with nothing stored, and still audits the request', async () => {

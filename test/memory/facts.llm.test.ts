@@ -61,6 +61,15 @@ describe('facts (extraction model)', () => {
     expect(await factContents(fx.app, fx.key, { user_ref: 'llm-long' })).to.deep.equal(['I play the cello']);
   });
 
+  it('keeps no fact made only of spaces or invisible characters, as the API refuses such a content', async () => {
+    // QA: a zero-width space was stored as a fact, then retrieved into chats as a source.
+    fx.eu.script(jsonAnswer({ facts: ['', '   ', '\u200b', '\ufeff\u00ad', 'I play the oboe'] }));
+    await submitFact(fx.app, fx.key, { content: 'I play the oboe.', user_ref: 'llm-blank' });
+    const submission = await waitForSubmission(fx.app, fx.workspaceId, 'llm-blank');
+    expect(submission).to.include({ status: 'done', facts_added: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-blank' })).to.deep.equal(['I play the oboe']);
+  });
+
   it('bills the extraction: the tokens of the model at its price and of the embeddings, one usage row per model', async () => {
     fx.eu.script(jsonAnswer({ facts: ['I cycle to work', 'I have a cat called Pip'] }));
     await submitFact(fx.app, fx.key, { content: 'I cycle to work every day and my cat Pip waits at home.', user_ref: 'llm-billed' });

@@ -1,3 +1,4 @@
+import { isBlank } from '../../blank.js';
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import type { Catalog } from '../../gateway/catalog.js';
@@ -349,7 +350,8 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   const tools = toolsOf(body.tools, notes, add);
   if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));
   else if (body.tool_choice?.type === 'tool') add('tool_choice.name', `names a tool the request does not offer: ${body.tool_choice.name}`);
-  if (typeof body.metadata?.user_id === 'string' && body.metadata.user_id !== '') chat.user = body.metadata.user_id;
+  // A blank one names no end-user (as the chat API refuses it as `user`: such an end-user could not be erased).
+  if (typeof body.metadata?.user_id === 'string' && !isBlank(body.metadata.user_id)) chat.user = body.metadata.user_id;
   const effort = reasoningEffortOf(body);
   if (effort !== undefined) chat.reasoning_effort = effort;
   const anthropic = anthropicSettingsOf(body);
