@@ -90,11 +90,22 @@ function walkSchema(schema, where, visit) {
   }
 }
 
-/** A copy of an OpenAPI schema as plain JSON Schema: OpenAPI-only and `x-` keywords dropped, refs rewritten. */
+// The `x-` keywords the validator acts on (src/http/validation.ts); every other one is documentation.
+const NULL_MEANS_ABSENT = 'x-null-means-absent';
+
+/** A copy of an OpenAPI schema as plain JSON Schema: OpenAPI-only and other `x-` keywords dropped, refs rewritten. */
 function toJsonSchema(schema, where, componentNames) {
   if (!isObject(schema)) return schema; // boolean schemas
   const out = {};
   for (const [key, value] of Object.entries(schema)) {
+    if (key === NULL_MEANS_ABSENT) {
+      const properties = isObject(schema.properties) ? schema.properties : {};
+      if (!Array.isArray(value) || !value.every((field) => typeof field === 'string' && field in properties)) {
+        problem(`${where}: ${NULL_MEANS_ABSENT} must list properties of the schema`);
+      }
+      out[key] = value;
+      continue;
+    }
     if (OPENAPI_ONLY.has(key) || key.startsWith('x-')) continue;
     if (key === '$ref') {
       const match = /^#\/components\/schemas\/([^/]+)$/.exec(String(value));
@@ -284,7 +295,7 @@ function compileAll(schemaDoc) {
   const make = (coerceTypes) => {
     const ajv = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, coerceTypes });
     addFormats(ajv);
-    ajv.addVocabulary(['x-operations']);
+    ajv.addVocabulary(['x-operations', NULL_MEANS_ABSENT]);
     ajv.addSchema(schemaDoc);
     return ajv;
   };

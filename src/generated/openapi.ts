@@ -1686,7 +1686,8 @@ export interface components {
         /**
          * @description OpenAI-compatible chat request. Exactly one of `model` and `models` is required; sending
          *     both, or neither, is a 422 (enforced in code, not in this schema, so the error names the
-         *     field). Unknown fields are dropped at every level.
+         *     field). Unknown fields are dropped at every level. An OpenAI parameter sent as null is
+         *     taken as absent, as OpenAI takes it (its SDKs send null for a parameter left unset).
          */
         ChatCompletionRequest: {
             messages: components["schemas"]["ChatMessage"][];
@@ -1753,7 +1754,8 @@ export interface components {
         /**
          * @description One message, discriminated by `role`. `content` is required (a string or an array of
          *     content parts) except for an assistant message with `tool_calls`, where it may be null or
-         *     absent. A `tool` message needs `tool_call_id`.
+         *     absent. A `tool` message needs `tool_call_id`. `name`, `tool_calls` and `tool_call_id` sent
+         *     as null are taken as absent.
          */
         ChatMessage: {
             role: components["schemas"]["ChatRole"];

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { Next } from 'koa';
 import { VISIBLE_CHARACTER } from '../blank.js';
@@ -46,6 +46,35 @@ function collectVendorKeywords(node: unknown, found: Set<string>): void {
 }
 
 /**
+ * `x-null-means-absent: [fields]` on an object schema: those fields sent as null are deleted (or
+ * take their default) before the object's properties are checked, as OpenAI takes null for "not given" (its SDKs send
+ * it). The handlers then never see a null the generated types do not allow.
+ */
+const NULL_MEANS_ABSENT = 'x-null-means-absent';
+
+function addNullMeansAbsent(ajv: Ajv2020): void {
+  ajv.addKeyword({
+    keyword: NULL_MEANS_ABSENT,
+    type: 'object',
+    schemaType: 'array',
+    modifying: true,
+    before: 'properties',
+    errors: false,
+    validate: (fields: string[], data: Record<string, unknown>, parentSchema?: AnySchemaObject) => {
+      const properties = (parentSchema?.properties ?? {}) as Record<string, { default?: unknown }>;
+      for (const field of fields) {
+        if (data[field] !== null) continue;
+        // Defaults were assigned before this keyword runs (to absent fields only): a field with one gets it now.
+        const fallback = properties[field]?.default;
+        if (fallback !== undefined) data[field] = fallback;
+        else delete data[field];
+      }
+      return true;
+    },
+  });
+}
+
+/**
  * Compiles the generated schemas once at start. Bodies are validated as they are; query strings
  * are validated with type coercion, because every query value arrives as a string.
  */
@@ -64,7 +93,8 @@ export class Validator {
     const make = (coerceTypes: boolean) => {
       const ajv = new Ajv2020({ allErrors: true, strict: true, coerceTypes, useDefaults: true });
       addFormats(ajv);
-      ajv.addVocabulary([...vendorKeywords]);
+      addNullMeansAbsent(ajv);
+      ajv.addVocabulary([...vendorKeywords].filter((keyword) => keyword !== NULL_MEANS_ABSENT));
       ajv.addSchema(schemas, SCHEMA_DOCUMENT_ID);
       return ajv;
     };

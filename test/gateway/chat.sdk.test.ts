@@ -23,6 +23,42 @@ describe('the official openai SDK against /v1/chat/completions', () => {
     expect(completion.usage!.total_tokens).to.be.above(0);
   });
 
+  it('takes an OpenAI parameter sent as null as not given, as OpenAI does (its SDKs send null for unset)', async () => {
+    // QA: each of these was a 422 ("temperature: must be number"), though OpenAI's own types allow null.
+    const completion = await client.chat.completions.create({
+      model: 'local/echo',
+      messages: [
+        { role: 'user', content: 'Eerst', name: null as never },
+        { role: 'assistant', content: 'Goed', tool_calls: null as never },
+        { role: 'user', content: 'Nul is niets' },
+      ],
+      temperature: null,
+      top_p: null,
+      max_tokens: null,
+      max_completion_tokens: null,
+      stop: null,
+      seed: null,
+      n: null,
+      stream: null,
+      stream_options: null,
+      presence_penalty: null,
+      frequency_penalty: null,
+      logit_bias: null,
+      logprobs: null,
+      top_logprobs: null,
+      parallel_tool_calls: null as never,
+      response_format: null as never,
+      tool_choice: null as never,
+      tools: null as never,
+      user: null as never,
+    });
+    expect(completion.choices).to.have.length(1);
+    expect(completion.choices[0]!.message.content).to.equal('Echo: Nul is niets');
+    // Polder's own fields keep their types: null there is still a mistake worth hearing of.
+    const ours = await client.chat.completions.create({ model: 'local/echo', messages: [{ role: 'user', content: 'x' }], firewall: null } as never).catch((e: unknown) => e);
+    expect(ours).to.be.instanceOf(OpenAI.UnprocessableEntityError);
+  });
+
   it('streams, including the usage chunk', async () => {
     const stream = await client.chat.completions.create({
       model: 'local/echo',

@@ -116,6 +116,12 @@ describe('POST /v1/embeddings', () => {
     ]);
   });
 
+  it('takes dimensions, user and encoding_format sent as null as not given', async () => {
+    const response = await embed({ model: 'local/embed-1024', input: 'x', dimensions: null, user: null, encoding_format: null });
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect(response.body.data[0].embedding).to.have.length(1024);
+  });
+
   it('applies the dimension rules', async () => {
     expect((await embed({ model: 'local/embed-1024', input: 'x', dimensions: 1024 })).status).to.equal(200);
     const reduced = await embed({ model: 'local/embed-1024', input: 'x', dimensions: 512 });
