@@ -127,7 +127,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   threadRoutes(operations, { pool: deps.pool });
   factRoutes(operations, { pool: deps.pool, catalog: deps.catalog, adapters: deps.adapters, gate });
   collectionRoutes(operations, { pool: deps.pool });
-  documentRoutes(operations, { pool: deps.pool, gate });
+  documentRoutes(operations, { pool: deps.pool, catalog: deps.catalog, gate });
   auditLogRoutes(operations, { pool: deps.pool });
   usageRoutes(operations, { pool: deps.pool, gate });
   traceRoutes(operations, { pool: deps.pool });

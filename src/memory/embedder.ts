@@ -102,6 +102,14 @@ export function checkMemoryEmbeddingAllowed(model: EmbeddingModel, { allowedProv
 }
 
 /**
+ * Refuses, up front, to take in memory (a document, a fact) that the workspace's policy would
+ * leave no provider to embed: accepted, it would fail in its job and be lost unseen.
+ */
+export function refuseIfMemoryCannotBeEmbedded(catalog: Catalog, policy: MemoryEmbeddingPolicy): void {
+  checkMemoryEmbeddingAllowed(memoryEmbeddingModel(catalog), policy);
+}
+
+/**
  * Embeds texts for memory with the memory model, through the EU endpoints that `policy` allows.
  * Throws MemoryEmbeddingNotAllowed when it allows none, MemoryEmbeddingFailed when they fail.
  */

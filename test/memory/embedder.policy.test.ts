@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { withTransaction } from '../../src/db/transaction.js';
+import { createDocument } from '../../src/memory/documents.js';
+import { submitFact as submitFactRow } from '../../src/memory/facts.js';
+import type { Principal } from '../../src/tenancy/store.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
 import { createCollection, ingest, settled } from './documentsFixture.js';
@@ -8,8 +12,9 @@ import { SERVICES, embeddingModel1024, loadTestCatalog } from '../helpers/catalo
 // The memory embedding model served by two EU providers, of which the workspace allows one
 // (allowed_providers): the ingest of a document, the embedding of facts, a search of facts and
 // the retrieval into a chat all go through the allowed one only, as every other call made for the
-// workspace does. A policy that allows neither fails the work with a reason, and answers a chat
-// or a search with a 422 that says which setting to change, never a 500.
+// workspace does. A policy that allows neither answers a chat, a search, a document or a fact
+// with a 422 that says which setting to change, never a 500, and fails work accepted before it
+// with that reason.
 describe('memory embedding and the workspace’s allowed providers', function () {
   this.timeout(30_000);
   let app: TestApp;
@@ -17,6 +22,7 @@ describe('memory embedding and the workspace’s allowed providers', function ()
   let disallowed: StubProvider;
   let key: string;
   let workspaceId: string;
+  let organizationId: string;
   let slug: string;
   before(async () => {
     [disallowed, allowed] = await Promise.all([startStubProvider({ dimensions: 1024 }), startStubProvider({ dimensions: 1024 })]);
@@ -45,6 +51,7 @@ ${SERVICES}
     const created = await app.key({ org: 'acme', workspace: 'main' });
     key = created.key;
     workspaceId = created.workspace_id;
+    organizationId = created.organization_id;
     slug = await createCollection(app, key, 'Polissen');
   });
   after(async () => {
@@ -112,11 +119,31 @@ ${SERVICES}
     before(() => allowProviders(['local']));
     after(() => allowProviders(null));
 
-    it('fails an ingest at once, saying which setting to change, and calls no provider', async () => {
-      const id = await ingest(app, key, { title: 'Verzuim', text: 'Medewerkers melden ziekte voor negen uur.', collection: slug });
-      const document = await settled(app, key, id);
-      expect(document.status).to.equal('failed');
-      expect(document.error).to.equal(
+    it('refuses an ingest and a fact submission up front with a 422 naming allowed_providers: nothing is stored to fail unseen', async () => {
+      // QA: both were accepted (201, 202), then failed in their jobs; a fact submission's failure
+      // cannot even be seen through the API.
+      const counts = async () =>
+        (await app.db.pool.query('select (select count(*) from documents)::int as documents, (select count(*) from fact_submissions)::int as submissions')).rows[0];
+      const before = await counts();
+      for (const response of [
+        await api(app.baseUrl, '/v1/memory/documents', { method: 'POST', key, body: { title: 'Verzuim', text: 'Ziek melden voor negen uur.', collection: slug } }),
+        await api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik woon in Delft.', user_ref: 'klant-2' } }),
+      ]) {
+        expect(response.status, response.text).to.equal(422);
+        expect(response.body.errors).to.have.all.keys('allowed_providers');
+        expect(response.body.message).to.match(/^memory is embedded by stub\/embed-1024, .* add one of them to allowed_providers$/);
+      }
+      expect(await counts()).to.deep.equal(before);
+      expect(allowed.requests.length + disallowed.requests.length).to.equal(0);
+    });
+
+    it('fails an ingest accepted before the policy changed at once, in its job, saying which setting to change', async () => {
+      const document = await withTransaction(app.db.pool, (db) =>
+        createDocument(db, { organizationId, workspaceId }, { title: 'Verzuim', text: 'Medewerkers melden ziekte voor negen uur.', collection: slug }),
+      );
+      const settledDocument = await settled(app, key, document.id);
+      expect(settledDocument.status).to.equal('failed');
+      expect(settledDocument.error).to.equal(
         "memory is embedded by stub/embed-1024, which the workspace's allowed_providers leaves no provider for (it is served by eu-a, eu-b); add one of them to allowed_providers",
       );
       const { rows } = await app.db.pool.query<{ attempts: number }>(
@@ -140,8 +167,8 @@ ${SERVICES}
       expect(allowed.requests.length + disallowed.requests.length).to.equal(0);
     });
 
-    it('fails a fact submission with the reason, without retrying', async () => {
-      await submitFact(app, key, { content: 'Ik woon in Delft.', user_ref: 'klant-2' });
+    it('fails a fact submission accepted before the policy changed with the reason, without retrying', async () => {
+      await withTransaction(app.db.pool, (db) => submitFactRow(db, { organizationId, workspaceId } as Principal, { content: 'Ik woon in Delft.', user_ref: 'klant-2' }));
       const submission = await waitForSubmission(app, workspaceId, 'klant-2');
       expect(submission.status).to.equal('failed');
       expect(submission.error).to.match(/allowed_providers/);

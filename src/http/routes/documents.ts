@@ -1,7 +1,9 @@
 import type { Pool } from '../../db/pool.js';
+import type { Catalog } from '../../gateway/catalog.js';
 import type { LimitGate } from '../../limits/gate.js';
 import { notFound } from '../../errors.js';
 import { createDocument, findDocument, listDocuments, type NewDocument } from '../../memory/documents.js';
+import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
 import { deleteDocumentEverywhere } from '../../memory/erasure.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
@@ -9,10 +11,13 @@ import { presentCreatedDocument, presentDocument } from '../presenters/document.
 import type { Principal } from '../../tenancy/store.js';
 import { createOnce, principalOf } from '../state.js';
 
-export function documentRoutes(api: Operations, { pool, gate }: { pool: Pool; gate: LimitGate }): void {
+export function documentRoutes(api: Operations, { pool, catalog, gate }: { pool: Pool; catalog: Catalog; gate: LimitGate }): void {
   api.add('ingestDocument', async (ctx) => {
     const body = ctx.state.body as NewDocument;
-    const admit = (principal: Principal) => gate.refuseIfBudgetSpent(principal);
+    const admit = async (principal: Principal) => {
+      refuseIfMemoryCannotBeEmbedded(catalog, principal.settings);
+      await gate.refuseIfBudgetSpent(principal);
+    };
     await createOnce(ctx, pool, { kind: 'documents', status: 201, admit }, async (db, principal) => ({
       data: presentCreatedDocument(await createDocument(db, principal, body)),
     }));

@@ -5,6 +5,7 @@ import type { Adapters } from '../../gateway/providers/index.js';
 import type { LimitGate } from '../../limits/gate.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
+import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
 import { findFacts, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
@@ -19,7 +20,10 @@ export function factRoutes(
   // 202: the submission is recorded and queued; the facts are queryable once the job has run.
   api.add('submitFact', async (ctx) => {
     const body = ctx.state.body as FactSubmitRequest;
-    const admit = (principal: Principal) => gate.refuseIfBudgetSpent(principal);
+    const admit = async (principal: Principal) => {
+      refuseIfMemoryCannotBeEmbedded(catalog, principal.settings);
+      await gate.refuseIfBudgetSpent(principal);
+    };
     // The answer is about the end-user it names: their erasure deletes it with the submission, and a
     // retry after it runs anew rather than replaying the id of a submission that is gone.
     await createOnce(ctx, pool, { kind: 'facts', status: 202, admit, endUser: body.user_ref ?? null }, async (db, principal) => ({
