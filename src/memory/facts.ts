@@ -7,7 +7,7 @@ import { addJob } from '../jobs/registry.js';
 import { settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';
-import { related, searchText } from './retrieval.js';
+import { asksAboutSomething, related, searchText } from './retrieval.js';
 
 // SQL for facts and their submissions, and the services the routes call. Whose facts a query
 // touches is always a scope: the workspace plus one end-user (user_ref), or the workspace's
@@ -379,6 +379,7 @@ export async function findFacts(
   principal: Principal,
   query: { user_ref?: string; q: string; limit?: number },
 ): Promise<FactRow[]> {
+  if (!asksAboutSomething(query.q)) return [];
   const scope: FactScope = { workspaceId: principal.workspaceId, userRef: query.user_ref ?? null };
   const limit = query.limit ?? SEARCH_LIMIT;
   const text = searchText(query.q);

@@ -93,22 +93,24 @@ function fuse(lists: { key: (hit: never) => string; hits: unknown[]; toSource: (
 }
 
 /**
- * Whether the workspace holds anything to retrieve for this end-user. Cached briefly per
- * workspace so a workspace without memory pays no search (and no fee) on every chat call.
+ * Whether the workspace holds anything a retrieval would search: chunks (of the collections it is
+ * narrowed to, when it is) and facts (the end-user's, and the shared ones unless narrowed). Cached
+ * briefly so a workspace without memory pays no search (and no fee) on every chat call.
  */
 export class MemoryPresence {
   private readonly cache = new Map<string, { present: boolean; until: number }>();
 
   constructor(private readonly pool: Pool) {}
 
-  async has(workspaceId: string, userRef: string | null): Promise<boolean> {
-    const key = `${workspaceId}\0${userRef ?? ''}`;
+  /** `collectionIds` null: every collection, and the shared facts too (not narrowed). */
+  async has(workspaceId: string, userRef: string | null, collectionIds: readonly string[] | null = null): Promise<boolean> {
+    const key = `${workspaceId}\0${userRef ?? ''}\0${collectionIds === null ? '*' : [...collectionIds].sort().join(',')}`;
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.present;
     const { rows } = await this.pool.query<{ present: boolean }>(
-      `select exists (select 1 from chunks where workspace_id = $1)
-           or exists (select 1 from facts where workspace_id = $1 and (user_ref is null or user_ref = $2)) as present`,
-      [workspaceId, userRef],
+      `select exists (select 1 from chunks where workspace_id = $1 and ($3::uuid[] is null or collection_id = any($3::uuid[])))
+           or exists (select 1 from facts where workspace_id = $1 and (user_ref = $2 or ($3::uuid[] is null and user_ref is null))) as present`,
+      [workspaceId, userRef, collectionIds],
     );
     const present = rows[0]?.present === true;
     // Absence is re-checked soon, so new memory is used within seconds; presence rarely ends.
@@ -120,6 +122,14 @@ export class MemoryPresence {
 
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
+/**
+ * Whether a question holds a letter or a digit. One without ("???", an emoji) asks about nothing
+ * memory could hold; embedded, every such text is alike, and would fetch whatever else has no words.
+ */
+export function asksAboutSomething(query: string): boolean {
+  return HAS_WORD.test(query);
+}
+
 export async function retrieve(
   deps: { pool: Pool; catalog: Catalog; adapters: Adapters; presence: MemoryPresence },
   request: RetrievalRequest,
@@ -130,9 +140,7 @@ export async function retrieve(
     ? await resolveCollectionSlugs(deps.pool, request.workspaceId, request.collection!, 'collection')
     : null;
   const none: Retrieval = { sources: [], message: null, searched: false };
-  // A question without a letter or a digit ("???", an emoji) asks about nothing memory could hold;
-  // embedded, every such text is alike, and would fetch whatever else has no words.
-  if (!HAS_WORD.test(request.query) || !(await deps.presence.has(request.workspaceId, request.userRef))) return none;
+  if (!asksAboutSomething(request.query) || !(await deps.presence.has(request.workspaceId, request.userRef, collectionIds))) return none;
 
   const query = searchText(request.query);
   const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy);

@@ -112,6 +112,18 @@ describe('retrieval in chat', () => {
     }
   });
 
+  it('charges no retrieval fee for a chat narrowed to collections that hold nothing', async () => {
+    // QA: the presence check looked at the whole workspace, so an empty collection paid the fee.
+    const empty = await createCollection(gw.app, gw.key, 'Nog leeg');
+    // Uncached: a later test's chat without memory asks the same prompt, and must reach the provider.
+    const { body } = await ask({ collection: empty, cache: false });
+    expect(body.sources).to.deep.equal([]);
+    expect(body.usage.credits.services).to.be.below(0.05);
+    // The end-user's own facts are searched in a narrowed chat: then there is something to search.
+    const withFacts = await ask({ collection: empty, user: 'klant-1', cache: false });
+    expect(withFacts.body.usage.credits.services).to.be.at.least(0.05);
+  });
+
   it('gives no sources and charges no retrieval fee where there is no memory', async () => {
     const empty = (await gw.app.key({ org: 'empty', workspace: 'w' })).key;
     const { body } = await ask({}, empty);

@@ -190,6 +190,13 @@ describe('facts (rule-based extraction)', () => {
 
     const none = await getFacts(fx.app, fx.key, { user_ref: 'nobody-here', q: 'cats' });
     expect(none.body).to.deep.equal({ data: [], next_cursor: null });
+
+    // A question without a letter or a digit asks about nothing (QA: "???" ranked every fact).
+    for (const q of ['???', '🙂🙂', '!!']) {
+      const nothing = await getFacts(fx.app, fx.key, { user_ref: 'searcher', q });
+      expect(nothing.status, q).to.equal(200);
+      expect(nothing.body, q).to.deep.equal({ data: [], next_cursor: null });
+    }
   });
 
   it('pages a listing past 1,000 facts with next_cursor, and a search answers its best `limit` at once', async () => {
