@@ -137,6 +137,16 @@ function creditScale(credits: number): number {
   return Math.ceil(credits * 1e8) / 1e8;
 }
 
+/**
+ * `a + b` as a counter keeps it: credits in whole units of 1e-8, as Postgres does. Summed as binary
+ * floats, grants, needs and what comes back drift: 0.0604 billed and a need of 0.0201 then fell
+ * short of a 0.1 budget by 1e-18, and the request was refused.
+ */
+function counterSum(counter: Counter, a: number, b: number): number {
+  const sum = a + b;
+  return counter === 'credits_day' || counter === 'credits_month' ? Math.round(sum * 1e8) / 1e8 : sum;
+}
+
 const COUNTERS = Object.keys(LIMIT_FIELD) as Counter[];
 
 /** The record that bills a request's credits into this counter, if its window is still the current one. */
@@ -389,7 +399,7 @@ export class LimitGate {
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
       const held = this.held.get(key)!;
-      held.remaining -= need;
+      held.remaining = counterSum(id.counter, held.remaining, -need);
       held.lastUsed = now;
       return { key, id, amount: need };
     });
@@ -495,7 +505,7 @@ export class LimitGate {
     const asks: LeaseAsk[] = [];
     for (const { id, key, need, limit } of needs) {
       const remaining = this.held.get(key)?.remaining ?? 0;
-      const short = Math.max(0, need - remaining);
+      const short = Math.max(0, counterSum(id.counter, need, -remaining));
       const block = blockFor(id.counter, limit, need, this.inFlight);
       if (short > 0 || remaining < block / 2) {
         asks.push({ scope_kind: id.scope_kind, scope_id: id.scope_id, counter: id.counter, window_start: id.window_start, need: short, block, limit });
@@ -528,7 +538,7 @@ export class LimitGate {
         this.exhausted.delete(key);
       }
       const held = this.held.get(key) ?? { remaining: 0, limit: asks[index]!.limit, taken: 0, billed: 0, lastUsed: now };
-      held.remaining += grant.granted;
+      held.remaining = counterSum(grant.counter, held.remaining, grant.granted);
       held.limit = asks[index]!.limit;
       held.taken = grant.taken;
       held.billed = grant.billed;
@@ -663,7 +673,7 @@ export class LimitGate {
   private giveBack(slot: Slot, amount: number): void {
     if (!(amount > 0)) return;
     const held = this.held.get(slot.key);
-    if (held) held.remaining += amount;
+    if (held) held.remaining = counterSum(slot.id.counter, held.remaining, amount);
     else this.returning.push({ ...slot.id, amount });
   }
 

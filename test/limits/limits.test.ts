@@ -132,6 +132,28 @@ describe('limits and budgets', () => {
     expect((await embed(key, input, { 'x-request-id': 'over-budget-embeddings' })).status).to.equal(200);
   });
 
+  it('refuses a request only when its worst case does not fit beside what was billed, whatever the decimals of the credits', async () => {
+    // QA: with a budget of 0.1, requests reserving 0.0201 and billing 0.0151 were refused at 0.0604
+    // billed: the sums of grants and needs, kept as binary floats, fell short of a need by 1e-18.
+    for (const [limit, maxTokens] of [[0.01, 20], [0.0123, 33], [0.02, 70]] as const) {
+      const { key } = await app.key({ org: `decimals-${limit}`, workspace: 'w' });
+      await setLimits(key, { workspace: { credits_per_day: limit } });
+      let refused: Awaited<ReturnType<typeof chat>> | undefined;
+      let answered = 0;
+      for (let i = 0; i < 60 && !refused; i++) {
+        const response = await chat(key, `vraag nummer ${i} over de polis`, {}, { max_tokens: maxTokens });
+        if (response.status === 402) refused = response;
+        else {
+          expect(response.status, response.text).to.equal(200);
+          answered++;
+        }
+      }
+      expect(refused, `a budget of ${limit} runs out`).not.to.equal(undefined);
+      const reserved = Number(/reserves up to ([0-9.]+) credits/.exec(refused!.body.message)![1]);
+      expect(refused!.body.budget.used + reserved, `${limit}: ${refused!.body.message} after ${answered} answered`).to.be.above(limit);
+    }
+  });
+
   it('a request refused for its size does not refuse the smaller ones after it, and a raised limit applies at once', async () => {
     const { key } = await app.key({ org: 'after-refusal', workspace: 'w' });
     // All in one minute: the requests answered before a rate limit is set count toward it.
