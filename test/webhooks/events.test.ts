@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
+import { withTransaction } from '../../src/db/transaction.js';
+import { createDocument } from '../../src/memory/documents.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhookReceiver.js';
@@ -13,6 +15,7 @@ describe('webhook events', function () {
   let receiver: WebhookReceiver;
   let key: string;
   let workspaceId: string;
+  let organizationId: string;
   let secret: string;
   let slug: string;
 
@@ -23,6 +26,7 @@ describe('webhook events', function () {
     const created = await app.key();
     key = created.key;
     workspaceId = created.workspace_id;
+    organizationId = created.organization_id;
     const endpoint = await api(app.baseUrl, '/v1/webhooks', {
       method: 'POST',
       key,
@@ -77,14 +81,19 @@ describe('webhook events', function () {
   });
 
   it('a document that fails sends document.failed', async () => {
-    // A workspace policy that leaves the memory embedding model no provider fails the ingest.
+    // A workspace policy that leaves the memory embedding model no provider fails an ingest
+    // accepted before it was set (a new one is refused up front): stored directly, as then.
     const allow = async (providers: string[] | null) =>
       expect((await api(app.baseUrl, '/v1/settings/router', { method: 'PUT', key, body: { allowed_providers: providers } })).status).to.equal(200);
     await allow(['scaleway']);
     let document: any;
     let id: string;
     try {
-      id = await ingest(app, key, { title: 'Verboden', text: 'Medewerkers melden ziekte voor negen uur.', collection: slug });
+      id = (
+        await withTransaction(app.db.pool, (db) =>
+          createDocument(db, { organizationId, workspaceId }, { title: 'Verboden', text: 'Medewerkers melden ziekte voor negen uur.', collection: slug }),
+        )
+      ).id;
       document = await settled(app, key, id);
     } finally {
       await allow(null);
