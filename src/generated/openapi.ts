@@ -4962,8 +4962,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The queued delivery. */
-            202: {
+            /** @description The queued delivery (200, as every success the contract does not name otherwise). */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -5052,7 +5052,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The delivery, pending again. */
-            202: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -64,7 +64,6 @@ export function webhookRoutes(api: Operations, { pool, settings }: { pool: Pool;
   });
 
   api.add('testWebhook', knownIds, async (ctx) => {
-    ctx.status = 202;
     ctx.body = { data: presentWebhookDelivery(await sendTestEventFor(pool, principalOf(ctx), ctx.params.id!)) };
   });
 
@@ -81,7 +80,6 @@ export function webhookRoutes(api: Operations, { pool, settings }: { pool: Pool;
 
   api.add('retryWebhookDelivery', knownIds, async (ctx) => {
     const delivery = await retryDeliveryFor(pool, principalOf(ctx), ctx.params.id!, ctx.params.delivery_id!);
-    ctx.status = 202;
     ctx.body = { data: presentWebhookDelivery(delivery) };
   });
 }
