@@ -211,6 +211,14 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
       );
     }
     if (skipped.length === 0) {
+      // Without preferences of the caller's it is the workspace's policy alone: named so, on the
+      // chain's field (an embeddings request has no `provider` field to blame).
+      if (input.provider === undefined) {
+        throw validationFailed(
+          { [input.chainField]: ["the workspace's allowed_providers leaves no provider for any model in the chain"] },
+          "no provider is left for this chain after the workspace's routing policy (allowed_providers)",
+        );
+      }
       throw new ApiError({
         status: 422,
         message: 'no provider is left for this chain after the workspace policy and the provider preferences',

@@ -86,6 +86,26 @@ describe('GET/PUT /v1/settings/router', () => {
     expect(back.headers.get('x-provider')).to.equal('eu-a');
   });
 
+  it('names the workspace policy, on the model, when allowed_providers leaves a chat or an embedding no provider', async () => {
+    // QA: an embeddings request was told its `provider` field was at fault; it has none.
+    await put({ allowed_providers: ['local'] });
+    try {
+      const embedding = await api(gw.app.baseUrl, '/v1/embeddings', { method: 'POST', key: org.key, body: { model: 'test/eu-embed', input: 'x', encoding_format: 'float' } });
+      const chat = await postChat(gw, chatBody({ model: 'test/chat-a' }), {}, org.key);
+      for (const body of [embedding.body, (await chat.json()) as Record<string, any>]) {
+        expect(body.code).to.equal('validation_failed');
+        expect(body.errors).to.have.all.keys('model');
+        expect(body.errors.model[0]).to.contain('allowed_providers');
+      }
+      // The caller's own preferences that leave nothing are the caller's field.
+      await put({ allowed_providers: null });
+      const preferred = await postChat(gw, chatBody({ model: 'test/chat-a', provider: { only: ['local'] } }), {}, org.key);
+      expect(((await preferred.json()) as Record<string, any>).errors).to.have.all.keys('provider');
+    } finally {
+      await put({ allowed_providers: null });
+    }
+  });
+
   it('checks ids against the catalogue (422)', async () => {
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ allowed_models: ['test/chat-a', 'nope/model'] }, 'allowed_models.1', /unknown model "nope\/model"/],
