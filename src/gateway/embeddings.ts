@@ -258,6 +258,10 @@ export async function embedInParts(
         if (wrong >= 0) {
           throw new UpstreamError('protocol', `${provider}: returned a vector of ${output.embeddings[wrong]!.length} dimensions for ${candidate.model.id}, which has ${size}`);
         }
+        // A value that is no finite number ("NaN" as a string, null) would reach the caller, or a vector column, as it is.
+        if (output.embeddings.some((vector) => !vector.every(Number.isFinite))) {
+          throw new UpstreamError('protocol', `${provider}: returned a vector with a value that is not a finite number`);
+        }
         return output;
       });
       results[index] = { output: served.result, provider: served.candidate.target.provider.id, attempts: served.attempts };

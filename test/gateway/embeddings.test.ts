@@ -116,6 +116,16 @@ describe('POST /v1/embeddings', () => {
     ]);
   });
 
+  it('asks the next provider when one answers with a vector holding something that is no finite number', async () => {
+    // QA: "NaN" as a string inside a vector was handed to the caller as it was.
+    const vector = Array.from({ length: 8 }, (_, i) => (i === 3 ? 'NaN' : 0.1));
+    gw.euA.script({ type: 'raw', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: vector }], model: 'eu-embed', usage: { prompt_tokens: 1, total_tokens: 1 } }) });
+    const response = await embed({ model: 'test/eu-embed', input: 'een' });
+    expect(response.status, response.text).to.equal(200);
+    expect(response.headers.get('x-provider')).to.equal('eu-b');
+    expect(response.body.data[0].embedding.every((value: unknown) => typeof value === 'number')).to.equal(true);
+  });
+
   it('takes dimensions, user and encoding_format sent as null as not given', async () => {
     const response = await embed({ model: 'local/embed-1024', input: 'x', dimensions: null, user: null, encoding_format: null });
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
