@@ -64,6 +64,7 @@ function knownMessage(message: ChatMessage): ChatMessage {
   if (message.content !== undefined) known.content = Array.isArray(message.content) ? message.content.map(knownPart) : message.content;
   if (message.name !== undefined) known.name = message.name;
   if (message.tool_call_id !== undefined) known.tool_call_id = message.tool_call_id;
+  if (message.is_error === true && message.role === 'tool') known.is_error = true;
   if (message.thinking_blocks !== undefined && message.role === 'assistant') {
     known.thinking_blocks = message.thinking_blocks.map((block) => ({
       type: block.type,

@@ -1762,6 +1762,8 @@ export interface components {
             content?: string | components["schemas"]["ChatContentPart"][] | null;
             name?: string;
             tool_call_id?: string;
+            /** @description A `tool` message only (Polder's, as Anthropic's `tool_result.is_error`): the tool failed. A native Anthropic provider gets the flag; any other provider reads `Error: ` before the message's text, as it has no such flag. */
+            is_error?: boolean;
             tool_calls?: components["schemas"]["ChatToolCall"][];
             /**
              * @description An assistant message's thinking blocks, as a native Anthropic provider gave them

@@ -120,10 +120,9 @@ function toolResultOf(
   leftOut: Set<string>,
 ): { content: string | ContentPart[]; attachments: ContentPart[]; attachmentPaths: string[] } {
   const content = block.content;
-  const prefix = block.is_error ? 'Error: ' : '';
   const mark = block.cache_control;
-  if (content === undefined) return { content: textContent([{ text: prefix, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
-  if (typeof content === 'string') return { content: textContent([{ text: prefix + content, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
+  if (content === undefined) return { content: textContent([{ text: '', cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
+  if (typeof content === 'string') return { content: textContent([{ text: content, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
   const parts: ContentPart[] = [];
   const attachments: ContentPart[] = [];
   const attachmentPaths: string[] = [];
@@ -151,12 +150,7 @@ function toolResultOf(
     }
   });
   if (!parts.some(isAnthropicPart)) {
-    return { content: textContent([{ text: prefix + parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments, attachmentPaths };
-  }
-  if (prefix !== '') {
-    const first = parts[0]!;
-    if (first.type === 'text') first.text = prefix + first.text;
-    else parts.unshift({ type: 'text', text: prefix.trimEnd() });
+    return { content: textContent([{ text: parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments, attachmentPaths };
   }
   if (mark !== undefined) parts[parts.length - 1]!.cache_control = mark;
   return { content: parts, attachments, attachmentPaths };
@@ -228,7 +222,8 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
         break;
       case 'tool_result': {
         const { content: result, attachments, attachmentPaths } = toolResultOf(block, at, add, leftOut);
-        const tool: ChatMessage = { role: 'tool', tool_call_id: block.tool_use_id!, content: result };
+        // A failed tool: a native provider gets is_error back, any other reads "Error: " (the adapters).
+        const tool: ChatMessage = { role: 'tool', tool_call_id: block.tool_use_id!, content: result, ...(block.is_error === true ? { is_error: true } : {}) };
         origins?.set(tool, { at, content: `${at}.content` });
         tools.push(tool);
         parts.push(...attachments);

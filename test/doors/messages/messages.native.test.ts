@@ -96,6 +96,21 @@ ${FREE_SERVICES}
     ]);
   });
 
+  it("gives a native provider a failed tool's is_error as it came, and tells any other provider in the text", async () => {
+    // QA: the native provider got "Error: boom" and no is_error, from Claude Code's failed Reads.
+    const messages = [
+      { role: 'user' as const, content: 'Lees het bestand' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_e', name: 'lookup', input: { n: 'x' } }] },
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_e', is_error: true, content: 'boom' }] },
+    ];
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: { n: { type: 'string' } } } }];
+    native.script({ type: 'answer', blocks: [{ type: 'text', text: 'Dat mislukte.' }] });
+    await client.messages.create({ model: 'test/claude', max_tokens: 100, tools, messages });
+    expect(native.requests[0]!.body.messages[2]).to.deep.equal({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_e', content: 'boom', is_error: true }] });
+    await client.messages.create({ model: 'test/gpt', max_tokens: 100, tools, messages });
+    expect(compatible.requests.at(-1)!.body.messages[2]).to.deep.include({ role: 'tool', tool_call_id: 'toolu_e', content: 'Error: boom' });
+  });
+
   it('streams tool input that arrives in input_json_delta pieces whole to the SDK', async () => {
     native.script({
       type: 'answer',

@@ -208,6 +208,7 @@ function conversation(messages: readonly ChatMessage[]): { system: string | Bloc
       case 'tool': {
         const mark = lastCacheMark(message.content);
         const result: Block = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: toolResultContent(message.content) };
+        if (message.is_error === true) result.is_error = true;
         if (mark) result.cache_control = { ...mark };
         push('user', [result]);
         break;

@@ -34,6 +34,8 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
     const w: Record<string, unknown> = { role: m.role === 'developer' ? profile.developerRole : m.role };
     if (m.content !== undefined) w.content = Array.isArray(m.content) ? wireContent(m.role, m.content) : m.content;
     if (m.role === 'tool') {
+      // A failed tool's result: OpenAI's API has no flag for it, so the model reads it in the text.
+      if (m.is_error === true) w.content = failedToolContent(w.content);
       if (m.tool_call_id !== undefined) w.tool_call_id = m.tool_call_id;
       if (m.name !== undefined) w.name = m.name;
     } else if (m.name !== undefined && profile.messageNames) {
@@ -53,6 +55,16 @@ function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile
 }
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
+
+const FAILED_TOOL = 'Error: ';
+
+function failedToolContent(content: unknown): unknown {
+  if (typeof content === 'string' || content === undefined || content === null) return FAILED_TOOL + (content ?? '');
+  if (!Array.isArray(content)) return content;
+  const first = content[0] as { type?: string; text?: string } | undefined;
+  if (first?.type === 'text') return [{ ...first, text: FAILED_TOOL + (first.text ?? '') }, ...content.slice(1)];
+  return [{ type: 'text', text: FAILED_TOOL.trimEnd() }, ...content];
+}
 
 // Prompt-cache marks, documents and search results are Anthropic's: OpenAI-compatible APIs cache
 // without marks, and some (Mistral) refuse a field or part they do not know, so the marks go, a
