@@ -108,52 +108,57 @@ function searchResultPart(block: { source?: Source | string; title?: string | nu
 }
 
 /**
- * A tool result's content as the content of a `tool` message: its text, or, when it holds
- * documents or search results, its parts (a native provider gets them as they are, any other
- * their text). Its images and PDFs go to the user message after it, with the fields they came
- * from. Blocks of a type the door does not know are left out and named for the trace.
+ * A tool result's content as the content of a `tool` message: its text, or, when it holds more
+ * (documents, search results, images), its parts, each with the field it came from. A native
+ * provider gets them in the tool_result as they are (Claude Code's Read of a PNG); the OpenAI
+ * adapter sends their text, and the images in a user message after the tool results (a `tool`
+ * message there takes text only). Its PDFs go to the user message after it, with the fields they
+ * came from. Blocks of a type the door does not know are left out and named for the trace.
  */
 function toolResultOf(
   block: Block,
   at: string,
   add: Refuse,
   leftOut: Set<string>,
-): { content: string | ContentPart[]; attachments: ContentPart[]; attachmentPaths: string[] } {
+): { content: string | ContentPart[]; partPaths: string[]; attachments: ContentPart[]; attachmentPaths: string[] } {
   const content = block.content;
   const mark = block.cache_control;
-  if (content === undefined) return { content: textContent([{ text: '', cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
-  if (typeof content === 'string') return { content: textContent([{ text: content, cache_control: mark }], ''), attachments: [], attachmentPaths: [] };
+  const none = { partPaths: [], attachments: [], attachmentPaths: [] };
+  if (content === undefined) return { content: textContent([{ text: '', cache_control: mark }], ''), ...none };
+  if (typeof content === 'string') return { content: textContent([{ text: content, cache_control: mark }], ''), ...none };
   const parts: ContentPart[] = [];
+  const partPaths: string[] = [];
   const attachments: ContentPart[] = [];
   const attachmentPaths: string[] = [];
   content.forEach((part, p) => {
     const where = `${at}.content.${p}`;
-    switch (part.type) {
-      case 'text':
-        parts.push({ type: 'text', text: part.text ?? '' });
-        break;
-      case 'image':
-      case 'document': {
-        const made = sourcePart(part, where, add);
-        if (made?.type === 'document') parts.push(made);
-        else if (made) {
-          attachments.push(made);
-          attachmentPaths.push(where);
-        }
-        break;
+    const made = ((): ContentPart | undefined => {
+      switch (part.type) {
+        case 'text':
+          return { type: 'text', text: part.text ?? '' };
+        case 'image':
+        case 'document':
+          return sourcePart(part, where, add);
+        case 'search_result':
+          return searchResultPart(part);
+        default:
+          leftOut.add(part.type);
+          return undefined;
       }
-      case 'search_result':
-        parts.push(searchResultPart(part));
-        break;
-      default:
-        leftOut.add(part.type);
+    })();
+    if (made?.type === 'file') {
+      attachments.push(made);
+      attachmentPaths.push(where);
+    } else if (made) {
+      parts.push(made);
+      partPaths.push(where);
     }
   });
-  if (!parts.some(isAnthropicPart)) {
-    return { content: textContent([{ text: parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), attachments, attachmentPaths };
+  if (parts.every((part) => part.type === 'text')) {
+    return { content: textContent([{ text: parts.map((part) => part.text).join('\n'), cache_control: mark }], ''), partPaths: [], attachments, attachmentPaths };
   }
   if (mark !== undefined) parts[parts.length - 1]!.cache_control = mark;
-  return { content: parts, attachments, attachmentPaths };
+  return { content: parts, partPaths, attachments, attachmentPaths };
 }
 
 /**
@@ -221,10 +226,10 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
         partPaths?.push(at);
         break;
       case 'tool_result': {
-        const { content: result, attachments, attachmentPaths } = toolResultOf(block, at, add, leftOut);
+        const { content: result, partPaths: resultPaths, attachments, attachmentPaths } = toolResultOf(block, at, add, leftOut);
         // A failed tool: a native provider gets is_error back, any other reads "Error: " (the adapters).
         const tool: ChatMessage = { role: 'tool', tool_call_id: block.tool_use_id!, content: result, ...(block.is_error === true ? { is_error: true } : {}) };
-        origins?.set(tool, { at, content: `${at}.content` });
+        origins?.set(tool, { at, content: `${at}.content`, ...(resultPaths.length > 0 ? { parts: resultPaths } : {}) });
         tools.push(tool);
         parts.push(...attachments);
         partPaths?.push(...attachmentPaths);

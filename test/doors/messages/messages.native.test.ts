@@ -111,6 +111,46 @@ ${FREE_SERVICES}
     expect(compatible.requests.at(-1)!.body.messages[2]).to.deep.include({ role: 'tool', tool_call_id: 'toolu_e', content: 'Error: boom' });
   });
 
+  it('keeps an image in the tool_result it came in for a native provider, and sends it after the tool results to any other', async () => {
+    // QA: Claude Code's Read of a PNG reached the native provider as an empty tool_result, its image
+    // after an unrelated tool result.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const messages = [
+      { role: 'user' as const, content: 'Bekijk de schermafdruk en de lijst' },
+      {
+        role: 'assistant' as const,
+        content: [
+          { type: 'tool_use' as const, id: 'toolu_img', name: 'lookup', input: { n: 'a.png' } },
+          { type: 'tool_use' as const, id: 'toolu_ls', name: 'lookup', input: { n: 'ls' } },
+        ],
+      },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'tool_result' as const, tool_use_id: 'toolu_img', content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: png } }] },
+          { type: 'tool_result' as const, tool_use_id: 'toolu_ls', content: 'a.png b.txt' },
+        ],
+      },
+    ];
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: { n: { type: 'string' } } } }];
+    native.script({ type: 'answer', blocks: [{ type: 'text', text: 'Gezien.' }] });
+    await client.messages.create({ model: 'test/claude', max_tokens: 100, tools, messages });
+    expect(native.requests[0]!.body.messages[2]).to.deep.equal({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_img', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] },
+        { type: 'tool_result', tool_use_id: 'toolu_ls', content: 'a.png b.txt' },
+      ],
+    });
+    await client.messages.create({ model: 'test/gpt', max_tokens: 100, tools, messages });
+    const sent = compatible.requests.at(-1)!.body.messages;
+    expect(sent.slice(2)).to.deep.equal([
+      { role: 'tool', tool_call_id: 'toolu_img', content: '' },
+      { role: 'tool', tool_call_id: 'toolu_ls', content: 'a.png b.txt' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] },
+    ]);
+  });
+
   it('streams tool input that arrives in input_json_delta pieces whole to the SDK', async () => {
     native.script({
       type: 'answer',

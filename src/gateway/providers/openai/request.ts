@@ -8,7 +8,7 @@ import { anthropicPartText, isAnthropicPart } from '../parts.js';
 const STREAM_OPTIONS = Object.freeze({ include_usage: true });
 
 export function buildChatBody(profile: CompiledProfile, model: string, request: UpstreamChatRequest, stream: boolean): string {
-  const body: Record<string, unknown> = { model, messages: wireMessages(request.messages, profile) };
+  const body: Record<string, unknown> = { model, messages: wireMessages(withToolAttachmentsAfter(request.messages), profile) };
   const fields = profile.fields;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -25,6 +25,46 @@ export function buildChatBody(profile: CompiledProfile, model: string, request: 
     if (profile.streamOptions) body.stream_options = STREAM_OPTIONS;
   }
   return JSON.stringify(body);
+}
+
+// What a tool message of OpenAI's API cannot hold: it takes text only.
+const ATTACHMENT_TYPES: ReadonlySet<string> = new Set(['image_url', 'file', 'input_audio']);
+
+/**
+ * Tool results that hold images or files (the Messages door's tool_result with an image, Claude
+ * Code's Read of a PNG) keep their text; the attachments follow the run of tool results in a user
+ * message, joined to the user message that comes next if one does.
+ */
+function withToolAttachmentsAfter(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+  const holdsAttachment = (m: ChatMessage) => m.role === 'tool' && Array.isArray(m.content) && m.content.some((part) => ATTACHMENT_TYPES.has(part.type));
+  if (!messages.some(holdsAttachment)) return messages;
+  const out: ChatMessage[] = [];
+  let attachments: ContentPart[] = [];
+  const flush = (next: ChatMessage | undefined): boolean => {
+    if (attachments.length === 0) return false;
+    const joined = next?.role === 'user';
+    const rest = !joined ? [] : typeof next.content === 'string' ? [{ type: 'text' as const, text: next.content }] : (next.content ?? []);
+    out.push({ ...(joined ? next : {}), role: 'user', content: [...attachments, ...rest] });
+    attachments = [];
+    return joined;
+  };
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      if (!holdsAttachment(message)) {
+        out.push(message);
+        continue;
+      }
+      const parts = message.content as ContentPart[];
+      attachments.push(...parts.filter((part) => ATTACHMENT_TYPES.has(part.type)));
+      const kept = parts.filter((part) => !ATTACHMENT_TYPES.has(part.type));
+      const plain = kept.every((part) => part.type === 'text' && part.cache_control === undefined);
+      out.push({ ...message, content: plain ? kept.map((part) => part.text).join('\n') : kept });
+      continue;
+    }
+    if (!flush(message)) out.push(message);
+  }
+  flush(undefined);
+  return out;
 }
 
 function wireMessages(messages: readonly ChatMessage[], profile: CompiledProfile): Record<string, unknown>[] {
