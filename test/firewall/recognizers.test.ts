@@ -50,6 +50,15 @@ describe('firewall recognizers', () => {
       expect(found(phoneRecognizer, 'Appelez-moi au 06 12 34 56 78', 'fr')).to.deep.equal(['06 12 34 56 78']);
       expect(found(phoneRecognizer, 'Call me on 07911 123456', 'en')).to.deep.equal(['07911 123456']);
     });
+    it('masks a number of another country whole, trunk prefix included, when a fallback region reads it whole', () => {
+      // Under NL, and under BE (tried before DE), only the last eight digits are a number; the
+      // German reading of the whole run must win, or the prefix is left in clear ("0176 [PHONE_1]").
+      expect(found(phoneRecognizer, 'Mijn nummer is 0151 23456789', 'nl')).to.deep.equal(['0151 23456789']);
+      expect(found(phoneRecognizer, 'Je kunt me bereiken op 0176 25965890', 'nl')).to.deep.equal(['0176 25965890']);
+      expect(found(phoneRecognizer, 'Mijn Duitse nummer is 0176 25965890, bel gerust.', 'nl')).to.deep.equal(['0176 25965890']);
+      expect(found(phoneRecognizer, 'Mijn nummer is 0152/23456789', 'nl')).to.deep.equal(['0152/23456789']);
+      expect(found(phoneRecognizer, 'Mon numéro allemand : 0176 25965890', 'fr')).to.deep.equal(['0176 25965890']);
+    });
     it('finds international numbers whatever the language', () => {
       expect(found(phoneRecognizer, 'Reach me at +44 20 7946 0018 or 0031 6 12345678', 'de')).to.deep.equal([
         '+44 20 7946 0018',

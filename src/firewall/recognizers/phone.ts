@@ -70,6 +70,12 @@ function trimBrackets(run: string, s: number, e: number): [number, number] {
 }
 
 const ANOTHER_NUMBER_INSIDE = /[\s(/](?:\+|0)\d/;
+const TRUNK_PREFIXED = /^\(?0[1-9]/;
+
+/** Whether no candidate starts where the run does (maybe after its opening bracket). */
+function leavesHeadOut(found: Candidate[], runIndex: number): boolean {
+  return found.every((c) => c.start > runIndex + 1);
+}
 
 /** The run's numbers under `region`; null when the budget could not pay for reading them. */
 function findInRun(run: string, offset: number, budget: WorkBudget, region: CountryCode): Candidate[] | null {
@@ -117,16 +123,33 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
     if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
     let found = findInRun(run, index, s.budget, region);
     let cued = false;
-    if (found !== null && found.length === 0) {
+    const trunkPrefixed = TRUNK_PREFIXED.test(run);
+    if (found !== null && (found.length === 0 || (trunkPrefixed && leavesHeadOut(found, index)))) {
       // A national number from another country than the language suggests (a Belgian number in a
-      // Dutch message, a Dutch mobile in an English one, or a short message whose language was
-      // guessed wrong): when written with the trunk prefix 0, or with an explicit phone cue.
+      // Dutch message, a German mobile in a Dutch one, a Dutch mobile in an English one, or a short
+      // message whose language was guessed wrong): when written with the trunk prefix 0, or with an
+      // explicit phone cue. A region that reads only the end of a trunk-prefixed run as a number
+      // ("0176 25965890" under NL or BE: "25965890") is kept only when no region reads the run from
+      // its start: it would leave the prefix in clear, beside a placeholder.
+      const partial = found.length > 0 ? found : null;
       cued = nearestCueIsPositive(s, index, index + run.length);
-      if (!cued && !/^\(?0[1-9]/.test(run)) continue;
+      if (!cued && !trunkPrefixed) continue;
+      let fallbackPartial: Candidate[] | null = null;
       for (const r of FALLBACK_REGIONS) {
         if (r === region) continue;
         found = findInRun(run, index, s.budget, r);
-        if (found === null || found.length > 0) break;
+        if (found === null) break;
+        if (found.length === 0) continue;
+        if (!trunkPrefixed || !leavesHeadOut(found, index)) break;
+        fallbackPartial ??= found;
+        found = [];
+      }
+      if (found !== null && found.length === 0) {
+        // The language's own reading first, as before; its candidates are judged without the cue.
+        if (partial) {
+          found = partial;
+          cued = false;
+        } else if (fallbackPartial) found = fallbackPartial;
       }
     }
     if (found === null) {
