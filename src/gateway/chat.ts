@@ -17,7 +17,7 @@ import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
-import { restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
+import { contentKindOf, restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
@@ -217,7 +217,9 @@ export class ChatService {
       choices,
     });
     const accumulator = new CompletionAccumulator();
-    const unmasker = prepared.firewall ? new StreamUnmasker(prepared.firewall) : undefined;
+    const unmasker = prepared.firewall
+      ? new StreamUnmasker(prepared.firewall, contentKindOf(withoutParameters(prepared.request, candidate.dropped)))
+      : undefined;
     const opened = new Set<number>();
     const finishes = new Map<number, string>();
     const stopSequences = new Map<number, string>();
@@ -582,7 +584,7 @@ export class ChatService {
       .add(answer.model, answer.provider, { prompt, completion: completionTokens, cached, cacheWrite })
       .lines(principal, 'chat', ctx.requestId, { services, cacheHit: hit, createdAt: now, partial: closed });
     const credits = lines[0]!.credits;
-    const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion) : answer.completion;
+    const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion, contentKindOf(answer.sentUpstream)) : answer.completion;
     const reasoningTokens = hit ? 0 : Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);
     const usage: Usage = {
       prompt_tokens: prompt,

@@ -300,12 +300,24 @@ export async function upstreamPrompt(
   return { messages: known, ...maskedDefinitions, ...stop };
 }
 
+/**
+ * How restored values are written into the answer's content: escaped for the inside of a JSON
+ * string ('json') when the request, as it was sent, asked for a JSON answer (`response_format`
+ * json_object or json_schema; the Responses door's `text.format` arrives as one), as they are in
+ * tool-call arguments. Restored raw, a value with a line break or a quote ("Vondelstraat 3\n1054 GA
+ * Amsterdam") made the JSON invalid.
+ */
+export function contentKindOf(request: Pick<UpstreamChatRequest, 'response_format'>): 'text' | 'json' {
+  const format = request.response_format?.type;
+  return format === 'json_object' || format === 'json_schema' ? 'json' : 'text';
+}
+
 /** The reply with its placeholders restored; a long reply gives the event loop its turn between slices. */
-export async function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion): Promise<UpstreamCompletion> {
+export async function restoreCompletion(firewall: Firewall, completion: UpstreamCompletion, contentKind: 'text' | 'json' = 'text'): Promise<UpstreamCompletion> {
   if (firewall.vault.size === 0) return completion;
   const choices: UpstreamCompletion['choices'] = [];
   for (const choice of completion.choices) {
-    const restored = await restoredContent(firewall, choice.message);
+    const restored = await restoredContent(firewall, choice.message, contentKind);
     let toolCalls: typeof choice.message.tool_calls;
     if (choice.message.tool_calls) {
       toolCalls = [];
@@ -326,10 +338,14 @@ export async function restoreCompletion(firewall: Firewall, completion: Upstream
  * restored runs. Restored run by run, with one restorer flushed at the end of each, as the
  * stream's restorer was at each call (StreamUnmasker): a replay splits the text where the stream did.
  */
-async function restoredContent(firewall: Firewall, message: UpstreamCompletion['choices'][number]['message']): Promise<{ content: string | null; order?: AnswerRun[] }> {
+async function restoredContent(
+  firewall: Firewall,
+  message: UpstreamCompletion['choices'][number]['message'],
+  kind: 'text' | 'json',
+): Promise<{ content: string | null; order?: AnswerRun[] }> {
   if (message.content === null) return { content: null };
-  if (!message.order) return { content: await firewall.restoreAsync(message.content) };
-  const restorer = firewall.streamRestorer('text');
+  if (!message.order) return { content: await firewall.restoreAsync(message.content, kind) };
+  const restorer = firewall.streamRestorer(kind);
   const pieces: string[] = [];
   const order: AnswerRun[] = [];
   let at = 0;
@@ -356,13 +372,17 @@ export class StreamUnmasker {
   private readonly reasoning = new Map<string, ReturnType<Firewall['streamRestorer']>>();
   private readonly argumentsOf = new Map<string, ReturnType<Firewall['streamRestorer']>>();
 
-  constructor(private readonly firewall: Firewall) {}
+  /** `contentKind`: see contentKindOf; reasoning is always text. */
+  constructor(
+    private readonly firewall: Firewall,
+    private readonly contentKind: 'text' | 'json' = 'text',
+  ) {}
 
   delta(index: number, delta: Delta): Delta {
     if (this.firewall.vault.size === 0) return delta;
     const restored: Delta = { ...delta };
     if (typeof delta.content === 'string') {
-      restored.content = this.restorer(this.content, String(index), 'text').push(delta.content);
+      restored.content = this.restorer(this.content, String(index), this.contentKind).push(delta.content);
     }
     if (typeof delta.reasoning_content === 'string') {
       restored.reasoning_content = this.restorer(this.reasoning, String(index), 'text').push(delta.reasoning_content);

@@ -182,6 +182,25 @@ describe('the personal-data firewall in chat', () => {
     expect(gw.euA.requests[0]!.body.tools).to.deep.equal(sent.tools);
   });
 
+  it('restores into content escaped for JSON when the request asks for a JSON answer, streamed and not (a multi-line address made it invalid JSON)', async () => {
+    const address = 'Vondelstraat 3\n1054 GA Amsterdam';
+    const messages = [{ role: 'user', content: `Zet mijn adres in JSON:\n${address}` }];
+    const answer = '{"address":"[ADDRESS_1]"}';
+    for (const response_format of [{ type: 'json_object' }, { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } }]) {
+      gw.euA.script({ type: 'answer', content: answer });
+      const whole = (await (await postChat(gw, chatBody({ messages, response_format, cache: false }))).json()) as any;
+      expect(JSON.parse(whole.choices[0].message.content), response_format.type).to.deep.equal({ address });
+      // Split inside the placeholder: the stream's restorer escapes what it held back too.
+      gw.euA.script({ type: 'answer', chunks: ['{"address":"[ADDR', 'ESS_1]"}'] });
+      const streamed = streamedText(await readSse(await postChat(gw, chatBody({ messages, response_format, stream: true, cache: false }))));
+      expect(JSON.parse(streamed), response_format.type).to.deep.equal({ address });
+    }
+    // Without a JSON format the content is text, and the value comes back as written.
+    gw.euA.script({ type: 'answer', content: 'Adres: [ADDRESS_1]' });
+    const text = (await (await postChat(gw, chatBody({ messages, cache: false }))).json()) as any;
+    expect(text.choices[0].message.content).to.equal(`Adres: ${address}`);
+  });
+
   it('masks the prompt front to back, so a later turn leaves the start of the prompt as it was (provider prompt caches keep matching)', async () => {
     const tools = [{ type: 'function', function: { name: 'notify', description: 'Sends a copy to compliance@verzekeraar.nl.', parameters: { type: 'object', properties: {} } } }];
     const system = { role: 'system', content: 'Help Noor de Vries with her claim.' };

@@ -271,6 +271,18 @@ describe('the Responses door over the gateway', () => {
     expect(expectEventsAgreeWithFinal(await readEvents(await post(body, { 'x-request-id': 'resp-held-1' })))).to.deep.equal(first);
   });
 
+  it('restores a JSON answer (text.format json_schema) escaped for JSON, so it stays valid JSON, streamed and not', async () => {
+    const address = 'Vondelstraat 3\n1054 GA Amsterdam';
+    const text = { format: { type: 'json_schema', name: 'address', schema: { type: 'object', properties: { address: { type: 'string' } } } } };
+    const body = { model: 'test/chat-a', input: `Zet mijn adres in JSON:\n${address}`, text, cache: false };
+    gw.euA.script({ type: 'answer', content: '{"address":"[ADDRESS_1]"}' });
+    const whole = (await (await post(body)).json()) as Record<string, any>;
+    expect(JSON.parse(whole.output_text)).to.deep.equal({ address });
+    gw.euA.script({ type: 'answer', chunks: ['{"address":"[ADDR', 'ESS_1]"}'] });
+    const streamed = expectEventsAgreeWithFinal(await readEvents(await post({ ...body, stream: true })));
+    expect(JSON.parse(streamed.output_text)).to.deep.equal({ address });
+  });
+
   it('streams a refusal as a message item with a refusal part, and replays it so', async () => {
     const chunk = chunkOf('c-refusal');
     gw.euA.script({
