@@ -381,6 +381,19 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'M. Dupont et Mme Lefèvre', 'fr')).to.deep.equal(['Dupont', 'Lefèvre']);
       expect(found(personRecognizer, 'Mr Thompson and Ms Patel', 'en')).to.deep.equal(['Thompson', 'Patel']);
     });
+    it('takes every capitalised word after a cue or title, a last surname too (it was left in clear)', () => {
+      expect(found(personRecognizer, 'Bitte rufen Sie Frau Maria Garcia Lopez zurück.', 'de')).to.deep.equal(['Maria Garcia Lopez']);
+      expect(found(personRecognizer, 'Mijn naam is Jan Peter van der Berg Hoogendoorn.', 'nl')).to.deep.equal(['Jan Peter van der Berg Hoogendoorn']);
+      expect(found(personRecognizer, 'Please call Ana María Fernández García tomorrow.', 'en')).to.deep.equal(['Ana María Fernández García']);
+      expect(found(personRecognizer, 'Bel mevrouw Anna Bakker Hoogendoorn terug.', 'nl')).to.deep.equal(['Anna Bakker Hoogendoorn']);
+      // German writes its nouns with a capital: after a surname only another name continues it.
+      expect(found(personRecognizer, 'Bitte geben Sie Frau Anna Schmidt Bescheid.', 'de')).to.deep.equal(['Anna Schmidt']);
+      // A street after a name is an address, not more of the name.
+      expect(found(personRecognizer, 'Stuur het naar Dhr. Jan Jansen Kerkstraat 12 in Zwolle.', 'nl')).to.deep.equal(['Jan Jansen']);
+      // Nor is a role after a name.
+      expect(found(personRecognizer, 'Contact Jane Doe Senior Engineer at Acme.', 'en')).to.deep.equal(['Jane Doe']);
+      expect(found(personRecognizer, 'Please ask Dr. Emily Watson Chief Medical Officer', 'en')).to.deep.equal(['Emily Watson']);
+    });
     it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
       expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I spoke with Sarah from accounts.', 'en')).to.deep.equal(['Sarah']);

@@ -238,7 +238,7 @@ function particlesAt(text: string, i: number, capitalised: boolean): number {
  * Reads a name starting at `pos`. Returns the end offset and whether it is more than one token,
  * or null. `mode` decides how much evidence the tokens themselves must bring.
  */
-function parseName(text: string, pos: number, mode: Mode): { end: number; tokens: number; first: string } | null {
+function parseName(text: string, pos: number, mode: Mode, language: Language): { end: number; tokens: number; first: string } | null {
   let i = pos;
   let hadInitials = false;
   if (mode === 'strong' || mode === 'title') {
@@ -271,7 +271,8 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
   i += first.length;
   let tokens = 1;
   let prevIsFirst = firstIsName || hadInitials;
-  const maxTokens = mode === 'strong' ? 4 : 3;
+  const cued = mode !== 'gazetteer';
+  const maxTokens = cued ? MAX_CUED_NAME_TOKENS : 3;
   while (tokens < maxTokens) {
     let j = stickyAt(SPACE_Y, text, i);
     if (j < 0) break;
@@ -279,19 +280,51 @@ function parseName(text: string, pos: number, mode: Mode): { end: number; tokens
     const viaParticle = p > 0;
     if (viaParticle) j = p;
     const tok = tokenAt(text, j);
-    if (!tok || !acceptableToken(tok)) break;
+    if (!tok || !acceptableToken(tok) || (tokens >= 2 && ROLE_WORDS.has(tok))) break;
     // After a first name (or initials) comes a middle name or the surname; after a surname only a
-    // cue-introduced name continues ("Mijn naam is Xiomara Okafor").
-    if (!prevIsFirst && !(mode === 'strong' && tokens < 3) && !viaParticle) break;
+    // cue-introduced name continues ("Mijn naam is Xiomara Okafor"), and after a cue or title a
+    // second surname ("Frau Maria Garcia Lopez", "Jan Peter van der Berg Hoogendoorn"): left
+    // out, it was sent in clear beside the placeholder.
+    if (!prevIsFirst && !viaParticle && !(mode === 'strong' && tokens < 3) && !(cued && surnameContinues(text, j, tok, language))) break;
     // A first name that is also a common word ("Will", "May", "Paris", "German") needs a surname
     // the gazetteer knows: "Will Smith" yes, "Paris Gare du Nord" or "German Steuer-ID" no.
     if (mode === 'gazetteer' && (AMBIGUOUS.has(first) || isNonNameWord(first)) && !viaParticle && !isKnownLastName(tok)) break;
     i = j + tok.length;
     tokens++;
     prevIsFirst = knownFirst(tok) && !viaParticle;
-    if (!prevIsFirst && mode !== 'strong') break;
+    if (!prevIsFirst && !cued) break;
   }
   return { end: i, tokens, first };
+}
+
+// Name tokens after a cue or title, particles not counted: "Jan Peter van der Berg Hoogendoorn",
+// "Ana María Fernández García" are four.
+const MAX_CUED_NAME_TOKENS = 5;
+const NUMBER_AFTER_Y = /[ \u00a0]?\d/y;
+// The role or department that signatures and title-case text put after a name ("Jane Doe Senior
+// Engineer", "Dr. Emily Watson Chief Medical Officer", "Jan Jansen Afdeling Inkoop"): not a surname.
+const ROLE_WORDS = new Set(
+  `Senior Junior Chief Head Lead Principal Manager Director Officer Office Engineer Developer Consultant Assistant Advisor
+  Adviser Analyst Coordinator Specialist President Chairman Chairwoman Secretary Department Dept Sales Marketing Finance
+  Support Legal Operations Product Account Partner Founder CEO CTO CFO COO HR IT
+  Directeur Directrice Adviseur Medewerker Medewerkster Afdeling Hoofd Teamleider Secretaris Voorzitter Kantoor Beleidsmedewerker
+  Responsable Chef Conseiller Conseillère Service Président Présidente Gérant Gérante Bureau Chargé Chargée`.split(/\s+/),
+);
+
+/**
+ * Whether a capitalised word after a surname, with a cue or title before the name, is a further
+ * surname. Not when a number follows it: that is a street and its house number ("Dhr. Jan Jansen
+ * Kerkstraat 12"), which the address takes. German writes every noun with a capital ("Frau Anna
+ * Schmidt Bescheid geben"), so there the word must be a surname the lists know (also without its
+ * accents: "García" as "Garcia") or one known by its form.
+ */
+function surnameContinues(text: string, at: number, tok: string, language: Language): boolean {
+  NUMBER_AFTER_Y.lastIndex = at + tok.length;
+  if (NUMBER_AFTER_Y.test(text)) return false;
+  if (language !== 'de') return true;
+  if (isSurname(tok) || knownFirst(tok)) return true;
+  const plain = tok.normalize('NFD').replace(/\p{M}/gu, '');
+  return plain !== tok && isKnownLastName(plain);
 }
 
 // A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
@@ -804,7 +837,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
       if (mode === 'weak' && isEponym(text, pos)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
-      let name = parseName(text, pos, mode);
+      let name = parseName(text, pos, mode, language);
       const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
       // "I'm Fine": after a self-introduction a lone first name that is also a word is how one is.
       if (name !== null && introduction && name.tokens === 1 && AMBIGUOUS.has(name.first)) name = null;
@@ -849,7 +882,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
     }
     if (knownFirst(tok)) {
-      const name = parseName(text, start, 'gazetteer');
+      const name = parseName(text, start, 'gazetteer', language);
       if (!name) continue;
       if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || isTownHere(text, start, tok))) continue;
       takeName(start, name.end);
@@ -897,7 +930,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (!CONJUNCTION_Y.test(text)) continue;
     const pos = CONJUNCTION_Y.lastIndex;
     if (isCovered(pos)) continue;
-    const name = parseName(text, pos, 'weak') ?? (text.charCodeAt(pos + 1) === 46 ? initialledName(text, pos, true) : null);
+    const name = parseName(text, pos, 'weak', language) ?? (text.charCodeAt(pos + 1) === 46 ? initialledName(text, pos, true) : null);
     if (!name || name.tokens < 2) continue;
     take(pos, name.end); // appended; also examined by this loop for "A, B and C and D"
   }
