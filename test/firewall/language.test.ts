@@ -83,6 +83,11 @@ describe('firewall language detection', () => {
     expect(fw.stats().languages).to.deep.equal({ skipped: 1, nl: 1, de: 1, fr: 1 });
   });
 
+  it('masks a name after "M." in a short French message whose language is too short to tell', () => {
+    expect(createFirewall({ language: 'auto' }).mask('Rappeler M. Lefebvre svp')).to.equal('Rappeler M. [PERSON_1] svp');
+    expect(createFirewall({ language: 'auto' }).mask('M. Dupont a appelé hier')).to.equal('M. [PERSON_1] a appelé hier');
+  });
+
   it('uses the phone region of each message language', () => {
     // "06 12 34 56 78" is a French mobile; "0612345678" a Dutch one; each is found in its message.
     const fw = createFirewall({ language: 'auto' });

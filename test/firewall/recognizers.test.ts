@@ -394,6 +394,22 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Contact Jane Doe Senior Engineer at Acme.', 'en')).to.deep.equal(['Jane Doe']);
       expect(found(personRecognizer, 'Please ask Dr. Emily Watson Chief Medical Officer', 'en')).to.deep.equal(['Emily Watson']);
     });
+    it('reads the French title "M." before a capitalised word in any language (short French messages were read as English)', () => {
+      for (const lang of ['en', 'nl', 'de'] as const) {
+        expect(found(personRecognizer, 'Rappeler M. Lefebvre svp', lang), lang).to.deep.equal(['Lefebvre']);
+        expect(found(personRecognizer, 'M. Dupont a appelé hier', lang), lang).to.deep.equal(['Dupont']);
+      }
+      // Not a size, a unit or a million, a degree, or the end of an acronym or initials.
+      expect(found(personRecognizer, 'I take size M. Jackets run small.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Ik heb maat M. Broeken vallen klein.', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Der Umsatz lag bei 5 M. Euro im Jahr.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'She holds an M. Sc. in physics.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Dear A.M. Okafor, thank you.', 'en')).to.deep.equal(['A.M. Okafor']);
+      // Mid-text, "M." ends labels as often: a name the lists know must follow.
+      expect(found(personRecognizer, 'See Appendix M. Details are below.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Grootte: M. Kleur: blauw', 'nl')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Call M. Kowalczyk tomorrow', 'en')).to.deep.equal(['Kowalczyk']);
+    });
     it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
       expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I spoke with Sarah from accounts.', 'en')).to.deep.equal(['Sarah']);

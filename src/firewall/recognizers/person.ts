@@ -105,9 +105,11 @@ const WEAK_CUE =
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
 const TITLE_COMMON =
   '(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?|Prof\\.?|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)';
+// The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
+// Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
+// text it is checked for what else "M." is (see titleMHere).
 const TITLE_FR_ONLY = '(?:M\\.)';
-const TITLE = new RegExp(`(?<![\\p{L}\\p{N}])(?:${TITLE_COMMON}[ \\u00a0]+)+`, 'gu');
-const TITLE_FR = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+)+`, 'gu');
+const TITLE = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+)+`, 'gu');
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
@@ -144,18 +146,42 @@ function cue(re: RegExp, mode: Mode, bit: number, keepLookbehind = false): Cue {
   return { re, mode, bit, sticky };
 }
 
-// One pre-scan bit per cue regex. TITLE_FR is TITLE plus "M.", so its prefix set serves both.
-const TITLE_BIT = registerCue(body(TITLE_FR));
-const CUES = {
-  strong: cue(STRONG_CUE, 'strong', registerCue(body(STRONG_CUE))),
-  signoff: cue(SIGNOFF_LINE, 'strong', registerCue(body(SIGNOFF_LINE))),
-  title: cue(TITLE, 'title', TITLE_BIT, true),
-  titleFr: cue(TITLE_FR, 'title', TITLE_BIT, true),
-  weak: cue(WEAK_CUE, 'weak', registerCue(body(WEAK_CUE))),
-};
-const CUES_EN = [CUES.strong, CUES.signoff, CUES.title, CUES.weak];
-const CUES_FR = [CUES.strong, CUES.signoff, CUES.titleFr, CUES.weak];
-const BITS = CUES_EN.map((c) => c.bit);
+// One pre-scan bit per cue regex.
+const TITLE_BIT = registerCue(body(TITLE));
+const CUES = [
+  cue(STRONG_CUE, 'strong', registerCue(body(STRONG_CUE))),
+  cue(SIGNOFF_LINE, 'strong', registerCue(body(SIGNOFF_LINE))),
+  cue(TITLE, 'title', TITLE_BIT, true),
+  cue(WEAK_CUE, 'weak', registerCue(body(WEAK_CUE))),
+];
+const BITS = CUES.map((c) => c.bit);
+
+// "size M. Jackets", "maat M.", "taille M.": a clothing size.
+const SIZE_WORDS = new Set(['size', 'sizes', 'maat', 'maten', 'taille', 'größe', 'grösse', 'gr', 'format']);
+// "M. Sc.", "M. Eng.", "M. Phil.": a degree.
+const DEGREES = new Set(['Sc', 'Eng', 'Ed', 'Phil', 'Arch', 'Mus', 'Res', 'Litt', 'Tech', 'Des', 'Com', 'Pharm', 'Jur', 'Div', 'Th', 'Fin', 'Sci']);
+
+/**
+ * Whether "M." at `at`, before the name at `pos`, is the title outside French text. Not the end of
+ * initials or an acronym ("A.M. Okafor", which a cue before it reads with its initials; "K.L.M."),
+ * a million or a metre after a number ("5 M. Euro"), a clothing size ("size M. Jackets"), a degree
+ * ("M. Sc."). Then either a name the lists know (or a surname by its form) follows, or "M." opens
+ * the text or a line ("M. Dupont a appelé hier"): elsewhere "M." ends as many labels ("Appendix M.
+ * Details", "Plan M. Works", "Grootte: M. Kleur") as it opens names.
+ */
+function titleMHere(text: string, at: number, pos: number): boolean {
+  if (at > 0 && text.charCodeAt(at - 1) === 46) return false;
+  let k = at - 1;
+  if (k >= 0 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 0xa0)) k--;
+  if (k >= 0 && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) return false;
+  if (SIZE_WORDS.has(wordBefore(text, at).word)) return false;
+  const tok = tokenAt(text, pos);
+  if (tok === null || DEGREES.has(tok)) return false;
+  if (isSurname(tok) || knownFirst(tok)) return true;
+  let b = at - 1;
+  while (b >= 0 && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9 || text.charCodeAt(b) === 0xa0)) b--;
+  return b < 0 || text.charCodeAt(b) === 10;
+}
 // Candidates are selective: even a few per word are cheaper tried one by one than a global scan.
 const ALWAYS_STICKY = Infinity;
 
@@ -822,10 +848,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (!isCodeIdentifier(text, start, end)) take(start, end);
   };
 
-  const cueList = language === 'fr' ? CUES_FR : CUES_EN;
   const positions = cuePositions(s, BITS_WITH_NAMED_LOWER);
-  for (let c = 0; c < cueList.length; c++) {
-    const { re, mode, sticky } = cueList[c]!;
+  for (let c = 0; c < CUES.length; c++) {
+    const { re, mode, sticky } = CUES[c]!;
     const cues = new Matcher(re, s, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
     for (let m = cues.exec(); m; m = cues.exec()) {
       const pos = m.index + m[0].length;
@@ -834,6 +859,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
+      if (mode === 'title' && language !== 'fr' && text.startsWith('M.', m.index) && !titleMHere(text, m.index, pos)) continue;
       // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
       if (mode === 'weak' && isEponym(text, pos)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
