@@ -410,6 +410,19 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Grootte: M. Kleur: blauw', 'nl')).to.deep.equal([]);
       expect(found(personRecognizer, 'Call M. Kowalczyk tomorrow', 'en')).to.deep.equal(['Kowalczyk']);
     });
+    it('reads no name in places: a title inside a compound word, a town-like first name before "de" and a place, a town after "von"', () => {
+      // "Dame" is a title, but not as the end of "Notre-Dame".
+      expect(found(personRecognizer, 'We visited Notre-Dame de Paris last year.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Notre-Dame de Paris', 'fr')).to.deep.equal([]);
+      expect(found(personRecognizer, 'I walked to Santiago de Compostela.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Santiago de Compostela', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Das Team von Jena hat gewonnen.', 'de')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Team von Jena', 'de')).to.deep.equal([]);
+      // People still: a known surname after the particle, a cue before a town-like first name.
+      expect(found(personRecognizer, 'Santiago de Vries belde gisteren.', 'nl')).to.deep.equal(['Santiago de Vries']);
+      expect(found(personRecognizer, 'Mijn naam is Jena Smit.', 'nl')).to.deep.equal(['Jena Smit']);
+      expect(found(personRecognizer, 'Dame Judi Dench opened it.', 'en')).to.deep.equal(['Judi Dench']);
+    });
     it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
       expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I spoke with Sarah from accounts.', 'en')).to.deep.equal(['Sarah']);

@@ -70,7 +70,7 @@ const AMBIGUOUS = new Set(
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
-  Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos`
+  Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -109,7 +109,8 @@ const TITLE_COMMON =
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
 const TITLE_FR_ONLY = '(?:M\\.)';
-const TITLE = new RegExp(`(?<![\\p{L}\\p{N}])(?:(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+)+`, 'gu');
+// Not inside a compound word: "Notre-Dame de Paris" is no title "Dame" before a name "de Paris".
+const TITLE = new RegExp(`(?<![\\p{L}\\p{N}-])(?:(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+)+`, 'gu');
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
@@ -313,8 +314,10 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
     // out, it was sent in clear beside the placeholder.
     if (!prevIsFirst && !viaParticle && !(mode === 'strong' && tokens < 3) && !(cued && surnameContinues(text, j, tok, language))) break;
     // A first name that is also a common word ("Will", "May", "Paris", "German") needs a surname
-    // the gazetteer knows: "Will Smith" yes, "Paris Gare du Nord" or "German Steuer-ID" no.
-    if (mode === 'gazetteer' && (AMBIGUOUS.has(first) || isNonNameWord(first)) && !viaParticle && !isKnownLastName(tok)) break;
+    // the gazetteer knows: "Will Smith" yes, "Paris Gare du Nord" or "German Steuer-ID" no. After a
+    // particle one known by its form will do ("Will van Kowalski"), but not any word: a town that
+    // is also a first name leads places so ("Santiago de Compostela").
+    if (mode === 'gazetteer' && (AMBIGUOUS.has(first) || isNonNameWord(first)) && !(viaParticle ? isSurname(tok) : isKnownLastName(tok))) break;
     i = j + tok.length;
     tokens++;
     prevIsFirst = knownFirst(tok) && !viaParticle;
