@@ -214,6 +214,13 @@ describe('firewall recognizers', () => {
       expect(found(ipRecognizer, 'We upgraded from 1.2.3.3 to 1.2.3.4 and it broke; the 1.2.3.5 release is out.')).to.deep.equal([]);
       expect(found(ipRecognizer, 'bumped the agent to 1.2.3.4, then git tag 1.2.3.5 after updating to 1.2.3.6')).to.deep.equal([]);
     });
+    it('reads a dotted number right after a component that has versions as a version: kernel, libc, BIOS, a compiler (it was masked)', () => {
+      expect(found(ipRecognizer, 'I run kernel 5.15.0.91 on the box')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'kernel 5.15.0.91')).to.deep.equal([]);
+      expect(found(ipRecognizer, 'Kernel: 6.1.0.17, glibc 2.35.0.1, BIOS 1.20.0.3, openssl 3.0.2.1')).to.deep.equal([]);
+      // Only right after the word: an address further on is still one.
+      expect(found(ipRecognizer, 'kernel panic on 81.204.17.56')).to.deep.equal(['81.204.17.56']);
+    });
     it('keeps real addresses masked next to the same words, and private addresses too (decision 0017)', () => {
       expect(found(ipRecognizer, 'ssh user@81.204.17.56 or host=92.40.176.3')).to.deep.equal(['81.204.17.56', '92.40.176.3']);
       expect(found(ipRecognizer, 'The customer installed it from 81.204.17.56; update the allowlist to 92.40.176.3.')).to.deep.equal([

@@ -10,8 +10,14 @@ import type { Detection, Language, Recognizer } from '../types.js';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = new RegExp(`(?<![\\p{L}\\p{N}._:-])${OCTET}(?:\\.${OCTET}){3}(?:/\\d{1,2})?(?![\\p{L}\\p{N}_-]|\\.\\d)`, 'gu');
 const IPV6 = /(?<![\p{L}\p{N}_:.-])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?:\/\d{1,3})?(?![\p{L}\p{N}_:-]|\.\d)/gu;
-const VERSION_CUE =
-  /\bv(?:er(?:s(?:ion|ie)?)?)?\.?\s*$|version|versie|\bbuild|release|firmware|\bpatch|hotfix|\bwindows|\bandroid|\bios\b|\bmacos|chrome|firefox|node(?:\.js)?\s*$|\btag\s*$/i;
+// A component that has versions, right before the number ("kernel 5.15.0.91", "glibc 2.35.0.1",
+// "BIOS: 1.20.0.3"): only there, since "kernel panic on 81.204.17.56" names an address.
+const VERSIONED_COMPONENT = 'kernel|g?libc|bios|uefi|sdk|jdk|jre|openjdk|gcc|clang|llvm|openssl|python|php|ruby|perl|golang|rustc|npm|pip';
+const VERSION_CUE = new RegExp(
+  `\\bv(?:er(?:s(?:ion|ie)?)?)?\\.?\\s*$|version|versie|\\bbuild|release|firmware|\\bpatch|hotfix|\\bwindows|\\bandroid|\\bios\\b|\\bmacos|chrome|firefox|node(?:\\.js)?\\s*$|\\btag\\s*$|` +
+    `\\b(?:${VERSIONED_COMPONENT})(?:[ \\t]*[:=]|[ \\t]+(?:is|was))?[ \\t]*$`,
+  'i',
+);
 // Before the number, within 40 characters: "upgraded from 1.2.3.3 to", "bumped the agent to", "updating to", "Update auf".
 const UPGRADE_TO = /(?:upgrad|downgrad|\bbump)\w*(?:\s+\S+){0,2}\s+(?:to|naar|auf|vers)\s*$|updat\w*\s+(?:to|naar|auf|vers)\s*$/i;
 // After the number: "1.2.3.4 release", "the 1.2.3.4 build is out".
