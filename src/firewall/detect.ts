@@ -4,7 +4,8 @@ import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
-import { scanOf, scanText, type TextScan } from './scan.js';
+import { nameIsAlsoAWord } from './recognizers/person.js';
+import { isLetterCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
@@ -129,7 +130,74 @@ function detectUnified(
       for (const d of encodedDetections(text, tokens[t]!, token, inner)) found.push(d);
     }
   }
-  return resolveOverlaps(found, recognizers);
+  const kept = resolveOverlaps(found, recognizers);
+  return decoded ? kept : withRepeats(text, kept);
+}
+
+/** At most this many values start with one word; more are not looked for again (see withRepeats). */
+const VALUES_PER_WORD = 8;
+const MIN_REPEATED = 3;
+
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || isLetterCode(c);
+}
+
+/**
+ * `kept` with every other occurrence in the text of a value it holds: what a cue, label, key or
+ * column gave once is masked wherever the same characters stand as whole words. Without this the
+ * occurrence without a cue went out in clear beside the placeholder ("for [PERSON_1] in range(10):
+ * print(william)"; "Polisnummer [CUSTOMER_REF_1] … belt over IV-2024-889123"), and the model could
+ * tie the two. Values are looked up by their first word in one pass over the text's words, at most
+ * VALUES_PER_WORD values a word, so the cost stays linear in the text (decision 0002). Not a one-word
+ * name that is also a word ("Hi Mark. Mark the date"), nor a value shorter than three characters.
+ */
+function withRepeats(text: string, kept: Detection[]): Detection[] {
+  if (kept.length === 0) return kept;
+  let byFirstWord: Map<string, Detection[]> | null = null;
+  const seen = new Set<string>();
+  for (const d of kept) {
+    const value = d.text;
+    // A value percent-encoded in a URL is looked for as written elsewhere only in its URL form.
+    if (d.urlDecoded !== undefined || value.length < MIN_REPEATED || seen.has(value) || !isWordCode(value.charCodeAt(0)) || !isWordCode(value.charCodeAt(value.length - 1))) continue;
+    seen.add(value);
+    let w = 1;
+    while (w < value.length && isWordCode(value.charCodeAt(w))) w++;
+    if (d.type === 'PERSON' && w === value.length && nameIsAlsoAWord(value)) continue;
+    byFirstWord ??= new Map();
+    const key = value.slice(0, w);
+    const list = byFirstWord.get(key);
+    if (list === undefined) byFirstWord.set(key, [d]);
+    else if (list.length < VALUES_PER_WORD) list.push(d);
+  }
+  if (byFirstWord === null) return kept;
+  const added: Detection[] = [];
+  // `kept` is in text order: `next` is the first detection that does not end before the word.
+  let next = 0;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    if (!isWordCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let e = i + 1;
+    while (e < n && isWordCode(text.charCodeAt(e))) e++;
+    const values = byFirstWord.get(text.slice(i, e));
+    let end = e;
+    if (values !== undefined) {
+      while (next < kept.length && kept[next]!.end <= i) next++;
+      for (const d of values) {
+        const stop = i + d.text.length;
+        if (stop > n || (stop < n && isWordCode(text.charCodeAt(stop))) || !text.startsWith(d.text, i)) continue;
+        if (next < kept.length && kept[next]!.start < stop) break; // it is, or overlaps, a detection already
+        added.push({ ...d, start: i, end: stop });
+        end = stop;
+        break;
+      }
+    }
+    i = end;
+  }
+  if (added.length === 0) return kept;
+  return [...kept, ...added].sort((a, b) => a.start - b.start);
 }
 
 /**

@@ -21,6 +21,26 @@ describe('firewall detection and overlap resolution', () => {
     expect(resolveOverlaps([phone, bsn])).to.deep.equal([bsn]);
   });
 
+  it('masks every identical occurrence of a value found once in the text, so code and prose stay consistent', () => {
+    // "for william" is a lower-case name after "for"; "print(william)" has no cue, and was sent.
+    const code = 'for william in range(10):\n    print(william)';
+    expect(detectEntities(code, 'en').map((x) => [x.type, x.start, x.text])).to.deep.equal([
+      ['PERSON', 4, 'william'],
+      ['PERSON', 36, 'william'],
+    ]);
+    // A name given by a cue, repeated without it; a reference number repeated without its label.
+    const prose = 'Mijn naam is Xiomara Okafor. Polisnummer IV-2024-889123. Xiomara Okafor belt over IV-2024-889123.';
+    expect(detectEntities(prose, 'nl').map((x) => [x.type, x.text])).to.deep.equal([
+      ['PERSON', 'Xiomara Okafor'],
+      ['CUSTOMER_REF', 'IV-2024-889123'],
+      ['PERSON', 'Xiomara Okafor'],
+      ['CUSTOMER_REF', 'IV-2024-889123'],
+    ]);
+    // Only whole words, and not a name that is also a word ("Hi Mark. Mark the date.").
+    expect(detectEntities('Hi Mark. Mark the date.', 'en').map((x) => x.text)).to.deep.equal(['Mark']);
+    expect(detectEntities('for william in range(10): williams += william2', 'en').map((x) => x.text)).to.deep.equal(['william']);
+  });
+
   it('checksum beats length', () => {
     const longer = d('PHONE', 0, 20);
     const checked = d('IBAN', 5, 15, true);

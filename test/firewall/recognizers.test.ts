@@ -430,6 +430,15 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Mijn naam is Jena Smit.', 'nl')).to.deep.equal(['Jena Smit']);
       expect(found(personRecognizer, 'Dame Judi Dench opened it.', 'en')).to.deep.equal(['Judi Dench']);
     });
+    it('reads a programming language named like a person as a language when code is spoken of (it was masked)', () => {
+      expect(found(personRecognizer, 'port this script from ruby to julia?', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Port this script from Ruby to Julia?', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Can you rewrite this code in Julia?', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Is Julia faster than Python for this?', 'en')).to.deep.equal([]);
+      // People still, where nothing speaks of code.
+      expect(found(personRecognizer, 'send it to julia tomorrow', 'en')).to.deep.equal(['julia']);
+      expect(found(personRecognizer, 'I met Julia at the station.', 'en')).to.deep.equal(['Julia']);
+    });
     it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
       expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);
       expect(found(personRecognizer, 'I spoke with Sarah from accounts.', 'en')).to.deep.equal(['Sarah']);

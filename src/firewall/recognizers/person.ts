@@ -509,6 +509,21 @@ const TOWN_NAMES = new Set(
 const TRAVEL_CONTEXT =
   /(?:^|[^\p{L}])(?:fly|flew|flight|flying|drive|drove|driving|train|ticket|billet|travel\w*|trip|move[ds]?|moving|going|heading|live[ds]?|living|based|born|visit\w*|vais|va|allons|vont|aller|allé[es]?|pars|part|partons|partir|arrive\w*|habite\w*|vi[st]|vivons|vivre|déménag\w*|vol|rentre\w*|né[es]?|fahr\w*|fuhr\w*|flieg\w*|flog|reise\w*|wohn\w*|zieh\w*|zog|geboren|rijd\w*|reed|vlieg\w*|vloog|reis\w*|woon\w*|verhuis\w*|vertrek\w*)[ \u00a0]+(?:[\p{L}'’]+[ \u00a0]+)?$/iu;
 
+// Programming languages named like people: alone, with code spoken of around them ("port this
+// script from ruby to julia", "is Julia faster than Python"), they are the language. The words of
+// code are those that rarely speak of anything else: not "package", "library", "rewrite",
+// "language" or "port", which "Julia" as a person does too.
+const LANGUAGES_NAMED_LIKE_PEOPLE = new Set(['julia', 'ada', 'pascal', 'ruby', 'crystal', 'haskell', 'lua']);
+const CODE_TALK =
+  /(?<![\p{L}])(?:code|coding|coder|scripts?|scripting|syntax|programm\w*|programs?|compiler|interpreter|snippet|repl|jit|benchmarks?|notebook|python|javascript|typescript|java|rust|golang|kotlin|perl|php|scala|fortran|cobol|matlab|elixir|erlang|clojure|numpy|pandas|dataframe|c\+\+|c#)(?![\p{L}])/iu;
+const CODE_TALK_WINDOW = 80;
+
+/** Whether the lone name at [start, end) is a programming language, by the code spoken of around it. */
+function programmingLanguageHere(text: string, start: number, end: number, name: string): boolean {
+  if (!LANGUAGES_NAMED_LIKE_PEOPLE.has(name.toLowerCase())) return false;
+  return CODE_TALK.test(text.slice(Math.max(0, start - CODE_TALK_WINDOW), start)) || CODE_TALK.test(text.slice(end, end + CODE_TALK_WINDOW));
+}
+
 // "je vais parler à Nancy", "going to talk to Charlotte": a person after all.
 const SPEECH_BEFORE =
   /(?:^|[^\p{L}])(?:parler|dire|demander|écrire|répondre|envoyer|donner|montrer|talk|speak|say|give|send|write|tell|ask|show|explain|reply|praten|zeggen|vragen|schrijven|geven|sturen|sprechen|sagen|fragen|schreiben|geben|schicken)[ \u00a0]+$/iu;
@@ -623,6 +638,14 @@ const AMBIGUOUS_LOWER_ALONE = new Set([
   // The label of an identifier: "my nino is jk482917b" (the UK National Insurance number).
   'nino',
 ]);
+
+/**
+ * Whether a one-word name is also a common word ("Mark", "will", "jack"): found once by a cue
+ * ("Hi Mark"), it does not make the word a name elsewhere in the text ("Mark the date").
+ */
+export function nameIsAlsoAWord(name: string): boolean {
+  return AMBIGUOUS_LOWER_ALONE.has(name.toLowerCase()) || isNonNameWord(name);
+}
 
 /**
  * Whether a lower-case word is a known first name ("thijs", "kai-uwe") that is not also a common
@@ -800,7 +823,8 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
     const at = afterCue ? m.index + m[0].length - name.length : m.index;
     // After a greeting even a first name that is also a word is one: "hi tom", "hey grace".
     const greeted = afterCue && LOWER_GREETINGS.has(m[0].slice(0, m[0].search(/[ \u00a0]/)));
-    if (isLowerCaseFirstName(name, true) || (greeted && isKnownFirstNameLower(name) && !isNonNameWord(name))) take(from + at, from + at + name.length);
+    const named = isLowerCaseFirstName(name, true) || (greeted && isKnownFirstNameLower(name) && !isNonNameWord(name));
+    if (named && !programmingLanguageHere(line, at, at + name.length, name)) take(from + at, from + at + name.length);
     // The word after a cue may be a cue itself ("voor en na"): read on from it.
     if (afterCue) LOWER_CUED.lastIndex = at;
   }
@@ -913,7 +937,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (knownFirst(tok)) {
       const name = parseName(text, start, 'gazetteer', language);
       if (!name) continue;
-      if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || isTownHere(text, start, tok))) continue;
+      if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok))) continue;
       takeName(start, name.end);
       tokens.lastIndex = Math.max(tokens.lastIndex, name.end);
       continue;
