@@ -244,6 +244,13 @@ describe('firewall recognizers', () => {
       expect(found(dateOfBirthRecognizer, 'née le 1er mars 1990', 'fr')).to.deep.equal(['1er mars 1990']);
       expect(found(dateOfBirthRecognizer, 'Geburtsdatum: 12. März 1985', 'de')).to.deep.equal(['12. März 1985']);
     });
+    it('reads the genealogical star before a date as "born" (it was sent)', () => {
+      expect(found(dateOfBirthRecognizer, 'Sohn, *12.04.2010', 'de')).to.deep.equal(['12.04.2010']);
+      expect(found(dateOfBirthRecognizer, 'Maria Weber (* 3. Mai 1948 in Köln)', 'de')).to.deep.equal(['3. Mai 1948']);
+      // Not Markdown: bold, or a bullet at the start of a line.
+      expect(found(dateOfBirthRecognizer, 'Termin am **12.04.2010** um 10 Uhr', 'de')).to.deep.equal([]);
+      expect(found(dateOfBirthRecognizer, 'Besprechungen:\n* 12.04.2010 Planung\n* 13.04.2010 Review', 'de')).to.deep.equal([]);
+    });
     it('ignores dates without a cue and impossible dates', () => {
       expect(found(dateOfBirthRecognizer, 'De vergadering is op 14-06-2024', 'nl')).to.deep.equal([]);
       expect(found(dateOfBirthRecognizer, 'geboren op 31-02-1987', 'nl')).to.deep.equal([]);

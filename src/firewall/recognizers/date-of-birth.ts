@@ -122,6 +122,21 @@ function dateStarts(text: string, digitRuns: readonly number[]): number[] {
   return out;
 }
 
+/**
+ * Whether the date at [start, end) has the genealogical star for "born" before it ("Sohn,
+ * *12.04.2010", "(* 3. Mai 1948 in Köln)"). Not Markdown's: bold ("**12.04.2010**") or a list
+ * item's bullet at the start of a line ("* 12.04.2010 Planung").
+ */
+function bornStarBefore(text: string, start: number, end: number): boolean {
+  let k = start - 1;
+  const spaced = k >= 0 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 0xa0);
+  if (spaced) k--;
+  if (k < 0 || text.charCodeAt(k) !== 42 || text.charCodeAt(k - 1) === 42 || text.charCodeAt(end) === 42) return false;
+  if (!spaced) return true;
+  for (let b = k - 1; b >= 0 && text.charCodeAt(b) !== 10; b--) if (!isSpaceCode(text.charCodeAt(b))) return true;
+  return false;
+}
+
 export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   const { digitRuns } = s;
@@ -138,7 +153,7 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
     const start = m.index;
     const end = start + m[0].length;
     const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
-    const before = cueAt > previousEnd;
+    const before = cueAt > previousEnd || bornStarBefore(text, start, end);
     const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
     // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.
