@@ -76,12 +76,12 @@ function isWordCode(x: number): boolean {
 }
 
 /**
- * Length of a separator at `p` ('_', '\_' or '-'), 0 when there is none, -1 when the input ends
- * in the middle of one (a lone trailing backslash).
+ * Length of a separator at `p` ('_', '\_' or '-', and a space where `space` allows it), 0 when
+ * there is none, -1 when the input ends in the middle of one (a lone trailing backslash).
  */
-function sepAt(s: string, p: number, final: boolean): number {
+function sepAt(s: string, p: number, final: boolean, space: boolean): number {
   const c = s.charCodeAt(p);
-  if (c === UNDERSCORE || c === HYPHEN) return 1;
+  if (c === UNDERSCORE || c === HYPHEN || (space && c === SPACE)) return 1;
   if (c === BACKSLASH) {
     if (p + 1 >= s.length) return final ? 0 : -1;
     return s.charCodeAt(p + 1) === UNDERSCORE ? 2 : 0;
@@ -89,9 +89,13 @@ function sepAt(s: string, p: number, final: boolean): number {
   return 0;
 }
 
-/** Tries one type name with its number at `p` (after any opening bracket). */
-function scanType(s: string, p: number, parts: number[][], final: boolean): { end: number; n: string } | 'partial' | null {
+/**
+ * Tries one type name with its number at `p` (after any opening bracket). `space`: a space may
+ * stand for a separator (`[Person 1]`); `spaced` says whether one did.
+ */
+function scanType(s: string, p: number, parts: number[][], final: boolean, space: boolean): { end: number; n: string; spaced: boolean } | 'partial' | null {
   const len = s.length;
+  let spaced = false;
   for (let k = 0; k < parts.length; k++) {
     const part = parts[k]!;
     for (let j = 0; j < part.length; j++) {
@@ -101,9 +105,10 @@ function scanType(s: string, p: number, parts: number[][], final: boolean): { en
     }
     // After each part a separator: between parts of the name, and before the number.
     if (p >= len) return final ? null : 'partial';
-    const sep = sepAt(s, p, final);
+    const sep = sepAt(s, p, final, space);
     if (sep < 0) return 'partial';
     if (sep === 0) return null;
+    if (s.charCodeAt(p) === SPACE) spaced = true;
     p += sep;
   }
   const digitsStart = p;
@@ -112,7 +117,7 @@ function scanType(s: string, p: number, parts: number[][], final: boolean): { en
   if (nd === 0) return p >= len && !final ? 'partial' : null;
   if (nd > MAX_DIGITS) return null;
   if (p >= len && !final) return 'partial'; // more digits may follow
-  return { end: p, n: s.slice(digitsStart, p) };
+  return { end: p, n: s.slice(digitsStart, p), spaced };
 }
 
 /**
@@ -135,7 +140,8 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
     if (s.charCodeAt(p + 1) !== OPEN) return null;
     p++;
   }
-  if (s.charCodeAt(p) === OPEN) {
+  const bracketed = s.charCodeAt(p) === OPEN;
+  if (bracketed) {
     p++;
     let pad = 0;
     while (p < len && s.charCodeAt(p) === SPACE && pad < MAX_PAD) {
@@ -145,22 +151,24 @@ export function scanPlaceholder(s: string, i: number, final: boolean): Scan {
     if (p >= len) return final ? null : PARTIAL;
   }
   if (p >= len) return null;
-  return scanNamed(s, p, final, escapedOpen ? 'escaped' : 'plain');
+  return scanNamed(s, p, final, escapedOpen ? 'escaped' : bracketed ? 'bracketed' : 'plain');
 }
 
 /**
  * A type name and number at `p`, then its closing as the opening asks: after a plain or no
  * bracket, optional padding, an optional backslash and ']'; after '\[' (Markdown's escape), '\]';
- * after '%5B' (in a URL), '%5D'.
+ * after '%5B' (in a URL), '%5D'. Between a plain bracket's, a space may stand for the underscore
+ * (`[Person 1]`, as models write it): only when the closing bracket is there too, since "Person 1"
+ * alone is how transcripts and lists name people.
  */
-function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'escaped' | 'encoded'): Scan {
+function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'bracketed' | 'escaped' | 'encoded'): Scan {
   const len = s.length;
   const c = upperCode(s.charCodeAt(p));
   if (c < 0 || c >= 128 || FIRST_LETTER[c] === 0) return null;
   let partial = false;
   for (const { type, first, parts } of TYPE_PARTS) {
     if (first !== c) continue;
-    const r = scanType(s, p, parts, final);
+    const r = scanType(s, p, parts, final, opening === 'bracketed');
     if (r === 'partial') {
       partial = true;
       continue;
@@ -187,6 +195,7 @@ function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'esc
     // otherwise it is the text's own: a Windows path (C:\Users\[PERSON_1]) or a JSON escape
     // ("C:\\Users\\[PERSON_1]"), and it stays where it is (the scan starts again at '[').
     if (opening === 'escaped' && !(escapedClose && closed)) return null;
+    if (r.spaced && !closed) return null;
     return { kind: 'match', end: closed ? q + 1 : r.end, key };
   }
   return partial && !final ? PARTIAL : null;
@@ -221,15 +230,23 @@ interface Progress {
   out: string;
   /** Index where scanning stopped: the input length, or the start of a held-back tail. */
   stop: number;
+  /** Whether a placeholder ends where scanning stopped (the next one may follow it directly). */
+  afterPlaceholder: boolean;
 }
 
-function run(s: string, prev: string | undefined, final: boolean, vault: Vault, opts: RestoreOptions | undefined): Progress {
+/**
+ * `afterPlaceholder`: a placeholder ended right before `s` (a stream's previous chunk). One may
+ * follow another without a space ("PERSON_1PERSON_1"): the second starts after a digit, which
+ * otherwise says a word goes on ("XEMAIL_1" is no placeholder).
+ */
+function run(s: string, prev: string | undefined, final: boolean, vault: Vault, opts: RestoreOptions | undefined, afterPlaceholder = false): Progress {
   const parts: string[] = [];
   let last = 0;
   let i = 0;
+  let matchEnd = afterPlaceholder ? 0 : -1;
   const n = s.length;
   while (i < n) {
-    const before = i === 0 ? (prev === undefined ? -1 : prev.charCodeAt(0)) : s.charCodeAt(i - 1);
+    const before = i === matchEnd ? -1 : i === 0 ? (prev === undefined ? -1 : prev.charCodeAt(0)) : s.charCodeAt(i - 1);
     if (!candidateStart(s, i, before)) {
       i++;
       continue;
@@ -241,7 +258,7 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
     }
     if (r.kind === 'partial') {
       parts.push(s.slice(last, i));
-      return { out: parts.join(''), stop: i };
+      return { out: parts.join(''), stop: i, afterPlaceholder: i === matchEnd };
     }
     // In a URL, a value that was percent-encoded there comes back as it was written there.
     const value = r.encoded ? vault.urlValueOf(r.key) : vault.valueOf(r.key);
@@ -249,25 +266,26 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
       parts.push(s.slice(last, i), render(value, opts));
       last = r.end;
     }
-    i = r.end;
+    i = matchEnd = r.end;
   }
-  if (last === 0) return { out: s, stop: n };
+  if (last === 0) return { out: s, stop: n, afterPlaceholder: n === matchEnd };
   parts.push(s.slice(last));
-  return { out: parts.join(''), stop: n };
+  return { out: parts.join(''), stop: n, afterPlaceholder: n === matchEnd };
 }
 
 // A type name, its separators ('_', '-', Markdown's '\_') and a digit: text without one holds no
 // placeholder, found at native speed (phones and dates have "-1" everywhere; type names rarely).
-const DIGIT_AFTER_SEPARATOR = /[_-]\d/;
-const MAY_HOLD_PLACEHOLDER = new RegExp(`(?:${ENTITY_TYPES.map((t) => t.split('_').join('\\\\?[_-]')).join('|')})\\\\?[_-]\\d`, 'i');
+const DIGIT_AFTER_SEPARATOR = /[_ -]\d/;
+const MAY_HOLD_PLACEHOLDER = new RegExp(`(?:${ENTITY_TYPES.map((t) => t.split('_').join('\\\\?[_ -]')).join('|')})\\\\?[_ -]\\d`, 'i');
 
 /** The keys (`PERSON_3`) of the placeholders written in a text, in every form restoration reads. */
 export function placeholderKeysIn(text: string): string[] {
   if (!DIGIT_AFTER_SEPARATOR.test(text) || !MAY_HOLD_PLACEHOLDER.test(text)) return [];
   const keys: string[] = [];
   let i = 0;
+  let matchEnd = -1;
   while (i < text.length) {
-    if (!candidateStart(text, i, i === 0 ? -1 : text.charCodeAt(i - 1))) {
+    if (!candidateStart(text, i, i === 0 || i === matchEnd ? -1 : text.charCodeAt(i - 1))) {
       i++;
       continue;
     }
@@ -277,7 +295,7 @@ export function placeholderKeysIn(text: string): string[] {
       continue;
     }
     keys.push(r.key);
-    i = r.end;
+    i = matchEnd = r.end;
   }
   return keys;
 }
@@ -300,6 +318,7 @@ export interface StreamRestorer {
 export function createStreamRestorer(vault: Vault, opts?: RestoreOptions): StreamRestorer {
   let held = '';
   let prev: string | undefined;
+  let afterPlaceholder = false;
   return {
     push(chunk: string): string {
       if (chunk.length === 0) return '';
@@ -309,17 +328,19 @@ export function createStreamRestorer(vault: Vault, opts?: RestoreOptions): Strea
         prev = s[s.length - 1];
         return s;
       }
-      const { out, stop } = run(s, prev, false, vault, opts);
-      if (stop > 0) prev = s[stop - 1];
-      held = s.slice(stop);
-      return out;
+      const progress = run(s, prev, false, vault, opts, afterPlaceholder);
+      if (progress.stop > 0) prev = s[progress.stop - 1];
+      afterPlaceholder = progress.afterPlaceholder;
+      held = s.slice(progress.stop);
+      return progress.out;
     },
     flush(): string {
       if (held.length === 0) return '';
-      const { out } = run(held, prev, true, vault, opts);
+      const progress = run(held, prev, true, vault, opts, afterPlaceholder);
       prev = held[held.length - 1];
+      afterPlaceholder = progress.afterPlaceholder;
       held = '';
-      return out;
+      return progress.out;
     },
     get pending(): number {
       return held.length;

@@ -99,12 +99,19 @@ describe('firewall masking and restoring', () => {
         ["PERSON_1's", "Jan de Vries's"],
         ['[steuer_id_1]', '86095742719'],
         ['[STEUER-ID-1]', '86095742719'],
+        // A space for the underscore, inside brackets only (it was left as written).
+        ['[PERSON 1]', 'Jan de Vries'],
+        ['[Person 1],', 'Jan de Vries,'],
+        ['[steuer id 1]', '86095742719'],
+        // One placeholder right after another (only the first was restored).
+        ['PERSON_1PERSON_1', 'Jan de VriesJan de Vries'],
+        ['[PERSON_1]EMAIL_1', 'Jan de Vriesjan@example.nl'],
       ];
       for (const [input, expected] of cases) expect(restoreText(input, vault), input).to.equal(expected);
     });
 
     it('leaves alone what is not a known placeholder', () => {
-      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1', '%5BEMAIL_7%5D', '%5BEMAIL_1', '50%', '%5', '%5D']) {
+      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1', '%5BEMAIL_7%5D', '%5BEMAIL_1', '50%', '%5', '%5D', 'Person 1 said', 'PERSON 1', '[Person 1 and 2]', '[Person 1', 'XPERSON_1PERSON_1x']) {
         expect(restoreText(s, vault), s).to.equal(s);
       }
     });
@@ -127,9 +134,9 @@ describe('firewall masking and restoring', () => {
     });
 
     it('restores a streamed reply split at every possible point', () => {
-      const reply = 'Dear [PERSON_1], I wrote to [EMAIL_1] (or email_1) about STEUER_ID_1; [PERSON_9] is unknown. \\[PERSON\\_2\\]!';
+      const reply = 'Dear [PERSON_1], I wrote to [EMAIL_1] (or email_1) about STEUER_ID_1; [PERSON_9] is unknown. \\[PERSON\\_2\\]! [Person 1] PERSON_1EMAIL_1';
       const expected = restoreText(reply, vault);
-      expect(expected).to.equal('Dear Jan de Vries, I wrote to jan@example.nl (or jan@example.nl) about 86095742719; [PERSON_9] is unknown. Zoë "Z" O\'Neil!');
+      expect(expected).to.equal('Dear Jan de Vries, I wrote to jan@example.nl (or jan@example.nl) about 86095742719; [PERSON_9] is unknown. Zoë "Z" O\'Neil! Jan de Vries Jan de Vriesjan@example.nl');
       for (let i = 0; i <= reply.length; i++) {
         expect(streamed(vault, [reply.slice(0, i), reply.slice(i)]), `split at ${i}`).to.equal(expected);
       }
@@ -224,6 +231,13 @@ describe('firewall masking and restoring', () => {
       expect(fw.restore('[IBAN_1] [EMAIL_1] person-1 [PHONE_1]')).to.equal('[IBAN_1] [EMAIL_1] person-1 [PHONE_1]');
       expect(fw.restore('[IBAN_2]')).to.equal('NL91ABNA0417164300');
       expect(fw.stats().distinct).to.include({ IBAN: 1, EMAIL: 1, PHONE: 1, PERSON: 1 });
+    });
+
+    it('are kept as written when spelled with a space or one after another', () => {
+      const fw = createFirewall({ language: 'nl' });
+      fw.mask('Transcript: [Person 1] zegt hallo, EMAIL_1EMAIL_2 is een sleutel.');
+      fw.mask('Mail jan@example.nl of piet@example.nl, groet Noor de Vries');
+      expect(fw.restore('[Person 1] EMAIL_1EMAIL_2 [EMAIL_3] [PERSON_2]')).to.equal('[Person 1] EMAIL_1EMAIL_2 jan@example.nl Noor de Vries');
     });
 
     it('keep a number already given to one of the request’s own values', () => {
