@@ -77,6 +77,12 @@ export interface ChatContext {
    * may be `input.0.content.1`), so that a 422 names what the caller sent.
    */
   fieldOf?: (chatField: string) => string;
+  /**
+   * Given, once the request's firewall exists, what restores its placeholders in a text a door
+   * shows: the Responses door shows a native provider's thinking restored, while the blocks
+   * themselves go back as the provider signed them, masked.
+   */
+  withRestorer?: (restore: (text: string) => string) => void;
 }
 
 export interface ChatReply {
@@ -338,6 +344,7 @@ export class ChatService {
     const { request, parameters } = upstreamRequestOf(body);
     if (ctx.anthropic) Object.assign(request, ctx.anthropic);
     const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
+    if (firewall) ctx.withRestorer?.((text) => firewall.restore(text));
     let retrieval: Retrieval = NO_RETRIEVAL;
     let masked = false;
     try {

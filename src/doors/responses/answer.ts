@@ -49,14 +49,15 @@ export function itemIdOf(responseId: string, kind: 'rs' | 'msg' | 'fc', outputIn
 }
 
 /** The chat completion body (chat.ts settle) as an outcome. */
-export function outcomeOfCompletion(body: Record<string, unknown>): ChatOutcome {
+/** `showThinking` makes thinking blocks' text fit to show (restored, as the blocks stay masked). */
+export function outcomeOfCompletion(body: Record<string, unknown>, showThinking: (text: string) => string = (text) => text): ChatOutcome {
   const choice = (body.choices as { message: Record<string, unknown>; finish_reason: string | null }[])[0];
   const message = choice?.message ?? {};
   const calls = (message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? [];
   const thinkingBlocks = (message.thinking_blocks as ThinkingBlock[] | undefined) ?? [];
   return {
     model: String(body.model),
-    reasoning: (message.reasoning_content as string | undefined) ?? thinkingText(thinkingBlocks),
+    reasoning: (message.reasoning_content as string | undefined) ?? shown(thinkingText(thinkingBlocks), showThinking),
     thinkingBlocks,
     text: (message.content as string | null | undefined) ?? null,
     refusal: (message.refusal as string | null | undefined) ?? null,
@@ -65,6 +66,10 @@ export function outcomeOfCompletion(body: Record<string, unknown>): ChatOutcome 
     usage: (body.usage as ChatUsage | undefined) ?? null,
     sources: (body.sources as unknown[] | undefined) ?? [],
   };
+}
+
+function shown(text: string | null, showThinking: (text: string) => string): string | null {
+  return text === null ? null : showThinking(text);
 }
 
 /** The readable text of thinking blocks (redacted ones have none), or null. */
@@ -239,6 +244,11 @@ export interface ResponseFrame {
   request: ResponsesRequest;
   /** The model that serves (known once the chain answered), else the one asked for. */
   model: string;
+  /**
+   * A native provider's thinking as the reasoning item shows it: restored by the request's firewall.
+   * The blocks in `encrypted_content` stay as the provider signed them (masked), to go back so.
+   */
+  showThinking?: (text: string) => string;
 }
 
 /** The response object around its output: what the request set is echoed back, as OpenAI does. */

@@ -89,11 +89,19 @@ export class ResponsesDoor {
       door.notes.push(lowered.note);
     }
     const id = responseIdOf(workspaceId, ctx.requestId);
-    const frame: ResponseFrame = { id, createdAt: Math.floor(Date.now() / 1000), request: body, model: body.model ?? body.models?.[0] ?? '' };
+    let restore = (text: string) => text;
+    const frame: ResponseFrame = {
+      id,
+      createdAt: Math.floor(Date.now() / 1000),
+      request: body,
+      model: body.model ?? body.models?.[0] ?? '',
+      showThinking: (text) => restore(text),
+    };
     const answered: Answered = {};
     const chatCtx: ChatContext = {
       ...ctx,
       fieldOf: door.fieldOf,
+      withRestorer: (restorer) => (restore = restorer),
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default
       // true) the row that keeps it and this turn's input for previous_response_id and GET.
@@ -143,6 +151,6 @@ interface Answered {
 
 function responseOfChatAnswer(frame: ResponseFrame, { body, orders }: Pick<ChatReply, 'body' | 'orders'>): ResponseObject {
   const order = orders?.[0];
-  const outcome = { ...outcomeOfCompletion(body), ...(order ? { order } : {}) };
+  const outcome = { ...outcomeOfCompletion(body, frame.showThinking), ...(order ? { order } : {}) };
   return finishedResponse({ ...frame, createdAt: Number(body.created) || frame.createdAt }, outcome);
 }

@@ -125,7 +125,8 @@ export class ResponsesStream implements SseSink {
       for (const block of blocks ?? []) {
         this.thinkingBlocks.push(block);
         // A redacted block has no text, but it opens the reasoning item all the same (its output index is taken).
-        const text = thinkingText([block]);
+        const masked = thinkingText([block]);
+        const text = masked === null || !this.frame.showThinking ? masked : this.frame.showThinking(masked);
         await this.reasoningDelta(text === null ? '' : this.reasoning === '' ? text : `\n\n${text}`);
       }
       if (content) await this.messageDelta('output_text', content);

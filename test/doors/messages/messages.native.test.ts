@@ -481,6 +481,30 @@ ${FREE_SERVICES}
     expect(native.requests.at(-1)!.body.messages[1].content[0]).to.deep.equal(thought);
   });
 
+  it('shows the thinking of a Responses reasoning item restored, and gives its blocks back as signed, masked', async () => {
+    // QA with Codex: the reasoning item read "Zoek [PERSON_1] op" while the answer was restored.
+    const openai = new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+    const email = 'noor.devries@example.nl';
+    const thought = { type: 'thinking' as const, thinking: 'De klant is [EMAIL_1].', signature: 'sig-resp-masked' };
+    for (const stream of [false, true]) {
+      native.script({ type: 'answer', blocks: [thought, { type: 'text', text: 'Gevonden: [EMAIL_1]' }] });
+      const request = { model: 'test/claude', input: `Zoek ${email} op`, reasoning: { effort: 'low' as const } };
+      const response = stream ? await openai.responses.stream(request).finalResponse() : await openai.responses.create(request);
+      const reasoning = response.output[0] as OpenAI.Responses.ResponseReasoningItem;
+      expect(reasoning.content, `stream: ${stream}`).to.deep.equal([{ type: 'reasoning_text', text: `De klant is ${email}.` }]);
+      expect(response.output_text).to.equal(`Gevonden: ${email}`);
+      expect(JSON.stringify(native.requests.at(-1)!.body)).not.to.contain(email);
+      // Given back, the block is the one Anthropic signed.
+      await openai.responses.create({
+        model: 'test/claude',
+        reasoning: { effort: 'low' },
+        store: false,
+        input: [{ role: 'user', content: `Zoek ${email} op` }, ...(response.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'Dank je' }],
+      });
+      expect(native.requests.at(-1)!.body.messages[1].content[0]).to.deep.equal(thought);
+    }
+  });
+
   it('never sends a thinking block without a signature (another provider’s reasoning) to Anthropic', async () => {
     await secondTurnAfter({ type: 'thinking', thinking: 'van Mistral', signature: '' });
     expect(native.requests.at(-1)!.body.messages[1].content).to.deep.equal([{ type: 'text', text: 'Antwoord.' }]);
