@@ -47,6 +47,8 @@ export function limitsFromBody(body: Partial<Limits> | null | undefined, path = 
     if (value !== null && value < SMALLEST_CREDIT_LIMIT) {
       errors[`${path}.${field}`] = [`must be at least ${SMALLEST_CREDIT_LIMIT.toFixed(8)} (credits are kept to 8 decimals)`];
     }
+    // As Postgres keeps it, so that the answer, the audit entry and the gate all say the stored limit.
+    if (value !== null) limits[field] = Math.round(value * 1e8) / 1e8;
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return limits;

@@ -472,6 +472,12 @@ describe('limits and budgets', () => {
     const response = await setLimits(key, { workspace: { requests_per_minute: 0, credits_per_day: -1, burst: 3 } });
     expect(response.status).to.equal(422);
     expect(Object.keys(response.body.errors)).to.include.members(['workspace.requests_per_minute', 'workspace.credits_per_day']);
+    // Credits are kept to 8 decimals: the answer and the audit entry say the limit as it is kept.
+    const precise = await setLimits(key, { workspace: { credits_per_day: 0.123456789 } });
+    expect(precise.status).to.equal(200);
+    expect(precise.body.workspace.limits.credits_per_day).to.equal(0.12345679);
+    const audited = await api(app.baseUrl, '/v1/audit-log?action=limits.workspace.updated&limit=1', { key });
+    expect(JSON.stringify(audited.body.data[0].details)).to.contain('0.12345679').and.not.to.contain('0.123456789');
   });
 
   it('the official SDK sees a RateLimitError on 429 and an APIError with status 402, each with our message', async () => {
