@@ -174,16 +174,34 @@ export class ChatService {
     const started = performance.now();
     const prepared = await this.prepare(ctx, body, started);
     if ('replay' in prepared) return prepared.replay;
+    // The provider asked last: when the client goes away while it answers, it has the prompt.
+    let asked: { candidate: Candidate<ChatModel>; request: UpstreamChatRequest } | undefined;
     try {
       const answer = prepared.cached
         ? this.fromCache(prepared, prepared.cached)
-        : await this.callChain(prepared, (candidate, request) =>
-            candidate.adapter.complete(candidate.target, request, ctx.signal),
-          );
+        : await this.callChain(prepared, (candidate, request) => {
+            asked = { candidate, request };
+            return candidate.adapter.complete(candidate.target, request, ctx.signal);
+          });
       return await this.settle(ctx, prepared, answer);
     } catch (caught) {
       const err = abortedBy(caught, ctx.signal);
-      await this.fail(ctx, prepared, err);
+      if (ctx.signal.aborted && asked && err instanceof ChainFailed) {
+        // As a stream the client closed: the prompt the provider read is billed (there is no
+        // answer to bill), traced as 499 (503 when stopped); a retry under its id replaces the bill.
+        const { candidate, request } = asked;
+        const unanswered: Answer = {
+          completion: { id: ctx.requestId, created: Math.floor(Date.now() / 1000), choices: [] },
+          model: candidate.model,
+          provider: candidate.target.provider.id,
+          attempts: err.attempts,
+          notes: prepared.plan.notes,
+          sentUpstream: request,
+        };
+        await this.settleClosedStream(ctx, prepared, unanswered, ctx.signal.reason instanceof ServerStopping);
+      } else {
+        await this.fail(ctx, prepared, err);
+      }
       throw err instanceof ChainFailed ? err.apiError : err;
     }
   }
