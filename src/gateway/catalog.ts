@@ -241,6 +241,8 @@ export function loadCatalog(options: { file?: string; env?: Record<string, strin
     }
   });
 
+  withBuiltIns(expanded);
+
   // The shape and the cross-references are checked in one pass, so that one message names every
   // bad field: the cross-references are checked on what the schema let through, and an entry the
   // schema refused is looked at only as far as it can be.
@@ -255,6 +257,69 @@ export function loadCatalog(options: { file?: string; env?: Record<string, strin
   const catalog = build(loose(expanded), file, unsetKeys, problems, name);
   if (problems.length > 0) throw new CatalogError(file, [...new Set(problems)]);
   return catalog;
+}
+
+/** Memory's vectors are vector(1024) columns: the memory model has these dimensions (memory/embedder.ts). */
+export const MEMORY_DIMENSIONS = 1024;
+
+/** Whether an embedding model of MEMORY_DIMENSIONS has an EU endpoint whose provider is available. */
+export function isMemoryModel(model: CatalogModel, providers: ReadonlyMap<string, CatalogProvider>): model is EmbeddingModel {
+  return (
+    model.type === 'embedding' &&
+    model.dimensions === MEMORY_DIMENSIONS &&
+    model.endpoints.some((e) => e.region === 'eu' && providers.get(e.provider)?.available === true)
+  );
+}
+
+function memoryModelIn(models: ReadonlyMap<string, CatalogModel>, providers: ReadonlyMap<string, CatalogProvider>): boolean {
+  return [...models.values()].some((model) => isMemoryModel(model, providers));
+}
+
+// The in-process provider and its models: EU, offline, no key. Every catalogue has them unless it
+// declares its own of the same ids, so that the contract's catalogue shape (an alias naming
+// local/echo, no embedding model) starts, and memory always has an EU model of 1024 dimensions to
+// embed with. Priced small but non-zero, so that metering shows figures in development and tests.
+const BUILT_IN_PROVIDER = { id: 'local', region: 'eu', kind: 'local', timeout_ms: 30_000 };
+const BUILT_IN_MODELS = [
+  {
+    id: 'local/echo',
+    type: 'chat',
+    context_length: 1_048_576,
+    pricing: { prompt: 0.01, completion: 0.02 },
+    capabilities: ['tools', 'json_schema'],
+    reasoning_effort: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
+    endpoints: [{ provider: 'local', upstream_model: 'echo' }],
+  },
+  {
+    id: 'local/embed-1024',
+    type: 'embedding',
+    dimensions: 1024,
+    reducible: false,
+    max_input_tokens: 8192,
+    max_batch: 256,
+    // Lexical: texts without a shared word score 0 ± 0.05.
+    min_similarity: 0.1,
+    pricing: { prompt: 0.001 },
+    endpoints: [{ provider: 'local', upstream_model: 'embed-1024' }],
+  },
+];
+
+/**
+ * Adds the built-in provider and models a catalogue does not declare, after its own entries (so
+ * that a problem's index names the caller's entry). A provider `local` of another kind keeps the
+ * built-in models out: they would name it.
+ */
+function withBuiltIns(data: unknown): void {
+  if (!isObject(data)) return;
+  const providers = Array.isArray(data.providers) ? data.providers : undefined;
+  const models = Array.isArray(data.models) ? data.models : undefined;
+  if (!providers || !models) return;
+  const declared = providers.find((p) => isObject(p) && p.id === BUILT_IN_PROVIDER.id);
+  if (declared === undefined) providers.push({ ...BUILT_IN_PROVIDER });
+  else if (!isObject(declared) || declared.kind !== 'local') return;
+  for (const model of BUILT_IN_MODELS) {
+    if (!models.some((m) => isObject(m) && m.id === model.id)) models.push(structuredClone(model));
+  }
 }
 
 /**
@@ -510,6 +575,12 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     }
     if (!models.has(m.id)) models.set(m.id, model);
   });
+  if (problems.length === 0 && !memoryModelIn(models, providers)) {
+    problems.push(
+      `models has no available EU embedding model of ${MEMORY_DIMENSIONS} dimensions, which memory (documents, facts, retrieval) embeds with; ` +
+        'the built-in local/embed-1024 is one, unless the catalogue declares a provider "local" of another kind',
+    );
+  }
 
   return {
     providers,

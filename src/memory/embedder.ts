@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { ApiError } from '../errors.js';
-import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
+import { isMemoryModel, MEMORY_DIMENSIONS, type Catalog, type EmbeddingModel } from '../gateway/catalog.js';
 import { embedInParts } from '../gateway/embeddings.js';
 import { abortedBy, ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
@@ -12,13 +12,12 @@ import type { WorkspaceSettings } from '../tenancy/store.js';
 // configured; the built-in local/embed-1024 works offline. Every stored vector records its
 // model, and a search only compares vectors of the same model.
 
-export const MEMORY_DIMENSIONS = 1024;
+export { MEMORY_DIMENSIONS };
 const PREFERRED = ['mistral/mistral-embed', 'local/embed-1024'];
 
+/** The memory model; a catalogue without one does not load (gateway/catalog.ts). */
 export function memoryEmbeddingModel(catalog: Catalog): EmbeddingModel {
-  const usable = (model: EmbeddingModel) =>
-    model.dimensions === MEMORY_DIMENSIONS &&
-    model.endpoints.some((e) => e.region === 'eu' && catalog.providers.get(e.provider)?.available === true);
+  const usable = (model: EmbeddingModel) => isMemoryModel(model, catalog.providers);
   const embeddingModels = [...catalog.models.values()].filter((m): m is EmbeddingModel => m.type === 'embedding');
   const ranked = [
     ...PREFERRED.map((id) => embeddingModels.find((m) => m.id === id)).filter((m): m is EmbeddingModel => m !== undefined),

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, expandChain, getModel, loadCatalog, type Catalog } from '../../src/gateway/catalog.js';
+import { memoryEmbeddingModel } from '../../src/memory/embedder.js';
 import { fromRoot } from '../../src/paths.js';
 
 const fixture = (name: string) => fromRoot('test/fixtures/catalog', name);
@@ -190,6 +191,20 @@ describe('catalog', () => {
       expect(failure(fixture('alias-cycle.yaml'))).to.match(/aliases\.(fast|slow) is part of a cycle/);
     });
 
+    it('one that leaves memory no EU embedding model of 1024 dimensions (a provider "local" of another kind keeps the built-in out)', () => {
+      const file = writeScratch(
+        'no-memory-model.yaml',
+        `providers:
+  - {id: local, region: eu, kind: openai, base_url: "https://llm.example.eu/v1", api_key: "k", timeout_ms: 1000}
+models:
+  - {id: local/chat, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: local, upstream_model: c}]}
+aliases: {}
+services: {firewall_per_1k_tokens: 0.01, retrieval_per_call: 0.05, ingest_per_chunk: 0.02}
+`,
+      );
+      expect(failure(file)).to.include('no available EU embedding model of 1024 dimensions');
+    });
+
     it('a YAML syntax error, by line', () => {
       expect(failure(fixture('syntax-error.yaml'))).to.match(/YAML syntax error at line \d+, column \d+/);
     });
@@ -362,6 +377,22 @@ services:                    # credits for the service fees
       const mistral = catalog.providers.get('mistral')!;
       expect(mistral.profile, 'known from api.mistral.ai').to.equal('mistral');
       expect(mistral.circuit).to.deep.equal({ failures: 5, cooldownMs: 10_000, maxCooldownMs: 300_000 });
+    });
+
+    it('starts word for word: the local provider, local/echo and local/embed-1024 are built in, and memory has its model', () => {
+      // QA: the contract's snippet failed ("aliases.eu-fast.1 names unknown model or alias local/echo"),
+      // and one without an EU embedding model of 1024 dimensions made every chat with memory a 500.
+      const wordForWord = contractYaml.replace(/  - id: mistral\/mistral-embed[\s\S]*?(?=aliases:)/, '');
+      expect(wordForWord).not.to.contain('mistral-embed');
+      const catalog = loadCatalog({ file: writeScratch('word-for-word.yaml', wordForWord), env: {} });
+      expect(catalog.providers.get('local')).to.include({ kind: 'local', region: 'eu', available: true });
+      expect(getModel(catalog, 'local/echo')).to.include({ type: 'chat' });
+      expect(getModel(catalog, 'local/embed-1024')).to.include({ type: 'embedding', dimensions: 1024 });
+      expect(expandChain(catalog, ['eu-fast'])).to.deep.equal(['mistral/mistral-small-latest', 'local/echo']);
+      expect(memoryEmbeddingModel(catalog).id).to.equal('local/embed-1024');
+      // A catalogue's own entry of a built-in id wins.
+      const own = wordForWord.replace('models:\n', 'models:\n  - {id: local/echo, type: chat, context_length: 8192, pricing: {prompt: 1, completion: 1}, endpoints: [{provider: local, upstream_model: echo}]}\n');
+      expect(getModel(loadCatalog({ file: writeScratch('own-echo.yaml', own), env: {} }), 'local/echo')).to.include({ contextLength: 8192 });
     });
 
     it('a renamed provider keeps the profile of its host; another host is generic unless the catalogue names one', () => {
