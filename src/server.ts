@@ -1,4 +1,5 @@
 import { changeTargets, createApp } from './app.js';
+import { checkDatabaseConfigured } from './db/configured.js';
 import { createPool } from './db/pool.js';
 import { ProcessPresence } from './db/presence.js';
 import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
@@ -24,6 +25,8 @@ const catalog = (() => {
     return startupFailure(log, err);
   }
 })();
+
+await checkDatabaseConfigured(config.databaseUrl).catch((err: unknown) => startupFailure(log, err));
 
 const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
 const adapters = createAdapters();

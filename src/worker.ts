@@ -1,3 +1,4 @@
+import { checkDatabaseConfigured } from './db/configured.js';
 import { createPool } from './db/pool.js';
 import { loadCatalog } from './gateway/catalog.js';
 import { closeAdapters, createAdapters } from './gateway/providers/index.js';
@@ -16,6 +17,8 @@ const deliveryConcurrency = Math.max(4, config.workerConcurrency);
 const pool = createPool(config.databaseUrl, config.workerConcurrency + deliveryConcurrency + 2, (err) =>
   log.warn({ err }, 'database connection error'),
 );
+
+await checkDatabaseConfigured(config.databaseUrl).catch((err: unknown) => startupFailure(log, err));
 
 const catalog = (() => {
   try {

@@ -48,6 +48,18 @@ describe('web and worker processes', () => {
     expect(worker.output()).not.to.match(/"stack"|\n\s+at /);
   });
 
+  it('web and worker refuse to start on a database that does not exist, saying so, rather than answering 503 for ever', async () => {
+    // QA: a mistyped database name gave a web that listened, answered 503s and logged warnings, never the cause.
+    const missing = new URL(db.url);
+    missing.pathname = '/polder_no_such_database';
+    for (const entry of ['src/server.js', 'src/worker.js']) {
+      const started = startProcess(entry, { DATABASE_URL: missing.toString(), PORT: '18098' });
+      expect(await exited(started.child), entry).to.equal(78);
+      expect(started.output()).to.contain('polder: cannot start: the database DATABASE_URL names does not exist');
+      expect(started.output()).not.to.match(/"stack"|\n\s+at /);
+    }
+  });
+
   it('web refuses to start on a port already taken, with a plain message', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
