@@ -29,7 +29,8 @@ try {
   }
   process.stdout.write(
     `\n  Development key (organization "dev", workspace "default"; kept in .polder/dev-key.json):\n\n    ${key.key}\n\n` +
-      `  Try: curl -s http://127.0.0.1:${config.port}/v1/models -H "Authorization: Bearer ${key.key}"\n\n`,
+      `  Once web says "web listening", try: curl -s http://127.0.0.1:${config.port}/v1/models -H "Authorization: Bearer ${key.key}"\n` +
+      `  (or export POLDER_KEY=$(jq -r .key .polder/dev-key.json) for the README's examples)\n\n`,
   );
 } catch (err) {
   const problem = databaseProblem(err, config.databaseUrl);

@@ -231,13 +231,13 @@ export function loadCatalog(options: { file?: string; env?: Record<string, strin
   const problems: string[] = [];
   const unsetKeys = new Map<number, string[]>(); // provider index → unset variables in its api_key
   const reported = new Set<string>(); // paths already reported as unset, so the schema does not repeat them
+  const name = entryNamer(data);
   const expanded = expandEnv(data, [], env, (path, names) => {
     if (path.length === 3 && path[0] === 'providers' && path[2] === 'api_key') {
       unsetKeys.set(Number(path[1]), names);
     } else {
-      const field = path.join('.');
-      reported.add(field);
-      problems.push(`${field} uses ${names.map((n) => '${' + n + '}').join(', ')}, which ${names.length > 1 ? 'are' : 'is'} not set`);
+      reported.add(path.join('.'));
+      problems.push(`${name(path)} uses ${names.map((n) => '${' + n + '}').join(', ')}, which ${names.length > 1 ? 'are' : 'is'} not set`);
     }
   });
 
@@ -246,7 +246,6 @@ export function loadCatalog(options: { file?: string; env?: Record<string, strin
   // The shape and the cross-references are checked in one pass, so that one message names every
   // bad field: the cross-references are checked on what the schema let through, and an entry the
   // schema refused is looked at only as far as it can be.
-  const name = entryNamer(data);
   const validate = shapeValidator();
   if (!validate(expanded)) {
     for (const e of validate.errors ?? []) {

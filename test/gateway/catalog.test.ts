@@ -162,7 +162,8 @@ describe('catalog', () => {
 
     it('refuses an unset variable outside api_key, naming the field and the variable', () => {
       const message = failure(fixture('unset-base-url.yaml'), { EU_HOST_KEY: 'k' });
-      expect(message).to.include('providers.0.base_url').and.include('EU_HOST_URL').and.include('not set');
+      // By its place and its entry's id, as every other problem (README).
+      expect(message).to.include('providers.0 (eu-host).base_url uses ${EU_HOST_URL}, which is not set');
     });
   });
 
