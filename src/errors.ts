@@ -146,6 +146,57 @@ function describeFieldErrors(errors: FieldErrors): string {
 export const validationFailed = (errors: FieldErrors, message = describeFieldErrors(errors)) =>
   new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
 
+/** A request whose records a table would refuse: it is answered with this, and not billed. */
+export class RecordsRefused extends ApiError {
+  constructor(readonly reason: string) {
+    super({
+      status: 502,
+      message: `the answer could not be recorded, so it is not billed and not kept: ${reason}`,
+      type: 'api_error',
+      code: 'unrecordable_answer',
+    });
+  }
+}
+
+/**
+ * The workspace's allowed providers leave none that serves the memory model in the EU. Only a
+ * settings change cures it, so it is a 422 that says which change, never a retry or a 500.
+ */
+export class MemoryEmbeddingNotAllowed extends ApiError {
+  override name = 'MemoryEmbeddingNotAllowed';
+  constructor(modelId: string, servedBy: string[]) {
+    const message =
+      `memory is embedded by ${modelId}, which the workspace's allowed_providers leaves no provider for ` +
+      `(it is served by ${servedBy.join(', ')}); add one of them to allowed_providers`;
+    super({
+      status: 422,
+      message,
+      type: 'invalid_request_error',
+      code: 'validation_failed',
+      errors: { allowed_providers: [message] },
+    });
+  }
+}
+
+/**
+ * Every allowed provider of the memory model failed (503, with the attempts), rejected the
+ * request (400), or the caller went away (499): the chain's own answer, worded for memory. An API
+ * error, so a chat or a search that needed the embedding answers with it rather than a 500.
+ */
+export class MemoryEmbeddingFailed extends ApiError {
+  override name = 'MemoryEmbeddingFailed';
+  constructor(cause: ApiError) {
+    super({
+      status: cause.status,
+      message: `embedding for memory failed: ${cause.message}`,
+      type: cause.type,
+      ...(cause.code ? { code: cause.code } : {}),
+      fields: cause.fields,
+      headers: cause.headers,
+    });
+  }
+}
+
 /** A dependency (the database) cannot be reached for now; the same request can succeed later. */
 export const serviceUnavailable = (retryAfterSeconds: number) =>
   new ApiError({

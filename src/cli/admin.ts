@@ -5,6 +5,7 @@ import { parseInstant } from '../http/period.js';
 import { limitsFromColumns, SMALLEST_CREDIT_LIMIT, type Limits } from '../limits/limits.js';
 import { changeNonEuAcceptance, createKey, listKeys, revokeKey } from '../tenancy/keys.js';
 import { isScope, type KeyKind, type Scope } from '../tenancy/scopes.js';
+import { findKeyRevokedAt } from '../tenancy/store.js';
 import { configOrExit, databaseProblem } from '../process.js';
 
 // The operator CLI: `npm run --silent admin -- <command> …`. Each command prints one JSON line.
@@ -183,10 +184,7 @@ async function main(argv: string[]): Promise<number> {
         if (!keyId) throw new UsageError('revoke-key needs a key_id');
         if (!UUID.test(keyId) || !(await revokeKey(pool, keyId))) {
           // Revoking a revoked key is not an error, as DELETE /v1/keys/{id} answers 200 again: it stays revoked.
-          const { rows } = UUID.test(keyId)
-            ? await pool.query<{ revoked_at: Date | null }>('select revoked_at from api_keys where id = $1', [keyId])
-            : { rows: [] };
-          const revokedAt = rows[0]?.revoked_at;
+          const revokedAt = UUID.test(keyId) ? await findKeyRevokedAt(pool, keyId) : undefined;
           if (!revokedAt) {
             process.stderr.write(`admin: no key with id ${keyId}\n`);
             return 1;

@@ -1,10 +1,10 @@
 import { actedBy, auditEntry } from '../audit/entries.js';
 import type { Pool } from '../db/pool.js';
-import { ApiError, isRecordedRefusal, refusalDetails, validationFailed } from '../errors.js';
+import { ApiError, isRecordedRefusal, RecordsRefused, refusalDetails, validationFailed } from '../errors.js';
 import type { EmbeddingRequest } from '../generated/openapi.js';
 import type { GroupCommitter } from '../metering/groupCommit.js';
 import { claimOrReplay, releaseRequestId, settledRequest } from '../metering/requestIds.js';
-import { RecordsRefused, subjectOf } from '../metering/records.js';
+import { subjectOf } from '../metering/records.js';
 import { UsageMeter, usageTotals, type UsageRecord } from '../metering/usageLines.js';
 import type { Admission, LimitGate } from '../limits/gate.js';
 import { creditsFor } from '../metering/credits.js';

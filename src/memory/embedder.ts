@@ -1,11 +1,11 @@
 import type { Queryable } from '../db/pool.js';
-import { ApiError } from '../errors.js';
+import { MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed } from '../errors.js';
 import { isMemoryModel, MEMORY_DIMENSIONS, type Catalog, type EmbeddingModel } from '../gateway/catalog.js';
 import { embedInParts } from '../gateway/embeddings.js';
 import { abortedBy, ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { planRoute } from '../gateway/routing.js';
-import type { WorkspaceSettings } from '../tenancy/store.js';
+import { findAllowedProviders, type WorkspaceSettings } from '../tenancy/store.js';
 
 // Memory (chunks, facts, and the queries that search them) is embedded by one EU model with
 // 1024 dimensions: the columns are vector(1024). The hosted EU model is preferred when its key is
@@ -47,57 +47,14 @@ export const ANY_PROVIDER: MemoryEmbeddingPolicy = { allowedProviders: null };
 
 /** The workspace's policy as it stands now (the defaults when it has no settings row). */
 export async function memoryEmbeddingPolicy(db: Queryable, workspaceId: string): Promise<MemoryEmbeddingPolicy> {
-  const { rows } = await db.query<{ allowed_providers: string[] | null }>(
-    'select allowed_providers from workspace_settings where workspace_id = $1',
-    [workspaceId],
-  );
-  return { allowedProviders: rows[0]?.allowed_providers ?? null };
-}
-
-/**
- * The workspace's allowed providers leave none that serves the memory model in the EU. Only a
- * settings change cures it, so it is a 422 that says which change, never a retry or a 500.
- */
-export class MemoryEmbeddingNotAllowed extends ApiError {
-  override name = 'MemoryEmbeddingNotAllowed';
-  constructor(model: EmbeddingModel, servedBy: string[]) {
-    const message =
-      `memory is embedded by ${model.id}, which the workspace's allowed_providers leaves no provider for ` +
-      `(it is served by ${servedBy.join(', ')}); add one of them to allowed_providers`;
-    super({
-      status: 422,
-      message,
-      type: 'invalid_request_error',
-      code: 'validation_failed',
-      errors: { allowed_providers: [message] },
-    });
-  }
-}
-
-/**
- * Every allowed provider of the memory model failed (503, with the attempts), rejected the
- * request (400), or the caller went away (499): the chain's own answer, worded for memory. An API
- * error, so a chat or a search that needed the embedding answers with it rather than a 500.
- */
-export class MemoryEmbeddingFailed extends ApiError {
-  override name = 'MemoryEmbeddingFailed';
-  constructor(cause: ApiError) {
-    super({
-      status: cause.status,
-      message: `embedding for memory failed: ${cause.message}`,
-      type: cause.type,
-      ...(cause.code ? { code: cause.code } : {}),
-      fields: cause.fields,
-      headers: cause.headers,
-    });
-  }
+  return { allowedProviders: await findAllowedProviders(db, workspaceId) };
 }
 
 /** Throws MemoryEmbeddingNotAllowed when `policy` leaves no EU provider of `model`. */
 export function checkMemoryEmbeddingAllowed(model: EmbeddingModel, { allowedProviders }: MemoryEmbeddingPolicy): void {
   if (allowedProviders === null) return;
   const servedBy = [...new Set(model.endpoints.filter((e) => e.region === 'eu').map((e) => e.provider))];
-  if (!servedBy.some((provider) => allowedProviders.includes(provider))) throw new MemoryEmbeddingNotAllowed(model, servedBy);
+  if (!servedBy.some((provider) => allowedProviders.includes(provider))) throw new MemoryEmbeddingNotAllowed(model.id, servedBy);
 }
 
 /**

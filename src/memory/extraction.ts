@@ -1,7 +1,7 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordFactsExtracted } from '../webhooks/events.js';
-import { ApiError } from '../errors.js';
+import { ApiError, MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed } from '../errors.js';
 import { createFirewall, type Firewall, type FirewallStats, type Language } from '../firewall/index.js';
 import type { Catalog } from '../gateway/catalog.js';
 import { ChainFailed } from '../gateway/fallback.js';
@@ -10,7 +10,7 @@ import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
-import { embedForMemory, MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed, type MemoryEmbeddings } from './embedder.js';
+import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
 import {

@@ -18,8 +18,8 @@ import {
   embedForMemory,
   memoryEmbeddingModel,
   memoryEmbeddingPolicy,
-  MemoryEmbeddingNotAllowed,
 } from './embedder.js';
+import { MemoryEmbeddingNotAllowed } from '../errors.js';
 import { textSearchConfig } from './textSearch.js';
 
 // The ingest pipeline run by tasks/memory__ingest_document.ts:

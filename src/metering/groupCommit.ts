@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
-import { RecordsRefused, serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
+import { RecordsRefused } from '../errors.js';
+import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
 import { writeRecords } from './writeRecords.js';
 
 interface Waiter {

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../audit/store.js';
 import { storableJson } from '../db/storable.js';
-import { ApiError } from '../errors.js';
+import { RecordsRefused } from '../errors.js';
 import type { CachedResponse } from '../gateway/responseCache.js';
 import type { SpendRecord } from '../limits/gate.js';
 import type { ThreadAppend } from '../threads/store.js';
@@ -100,18 +100,6 @@ export interface SerializedRecords {
   spend: SpendRecord[];
   storedResponse?: { identity: string; json: string } | undefined;
   subject?: string | undefined;
-}
-
-/** A request whose records a table would refuse: it is answered with this, and not billed. */
-export class RecordsRefused extends ApiError {
-  constructor(readonly reason: string) {
-    super({
-      status: 502,
-      message: `the answer could not be recorded, so it is not billed and not kept: ${reason}`,
-      type: 'api_error',
-      code: 'unrecordable_answer',
-    });
-  }
 }
 
 // Postgres' integer and numeric(20, 8), and the columns' own checks (sql/0011, sql/0014).

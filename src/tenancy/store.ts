@@ -243,6 +243,21 @@ export async function markKeyRevoked(
   return rows[0];
 }
 
+/** When the key was revoked: null for a live key, undefined when there is no such key. */
+export async function findKeyRevokedAt(db: Queryable, keyId: string): Promise<Date | null | undefined> {
+  const { rows } = await db.query<{ revoked_at: Date | null }>('select revoked_at from api_keys where id = $1', [keyId]);
+  return rows[0]?.revoked_at;
+}
+
+/** The workspace's allowed providers (null: any), as its settings row has them, or null without one. */
+export async function findAllowedProviders(db: Queryable, workspaceId: string): Promise<string[] | null> {
+  const { rows } = await db.query<{ allowed_providers: string[] | null }>(
+    'select allowed_providers from workspace_settings where workspace_id = $1',
+    [workspaceId],
+  );
+  return rows[0]?.allowed_providers ?? null;
+}
+
 /** Every key of the organization, oldest first (the operator CLI's listing). */
 export async function listKeysOfOrganization(db: Queryable, organizationId: string): Promise<KeyRow[]> {
   const { rows } = await db.query<KeyRow>(
