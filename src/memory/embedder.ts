@@ -8,22 +8,23 @@ import { planRoute } from '../gateway/routing.js';
 import { findAllowedProviders, type WorkspaceSettings } from '../tenancy/store.js';
 
 // Memory (chunks, facts, and the queries that search them) is embedded by one EU model with
-// 1024 dimensions: the columns are vector(1024). The hosted EU model is preferred when its key is
-// configured; the built-in local/embed-1024 works offline. Every stored vector records its
-// model, and a search only compares vectors of the same model.
+// 1024 dimensions: the columns are vector(1024). A hosted model is preferred when its key is
+// configured (Mistral's first, then any other the catalogue declares); the built-in
+// local/embed-1024, which every catalogue has, works offline and comes last. Every stored vector
+// records its model, and a search only compares vectors of the same model.
 
 export { MEMORY_DIMENSIONS };
-const PREFERRED = ['mistral/mistral-embed', 'local/embed-1024'];
+const FIRST = 'mistral/mistral-embed';
+const LAST = 'local/embed-1024';
+
+function findMemoryEmbeddingModel(catalog: Catalog): EmbeddingModel | undefined {
+  const usable = [...catalog.models.values()].filter((m): m is EmbeddingModel => isMemoryModel(m, catalog.providers));
+  return usable.find((m) => m.id === FIRST) ?? usable.find((m) => m.id !== LAST) ?? usable[0];
+}
 
 /** The memory model; a catalogue without one does not load (gateway/catalog.ts). */
 export function memoryEmbeddingModel(catalog: Catalog): EmbeddingModel {
-  const usable = (model: EmbeddingModel) => isMemoryModel(model, catalog.providers);
-  const embeddingModels = [...catalog.models.values()].filter((m): m is EmbeddingModel => m.type === 'embedding');
-  const ranked = [
-    ...PREFERRED.map((id) => embeddingModels.find((m) => m.id === id)).filter((m): m is EmbeddingModel => m !== undefined),
-    ...embeddingModels,
-  ];
-  const model = ranked.find(usable);
+  const model = findMemoryEmbeddingModel(catalog);
   if (!model) throw new Error(`the catalogue has no available EU embedding model with ${MEMORY_DIMENSIONS} dimensions`);
   return model;
 }
@@ -62,7 +63,8 @@ export function checkMemoryEmbeddingAllowed(model: EmbeddingModel, { allowedProv
  * leave no provider to embed: accepted, it would fail in its job and be lost unseen.
  */
 export function refuseIfMemoryCannotBeEmbedded(catalog: Catalog, policy: MemoryEmbeddingPolicy): void {
-  checkMemoryEmbeddingAllowed(memoryEmbeddingModel(catalog), policy);
+  const model = findMemoryEmbeddingModel(catalog);
+  if (model) checkMemoryEmbeddingAllowed(model, policy);
 }
 
 /**
