@@ -369,6 +369,46 @@ describe('the console pages: what each shows and offers, and to which key', func
     expect(await page.locator('.table-wrap').first().evaluate((el) => getComputedStyle(el).scrollbarWidth)).to.equal('thin');
   });
 
+  it('offers a key without memory.write no Forget or Erase, and says why', async () => {
+    // QA: a reader was offered both, and the erasure failed after its confirmation with a 403.
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-read', content: 'I have a boat.' } })).status).to.equal(202);
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=klant-read')).body.data.length === 1 ? true : undefined), { what: 'the fact of klant-read' });
+    const reader = await gw.app.key({ kind: 'restricted', scopes: ['memory.read', 'traces.read'] });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, reader.key);
+      await visit(watched.page, '#/memory', 'Memory');
+      await watched.page.getByLabel('End-user reference (user_ref)').fill('klant-read');
+      await watched.page.getByRole('button', { name: 'Show facts' }).click();
+      await watched.page.locator('[data-fact-count="1"]').waitFor();
+      expect(await watched.page.getByText('I have a boat.').count()).to.equal(1);
+      expect(await watched.page.getByRole('button', { name: /^Forget/ }).count()).to.equal(0);
+      expect(await watched.page.getByRole('button', { name: /^Erase/ }).count()).to.equal(0);
+      expect(await watched.page.locator('[data-read-only]').textContent()).to.include('memory.write');
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('gives focus back to the form after the one-time secret of a new key is closed', async () => {
+    // QA: focus was left on the page's body (the Create button was disabled as the dialog opened).
+    await visit(page, '#/keys', 'API keys');
+    await page.getByLabel('Name', { exact: true }).fill('focus-check');
+    await page.getByLabel('Workspace').fill('main');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Copy the new key now' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await waitFor(async () => ((await page.evaluate(() => document.activeElement?.textContent)) === 'Create key' ? true : undefined), {
+      what: 'focus on the Create key button',
+      timeoutMs: 5_000,
+    });
+    expect(await page.locator('.alert.error').count()).to.equal(0);
+    expect(await page.getByRole('region', { name: 'API keys table', exact: true }).getByText('focus-check').count()).to.equal(1);
+  });
+
   it('marks the key the console is signed in with, warns before revoking it, and signs out after', async () => {
     const own = await gw.app.key({ kind: 'organization' });
     const watched = await openPage(browser, DESKTOP);

@@ -194,3 +194,12 @@ export function pageHead(title, intro) {
 export function loading(what = 'Loading…') {
   return h('p', { class: 'muted', role: 'status' }, what);
 }
+
+/**
+ * Focuses the submit button of the form after the heading `headingId`: after a one-time secret's
+ * dialog the page is drawn anew, and the button that opened it (disabled while it ran) is gone.
+ */
+export function focusFormAfter(headingId) {
+  const form = document.getElementById(headingId)?.nextElementSibling;
+  form?.querySelector('button[type=submit]')?.focus();
+}

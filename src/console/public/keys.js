@@ -1,6 +1,6 @@
 import { api, currentKey, signOut } from './api.js';
 import { confirmDialog, formDialog, secretDialog } from './dialog.js';
-import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, focusFormAfter, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
 
 export const title = 'API keys';
@@ -180,6 +180,7 @@ function createForm(keys, reload) {
           await showSecret(created.data);
           toast(`The key “${created.data.name}” is created.`);
           await reload();
+          focusFormAfter('create-key-h');
         } catch (err) {
           submit.disabled = false;
           feedback.append(errorBox(err, 'The key was not created.'));

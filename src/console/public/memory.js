@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, holdsScope } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast } from './dom.js';
 import { int, time } from './format.js';
@@ -74,7 +74,7 @@ async function documentsSection(container, route, asked) {
     narrow: true,
     columns: [
       { label: 'Name', cell: (c) => c.name },
-      { label: 'Slug', cell: (c) => h('code', null, c.slug) },
+      { label: 'Slug', cell: (c) => h('code', { class: 'wraps' }, c.slug) },
       { label: 'Documents', num: true, cell: (c) => int(c.documents_count) },
     ],
     rows: collections.data,
@@ -176,6 +176,8 @@ function factsSection(initialUser) {
       return;
     }
     const who = userRef ? `about “${userRef}”` : 'in the shared knowledge';
+    // Forgetting and erasing need memory.write: a key without it is shown no control it cannot use.
+    const mayChange = await holdsScope('memory.write').catch(() => true);
     const rows = table({
       caption: userRef ? `Facts about ${userRef}` : 'Shared facts',
       stack: true,
@@ -183,7 +185,7 @@ function factsSection(initialUser) {
         { label: 'Fact', cell: (f) => f.content },
         { label: 'Added', cell: (f) => time(f.created_at) },
         { label: 'Updated', cell: (f) => time(f.updated_at) },
-        {
+        mayChange && {
           label: 'Actions',
           cell: (f) =>
             h(
@@ -212,7 +214,7 @@ function factsSection(initialUser) {
               'Forget',
             ),
         },
-      ],
+      ].filter(Boolean),
       rows: list.data,
       empty: userRef ? `No facts are held about “${userRef}”.` : 'No shared facts.',
     });
@@ -230,7 +232,7 @@ function factsSection(initialUser) {
       describe: (shown, more) => `${shown} fact${shown === 1 ? '' : 's'} ${who}${more ? ', and more held: load more to see them' : ''}.`,
       errorsTo: results,
     });
-    const erase = userRef
+    const erase = userRef && mayChange
       ? h(
           'button',
           {
@@ -288,6 +290,7 @@ function factsSection(initialUser) {
       rows.el,
       h('div', { class: 'list-foot' }, h('span'), more),
       erase ? h('div', { class: 'form-actions' }, erase, h('span', { class: 'muted small-text' }, 'Right to erasure: removes their facts and the traces that name them.')) : null,
+      mayChange ? null : h('p', { class: 'muted', 'data-read-only': '' }, 'This key may read facts but not forget them or erase an end-user: that needs the scope memory.write.'),
     );
     if (focusRow !== undefined) {
       const buttons = [...rows.tbody.querySelectorAll('button')];

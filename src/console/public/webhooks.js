@@ -1,6 +1,6 @@
 import { api, holdsScope } from './api.js';
 import { confirmDialog, secretDialog } from './dialog.js';
-import { append, errorBox, field, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, focusFormAfter, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { time } from './format.js';
 
 export const title = 'Webhooks';
@@ -103,6 +103,7 @@ function createForm(reload) {
           await showSecret(created, 'The endpoint is added.');
           toast('The endpoint is added.');
           await reload();
+          focusFormAfter('create-webhook-h');
         } catch (err) {
           submit.disabled = false;
           feedback.append(errorBox(err, 'The endpoint was not added.'));
@@ -195,7 +196,20 @@ async function renderEndpoint(view, route, id) {
       ? [
           {
             label: 'Actions',
-            cell: (d) => h('button', { type: 'button', class: 'secondary small', 'aria-label': `Re-send ${d.event_type} ${d.id}`, onclick: () => resend(endpoint, d, reload) }, 'Re-send'),
+            // A disabled endpoint refuses a re-send (409): the button says why instead.
+            cell: (d) =>
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary small',
+                  'aria-label': `Re-send ${d.event_type} ${d.id}`,
+                  disabled: !endpoint.enabled,
+                  title: endpoint.enabled ? undefined : 'Enable the endpoint to re-send',
+                  onclick: () => resend(endpoint, d, reload),
+                },
+                'Re-send',
+              ),
           },
         ]
       : []),
