@@ -62,6 +62,17 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     }
   });
 
+  it('leaves a slug that starts like a label alone: the label is a word of its own', () => {
+    // Retrieval's knowledge message names the collection by its slug (src/memory/retrieval.ts).
+    const fw = createFirewall({ language: 'auto' });
+    const header = '[1] (document "tie7" in collection polissen-2)\nDe polis loopt sinds 2019.';
+    expect(fw.mask(header)).to.equal(header);
+    expect(fw.mask('Look in collection polissen-2')).to.equal('Look in collection polissen-2');
+    for (const text of ['kunden-3 und policen-12', 'polisje-12', 'claimed-2024', 'accounts-7']) expect(refs(text), text).to.deep.equal([]);
+    // The labels themselves still lead their values.
+    expect(refs('polis 123456782, polisnr.IV-2024-1, Polisnummer:PX-1001')).to.deep.equal(['123456782', 'IV-2024-1', 'PX-1001']);
+  });
+
   it('restores the number in the answer', () => {
     const fw = createFirewall({ language: 'auto' });
     const masked = fw.mask('Mijn polisnummer is IV-2024-889123.');

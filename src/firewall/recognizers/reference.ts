@@ -39,13 +39,17 @@ const CONNECTOR = "[ \\t\\u00a0]{0,4}(?:[:#=][ \\t\\u00a0]{0,4})?(?:(?:is|was|is
 /** The value: groups of letters, digits and . / - joined by single spaces; checked further in code. */
 export const REFERENCE_VALUE_SRC = '[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9])|[ ](?=[A-Z0-9])){0,29}(?![\\p{L}\\p{N}])';
 
-const LABELLED = new RegExp(`(?<![\\p{L}])${LABEL}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
-const LABELLED_STICKY = new RegExp(`${LABEL}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
+// The label is a word of its own: glued to letters it is the start of another word, and what
+// follows is no value ("collection polissen-2" is a slug, not "polis" and a number "sen-2"). A label
+// that ends in a sign may be glued to its value ("polisnr.IV-2024-1").
+const LABEL_END = '(?:(?<![\\p{L}])|(?![\\p{L}]))';
+const LABELLED = new RegExp(`(?<![\\p{L}])${LABEL}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
+const LABELLED_STICKY = new RegExp(`${LABEL}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
 const BIT = registerCue(`${LABEL}`);
 
 // A label that ends right before a position (for the national-id recognizers: a number labelled
 // as a policy or customer number is that, whatever check digits it passes).
-const LABEL_BEFORE = new RegExp(`(?<![\\p{L}])${LABEL}${CONNECTOR}$`, 'iu');
+const LABEL_BEFORE = new RegExp(`(?<![\\p{L}])${LABEL}${LABEL_END}${CONNECTOR}$`, 'iu');
 
 const LOWER_WORD = /[a-z]{4}/;
 
