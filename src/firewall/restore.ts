@@ -181,6 +181,14 @@ function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'bra
       return close === 1 ? { kind: 'match', end: r.end + 3, key, encoded: true } : null;
     }
     let q = r.end;
+    // A separator left after the number inside brackets ("[PERSON_1_]", as models write it): part
+    // of the placeholder only when the closing bracket follows, so "[PERSON_1_2]" is read as before.
+    let stray = 0;
+    if (opening !== 'plain') {
+      stray = sepAt(s, q, final, false);
+      if (stray < 0) return PARTIAL;
+      q += stray;
+    }
     let pad = 0;
     while (q < len && s.charCodeAt(q) === SPACE && pad < MAX_PAD) {
       q++;
@@ -196,6 +204,7 @@ function scanNamed(s: string, p: number, final: boolean, opening: 'plain' | 'bra
     // ("C:\\Users\\[PERSON_1]"), and it stays where it is (the scan starts again at '[').
     if (opening === 'escaped' && !(escapedClose && closed)) return null;
     if (r.spaced && !closed) return null;
+    if (stray > 0 && !closed) return { kind: 'match', end: r.end, key };
     return { kind: 'match', end: closed ? q + 1 : r.end, key };
   }
   return partial && !final ? PARTIAL : null;

@@ -106,12 +106,16 @@ describe('firewall masking and restoring', () => {
         // One placeholder right after another (only the first was restored).
         ['PERSON_1PERSON_1', 'Jan de VriesJan de Vries'],
         ['[PERSON_1]EMAIL_1', 'Jan de Vriesjan@example.nl'],
+        // A separator left before the closing bracket (it came back as 'Jan de Vries_]').
+        ['[PERSON_1_]', 'Jan de Vries'],
+        ['[PERSON_1-] en [ EMAIL_1_ ]', 'Jan de Vries en jan@example.nl'],
+        ['\\[PERSON\\_1\\_\\]', 'Jan de Vries'],
       ];
       for (const [input, expected] of cases) expect(restoreText(input, vault), input).to.equal(expected);
     });
 
     it('leaves alone what is not a known placeholder', () => {
-      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1', '%5BEMAIL_7%5D', '%5BEMAIL_1', '50%', '%5', '%5D', 'Person 1 said', 'PERSON 1', '[Person 1 and 2]', '[Person 1', 'XPERSON_1PERSON_1x']) {
+      for (const s of ['[EMAIL_7]', 'XEMAIL_1', 'EMAIL_', '[EMAIL]', 'EMAILS_1', 'PERSON_1234567', 'an email_ address', 'e-mail 1', '%5BEMAIL_7%5D', '%5BEMAIL_1', '50%', '%5', '%5D', 'Person 1 said', 'PERSON 1', '[Person 1 and 2]', '[Person 1', 'XPERSON_1PERSON_1x', '[PERSON_9_]', 'see [EMAIL_7-]']) {
         expect(restoreText(s, vault), s).to.equal(s);
       }
     });
@@ -134,9 +138,9 @@ describe('firewall masking and restoring', () => {
     });
 
     it('restores a streamed reply split at every possible point', () => {
-      const reply = 'Dear [PERSON_1], I wrote to [EMAIL_1] (or email_1) about STEUER_ID_1; [PERSON_9] is unknown. \\[PERSON\\_2\\]! [Person 1] PERSON_1EMAIL_1';
+      const reply = 'Dear [PERSON_1], I wrote to [EMAIL_1] (or email_1) about STEUER_ID_1; [PERSON_9] is unknown. \\[PERSON\\_2\\]! [Person 1] PERSON_1EMAIL_1 [PERSON_1_] [PERSON_1_2]';
       const expected = restoreText(reply, vault);
-      expect(expected).to.equal('Dear Jan de Vries, I wrote to jan@example.nl (or jan@example.nl) about 86095742719; [PERSON_9] is unknown. Zoë "Z" O\'Neil! Jan de Vries Jan de Vriesjan@example.nl');
+      expect(expected).to.equal('Dear Jan de Vries, I wrote to jan@example.nl (or jan@example.nl) about 86095742719; [PERSON_9] is unknown. Zoë "Z" O\'Neil! Jan de Vries Jan de Vriesjan@example.nl Jan de Vries Jan de Vries_2]');
       for (let i = 0; i <= reply.length; i++) {
         expect(streamed(vault, [reply.slice(0, i), reply.slice(i)]), `split at ${i}`).to.equal(expected);
       }
