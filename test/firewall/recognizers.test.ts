@@ -464,6 +464,24 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Claude Dupont called. I met Claude at the station.', 'en')).to.deep.equal(['Claude Dupont', 'Claude']);
       expect(found(personRecognizer, 'Der Peter hat angerufen.', 'de')).to.deep.equal(['Peter']);
     });
+    it('reads an AI assistant named like a person as the product where the text speaks of it as one (QA: Claude masked in system prompts)', () => {
+      const product = [
+        'You are Claude, an AI assistant. The most recent Claude models are the Claude 5 family.',
+        'Remember: the harness executes these, not Claude. Use the most capable Claude models.',
+        'You are Jules, a coding agent. Ask Jules to run the tests; Jules Agent reports back.',
+        "I'm Claude, an AI model made by Anthropic. Hi Claude, thanks!",
+        'Try Gemini 2.5 or Llama-3 against Claude 3.5 Sonnet; Devin Pro and Cody Enterprise too.',
+        'je bent Copilot, een AI-assistent. vraag copilot om hulp.',
+      ];
+      for (const text of product) expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
+      // People still: with a surname, after a strong cue or a title, a greeting where no product is
+      // spoken of, a person introducing oneself as an assistant, a count that is no version.
+      expect(found(personRecognizer, 'Claude Dubois uses Claude Code.', 'fr')).to.deep.equal(['Claude Dubois']);
+      expect(found(personRecognizer, "Je m'appelle Claude. Nos modèles Claude Code.", 'fr')).to.deep.equal(['Claude']);
+      expect(found(personRecognizer, 'Bonjour Claude,\nMerci pour ton message.', 'fr')).to.deep.equal(['Claude']);
+      expect(found(personRecognizer, 'I am Claude, a research assistant at KU Leuven. Claude can help.', 'en')).to.deep.equal(['Claude', 'Claude']);
+      expect(found(personRecognizer, "J'ai revu Claude hier, et Claude 2 fois avant.", 'fr')).to.deep.equal(['Claude']);
+    });
     it('in chat, reads a first name that is also a word after a greeting, and a name after "so" or "maybe"', () => {
       expect(found(personRecognizer, 'can you reword this: "hi tom, as i said to you last week"', 'en')).to.deep.equal(['tom']);
       expect(found(personRecognizer, 'ok so aisha and connor are both away, maybe karim knows?', 'en')).to.deep.equal(['aisha', 'connor', 'karim']);

@@ -851,6 +851,58 @@ const LOWER_CUED = new RegExp(
 );
 const LOWER_COMPOUND = /(?<![\p{L}\p{N}'’@._-])\p{Ll}{2,20}-\p{Ll}{2,20}(?![\p{L}\p{N}'’@_-])/gu;
 
+// AI assistants and models named like people ("Claude", "Devin", "Jules", "Cody", and the names
+// a user may write alone: "Gemini", "Mistral", "Copilot" …). Coding agents' system prompts speak of
+// them on every turn ("You are Claude, an AI assistant", "the most capable Claude models", "the
+// harness executes these, not Claude"): masked, the prompt lost what it is about, and a user's own
+// Claude shared the placeholder. Such a name alone is the product where the text speaks of it as
+// one: a product word right after it ("Claude models", "Claude Code", "Gemini 2.5", "Devin Pro"), or
+// "you are X, a(n) … assistant/model/AI" ("I am X, an AI …": a person introduces oneself so too,
+// so there "assistant" alone does not do). One such mention makes every lone X of that text the
+// product: "not Claude" in the same system prompt. A first name and a surname ("Claude Dubois"), a
+// strong cue or a title before it ("Je m'appelle Claude", "M. Claude") stay a person, and so does
+// a greeting in a text that does not speak of the product ("Bonjour Claude,").
+const ASSISTANT_NAMES = new Set(
+  'claude codex chatgpt gemini gemma mistral mixtral llama copilot devin cody jules grok qwen deepseek alexa siri cortana bard'.split(' '),
+);
+// A version counts when written as one ("Gemini 2.5", "Llama-3", "Claude 5 family"): "Claude 2
+// fois" is a person seen twice.
+const PRODUCT_AFTER_Y =
+  /(?:[ \u00a0-](?:\d{1,2}(?:\.\d{1,2})?[ \u00a0])?(?:models?|Code|code|family|Opus|Sonnet|Haiku|Instant|Desktop|API|SDK|CLI|[Aa]gents?|[Aa]ssistant|[Cc]hat|Pro|Ultra|Flash|Nano|Enterprise|Large|Guard|Studio)(?![\p{L}])|[ \u00a0-]\d{1,2}\.\d{1,2}(?![\p{L}\p{N}])|-\d{1,2}(?![\p{L}\p{N}]))/uy;
+// The self-description that follows "you are X" / "I am X" in a system prompt, up to its sentence end.
+const APPOSITION = /^,?[ \u00a0]+(?:an?|the|een|de|het|un|une|le|la|l['’]|ein|eine|der|die|das)[ \u00a0][^.!?\n]{0,80}/iu;
+const AI_WORDS = /(?:assist|model|modèle|agent|chatbot|(?<![\p{L}])(?:ai|ki|ia|llm|bot)(?![\p{L}]))/iu;
+const AI_WORDS_FIRST_PERSON = /(?:model|modèle|chatbot|(?<![\p{L}])(?:ai|ki|ia|llm)(?![\p{L}]))/iu;
+const SECOND_PERSON_BEFORE = /(?:^|[^\p{L}])(?:you are|you['’]re|je bent|jij bent|u bent|tu es|vous êtes|du bist|sie sind)[ \u00a0]+$/iu;
+const FIRST_PERSON_BEFORE = /(?:^|[^\p{L}])(?:i am|i['’]m|this is|ik ben|je suis|ich bin)[ \u00a0]+$/iu;
+const ASSISTANT_NAME_G = new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...ASSISTANT_NAMES].join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+
+function isAssistantName(word: string): boolean {
+  return word.length <= 8 && ASSISTANT_NAMES.has(word.toLowerCase());
+}
+
+/** Whether the assistant's name at [start, end) is spoken of as the product here. */
+function speaksOfAssistant(text: string, start: number, end: number): boolean {
+  PRODUCT_AFTER_Y.lastIndex = end;
+  if (PRODUCT_AFTER_Y.test(text)) return true;
+  const before = text.slice(Math.max(0, start - 16), start);
+  const second = SECOND_PERSON_BEFORE.test(before);
+  if (!second && !FIRST_PERSON_BEFORE.test(before)) return false;
+  const apposition = APPOSITION.exec(text.slice(end, end + 96));
+  return apposition !== null && (second ? AI_WORDS : AI_WORDS_FIRST_PERSON).test(apposition[0]);
+}
+
+/** The assistants' names (lower case) the text speaks of as products: read once per text, when one is met. */
+function assistantsSpokenOf(text: string): Set<string> {
+  const names = new Set<string>();
+  ASSISTANT_NAME_G.lastIndex = 0;
+  for (let m = ASSISTANT_NAME_G.exec(text); m; m = ASSISTANT_NAME_G.exec(text)) {
+    const name = m[0].toLowerCase();
+    if (!names.has(name) && speaksOfAssistant(text, m.index, m.index + m[0].length)) names.add(name);
+  }
+  return names;
+}
+
 function push(out: Detection[], text: string, start: number, end: number): void {
   const value = text.slice(start, end);
   out.push({ type: 'PERSON', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
@@ -862,7 +914,17 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   // Characters already inside a name: one byte per character keeps every check O(span).
   let covered: Uint8Array | null = null;
   const isCovered = (s: number) => covered !== null && covered[s] === 1;
-  const take = (start: number, end: number) => {
+  let assistants: Set<string> | null = null;
+  // A lone assistant's name the text speaks of as the product (see ASSISTANT_NAMES).
+  const isAssistantHere = (start: number, end: number) => {
+    const word = text.slice(start, end);
+    if (!isAssistantName(word)) return false;
+    assistants ??= assistantsSpokenOf(text);
+    return assistants.has(word.toLowerCase());
+  };
+  // `strong`: a strong cue or a title gave the name, which no other reading overrides.
+  const take = (start: number, end: number, strong = false) => {
+    if (!strong && isAssistantHere(start, end)) return;
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
     if (isOrganisation(text, start, end)) return;
@@ -902,7 +964,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
       if (!name && introduction) name = surnameAlone(text, pos);
       if (!name) continue;
-      take(pos, name.end);
+      take(pos, name.end, mode === 'strong' || mode === 'title');
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
     }
   }
@@ -935,6 +997,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
     }
     if (knownFirst(tok)) {
+      // "Devin Pro", "Jules Agent": the product word is no surname.
+      if (isAssistantName(tok) && stickyAt(PRODUCT_AFTER_Y, text, start + tok.length) > 0) continue;
       const name = parseName(text, start, 'gazetteer', language);
       if (!name) continue;
       if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok))) continue;
@@ -961,8 +1025,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     }
   }
   findLowerCaseNames(text, s, take);
-  findTitledLowerCase(text, take);
-  findNamedLowerCase(text, s, positions[BITS.length]!, take);
+  const takeStrong = (start: number, end: number) => take(start, end, true);
+  findTitledLowerCase(text, takeStrong);
+  findNamedLowerCase(text, s, positions[BITS.length]!, takeStrong);
   // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
   if (text.includes(' family')) {
     FAMILY_AFTER.lastIndex = 0;
