@@ -254,6 +254,10 @@ function isPersonalKey(key: string): boolean {
 
 const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom']);
 
+function isBareNameKey(key: string): boolean {
+  return key.length <= 48 && GENERIC_NAME_KEYS.has(normaliseKey(key));
+}
+
 function isThingContext(key: string): boolean {
   return key.length <= 48 && (THING_CONTEXT.has(normaliseKey(key)) || KEY_KIND.get(normaliseKey(key)) === 'THING');
 }
@@ -277,6 +281,21 @@ function looksLikeName(value: string, specific: boolean): boolean {
   // Unknown words: a name when written as one, every word capitalised (particles aside).
   return words.every((w) => CAPITALISED_WORD.test(w) || w.length <= 3);
 }
+
+// A cell of a name column that holds no one: left empty in words, or a dash.
+const NO_ONE = /^(?:n\/?a|n\.?v\.?t\.?|none|null|nil|unknown|onbekend|inconnu|unbekannt|tbd|tba|leeg|empty|vide|leer|[-–—?.*\s]+)$/iu;
+const A_LETTER = /\p{L}/u;
+
+/**
+ * Whether a cell under a table's column of names is masked whole as a name: any value with a letter,
+ * up to a long name's length, whatever its shape. A name with a typing slip or an export's suffix
+ * ("Pieter Bakker760", "X Æ A-12") went out in clear, or half: "[PERSON_1] Smit505". An e-mail
+ * address there is left to its recognizer.
+ */
+function isNameCell(value: string): boolean {
+  return value.length <= MAX_NAME_CELL && A_LETTER.test(value) && !NO_ONE.test(value) && value.indexOf('@') < 0;
+}
+const MAX_NAME_CELL = 80;
 
 function holdsKnownFirstName(value: string): boolean {
   return value.split(/[ ,\u00a0-]+/).some((w) => w.length > 1 && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()));
@@ -360,7 +379,7 @@ class Collector {
    * Types the value at [start, end) by `key`; false when the key names nothing we know. `column`:
    * the key is a table's column header, where a child's column is known too.
    */
-  value(key: string, start: number, end: number, tableOfThings?: boolean, column = false): boolean {
+  value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false): boolean {
     const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
     const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && this.thingContext);
@@ -371,6 +390,11 @@ class Collector {
       return true;
     }
     const value = this.text.slice(start, end);
+    // A table's column of names holds one person's name per row, whatever it looks like.
+    if (column && (kind === 'PERSON' || (kind === 'NAME' && ((tableOfPeople && isBareNameKey(key)) || namesAPerson(key)))) && isNameCell(value)) {
+      this.found.push({ type: 'PERSON', start, end, text: value, checksum: false });
+      return true;
+    }
     const type = valueType(kind, value, thingContext);
     if (type !== null) this.found.push({ type, start, end, text: value, checksum: false });
     return true;
@@ -702,6 +726,9 @@ function lineStructures(text: string, out: Collector): void {
       const keys = cells && headerKeys(text, cells);
       if (keys) {
         const thing = aboutThings(keys);
+        // A bare "name" column is a person's when another column holds personal data ("naam;email",
+        // "name,city"); a role ("Owner", "Klant") is not enough: its cells may be a team's.
+        const people = !thing && keys.some((key) => isPersonalKey(key) && keyKind(key) !== 'NAME');
         let r = k + 1;
         // The rule line under a Markdown header; only a short one is tested (the regex's runs of
         // blanks may trade characters, quadratic in a long line of them).
@@ -712,7 +739,7 @@ function lineStructures(text: string, out: Collector): void {
           const row = cellsOf(text, lines[r]!, sep);
           if (row === null || row.length !== keys.length) break;
           row.forEach(([s, e], c) => {
-            if (!out.value(keys[c]!, s, e, thing, true) && thing) out.quiet.push(s, e);
+            if (!out.value(keys[c]!, s, e, thing, true, people) && thing) out.quiet.push(s, e);
           });
           rows++;
         }

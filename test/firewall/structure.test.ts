@@ -50,6 +50,24 @@ describe('structure-aware masking', () => {
     expect(lines[2]).to.match(/^\| \[PERSON_\d+\] \| \[PERSON_\d+\] \| \[DATE_OF_BIRTH_\d+\] \|$/);
   });
 
+  it('masks a cell of a table\'s name column whole, whatever its shape (QA: "Anna Smit505" went out as "[PERSON_1] Smit505")', () => {
+    expect(mask('naam;email\nPieter Bakker760;p@example.nl\nX Æ A-12;q@example.nl\nAnna Smit505;r@example.nl', 'nl')).to.equal(
+      'naam;email\n[PERSON_1];[EMAIL_1]\n[PERSON_2];[EMAIL_2]\n[PERSON_3];[EMAIL_3]',
+    );
+    expect(mask('| Naam | Stad |\n| --- | --- |\n| Anna Smit505 | Utrecht |\n| X Æ A-12 | Delft |', 'nl')).to.equal(
+      '| Naam | Stad |\n| --- | --- |\n| [PERSON_1] | [ADDRESS_1] |\n| [PERSON_2] | [ADDRESS_2] |',
+    );
+    // Rows retrieved from memory come under their header, after the knowledge message's source line.
+    expect(mask('[1] (document "klanten" in collection crm)\nname,city\nPieter Bakker760,Leeds', 'en')).to.equal(
+      '[1] (document "klanten" in collection crm)\nname,city\n[PERSON_1],[ADDRESS_1]',
+    );
+    expect(mask('voornaam;achternaam;nom\nJan2;n/a;-', 'nl')).to.equal('voornaam;achternaam;nom\n[PERSON_1];n/a;-');
+    // A bare "name" column of a table without personal columns is as before: a thing's name stays.
+    for (const table of ['| Name | Type | Default |\n|---|---|---|\n| timeout_ms | number | 5000 |', 'name,description\npolder-gateway,the gateway']) {
+      expect(mask(table, 'en')).to.equal(table);
+    }
+  });
+
   it('masks the first names under a child column of a table (they were sent in clear), and no type under an English "Kind"', () => {
     expect(mask('| Ouder | Kind | Telefoon |\n|---|---|---|\n| Mirjam Kok | Sem | 06 12345678 |', 'nl')).to.equal(
       '| Ouder | Kind | Telefoon |\n|---|---|---|\n| [PERSON_1] | [PERSON_2] | [PHONE_1] |',
