@@ -268,6 +268,21 @@ describe('casual formats (issue 23)', () => {
     expect(found('Il rentre de Paris ce soir.', 'fr')).to.deep.equal([]);
   });
 
+  it('masks a particle surname after a first name the lists do not know, and the Afrikaans surnames alone (QA: "Du Plessis", "Le Roux" leaked)', () => {
+    expect(found('I spoke to Francois Du Plessis yesterday.', 'en')).to.deep.equal([['PERSON', 'Francois Du Plessis']]);
+    expect(found('Thanks to Charl Du Plessis and Rassie Le Roux.', 'en')).to.deep.equal([
+      ['PERSON', 'Charl Du Plessis'],
+      ['PERSON', 'Rassie Le Roux'],
+    ]);
+    expect(found('Faf du Plessis scored; Du Plessis said so.', 'en')).to.deep.equal([
+      ['PERSON', 'Faf du Plessis'],
+      ['PERSON', 'Du Plessis'],
+    ]);
+    expect(found('Hanneke van der Merwe belt morgen.', 'nl')).to.deep.equal([['PERSON', 'Hanneke van der Merwe']]);
+    // Places led by a capitalised particle stay.
+    expect(found('From Gare De Lyon we walked to Place De Gaulle and the Musée Du Louvre.', 'en')).to.deep.equal([]);
+  });
+
   it('tells towns after travel words, makers, brands and code identifiers from people', () => {
     expect(found('We fly to Charlotte on Monday.', 'en')).to.deep.equal([]);
     expect(found('Please give the keys to Charlotte tomorrow.', 'en')).to.deep.equal([['PERSON', 'Charlotte']]);

@@ -481,7 +481,9 @@ function knownSurnameAfter(text: string, i: number): number {
   }
   let j = stickyAt(SPACE_Y, text, i);
   if (j < 0) return -1;
-  const p = stickyAt(PARTICLE_Y, text, j);
+  // Particles in either case: "Faf du Plessis", and "Francois Du Plessis", "Rassie Le Roux", where
+  // before only the known first name let a capitalised particle in and "Francois" went out in clear.
+  const p = Math.max(stickyAt(PARTICLE_Y, text, j), stickyAt(CAP_PARTICLE_Y, text, j));
   if (p > 0) j = p;
   const tok = tokenAt(text, j);
   // A surname that is also a first name ("Robert", "Thomas") may start the real name instead:
