@@ -17,6 +17,7 @@ import { digitCount } from './checksums.js';
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
+import { isOrganisationName } from './recognizers/person.js';
 import { isNonNameWord } from './words.js';
 
 /**
@@ -390,6 +391,9 @@ class Collector {
       return true;
     }
     const value = this.text.slice(start, end);
+    // A body under a name key ("Naam: Stichting De Regenboog", a "klant" column of companies) is no
+    // person, as in prose (person.ts): its name is public and the model needs it.
+    if ((kind === 'PERSON' || kind === 'NAME') && isOrganisationName(value)) return true;
     // A table's column of names holds one person's name per row, whatever it looks like.
     if (column && (kind === 'PERSON' || (kind === 'NAME' && ((tableOfPeople && isBareNameKey(key)) || namesAPerson(key)))) && isNameCell(value)) {
       this.found.push({ type: 'PERSON', start, end, text: value, checksum: false });

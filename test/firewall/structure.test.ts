@@ -297,6 +297,28 @@ describe('casual formats (issue 23)', () => {
     expect(found('Das Paket ist an Moritz von Hagen gegangen, nicht an uns.', 'de')).to.deep.equal([['PERSON', 'Moritz von Hagen']]);
   });
 
+  it('tells organisations, restaurants, rooms, honours and brands named after people from people, by a word around them (QA)', () => {
+    for (const [text, language] of [
+      ['Naam: Stichting De Regenboog', 'nl'],
+      ['naam;email\nStichting De Regenboog;\nVille de Lyon;', 'nl'],
+      ['{"klant": "Jansen Installatietechniek B.V."}', 'nl'],
+      ['We eten bij Chez Paul vanavond.', 'nl'],
+      ['Ze draagt Max Mara en Paul Smith.', 'nl'],
+      ['She won a Marie Curie fellowship and flew to Nelson Mandela Bay.', 'en'],
+      ['Rendez-vous salle Victor Hugo, puis in room Darwin, daarna zaal Erasmus.', 'fr'],
+    ] as const) {
+      expect(found(text, language), text).to.deep.equal([]);
+    }
+    // Without such a word, the person.
+    expect(found('Naam: Ville Virtanen', 'nl')).to.deep.equal([['PERSON', 'Ville Virtanen']]);
+    expect(found('Nous allons chez Paul demain.', 'fr')).to.deep.equal([['PERSON', 'Paul']]);
+    expect(found('I met Marie Curie yesterday; Mr Paul Smith called.', 'en')).to.deep.equal([
+      ['PERSON', 'Marie Curie'],
+      ['PERSON', 'Paul Smith'],
+    ]);
+    expect(found('Vergadering in zaal Erasmus met Pieter Bakker.', 'nl')).to.deep.equal([['PERSON', 'Pieter Bakker']]);
+  });
+
   it('reads the postcode and town after a street as the address, in lower case too, and a town without a postcode (decision 0021)', () => {
     expect(found('ich wohne in der hauptstraße 5, 10115 berlin', 'de')).to.deep.equal([['ADDRESS', 'hauptstraße 5, 10115 berlin']]);
     expect(found('wij wonen op de dorpsstraat 4, 1234 ab utrecht', 'nl')).to.deep.equal([['ADDRESS', 'dorpsstraat 4, 1234 ab utrecht']]);

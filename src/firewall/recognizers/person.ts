@@ -114,7 +114,7 @@ const TITLE = new RegExp(`(?<![\\p{L}\\p{N}-])(?:(?:${TITLE_COMMON}|${TITLE_FR_O
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Jan Linders|Henri Willig|Ho Chi Minh|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]s|Tony['’]s Chocolonely|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Max Mara|Jan Linders|Henri Willig|Ho Chi Minh|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -879,6 +879,23 @@ const SECOND_PERSON_BEFORE = /(?:^|[^\p{L}])(?:you are|you['’]re|je bent|jij b
 const FIRST_PERSON_BEFORE = /(?:^|[^\p{L}])(?:i am|i['’]m|this is|ik ben|je suis|ich bin)[ \u00a0]+$/iu;
 const ASSISTANT_NAME_G = new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...ASSISTANT_NAMES].join('|')})(?![\\p{L}\\p{N}])`, 'giu');
 
+// Places and honours named after people: a room or hall named so ("salle Victor Hugo", "in room
+// Darwin", "zaal Erasmus"), a restaurant ("bij Chez Paul": "Chez" with its capital mid-sentence; "chez
+// Paul" is at Paul's), a fellowship, prize or bay ("Marie Curie fellowship", "Nelson Mandela Bay").
+// Only where such a word stands right before or after the name: without it, the person.
+const ROOM_BEFORE = new Set(['salle', 'room', 'zaal', 'saal', 'raum', 'lokaal', 'aula', 'amphi', 'hörsaal', 'boardroom', 'gebouw', 'building', 'bâtiment', 'gebäude']);
+const HONOUR_AFTER_Y =
+  /[ \u00a0](?:[Ff]ellowships?|[Ss]cholarships?|[Pp]rize|[Aa]ward|[Mm]edal|[Ll]ecture|[Gg]rant|[Pp]rijs|[Bb]eurs|Preis|Stipendium|[Pp]rix|[Bb]ourse|Bay|Airport|Stadium|Institute|Instituut|Institut|University|Universiteit|Université|Universität|Museum|Bridge)(?![\p{L}])/uy;
+
+/** Whether the name at [start, end) names a room, a restaurant, an honour or a place (see ROOM_BEFORE). */
+function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
+  HONOUR_AFTER_Y.lastIndex = end;
+  if (HONOUR_AFTER_Y.test(text)) return true;
+  const before = wordBefore(text, start);
+  if (ROOM_BEFORE.has(before.word)) return true;
+  return before.word === 'chez' && text.charCodeAt(before.at) === 67 && !SENTENCE_START.test(text.slice(Math.max(0, before.at - 4), before.at)) && before.at > 0;
+}
+
 function isAssistantName(word: string): boolean {
   return word.length <= 8 && ASSISTANT_NAMES.has(word.toLowerCase());
 }
@@ -926,7 +943,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   };
   // `strong`: a strong cue or a title gave the name, which no other reading overrides.
   const take = (start: number, end: number, strong = false) => {
-    if (!strong && isAssistantHere(start, end)) return;
+    if (!strong && (isAssistantHere(start, end) || namesAPlaceOrHonour(text, start, end))) return;
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
     if (isOrganisation(text, start, end)) return;
@@ -1084,6 +1101,19 @@ function isOrganisation(text: string, start: number, end: number): boolean {
     if (LEGAL_FORM_AFTER_Y.test(text)) return true;
   }
   return end - start > 3 && LEGAL_FORM_END.test(text.slice(Math.max(start, end - 8), end));
+}
+
+/**
+ * Whether a value a key or column calls a name is an organisation's: a head noun first
+ * ("Stichting De Regenboog", "Gemeente Utrecht") or a legal form last ("Jansen Installatietechniek
+ * B.V."). "Ville" is a Finnish first name too: it leads a town's administration only before "de"
+ * ("Ville de Lyon", not "Ville Virtanen").
+ */
+export function isOrganisationName(value: string): boolean {
+  const space = value.search(/[ \u00a0]/);
+  const head = space > 0 ? value.slice(0, space) : '';
+  if (ORGANISATION_HEADS.has(head) && (head !== 'Ville' || /^Ville[ \u00a0]+d(?:e[ \u00a0]|['’])/u.test(value))) return true;
+  return value.length > 3 && LEGAL_FORM_END.test(value.slice(-8));
 }
 
 // Capitalised nouns (German ones always are) that come before a surname without being part of the
