@@ -298,6 +298,26 @@ function isNameCell(value: string): boolean {
 }
 const MAX_NAME_CELL = 80;
 
+// A first word written as a name: "Anna" in "Anna Smit505".
+const NAME_WORD_FIRST = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)?(?=[ \u00a0]|$)/u;
+
+/**
+ * Whether a value under a name key opens with a first name the lists know, whatever follows: the
+ * whole value is the name ("Naam: Anna Smit505", "naam": "Pieter Bakker760"; before, "[PERSON_1]
+ * Smit505", or in a JSON literal all of it in clear). Not when a word of prose follows ("Naam: Jan
+ * (zie bijlage 2)": the rest is read as before), nor a value that opens otherwise ("name":
+ * "polder-gateway").
+ */
+function startsWithFirstName(value: string): boolean {
+  const first = NAME_WORD_FIRST.exec(value)?.[0];
+  if (first === undefined || !isNameCell(value) || !isKnownFirstName(first) || isNonNameWord(first)) return false;
+  return !value
+    .slice(first.length)
+    .split(/[ \u00a0]+/)
+    .some((word) => LOWER_CASE_WORD.test(word) && !NAME_PARTICLES.has(word));
+}
+const LOWER_CASE_WORD = /^[(\p{Ll}][\p{Ll}]{2,}/u;
+
 function holdsKnownFirstName(value: string): boolean {
   return value.split(/[ ,\u00a0-]+/).some((w) => w.length > 1 && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()));
 }
@@ -315,9 +335,9 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'THING':
       return null;
     case 'PERSON':
-      return looksLikeName(value, true) ? 'PERSON' : null;
+      return looksLikeName(value, true) || startsWithFirstName(value) ? 'PERSON' : null;
     case 'NAME':
-      return !thingContext && looksLikeName(value, false) ? 'PERSON' : null;
+      return !thingContext && (looksLikeName(value, false) || startsWithFirstName(value)) ? 'PERSON' : null;
     case 'CHILD':
       return !thingContext && looksLikeName(value, true) && holdsKnownFirstName(value) ? 'PERSON' : null;
     case 'PHONE':

@@ -68,6 +68,15 @@ describe('structure-aware masking', () => {
     }
   });
 
+  it('masks a value under a name key whole when it opens with a known first name, whatever follows (key-value lines, JSON, a role\'s column)', () => {
+    expect(mask('Naam: Anna Smit505', 'nl')).to.equal('Naam: [PERSON_1]');
+    expect(mask('{"naam": "Pieter Bakker760", "email": "p@example.nl"}', 'nl')).to.equal('{"naam": "[PERSON_1]", "email": "[EMAIL_1]"}');
+    expect(mask('| Owner | Email |\n|---|---|\n| Anna Smit505 | a@example.nl |', 'en')).to.equal('| Owner | Email |\n|---|---|\n| [PERSON_1] | [EMAIL_1] |');
+    // Prose after the name is read as before; a thing's name stays.
+    expect(mask('Naam: Jan (zie bijlage 2)', 'nl')).to.equal('Naam: [PERSON_1] (zie bijlage 2)');
+    for (const text of ['{"name": "polder-gateway", "version": "1.0"}', '{"name": "Emma Mattress v2", "sku": "A1"}']) expect(mask(text, 'en')).to.equal(text);
+  });
+
   it('masks the first names under a child column of a table (they were sent in clear), and no type under an English "Kind"', () => {
     expect(mask('| Ouder | Kind | Telefoon |\n|---|---|---|\n| Mirjam Kok | Sem | 06 12345678 |', 'nl')).to.equal(
       '| Ouder | Kind | Telefoon |\n|---|---|---|\n| [PERSON_1] | [PERSON_2] | [PHONE_1] |',
