@@ -29,7 +29,7 @@ function jsonLength(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): nu
 /**
  * The cap lowered to what the smallest context of the chain leaves after the prompt, with the
  * trace's note saying so; undefined when `cap` fits (or the chain names no model we know). A
- * prompt that leaves no room at all is refused on `promptField`, as Anthropic and OpenAI refuse
+ * prompt that leaves no room at all is refused on `fields.prompt`, as Anthropic and OpenAI refuse
  * it: lowered to nothing, it would be sent, billed, and answered with nothing.
  */
 export function capWithinContext(

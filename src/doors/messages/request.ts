@@ -2,7 +2,7 @@ import { isBlank } from '../../blank.js';
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest, components, MessagesCountTokensRequest, MessagesRequest } from '../../generated/openapi.js';
 import type { Catalog } from '../../gateway/catalog.js';
-import { anthropicPartText, citationsOf, documentSettingsOf, isAnthropicPart } from '../../gateway/providers/parts.js';
+import { anthropicPartText, citationsOf, documentSettingsOf } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { capWithinContext } from '../answerRoom.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';

@@ -48,8 +48,10 @@ export function itemIdOf(responseId: string, kind: 'rs' | 'msg' | 'fc', outputIn
   return `${kind}_${responseId.slice('resp_'.length, 'resp_'.length + 40)}${outputIndex.toString(16).padStart(4, '0')}`;
 }
 
-/** The chat completion body (chat.ts settle) as an outcome. */
-/** `showThinking` makes thinking blocks' text fit to show (restored, as the blocks stay masked). */
+/**
+ * The chat completion body (chat.ts settle) as an outcome; `showThinking` makes thinking blocks'
+ * text fit to show (restored, as the blocks themselves stay masked).
+ */
 export function outcomeOfCompletion(body: Record<string, unknown>, showThinking: (text: string) => string = (text) => text): ChatOutcome {
   const choice = (body.choices as { message: Record<string, unknown>; finish_reason: string | null }[])[0];
   const message = choice?.message ?? {};
