@@ -24,6 +24,8 @@ export interface JobRunnerOptions {
   onAbandonedPools?: (poolIds: string[]) => void;
   /** How long a pool whose workers have stopped may take to finish (default STUCK_SHUTDOWN_MS). */
   stuckShutdownMs?: number;
+  /** How long every fetch of a pool may fail before it is replaced (default WEDGED_FETCH_MS). */
+  wedgedFetchMs?: number;
   /** graphile-worker's run(); tests give one whose runner never finishes. */
   run?: (options: RunnerOptions) => Promise<Runner>;
 }
@@ -34,6 +36,16 @@ export interface JobRunnerOptions {
 // settles. Seen in 2 of 34 Postgres crashes under ingest. Once a pool's workers have stopped, it has
 // this long to finish; then it is given up on and a new runner starts.
 export const STUCK_SHUTDOWN_MS = 5_000;
+
+// graphile-worker 0.17.3 looks up the ids of its tasks once per run(), at its pool's first fetch of
+// a job, and keeps that lookup's promise for the life of the pool even when it failed. It retries
+// the lookup only for a few error codes, not "too many clients already" (53300): a pool whose first
+// fetch found every connection of Postgres taken fails every later fetch with that same error,
+// however many connections are free by then, and logs it at debug only. A new run() looks up again.
+// So a pool that fails a fetch with an error it already failed one with is replaced at once, and
+// (in case a pool can be wedged some other way) so is one whose fetches have all failed for this
+// long: during an outage that only means a new runner, which waits for the database as at start.
+export const WEDGED_FETCH_MS = 30_000;
 
 export const RESTART_BACKOFF = { initialMs: 500, maxMs: 15_000 };
 // A runner that ran this long before it stopped was healthy: its successor starts after the shortest pause.
@@ -51,7 +63,8 @@ const HEALTHY_RUN_MS = 60_000;
 // attempt, its retry options notwithstanding), run()'s promise settles, and this starts a new runner
 // after a pause (or, when the pool never finishes, this gives up on it: STUCK_SHUTDOWN_MS). The job
 // stays locked by the stopped pool until WorkerLiveness frees it. run() itself fails while the
-// database is away (it checks the schema first); that is retried the same way.
+// database is away (it checks the schema first); that is retried the same way. A pool that can no
+// longer fetch a job although it runs (WEDGED_FETCH_MS) is stopped, and replaced the same way.
 export class JobRunner {
   private current: Runner | undefined;
   private currentEnded = false;
@@ -128,6 +141,13 @@ export class JobRunner {
       running();
       // A stop() that came while run() was starting found no runner to stop.
       if (this.stopping) await this.stopRunner(runner);
+      let replaced = false;
+      void pools.wedged.then((reason) => {
+        if (this.stopping || this.current !== runner || this.currentEnded) return;
+        replaced = true;
+        log.error({ pools: pools.ids, reason }, 'job runner cannot fetch jobs; replacing it');
+        void this.stopRunner(runner);
+      });
       // graphile-worker's own handlers keep this promise from rejecting; the catch is for safety.
       const ended = await Promise.race([
         runner.promise.then(
@@ -148,17 +168,39 @@ export class JobRunner {
       if (this.stopping) return;
       if (Date.now() - startedAt > HEALTHY_RUN_MS) failures = 0;
       const retryInMs = backoffDelay(failures++, this.backoff);
-      log.error({ retry_in_ms: retryInMs }, 'job runner stopped by itself; starting it again');
+      if (replaced) log.warn({ retry_in_ms: retryInMs }, 'job runner stopped; starting a new one');
+      else log.error({ retry_in_ms: retryInMs }, 'job runner stopped by itself; starting it again');
       await this.pause(retryInMs);
     }
   }
 
   /**
-   * The pools the next runner creates, and a promise that resolves 'stuck' once one of them has
-   * stopped its workers and not finished within stuckShutdownMs.
+   * The pools the next runner creates; a promise that resolves 'stuck' once one of them has
+   * stopped its workers and not finished within stuckShutdownMs; and one that resolves (with why)
+   * once one of them is wedged: it fails every fetch of a job (WEDGED_FETCH_MS).
    */
-  private poolsOfNextRunner(): { ids: string[]; stuck: Promise<'stuck'>; forget: () => void } {
+  private poolsOfNextRunner(): { ids: string[]; stuck: Promise<'stuck'>; wedged: Promise<string>; forget: () => void } {
     const ids: string[] = [];
+    const wedgedMs = this.options.wedgedFetchMs ?? WEDGED_FETCH_MS;
+    // Per pool: the errors its fetches failed with, and since when they have all failed.
+    const fetches = new Map<string, { errors: WeakSet<object>; failingSince: number | undefined }>();
+    let onWedged!: (reason: string) => void;
+    const wedged = new Promise<string>((resolve) => (onWedged = resolve));
+    const onFetchError = ({ worker, error }: { worker: { workerPool: { id: string } }; error: unknown }) => {
+      const fetch = fetches.get(worker.workerPool.id);
+      if (!fetch) return;
+      const now = Date.now();
+      fetch.failingSince ??= now;
+      if (typeof error === 'object' && error !== null) {
+        if (fetch.errors.has(error)) onWedged('it fails every fetch with the error of an earlier one');
+        fetch.errors.add(error);
+      }
+      if (now - fetch.failingSince >= wedgedMs) onWedged(`every fetch has failed for ${now - fetch.failingSince} ms`);
+    };
+    const onFetched = ({ worker }: { worker: { workerPool: { id: string } } }) => {
+      const fetch = fetches.get(worker.workerPool.id);
+      if (fetch) fetch.failingSince = undefined;
+    };
     let timer: NodeJS.Timeout | undefined;
     let onStopped!: () => void;
     const stuck = new Promise<'stuck'>((resolve) => {
@@ -166,17 +208,26 @@ export class JobRunner {
         timer ??= setTimeout(() => resolve('stuck'), this.options.stuckShutdownMs ?? STUCK_SHUTDOWN_MS);
       };
     });
-    const onCreate = ({ workerPool }: { workerPool: { id: string } }) => ids.push(workerPool.id);
+    const onCreate = ({ workerPool }: { workerPool: { id: string } }) => {
+      ids.push(workerPool.id);
+      fetches.set(workerPool.id, { errors: new WeakSet(), failingSince: undefined });
+    };
     this.events.on('pool:create', onCreate);
     this.events.on('pool:gracefulShutdown:complete', onStopped);
     this.events.on('pool:forcefulShutdown:complete', onStopped);
+    this.events.on('worker:getJob:error', onFetchError);
+    this.events.on('worker:getJob:empty', onFetched);
+    this.events.on('job:start', onFetched);
     const forget = () => {
       clearTimeout(timer);
       this.events.off('pool:create', onCreate);
       this.events.off('pool:gracefulShutdown:complete', onStopped);
       this.events.off('pool:forcefulShutdown:complete', onStopped);
+      this.events.off('worker:getJob:error', onFetchError);
+      this.events.off('worker:getJob:empty', onFetched);
+      this.events.off('job:start', onFetched);
     };
-    return { ids, stuck, forget };
+    return { ids, stuck, wedged, forget };
   }
 
   private pause(ms: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import type { Runner, RunnerOptions, WorkerEvents, WorkerPool } from 'graphile-worker';
+import { run, type Runner, type RunnerOptions, type WorkerEvents, type WorkerPool } from 'graphile-worker';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { loadCatalog } from '../../src/gateway/catalog.js';
 import { closeAdapters, createAdapters } from '../../src/gateway/providers/index.js';
@@ -143,6 +143,110 @@ describe('JobRunner', function () {
     events.emit('pool:gracefulShutdown:complete', { workerPool: { id: 'pool-stuck-2' } } as never);
     await stopping;
     expect(abandoned).to.deep.equal([['pool-stuck-1'], ['pool-stuck-2']]);
+  });
+
+  it('replaces a runner whose pool started while every connection was taken, so that it fetches jobs once Postgres has slots again', async () => {
+    // graphile-worker 0.17.3 looks up its task ids once per run(), at its pool's first fetch, and
+    // keeps that lookup's promise even when it failed: "too many clients already" (53300, which it
+    // does not retry) at that moment and every later fetch of the pool fails with the same error.
+    // Here the pool of the first runner finds every connection taken for its first half second.
+    const logs = capturedLogger('info');
+    const events = new EventEmitter() as WorkerEvents;
+    const pools: WorkerPool[] = [];
+    let refusing = false;
+    let refused = 0;
+    events.on('pool:create', ({ workerPool }) => {
+      pools.push(workerPool);
+      if (pools.length > 1) return;
+      refusing = true;
+      setTimeout(() => (refusing = false), 500);
+    });
+    const tooManyClients = () => {
+      refused += 1;
+      return Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
+    };
+    // The pool graphile-worker is given; connect() (promise or callback) fails while refusing.
+    const full = new Proxy(pool, {
+      get(target, prop) {
+        if (prop === 'connect') {
+          return (callback?: (err: Error | undefined, ...rest: unknown[]) => void) => {
+            if (!refusing) return callback ? target.connect(callback as never) : target.connect();
+            const err = tooManyClients();
+            if (callback) return void process.nextTick(() => callback(err));
+            return Promise.reject(err);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const jobs = await startJobRunner({
+      services: { db: pool, catalog, adapters, replayRetentionHours: 24 },
+      log: logs.log,
+      concurrency: 1,
+      pollInterval: 50,
+      events,
+      restartBackoff: quickRestarts,
+      run: (options) => run({ ...options, pgPool: full }),
+    });
+    try {
+      await waitFor(async () => !refusing, { what: 'Postgres to have slots again' });
+      expect(refused).to.be.above(0);
+      await addJob(db.pool, 'requests__prune', {});
+      await waitFor(async () => (await pruneJobsLeft()) === 0, { what: 'a pool to run the job', timeoutMs: 10_000 });
+      expect(pools.length).to.be.above(1);
+      expect(logs.lines().some((line) => line.msg === 'job runner cannot fetch jobs; replacing it')).to.equal(true);
+    } finally {
+      await jobs.stop();
+    }
+  });
+
+  it('replaces a runner whose pool has failed every fetch for wedgedFetchMs, and not one whose fetches fail now and then', async () => {
+    const logs = capturedLogger('info');
+    const events = new EventEmitter() as WorkerEvents;
+    let started = 0;
+    let stopped = 0;
+    const fakeRun = async (options: RunnerOptions): Promise<Runner> => {
+      started += 1;
+      options.events!.emit('pool:create', { workerPool: { id: `pool-${started}` } } as never);
+      let finish!: () => void;
+      const promise = new Promise<void>((resolve) => (finish = resolve));
+      return { promise, stop: async () => void (stopped += 1, finish()) } as unknown as Runner;
+    };
+    const fetch = (pool: string, failed: boolean) =>
+      failed
+        ? events.emit('worker:getJob:error', { worker: { workerPool: { id: pool } }, error: new Error('sorry, too many clients already') } as never)
+        : events.emit('worker:getJob:empty', { worker: { workerPool: { id: pool } } } as never);
+    const jobs = new JobRunner({
+      services: { db: pool, catalog, adapters, replayRetentionHours: 24 },
+      log: logs.log,
+      concurrency: 1,
+      events,
+      restartBackoff: quickRestarts,
+      wedgedFetchMs: 200,
+      run: fakeRun,
+    });
+    expect(await jobs.start()).to.equal(true);
+    try {
+      // Failures with a success in between: never wedged.
+      for (let i = 0; i < 6; i++) {
+        fetch('pool-1', true);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        if (i % 2 === 1) fetch('pool-1', false);
+      }
+      expect(stopped).to.equal(0);
+      // Only failures, each a new error: replaced once they have lasted 200 ms.
+      const failing = setInterval(() => fetch(`pool-${started}`, true), 40);
+      try {
+        await waitFor(async () => started === 2, { what: 'a second runner' });
+      } finally {
+        clearInterval(failing);
+      }
+      expect(stopped).to.equal(1);
+      expect(logs.lines().find((line) => line.msg === 'job runner cannot fetch jobs; replacing it')?.reason).to.match(/every fetch has failed for/);
+    } finally {
+      await jobs.stop();
+    }
   });
 
   it("logs graphile-worker's lists of jobs as their ids, never their rows", () => {
