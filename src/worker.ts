@@ -8,9 +8,12 @@ import { createLogger } from './logger.js';
 import { serveMetrics, type MetricsListener } from './metrics.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 import { WorkerLiveness } from './jobs/liveness.js';
+import { routeConsoleToLog } from './jobs/console.js';
 
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
+// What graphile-worker writes to the console (console.trace of a worker's error) as pino JSON too.
+routeConsoleToLog(log.child({ source: 'console' }));
 // Webhook deliveries run beside the other jobs, in a pool of their own (DELIVERY_TASKS): as many
 // as the other jobs, at least 4, since each mostly waits on a receiver.
 const deliveryConcurrency = Math.max(4, config.workerConcurrency);
