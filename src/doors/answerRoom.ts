@@ -28,22 +28,23 @@ function jsonLength(chat: Pick<ChatCompletionRequest, 'messages' | 'tools'>): nu
 
 /**
  * The cap lowered to what the smallest context of the chain leaves after the prompt, with the
- * trace's note saying so; undefined when `cap` fits (or the chain names no model we know). A
+ * trace's note saying so; undefined when `cap` fits, or there is none (or the chain names no model we know). A
  * prompt that leaves no room at all is refused on `fields.prompt`, as Anthropic and OpenAI refuse
  * it: lowered to nothing, it would be sent, billed, and answered with nothing.
  */
 export function capWithinContext(
   catalog: Catalog,
   chat: ChatCompletionRequest,
-  cap: number,
+  cap: number | undefined,
   fields: { cap: string; prompt: string },
 ): { cap: number; note: string } | undefined {
   const model = smallestContextModel(catalog, chainOf(chat).chain);
   if (model === undefined) return undefined;
   const context = model.contextLength;
   // A token is at least one byte of the JSON it comes from, so a cap that fits beside the JSON's
-  // length fits beside the prompt: only the rest are counted with the tokenizer.
-  if (cap + jsonLength(chat) + SAFETY_TOKENS <= context) return undefined;
+  // length fits beside the prompt: only the rest are counted with the tokenizer. Without a cap
+  // (Codex sends none) only the prompt is checked.
+  if ((cap ?? 0) + jsonLength(chat) + SAFETY_TOKENS <= context) return undefined;
   const prompt = countPromptTokens(chat);
   if (prompt >= context) {
     throw validationFailed({
@@ -51,6 +52,6 @@ export function capWithinContext(
     });
   }
   const room = context - prompt;
-  if (cap <= room) return undefined;
+  if (cap === undefined || cap <= room) return undefined;
   return { cap: room, note: `${fields.cap} ${cap} was lowered to ${room}, what the model's context leaves after the prompt` };
 }

@@ -657,7 +657,7 @@ export class ChatService {
         usage,
         input: answer.sentUpstream,
         output: answer.completion.choices,
-        notes: closed ? [...answer.notes, `${outcome === 'server_stopped' ? 'the web process stopped the stream at shutdown' : 'the client closed the stream'}; what was streamed until then is billed`] : answer.notes,
+        notes: closed ? [...answer.notes, closedNote(outcome, prepared.body.stream === true)] : answer.notes,
         createdAt: now,
       }),
       audit: this.audit(ctx, prepared, status, answer.model.id, answer.provider),
@@ -832,6 +832,14 @@ function checkMemoryScopes(principal: Principal, body: ChatCompletionRequest): v
 
 function replyHeaders(model: string, provider: string, cache: CacheStatus): Record<string, string> {
   return { 'X-Model': model, 'X-Provider': provider, 'X-Cache': cache };
+}
+
+/** The trace's note on a request its client left, or its web process stopped, before the answer ended. */
+function closedNote(outcome: 'client_closed' | 'server_stopped', streamed: boolean): string {
+  const who = outcome === 'server_stopped' ? 'the web process stopped it at shutdown' : 'the client closed it';
+  return streamed
+    ? `${who}; what was streamed until then is billed`
+    : `${who} before the answer came; the prompt the provider read is billed, and nothing is kept`;
 }
 
 /** Thread messages: the request's messages after its last assistant message, then the reply. */

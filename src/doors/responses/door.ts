@@ -82,8 +82,7 @@ export class ResponsesDoor {
     // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
     if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
-    const cap = door.chat.max_completion_tokens;
-    const lowered = cap != null ? capWithinContext(this.deps.catalog, door.chat, cap, { cap: 'max_output_tokens', prompt: 'input' }) : undefined;
+    const lowered = capWithinContext(this.deps.catalog, door.chat, door.chat.max_completion_tokens ?? undefined, { cap: 'max_output_tokens', prompt: 'input' });
     if (lowered) {
       door.chat.max_completion_tokens = lowered.cap;
       door.notes.push(lowered.note);

@@ -309,10 +309,14 @@ function contentOf(content: string | ContentPart[], path: string, refusals: Refu
         if (typeof part.refusal === 'string') push({ type: 'text', text: part.refusal }, where);
         return;
       case 'input_image':
-        if (part.file_id !== undefined || typeof part.image_url !== 'string' || !IMAGE_URL.test(part.image_url)) {
+        if (part.file_id !== undefined || typeof part.image_url !== 'string') {
           refusals.add(where, 'an input_image needs image_url (an https or data: URL); file_id is not served (there is no files API)');
+        } else if (!IMAGE_URL.test(part.image_url)) {
+          refusals.add(where, 'image_url must be an https or a data: URL (a provider cannot fetch any other)');
         } else {
-          push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);
+          // The scheme in lower case: every data: URL rule (base64, the 10 MiB cap) and adapter reads it so.
+          const url = part.image_url.replace(IMAGE_URL, (scheme) => scheme.toLowerCase());
+          push({ type: 'image_url', image_url: { url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);
         }
         return;
       case 'input_file':

@@ -398,10 +398,13 @@ describe('the Responses door over the gateway', () => {
     expect(trace.body.notes.join(' ')).to.contain('max_output_tokens 100000000 was lowered');
 
     const sentBefore = gw.euA.requests.length;
-    const tooLong = await post({ model: 'test/chat-a', cache: false, input: 'woord '.repeat(40_000), max_output_tokens: 1000 });
-    expect(tooLong.status).to.equal(422);
-    const body = (await tooLong.json()) as { errors: Record<string, string[]> };
-    expect(body.errors.input![0]).to.contain('test/chat-a');
+    // With a cap, and without one (Codex sends none: QA found it sent and billed).
+    for (const cap of [{ max_output_tokens: 1000 }, {}]) {
+      const tooLong = await post({ model: 'test/chat-a', cache: false, input: 'woord '.repeat(40_000), ...cap });
+      expect(tooLong.status, JSON.stringify(cap)).to.equal(422);
+      const body = (await tooLong.json()) as { errors: Record<string, string[]> };
+      expect(body.errors.input![0]).to.contain('test/chat-a');
+    }
     expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
   });
 
