@@ -5,7 +5,7 @@ import { RECOGNIZERS } from './recognizers/index.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { nameIsAlsoAWord } from './recognizers/person.js';
-import { isLetterCode, scanOf, scanText, type TextScan } from './scan.js';
+import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
@@ -150,11 +150,14 @@ function isWordCode(c: number): boolean {
  * tie the two. Values are looked up by their first word in one pass over the text's words, at most
  * VALUES_PER_WORD values a word, so the cost stays linear in the text (decision 0002). Not a one-word
  * name that is also a word ("Hi Mark. Mark the date"), nor a value shorter than three characters.
+ * The capitalised last word of a name of several words is looked for on its own as well (see
+ * surnameOf).
  */
 function withRepeats(text: string, kept: Detection[]): Detection[] {
   if (kept.length === 0) return kept;
   let byFirstWord: Map<string, Detection[]> | null = null;
   const seen = new Set<string>();
+  let surnames: Set<Detection> | null = null;
   for (const d of kept) {
     const value = d.text;
     // A value percent-encoded in a URL is looked for as written elsewhere only in its URL form.
@@ -164,10 +167,17 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
     while (w < value.length && isWordCode(value.charCodeAt(w))) w++;
     if (d.type === 'PERSON' && w === value.length && nameIsAlsoAWord(value)) continue;
     byFirstWord ??= new Map();
-    const key = value.slice(0, w);
-    const list = byFirstWord.get(key);
-    if (list === undefined) byFirstWord.set(key, [d]);
-    else if (list.length < VALUES_PER_WORD) list.push(d);
+    lookFor(byFirstWord, value.slice(0, w), d);
+    // The surname of a full name recurs alone ("Mijn naam is Wouter Jansen. Jansen wil …"): it is
+    // looked for too, as a value of its own, so it gets its own placeholder and restores as written.
+    const surname = d.type === 'PERSON' && w < value.length ? surnameOf(value) : null;
+    if (surname !== null && !seen.has(surname)) {
+      seen.add(surname);
+      const { normalized: _fullName, ...rest } = d;
+      const alone: Detection = { ...rest, text: surname };
+      (surnames ??= new Set()).add(alone);
+      lookFor(byFirstWord, surname, alone);
+    }
   }
   if (byFirstWord === null) return kept;
   const added: Detection[] = [];
@@ -188,6 +198,9 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
       for (const d of values) {
         const stop = i + d.text.length;
         if (stop > n || (stop < n && isWordCode(text.charCodeAt(stop))) || !text.startsWith(d.text, i)) continue;
+        // A surname that opens a longer capitalised name is a firm's or a street's ("p/a Jansen
+        // Installatietechniek B.V.", "Jansen Road"), not the person alone.
+        if (surnames?.has(d) && capitalisedWordFollows(text, stop)) continue;
         if (next < kept.length && kept[next]!.start < stop) break; // it is, or overlaps, a detection already
         added.push({ ...d, start: i, end: stop });
         end = stop;
@@ -198,6 +211,33 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
   }
   if (added.length === 0) return kept;
   return [...kept, ...added].sort((a, b) => a.start - b.start);
+}
+
+function capitalisedWordFollows(text: string, at: number): boolean {
+  if (at >= text.length || text.charCodeAt(at) !== 32) return false;
+  const next = text.charAt(at + 1);
+  return next !== next.toLowerCase() && next === next.toUpperCase();
+}
+
+function lookFor(byFirstWord: Map<string, Detection[]>, firstWord: string, d: Detection): void {
+  const list = byFirstWord.get(firstWord);
+  if (list === undefined) byFirstWord.set(firstWord, [d]);
+  else if (list.length < VALUES_PER_WORD) list.push(d);
+}
+
+/**
+ * The last word of a name of several words when it can stand alone as the name: capitalised, one
+ * word (letters and digits only, so the lookup by first word finds it), at least MIN_REPEATED
+ * characters, and not a common word ("Jan de Wit", "Peter Will").
+ */
+function surnameOf(name: string): string | null {
+  let start = name.length;
+  while (start > 0 && isWordCode(name.charCodeAt(start - 1))) start--;
+  if (start === 0 || name.length - start < MIN_REPEATED || !isSpaceCode(name.charCodeAt(start - 1))) return null;
+  const surname = name.slice(start);
+  const first = surname.charAt(0);
+  if (first === first.toLowerCase() || first !== first.toUpperCase() || nameIsAlsoAWord(surname)) return null;
+  return surname;
 }
 
 /**

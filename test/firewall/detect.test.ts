@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { detectEntities, resolveOverlaps } from '../../src/firewall/detect.js';
+import { detectLanguage } from '../../src/firewall/language.js';
+import { maskText } from '../../src/firewall/mask.js';
 import { RECOGNIZERS } from '../../src/firewall/recognizers/index.js';
+import { restoreText } from '../../src/firewall/restore.js';
+import { createVault } from '../../src/firewall/vault.js';
 import type { Detection, Language, Recognizer } from '../../src/firewall/types.js';
 
 function d(type: Detection['type'], start: number, end: number, checksum = false): Detection {
@@ -39,6 +43,26 @@ describe('firewall detection and overlap resolution', () => {
     // Only whole words, and not a name that is also a word ("Hi Mark. Mark the date.").
     expect(detectEntities('Hi Mark. Mark the date.', 'en').map((x) => x.text)).to.deep.equal(['Mark']);
     expect(detectEntities('for william in range(10): williams += william2', 'en').map((x) => x.text)).to.deep.equal(['william']);
+  });
+
+  it('masks the surname of a masked full name where it recurs alone, with a placeholder of its own', () => {
+    const texts = [
+      'Mijn naam is Wouter Jansen. Jansen wil een afspraak.',
+      'Please call Margaret Thistlewood tomorrow. Thistlewood prefers mornings.',
+      'Frau Henriette Quadflieg hat angerufen. Quadflieg möchte einen Rückruf.',
+      'Klant Ruben Zwartjes belde gisteren over zijn polis. Zwartjes was boos.',
+    ];
+    for (const text of texts) {
+      const vault = createVault();
+      const masked = maskText(text, detectLanguage(text, 'en'), vault);
+      expect(masked, text).to.match(/\[PERSON_1\].*\[PERSON_2\]/);
+      // Its own placeholder: the answer gets back the surname alone, not the full name.
+      expect(restoreText(masked, vault), text).to.equal(text);
+    }
+    // Not where it opens a longer capitalised name: a firm, a street.
+    expect(detectEntities('Graag t.n.v. Pieter Jansen, p/a Jansen Installatietechniek B.V.', 'nl').map((x) => x.text)).to.deep.equal([
+      'Pieter Jansen',
+    ]);
   });
 
   it('checksum beats length', () => {
