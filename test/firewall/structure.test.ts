@@ -192,6 +192,16 @@ describe('a title before a surname in lower case', () => {
     expect(mask('mr and mrs smith', 'en')).to.equal('mr and mrs [PERSON_1]');
     expect(mask('De kast is 5 m. lang', 'nl')).to.equal('De kast is 5 m. lang');
   });
+
+  it('outside chat-style text, takes no lower-case word after a title: a noun before a verb', () => {
+    expect(mask('Meine Frau hat gestern angerufen', 'de')).to.equal('Meine Frau hat gestern angerufen');
+    expect(mask('Der Herr hat Recht. Mevrouw heeft gebeld. Monsieur est parti.', 'nl')).to.equal(
+      'Der Herr hat Recht. Mevrouw heeft gebeld. Monsieur est parti.',
+    );
+    // A long text: only the lines that start in lower case are read so.
+    const long = `${'Der Bericht ist fertig. '.repeat(50)}\nMeine Frau hat gestern angerufen.\nnoch was: frau schneider hat angerufen`;
+    expect(mask(long, 'de')).to.equal(long.replace('frau schneider', 'frau [PERSON_1]'));
+  });
 });
 
 describe('casual formats (issue 23)', () => {

@@ -689,8 +689,11 @@ function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, 
 }
 
 // A title, then a surname in lower case ("tell mr patel", "heb net dhr jansen gesproken",
-// "mevrouw de jong", "frau schneider", "j'ai appelé m. dupont"): the title is cue enough, in any
-// text. The surname may carry particles; a word that is no name ("mr and mrs") is not taken.
+// "mevrouw de jong", "frau schneider", "j'ai appelé m. dupont"): the title is cue enough in text
+// written like chat (decision 0011: a short text with a sentence that starts in lower case, or a
+// line of a long one that does). In other text a capitalised title before a lower-case word is a
+// noun and a verb ("Meine Frau hat gestern angerufen", "Mevrouw heeft gebeld", "Monsieur est
+// parti"). The surname may carry particles; a word that is no name ("mr and mrs") is not taken.
 const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur'];
 const TITLED_LOWER = new RegExp(
   `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)[ \u00a0]{1,3}` +
@@ -699,8 +702,27 @@ const TITLED_LOWER = new RegExp(
 );
 
 function findTitledLowerCase(text: string, take: (start: number, end: number) => void): void {
+  const short = text.length <= SHORT_TEXT;
+  let chatStyle: boolean | undefined;
+  // The line of the last match in a long text, and whether it starts in lower case: found once
+  // per line, so many titles on one long line cost no more than the line.
+  let lineStart = 0;
+  let lineEnd = -1;
+  let lineInLowerCase = false;
   TITLED_LOWER.lastIndex = 0;
   for (let m = TITLED_LOWER.exec(text); m; m = TITLED_LOWER.exec(text)) {
+    if (short) {
+      chatStyle ??= aSentenceStartsInLowerCase(text);
+      if (!chatStyle) return;
+    } else {
+      if (m.index >= lineEnd) {
+        lineStart = text.lastIndexOf('\n', m.index) + 1;
+        lineEnd = text.indexOf('\n', m.index);
+        if (lineEnd < 0) lineEnd = text.length;
+        lineInLowerCase = startsInLowerCase(text, lineStart, lineEnd);
+      }
+      if (!lineInLowerCase) continue;
+    }
     const name = m[1]!;
     const words = name.split(/[ \u00a0]/);
     const surname = words.at(-1)!.replace(/^(?:o|d)['’]/, '');
