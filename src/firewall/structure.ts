@@ -269,12 +269,21 @@ const CAPITALISED_WORD = /^\p{Lu}/u;
 
 const NAME_PARTICLES = new Set('van de den der het ter ten te von zu du le la des di da del della dos do'.split(' '));
 
+// Words that make a value under a role a group of people, not one person, in the four languages.
+const GROUP_WORDS = new Set(
+  ('team teams squad squads group groups groep gruppe groupe equipe équipe platform plattform plateforme ops devops sre infra ' +
+    'infrastructure guild chapter tribe crew unit afdeling abteilung departement département department dept desk board ' +
+    'committee support helpdesk servicedesk backoffice engineering').split(' '),
+);
+
 /** Whether `value` can be a person's name under a key that says so (`specific`) or under "name" alone. */
 function looksLikeName(value: string, specific: boolean): boolean {
   if (value.length < 2 || value.length > 80 || !NAME_VALUE.test(value)) return false;
   if (specific) return true;
   const words = value.split(/[ ,\u00a0]+/);
   if (words.length === 1 && isNonNameWord(words[0]!)) return false;
+  // "Platform Team", "Data Squad", "Billing Ops" under an owner key or column: a team owns it.
+  if (words.some((w) => GROUP_WORDS.has(w.toLowerCase()))) return false;
   // "Team Atlas", "Support NL" under an owner column: a word that is no name, leading (particles aside).
   if (isNonNameWord(words[0]!) && !NAME_PARTICLES.has(words[0]!.toLowerCase())) return false;
   const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase();

@@ -143,6 +143,17 @@ describe('structure-aware masking', () => {
     expect(mask('| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |', 'en')).to.equal(
       '| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |',
     );
+    // A word of a group anywhere in the cell: a team, a squad, a platform group owns it.
+    const owned = [
+      '{"name":"billing-api","owner":"Platform Team","version":"2.14.0"}',
+      '| Service | Owner | Version |\n| --- | --- | --- |\n| billing-api | Platform Team | 2.14.0 |',
+      '{"owner":"Data Squad"}',
+      'Eigenaar: Billing Ops',
+    ];
+    for (const text of owned) expect(mask(text, 'en'), text).to.equal(text);
+    expect(mask('| Service | Owner | Version |\n| --- | --- | --- |\n| billing-api | Sophie Turner | 2.14.0 |', 'en')).to.equal(
+      '| Service | Owner | Version |\n| --- | --- | --- |\n| billing-api | [PERSON_1] | 2.14.0 |',
+    );
   });
 
   it('leaves product tables, order exports, configuration and code variables alone', () => {
