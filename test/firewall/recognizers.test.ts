@@ -395,6 +395,15 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'M. Dupont et Mme Lefèvre', 'fr')).to.deep.equal(['Dupont', 'Lefèvre']);
       expect(found(personRecognizer, 'Mr Thompson and Ms Patel', 'en')).to.deep.equal(['Thompson', 'Patel']);
     });
+    it('takes the name after a kinship word alone, also before a starred birth date (it was sent beside the masked date)', () => {
+      expect(found(personRecognizer, 'Sohn Jan *02.11.1981, Tochter Greta *17.06.1984.', 'de')).to.deep.equal(['Jan', 'Greta']);
+      expect(found(personRecognizer, 'zoon Pieter *12.04.2010, dochter Kjeld *03.05.2012', 'nl')).to.deep.equal(['Pieter', 'Kjeld']);
+      expect(found(personRecognizer, 'fils Lucas *12.04.2010, fille Camille *03.05.2012', 'fr')).to.deep.equal(['Lucas', 'Camille']);
+      expect(found(personRecognizer, 'My son Oliver 12 and my daughter Grace 9', 'en')).to.deep.equal(['Oliver', 'Grace']);
+      // English "son" vouches only for a known first name: in French it is "his".
+      expect(found(personRecognizer, 'son Instagram est privé', 'fr')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Die Tochtergesellschaft Siemens Energy', 'de')).to.deep.equal([]);
+    });
     it('takes every capitalised word after a cue or title, a last surname too (it was left in clear)', () => {
       expect(found(personRecognizer, 'Bitte rufen Sie Frau Maria Garcia Lopez zurück.', 'de')).to.deep.equal(['Maria Garcia Lopez']);
       expect(found(personRecognizer, 'Mijn naam is Jan Peter van der Berg Hoogendoorn.', 'nl')).to.deep.equal(['Jan Peter van der Berg Hoogendoorn']);

@@ -75,6 +75,13 @@ const AMBIGUOUS = new Set(
     .filter(Boolean),
 );
 
+// A kinship word alone before a name, as family lists write them ("Sohn Jan *02.11.1981, Tochter
+// Greta *17.06.1984"): a lone first name there was refused for the number after it. Not English
+// "son", which is French for "his" ("son Instagram"): it vouches only for a known first name
+// (KINSHIP_BEFORE).
+const KINSHIP = 'sohn|tochter|zoon|dochter|daughter|fils|fille';
+const KINSHIP_BEFORE = new Set([...KINSHIP.split('|'), 'son']);
+
 // Strong cues: whatever capitalised words follow are a name.
 const RELATION =
   "mijn (?:collega|vriend|vriendin|man|vrouw|zoon|dochter|broer|zus|moeder|vader|buurman|buurvrouw|partner)|meine[mnr]? (?:kollegin|kollege|freundin|freund|mann|frau|sohn|tochter|bruder|schwester|mutter|vater|partner(?:in)?)|mon (?:collègue|ami|mari|fils|frère|père|compagnon)|ma (?:collègue|amie|femme|fille|sœur|soeur|mère|compagne)|my (?:colleague|friend|husband|wife|son|daughter|brother|sister|mother|father|manager|boss|partner)";
@@ -87,6 +94,8 @@ const STRONG_CUE = new RegExp(
     // "la famille Le Goff", "de familie Bakker", "Familie Möller": the family's name follows.
     "famille|familie|famiglia|familia|" +
     RELATION +
+    "|" +
+    KINSHIP +
     ")[ \\u00a0\\t]*",
   'giu',
 );
@@ -1042,7 +1051,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       if (isAssistantName(tok) && stickyAt(PRODUCT_AFTER_Y, text, start + tok.length) > 0) continue;
       const name = parseName(text, start, 'gazetteer', language);
       if (!name) continue;
-      if (name.tokens === 1 && (!loneNameOk(text, start, name.end, tok) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok))) continue;
+      const afterKin = KINSHIP_BEFORE.has(wordBefore(text, start).word.toLowerCase());
+      if (name.tokens === 1 && ((!afterKin && !loneNameOk(text, start, name.end, tok)) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok))) continue;
       takeName(start, name.end);
       tokens.lastIndex = Math.max(tokens.lastIndex, name.end);
       continue;
