@@ -24,6 +24,10 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     ['Policennummer: 4711-0815, Versicherungsnummer 99887766', 'de', ['4711-0815', '99887766']],
     ['Unsere Kundennummer ist K-44512. Aktenzeichen 3 O 123/24.', 'de', ['K-44512', '3 O 123/24']],
     ['numéro de police 2024/5588, numéro de contrat AB123456, numéro client 778899', 'fr', ['2024/5588', 'AB123456', '778899']],
+    // A log line's keys, joined by "_" or written in camel case (customer_id was sent in clear).
+    ['2024-11-26 09:30:15 INFO payment failed customer_id=C-99120 amount=49.95', 'en', ['C-99120']],
+    ['retry customerId=C-7 policy_number=IV-2024-889123 status=open', 'en', ['C-7', 'IV-2024-889123']],
+    ['Kunden-ID K-44512 gesperrt', 'de', ['K-44512']],
   ];
   for (const [text, language, expected] of cases) {
     it(`masks ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
@@ -68,7 +72,7 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     const header = '[1] (document "tie7" in collection polissen-2)\nDe polis loopt sinds 2019.';
     expect(fw.mask(header)).to.equal(header);
     expect(fw.mask('Look in collection polissen-2')).to.equal('Look in collection polissen-2');
-    for (const text of ['kunden-3 und policen-12', 'polisje-12', 'claimed-2024', 'accounts-7']) expect(refs(text), text).to.deep.equal([]);
+    for (const text of ['kunden-3 und policen-12', 'polisje-12', 'claimed-2024', 'accounts-7', 'customer_idx=5']) expect(refs(text), text).to.deep.equal([]);
     // The labels themselves still lead their values.
     expect(refs('polis 123456782, polisnr.IV-2024-1, Polisnummer:PX-1001')).to.deep.equal(['123456782', 'IV-2024-1', 'PX-1001']);
   });

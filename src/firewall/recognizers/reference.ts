@@ -15,7 +15,8 @@ import type { Detection, Language, Recognizer } from '../types.js';
 
 // Labels, case-insensitive. A bare word ("polis", "Police", "Aktenzeichen") names the number by
 // itself; the others need their number word ("klantnummer", "customer no.", "numéro de contrat").
-const NUMBER_WORD = '(?:[ -]?(?:nummer|nr\\.?|no\\.?|n°|nº|number|#))';
+// "_" joins them as a log line's or a code's key does ("customer_id=C-99120", "policy_number=…").
+const NUMBER_WORD = '(?:[ _-]?(?:nummer|nr\\.?|no\\.?|n°|nº|number|#))';
 const LABEL =
   '(?:' +
   [
@@ -24,10 +25,11 @@ const LABEL =
     'polis',
     // en
     `(?:policy|claim|customer|client|account|contract|membership|member|case file)${NUMBER_WORD}`,
-    'customer[ ]?id',
+    'customer[ _-]?id',
     // de
     `(?:police|policen|polizzen|versicherungs|versicherungsschein|vertrags|schaden|kunden|mitglieds)${NUMBER_WORD}`,
     'aktenzeichen',
+    'kunden[ _-]?id',
     // fr
     `(?:num[ée]ro|n°|nº|no\\.?)[ ]?(?:de[ ]|d['’])?(?:police|contrat|client|dossier|sinistre|adh[ée]rent|soci[ée]taire|assur[ée])`,
     `r[ée]f[ée]rence[ ]client`,
