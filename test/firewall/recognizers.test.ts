@@ -464,6 +464,8 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Mark the date in your calendar.', 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'I bought a Mercedes last year.', 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'Bij Albert Heijn is de koffie in de aanbieding.', 'nl')).to.deep.equal([]);
+      // Whiskies named after their makers (they were masked as people).
+      expect(found(personRecognizer, 'I drink Jack Daniels and Johnnie Walker, sometimes Jim Beam.', 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'Die Mark war bis 2001 die Währung.', 'de')).to.deep.equal([]);
     });
     it('reads a first name after an English article, or before a product word, as a product (coding agents’ prompts)', () => {
