@@ -336,6 +336,9 @@ describe('casual formats (issue 23)', () => {
       ['Ze draagt Max Mara en Paul Smith.', 'nl'],
       ['She won a Marie Curie fellowship and flew to Nelson Mandela Bay.', 'en'],
       ['Rendez-vous salle Victor Hugo, puis in room Darwin, daarna zaal Erasmus.', 'fr'],
+      // Streets named after people, with no house number (they were masked: "near [PERSON_1] Street").
+      ['We met near Lucas Street yesterday; the shop on Emma Road, Sophie Avenue and Lucas St. is closed.', 'en'],
+      ['Wir treffen uns in der Anna Straße.', 'de'],
     ] as const) {
       expect(found(text, language), text).to.deep.equal([]);
     }
@@ -347,6 +350,7 @@ describe('casual formats (issue 23)', () => {
       ['PERSON', 'Paul Smith'],
     ]);
     expect(found('Vergadering in zaal Erasmus met Pieter Bakker.', 'nl')).to.deep.equal([['PERSON', 'Pieter Bakker']]);
+    expect(found('Lucas Stone called from Baker Street.', 'en')).to.deep.equal([['PERSON', 'Lucas Stone']]);
   });
 
   it('reads the postcode and town after a street as the address, in lower case too, and a town without a postcode (decision 0021)', () => {

@@ -918,10 +918,25 @@ const ROOM_BEFORE = new Set(['salle', 'room', 'zaal', 'saal', 'raum', 'lokaal', 
 const HONOUR_AFTER_Y =
   /[ \u00a0](?:[Ff]ellowships?|[Ss]cholarships?|[Pp]rize|[Aa]ward|[Mm]edal|[Ll]ecture|[Gg]rant|[Pp]rijs|[Bb]eurs|Preis|Stipendium|[Pp]rix|[Bb]ourse|Bay|Airport|Stadium|Institute|Instituut|Institut|University|Universiteit|Université|Universität|Museum|Bridge)(?![\p{L}])/uy;
 
-/** Whether the name at [start, end) names a room, a restaurant, an honour or a place (see ROOM_BEFORE). */
+// A street named after a person: "near Lucas Street", "Emma Road", "Anna Straße", "Sophie Avenue",
+// "Julianastraat". The street word after the name, or taken into it as a surname, makes it a place
+// (a street without a house number is no address, and stays).
+const STREET_AFTER_Y =
+  /[ \u00a0](?:Street|St\.|Road|Rd\.?|Avenue|Ave\.?|Lane|Drive|Boulevard|Crescent|Square|Stra(?:ß|ss)e|[Ss]traat|Laan|Allee|Gasse|Platz|Plein)(?![\p{L}])/uy;
+const STREET_WORDS = new Set(['Street', 'St', 'Road', 'Rd', 'Avenue', 'Ave', 'Lane', 'Drive', 'Boulevard', 'Crescent', 'Square', 'Straße', 'Strasse', 'Straat', 'Laan', 'Allee', 'Gasse', 'Platz', 'Plein']);
+
+function namesAStreet(text: string, start: number, end: number): boolean {
+  STREET_AFTER_Y.lastIndex = end;
+  if (STREET_AFTER_Y.test(text)) return true;
+  let last = end;
+  while (last > start && text.charCodeAt(last - 1) !== 32 && text.charCodeAt(last - 1) !== 0xa0) last--;
+  return last > start && STREET_WORDS.has(text.slice(last, end));
+}
+
+/** Whether the name at [start, end) names a room, a restaurant, an honour, a street or a place (see ROOM_BEFORE). */
 function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
   HONOUR_AFTER_Y.lastIndex = end;
-  if (HONOUR_AFTER_Y.test(text)) return true;
+  if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end)) return true;
   const before = wordBefore(text, start);
   if (ROOM_BEFORE.has(before.word)) return true;
   return before.word === 'chez' && text.charCodeAt(before.at) === 67 && !SENTENCE_START.test(text.slice(Math.max(0, before.at - 4), before.at)) && before.at > 0;
