@@ -483,6 +483,9 @@ describe('firewall recognizers', () => {
         "I'm Claude, an AI model made by Anthropic. Hi Claude, thanks!",
         'Try Gemini 2.5 or Llama-3 against Claude 3.5 Sonnet; Devin Pro and Cody Enterprise too.',
         'je bent Copilot, een AI-assistent. vraag copilot om hulp.',
+        // Listed beside AI products that are no first names (Devin was masked in an agent's system prompt).
+        'You are an AI coding agent. Compare yourself to GitHub Copilot, Devin and Cursor. Never claim to be Devin.',
+        'Tools like Devin, Copilot and Cursor write code.',
       ];
       for (const text of product) expect(found(personRecognizer, text, 'en'), text).to.deep.equal([]);
       // People still: with a surname, after a strong cue or a title, a greeting where no product is
@@ -492,6 +495,8 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Bonjour Claude,\nMerci pour ton message.', 'fr')).to.deep.equal(['Claude']);
       expect(found(personRecognizer, 'I am Claude, a research assistant at KU Leuven. Claude can help.', 'en')).to.deep.equal(['Claude', 'Claude']);
       expect(found(personRecognizer, "J'ai revu Claude hier, et Claude 2 fois avant.", 'fr')).to.deep.equal(['Claude']);
+      // Listed only beside names that are first names too: people.
+      expect(found(personRecognizer, 'Claude, Devin and Cody were at the party.', 'en')).to.include.members(['Devin', 'Cody']);
     });
     it('in chat, reads a first name that is also a word after a greeting, and a name after "so" or "maybe"', () => {
       expect(found(personRecognizer, 'can you reword this: "hi tom, as i said to you last week"', 'en')).to.deep.equal(['tom']);

@@ -946,10 +946,29 @@ function isAssistantName(word: string): boolean {
   return word.length <= 8 && ASSISTANT_NAMES.has(word.toLowerCase());
 }
 
+// AI products whose names are no first names, and the list joints between products: "Devin, Copilot
+// and Cursor", "GitHub Copilot, Devin", "Cursor / Devin". An assistant's name listed next to one is
+// the product too. Next to a name that is also a first name ("Claude, Devin and Cody") it is not:
+// those may as well be people.
+const AI_PRODUCTS = new Set(
+  'codex chatgpt gemini mistral mixtral llama copilot grok qwen deepseek cortana bard cursor windsurf aider tabnine replit lovable perplexity openai anthropic'.split(' '),
+);
+const LIST_NEXT_Y = /(?:,|[ \u00a0]*\/|[ \u00a0]+(?:and|or|en|of|und|oder|et|ou))[ \u00a0]+(?:GitHub[ \u00a0]+)?(\p{L}[\p{L}\p{N}]*)/uy;
+const LIST_BEFORE = /(\p{L}[\p{L}\p{N}]*)(?:,|[ \u00a0]*\/|[ \u00a0]+(?:and|or|en|of|und|oder|et|ou))[ \u00a0]+$/u;
+
+function listedWithAiProducts(text: string, start: number, end: number): boolean {
+  LIST_NEXT_Y.lastIndex = end;
+  const next = LIST_NEXT_Y.exec(text);
+  if (next !== null && AI_PRODUCTS.has(next[1]!.toLowerCase())) return true;
+  // A bounded window: the word and joint before the name.
+  const previous = LIST_BEFORE.exec(text.slice(Math.max(0, start - 32), start));
+  return previous !== null && AI_PRODUCTS.has(previous[1]!.toLowerCase());
+}
+
 /** Whether the assistant's name at [start, end) is spoken of as the product here. */
 function speaksOfAssistant(text: string, start: number, end: number): boolean {
   PRODUCT_AFTER_Y.lastIndex = end;
-  if (PRODUCT_AFTER_Y.test(text)) return true;
+  if (PRODUCT_AFTER_Y.test(text) || listedWithAiProducts(text, start, end)) return true;
   const before = text.slice(Math.max(0, start - 16), start);
   const second = SECOND_PERSON_BEFORE.test(before);
   if (!second && !FIRST_PERSON_BEFORE.test(before)) return false;
