@@ -454,6 +454,14 @@ describe('firewall recognizers', () => {
       // People still, where nothing speaks of code.
       expect(found(personRecognizer, 'send it to julia tomorrow', 'en')).to.deep.equal(['julia']);
       expect(found(personRecognizer, 'I met Julia at the station.', 'en')).to.deep.equal(['Julia']);
+      // A code comment that names another such language speaks of code (julia was masked there).
+      for (const code of ['const x = 1; // port from ruby to julia\nlet y = 2;', '# port from ruby to julia\nx = 1', '/* port from ruby to julia */\nint x;']) {
+        expect(found(personRecognizer, code, 'en'), code).to.deep.equal([]);
+      }
+      // Not a comment alone, nor two such names in chat (they may be two people), nor a URL's "//".
+      expect(found(personRecognizer, '// TODO ask julia\nlet y = 2;', 'en')).to.deep.equal(['julia']);
+      expect(found(personRecognizer, 'moving from ruby to julia tomorrow', 'en')).to.deep.equal(['julia']);
+      expect(found(personRecognizer, 'see https://example.com from ruby to julia', 'en')).to.deep.equal(['julia']);
     });
     it('finds gazetteer first names followed by a surname, and on their own mid-sentence', () => {
       expect(found(personRecognizer, 'Gisteren heeft Pieter Bakker gebeld.', 'nl')).to.deep.equal(['Pieter Bakker']);

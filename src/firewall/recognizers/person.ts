@@ -529,10 +529,26 @@ const CODE_TALK =
   /(?<![\p{L}])(?:code|coding|coder|scripts?|scripting|syntax|programm\w*|programs?|compiler|interpreter|snippet|repl|jit|benchmarks?|notebook|python|javascript|typescript|java|rust|golang|kotlin|perl|php|scala|fortran|cobol|matlab|elixir|erlang|clojure|numpy|pandas|dataframe|c\+\+|c#)(?![\p{L}])/iu;
 const CODE_TALK_WINDOW = 80;
 
+// In a code comment ("// port from ruby to julia", "# ruby → julia"), another language named like a
+// person beside it is code talk too: the comment speaks of the code around it. In prose two such
+// names may be two people ("from ruby to julia" in a chat).
+const COMMENT_BEFORE = /(?:^|[^:\p{L}\p{N}/])\/\/|\/\*|(?:^|[ \t])#(?=[ \t])|^[ \t]*(?:\*|--)[ \t]/u;
+const LANGUAGE_NAMED_LIKE_A_PERSON = new RegExp(`(?<![\\p{L}])(?:${[...LANGUAGES_NAMED_LIKE_PEOPLE].join('|')})(?![\\p{L}])`, 'iu');
+
+/** Whether [start, …) follows a comment marker on its line (at most CODE_TALK_WINDOW characters back). */
+function inCodeComment(text: string, start: number): boolean {
+  // Only the window is searched for the line's start: a long line costs no more than the window.
+  const window = text.slice(Math.max(0, start - CODE_TALK_WINDOW), start);
+  return COMMENT_BEFORE.test(window.slice(window.lastIndexOf('\n') + 1));
+}
+
 /** Whether the lone name at [start, end) is a programming language, by the code spoken of around it. */
 function programmingLanguageHere(text: string, start: number, end: number, name: string): boolean {
   if (!LANGUAGES_NAMED_LIKE_PEOPLE.has(name.toLowerCase())) return false;
-  return CODE_TALK.test(text.slice(Math.max(0, start - CODE_TALK_WINDOW), start)) || CODE_TALK.test(text.slice(end, end + CODE_TALK_WINDOW));
+  const before = text.slice(Math.max(0, start - CODE_TALK_WINDOW), start);
+  const after = text.slice(end, end + CODE_TALK_WINDOW);
+  if (CODE_TALK.test(before) || CODE_TALK.test(after)) return true;
+  return (LANGUAGE_NAMED_LIKE_A_PERSON.test(before) || LANGUAGE_NAMED_LIKE_A_PERSON.test(after)) && inCodeComment(text, start);
 }
 
 // "je vais parler à Nancy", "going to talk to Charlotte": a person after all.
