@@ -180,6 +180,14 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
     }
   }
   if (byFirstWord === null) return kept;
+  // Most words of a text start no value: the first character and the length of each value's first
+  // word tell them without slicing each word out to look it up (the pass runs over every text).
+  const firstCodes = new Set<number>();
+  const firstLengths = new Set<number>();
+  for (const word of byFirstWord.keys()) {
+    firstCodes.add(word.charCodeAt(0));
+    firstLengths.add(word.length);
+  }
   const added: Detection[] = [];
   // `kept` is in text order: `next` is the first detection that does not end before the word.
   let next = 0;
@@ -191,6 +199,10 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
     }
     let e = i + 1;
     while (e < n && isWordCode(text.charCodeAt(e))) e++;
+    if (!firstCodes.has(text.charCodeAt(i)) || !firstLengths.has(e - i)) {
+      i = e;
+      continue;
+    }
     const values = byFirstWord.get(text.slice(i, e));
     let end = e;
     if (values !== undefined) {
