@@ -19,6 +19,7 @@ import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
 import { contentKindOf, restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
+import { refusePromptBeyondContext } from './answerRoom.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
 import type { Adapters } from './providers/index.js';
@@ -342,6 +343,7 @@ export class ChatService {
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
     checkChatRules(body, ctx.fieldOf);
+    await refusePromptBeyondContext(this.deps.catalog, body, ctx.fieldOf?.('messages') ?? 'messages');
     checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {

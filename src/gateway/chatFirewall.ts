@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { Firewall } from '../firewall/index.js';
+import { isDataUrl } from './chatRequest.js';
 import { citationsOf, documentSettingsOf } from './providers/parts.js';
 import type { AnswerRun, ChatMessage, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './providers/types.js';
 
@@ -11,6 +12,9 @@ import type { AnswerRun, ChatMessage, UpstreamChatRequest, UpstreamChunk, Upstre
 // restored (content, reasoning, tool-call arguments), also when a placeholder arrives split across
 // stream chunks. Fields the contract does not name are dropped before anything leaves, with the
 // firewall on or off: what is not known cannot be masked.
+
+// A scheme is case-insensitive (RFC 3986), but adapters and providers read `data:` in lower case.
+const withLowerCaseScheme = (url: string): string => (isDataUrl(url) ? `data:${url.slice(5)}` : url.replace(/^https:/i, 'https:'));
 
 type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
@@ -29,7 +33,7 @@ function knownFieldsOf(part: ContentPart): ContentPart {
     case 'image_url':
       return {
         type: 'image_url',
-        image_url: { url: part.image_url!.url, ...(part.image_url!.detail !== undefined ? { detail: part.image_url!.detail } : {}) },
+        image_url: { url: withLowerCaseScheme(part.image_url!.url), ...(part.image_url!.detail !== undefined ? { detail: part.image_url!.detail } : {}) },
       };
     case 'input_audio':
       return { type: 'input_audio', input_audio: { data: part.input_audio!.data, format: part.input_audio!.format } };
@@ -38,7 +42,7 @@ function knownFieldsOf(part: ContentPart): ContentPart {
       return {
         type: 'file',
         file: {
-          ...(file_data !== undefined ? { file_data } : {}),
+          ...(file_data !== undefined ? { file_data: withLowerCaseScheme(file_data) } : {}),
           ...(filename !== undefined ? { filename } : {}),
           ...documentSettingsOf({ context, citations }),
         },
@@ -81,10 +85,6 @@ function knownMessage(message: ChatMessage): ChatMessage {
     }));
   }
   return known;
-}
-
-function isDataUrl(url: string): boolean {
-  return url.slice(0, 5).toLowerCase() === 'data:';
 }
 
 type Definitions = Pick<UpstreamChatRequest, 'tools' | 'response_format'>;

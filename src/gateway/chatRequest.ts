@@ -7,9 +7,16 @@ import { ALL_PARAMETERS, type UpstreamChatRequest, type UpstreamParameter } from
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
+// A URL's scheme is case-insensitive (RFC 3986): `DATA:` is a data URL, held to its rules.
+const DATA_URL_SCHEME = /^data:/i;
+export const isDataUrl = (url: string): boolean => DATA_URL_SCHEME.test(url);
+
+// What a provider can fetch or read: a URL of another scheme (http:, ftp:, file:) it refuses or, worse, tries.
+export const IMAGE_URL_SCHEME = /^(?:https|data):/i;
+
 /** Bytes once decoded: base64 carries 3 bytes per 4 characters. */
 function decodedSize(data: string): number {
-  const comma = data.startsWith('data:') ? data.indexOf(',') : -1;
+  const comma = isDataUrl(data) ? data.indexOf(',') : -1;
   const payload = comma === -1 ? data : data.slice(comma + 1);
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   return Math.floor((payload.length * 3) / 4) - padding;
@@ -21,15 +28,15 @@ const BASE64 = /^[A-Za-z0-9+/\-_\r\n]*={0,2}$/;
 
 /** Whether an attachment's data is base64: a data URL that says it is, or bare data (audio, a file). */
 function base64Readable(data: string): boolean {
-  if (!data.startsWith('data:')) return BASE64.test(data);
+  if (!isDataUrl(data)) return BASE64.test(data);
   const comma = data.indexOf(',');
   // A data URL that does not say base64 carries its data as it is.
-  return comma === -1 || !data.slice(0, comma).endsWith(';base64') || BASE64.test(data.slice(comma + 1));
+  return comma === -1 || !data.slice(0, comma).toLowerCase().endsWith(';base64') || BASE64.test(data.slice(comma + 1));
 }
 
 function attachmentData(part: Record<string, unknown>): string | undefined {
   const imageUrl = (part.image_url as { url?: unknown } | undefined)?.url;
-  if (typeof imageUrl === 'string' && imageUrl.startsWith('data:')) return imageUrl;
+  if (typeof imageUrl === 'string' && isDataUrl(imageUrl)) return imageUrl;
   const audio = (part.input_audio as { data?: unknown } | undefined)?.data;
   if (typeof audio === 'string') return audio;
   const file = (part.file as { file_data?: unknown } | undefined)?.file_data;
@@ -55,6 +62,7 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
     add('tool_choice', `names "${named}", which is not one of tools`);
   }
   if (body.top_logprobs != null && body.logprobs !== true) add('top_logprobs', 'needs logprobs: true');
+  checkToolTurns(body.messages, add);
   body.messages.forEach((message, m) => {
     (message as { tool_calls?: { function?: { arguments?: unknown } }[] }).tool_calls?.forEach((call, c) => {
       const args = call.function?.arguments;
@@ -72,6 +80,10 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
       if ((record.file as { file_id?: unknown } | undefined)?.file_id !== undefined) {
         add(`messages.${m}.content.${p}`, 'file_id is not supported (there is no files API); send file_data instead');
       }
+      const imageUrl = (record.image_url as { url?: unknown } | undefined)?.url;
+      if (typeof imageUrl === 'string' && !IMAGE_URL_SCHEME.test(imageUrl)) {
+        add(`messages.${m}.content.${p}.image_url.url`, 'must be an https or a data: URL (a provider cannot fetch any other)');
+      }
       const data = attachmentData(record);
       if (data !== undefined && decodedSize(data) > MAX_ATTACHMENT_BYTES) {
         add(`messages.${m}.content.${p}`, `an attachment may hold at most ${MAX_ATTACHMENT_BYTES} bytes once decoded`);
@@ -81,6 +93,37 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
     });
   });
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+/**
+ * Each tool call answered by a tool message right after its assistant message, and each tool message
+ * answering such a call. OpenAI answers 400 for either, as every provider that takes tools does: sent
+ * on, the request would fail upstream, after the firewall, retrieval and routing ran.
+ */
+function checkToolTurns(messages: ChatCompletionRequest['messages'], add: (field: string, message: string) => void): void {
+  // The calls of the last assistant message, by id, with the field each came from; and those answered.
+  let open = new Map<string, string>();
+  const answered = new Set<string>();
+  const refuseUnanswered = () => {
+    for (const [id, field] of open) if (!answered.has(id)) add(field, `has no tool message answering it: a tool message with tool_call_id ${JSON.stringify(id)} must follow its assistant message`);
+  };
+  messages.forEach((message, m) => {
+    if (message.role === 'tool') {
+      const id = (message as { tool_call_id?: unknown }).tool_call_id;
+      if (typeof id !== 'string') return;
+      if (!open.has(id)) add(`messages.${m}.tool_call_id`, `answers no tool call: the assistant message before it makes none with id ${JSON.stringify(id)}`);
+      else if (answered.has(id)) add(`messages.${m}.tool_call_id`, `answers tool call ${JSON.stringify(id)} a second time`);
+      answered.add(id);
+      return;
+    }
+    refuseUnanswered();
+    open = new Map();
+    answered.clear();
+    (message as { tool_calls?: { id?: unknown }[] }).tool_calls?.forEach((call, c) => {
+      if (typeof call.id === 'string') open.set(call.id, `messages.${m}.tool_calls.${c}.id`);
+    });
+  });
+  refuseUnanswered();
 }
 
 // The OpenAI parameters passed upstream; everything else in the body is ours or unknown. The

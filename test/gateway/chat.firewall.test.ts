@@ -263,7 +263,8 @@ describe('the personal-data firewall in chat', () => {
         gw.euA.script({ type: 'answer', content: 'ok' });
         const prober = await startProber(`${gw.app.baseUrl}/healthz`);
         const started = performance.now();
-        const response = await postChat(gw, chatBody({ cache: false, messages: [{ role: 'user', content: prompt }] }));
+        // A model whose context holds the prompt: one that did not would refuse it before the scan.
+        const response = await postChat(gw, chatBody({ model: 'test/long', cache: false, messages: [{ role: 'user', content: prompt }] }));
         await response.arrayBuffer();
         const requestMs = performance.now() - started;
         const latencies = await prober.stop();

@@ -355,6 +355,59 @@ describe('POST /v1/chat/completions', () => {
       for (const extra of served) expect((await postChat(gw, chatBody(extra))).status, JSON.stringify(extra)).to.equal(200);
     });
 
+    it('reads a data URL in capitals as one: held to its cap and base64, sent on in lower case; an image URL of another scheme is refused', async () => {
+      const big = 'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4);
+      const cases: [string, string, RegExp][] = [
+        [`DATA:image/png;base64,${big}`, 'messages.0.content.0', /at most 10485760 bytes/],
+        ['Data:image/png;BASE64,!!!', 'messages.0.content.0', /not valid base64/],
+        ['http://example.com/a.png', 'messages.0.content.0.image_url.url', /https or a data: URL/],
+        ['file:///etc/passwd', 'messages.0.content.0.image_url.url', /https or a data: URL/],
+      ];
+      for (const [url, field, message] of cases) {
+        const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }));
+        const body = (await response.json()) as any;
+        expect(response.status, url.slice(0, 40)).to.equal(422);
+        expect(body.errors[field]?.join(' '), url.slice(0, 40)).to.match(message);
+      }
+      expect(gw.euA.requests).to.have.length(0);
+      const served = await postChat(gw, chatBody({ cache: false, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'DATA:image/png;base64,iVBORw0KGgo=' } }, { type: 'image_url', image_url: { url: 'HTTPS://example.com/a.png' } }] }] }));
+      expect(served.status).to.equal(200);
+      const sent = gw.euA.requests.at(-1)!.body.messages[0].content.map((part: any) => part.image_url.url);
+      expect(sent).to.deep.equal(['data:image/png;base64,iVBORw0KGgo=', 'https://example.com/a.png']);
+    });
+
+    it('refuses tool messages that answer no call, and calls that no tool message answers, as OpenAI does', async () => {
+      const call = (id: string) => ({ id, type: 'function', function: { name: 'lookup', arguments: '{}' } });
+      const cases: [unknown[], string, RegExp][] = [
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'tool', tool_call_id: 'call_9', content: '12:00' }], 'messages.1.tool_call_id', /answers no tool call/],
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1'), call('call_2')] }, { role: 'tool', tool_call_id: 'call_1', content: '12:00' }, { role: 'user', content: 'En?' }], 'messages.1.tool_calls.1.id', /no tool message answering it/],
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1')] }], 'messages.1.tool_calls.0.id', /no tool message answering it/],
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1')] }, { role: 'tool', tool_call_id: 'call_1', content: 'a' }, { role: 'tool', tool_call_id: 'call_1', content: 'b' }], 'messages.3.tool_call_id', /a second time/],
+        // A call of an earlier turn is no longer open: its answer belongs right after it.
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1')] }, { role: 'tool', tool_call_id: 'call_1', content: 'a' }, { role: 'assistant', content: 'Twaalf uur.' }, { role: 'tool', tool_call_id: 'call_1', content: 'b' }], 'messages.4.tool_call_id', /answers no tool call/],
+      ];
+      for (const [messages, field, message] of cases) {
+        const response = await postChat(gw, chatBody({ messages }));
+        const body = (await response.json()) as any;
+        expect(response.status, field).to.equal(422);
+        expect(body.errors[field]?.join(' '), field).to.match(message);
+      }
+      expect(gw.euA.requests).to.have.length(0);
+      const answered = [{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', content: null, tool_calls: [call('call_1'), call('call_2')] }, { role: 'tool', tool_call_id: 'call_2', content: '12:00' }, { role: 'tool', tool_call_id: 'call_1', content: 'CET' }];
+      expect((await postChat(gw, chatBody({ messages: answered }))).status).to.equal(200);
+    });
+
+    it('refuses a prompt that leaves no model of its chain room to answer, before anything is sent; a fallback with room serves it', async () => {
+      const prompt = 'woord '.repeat(40_000);
+      const refused = await postChat(gw, chatBody({ messages: [{ role: 'user', content: prompt }] }));
+      const body = (await refused.json()) as any;
+      expect(refused.status).to.equal(422);
+      expect(body.errors.messages.join(' ')).to.match(/holds about \d+ tokens, more than the 32000-token context of test\/chat-a/);
+      expect(gw.euA.requests).to.have.length(0);
+      const withRoom = await postChat(gw, chatBody({ model: undefined, models: ['test/chat-a', 'test/long'], cache: false, messages: [{ role: 'user', content: prompt }] }));
+      expect(withRoom.status).to.not.equal(422);
+    });
+
     it('names the field first in the message, apart from what it says about it', async () => {
       const response = await postChat(gw, chatBody({ model: 'nope/x' }));
       expect(((await response.json()) as any).message).to.equal('invalid request: model: unknown model "nope/x"; GET /v1/models lists them');

@@ -4,7 +4,7 @@ import type { ChatCompletionRequest, components, MessagesCountTokensRequest, Mes
 import type { Catalog } from '../../gateway/catalog.js';
 import { anthropicPartText, citationsOf, documentSettingsOf } from '../../gateway/providers/parts.js';
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
-import { capWithinContext } from '../answerRoom.js';
+import { capWithinContext } from '../../gateway/answerRoom.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
@@ -332,7 +332,7 @@ function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new
 }
 
 /** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
-export function chatRequestOf(body: MessagesRequest, catalog: Catalog): TranslatedRequest {
+export async function chatRequestOf(body: MessagesRequest, catalog: Catalog): Promise<TranslatedRequest> {
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const notes = ['via the Messages door (/v1/messages)'];
@@ -357,7 +357,7 @@ export function chatRequestOf(body: MessagesRequest, catalog: Catalog): Translat
   const anthropic = anthropicSettingsOf(body);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  const lowered = capWithinContext(catalog, chat as unknown as ChatCompletionRequest, body.max_tokens, { cap: 'max_tokens', prompt: 'messages' });
+  const lowered = await capWithinContext(catalog, chat as unknown as ChatCompletionRequest, body.max_tokens, { cap: 'max_tokens', prompt: 'messages' });
   if (lowered) {
     chat.max_tokens = lowered.cap;
     notes.push(lowered.note);

@@ -4,7 +4,7 @@ import { heldMemory, memoryReadNeeded, type ChatContext, type ChatReply, type Ch
 import type { Principal } from '../../tenancy/store.js';
 import type { Validator } from '../../http/validation.js';
 import type { Catalog } from '../../gateway/catalog.js';
-import { capWithinContext } from '../answerRoom.js';
+import { capWithinContext } from '../../gateway/answerRoom.js';
 import { renameFields } from '../fieldOrigins.js';
 import { finishedResponse, outcomeOfCompletion, responseIdOf, type ResponseFrame } from './answer.js';
 import { chatRequestOf, type DoorRequest } from './request.js';
@@ -82,7 +82,7 @@ export class ResponsesDoor {
     // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
     if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
-    const lowered = capWithinContext(this.deps.catalog, door.chat, door.chat.max_completion_tokens ?? undefined, { cap: 'max_output_tokens', prompt: 'input' });
+    const lowered = await capWithinContext(this.deps.catalog, door.chat, door.chat.max_completion_tokens ?? undefined, { cap: 'max_output_tokens', prompt: 'input' });
     if (lowered) {
       door.chat.max_completion_tokens = lowered.cap;
       door.notes.push(lowered.note);

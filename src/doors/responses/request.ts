@@ -1,5 +1,6 @@
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../generated/openapi.js';
+import { IMAGE_URL_SCHEME } from '../../gateway/chatRequest.js';
 import type { ChatMessage, ThinkingBlock } from '../../gateway/providers/types.js';
 import { MessageOrigins } from '../fieldOrigins.js';
 import { unsealThinking } from './answer.js';
@@ -285,8 +286,6 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
   flushToolImages();
 }
 
-// What a provider can fetch or read: a URL of another scheme (http:, ftp:, file:) it refuses or, worse, tries.
-const IMAGE_URL = /^(?:https:|data:)/i;
 
 /** The chat content of an item's content; `paths`, when given, gets the field each chat part came from. */
 function contentOf(content: string | ContentPart[], path: string, refusals: Refusals, paths?: string[]): ChatContent {
@@ -311,12 +310,10 @@ function contentOf(content: string | ContentPart[], path: string, refusals: Refu
       case 'input_image':
         if (part.file_id !== undefined || typeof part.image_url !== 'string') {
           refusals.add(where, 'an input_image needs image_url (an https or data: URL); file_id is not served (there is no files API)');
-        } else if (!IMAGE_URL.test(part.image_url)) {
+        } else if (!IMAGE_URL_SCHEME.test(part.image_url)) {
           refusals.add(where, 'image_url must be an https or a data: URL (a provider cannot fetch any other)');
         } else {
-          // The scheme in lower case: every data: URL rule (base64, the 10 MiB cap) and adapter reads it so.
-          const url = part.image_url.replace(IMAGE_URL, (scheme) => scheme.toLowerCase());
-          push({ type: 'image_url', image_url: { url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);
+          push({ type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined ? { detail: part.detail } : {}) } }, where);
         }
         return;
       case 'input_file':

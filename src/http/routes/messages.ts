@@ -25,7 +25,7 @@ export function messagesRoutes(
 ): void {
   api.add('createMessage', async (ctx: AppContext) => {
     const body = ctx.state.body as MessagesRequest;
-    const { chat: request, notes, anthropic, fieldOf } = chatRequestOf(body, catalog);
+    const { chat: request, notes, anthropic, fieldOf } = await chatRequestOf(body, catalog);
     const context = { ...gatewayContext(ctx), notes, fieldOf, ...(anthropic ? { anthropic } : {}) };
     if (request.stream) {
       await chat.stream(context, request, messagesEventSink(ctx, body.model));

@@ -162,14 +162,15 @@ describe('Responses request → chat request', () => {
       expect(refusal({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: url }] }] }), url).to.have.keys('input.0.content.0');
     }
     expect(refusal({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'http://example.com/a.png' }] }] })['input.0.content.0']![0]).to.contain('https or a data: URL');
-    // A scheme in capitals is a scheme: it goes on in lower case, so that every data: URL rule reads it.
+    // A scheme in capitals is a scheme: the image goes on, to the chat service's rules for data URLs
+    // (which read the scheme in any case, and send it on in lower case).
     const { chat } = chatRequestOf(
       { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'HTTPS://example.com/a.png' }, { type: 'input_image', image_url: 'DATA:image/png;base64,AAAA' }] }] },
       [],
     );
     expect(chat.messages[0]!.content).to.deep.equal([
-      { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      { type: 'image_url', image_url: { url: 'HTTPS://example.com/a.png' } },
+      { type: 'image_url', image_url: { url: 'DATA:image/png;base64,AAAA' } },
     ]);
   });
 });
