@@ -707,6 +707,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/models/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description A name without a slash */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A model id without its vendor
+         * @description Every model id is `vendor/name`, so a name without a slash is no model: the answer is a 404
+         *     that says what the name is (an alias, and the chain it names) and where models are listed.
+         */
+        get: operations["getModelWithoutVendor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-log": {
         parameters: {
             query?: never;
@@ -4043,6 +4080,36 @@ export interface operations {
                     "application/json": components["schemas"]["Model"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getModelWithoutVendor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description A name without a slash */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];

@@ -48,4 +48,15 @@ describe('GET /v1/models', () => {
     expect((await api(app.baseUrl, '/v1/models/local%2fecho', { key })).body.id).to.equal('local/echo');
     expect((await api(app.baseUrl, '/v1/models/nope%2Fnothing', { key })).status).to.equal(404);
   });
+
+  it('says what a name without a vendor is: an alias and its chain, or no model', async () => {
+    const client = new OpenAI({ baseURL: `${app.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+    const alias = await client.models.retrieve('eu-fast').catch((err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
+    expect(alias).to.be.instanceOf(OpenAI.NotFoundError);
+    expect((alias as InstanceType<typeof OpenAI.APIError>).message).to.contain('eu-fast is an alias, not a model: it names the chain mistral/mistral-small-latest, local/echo');
+    const other = await api(app.baseUrl, '/v1/models/gpt-4o', { key });
+    expect(other.status).to.equal(404);
+    expect(other.body.message).to.match(/no model gpt-4o: model ids are vendor\/name, such as \S+\/\S+; GET \/v1\/models lists them/);
+    expect((await api(app.baseUrl, '/v1/models/gpt-4o')).status).to.equal(401);
+  });
 });

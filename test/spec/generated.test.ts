@@ -54,6 +54,7 @@ const INTERFACE: Record<string, string> = {
   deleteThread: 'DELETE /v1/memory/threads/{thread}',
   listModels: 'GET /v1/models',
   getModel: 'GET /v1/models/{vendor}/{name}',
+  getModelWithoutVendor: 'GET /v1/models/{id}',
   listAuditLog: 'GET /v1/audit-log',
   listTraces: 'GET /v1/traces',
   getTrace: 'GET /v1/traces/{id}',

@@ -24,4 +24,12 @@ export function modelRoutes(api: Operations, { catalog }: { catalog: Catalog }):
     if (!model) throw notFound(`no model ${ctx.params.vendor}/${ctx.params.name}`);
     ctx.body = presentModel(model, catalog, created);
   });
+
+  // The OpenAI SDK's models.retrieve('eu-fast'), or another vendor's id ('gpt-4o'): what it is, said.
+  api.add('getModelWithoutVendor', (ctx) => {
+    const id = String(ctx.params.id);
+    const chain = catalog.aliases.get(id);
+    if (chain) throw notFound(`${id} is an alias, not a model: it names the chain ${chain.join(', ')}; GET /v1/models lists models, and aliases beside them`);
+    throw notFound(`no model ${id}: model ids are vendor/name, such as ${catalog.models.keys().next().value}; GET /v1/models lists them`);
+  });
 }
