@@ -343,7 +343,6 @@ export class ChatService {
   private async prepare(ctx: ChatContext, body: ChatCompletionRequest, started: number): Promise<Prepared | { replay: ChatReply }> {
     const { principal } = ctx;
     checkChatRules(body, ctx.fieldOf);
-    await refusePromptBeyondContext(this.deps.catalog, body, ctx.fieldOf?.('messages') ?? 'messages');
     checkMemoryScopes(principal, body);
     const firewallOn = body.firewall ?? principal.settings.firewallDefault;
     if (!firewallOn && !principal.nonEuAccepted) {
@@ -371,6 +370,8 @@ export class ChatService {
       const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format, stop: request.stop };
       Object.assign(request, await upstreamPrompt(firewall, prompt, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS }));
       masked = true;
+      // Counted as it leaves, masked: after the firewall's own bound (413), which costs no tokenizing.
+      await refusePromptBeyondContext(this.deps.catalog, { ...body, messages: request.messages, tools: request.tools }, ctx.fieldOf?.('messages') ?? 'messages');
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.
       retrieval = principal.scopes.includes('memory.read')
