@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     };
     const gate = new LimitGate(pool, createLogger('silent'));
     // A short chat: 40 prompt tokens, an answer capped at 200, a cost of 0.0005 credits at most.
-    const demand = { tokens: () => 240, credits: () => 0.0005 };
+    const demand = { tokens: () => 240, credits: () => 0.0005, reckoning: { tokens: 'a short chat', credits: 'a short chat', smaller: '' } };
     const rows: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       statements = 0;

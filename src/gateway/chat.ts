@@ -475,6 +475,12 @@ export class ChatService {
    * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
    * choice, each token at the dearer of the model's two prices.
    */
+  private static readonly RECKONING: Demand['reckoning'] = {
+    tokens: "its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent",
+    smaller: 'send a smaller max_tokens or prompt',
+    credits: "its worst case at the dearest model of its chain: its prompt and answer cap, and without max_tokens the cap is the model's whole context; send max_tokens to reserve less",
+  };
+
   private demandOf(
     plan: RoutingPlan<ChatModel>,
     request: UpstreamChatRequest,
@@ -498,6 +504,7 @@ export class ChatService {
       const models = plan.candidates.map((c) => c.model);
       return {
         ready,
+        reckoning: ChatService.RECKONING,
         tokens: () =>
           promptTokens() + choices * Math.max(0, ...models.map((m) => Math.min(m.maxOutputTokens, Math.max(0, m.contextLength - promptTokens())))),
         credits: () =>
@@ -508,6 +515,7 @@ export class ChatService {
     }
     return {
       ready,
+      reckoning: ChatService.RECKONING,
       tokens: () => promptTokens() + choices * answerCap,
       credits: () => {
         const services = promptTokens() * firewallPerToken + retrievalFee;

@@ -54,7 +54,10 @@ export class CompletionAccumulator {
   completion(id: string, created: number): UpstreamCompletion {
     const choices = [...this.choices.values()]
       .sort((a, b) => a.choice.index - b.choice.index)
-      .map(({ choice, runs }) => (inUsualOrder(runs) ? choice : { ...choice, message: { ...choice.message, order: [...runs] } }));
+      .map(({ choice, runs }) => (inUsualOrder(runs) ? choice : { ...choice, message: { ...choice.message, order: [...runs] } }))
+      // Streams open with an empty content delta; a turn of tool calls alone has content null in
+      // JSON (as OpenAI's has), also when it is replayed or served from the cache.
+      .map((choice) => (choice.message.content === '' && choice.message.tool_calls?.length ? { ...choice, message: { ...choice.message, content: null } } : choice));
     // A stream closed before its usage came is billed for the prompt the provider said it read.
     return { id, created, choices, ...(this.usage ? { usage: this.usage } : this.promptUsage ? { promptUsage: this.promptUsage } : {}) };
   }

@@ -91,6 +91,7 @@ export class EmbeddingService {
     let admission: Admission;
     try {
       admission = await this.deps.gate.admit(principal, {
+        reckoning: { tokens: 'its inputs', credits: 'its inputs at the dearest model of its chain', smaller: 'send fewer or shorter inputs' },
         tokens: () => inputTokens,
         credits: () => Math.max(...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: inputTokens, completion: 0 }).total), 0),
       });

@@ -42,6 +42,8 @@ export interface Demand {
   ready?: (() => Promise<void>) | undefined;
   tokens(): number;
   credits(): number;
+  /** How the request's tokens and credits are reckoned, in the words a refusal gives: a chat's and an embeddings call's differ. */
+  reckoning: { tokens: string; credits: string; smaller: string };
 }
 
 interface Held {
@@ -394,7 +396,7 @@ export class LimitGate {
     const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
     if (short) {
       const billed = isBudget(short.id) ? await this.billedOf(short) : undefined;
-      await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now)));
+      await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now), false, demand.reckoning));
     }
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
@@ -707,7 +709,7 @@ export class LimitGate {
    * flight reserved is not spent, and blocks that processes lease ahead of use even less so.
    * `spent`: a budget already used up, as opposed to one this request's worst case would pass.
    */
-  private refusal(id: CounterId, limit: number, now: number, need: number, billed = 0, rateHeaders: Record<string, string> = {}, spent = false) {
+  private refusal(id: CounterId, limit: number, now: number, need: number, billed = 0, rateHeaders: Record<string, string> = {}, spent = false, reckoning?: Demand['reckoning']) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
     if (RATE_COUNTERS.has(id.counter)) {
       countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
@@ -715,7 +717,7 @@ export class LimitGate {
       // Waiting does not help a request that alone counts more than the limit: say what would.
       const tooLarge = id.counter === 'tokens' && need > limit;
       const message = tooLarge
-        ? `this request counts ${Math.ceil(need)} tokens (its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent), more than the ${id.scope_kind}'s limit of ${what} per minute; send a smaller max_tokens or prompt`
+        ? `this request counts ${Math.ceil(need)} tokens (${reckoning?.tokens}), more than the ${id.scope_kind}'s limit of ${what} per minute; ${reckoning?.smaller}`
         : `the ${id.scope_kind}'s limit of ${what} per minute is reached; retry after the minute`;
       return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge, rateHeaders });
     }
@@ -726,7 +728,7 @@ export class LimitGate {
       spent
         ? `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} is spent; ${starts}`
         : `the ${id.scope_kind}'s budget of ${plainCredits(limit)} credits per ${window} would be passed: this request reserves up to ${plainCredits(need)} credits ` +
-            `(its worst case at the dearest model of its chain: for a chat its prompt and answer cap, and without max_tokens the cap is the model's whole context: a chat can send max_tokens to reserve less); ${starts}`,
+            `(${reckoning?.credits}); ${starts}`,
       {
         level: id.scope_kind,
         window,

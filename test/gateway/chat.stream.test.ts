@@ -234,4 +234,17 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(JSON.parse(args)).to.have.property('number');
     expect(events.at(-1)!.choices[0].finish_reason).to.equal('tool_calls');
   });
+
+  it('a streamed turn of tool calls alone, replayed or served from the cache as JSON, has content null, as a JSON answer has', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_7', name: 'lookup', arguments: '{}' }] });
+    const body = chatBody({ tools, stream: true, messages: [{ role: 'user', content: 'Zoek het op.' }] });
+    await readSse(await postChat(gw, body, { 'X-Request-Id': 'streamed-tool-turn' }));
+    const replayed = (await (await postChat(gw, { ...body, stream: false }, { 'X-Request-Id': 'streamed-tool-turn' })).json()) as any;
+    expect(replayed.choices[0].message).to.include({ content: null });
+    expect(replayed.choices[0].message.tool_calls[0].id).to.equal('call_7');
+    const cached = await postChat(gw, { ...body, stream: false });
+    expect(cached.headers.get('x-cache')).to.equal('HIT');
+    expect(((await cached.json()) as any).choices[0].message).to.include({ content: null });
+  });
 });

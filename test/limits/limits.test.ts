@@ -104,6 +104,9 @@ describe('limits and budgets', () => {
     expect(refused.body.budget).to.include({ level: 'workspace', window: 'day', limit: 0.0035 });
     expect(refused.body.budget.resets_at).to.match(/T00:00:00.000Z$/);
     expect(refused.body.error.type).to.equal('insufficient_quota');
+    // Said in an embeddings call's terms: it has no answer cap to lower.
+    expect(refused.body.message).to.match(/reserves up to [\d.]+ credits \(its inputs at the dearest model of its chain\)/);
+    expect(refused.body.message).to.not.match(/max_tokens|chat/);
     const settings = await api(app.baseUrl, '/v1/settings/limits', { key });
     expect(settings.body.workspace.used.credits_today).to.be.within(0.0029, 0.0035);
     expect(settings.body.workspace.used.credits_this_month).to.be.within(0.0029, 0.0035);
