@@ -2247,7 +2247,7 @@ export interface components {
             encoding_format?: "float";
             /** @description Smaller output vector; only models with native reduction accept a size below their native one (else 400). */
             dimensions?: number;
-            /** @description End-user id; passed to the model and recorded in the audit log. */
+            /** @description End-user id; passed to the model and recorded in the audit log. Not only spaces or invisible characters: an end-user named so could not be erased. */
             user?: string;
         };
         EmbeddingList: {

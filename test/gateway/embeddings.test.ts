@@ -159,6 +159,9 @@ describe('POST /v1/embeddings', () => {
       [{ model: 'local/embed-1024', input: ['ok', ''] }, 'input.1'],
       [{ model: 'local/embed-1024', input: 'x', dimensions: 0 }, 'dimensions'],
       [{ model: 'local/embed-1024', input: 'x', user: 'u'.repeat(256) }, 'user'],
+      // An end-user named so could not be erased, as chat refuses it.
+      [{ model: 'local/embed-1024', input: 'x', user: '\u200b' }, 'user'],
+      [{ model: 'local/embed-1024', input: 'x', user: '  ' }, 'user'],
       [{ model: 'local/embed-1024', input: 'x', extra: true }, 'extra'],
       [{ model: 'embed-without-vendor', input: 'x' }, 'model'],
       [{ model: 'nope/never', input: 'x' }, 'model'],
