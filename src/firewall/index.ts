@@ -15,5 +15,5 @@ export {
 } from './restore.js';
 export { createFirewall, warmUpFirewall, type Firewall, type FirewallOptions, type FirewallStats } from './firewall.js';
 export { RECOGNIZERS } from './recognizers/index.js';
-export { tableHeader } from './structure.js';
+export { tableSpans, type TableSpan } from './structure.js';
 export { preloadGazetteer } from './gazetteer/index.js';

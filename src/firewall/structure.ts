@@ -878,21 +878,67 @@ function* keysOf(text: string): Generator<string> {
 }
 const THING_KEY = /(?:^|["'|,;\t\n{])[ \t]{0,8}([\p{L}_][\p{L}\p{N}_ -]{0,23}?)[ \t]{0,8}["']?[ \t]{0,8}(?=[:=|,;\t\n])/gu;
 
-/**
- * The header row a table starts with (CSV, TSV, Markdown) when its columns name personal data,
- * else null: a document cut into chunks repeats it over each, so that the rows of a later chunk
- * are still read by their columns (a name in a "naam" column has no cue of its own).
- */
-export function tableHeader(text: string): string | null {
-  const nl = text.indexOf('\n');
-  if (nl < 0) return null;
-  const line = { start: 0, end: nl > 0 && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl };
-  if (line.end > MAX_HEADER_LINE / 2) return null;
+/** A table whose columns name personal data: its header row, and the part of the text its rows fill. */
+export interface TableSpan {
+  header: string;
+  /** Where its first row starts (after the header line). */
+  rowsStart: number;
+  /** Where its last row ends. */
+  end: number;
+}
+
+/** The header row of a table that starts at `line` (CSV, TSV, Markdown), when its columns name personal data. */
+function headerRowAt(text: string, line: Line): { sep: number } | null {
+  if (line.end - line.start > MAX_HEADER_LINE / 2) return null;
   const { sep } = signsOf(text, line);
   if (sep < 0) return null;
   const cells = cellsOf(text, line, sep, 52);
   const keys = cells && headerKeys(text, cells);
-  return keys && !aboutThings(keys) ? text.slice(0, line.end) : null;
+  return keys && !aboutThings(keys) ? { sep } : null;
+}
+
+/**
+ * The tables of a text whose columns name personal data, wherever they start (under a title, after
+ * prose, one after another): a document cut into chunks repeats a table's header over each chunk
+ * that starts among its rows, so that those rows are still read by their columns (a name in a
+ * "naam" column has no cue of its own). A table's rows run on while lines hold its separator.
+ * One pass over the lines; a header is judged on at most MAX_HEADER_LINE / 2 characters.
+ */
+export function tableSpans(text: string): TableSpan[] {
+  const spans: TableSpan[] = [];
+  const lineAt = (start: number): Line => {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    return { start, end: end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end };
+  };
+  const holds = (line: Line, sep: number) => {
+    for (let i = line.start; i < line.end; i++) if (text.charCodeAt(i) === sep) return true;
+    return false;
+  };
+  let start = 0;
+  while (start < text.length) {
+    const line = lineAt(start);
+    const next = text.indexOf('\n', line.end);
+    if (next < 0) break;
+    const found = headerRowAt(text, line);
+    if (found === null) {
+      start = next + 1;
+      continue;
+    }
+    let end = -1;
+    let rowStart = next + 1;
+    while (rowStart < text.length) {
+      const row = lineAt(rowStart);
+      if (!holds(row, found.sep)) break;
+      end = row.end;
+      const after = text.indexOf('\n', row.end);
+      if (after < 0) break;
+      rowStart = after + 1;
+    }
+    if (end >= 0) spans.push({ header: text.slice(line.start, line.end), rowsStart: next + 1, end });
+    start = end >= 0 ? end : next + 1;
+  }
+  return spans;
 }
 
 export function findStructured(text: string): StructureFindings {

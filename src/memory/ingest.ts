@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { tableHeader } from '../firewall/index.js';
+import { tableSpans } from '../firewall/index.js';
 import { withTransaction } from '../db/transaction.js';
 import { recordDocumentFinished } from '../webhooks/events.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
@@ -116,13 +116,14 @@ export async function ingestDocument(
     const policy = await memoryEmbeddingPolicy(db, job.workspaceId);
     checkMemoryEmbeddingAllowed(model, policy);
     const tsConfig = textSearchConfig(document.text);
-    // A table's header goes over each of its chunks: its rows are read by their columns, by the
-    // firewall when a chunk is retrieved into a chat, and by the embedding.
-    const header = tableHeader(document.text);
-    const headerTokens = header === null ? 0 : countTokens(header) + 1;
-    const chunks = chunksWithin(document.text, Math.max(MIN_CHUNK_TOKENS, chunkTokensFor(model) - headerTokens), limits).map((chunk) =>
-      header === null || chunk.start === 0 ? chunk : { ...chunk, text: `${header}\n${chunk.text}`, tokens: chunk.tokens + headerTokens },
-    );
+    // A table's header goes over each chunk that starts among its rows: they are read by their
+    // columns, by the firewall when a chunk is retrieved into a chat, and by the embedding.
+    const tables = tableSpans(document.text).map((table) => ({ ...table, tokens: countTokens(table.header) + 1 }));
+    const headerTokens = Math.max(0, ...tables.map((table) => table.tokens));
+    const chunks = chunksWithin(document.text, Math.max(MIN_CHUNK_TOKENS, chunkTokensFor(model) - headerTokens), limits).map((chunk) => {
+      const table = tables.find((t) => t.rowsStart <= chunk.start && chunk.start < t.end);
+      return table === undefined ? chunk : { ...chunk, text: `${table.header}\n${chunk.text}`, tokens: chunk.tokens + table.tokens };
+    });
     if (chunks.length === 0) throw new PermanentIngestError('the document has no text to index');
     const tokenCount = countTokens(document.text);
     lap('chunk');

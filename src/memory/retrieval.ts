@@ -191,8 +191,9 @@ export async function retrieve(
 
 function knowledgeMessage(sources: Source[]): string {
   const lines = sources.map((source, index) => {
-    const origin =
-      source.type === 'fact' ? 'remembered fact' : `document "${source.title}" in collection ${source.collection}`;
+    // The title, which the firewall masks as it does any text; not the collection's slug, which
+    // the caller may have made of a name ("dossier-jan-de-vries") that no text rule reads as one.
+    const origin = source.type === 'fact' ? 'remembered fact' : `document "${source.title}"`;
     // The text on lines of its own: a table's header row is then read as one (firewall, model).
     return `[${index + 1}] (${origin})\n${source.text}`;
   });

@@ -258,4 +258,24 @@ describe('retrieval in chat', () => {
     expect(sent).not.to.contain('Quackenbush');
     expect(sent).not.to.contain('Zebedeus');
   });
+
+  it('masks the rows of a table under a title, retrieved from a later chunk, and never sends the slug of a collection named after a person', async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => `| Bewoner ${i} | Kamer${i} |`);
+    rows.splice(555, 1, '| Ngozi Okonkwo | Kamer555 |');
+    const dossier = await createCollection(gw.app, gw.key, 'Dossier Jan de Vries');
+    const id = await ingest(gw.app, gw.key, { title: 'Bewoners', collection: dossier, text: `# Klantenlijst\n\nWie waar woont:\n\n| naam | kamer |\n|---|---|\n${rows.join('\n')}` });
+    expect((await settled(gw.app, gw.key, id)).status).to.equal('ready');
+    const response = await postChat(gw, chatBody({ collection: dossier, messages: [{ role: 'user', content: 'Wie woont in Kamer555?' }] }));
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    const retrieved = body.sources.find((s: any) => s.type === 'chunk' && s.text.includes('Kamer555'));
+    expect(retrieved, 'the chunk with the row').to.not.equal(undefined);
+    expect(retrieved.text.startsWith('| naam | kamer |\n')).to.equal(true);
+    // The caller still sees where a passage came from.
+    expect(retrieved.collection).to.equal(dossier);
+    const sent = JSON.stringify(gw.euA.requests[0]!.body.messages);
+    expect(sent).to.contain('Kamer555');
+    expect(sent).not.to.contain('Okonkwo');
+    expect(sent).not.to.contain('jan-de-vries');
+  });
 });
