@@ -23,6 +23,7 @@ import {
   insertFact,
   lockEndUser,
   nearestFacts,
+  numbersOf,
   rewriteFact,
   deleteFactInScope,
   type ClaimedSubmission,
@@ -229,7 +230,10 @@ async function store(
     let updated = 0;
     let deleted = 0;
     const addOrMerge = async (fact: NewFact) => {
-      const duplicate = await findDuplicate(db, scope, fact);
+      let duplicate = await findDuplicate(db, scope, fact);
+      // Across submissions another number corrects a fact ("my son is 7" → "… 8"); said together in
+      // one, the numbers tell two facts apart ("a dentist appointment on 3 May" and "… on 23 May").
+      if (duplicate?.submission_id === submission.id && numbersOf(duplicate.content) !== numbersOf(fact.content)) duplicate = undefined;
       if (duplicate && cutsShort(fact.content, duplicate.content)) return;
       if (duplicate && (await rewriteFact(db, scope, duplicate.id, fact, submission.id))) updated += 1;
       else {

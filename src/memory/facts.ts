@@ -59,6 +59,11 @@ export function duplicateThreshold(model: string): number {
   return DUPLICATE_SIMILARITY[model] ?? DEFAULT_DUPLICATE_SIMILARITY;
 }
 
+/** The numbers a fact states, in order ("3 May" and "23 May" differ here). */
+export function numbersOf(text: string): string {
+  return (text.match(/\p{N}+/gu) ?? []).join(' ');
+}
+
 /** Case, accents, punctuation and spacing folded: two texts equal here say the same thing. */
 export function normalizeFact(text: string): string {
   return text
@@ -124,8 +129,21 @@ export async function submitFact(db: PoolClient, principal: Principal, input: { 
     [principal.organizationId, principal.workspaceId, input.user_ref ?? null, input.content],
   );
   const id = rows[0]!.id;
-  await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS });
+  await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS, queueName: extractionQueueOf(principal.workspaceId, input.user_ref ?? null) });
   return id;
+}
+
+const EXTRACTION_QUEUES_PER_WORKSPACE = 16;
+
+/**
+ * The queue an end-user's extractions run in, one after another: an extraction plans its writes
+ * from the facts it reads (a model says which to update), so two planned at once from the same
+ * facts would each add what the other should have updated. The queue's name is one of a few per
+ * workspace, picked by the end-user's name, which it must not hold: queue names outlive an erasure.
+ */
+function extractionQueueOf(workspaceId: string, userRef: string | null): string {
+  const bucket = createHash('sha256').update(userRef ?? '').digest().readUInt32BE(0) % EXTRACTION_QUEUES_PER_WORKSPACE;
+  return `facts:${workspaceId}:${bucket}`;
 }
 
 export interface ClaimedSubmission {
@@ -224,22 +242,26 @@ const vectorText = (embedding: number[]) => JSON.stringify(embedding);
  * model's duplicate threshold. Runs in the write transaction, after hnsw.iterative_scan was set,
  * so a filter on one end-user still finds neighbours among many other users' facts.
  */
-export async function findDuplicate(db: PoolClient, scope: FactScope, fact: NewFact): Promise<{ id: string; content: string } | undefined> {
+export async function findDuplicate(
+  db: PoolClient,
+  scope: FactScope,
+  fact: NewFact,
+): Promise<{ id: string; content: string; submission_id: string | null } | undefined> {
   const params: unknown[] = [scope.workspaceId, contentHash(fact.content), vectorText(fact.embedding), fact.model, duplicateThreshold(fact.model)];
   const owner = scopeSql(scope, params);
-  const { rows } = await db.query<{ id: string; content: string }>(
+  const { rows } = await db.query<{ id: string; content: string; submission_id: string | null }>(
     `with same_text as (
-       select id, content from facts where workspace_id = $1 and ${owner} and content_hash = $2
+       select id, content, submission_id from facts where workspace_id = $1 and ${owner} and content_hash = $2
      ), nearest as materialized (
-       select id, content, embedding <=> $3::vector as distance
+       select id, content, submission_id, embedding <=> $3::vector as distance
          from facts
         where workspace_id = $1 and ${owner} and model = $4
         order by embedding <=> $3::vector
         limit 5
      )
-     select id, content from same_text
+     select id, content, submission_id from same_text
      union all
-     (select id, content from nearest where 1 - distance >= $5 order by distance, id limit 1)
+     (select id, content, submission_id from nearest where 1 - distance >= $5 order by distance, id limit 1)
      limit 1`,
     params,
   );

@@ -19,7 +19,7 @@ import {
   memoryEmbeddingModel,
   memoryEmbeddingPolicy,
 } from './embedder.js';
-import { MemoryEmbeddingNotAllowed } from '../errors.js';
+import { MemoryEmbeddingFailed, MemoryEmbeddingNotAllowed } from '../errors.js';
 import { textSearchConfig } from './textSearch.js';
 
 // The ingest pipeline run by tasks/memory__ingest_document.ts:
@@ -183,7 +183,12 @@ export async function ingestDocument(
     else log.info({ document_id: document.id }, 'document deleted during ingest; nothing stored');
   } catch (err) {
     const reason = shortReason(err);
-    const final = err instanceof PermanentIngestError || err instanceof MemoryEmbeddingNotAllowed || job.attempt >= job.maxAttempts;
+    // A provider that rejected the text as invalid (400) rejects it again: no retry sends it anew.
+    const final =
+      err instanceof PermanentIngestError ||
+      err instanceof MemoryEmbeddingNotAllowed ||
+      (err instanceof MemoryEmbeddingFailed && err.status === 400) ||
+      job.attempt >= job.maxAttempts;
     if (final) {
       await withTransaction(db, async (client) => {
         const failed = { status: 'failed', error: reason } as const;

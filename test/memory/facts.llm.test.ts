@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { addJob } from '../../src/jobs/registry.js';
+import { submitFact as submitFactInDb } from '../../src/memory/facts.js';
+import type { Principal } from '../../src/tenancy/store.js';
 import { api } from '../helpers/app.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import {
@@ -144,6 +146,30 @@ describe('facts (extraction model)', () => {
     const asked = JSON.parse(reconciliation.messages[1].content);
     expect(asked.new_facts).to.deep.equal(['I moved to Rotterdam', 'I left the university', 'I like green tea', 'I cycle to work']);
     expect(asked.memories).to.deep.equal(shown.map((f, i) => ({ id: String(i), text: f.content })));
+  });
+
+  it('queues an end-user\'s extractions in one queue, run one after another, whose name does not hold the end-user', async () => {
+    // A plan is made from the facts held (the model says which to update): two made at once from
+    // the same facts would each add what the other should have updated (QA: two favourite foods).
+    const principal = { organizationId: fx.organizationId, workspaceId: fx.workspaceId } as Principal;
+    const client = await fx.app.db.pool.connect();
+    try {
+      await client.query('begin');
+      const ids = [
+        await submitFactInDb(client, principal, { content: 'My favourite food is curry.', user_ref: 'kim@example.nl' }),
+        await submitFactInDb(client, principal, { content: 'My favourite food is pizza.', user_ref: 'kim@example.nl' }),
+      ];
+      const { rows } = await client.query<{ queue_name: string | null }>(
+        `select q.queue_name from graphile_worker._private_jobs j left join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.payload->>'submission_id' = any($1)`,
+        [ids],
+      );
+      expect(rows).to.have.length(2);
+      expect(rows[0]!.queue_name).to.be.a('string').and.equal(rows[1]!.queue_name);
+      expect(rows[0]!.queue_name).to.not.contain('kim');
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
   });
 
   it('records a submission where the model found nothing as empty, and asks for shared knowledge differently', async () => {

@@ -131,6 +131,15 @@ describe('facts (rule-based extraction)', () => {
     await submitFact(fx.app, fx.key, { content: 'I am allergic to peanuts. I’m allergic to peanuts!', user_ref: 'dup-2' });
     expect(await waitForSubmission(fx.app, fx.workspaceId, 'dup-2')).to.include({ facts_found: 2, facts_added: 1, facts_updated: 1 });
     expect(await factContents(fx.app, fx.key, { user_ref: 'dup-2' })).to.have.length(1);
+
+    // Said together, two facts that differ in a number are two facts; said later, another number corrects one.
+    await submitFact(fx.app, fx.key, { content: 'I have a dentist appointment on 3 May. I have a dentist appointment on 23 May.', user_ref: 'dup-4' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'dup-4')).to.include({ facts_found: 2, facts_added: 2, facts_updated: 0 });
+    await submitFact(fx.app, fx.key, { content: 'My son is 7 years old.', user_ref: 'dup-5' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'dup-5' }, (c) => c.length === 1);
+    await submitFact(fx.app, fx.key, { content: 'My son is 8 years old.', user_ref: 'dup-5' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'dup-5')).to.include({ facts_added: 0, facts_updated: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'dup-5' })).to.deep.equal(['My son is 8 years old.']);
   });
 
   it('records a submission in which nothing worth keeping was found as empty', async () => {

@@ -122,6 +122,16 @@ describe('tasks/memory__ingest_document', () => {
       const usage = await slowApp.db.pool.query('select count(*)::int as n from usage where request_id = $1', [`ingest:${id}`]);
       expect(usage.rows[0].n).to.equal(0);
     });
+
+    it('fails a document the embedding provider rejects as invalid (400) on the first attempt: a retry would send the text again for the same answer', async () => {
+      embedder.reset();
+      embedder.script({ type: 'status', status: 400, message: 'bad input' });
+      const id = await ingest(slowApp, slowKey, { title: 'Rejected', text: prose(1_000), collection: slowSlug });
+      const document = await settled(slowApp, slowKey, id);
+      expect(document.status).to.equal('failed');
+      expect(document.error).to.match(/bad input/);
+      expect(embedder.requests).to.have.length(1);
+    });
   });
 
   it('refuses a document of only whitespace up front (422), rather than accepting it to fail: there is nothing to index', async () => {
