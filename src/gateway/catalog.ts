@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { parseDocument } from 'yaml';
 import { fromRoot } from '../paths.js';
 import { LOCAL_CHAT_MODELS, LOCAL_EMBEDDING_MODELS } from './providers/local/adapter.js';
+import type { UpstreamParameter } from './providers/types.js';
 
 export type Region = 'eu' | 'external';
 export type ProviderKind = 'openai' | 'anthropic' | 'local';
@@ -122,6 +123,8 @@ export interface ChatModel extends ModelBase {
   contextLength: number;
   /** What rate limits count for an answer whose request sets no max_tokens (catalogue `max_output_tokens`). */
   maxOutputTokens: number;
+  /** Parameters the model refuses whatever provider serves it (catalogue `unsupported_parameters`). */
+  unsupportedParameters: readonly UpstreamParameter[];
 }
 
 /** A chat model's `max_output_tokens` when the catalogue gives none. */
@@ -183,6 +186,7 @@ interface RawModel {
   type: ModelType;
   context_length?: number;
   max_output_tokens?: number;
+  unsupported_parameters?: UpstreamParameter[];
   dimensions?: number;
   reducible?: boolean;
   max_input_tokens?: number;
@@ -550,7 +554,10 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     };
     if (m.type !== 'chat' && m.type !== 'embedding') return; // the schema has said so
     const own = m.type === 'chat' ? ['context_length'] : ['dimensions', 'reducible'];
-    const others = m.type === 'chat' ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch', 'min_similarity'] : ['context_length', 'max_output_tokens'];
+    const others =
+      m.type === 'chat'
+        ? ['dimensions', 'reducible', 'max_input_tokens', 'max_batch', 'min_similarity']
+        : ['context_length', 'max_output_tokens', 'unsupported_parameters'];
     const fields = m as unknown as Record<string, unknown>;
     for (const f of own) if (fields[f] === undefined) problems.push(`${at}.${f} is required for ${m.type} models`);
     for (const f of others) if (fields[f] !== undefined) problems.push(`${at}.${f} is not used by ${m.type} models`);
@@ -558,7 +565,13 @@ function build(raw: RawCatalog, file: string, unsetKeys: Map<number, string[]>, 
     let model: CatalogModel;
     if (m.type === 'chat') {
       if (m.pricing !== null && m.pricing.completion === undefined) problems.push(`${at}.pricing.completion is required for chat models`);
-      model = { ...base, type: 'chat', contextLength: m.context_length ?? 0, maxOutputTokens: m.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+      model = {
+        ...base,
+        type: 'chat',
+        contextLength: m.context_length ?? 0,
+        maxOutputTokens: m.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+        unsupportedParameters: m.unsupported_parameters ?? [],
+      };
     } else {
       if (m.reasoning_effort.length > 0) problems.push(`${at}.reasoning_effort is not used by embedding models`);
       const defaults = embeddingLimitDefaults(m.endpoints.map((e) => providers.get(e.provider)?.kind ?? 'openai'));

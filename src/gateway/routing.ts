@@ -61,6 +61,7 @@ export interface RoutingInput {
 
 /** Capabilities a parameter needs from the model, beyond the provider taking it. */
 function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
+  if (model.type === 'chat' && model.unsupportedParameters.includes(parameter)) return `${model.id} does not take ${parameter}`;
   if ((parameter === 'tools' || parameter === 'tool_choice' || parameter === 'parallel_tool_calls') && !model.capabilities.includes('tools')) {
     return `${model.id} does not take tools`;
   }

@@ -177,6 +177,23 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(gw.euA.requests.at(-1)!.body.reasoning_effort).to.equal('high');
   });
 
+  it('drops a parameter the model itself refuses (catalogue unsupported_parameters), or in strict mode takes the next model of the chain', async () => {
+    const lenient = await chat({ model: 'test/long', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9, max_tokens: 20 }, gw.key);
+    expect(lenient.response.status).to.equal(200);
+    const sent = gw.euA.requests.at(-1)!.body;
+    expect(sent).to.not.have.any.keys('temperature', 'top_p');
+    expect(sent.max_tokens ?? sent.max_completion_tokens).to.equal(20);
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${lenient.body.id}`, { key: gw.key });
+    expect(JSON.stringify(trace.body)).to.contain('dropped temperature for test/long via eu-a: test/long does not take temperature');
+    const strict = { messages: [{ role: 'user', content: 'x' }], temperature: 0.2, provider: { require_parameters: true } };
+    const next = await chat({ ...strict, models: ['test/long', 'test/chat-a'] });
+    expect(next.response.status).to.equal(200);
+    expect(next.body.model).to.equal('test/chat-a');
+    const none = await chat({ ...strict, model: 'test/long' });
+    expect(none.response.status).to.equal(422);
+    expect(none.body.errors['provider.require_parameters']).to.include('test/long does not take temperature');
+  });
+
   it('in strict mode skips a model lacking a capability, and 422s when none is left', async () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
     const skipped = await chat({ models: ['test/chat-b', 'test/chat-a'], messages: [{ role: 'user', content: 'x' }], tools, provider: { require_parameters: true } });

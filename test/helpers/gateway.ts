@@ -77,6 +77,7 @@ models:
     type: chat
     context_length: 2000000
     pricing: {prompt: 0.01, completion: 0.01}
+    unsupported_parameters: [temperature, top_p]
     endpoints:
       - {provider: eu-a, upstream_model: long-upstream}
   - id: test/external
