@@ -159,6 +159,12 @@ function join(path: string, field: string): string {
 }
 
 function describe(error: ErrorObject): { field: string; message: string } {
+  const described = describeValue(error);
+  // An error about an object's key (propertyNames) names the key: the path is the object's.
+  return error.propertyName === undefined ? described : { ...described, message: `key ${JSON.stringify(error.propertyName)} ${described.message}` };
+}
+
+function describeValue(error: ErrorObject): { field: string; message: string } {
   const path = dottedPath(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -188,8 +194,9 @@ function describe(error: ErrorObject): { field: string; message: string } {
  * merged into one "must be a or b".
  */
 export function toFieldErrors(allErrors: ErrorObject[]): FieldErrors {
-  // A failed if/then also reports "must match then schema" beside the useful error from inside it.
-  const errors = allErrors.filter((e) => e.keyword !== 'if');
+  // A failed if/then also reports "must match then schema" beside the useful error from inside it,
+  // and propertyNames "property name must be valid" beside the error about the name.
+  const errors = allErrors.filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames');
   const unionPaths = new Set(
     errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   );

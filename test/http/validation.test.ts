@@ -99,6 +99,11 @@ describe('http/validation and body parsing', () => {
     );
   });
 
+  it('says once what is wrong with a key of a map, naming the key', async () => {
+    const errors = await expect422('ChatCompletionRequest', chat({ logit_bias: { __proto__x: 5 } }), ['logit_bias']);
+    expect(errors.logit_bias).to.deep.equal(['key "__proto__x" must match pattern "^[0-9]{1,9}$"']);
+  });
+
   it('explains a union field with the types it accepts', async () => {
     const errors = await expect422('ChatCompletionRequest', chat({ stop: 5 }), ['stop']);
     expect(errors.stop!.join(' ')).to.match(/string/).and.match(/array/);
