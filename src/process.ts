@@ -23,13 +23,25 @@ export function startupFailure(log: Logger, err: unknown): never {
   process.exit(EX_CONFIG);
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
-export function onShutdown(log: Logger, name: string, stop: () => Promise<void>): void {
+/**
+ * The longest a stop may take: within the 30 s a platform commonly waits before SIGKILL
+ * (Kubernetes' default grace period), past web's own 17 s (10 s for requests, 2 s for sockets, 5 s
+ * for their records). A database that hangs (a frozen primary) would otherwise hold the stop, the
+ * pool's close included, until it answers.
+ */
+export const STOP_DEADLINE_MS = 25_000;
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once, as does a stop past `deadlineMs`. */
+export function onShutdown(log: Logger, name: string, stop: () => Promise<void>, deadlineMs = STOP_DEADLINE_MS): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
     log.info({ signal }, `${name} shutting down`);
+    setTimeout(() => {
+      log.error(`${name} did not stop within ${deadlineMs / 1000} s (is the database hanging?); exiting`);
+      process.exit(1);
+    }, deadlineMs).unref();
     stop().then(
       () => {
         log.info(`${name} stopped`);

@@ -1,6 +1,6 @@
 import { changeTargets, createApp } from './app.js';
 import { checkDatabaseConfigured } from './db/configured.js';
-import { createPool } from './db/pool.js';
+import { createPool, WEB_QUERY_TIMEOUT_MS } from './db/pool.js';
 import { ProcessPresence } from './db/presence.js';
 import { CacheKeyFilter } from './gateway/cacheKeyFilter.js';
 import { loadCatalog } from './gateway/catalog.js';
@@ -28,7 +28,7 @@ const catalog = (() => {
 
 await checkDatabaseConfigured(config.databaseUrl).catch((err: unknown) => startupFailure(log, err));
 
-const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'));
+const pool = createPool(config.databaseUrl, 20, (err) => log.warn({ err }, 'database connection error'), { queryTimeoutMs: WEB_QUERY_TIMEOUT_MS });
 const adapters = createAdapters();
 const committer = new GroupCommitter(config.databaseUrl, { synchronousCommit: config.meteringSynchronousCommit, log });
 // Until it is in sync every cacheable request looks up; it never throws and resyncs by itself.

@@ -276,6 +276,34 @@ ${FREE_SERVICES}
     expect(await exited(web.child)).to.equal(0);
   });
 
+  it('while the database hangs, a request sent on an open connection is answered 503 rather than held, and a stop does not wait for it either', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const created = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
+    const proxy = await proxyTo(db.url);
+    cleanups.push(() => proxy.close());
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const web = startProcess('src/server.js', { DATABASE_URL: proxy.urlThrough(db.url), PORT: String(port), LOG_LEVEL: 'info' });
+    children.push(web.child);
+    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    const usage = () => fetch(`${base}/v1/usage`, { headers: { authorization: `Bearer ${created.key}` } });
+    expect((await usage()).status).to.equal(200);
+
+    proxy.freeze();
+    // The key is cached, so the request goes straight to a query on one of the pool's open connections.
+    const held = await usage();
+    expect(held.status).to.equal(503);
+    expect(held.headers.get('retry-after')).to.equal('2');
+    expect(((await held.json()) as any).code).to.equal('service_unavailable');
+
+    // Its pool's connections stay frozen: closing them would wait for the database without end.
+    web.child.kill('SIGTERM');
+    expect(await exited(web.child)).to.equal(1);
+    // Given up on by a query's timeout, or else by the stop's deadline.
+    expect(web.output()).to.match(/web did not stop (cleanly|within 25 s)/);
+  });
+
   it('the web answers 503 with retry-after while the database is away, and 200 again within seconds of its return', async () => {
     const db: TestDatabase = await createTestDatabase();
     cleanups.push(() => db.drop());

@@ -11,14 +11,28 @@ export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * How long web waits for a query's answer: a database that hangs (a frozen primary, a partition)
+ * would otherwise hold a request sent on an open connection until it answers. Far above any query a
+ * request makes; a query given up on closes its connection (the server rolls its transaction back).
+ */
+export const WEB_QUERY_TIMEOUT_MS = 15_000;
+
 export function createPool(
   connectionString: string,
   max = 10,
   onError: (err: Error) => void = () => undefined,
+  { queryTimeoutMs }: { queryTimeoutMs?: number } = {},
 ): pg.Pool {
   // A database that does not answer (a hung primary, a partition) must not hold a request that
   // needs a new connection forever: it is refused after 5 s, and answered 503 like an outage.
-  const pool = new pg.Pool({ connectionString, max, application_name: 'polder', connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'polder',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(queryTimeoutMs !== undefined ? { query_timeout: queryTimeoutMs } : {}),
+  });
   const report = (err: Error) => onError(withoutClient(err));
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));

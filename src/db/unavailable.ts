@@ -14,8 +14,11 @@ const SERVER_GONE = /^(08...|57P01|57P02|57P03|53300)$/;
 
 // node-postgres reports a connection that broke, or that could not be made in time, with these
 // messages and no code.
+const QUERY_TIMEOUT = /^Query read timeout$/;
 const CLIENT_MESSAGES = [
   /^Connection terminated/,
+  // A query the database did not answer in time (WEB_QUERY_TIMEOUT_MS): it hangs.
+  QUERY_TIMEOUT,
   /^Client has encountered a connection error and is not queryable$/,
   /^timeout exceeded when trying to connect$/,
 ];
@@ -29,4 +32,10 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   // Connecting to a host name with several addresses fails with an AggregateError of each attempt.
   if (Array.isArray(errors) && errors.length > 0 && errors.every((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
   return isDatabaseUnavailable(cause, depth + 1);
+}
+
+/** Whether node-postgres gave up waiting for a query's answer (the pool's query_timeout). */
+export function isQueryTimeout(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && (err as { code?: unknown }).code === undefined && QUERY_TIMEOUT.test(message);
 }
