@@ -402,6 +402,7 @@ export class ChatService {
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });
+      if (retrieval.note) plan.notes.push(retrieval.note);
       const cacheable = body.cache !== false && principal.settings.cacheEnabled && plan.candidates.length > 0;
       // A parameter no candidate takes changes no answer: the key leaves it out, so the same prompt
       // with and without it is one entry.

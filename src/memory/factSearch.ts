@@ -22,7 +22,8 @@ export interface FactSearch {
   includeShared: boolean;
   /** The embedding model of `embedding`: only facts embedded by the same model are compared. */
   model: string;
-  embedding: number[];
+  /** The query's embedding; null when it could not be made (the memory model unavailable): text search only. */
+  embedding: number[] | null;
   query: string;
   limit: number;
 }
@@ -49,7 +50,7 @@ export async function withVectorScan<T>(pool: Pool, limit: number, work: (db: Po
 export async function searchFacts(db: Pool, search: FactSearch): Promise<{ byVector: FactHit[]; byText: FactHit[] }> {
   if (search.userRef === null && !search.includeShared) return { byVector: [], byText: [] };
   return withVectorScan(db, search.limit, async (client) => {
-    const byVector = await nearestFactHits(client, search);
+    const byVector = search.embedding === null ? [] : await nearestFactHits(client, search);
     const byText = await matchingFactHits(client, search);
     return { byVector, byText };
   });

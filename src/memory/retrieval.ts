@@ -1,8 +1,9 @@
 import type { Pool } from '../db/pool.js';
+import { MemoryEmbeddingFailed } from '../errors.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
-import { embedForMemory, type MemoryEmbeddingPolicy } from './embedder.js';
+import { embedForMemory, memoryEmbeddingModel, type MemoryEmbeddingPolicy } from './embedder.js';
 import { searchFacts } from './factSearch.js';
 import { resolveCollectionSlugs, searchChunks } from './search.js';
 
@@ -26,6 +27,8 @@ export interface Retrieval {
   message: string | null;
   /** Whether a search ran (the fee is charged only then). */
   searched: boolean;
+  /** For the trace: how the search fell short (its query could not be embedded). */
+  note?: string;
 }
 
 export interface RetrievalRequest {
@@ -143,8 +146,19 @@ export async function retrieve(
   if (!asksAboutSomething(request.query) || !(await deps.presence.has(request.workspaceId, request.userRef, collectionIds))) return none;
 
   const query = searchText(request.query);
-  const { model, vectors } = await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy);
-  const search = { workspaceId: request.workspaceId, model: model.id, embedding: vectors[0]!, query, limit: CANDIDATES };
+  const model = memoryEmbeddingModel(deps.catalog);
+  let embedding: number[] | null;
+  let note: string | undefined;
+  try {
+    embedding = (await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy)).vectors[0]!;
+  } catch (err) {
+    // The memory model's providers are down: the chat is answered with what the words find rather
+    // than not at all. A provider that refused the text, or a client that went away, still fails it.
+    if (!(err instanceof MemoryEmbeddingFailed && err.status >= 500) || signal.aborted) throw err;
+    embedding = null;
+    note = `memory was searched by its words only: ${err.message}`;
+  }
+  const search = { workspaceId: request.workspaceId, model: model.id, embedding, query, limit: CANDIDATES };
   const [chunks, facts] = await Promise.all([
     collectionIds !== null && collectionIds.length === 0 ? { byVector: [], byText: [] } : searchChunks(deps.pool, { ...search, collectionIds }),
     request.userRef !== null || !narrowed
@@ -186,7 +200,7 @@ export async function retrieve(
     tokens += cost;
     sources.push({ ...source, score: Math.round(score * 1e6) / 1e6 });
   }
-  return { sources, message: sources.length > 0 ? knowledgeMessage(sources) : null, searched: true };
+  return { sources, message: sources.length > 0 ? knowledgeMessage(sources) : null, searched: true, ...(note !== undefined ? { note } : {}) };
 }
 
 function knowledgeMessage(sources: Source[]): string {

@@ -24,7 +24,8 @@ export interface ChunkSearch {
   collectionIds: string[] | null;
   /** The embedding model of `embedding`: only chunks embedded by the same model are compared. */
   model: string;
-  embedding: number[];
+  /** The query's embedding; null when it could not be made (the memory model unavailable): text search only. */
+  embedding: number[] | null;
   query: string;
   limit: number;
 }
@@ -86,7 +87,7 @@ const vectorSettings = (limit: number) => ({
  */
 export async function searchChunks(db: Pool, search: ChunkSearch): Promise<{ byVector: ChunkHit[]; byText: ChunkHit[] }> {
   const [byVector, byText] = await Promise.allSettled([
-    withSettings(db, vectorSettings(search.limit), (client) => nearestChunks(client, search)),
+    search.embedding === null ? [] : withSettings(db, vectorSettings(search.limit), (client) => nearestChunks(client, search)),
     withSettings(db, {}, (client) => textHits(client, search)),
   ]);
   if (byVector.status === 'rejected') throw byVector.reason;

@@ -105,12 +105,21 @@ ${SERVICES}
       expect(disallowed.requests).to.have.length(0);
     });
 
-    it('does not fall back to the disallowed provider when the allowed one is down: the chat answers 503, not 500', async () => {
+    it('does not fall back to the disallowed provider when the allowed one is down: the chat is answered with the memory its words find, noted on the trace', async () => {
       allowed.script({ type: 'status', status: 503 });
-      const response = await chat('Wat is het eigen risico van mijn inboedelverzekering?');
-      expect(response.status, response.text).to.equal(503);
+      const response = await chat('Sinds wanneer heb ik mijn inboedelverzekering?');
+      expect(response.status, response.text).to.equal(200);
+      expect(response.body.sources.map((s: { text: string }) => s.text)).to.include('Ik heb een inboedelverzekering sinds 2019.');
+      expect(disallowed.requests).to.have.length(0);
+      const trace = await api(app.baseUrl, `/v1/traces/${response.body.id}`, { key });
+      expect(JSON.stringify(trace.body.notes)).to.match(/memory was searched by its words only: embedding for memory failed: /);
+    });
+
+    it('still fails a chat whose question the memory model refused as invalid (400): its words would be refused again', async () => {
+      allowed.script({ type: 'status', status: 400, message: 'bad input' });
+      const response = await chat('Wat is het eigen risico van mijn inboedelverzekering, nogmaals?');
+      expect(response.status, response.text).to.equal(400);
       expect(response.body.message).to.match(/^embedding for memory failed: /);
-      expect(response.body.attempts.map((a: { provider: string; status: number }) => [a.provider, a.status])).to.deep.equal([['eu-b', 503]]);
       expect(disallowed.requests).to.have.length(0);
     });
   });
