@@ -253,7 +253,8 @@ ${FREE_SERVICES}
     expect(await exited(web.child)).to.equal(0);
   });
 
-  it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {
+  /** A web process, ready, on a database of its own that it reaches through a proxy the test can freeze. */
+  async function webThroughProxy() {
     const db: TestDatabase = await createTestDatabase();
     cleanups.push(() => db.drop());
     const proxy = await proxyTo(db.url);
@@ -263,6 +264,11 @@ ${FREE_SERVICES}
     const web = startProcess('src/server.js', { DATABASE_URL: proxy.urlThrough(db.url), PORT: String(port), LOG_LEVEL: 'info' });
     children.push(web.child);
     await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
+    return { db, proxy, base, web };
+  }
+
+  it('the web says it is not ready within seconds when the database hangs, and is ready again when it answers', async () => {
+    const { proxy, base, web } = await webThroughProxy();
 
     proxy.freeze();
     const asked = Date.now();
@@ -277,16 +283,8 @@ ${FREE_SERVICES}
   });
 
   it('while the database hangs, a request sent on an open connection is answered 503 rather than held, and a stop does not wait for it either', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
+    const { db, proxy, base, web } = await webThroughProxy();
     const created = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
-    const proxy = await proxyTo(db.url);
-    cleanups.push(() => proxy.close());
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const web = startProcess('src/server.js', { DATABASE_URL: proxy.urlThrough(db.url), PORT: String(port), LOG_LEVEL: 'info' });
-    children.push(web.child);
-    await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
     const usage = () => fetch(`${base}/v1/usage`, { headers: { authorization: `Bearer ${created.key}` } });
     expect((await usage()).status).to.equal(200);
 
