@@ -198,14 +198,26 @@ export class MemoryEmbeddingFailed extends ApiError {
 }
 
 /** A dependency (the database) cannot be reached for now; the same request can succeed later. */
-export const serviceUnavailable = (retryAfterSeconds: number) =>
-  new ApiError({
-    status: 503,
-    message: `the service is temporarily unavailable; retry after ${retryAfterSeconds} s`,
-    type: 'api_error',
-    code: 'service_unavailable',
-    headers: { 'retry-after': String(retryAfterSeconds) },
-  });
+const serviceUnavailableInit = (retryAfterSeconds: number): ApiErrorInit => ({
+  status: 503,
+  message: `the service is temporarily unavailable; retry after ${retryAfterSeconds} s`,
+  type: 'api_error',
+  code: 'service_unavailable',
+  headers: { 'retry-after': String(retryAfterSeconds) },
+});
+
+export const serviceUnavailable = (retryAfterSeconds: number) => new ApiError(serviceUnavailableInit(retryAfterSeconds));
+
+/**
+ * The database went away while a transaction was being committed: it may have been committed or
+ * not, and nobody can tell until it is back. `cause` is the connection's error.
+ */
+export class CommitOutcomeUnknown extends Error {
+  override name = 'CommitOutcomeUnknown';
+  constructor(override readonly cause: unknown) {
+    super('the database went away while a transaction was being committed');
+  }
+}
 
 /** Nobody is left to answer; 499 is what proxies log for a client that closed the request. */
 export const clientGone = () => new ApiError({ status: 499, message: 'the client closed the request', type: 'api_error', code: 'client_closed' });
@@ -307,6 +319,15 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
  * begun (a stream's error event) as for one not.
  */
 export function answerableError(err: unknown): ApiError | undefined {
+  if (err instanceof CommitOutcomeUnknown) {
+    // "Retry" alone would have a client without a request id store (and be billed for) it twice.
+    return new ApiError({
+      ...serviceUnavailableInit(DATABASE_RETRY_AFTER_SECONDS),
+      message:
+        'the database went away while this request was being committed, so it may have been done: ' +
+        `sent again under the same X-Request-Id it is safe (done once at most); without one, check before sending it again, after ${DATABASE_RETRY_AFTER_SECONDS} s`,
+    });
+  }
   return asApiError(err) ?? (isDatabaseUnavailable(err) ? serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS) : undefined);
 }
 
