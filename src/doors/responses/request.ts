@@ -178,6 +178,18 @@ function withoutOrphanResults(messages: ChatMessage[], notes: Set<string>): void
   if (dropped > 0) notes.add(`${dropped} function output(s) of earlier turns left out: the turns with their calls are no longer stored`);
 }
 
+/** The last message when it is an assistant turn whose tool calls no output has answered yet. */
+function callsAwaitingOutput(messages: readonly ChatMessage[]): ChatMessage | undefined {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && last.tool_calls?.length ? last : undefined;
+}
+
+/** Two texts of one assistant turn as one, a blank line between them. */
+function joinedText(first: ChatMessage['content'], second: string): string {
+  const before = typeof first === 'string' ? first : Array.isArray(first) ? textOfParts(first) : '';
+  return before === '' ? second : second === '' ? before : `${before}\n\n${second}`;
+}
+
 /** An item without a type is a message (OpenAI's "easy input message"), role or no role. */
 function itemTypeOf(item: InputItem): string {
   return item.type ?? 'message';
@@ -194,6 +206,10 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
     if (thinking.length > 0) message.thinking_blocks = thinking;
     thinking = [];
     return message;
+  };
+  const takeThinking = (message: ChatMessage) => {
+    if (thinking.length > 0) message.thinking_blocks = [...(message.thinking_blocks ?? []), ...thinking];
+    thinking = [];
   };
   // Images a function's output holds (Codex's view_image): a chat `tool` message takes text only,
   // so they follow the tool results in a user message, as the Messages door does with tool_result images.
@@ -225,6 +241,14 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         const role = item.role === 'developer' ? 'system' : item.role;
         const parts: string[] | undefined = origins ? [] : undefined;
         const content = contentOf(item.content, `${path}.content`, refusals, parts);
+        const pending = callsAwaitingOutput(messages);
+        if (role === 'assistant' && pending) {
+          // Text between two calls of one turn (Claude writes such turns; Codex and the Agents SDK
+          // replay their items as they came): the calls and all the text are one assistant message.
+          pending.content = joinedText(pending.content, Array.isArray(content) ? textOfParts(content) : content);
+          takeThinking(pending);
+          return;
+        }
         // Assistant turns go back as plain text: every chat provider takes that.
         const message = role !== 'assistant' ? { role, content } : assistantTurn({ role, content: Array.isArray(content) ? textOfParts(content) : content });
         messages.push(message);
@@ -238,7 +262,9 @@ function appendItems(messages: ChatMessage[], items: readonly InputItem[], at: s
         }
         const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
         const last = messages.at(-1);
-        if (last?.role === 'assistant' && thinking.length === 0) {
+        // Reasoning between two calls of one turn stays in that turn, after what it had.
+        if (last?.role === 'assistant' && (thinking.length === 0 || last.tool_calls?.length)) {
+          takeThinking(last);
           const calls = (last.tool_calls ??= []);
           calls.push(call);
           const origin = origins?.get(last);

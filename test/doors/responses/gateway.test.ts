@@ -199,6 +199,21 @@ describe('the Responses door over the gateway', () => {
     expect(final.output.map((item: any) => item.content?.[0].text ?? item.arguments)).to.deep.equal(['Ik kijk het na.', '{"n":"42"}', 'After the call.']);
     expect(final.output_text).to.equal('Ik kijk het na.After the call.');
     expect((await api(gw.app.baseUrl, `/v1/responses/${final.id}`, { key: gw.key })).body).to.deep.equal(final);
+
+    // The call's output continues the turn, by previous_response_id and by replaying the items as
+    // they came: the call and the text on both sides of it are one assistant message upstream.
+    const output = { type: 'function_call_output', call_id: 'call_1', output: 'polis 42: inboedel' };
+    gw.euA.reset();
+    const continued = await post({ model: 'test/chat-a', tools, previous_response_id: final.id, input: [output], cache: false });
+    expect(continued.status, await continued.clone().text()).to.equal(200);
+    const replayed = await post({ model: 'test/chat-a', tools, input: [{ role: 'user', content: 'Zoek polis 42 en vertel' }, ...final.output, output], cache: false });
+    expect(replayed.status, await replayed.clone().text()).to.equal(200);
+    for (const request of gw.euA.requests) {
+      const assistant = request.body.messages.filter((m: any) => m.role === 'assistant');
+      expect(assistant).to.have.length(1);
+      expect(assistant[0].content).to.equal('Ik kijk het na.\n\nAfter the call.');
+      expect(assistant[0].tool_calls.map((c: any) => c.id)).to.deep.equal(['call_1']);
+    }
   });
 
   it('replays a retry, and answers a cache hit, with the items, order and ids the stream first gave, as a stream and as JSON', async () => {

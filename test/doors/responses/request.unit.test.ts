@@ -53,6 +53,33 @@ describe('Responses request → chat request', () => {
     expect(notes.join(' ')).to.contain('reasoning');
   });
 
+  it('keeps text and reasoning between two calls of one turn in that turn: the calls and all the text are one assistant message', () => {
+    const { chat } = chatRequestOf(
+      {
+        model: 'local/echo',
+        input: [
+          { role: 'user', content: 'Zoek twee polissen' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Eerst.' }] } as never,
+          { type: 'function_call', call_id: 'c1', name: 'zoek', arguments: '{"n":1}' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Dan.' }] } as never,
+          { type: 'reasoning', id: 'rs_2', summary: [] } as never,
+          { type: 'function_call', call_id: 'c2', name: 'zoek', arguments: '{"n":2}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'polis 1' },
+          { type: 'function_call_output', call_id: 'c2', output: 'polis 2' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Klaar.' }] } as never,
+        ],
+      },
+      [],
+    );
+    expect(chat.messages.map((m) => [m.role, m.content, m.tool_calls?.map((c) => c.id)])).to.deep.equal([
+      ['user', 'Zoek twee polissen', undefined],
+      ['assistant', 'Eerst.\n\nDan.', ['c1', 'c2']],
+      ['tool', 'polis 1', undefined],
+      ['tool', 'polis 2', undefined],
+      ['assistant', 'Klaar.', undefined],
+    ]);
+  });
+
   it('puts the stored turns first, without their instructions', () => {
     const turn: StoredTurn = {
       id: 'resp_1',
