@@ -108,6 +108,9 @@ function checkToolTurns(messages: ChatCompletionRequest['messages'], add: (field
     for (const [id, field] of open) if (!answered.has(id)) add(field, `has no tool message answering it: a tool message with tool_call_id ${JSON.stringify(id)} must follow its assistant message`);
   };
   messages.forEach((message, m) => {
+    // An instruction between a turn's calls and their results (a coding agent's reminder, placed
+    // by the Messages door where it was sent) leaves the calls open.
+    if (message.role === 'system' || message.role === 'developer') return;
     if (message.role === 'tool') {
       const id = (message as { tool_call_id?: unknown }).tool_call_id;
       if (typeof id !== 'string') return;

@@ -393,7 +393,8 @@ describe('POST /v1/chat/completions', () => {
         expect(body.errors[field]?.join(' '), field).to.match(message);
       }
       expect(gw.euA.requests).to.have.length(0);
-      const answered = [{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', content: null, tool_calls: [call('call_1'), call('call_2')] }, { role: 'tool', tool_call_id: 'call_2', content: '12:00' }, { role: 'tool', tool_call_id: 'call_1', content: 'CET' }];
+      // Answered in any order; an instruction between the calls and their results leaves them open.
+      const answered = [{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', content: null, tool_calls: [call('call_1'), call('call_2')] }, { role: 'system', content: 'Wees kort.' }, { role: 'tool', tool_call_id: 'call_2', content: '12:00' }, { role: 'tool', tool_call_id: 'call_1', content: 'CET' }];
       expect((await postChat(gw, chatBody({ messages: answered }))).status).to.equal(200);
     });
 
