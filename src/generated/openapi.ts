@@ -1655,7 +1655,7 @@ export interface components {
             content: Record<string, unknown>[];
             model: string;
             /** @enum {string|null} */
-            stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | null;
+            stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal" | null;
             stop_sequence?: string | null;
             usage: {
                 /** @description Prompt tokens neither read from nor written to the provider's prompt cache. */

@@ -2,7 +2,7 @@ import type { UpstreamChoice } from '../../gateway/providers/types.js';
 
 // Chat answer → Messages answer (JSON), and the pieces the stream translation shares with it.
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
 
 /** OpenAI's finish reasons as Anthropic's stop reasons; a known stop sequence makes `stop_sequence`. */
 export function stopReasonOf(finishReason: string | null | undefined, stopSequence?: string): StopReason {
@@ -13,6 +13,9 @@ export function stopReasonOf(finishReason: string | null | undefined, stopSequen
     case 'tool_calls':
     case 'function_call':
       return 'tool_use';
+    // A provider's safety filter stopped the answer (Anthropic's own refusal, or another's content filter).
+    case 'content_filter':
+      return 'refusal';
     default:
       return 'end_turn';
   }

@@ -83,6 +83,15 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
     expect(streamed).to.include({ stop_reason: 'stop_sequence', stop_sequence: '###' });
   });
 
+  it('reports a provider’s content filter as stop_reason refusal, JSON and streamed', async () => {
+    gw.euA.script({ type: 'answer', content: 'Daar help ik niet bij.', finishReason: 'content_filter' });
+    const message = await door.client.messages.create({ model: 'test/chat-a', max_tokens: 50, messages: [{ role: 'user', content: fresh('Iets verbodens') }] });
+    expect(message.stop_reason).to.equal('refusal');
+    gw.euA.script({ type: 'answer', content: 'Daar help ik niet bij.', finishReason: 'content_filter' });
+    const streamed = await door.client.messages.stream({ model: 'test/chat-a', max_tokens: 50, messages: [{ role: 'user', content: fresh('Iets verbodens') }] }).finalMessage();
+    expect(streamed.stop_reason).to.equal('refusal');
+  });
+
   it('refuses a model outside the EU with 403 in Anthropic’s shape', async () => {
     const err = await door.client.messages
       .create({ model: 'test/external', max_tokens: 10, messages: [{ role: 'user', content: fresh('Hoi') }] })

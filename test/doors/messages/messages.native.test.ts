@@ -96,6 +96,15 @@ ${FREE_SERVICES}
     ]);
   });
 
+  it('reports Anthropic’s refusal as refusal, and an answer cut by the context window as max_tokens, not as a finished turn', async () => {
+    native.script({ type: 'answer', blocks: [{ type: 'text', text: 'Nee.' }], stopReason: 'refusal' });
+    const refused = await client.messages.create({ model: 'test/claude', max_tokens: 100, messages: [{ role: 'user', content: 'Iets verbodens' }] });
+    expect(refused.stop_reason).to.equal('refusal');
+    native.script({ type: 'answer', blocks: [{ type: 'text', text: 'Het begin' }], stopReason: 'model_context_window_exceeded' });
+    const cut = await client.messages.create({ model: 'test/claude', max_tokens: 100, messages: [{ role: 'user', content: 'Schrijf veel' }] });
+    expect(cut.stop_reason).to.equal('max_tokens');
+  });
+
   it("gives a native provider a failed tool's is_error as it came, and tells any other provider in the text", async () => {
     // QA: the native provider got "Error: boom" and no is_error, from Claude Code's failed Reads.
     const messages = [

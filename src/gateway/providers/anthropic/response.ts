@@ -11,7 +11,9 @@ export function stopSequenceOf(raw: Record<string, unknown>): { stop_sequence?: 
 
 export function finishReasonOf(stopReason: unknown): string {
   switch (stopReason) {
+    // The answer ran into the model's context window: cut short, as by the cap.
     case 'max_tokens':
+    case 'model_context_window_exceeded':
       return 'length';
     case 'tool_use':
       return 'tool_calls';
