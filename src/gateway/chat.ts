@@ -622,7 +622,8 @@ export class ChatService {
       .lines(principal, 'chat', ctx.requestId, { services, cacheHit: hit, createdAt: now, partial: closed });
     const credits = lines[0]!.credits;
     const visible = prepared.firewall ? await restoreCompletion(prepared.firewall, answer.completion, contentKindOf(answer.sentUpstream)) : answer.completion;
-    const reasoningTokens = hit ? 0 : Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);
+    // A cache hit repeats the answer's counts, its reasoning's too, as it repeats its reasoning.
+    const reasoningTokens = Math.min(completionTokens, answer.completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completionTokens,

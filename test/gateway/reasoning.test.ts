@@ -24,6 +24,15 @@ describe('reasoning from OpenAI-compatible providers', () => {
       expect(JSON.stringify(gw.euA.requests[0]!.body)).not.to.contain(email);
       expect(body.choices[0].message).to.deep.include({ content: ANSWER, reasoning_content: `The customer ${email} asks about policy 42. ` });
       expect(body.usage.completion_tokens_details).to.deep.equal({ reasoning_tokens: 7 });
+      if (reasoningAs === 'reasoning_content') {
+        // Served again from the cache, it counts as it did.
+        const first = chatBody({ messages: [{ role: 'user', content: 'Polis 99, kort graag.' }] });
+        gw.euA.script({ type: 'answer', content: ANSWER, reasoning: REASONING, reasoningAs });
+        await (await postChat(gw, first)).json();
+        const hit = await postChat(gw, { ...first });
+        expect(hit.headers.get('x-cache')).to.equal('HIT');
+        expect(((await hit.json()) as any).usage.completion_tokens_details).to.deep.equal({ reasoning_tokens: 7 });
+      }
 
       gw.euA.script({ type: 'answer', content: ANSWER, reasoning: REASONING, reasoningAs });
       const streamed = await readSse(await postChat(gw, chatBody({ stream: true, cache: false, messages: [{ role: 'user', content: `Mijn e-mail is ${email}. Polis 7?` }] })));
