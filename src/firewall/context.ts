@@ -156,7 +156,9 @@ export const NON_PERSONAL_NUMBER_CUE = new RegExp(
   [
     // en
     '\\border', 'invoice', 'inv\\.?\\s*(?:no|#)', '\\bref(?:erence)?\\b', '\\bticket', 'tracking', 'shipment', 'parcel',
-    '\\bsku', '\\bean\\b', '\\bupc\\b', '\\bisbn', '\\bproduct', '\\bitem', '\\barticle', '\\bserial', '\\bversion', '\\bbuild', '\\brelease', '\\bbatch',
+    '\\bsku', '\\bean\\b', '\\bupc\\b', '\\bisbn', '\\bproduct', '\\bitem', '\\barticle', '\\bserial', '\\bversion',
+    // A closing boundary: "the building manager" is not a build number.
+    '\\bbuild(?:s|no|nr|number|nummer)?\\b', '\\brelease', '\\bbatch',
     '\\blot\\b', '\\bcase\\s*(?:no|number|#)', '\\bbooking', 'reservation', 'confirmation', 'transaction', '\\breceipt',
     '\\bamount', '\\btotal', '\\bprice', '\\bbalance', '\\bquote', '\\bpo\\s*(?:no|number|#)',
     '\\bpart\\s*(?:no|number)', '\\bmodel', 'account\\s*id', '\\bsession', 'request\\s*id', '\\berror', '\\bcode',
@@ -172,7 +174,13 @@ export const NON_PERSONAL_NUMBER_CUE = new RegExp(
     'commande', 'facture', 'référence', 'reference', 'colis', 'envoi', 'produit', 'montant', 'prix', 'solde',
     'devis', 'réservation', 'reçu', 'ticket', 'suivi', '\\blot\\b',
     // company identifiers
-    '\\bkvk', 'handelsregister', '\\bsiret', '\\bsiren', '\\bbtw', '\\btva\\b', '\\bvat\\b', '\\bust', 'transaktion',
+    '\\bkvk', 'handelsregister', '\\bsiret', '\\bsiren', '\\btva\\b', '\\bvat\\b', 'transaktion',
+    // Dutch "btw" (VAT) only as VAT is written — a label, a rate, "incl. btw" — since chat writes
+    // "btw" for "by the way" ("btw mijn nummer is 06…"), which must not cancel the phone after it.
+    '\\bbtw(?:[-\\s]?(?:nummer|nr|no|id|identificatienummer|tarief|bedrag)\\b|[\\s:]*(?:nl)?\\d)',
+    '\\b(?:incl|excl|inclusief|exclusief)\\.?\\s*btw\\b', '%\\s*btw\\b',
+    // German "USt" (VAT), "USt-IdNr": closed, so that Spanish "ustedes" is no VAT label.
+    '\\bust(?:-?id(?:nr)?)?\\b',
     '\\bpatch', 'hotfix',
     // symbols and currencies
     '€', '\\$', '£', '\\beur\\b', '\\busd\\b', '\\bgbp\\b', '#',

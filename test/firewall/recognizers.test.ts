@@ -15,6 +15,7 @@ import {
   steuerIdRecognizer,
 } from '../../src/firewall/recognizers/index.js';
 import { findStreets } from '../../src/firewall/recognizers/street.js';
+import { NON_PERSONAL_NUMBER_CUE } from '../../src/firewall/context.js';
 import { detectEntities } from '../../src/firewall/detect.js';
 import type { Language, Recognizer } from '../../src/firewall/types.js';
 
@@ -90,6 +91,22 @@ describe('firewall recognizers', () => {
     });
     it('costs nothing on digit-free text', () => {
       expect(found(phoneRecognizer, 'Geen cijfers in deze zin, alleen woorden.', 'nl')).to.deep.equal([]);
+    });
+    it('is not cancelled by chat "btw" or by words that merely start like a "not personal" cue', () => {
+      // "btw" (by the way), "building", "ustedes" read as the cues btw (VAT), build and USt.
+      expect(found(phoneRecognizer, "Oh btw, Sanne's number is +31 6 12345678", 'en')).to.deep.equal(['+31 6 12345678']);
+      expect(found(phoneRecognizer, 'Oh btw, +31 6 12345678 is van Sanne', 'nl')).to.deep.equal(['+31 6 12345678']);
+      expect(found(phoneRecognizer, 'btw mijn nummer is 0687654321', 'nl')).to.deep.equal(['0687654321']);
+      expect(found(phoneRecognizer, 'btw my number is 07911 123456', 'en')).to.deep.equal(['07911 123456']);
+      expect(found(phoneRecognizer, 'The building manager, reachable on +44 7911 123456, has the keys.', 'en')).to.deep.equal(['+44 7911 123456']);
+      expect(found(phoneRecognizer, 'Ustedes pueden llamarme al +34 612 345 678', 'en')).to.deep.equal(['+34 612 345 678']);
+    });
+    it('still reads btw and USt as VAT where they are written as VAT', () => {
+      for (const vat of ['btw-nummer', 'BTW nr', 'btw-id', 'btwnummer', 'btw 21%', 'BTW: NL8', 'incl. btw', '21% btw', 'USt-IdNr.', 'USt 19%', 'build 10.0'])
+        expect(NON_PERSONAL_NUMBER_CUE.test(vat), vat).to.equal(true);
+      for (const chat of ['oh btw,', 'btw mijn', 'Btw, call me', 'the building', 'ustedes', 'Ustream'])
+        expect(NON_PERSONAL_NUMBER_CUE.test(chat), chat).to.equal(false);
+      expect(found(phoneRecognizer, 'Bedrag 0612345678 excl. btw', 'nl')).to.deep.equal([]);
     });
   });
 

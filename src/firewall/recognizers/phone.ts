@@ -49,6 +49,11 @@ export const PHONE_CUE = new RegExp(
     '\\bbel\\b', '\\bbellen', 'gebeld', 'belt\\b', 'mobiel', '\\bgsm', '06-nummer', 'terugbellen', 'bereikbaar',
     'telefon', 'handy', '\\bmobil\\b', 'rufnummer', 'anruf', '\\bruf', 'erreichbar', 'festnetz', 'durchwahl',
     'téléphone', 'telephone', '\\btél', 'portable', 'appel', 'joindre', 'fixe', 'rappeler',
+    // Someone's "number" is their phone number ("Sanne's number is …", "mijn nummer is …"); an
+    // order or account number has its noun in between ("my order number"), which these don't match.
+    'reachable', "['’]s\\s+number\\b", '\\b(?:my|your|his|her|their|our)\\s+number\\b',
+    '\\b(?:mijn|jouw|je|zijn|haar|hun|ons|uw)\\s+nummer\\b', '\\b(?:meine|deine|seine|ihre|unsere|eure)\\s+nummer\\b',
+    '\\b(?:mon|ton|son|sa|votre|notre|leur)\\s+numéro\\b',
   ].join('|'),
   'i',
 );
