@@ -432,6 +432,40 @@ class Collector {
     if (type !== null) this.found.push({ type, start, end, text: value, checksum: false });
     return true;
   }
+
+  /**
+   * Types a URL query's value at [start, end) by its key, as a JSON value is: read decoded
+   * ("Jan+de+Vries" is "Jan de Vries"), and when written otherwise than it reads, reported with
+   * its decoded form, so that its placeholder is percent-encoded and the URL stays one.
+   */
+  queryValue(key: string, start: number, end: number, addresses: boolean): 'typed' | 'address' | 'none' {
+    const kind = keyKind(key);
+    if (kind === null || kind === 'CHILD') return 'none';
+    const thingContext = kind === 'NAME' && !namesAPerson(key) && this.thingContext;
+    if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
+      this.quiet.push(start, end);
+      return 'none';
+    }
+    if (kind === 'ADDRESS' && !addresses) return 'address';
+    const written = this.text.slice(start, end);
+    const value = decodedQueryValue(written);
+    if ((kind === 'PERSON' || kind === 'NAME') && isOrganisationName(value)) return 'none';
+    const type = valueType(kind, value, thingContext);
+    if (type === null) return 'none';
+    this.found.push({ type, start, end, text: written, checksum: false, ...(value === written ? {} : { urlDecoded: value }) });
+    return 'typed';
+  }
+}
+
+/** A query value decoded: "+" a space, escapes as UTF-8; a malformed escape leaves it as written. */
+function decodedQueryValue(written: string): string {
+  const spaced = written.replace(/\+/g, ' ');
+  if (spaced.indexOf('%') < 0) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -628,6 +662,47 @@ function keyedLiterals(text: string, out: Collector): void {
     // "client.nom": the last part names the value.
     out.value(key.slice(key.lastIndexOf('.') + 1), start, end);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL query strings and form bodies: "?naam=Jan+de+Vries&tel=…", "&last_name=Bennett", "&amp;lastName=…"
+// (HTML). The key says what the value is, as in JSON; a name under a name key has no cue in a URL
+// and went out in clear unless the URL held a percent escape (the decoded reading found a name the
+// gazetteer knew, never a surname alone). A value ends where the query's syntax or the text's
+// does; one longer than a cell is not typed. One pass: pairs do not overlap, each part bounded.
+const QUERY_PAIR = /(?:[?&]|&amp;)([A-Za-z_][\w.\-[\]]{0,47})=([^&#\s"'`<>]{1,200})/g;
+const QUERY_VALUE_CHAR = /[^&#\s"'`<>]/;
+const QUERY_TRAILING_PUNCTUATION = /[.,;:!?)\]}]+$/;
+
+// A town or postcode alone in a query is a search's filter ("?city=Köln&page=2", a shop finder): it
+// is typed only in a query that holds other personal data, whose household it then narrows down.
+function queryPairs(text: string, out: Collector): void {
+  if (text.indexOf('?') < 0 && text.indexOf('&') < 0) return;
+  let queryEnd = -1;
+  let personal = false;
+  let addresses: Array<[string, number, number]> = [];
+  const flush = () => {
+    if (personal) for (const [key, start, end] of addresses) out.queryValue(key, start, end, true);
+    addresses = [];
+    personal = false;
+  };
+  for (const m of text.matchAll(QUERY_PAIR)) {
+    // The pairs of one query follow each other without a gap.
+    if (m.index !== queryEnd) flush();
+    const end = m.index + m[0].length;
+    queryEnd = end;
+    if (end < text.length && QUERY_VALUE_CHAR.test(text.charAt(end))) continue;
+    const written = m[2]!.replace(QUERY_TRAILING_PUNCTUATION, '');
+    if (written === '') continue;
+    // "filter[last_name]": the last part names the value, as in "client.nom".
+    const path = m[1]!.replace(/\]$/, '');
+    const key = path.slice(Math.max(path.lastIndexOf('.'), path.lastIndexOf('[')) + 1);
+    const start = end - m[2]!.length;
+    const verdict = out.queryValue(key, start, start + written.length, false);
+    if (verdict === 'typed') personal = true;
+    else if (verdict === 'address') addresses.push([key, start, start + written.length]);
+  }
+  flush();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -946,6 +1021,7 @@ export function findStructured(text: string): StructureFindings {
   const out = new Collector(text);
   keyedLiterals(text, out);
   sqlInserts(text, out);
+  queryPairs(text, out);
   lineStructures(text, out);
   return { found: out.found, quiet: out.quiet };
 }
