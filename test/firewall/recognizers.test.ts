@@ -412,6 +412,15 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'M. Dupont et Mme Lefèvre', 'fr')).to.deep.equal(['Dupont', 'Lefèvre']);
       expect(found(personRecognizer, 'Mr Thompson and Ms Patel', 'en')).to.deep.equal(['Thompson', 'Patel']);
     });
+    it('reads a German doctor\'s faculty after "Dr." as part of the title (QA: "Dr. med. Schäfer" was sent in clear)', () => {
+      expect(found(personRecognizer, 'Behandelnder Arzt: Dr. med. Schäfer', 'de')).to.deep.equal(['Schäfer']);
+      expect(found(personRecognizer, 'Dr. med. Müller hat angerufen.', 'de')).to.deep.equal(['Müller']);
+      expect(found(personRecognizer, 'Befund von Dr. med. Becker liegt vor.', 'de')).to.deep.equal(['Becker']);
+      expect(found(personRecognizer, 'Frau Dr. med. Schäfer-Lindner', 'de')).to.deep.equal(['Schäfer-Lindner']);
+      expect(found(personRecognizer, 'Dr. med. dent. Jansen', 'de')).to.deep.equal(['Jansen']);
+      expect(found(personRecognizer, 'Prof. Dr. rer. nat. Weber und Dr. h.c. Brandt', 'de')).to.deep.equal(['Weber', 'Brandt']);
+      expect(found(personRecognizer, 'Dr. med. Anna Schäfer', 'de')).to.deep.equal(['Anna Schäfer']);
+    });
     it('takes the name after a kinship word alone, also before a starred birth date (it was sent beside the masked date)', () => {
       expect(found(personRecognizer, 'Sohn Jan *02.11.1981, Tochter Greta *17.06.1984.', 'de')).to.deep.equal(['Jan', 'Greta']);
       expect(found(personRecognizer, 'zoon Pieter *12.04.2010, dochter Kjeld *03.05.2012', 'nl')).to.deep.equal(['Pieter', 'Kjeld']);

@@ -111,9 +111,13 @@ const SIGNOFF_LINE =
 const WEAK_CUE =
   /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
+// A German doctor's faculty after "Dr.": "Dr. med. Schäfer", "Dr. med. dent. Jansen", "Dr. rer. nat.
+// Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
+// sent in clear. Only after "Dr."/"Prof.": alone, "med." is an abbreviation like any other.
+const DOCTOR_FACULTY = '(?:[ \\u00a0]+(?:med|dent|vet|univ|phil|nat|jur|rer|pol|oec|theol|habil|sc|h\\.[ \\u00a0]?c)\\.){0,4}';
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
 const TITLE_COMMON =
-  '(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?|Prof\\.?|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)';
+  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)`;
 // The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
