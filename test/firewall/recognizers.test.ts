@@ -613,6 +613,25 @@ describe('firewall recognizers', () => {
       }
       expect(found(personRecognizer, 'Thanks so much,\nI will look into it', 'en')).to.deep.equal([]);
     });
+    it('reads an institution or a street named after a person as none: a hyphen-joined compound, a head noun after or before it (QA: masked as a person)', () => {
+      for (const [text, lang] of [
+        ['Das Robert-Koch-Institut meldet neue Zahlen.', 'de'],
+        ['Das Max-Planck-Institut forscht.', 'de'],
+        ['Die Johann-Wolfgang-Goethe-Universität in Frankfurt.', 'de'],
+        ['Die Friedrich-Ebert-Stiftung lädt ein.', 'de'],
+        ['Wir wohnen nahe der Konrad-Adenauer-Straße.', 'de'],
+        ['Sie geht auf das Anne-Frank-Gymnasium.', 'de'],
+        ['We wonen aan de Prins-Hendrik-laan.', 'nl'],
+        ['Het Antoni van Leeuwenhoek ziekenhuis in Amsterdam.', 'nl'],
+        ['Le collège Victor Hugo est fermé.', 'fr'],
+        ["Il travaille à l'hôpital Édouard Herriot, rue Victor Hugo.", 'fr'],
+      ] as const) {
+        expect(found(personRecognizer, text, lang), text).to.deep.equal([]);
+      }
+      // Double-barrelled names stay people.
+      expect(found(personRecognizer, 'Frau Dr. Schäfer-Lindner und Hans-Peter Müller', 'de')).to.deep.equal(['Schäfer-Lindner', 'Hans-Peter Müller']);
+      expect(found(personRecognizer, 'Ik sprak Antoni van Leeuwenhoek gisteren.', 'nl')).to.deep.equal(['Antoni van Leeuwenhoek']);
+    });
     it('reads an organisation named like a person as none: a legal form after it, a head noun before or at its start', () => {
       expect(found(personRecognizer, 'Factuur t.n.v. Gemeente Utrecht graag; t.n.v. Stichting Vrienden van het Museum.', 'nl')).to.deep.equal([]);
       expect(found(personRecognizer, 'Offerte van Jansen Installatietechniek B.V. ontvangen.', 'nl')).to.deep.equal([]);

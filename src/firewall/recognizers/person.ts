@@ -934,9 +934,42 @@ const ASSISTANT_NAME_G = new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...ASSISTANT_NAMES
 // Darwin", "zaal Erasmus"), a restaurant ("bij Chez Paul": "Chez" with its capital mid-sentence; "chez
 // Paul" is at Paul's), a fellowship, prize or bay ("Marie Curie fellowship", "Nelson Mandela Bay").
 // Only where such a word stands right before or after the name: without it, the person.
-const ROOM_BEFORE = new Set(['salle', 'room', 'zaal', 'saal', 'raum', 'lokaal', 'aula', 'amphi', 'hörsaal', 'boardroom', 'gebouw', 'building', 'bâtiment', 'gebäude']);
+// French names schools, hospitals and streets after people with the noun first ("le collège Victor
+// Hugo", "rue Victor Hugo" without a house number, "l'hôpital Édouard Herriot").
+const ROOM_BEFORE = new Set([
+  'salle', 'room', 'zaal', 'saal', 'raum', 'lokaal', 'aula', 'amphi', 'hörsaal', 'boardroom', 'gebouw', 'building', 'bâtiment', 'gebäude',
+  'collège', 'lycée', 'école', 'hôpital', 'clinique', 'musée', 'stade', 'institut', 'rue', 'avenue', 'boulevard', 'impasse', 'allée', 'quai',
+]);
+// Dutch and German put the noun after the name, in lower case in Dutch ("het Antoni van Leeuwenhoek
+// ziekenhuis", "de Anne Frank school").
 const HONOUR_AFTER_Y =
-  /[ \u00a0](?:[Ff]ellowships?|[Ss]cholarships?|[Pp]rize|[Aa]ward|[Mm]edal|[Ll]ecture|[Gg]rant|[Pp]rijs|[Bb]eurs|Preis|Stipendium|[Pp]rix|[Bb]ourse|Bay|Airport|Stadium|Institute|Instituut|Institut|University|Universiteit|Université|Universität|Museum|Bridge)(?![\p{L}])/uy;
+  /[ \u00a0](?:[Ff]ellowships?|[Ss]cholarships?|[Pp]rize|[Aa]ward|[Mm]edal|[Ll]ecture|[Gg]rant|[Pp]rijs|[Bb]eurs|Preis|Stipendium|[Pp]rix|[Bb]ourse|Bay|Airport|Stadium|Institute|Instituut|Institut|University|Universiteit|Université|Universität|Museum|Bridge|[Zz]iekenhuis|[Kk]liniek|Klinik|Klinikum|Krankenhaus|Hospital|[Gg]ymnasium|[Ll]yceum|[Cc]ollege|[Ss]chool|Schule|Stiftung|Hochschule|[Aa]cademie|Akademie)(?![\p{L}])/uy;
+
+// The last part of a hyphen-joined compound that makes it an institution's or a street's name, as
+// German and Dutch write them: "Robert-Koch-Institut", "Johann-Wolfgang-Goethe-Universität",
+// "Friedrich-Ebert-Stiftung", "Konrad-Adenauer-Straße", "Anne-Frank-Schule", "Prins-Hendrik-laan".
+// Such a compound names no one, whatever cue stands before it. Lower case; not words that are also
+// surnames ("Park", "Haus", "Halle", "Hof", "Kerk").
+const INSTITUTION_LAST_PARTS = new Set(
+  `institut institute instituut universität universitat university universiteit université hochschule fachhochschule akademie academie
+  stiftung stichting gesellschaft verein foundation preis prijs medaille stipendium museum zentrum centrum center
+  klinik klinikum kliniek krankenhaus ziekenhuis hospital schule grundschule gesamtschule realschule hauptschule gymnasium lyzeum
+  school college lyceum basisschool bibliothek bibliotheek stadion arena bahnhof flughafen
+  straße strasse str platz allee weg gasse damm ufer brücke ring chaussee straat laan plein kade gracht singel dreef steeg brug`.split(/\s+/),
+);
+
+/** Whether [start, end), with the hyphen-joined parts right after it, ends in an institution's or a street's word. */
+function namesAnInstitution(text: string, start: number, end: number): boolean {
+  let last = end;
+  while (text.charCodeAt(last) === 45 && isLetterCode(text.charCodeAt(last + 1))) {
+    last++;
+    while (last < text.length && last - end < 64 && isLetterCode(text.charCodeAt(last))) last++;
+  }
+  let dash = last;
+  while (dash > start && text.charCodeAt(dash - 1) !== 45 && last - dash < 32) dash--;
+  if (dash <= start || text.charCodeAt(dash - 1) !== 45) return false;
+  return INSTITUTION_LAST_PARTS.has(text.slice(dash, last).toLowerCase());
+}
 
 // A street named after a person: "near Lucas Street", "Emma Road", "Anna Straße", "Sophie Avenue",
 // "Julianastraat". The street word after the name, or taken into it as a surname, makes it a place
@@ -1031,7 +1064,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (!strong && (isAssistantHere(start, end) || namesAPlaceOrHonour(text, start, end))) return;
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
-    if (isOrganisation(text, start, end)) return;
+    if (isOrganisation(text, start, end) || namesAnInstitution(text, start, end)) return;
     covered.fill(1, start, end);
     push(out, text, start, end);
   };
