@@ -537,6 +537,13 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'ok so aisha and connor are both away, maybe karim knows?', 'en')).to.deep.equal(['aisha', 'connor', 'karim']);
       expect(found(personRecognizer, 'so will it work? maybe grace period applies', 'en')).to.deep.equal([]);
     });
+    it('reads the French pronoun "lui" as none, in chat too (QA: "pour lui" was masked as a person)', () => {
+      for (const text of ["je l'ai acheté pour lui", 'il est chez lui', 'je viens avec lui', "c'est à lui", 'Lui, il est parti hier.'])
+        expect(found(personRecognizer, text, 'fr'), text).to.deep.equal([]);
+      expect(found(personRecognizer, 'écrire à lucie pour lui dire bonjour', 'fr')).to.deep.equal(['lucie']);
+      // With a surname or a cue it is still the name.
+      expect(found(personRecognizer, 'Lui Chen called yesterday. Mijn naam is Lui Wong.', 'en')).to.deep.equal(['Lui Chen', 'Lui Wong']);
+    });
     it('reads a family by its name: after famille / familie / Familie, and before an English family', () => {
       expect(found(personRecognizer, 'Nous avons dîné chez la famille Le Goff hier.', 'fr')).to.deep.equal(['Le Goff']);
       expect(found(personRecognizer, 'De familie Bakker komt morgen; Die Familie Möller auch.', 'nl')).to.deep.equal(['Bakker', 'Möller']);

@@ -54,7 +54,8 @@ const APOS_PARTICLE_Y = /[dD]['’](?=\p{Lu})/uy;
 const INITIALS_Y = /(?:\p{Lu}\.[ \u00a0]?){1,4}(?=[ \u00a0]?(?:\p{Lu}|van |de |von |le |du |ter |ten ))/uy;
 const SPACE_Y = /[ \u00a0]{1,2}/y;
 
-// First names that are also common words, places or brands: never enough on their own.
+// First names that are also common words, places or brands: never enough on their own. "Lui" is
+// the French pronoun ("pour lui", "chez lui" were masked in chat-style text).
 const AMBIGUOUS = new Set(
   `Will May June April August Mark Hope Joy Grace Faith Rose Ruby Amber Crystal Dawn Summer Autumn Bill Pat Sue Art
   Baby Name King Pink Sky Ivy Holly Iris Lily Daisy Jade Angel Precious Chase Hunter Rocky Royal Major Miles Price Buck
@@ -70,7 +71,8 @@ const AMBIGUOUS = new Set(
   Milan Vienna Adelaide Augusta Lourdes Orange Abbey Cam Viva Kai Don Alba Dora Nike Gust Puck Ties Rune Zion Cruz
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
-  Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena`
+  Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena
+  Lui`
     .split(/\s+/)
     .filter(Boolean),
 );
