@@ -502,6 +502,13 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'I drink Jack Daniels and Johnnie Walker, sometimes Jim Beam.', 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'Die Mark war bis 2001 die Währung.', 'de')).to.deep.equal([]);
     });
+    it('reads no name in a verb opening a sentence before a brand named after people (QA: "Compare Marks & Spencer" was masked)', () => {
+      expect(found(personRecognizer, 'Compare Marks & Spencer and Tesco for Christmas food.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'Try Marks & Spencer for the sandwiches.', 'en')).to.deep.equal([]);
+      expect(found(personRecognizer, 'I prefer Marks & Spencer for the sandwiches.', 'en')).to.deep.equal([]);
+      // A known surname before no brand still follows an unknown first name.
+      expect(found(personRecognizer, 'Hanneke Marks called.', 'en')).to.deep.equal(['Hanneke Marks']);
+    });
     it('reads a first name after an English article, or before a product word, as a product (coding agents’ prompts)', () => {
       expect(found(personRecognizer, "You are a Claude agent, built on Anthropic's Claude Agent SDK.", 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'Fast mode for Claude Code uses Claude Opus 4.6; the job lives only in this Claude session.', 'en')).to.deep.equal([]);

@@ -504,6 +504,9 @@ function knownSurnameAfter(text: string, i: number): number {
   // A surname that is also a first name ("Robert", "Thomas") may start the real name instead:
   // "Under Robert Taylor" is "Robert Taylor"; the token loop will reach it.
   if (!tok || !isSurname(tok) || isNonNameWord(tok) || knownFirst(tok)) return -1;
+  // A brand named after people opens there ("Compare Marks & Spencer", "Try Marks & Spencer"): the
+  // word before it is a verb, not a first name; the token loop skips the brand.
+  if (isEponym(text, j)) return -1;
   return j + tok.length;
 }
 
