@@ -143,6 +143,14 @@ describe('firewall recognizers', () => {
     it('drops a valid-looking number in a transaction or serial-number context', () => {
       expect(found(cardRecognizer, 'Serial number 4111-1111-1111-1111 on the label')).to.deep.equal([]);
     });
+    it('reads no card in an international number: a "+" before it makes it a phone (QA: "+[CARD_1]")', () => {
+      expect(found(cardRecognizer, 'Mein Handy: +4915112345678', 'de')).to.deep.equal([]);
+      expect(found(cardRecognizer, 'Mein Handy: + 4915112345678', 'de')).to.deep.equal([]);
+      for (const text of ['Mein Handy: +4915112345678', '{"handy": "+4915112345678"}']) {
+        const ds = detectEntities(text, 'de');
+        expect(ds.map((d) => [d.type, d.text]), text).to.deep.equal([['PHONE', '+4915112345678']]);
+      }
+    });
   });
 
   describe('BSN', () => {

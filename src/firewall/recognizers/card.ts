@@ -7,7 +7,9 @@ import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
 import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
-const CANDIDATE = /(?<![\p{L}\p{N}.,/-])\d(?:(?:[ \t-]| {2,3})?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
+// Not after "+" (or "+ "): card numbers are never written with a country code, and a compact
+// international phone number ("+4915112345678") can pass Luhn with a Visa prefix.
+const CANDIDATE = /(?<![\p{L}\p{N}.,/+-])(?<!\+[ \u00a0])\d(?:(?:[ \t-]| {2,3})?\d){11,18}(?![\p{L}\p{N}]|[.,/-]\d)/gu;
 const GAP = /[ \t-]+/g;
 
 const CARD_CUE =
