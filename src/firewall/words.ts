@@ -38,7 +38,7 @@ allemand anglais français néerlandais belge espagnol italien britannique amér
 under over after before about between into through during without within along across behind beyond near
 since until upon via per against among around towards toward onto off out up down
 den dem des ter ten te 't het del della di da du sur sous
-mevrouw meneer mevr dhr heer mejuffrouw herr herrn frau fräulein mr mrs ms miss mx dr prof sir dame monsieur
+mevrouw meneer mevr dhr heer mejuffrouw herr herrn frau fräulein mr mrs ms miss mx dr prof sir dame monsieur drs ir ing ds
 madame mademoiselle mme mlle
 company bedrijf firma société gmbh bv nv ltd inc sa sas sarl ag kg llc
 iban bic swift bsn rekening rekeningnummer account konto compte

@@ -429,6 +429,14 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Prof. Dr. rer. nat. Weber und Dr. h.c. Brandt', 'de')).to.deep.equal(['Weber', 'Brandt']);
       expect(found(personRecognizer, 'Dr. med. Anna Schäfer', 'de')).to.deep.equal(['Anna Schäfer']);
     });
+    it('chains Dutch academic titles in lower case and takes the initials after them into the name (QA: "drs" masked, initials in clear)', () => {
+      expect(found(personRecognizer, 'mr. drs. E.J. van Dam', 'nl')).to.deep.equal(['E.J. van Dam']);
+      expect(found(personRecognizer, 'Huisarts: dr. M. Kok', 'nl')).to.deep.equal(['M. Kok']);
+      expect(found(personRecognizer, 'Uitgenodigd: prof. dr. ir. J. de Wit en ing. Bakker', 'nl')).to.deep.equal(['J. de Wit', 'Bakker']);
+      expect(found(personRecognizer, 'Frau Dr. M. Kok', 'de')).to.deep.equal(['M. Kok']);
+      // "M." leading is still the French title.
+      expect(found(personRecognizer, 'M. Dupont et Mme Lefèvre', 'fr')).to.deep.equal(['Dupont', 'Lefèvre']);
+    });
     it('takes the name after a kinship word alone, also before a starred birth date (it was sent beside the masked date)', () => {
       expect(found(personRecognizer, 'Sohn Jan *02.11.1981, Tochter Greta *17.06.1984.', 'de')).to.deep.equal(['Jan', 'Greta']);
       expect(found(personRecognizer, 'zoon Pieter *12.04.2010, dochter Kjeld *03.05.2012', 'nl')).to.deep.equal(['Pieter', 'Kjeld']);

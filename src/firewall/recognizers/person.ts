@@ -117,15 +117,19 @@ const WEAK_CUE =
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
 // sent in clear. Only after "Dr."/"Prof.": alone, "med." is an abbreviation like any other.
 const DOCTOR_FACULTY = '(?:[ \\u00a0]+(?:med|dent|vet|univ|phil|nat|jur|rer|pol|oec|theol|habil|sc|h\\.[ \\u00a0]?c)\\.){0,4}';
-// Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not).
+// Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not — with its full
+// stop it is the Dutch lawyer's title, which Dutch writes in lower case with the other academic
+// ones: "mr. drs. E.J. van Dam", "dr. M. Kok", "ir.", "ing.", "prof.", "ds.").
 const TITLE_COMMON =
-  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)`;
+  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)`;
 // The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
 const TITLE_FR_ONLY = '(?:M\\.)';
 // Not inside a compound word: "Notre-Dame de Paris" is no title "Dame" before a name "de Paris".
-const TITLE = new RegExp(`(?<![\\p{L}\\p{N}-])(?:(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+)+`, 'gu');
+// Titles chain ("Frau Dr.", Dutch "mr. drs.", "prof. dr. ir."); "M." only leads: after another
+// title it is an initial ("dr. M. Kok", whose "M." was left in clear as a second title).
+const TITLE = new RegExp(`(?<![\\p{L}\\p{N}-])(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+(?:${TITLE_COMMON}[ \\u00a0]+)*`, 'gu');
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
