@@ -483,6 +483,9 @@ describe('firewall recognizers', () => {
       expect(found(personRecognizer, 'Santiago de Compostela', 'en')).to.deep.equal([]);
       expect(found(personRecognizer, 'Das Team von Jena hat gewonnen.', 'de')).to.deep.equal([]);
       expect(found(personRecognizer, 'Team von Jena', 'de')).to.deep.equal([]);
+      // French "visiter" takes places, as the travel words do (QA: "visiter [PERSON_1] et Metz").
+      expect(found(personRecognizer, 'Nous voulons visiter Nancy et Metz cet été.', 'fr')).to.deep.equal([]);
+      expect(found(personRecognizer, "J'ai visité Florence l'an dernier.", 'fr')).to.deep.equal([]);
       // People still: a known surname after the particle, a cue before a town-like first name.
       expect(found(personRecognizer, 'Santiago de Vries belde gisteren.', 'nl')).to.deep.equal(['Santiago de Vries']);
       expect(found(personRecognizer, 'Mijn naam is Jena Smit.', 'nl')).to.deep.equal(['Jena Smit']);

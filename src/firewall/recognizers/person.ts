@@ -516,7 +516,8 @@ function knownSurnameAfter(text: string, i: number): number {
 
 // A lone first name right after a travel word is a town ("naar Florence", "fly into Charlotte",
 // "nach Jena", "via Darwin"): not a person.
-const TRAVEL_WORDS = new Set(['naar', 'via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward']);
+// French "visiter" takes places only (a person is "rendu visite"): "visiter Nancy et Metz".
+const TRAVEL_WORDS = new Set(['naar', 'via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward', 'visiter', 'visite', 'visité', 'visitée', 'visitez', 'visitons']);
 // After a preposition that also takes people ("to", "à", "in"), only towns that are also first
 // names, and only when a word of travel or dwelling comes shortly before: "fly to Charlotte",
 // "j'habite à Nancy", but "give it to Charlotte".
