@@ -119,7 +119,8 @@ function detectUnified(
       if (claim && d.checksum) s.claimed.push(d.start, d.end);
     }
   }
-  const found = withStructure(s, language, all, recognizers);
+  // A decoded URL token's query was read as written already, its values decoded (structure.ts).
+  const found = withStructure(s, language, all, recognizers, !decoded);
   // Percent-encoded data in URLs ("?email=jan%40example.nl", or encoded twice: "jan%2540example.nl"):
   // tokens read decoded (url-encoded.ts), and the decoded text is not searched for tokens again.
   if (!decoded && text.indexOf('%') >= 0) {
@@ -256,7 +257,7 @@ function surnameOf(name: string): string | null {
  * Adds what the text's structure says (structure.ts): values typed by their key or column, and
  * names in code literals read as prose; drops gazetteer names from cells that hold things.
  */
-function withStructure(scan: TextScan, language: Language, found: Detection[], recognizers: readonly Recognizer[]): Detection[] {
+function withStructure(scan: TextScan, language: Language, found: Detection[], recognizers: readonly Recognizer[], queries = true): Detection[] {
   const { text } = scan;
   // Only the types the caller's recognizers stand for: a caller that picks its recognizers gets
   // what they would find.
@@ -265,7 +266,7 @@ function withStructure(scan: TextScan, language: Language, found: Detection[], r
   if (prose !== null) {
     for (const d of person!.detect(prose, language, scanOf(prose, scan))) found.push({ ...d, text: text.slice(d.start, d.end) });
   }
-  const structure = findStructured(text);
+  const structure = findStructured(text, queries);
   const quiet = person === undefined ? [] : structure.quiet;
   let typed = structure.found;
   if (typed.length > 0 && recognizers !== RECOGNIZERS) {

@@ -457,15 +457,22 @@ class Collector {
   }
 }
 
-/** A query value decoded: "+" a space, escapes as UTF-8; a malformed escape leaves it as written. */
+/**
+ * A query value decoded: "+" a space, escapes as UTF-8, and again while an escape remains, at most
+ * three times as url-encoded.ts decodes ("Jan%2520de%2520Vries"); a malformed escape leaves it as it is.
+ */
 function decodedQueryValue(written: string): string {
-  const spaced = written.replace(/\+/g, ' ');
-  if (spaced.indexOf('%') < 0) return spaced;
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
+  let value = written.replace(/\+/g, ' ');
+  for (let round = 0; round < 3 && value.indexOf('%') >= 0; round++) {
+    try {
+      const next = decodeURIComponent(value);
+      if (next === value) break;
+      value = next;
+    } catch {
+      break;
+    }
   }
+  return value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1016,12 +1023,13 @@ export function tableSpans(text: string): TableSpan[] {
   return spans;
 }
 
-export function findStructured(text: string): StructureFindings {
+/** `queries`: whether to read URL query strings (a URL token read decoded has had its own read as written). */
+export function findStructured(text: string, queries = true): StructureFindings {
   if (!mayHoldStructure(text)) return { found: [], quiet: [] };
   const out = new Collector(text);
   keyedLiterals(text, out);
   sqlInserts(text, out);
-  queryPairs(text, out);
+  if (queries) queryPairs(text, out);
   lineStructures(text, out);
   return { found: out.found, quiet: out.quiet };
 }

@@ -52,6 +52,8 @@ describe('percent-encoded personal data in URLs in the text', () => {
       ['GET /api/v1/customers?lastName=Okafor&postcode=SW1A+1AA', 'GET /api/v1/customers?lastName=[PERSON_1]&postcode=%5BADDRESS_1%5D'],
       ['<a href="/zoek?x=1&amp;achternaam=Visser">', '<a href="/zoek?x=1&amp;achternaam=[PERSON_1]">'],
       ['Zie [profiel](https://x.nl/p?filter[achternaam]=Visser).', 'Zie [profiel](https://x.nl/p?filter[achternaam]=[PERSON_1]).'],
+      // Encoded twice, as a redirect carries it.
+      ['https://x.nl/a?achternaam=Van%2520Dijk&x=1', 'https://x.nl/a?achternaam=%5BPERSON_1%5D&x=1'],
     ];
     for (const [text, expected] of cases) {
       const fw = createFirewall();
