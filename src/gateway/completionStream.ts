@@ -64,7 +64,7 @@ export class CompletionAccumulator {
 }
 
 // Content and refusal count into the last run when it is of their kind, else start one.
-function addContent(runs: AnswerRun[], length: number): void {
+export function addContent(runs: AnswerRun[], length: number): void {
   const last = runs[runs.length - 1];
   if (last !== undefined && 'content' in last) last.content += length;
   else runs.push({ content: length });
@@ -77,7 +77,7 @@ function addRefusal(runs: AnswerRun[], length: number): void {
 }
 
 /** Whether the runs come as a whole answer holds them: the content, the refusal, then the calls by index. */
-function inUsualOrder(runs: readonly AnswerRun[]): boolean {
+export function inUsualOrder(runs: readonly AnswerRun[]): boolean {
   let stage = 0;
   let nextCall = 0;
   for (const run of runs) {
@@ -143,4 +143,16 @@ function runDeltas(message: UpstreamChoice['message'], order: readonly AnswerRun
     const call = message.tool_calls?.[run.tool_call];
     return { tool_calls: call ? [{ index: run.tool_call, ...call }] : [] };
   });
+}
+
+/** Whether `order` covers exactly this text, refusal and these calls, each call once (a stored order always does). */
+export function orderAccountsFor(order: readonly AnswerRun[], textLength: number, refusalLength: number, calls: number): boolean {
+  const called = new Set<number>();
+  for (const run of order) {
+    if ('content' in run) textLength -= run.content;
+    else if ('refusal' in run) refusalLength -= run.refusal;
+    else if (run.tool_call >= calls || called.has(run.tool_call)) return false;
+    else called.add(run.tool_call);
+  }
+  return textLength === 0 && refusalLength === 0 && called.size === calls;
 }

@@ -1,4 +1,5 @@
-import type { UpstreamChoice } from '../../gateway/providers/types.js';
+import { orderAccountsFor } from '../../gateway/completionStream.js';
+import type { AnswerRun, UpstreamChoice } from '../../gateway/providers/types.js';
 
 // Chat answer → Messages answer (JSON), and the pieces the stream translation shares with it.
 
@@ -77,15 +78,25 @@ interface ChatAnswer {
  * signed thinking of earlier turns whose model is not the one it asks for, and a provider that
  * takes thinking back then refuses the conversation.
  */
-export function messageOf(chatBody: Record<string, unknown>, askedModel: string | undefined): Record<string, unknown> {
+export function messageOf(chatBody: Record<string, unknown>, askedModel: string | undefined, order?: readonly AnswerRun[]): Record<string, unknown> {
   const answer = chatBody as unknown as ChatAnswer;
   const choice = answer.choices[0];
   const content: Record<string, unknown>[] = [...(choice?.message.thinking_blocks ?? [])];
   // Reasoning an OpenAI-compatible provider gave as text: a thinking block without a signature.
   if (content.length === 0 && choice?.message.reasoning_content) content.push({ type: 'thinking', thinking: choice.message.reasoning_content, signature: '' });
-  if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
-  for (const call of choice?.message.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInputOf(call.function.arguments) });
+  const calls = choice?.message.tool_calls ?? [];
+  const toolUse = (call: (typeof calls)[number]) => ({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInputOf(call.function.arguments) });
+  const text = choice?.message.content ?? '';
+  if (order && orderAccountsFor(order, text.length, 0, calls.length)) {
+    // Text and calls as the provider gave them (text, a call, more text), as the stream showed them.
+    let at = 0;
+    for (const run of order) {
+      if ('content' in run) content.push({ type: 'text', text: text.slice(at, (at += run.content)) });
+      else if ('tool_call' in run) content.push(toolUse(calls[run.tool_call]!));
+    }
+  } else {
+    if (text) content.push({ type: 'text', text });
+    for (const call of calls) content.push(toolUse(call));
   }
   return {
     id: messageIdOf(answer.id),
@@ -100,3 +111,4 @@ export function messageOf(chatBody: Record<string, unknown>, askedModel: string 
     sources: answer.sources ?? [],
   };
 }
+

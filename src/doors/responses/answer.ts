@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { orderAccountsFor } from '../../gateway/completionStream.js';
 import type { AnswerRun, ThinkingBlock } from '../../gateway/providers/types.js';
 import type { Credits } from '../../metering/credits.js';
 import type { FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, ResponsesRequest, ResponseUsage } from './types.js';
@@ -199,24 +200,12 @@ export function outputItemsOf(responseId: string, outcome: ChatOutcome, reasonin
 function runsOf(outcome: ChatOutcome): readonly AnswerRun[] {
   const text = outcome.text ?? '';
   const refusal = outcome.refusal ?? '';
-  if (outcome.order && accountsFor(outcome.order, text.length, refusal.length, outcome.toolCalls.length)) return outcome.order;
+  if (outcome.order && orderAccountsFor(outcome.order, text.length, refusal.length, outcome.toolCalls.length)) return outcome.order;
   return [
     ...(text !== '' ? [{ content: text.length }] : []),
     ...(refusal !== '' ? [{ refusal: refusal.length }] : []),
     ...outcome.toolCalls.map((_call, i) => ({ tool_call: i })),
   ];
-}
-
-/** Whether the runs hold exactly this much text and refusal, and each of the calls once. */
-function accountsFor(order: readonly AnswerRun[], textLength: number, refusalLength: number, calls: number): boolean {
-  const called = new Set<number>();
-  for (const run of order) {
-    if ('content' in run) textLength -= run.content;
-    else if ('refusal' in run) refusalLength -= run.refusal;
-    else if (run.tool_call >= calls || called.has(run.tool_call)) return false;
-    else called.add(run.tool_call);
-  }
-  return textLength === 0 && refusalLength === 0 && called.size === calls;
 }
 
 function finishStatus(finishReason: string): {

@@ -32,7 +32,7 @@ export function messagesRoutes(
       return;
     }
     const answer = await chat.complete(context, request);
-    reply(ctx, { ...answer, body: messageOf(answer.body, body.model) });
+    reply(ctx, { ...answer, body: messageOf(answer.body, body.model, answer.orders?.[0]) });
   });
 
   api.add('countMessageTokens', async (ctx: AppContext) => {

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { changeNonEuAcceptance } from '../../../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/db.js';
-import { startMessagesStub, type MessagesStub } from '../../helpers/messagesStub.js';
+import { startMessagesStub, type MessagesStub, type StubBlock } from '../../helpers/messagesStub.js';
 import { startStubProvider, type StubProvider } from '../../helpers/stubProvider.js';
 import { FREE_SERVICES, LOCAL_EMBED_MODEL, loadTestCatalog } from '../../helpers/catalog.js';
 import { createCollection, ingest, settled } from '../../memory/documentsFixture.js';
@@ -94,6 +94,23 @@ ${FREE_SERVICES}
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_9', name: 'lookup', input: { n: '42' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'inboedel' }] },
     ]);
+  });
+
+  it('answers text, a call, more text and a call in the order the provider gave them, as JSON as in the stream', async () => {
+    const blocks: StubBlock[] = [
+      { type: 'text', text: 'Eerst polis 1.' },
+      { type: 'tool_use', id: 'toolu_a', name: 'lookup', input: { n: '1' } },
+      { type: 'text', text: 'Dan polis 2.' },
+      { type: 'tool_use', id: 'toolu_b', name: 'lookup', input: { n: '2' } },
+    ];
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: { n: { type: 'string' } } } }];
+    const ask = { model: 'test/claude', max_tokens: 300, tools, messages: [{ role: 'user' as const, content: 'Zoek polis 1 en 2' }] };
+    native.script({ type: 'answer', blocks, stopReason: 'tool_use' });
+    const message = await client.messages.create({ ...ask });
+    expect(message.content).to.deep.equal(blocks);
+    native.script({ type: 'answer', blocks, stopReason: 'tool_use' });
+    const streamed = await client.messages.stream({ ...ask, messages: [{ role: 'user', content: 'Zoek polis 1 en 2, graag' }] }).finalMessage();
+    expect(streamed.content).to.deep.equal(blocks);
   });
 
   it('reports Anthropic’s refusal as refusal, and an answer cut by the context window as max_tokens, not as a finished turn', async () => {

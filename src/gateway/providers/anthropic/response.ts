@@ -1,4 +1,5 @@
-import type { ThinkingBlock, UpstreamChoice, UpstreamCompletion, UpstreamUsage } from '../types.js';
+import { addContent, inUsualOrder } from '../../completionStream.js';
+import type { AnswerRun, ThinkingBlock, UpstreamChoice, UpstreamCompletion, UpstreamUsage } from '../types.js';
 import { isRecord } from '../openai/errors.js';
 
 // A Messages answer as the OpenAI-shaped completion the gateway works with. Thinking blocks ride
@@ -52,11 +53,16 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
   let text: string | null = null;
   const toolCalls: NonNullable<UpstreamChoice['message']['tool_calls']> = [];
   const thinking: ThinkingBlock[] = [];
+  // Text and calls in the order the blocks came (text, a call, more text), as a stream gives them.
+  const runs: AnswerRun[] = [];
   for (const block of raw.content as unknown[]) {
     if (!isRecord(block)) continue;
     if (block.type === 'thinking' || block.type === 'redacted_thinking') thinking.push(thinkingBlockOf(block));
-    else if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text;
-    else if (block.type === 'tool_use') {
+    else if (block.type === 'text' && typeof block.text === 'string') {
+      text = (text ?? '') + block.text;
+      if (block.text !== '') addContent(runs, block.text.length);
+    } else if (block.type === 'tool_use') {
+      runs.push({ tool_call: toolCalls.length });
       toolCalls.push({ id: String(block.id ?? ''), type: 'function', function: { name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) } });
     }
   }
@@ -72,6 +78,7 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
           content: text,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           ...(thinking.length > 0 ? { thinking_blocks: thinking } : {}),
+          ...(inUsualOrder(runs) ? {} : { order: runs }),
         },
         finish_reason: finishReasonOf(raw.stop_reason),
         ...stopSequenceOf(raw),
