@@ -4,7 +4,7 @@ import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
-import { DESKTOP, launchChromium, openPage, screenshot, type Watched, signIn as signInAt, visit } from './browser.js';
+import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched, signIn as signInAt, visit } from './browser.js';
 
 // What a QA sweep of the console found, each seen the way its user would see it, in real
 // headless Chromium against a real app and worker.
@@ -563,6 +563,43 @@ describe('the console pages: what each shows and offers, and to which key', func
         await watched.context.close();
       }
     });
+  });
+
+  it('shows a refused save inside the open Edit-key dialog, and moves focus to it, on a phone and at 1280', async () => {
+    // QA: at 390×844 the refusal was drawn below the dialog's visible area, at 1280 its reason was
+    // cut off, and focus fell to <body> (the disabled Save button lost it) while the dialog stayed open.
+    const created = await v1('/keys', { method: 'POST', body: { workspace: 'main', name: 'expiry-check', kind: 'restricted', scopes: ['usage.read'] } });
+    expect(created.status).to.equal(201);
+    try {
+      for (const [viewport, submitBy] of [[PHONE, 'click'], [DESKTOP, 'click'], [DESKTOP, 'Enter']] as const) {
+        await page.setViewportSize(viewport);
+        await visit(page, '#/keys', 'API keys');
+        const row = page.getByRole('region', { name: 'API keys table', exact: true }).locator(`tr[data-key-id="${created.body.data.id}"]`);
+        await row.getByRole('button', { name: 'Edit expiry-check' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Edit “expiry-check”' });
+        await dialog.waitFor();
+        await dialog.getByLabel('Expires').fill('2020-01-01T10:00');
+        if (submitBy === 'click') await dialog.getByRole('button', { name: 'Save changes' }).click();
+        else await dialog.getByLabel('Name', { exact: true }).press('Enter');
+        const alert = dialog.getByRole('alert');
+        await alert.waitFor();
+        expect(await alert.textContent()).to.include('The key was not changed.').and.include('expires_at');
+        const seen = await alert.evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const shown = el.closest('dialog')!.getBoundingClientRect();
+          return { top: box.top, bottom: box.bottom, shownTop: shown.top, shownBottom: shown.bottom, focused: el.contains(document.activeElement) };
+        });
+        const where = `${viewport.width}px, ${submitBy}`;
+        expect(seen.top, `${where}: the alert starts above the dialog's visible area`).to.be.at.least(seen.shownTop - 0.5);
+        expect(seen.bottom, `${where}: the alert ends below the dialog's visible area`).to.be.at.most(seen.shownBottom + 0.5);
+        expect(seen.focused, `${where}: focus is not on the alert`).to.equal(true);
+        if (viewport === PHONE) await screenshot(page, 'pages-edit-key-refused-390', { viewport: true });
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      }
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 
   it('met no script errors or CSP violations on the way', () => {

@@ -65,8 +65,14 @@ export function formDialog({ title, body, submitLabel, submit, errorBox, wide = 
           result = await submit();
           dialog.close();
         } catch (err) {
-          feedback.append(errorBox(err));
+          const refusal = errorBox(err);
+          feedback.append(refusal);
           save.disabled = false;
+          // The refusal sits below the fields, out of a long dialog's visible area, and the Save
+          // button took focus with it when it was disabled: bring both to the refusal.
+          refusal.tabIndex = -1;
+          refusal.focus({ preventScroll: true });
+          refusal.scrollIntoView({ block: 'nearest' });
         }
       },
     },
