@@ -23,6 +23,19 @@ describe('the console pages: what each shows and offers, and to which key', func
 
   const signIn = (p: Page, key: string) => signInAt(p, base, key);
 
+  /** Waits until `describe(document.activeElement)` (run in the page) equals `expected`. */
+  const focusOn = async (p: Page, expected: string, describe: string, what: string) => {
+    let last: unknown;
+    try {
+      await waitFor(async () => ((last = await p.evaluate(`(() => { const el = document.activeElement; return ${describe}; })()`)) === expected ? true : undefined), {
+        what,
+        timeoutMs: 5_000,
+      });
+    } catch {
+      expect(last, `${what}: focus is elsewhere (on ${await p.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))})`).to.equal(expected);
+    }
+  };
+
 
   const chat = async (body: Record<string, unknown>, key?: string) => {
     const response = await postChat(gw, { model: 'local/echo', max_tokens: 64, ...body }, {}, key);
@@ -527,6 +540,32 @@ describe('the console pages: what each shows and offers, and to which key', func
       expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).to.equal(false);
     });
 
+    it('keeps focus on the control pressed on an endpoint’s page, drawn anew after a test event, Disable, Enable and Re-send', async () => {
+      // QA: focus fell to <body> after each.
+      const receiver = await startWebhookReceiver();
+      receivers.push(receiver);
+      const created = await v1('/webhooks', { method: 'POST', body: { url: receiver.url, events: ['document.ready'], description: 'Focus check' } });
+      expect(created.status).to.equal(201);
+      await visit(page, `#/webhooks/${created.body.data.id}`, 'Webhook endpoint');
+      const label = 'el.textContent';
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const deliveries = page.getByRole('region', { name: 'Deliveries table', exact: true });
+      await deliveries.locator('tr[data-delivery-id]').first().waitFor();
+      await focusOn(page, 'Send test event', label, 'focus on Send test event');
+
+      const delivery = (await deliveries.locator('tr[data-delivery-id]').first().getAttribute('data-delivery-id'))!;
+      await deliveries.locator(`tr[data-delivery-id="${delivery}"]`).getByRole('button', { name: /^Re-send/ }).click();
+      await page.getByRole('status').filter({ hasText: 'The delivery is sent again.' }).first().waitFor();
+      await focusOn(page, `Re-send|${delivery}`, "`${el.textContent}|${el.closest('tr')?.dataset.deliveryId}`", 'focus on the delivery’s Re-send button');
+
+      await page.getByRole('button', { name: 'Disable', exact: true }).click();
+      await page.locator('[data-state="disabled"]').first().waitFor();
+      await focusOn(page, 'Enable', label, 'focus on Enable, where Disable was');
+      await page.getByRole('button', { name: 'Enable', exact: true }).click();
+      await page.locator('section [data-state="enabled"]').first().waitFor();
+      await focusOn(page, 'Disable', label, 'focus on Disable, where Enable was');
+    });
+
     it('offers a key only the controls it may use: no acceptance for a restricted key, no changes without webhooks.write', async () => {
       const reader = await gw.app.key({ kind: 'restricted', scopes: ['settings.write', 'webhooks.read'] });
       const watched = await openPage(browser, DESKTOP);
@@ -600,6 +639,31 @@ describe('the console pages: what each shows and offers, and to which key', func
     } finally {
       await page.setViewportSize(DESKTOP);
     }
+  });
+
+  it('gives focus back to the key’s row after an edit is saved or a key is revoked (the page is drawn anew)', async () => {
+    // QA: focus fell to <body> after both.
+    const make = async (name: string) => {
+      const created = await v1('/keys', { method: 'POST', body: { workspace: 'main', name, kind: 'restricted', scopes: ['usage.read'] } });
+      expect(created.status).to.equal(201);
+      return created.body.data.id as string;
+    };
+    const [edited, revoked] = [await make('focus-edit'), await make('focus-revoke')];
+    await visit(page, '#/keys', 'API keys');
+    // Drawn anew with the keys just made (the page may have been on #/keys already).
+    await page.reload();
+    const keys = page.getByRole('region', { name: 'API keys table', exact: true });
+    await keys.getByRole('button', { name: 'Edit focus-edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit “focus-edit”' });
+    await dialog.getByLabel('Name', { exact: true }).fill('focus-edited');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await keys.getByRole('button', { name: 'Edit focus-edited' }).waitFor();
+    await focusOn(page, `Edit focus-edited|${edited}`, "`${el.getAttribute('aria-label')}|${el.closest('tr')?.dataset.keyId}`", 'focus on the edited key’s Edit button');
+
+    await keys.getByRole('button', { name: 'Revoke focus-revoke…' }).click();
+    await page.getByRole('dialog', { name: 'Revoke “focus-revoke”?' }).getByRole('button', { name: 'Revoke key' }).click();
+    await keys.locator(`tr[data-key-id="${revoked}"] [data-state="revoked"]`).waitFor();
+    await focusOn(page, revoked, 'el.closest("tr")?.dataset.keyId', 'focus on the revoked key’s row');
   });
 
   it('met no script errors or CSP violations on the way', () => {

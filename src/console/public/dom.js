@@ -203,3 +203,18 @@ export function focusFormAfter(headingId) {
   const form = document.getElementById(headingId)?.nextElementSibling;
   form?.querySelector('button[type=submit]')?.focus();
 }
+
+/**
+ * Focuses the first element that matches one of `selectors`, in order: after an action the page
+ * is drawn anew, and the control that was pressed went with the old one. What cannot take focus
+ * by itself (a table row) is made focusable by script only, so Tab does not stop on it.
+ */
+export function focusRedrawn(...selectors) {
+  for (const selector of selectors) {
+    const el = document.querySelector(selector);
+    if (!el) continue;
+    if (!el.matches('a[href], button:not(:disabled), input, select, textarea, [tabindex]')) el.tabIndex = -1;
+    el.focus();
+    return;
+  }
+}

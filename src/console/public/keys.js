@@ -1,6 +1,6 @@
 import { api, currentKey, signOut } from './api.js';
 import { confirmDialog, formDialog, secretDialog } from './dialog.js';
-import { append, errorBox, field, focusFormAfter, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, focusFormAfter, focusRedrawn, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { credits, int, time } from './format.js';
 
 export const title = 'API keys';
@@ -276,7 +276,7 @@ function listKeys(section, status, page, reload) {
           : h(
               'div',
               { class: 'row-actions' },
-              h('button', { type: 'button', class: 'secondary small', 'aria-label': `Edit ${labelOf(k)}`, onclick: () => editKey(k, reload) }, 'Edit'),
+              h('button', { type: 'button', class: 'secondary small', 'data-action': 'edit', 'aria-label': `Edit ${labelOf(k)}`, onclick: () => editKey(k, reload) }, 'Edit'),
               h('button', { type: 'button', class: 'danger-outline small', 'aria-label': `Revoke ${labelOf(k)}…`, onclick: () => revokeKey(k, reload) }, 'Revoke…'),
             ),
     },
@@ -337,7 +337,11 @@ async function editKey(key, reload) {
   });
   if (!updated) return;
   toast(updated === 'unchanged' ? 'Nothing changed.' : `The key “${labelOf(updated)}” is changed. It applies within seconds.`);
-  if (updated !== 'unchanged') await reload();
+  if (updated === 'unchanged') return;
+  await reload();
+  const row = `#keys-h ~ .table-wrap tr[data-key-id="${CSS.escape(key.id)}"]`;
+  // A key beyond the first page is not drawn again: its table then.
+  focusRedrawn(`${row} [data-action="edit"]`, '#keys-h ~ .table-wrap');
 }
 
 async function revokeKey(key, reload) {
@@ -363,6 +367,8 @@ async function revokeKey(key, reload) {
     }
     toast(`The key “${labelOf(key)}” is revoked.`);
     await reload();
+    // Its buttons are gone with it: the row, which now says it is revoked.
+    focusRedrawn(`#keys-h ~ .table-wrap tr[data-key-id="${CSS.escape(key.id)}"]`, '#keys-h ~ .table-wrap');
   } catch (err) {
     document.getElementById('keys-h')?.after(errorBox(err, 'The key was not revoked.'));
   }

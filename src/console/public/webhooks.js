@@ -1,6 +1,6 @@
 import { api, holdsScope } from './api.js';
 import { confirmDialog, secretDialog } from './dialog.js';
-import { append, errorBox, field, focusFormAfter, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
+import { append, errorBox, field, focusFormAfter, focusRedrawn, h, loadMore, loading, pageHead, table, toast, uid } from './dom.js';
 import { time } from './format.js';
 
 export const title = 'Webhooks';
@@ -164,8 +164,8 @@ async function renderEndpoint(view, route, id) {
       ? h(
           'div',
           { class: 'row-actions' },
-          h('button', { type: 'button', class: 'secondary small', onclick: () => sendTest(endpoint, reload) }, 'Send test event'),
-          h('button', { type: 'button', class: 'secondary small', onclick: () => setEnabled(endpoint, !endpoint.enabled, reload) }, endpoint.enabled ? 'Disable' : 'Enable'),
+          h('button', { type: 'button', class: 'secondary small', 'data-action': 'send-test', onclick: () => sendTest(endpoint, reload) }, 'Send test event'),
+          h('button', { type: 'button', class: 'secondary small', 'data-action': 'toggle-enabled', onclick: () => setEnabled(endpoint, !endpoint.enabled, reload) }, endpoint.enabled ? 'Disable' : 'Enable'),
           h('button', { type: 'button', class: 'secondary small', onclick: () => rotate(endpoint) }, 'Rotate secret…'),
           h('button', { type: 'button', class: 'danger-outline small', onclick: () => remove(endpoint, route) }, 'Delete…'),
         )
@@ -203,6 +203,7 @@ async function renderEndpoint(view, route, id) {
                 {
                   type: 'button',
                   class: 'secondary small',
+                  'data-action': 'resend',
                   'aria-label': `Re-send ${d.event_type} ${d.id}`,
                   disabled: !endpoint.enabled,
                   title: endpoint.enabled ? undefined : 'Enable the endpoint to re-send',
@@ -256,6 +257,7 @@ async function sendTest(endpoint, reload) {
     await api(`/webhooks/${encodeURIComponent(endpoint.id)}/test`, { method: 'POST' });
     toast('A test event is on its way.');
     await reload();
+    focusRedrawn('[data-action="send-test"]');
   } catch (err) {
     document.getElementById('endpoint-h')?.after(errorBox(err, 'The test event was not sent.'));
   }
@@ -266,6 +268,8 @@ async function resend(endpoint, delivery, reload) {
     await api(`/webhooks/${encodeURIComponent(endpoint.id)}/deliveries/${encodeURIComponent(delivery.id)}/retry`, { method: 'POST' });
     toast('The delivery is sent again.');
     await reload();
+    const row = `tr[data-delivery-id="${CSS.escape(delivery.id)}"]`;
+    focusRedrawn(`${row} [data-action="resend"]`, row, '#deliveries-h ~ .table-wrap');
   } catch (err) {
     document.getElementById('deliveries-h')?.after(errorBox(err, 'The delivery was not sent again.'));
   }
@@ -276,6 +280,8 @@ async function setEnabled(endpoint, enabled, reload) {
     await api(`/webhooks/${encodeURIComponent(endpoint.id)}`, { method: 'PATCH', body: { enabled } });
     toast(enabled ? 'The endpoint is enabled.' : 'The endpoint is disabled: it is sent nothing until enabled again.');
     await reload();
+    // The same button, now saying the opposite.
+    focusRedrawn('[data-action="toggle-enabled"]');
   } catch (err) {
     document.getElementById('endpoint-h')?.after(errorBox(err, 'The endpoint was not changed.'));
   }
