@@ -666,6 +666,28 @@ describe('the console pages: what each shows and offers, and to which key', func
     await focusOn(page, revoked, 'el.closest("tr")?.dataset.keyId', 'focus on the revoked key’s row');
   });
 
+  it('offers a key without scores.write no Add-a-score form on a trace, and says why', async () => {
+    // QA: a key with only traces.read was offered the form, and it failed only after submitting.
+    const traced = await chat({ messages: [{ role: 'user', content: 'Score me' }] });
+    expect(traced.status).to.equal(200);
+    const id = traced.headers.get('x-request-id')!;
+    await waitFor(async () => ((await v1(`/traces/${encodeURIComponent(id)}`)).status === 200 ? true : undefined), { what: 'the trace to score' });
+    const reader = await gw.app.key({ kind: 'restricted', scopes: ['traces.read'] });
+    const watched = await openPage(browser, DESKTOP);
+    try {
+      await signIn(watched.page, reader.key);
+      await visit(watched.page, `#/traces/${encodeURIComponent(id)}`, /^Trace/);
+      const scores = watched.page.locator('section', { has: watched.page.locator('#trace-scores-h') });
+      await scores.locator('[data-read-only]').waitFor();
+      expect(await scores.locator('[data-read-only]').textContent()).to.include('scores.write');
+      expect(await watched.page.getByRole('form', { name: 'Add a score' }).count()).to.equal(0);
+      expect(await watched.page.getByRole('button', { name: 'Add score' }).count()).to.equal(0);
+      expect(watched.problems).to.deep.equal([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
   it('met no script errors or CSP violations on the way', () => {
     expect(desktop.problems).to.deep.equal([]);
   });

@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, holdsScope } from './api.js';
 import { append, errorBox, field, h, loadMore, loading, pageHead, s, table, toast } from './dom.js';
 import { credits, int, json, ms, time } from './format.js';
 
@@ -246,9 +246,10 @@ async function renderDetail(view, route, id) {
   view.append(head);
   const body = h('div', null, loading('Loading the trace…'));
   view.append(body);
-  let trace;
+  let trace, mayScore;
   try {
-    trace = await api(`/traces/${encodeURIComponent(id)}`);
+    // When the key cannot be read, the form stays and the service says no if it may not score.
+    [trace, mayScore] = await Promise.all([api(`/traces/${encodeURIComponent(id)}`), holdsScope('scores.write').catch(() => true)]);
   } catch (err) {
     body.replaceChildren(errorBox(err, err.status === 404 ? 'No such trace in this workspace.' : 'The trace could not be loaded.'));
     return;
@@ -365,7 +366,7 @@ async function renderDetail(view, route, id) {
     trace.scores = [...(trace.scores ?? []), score];
     raw.textContent = json(trace, 2);
   };
-  append(body, overview, attemptsSection, h('div', { class: 'grid-2' }, input, output), notes, scoreSection(trace, scored), h('details', { class: 'card' }, h('summary', null, 'Raw trace (JSON)'), raw));
+  append(body, overview, attemptsSection, h('div', { class: 'grid-2' }, input, output), notes, scoreSection(trace, scored, mayScore), h('details', { class: 'card' }, h('summary', null, 'Raw trace (JSON)'), raw));
 }
 
 function firewallText(firewall) {
@@ -374,7 +375,7 @@ function firewallText(firewall) {
   return `on (${firewall.language ?? 'auto'}): ${masked}`;
 }
 
-function scoreSection(trace, onScored) {
+function scoreSection(trace, onScored, mayScore) {
   const scores = table({
     caption: 'Scores',
     narrow: true,
@@ -388,6 +389,16 @@ function scoreSection(trace, onScored) {
     rows: trace.scores ?? [],
     empty: 'No scores yet.',
   });
+  const head = h('h2', { id: 'trace-scores-h' }, 'Scores');
+  if (!mayScore) {
+    return h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'trace-scores-h' },
+      head,
+      scores.el,
+      h('p', { class: 'muted', 'data-read-only': '' }, 'This key may read the scores but not add one: that needs the scope scores.write.'),
+    );
+  }
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '120', autocomplete: 'off' });
   const value = h('input', { type: 'text', name: 'value', required: true, maxlength: '1000', autocomplete: 'off' });
   const comment = h('textarea', { name: 'comment', maxlength: '10000', rows: '2' });
@@ -439,5 +450,5 @@ function scoreSection(trace, onScored) {
     h('div', { class: 'form-actions' }, submit),
     feedback,
   );
-  return h('section', { class: 'card', 'aria-labelledby': 'trace-scores-h' }, h('h2', { id: 'trace-scores-h' }, 'Scores'), scores.el, h('h3', null, 'Add a score'), form);
+  return h('section', { class: 'card', 'aria-labelledby': 'trace-scores-h' }, head, scores.el, h('h3', null, 'Add a score'), form);
 }
