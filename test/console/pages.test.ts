@@ -688,6 +688,30 @@ describe('the console pages: what each shows and offers, and to which key', func
     }
   });
 
+  it('shows each key’s id on the Keys page, short as the audit log’s Actor names it and whole on hover', async () => {
+    // QA: the audit log and Router settings name keys by id, which the Keys page never showed.
+    const created = await v1('/keys', { method: 'POST', body: { workspace: 'main', name: 'id-check', kind: 'restricted', scopes: ['usage.read'] } });
+    expect(created.status).to.equal(201);
+    await visit(page, '#/audit', 'Audit log');
+    await page.getByLabel('Action', { exact: true }).selectOption('api_key.created');
+    const entry = page.getByRole('region', { name: 'Audit log entries table', exact: true }).locator('tbody tr').first();
+    await entry.locator('code.audit-action', { hasText: 'api_key.created' }).waitFor();
+    const actor = (await entry.locator('td').nth(2).locator('code').textContent())!;
+
+    await visit(page, '#/keys', 'API keys');
+    await page.reload();
+    const keys = page.getByRole('region', { name: 'API keys table', exact: true });
+    const row = keys.locator(`tr[data-key-id="${created.body.data.id}"]`);
+    const id = row.locator('code.key-id');
+    await id.waitFor();
+    expect(await id.textContent()).to.equal(created.body.data.id.slice(0, 8));
+    expect(await id.getAttribute('title')).to.equal(created.body.data.id);
+    // The actor of that entry, this console's key, is found on the Keys page by what the audit log shows.
+    const actorRow = keys.locator('tr', { has: page.locator('code.key-id', { hasText: actor }) });
+    expect(await actorRow.count()).to.equal(1);
+    expect(await actorRow.getAttribute('data-key-id')).to.equal((await v1('/key')).body.data.id);
+  });
+
   it('met no script errors or CSP violations on the way', () => {
     expect(desktop.problems).to.deep.equal([]);
   });

@@ -246,6 +246,9 @@ function listKeys(section, status, page, reload) {
         isThisKey(k) ? [' ', h('span', { class: 'badge eu', 'data-this-key': '', title: 'The key this console is signed in with' }, 'this key')] : null,
         h('br'),
         h('code', { title: 'The first and last characters of the secret' }, `${k.prefix}…${k.last4 ?? ''}`),
+        // The audit log's Actor and Router settings name a key by its id: shown short as they do.
+        h('br'),
+        h('span', { class: 'muted small-text' }, 'id ', h('code', { class: 'key-id', title: k.id }, k.id.slice(0, 8))),
       ],
     },
     { label: 'Workspace', class: 'wrap-cell', cell: (k) => k.workspace.name },
