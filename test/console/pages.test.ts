@@ -4,6 +4,7 @@ import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.js';
+import { createCollection, ingest, prose } from '../memory/documentsFixture.js';
 import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type Watched, signIn as signInAt, visit } from './browser.js';
 
 // What a QA sweep of the console found, each seen the way its user would see it, in real
@@ -710,6 +711,18 @@ describe('the console pages: what each shows and offers, and to which key', func
     const actorRow = keys.locator('tr', { has: page.locator('code.key-id', { hasText: actor }) });
     expect(await actorRow.count()).to.equal(1);
     expect(await actorRow.getAttribute('data-key-id')).to.equal((await v1('/key')).body.data.id);
+  });
+
+  it('fits the Documents table at 1280 when a collection’s slug is long: the slug wraps', async () => {
+    // QA: the Collection column's slug did not wrap, and the table took 898 px of a 664 px box.
+    const slug = await createCollection(gw.app, gw.key, 'Claims department knowledge base for the helpdesk assistant in production');
+    await ingest(gw.app, gw.key, { title: 'Voorwaarden', text: prose(400), collection: slug });
+    await visit(page, '#/memory', 'Memory');
+    await page.reload();
+    const documents = page.getByRole('region', { name: 'Documents table', exact: true });
+    await documents.locator('code', { hasText: slug }).waitFor();
+    const overflow = await documents.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow, `the Documents table overflows its box by ${overflow}px`).to.be.at.most(0);
   });
 
   it('met no script errors or CSP violations on the way', () => {

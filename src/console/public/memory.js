@@ -95,7 +95,7 @@ async function documentsSection(container, route, asked) {
     stack: true,
     columns: [
       { label: 'Title', cell: (d) => d.title ?? h('span', { class: 'muted' }, '(untitled)') },
-      { label: 'Collection', cell: (d) => (d.collection ? h('code', null, d.collection) : '–') },
+      { label: 'Collection', cell: (d) => (d.collection ? h('code', { class: 'wraps' }, d.collection) : '–') },
       {
         label: 'Status',
         cell: (d) => [
