@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
@@ -23,6 +23,19 @@ describe('the console pages: what each shows and offers, and to which key', func
   const v1 = (path: string, options: Parameters<typeof api>[2] = {}) => api(gw.app.baseUrl, `/v1${path}`, { key: gw.key, ...options });
 
   const signIn = (p: Page, key: string) => signInAt(p, base, key);
+
+  /** The texts of the elements matching `selector` in `scope` that run over more than one line. */
+  const brokenOverLines = (scope: Locator, selector: string) =>
+    scope.locator(selector).evaluateAll((elements) =>
+      elements
+        .filter((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          return lines.size > 1;
+        })
+        .map((el) => el.textContent),
+    );
 
   /** Waits until `describe(document.activeElement)` (run in the page) equals `expected`. */
   const focusOn = async (p: Page, expected: string, describe: string, what: string) => {
@@ -723,6 +736,66 @@ describe('the console pages: what each shows and offers, and to which key', func
     await documents.locator('code', { hasText: slug }).waitFor();
     const overflow = await documents.evaluate((el) => el.scrollWidth - el.clientWidth);
     expect(overflow, `the Documents table overflows its box by ${overflow}px`).to.be.at.most(0);
+  });
+
+  it('keeps buttons and tags whole beside long text at 1280, and a key card’s dates inside the card at 390', async () => {
+    // QA: at 1280 “Forg/et”, “restricte/d”, “chat.cre/ate” and “Re-/send” broke mid-word; at 390
+    // a key card’s “Last used …” ran past the card’s right edge.
+    const created = await v1('/keys', {
+      method: 'POST',
+      body: {
+        workspace: 'main',
+        name: 'Claims helpdesk assistant for the damage department, production, second line',
+        kind: 'restricted',
+        scopes: ['chat.create', 'embeddings.create', 'memory.read', 'memory.write', 'traces.read', 'scores.write', 'audit.read', 'usage.read', 'webhooks.read', 'webhooks.write'],
+        limits: { requests_per_minute: 600, tokens_per_minute: 1000000, credits_per_day: 250.5, credits_per_month: 5000 },
+      },
+    });
+    expect(created.status).to.equal(201);
+    expect((await chat({ messages: [{ role: 'user', content: 'Hallo' }] }, created.body.data.key)).status).to.equal(200);
+    const longFact = `I keep my insurance papers at https://voorbeeld.nl/${'documenten/'.repeat(10)}polis.pdf and read them every Sunday before breakfast`;
+    expect((await v1('/recall/facts', { method: 'POST', body: { user_ref: 'klant-lang', content: longFact } })).status).to.equal(202);
+    await waitFor(async () => ((await v1('/recall/facts?user_ref=klant-lang')).body.data.length >= 1 ? true : undefined), { what: 'the long fact' });
+    const receiver = await startWebhookReceiver();
+    receivers.push(receiver);
+    receiver.script({ type: 'status', status: 500, body: `the receiving system refused this event: ${'maintenance window '.repeat(10)}` });
+    const endpoint = (await v1('/webhooks', { method: 'POST', body: { url: receiver.url, events: ['document.ready'], description: 'Line breaks' } })).body.data.id as string;
+    expect((await v1(`/webhooks/${endpoint}/test`, { method: 'POST' })).status).to.be.oneOf([200, 201, 202]);
+    await waitFor(async () => ((await v1(`/webhooks/${endpoint}/deliveries`)).body.data[0]?.last_status_code === 500 ? true : undefined), { what: 'the refused delivery' });
+
+    try {
+      await visit(page, '#/keys', 'API keys');
+      await page.reload();
+      const keys = page.getByRole('region', { name: 'API keys table', exact: true });
+      await keys.locator(`tr[data-key-id="${created.body.data.id}"]`).waitFor();
+      expect(await brokenOverLines(keys, 'button, .tag, .badge, .key-kind'), 'keys table').to.deep.equal([]);
+
+      await visit(page, '#/memory', 'Memory');
+      await page.getByLabel('End-user reference (user_ref)').fill('klant-lang');
+      await page.getByRole('button', { name: 'Show facts' }).click();
+      await page.locator('[data-fact-count="1"]').waitFor();
+      expect(await brokenOverLines(page.getByRole('region', { name: 'Facts about klant-lang table', exact: true }), 'button'), 'facts table').to.deep.equal([]);
+
+      await visit(page, `#/webhooks/${endpoint}`, 'Webhook endpoint');
+      const deliveries = page.getByRole('region', { name: 'Deliveries table', exact: true });
+      await deliveries.locator('tr[data-delivery-id]').first().waitFor();
+      expect(await brokenOverLines(deliveries, 'button, .badge, .tag'), 'deliveries table').to.deep.equal([]);
+
+      await page.setViewportSize(PHONE);
+      await visit(page, '#/keys', 'API keys');
+      await page.reload();
+      await keys.locator(`tr[data-key-id="${created.body.data.id}"]`).waitFor();
+      const outside = await keys.locator('tbody tr').evaluateAll((rows) =>
+        rows.flatMap((tr) => {
+          const right = tr.getBoundingClientRect().right;
+          return [...tr.querySelectorAll('td *')].filter((el) => el.getBoundingClientRect().right > right + 0.5).map((el) => el.textContent);
+        }),
+      );
+      expect(outside, 'text past a key card’s right edge at 390').to.deep.equal([]);
+      expect(await keys.evaluate((el) => el.scrollWidth - el.clientWidth), 'the keys table overflows at 390').to.be.at.most(0);
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 
   it('met no script errors or CSP violations on the way', () => {
