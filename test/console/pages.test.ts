@@ -798,6 +798,44 @@ describe('the console pages: what each shows and offers, and to which key', func
     }
   });
 
+  it('tells a restricted key, with keys.write or without, that managing keys needs an organization key, and offers no keys.write to a new key', async () => {
+    // QA: a restricted key without keys.write was told to sign in with a key that has keys.write,
+    // which is refused too; and the create form offered keys.write, which a restricted key can never use.
+    for (const scopes of [['usage.read'], ['usage.read', 'keys.write']] as const) {
+      const restricted = await gw.app.key({ kind: 'restricted', scopes: [...scopes] });
+      const watched = await openPage(browser, DESKTOP);
+      try {
+        await signIn(watched.page, restricted.key);
+        await visit(watched.page, '#/keys', 'API keys');
+        const note = watched.page.locator('[data-needs-organization-key]');
+        await note.waitFor();
+        const text = (await note.textContent())!;
+        expect(text, scopes.join(',')).to.include('needs an organization key').and.not.match(/key that has (the scope )?keys\.write/);
+        expect(await watched.page.getByRole('form', { name: 'Create an API key' }).count()).to.equal(0);
+        expect(watched.problems).to.deep.equal([]);
+      } finally {
+        await watched.context.close();
+      }
+    }
+
+    const holder = await v1('/keys', { method: 'POST', body: { workspace: 'main', name: 'holds-keys-write', kind: 'restricted', scopes: ['usage.read', 'keys.write'] } });
+    expect(holder.status).to.equal(201);
+    await visit(page, '#/keys', 'API keys');
+    await page.reload();
+    const create = page.getByRole('form', { name: 'Create an API key' });
+    await create.getByRole('checkbox').first().waitFor();
+    const offered = await create.locator('input[name="scopes"]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+    expect(offered).to.include('usage.read').and.not.include('keys.write');
+    // A key that already holds it keeps it shown, saying it does nothing, so it can be taken away.
+    await page.getByRole('button', { name: 'Edit holds-keys-write' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit “holds-keys-write”' });
+    const held = dialog.locator('label.check', { has: page.locator('input[value="keys.write"]') });
+    expect(await held.locator('input').isChecked()).to.equal(true);
+    expect(await held.textContent()).to.include('no effect');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('met no script errors or CSP violations on the way', () => {
     expect(desktop.problems).to.deep.equal([]);
   });

@@ -43,6 +43,8 @@ export class ApiError extends Error {
   get friendly() {
     if (this.status === 403 && this.code === 'insufficient_scope') {
       const scope = this.scope;
+      // A restricted key is refused keys whatever its scopes: another restricted key would not help.
+      if (scope === 'keys.write') return 'Managing API keys needs an organization key. Sign in with one to use this.';
       if (scope) return `This key lacks the scope ${scope}. Sign in with a key that has it to use this.`;
       return `This key may not do this: ${this.message}.`;
     }

@@ -15,7 +15,9 @@ const SCOPES = [
   ['audit.read', 'Read the audit log'],
   ['usage.read', 'Read usage'],
   ['settings.write', 'Router settings'],
-  ['keys.write', 'Manage keys (organization keys only)'],
+  // Only an organization key may manage keys, whatever a restricted key's scopes: offered only
+  // where a key already holds it, so that it can be taken away.
+  ['keys.write', 'Has no effect on a restricted key: only an organization key may manage keys'],
   ['webhooks.read', 'Read webhooks'],
   ['webhooks.write', 'Manage webhooks'],
 ];
@@ -42,9 +44,26 @@ export async function render(view) {
   // The list first: most visits are to look a key up, edit or revoke it.
   view.append(listSection, createSection);
 
+  // The service refuses a restricted key here whatever its scopes, keys.write too: it is told
+  // so, rather than to find a key with a scope that would not help. (When the key cannot be
+  // read, the list is asked for and the service's answer shown.)
+  const signedIn = await currentKey().catch(() => undefined);
+  if (signedIn?.kind === 'restricted') {
+    createSection.remove();
+    const lacks = signedIn.scopes.includes('keys.write') ? '' : 'This key lacks the scope keys.write, but that alone would not do: ';
+    status.replaceWith(
+      h(
+        'p',
+        { class: 'alert error', role: 'alert', 'data-needs-organization-key': '' },
+        `${lacks}${lacks ? 'managing' : 'Managing'} API keys needs an organization key. This console is signed in with a restricted key, which may not list, create, edit or revoke keys whatever its scopes. Sign in with an organization key to manage keys.`,
+      ),
+    );
+    return;
+  }
+  thisKeyId = signedIn?.id;
   let page;
   try {
-    [page, thisKeyId] = await Promise.all([api('/keys', { query: { limit: PAGE_SIZE } }), currentKey().then((key) => key.id, () => undefined)]);
+    page = await api('/keys', { query: { limit: PAGE_SIZE } });
   } catch (err) {
     createSection.remove();
     status.replaceWith(errorBox(err, 'The keys could not be loaded.'));
@@ -119,11 +138,12 @@ function localInputValue(iso) {
 }
 
 function scopeChecks(chosen) {
-  const boxes = SCOPES.map(([scope]) => h('input', { type: 'checkbox', name: 'scopes', value: scope, checked: chosen.includes(scope), id: uid('scope') }));
+  const offered = SCOPES.filter(([scope]) => scope !== 'keys.write' || chosen.includes(scope));
+  const boxes = offered.map(([scope]) => h('input', { type: 'checkbox', name: 'scopes', value: scope, checked: chosen.includes(scope), id: uid('scope') }));
   const grid = h(
     'div',
     { class: 'check-grid' },
-    SCOPES.map(([scope, label], i) => h('label', { class: 'check', for: boxes[i].id }, boxes[i], h('span', null, h('code', null, scope), ' ', h('span', { class: 'muted small-text' }, label)))),
+    offered.map(([scope, label], i) => h('label', { class: 'check', for: boxes[i].id }, boxes[i], h('span', null, h('code', null, scope), ' ', h('span', { class: 'muted small-text' }, label)))),
   );
   return { boxes, grid, chosen: () => boxes.filter((b) => b.checked).map((b) => b.value) };
 }
