@@ -836,6 +836,16 @@ describe('the console pages: what each shows and offers, and to which key', func
     await dialog.waitFor({ state: 'detached' });
   });
 
+  it('says in words that a date in the traces address is no date, not with the pattern it failed', async () => {
+    // QA: #/traces?from=notadate read 'from must match pattern "^[0-9]{4}-…"'.
+    await visit(page, '#/traces?from=notadate', 'Traces');
+    const alert = page.getByRole('alert').filter({ hasText: 'The traces could not be loaded.' });
+    await alert.waitFor();
+    const text = (await alert.textContent())!;
+    expect(text, text).to.match(/from\s*must be a date, such as \d{4}-\d{2}-\d{2}/).and.not.include('pattern').and.not.include('[0-9]');
+    await visit(page, '#/traces', 'Traces');
+  });
+
   it('met no script errors or CSP violations on the way', () => {
     expect(desktop.problems).to.deep.equal([]);
   });

@@ -116,18 +116,28 @@ export function table({ caption, columns, rows, empty = 'Nothing to show.', narr
   };
 }
 
+/**
+ * A refusal in words: the service's schema check names the regular expression a value failed
+ * (`must match pattern "^[0-9]{4}-…"`), which tells a reader nothing.
+ */
+function inWords(text) {
+  return String(text).replace(/must match pattern "((?:[^"\\]|\\.)*)"/g, (_, pattern) =>
+    pattern.startsWith('^[0-9]{4}-[0-9]{2}-[0-9]{2}') ? `must be a date, such as ${new Date().toISOString().slice(0, 10)}` : 'is not in the form expected',
+  );
+}
+
 /** The alert for a failed call: the service's message, field errors, and the request id to quote. */
 export function errorBox(err, context) {
   const box = h('div', { class: 'alert error', role: 'alert' });
   if (context) append(box, h('strong', null, context), ' ');
-  const message = err?.friendly ?? err?.message ?? String(err);
+  const message = inWords(err?.friendly ?? err?.message ?? String(err));
   const fields = err?.body?.errors && typeof err.body.errors === 'object' ? Object.entries(err.body.errors) : [];
   if (fields.length === 0) {
     append(box, message);
   } else {
     // A 422's generic message repeats its field errors ("invalid request: name must be …"): each
     // is shown once, in the list. A message of its own is kept, with the fields it does not name.
-    const lines = fields.map(([name, messages]) => [name, [].concat(messages).join('; ')]);
+    const lines = fields.map(([name, messages]) => [name, inWords([].concat(messages).join('; '))]);
     const generic = /^invalid request:/i.test(message);
     const listed = generic ? lines : lines.filter(([, text]) => !message.includes(text));
     append(box, generic ? `The service refused ${lines.length === 1 ? 'this field' : 'these fields'}:` : message);
