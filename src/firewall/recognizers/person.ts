@@ -1039,13 +1039,72 @@ function speaksOfAssistant(text: string, start: number, end: number): boolean {
   return apposition !== null && (second ? AI_WORDS : AI_WORDS_FIRST_PERSON).test(apposition[0]);
 }
 
+// Words that speak of an AI model and of nothing else: a tool description says "Allows Claude to
+// search the web", "beyond Claude's knowledge cutoff", a prompt "Claude is an AI assistant made by
+// Anthropic". A lone assistant's name in the same sentence is the model. "model", "assistant" and
+// "AI" alone do not count: a person can be an assistant, a model, or know about AI ("My assistant
+// Claude will call you back", "Claude is the model for our spring catalogue", "I met Claude, our AI
+// consultant"). Case is written out where lower case is another word (French "j'ai").
+const AI_CONTEXT_G =
+  /(?<![\p{L}\p{N}])(?:(?:AI|KI)[ -](?:[Aa]ssistent(?:in)?|[Aa]ssistants?|[Mm]odell?s?|[Mm]odellen|[Aa]gents?|[Ss]ystems?|[Cc]hatbots?)|(?:[Aa]ssistants?|[Mm]odèles?|[Aa]gents?) (?:d['’])?IA|LLMs?|GPTs?|Anthropic|OpenAI|[Cc]hatbots?|[Kk]nowledge[ -]cut-?off|[Tt]raining (?:data|cut-?off)|[Ss]earch(?:es|ing)? the web|[Ww]eb searche?s?|[Bb]rowse the web|[Ll]anguage models?|[Tt]aalmodel(?:len)?|[Ss]prachmodell(?:e|en)?|[Mm]odèles? de langage|[Ss]ystem prompts?|[Cc]ontext window|[Tt]ool (?:calls?|use|results?)|[Cc]oding (?:agents?|assistants?))(?![\p{L}\p{N}])/gu;
+// How far an AI word may stand from the name, within one sentence.
+const AI_CONTEXT_REACH = 160;
+// A sentence ends at a full stop, question or exclamation mark before a space, or at a line break.
+const SENTENCE_BREAK = /[.!?][ \u00a0\n]|\n/u;
+// A greeting before the name addresses someone: no evidence of the model, whatever the sentence
+// speaks of ("Bonjour Claude, votre abonnement IA est renouvelé").
+const GREETINGS_BEFORE = new Set(
+  'hi hello hey dear thanks thank hoi hallo beste dag bedankt bonjour salut coucou cher chère merci liebe lieber moin servus danke ciao'.split(' '),
+);
+// A capitalised word after the name, other than a product word: a surname ("Claude Dubois").
+const CAPITAL_AFTER_Y = /[ \u00a0]+\p{Lu}/uy;
+
+/** Positions of the AI words in the text (see AI_CONTEXT_G), in order. */
+function aiContextPositions(text: string): number[] {
+  const at: number[] = [];
+  AI_CONTEXT_G.lastIndex = 0;
+  for (let m = AI_CONTEXT_G.exec(text); m; m = AI_CONTEXT_G.exec(text)) at.push(m.index, m.index + m[0].length);
+  return at;
+}
+
+/**
+ * Whether an AI word stands in the sentence of [start, end), within reach. `ai`: start, end pairs;
+ * `next`: the first pair that ends after `start`. Only the nearest word on either side is read: a
+ * sentence break between the name and it lies between the name and every farther one.
+ */
+function aiWordInSentence(text: string, start: number, end: number, ai: readonly number[], next: number): boolean {
+  if (next >= 2 && ai[next - 1]! > start - AI_CONTEXT_REACH && !SENTENCE_BREAK.test(text.slice(ai[next - 1]!, start))) return true;
+  return next < ai.length && ai[next]! < end + AI_CONTEXT_REACH && !SENTENCE_BREAK.test(text.slice(end, ai[next]!));
+}
+
 /** The assistants' names (lower case) the text speaks of as products: read once per text, when one is met. */
 function assistantsSpokenOf(text: string): Set<string> {
   const names = new Set<string>();
+  // Names that also go with a surname in the text ("Claude Dubois"): a person so named is there,
+  // and a sentence's AI words do not make the lone name the model.
+  const people = new Set<string>();
+  const lone: Array<[string, number, number]> = [];
   ASSISTANT_NAME_G.lastIndex = 0;
   for (let m = ASSISTANT_NAME_G.exec(text); m; m = ASSISTANT_NAME_G.exec(text)) {
     const name = m[0].toLowerCase();
-    if (!names.has(name) && speaksOfAssistant(text, m.index, m.index + m[0].length)) names.add(name);
+    const end = m.index + m[0].length;
+    if (names.has(name)) continue;
+    if (speaksOfAssistant(text, m.index, end)) {
+      names.add(name);
+      continue;
+    }
+    if (stickyAt(CAPITAL_AFTER_Y, text, end) > 0) people.add(name);
+    else if (!GREETINGS_BEFORE.has(wordBefore(text, m.index).word.toLowerCase())) lone.push([name, m.index, end]);
+  }
+  if (lone.length === 0) return names;
+  const ai = aiContextPositions(text);
+  if (ai.length === 0) return names;
+  let next = 0;
+  for (const [name, start, end] of lone) {
+    if (names.has(name) || people.has(name)) continue;
+    // Mentions come in order: one pass over the AI words for all of them.
+    while (next < ai.length && ai[next + 1]! <= start) next += 2;
+    if (aiWordInSentence(text, start, end, ai, next)) names.add(name);
   }
   return names;
 }
