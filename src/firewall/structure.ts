@@ -292,6 +292,19 @@ function looksLikeName(value: string, specific: boolean): boolean {
   return words.every((w) => CAPITALISED_WORD.test(w) || w.length <= 3);
 }
 
+// A field's description where its value would be: a tool's schema says "Recipient: teammate name",
+// a form "Sender: your name", "first_name: your first name", "To: name of the recipient", "Name des
+// Empfängers". Lower-case words around the word "name" hold no one's name (before, masked as
+// "[PERSON_1]", and the model lost what to write there).
+const PLACEHOLDER_NAME =
+  /^(?:[\p{Ll}'’-]+[ \u00a0]+){0,4}(?:name|names|naam|namen|nom|noms|username|[Nn]ame[ \u00a0]+(?:des|der|von)[ \u00a0]+\p{L}+)(?:[ \u00a0]+(?:of|van|de|du|des|here|hier)(?:[ \u00a0]+[\p{Ll}'’-]+){1,3})?$/u;
+
+function isPlaceholderName(value: string): boolean {
+  if (value.length > 60 || !PLACEHOLDER_NAME.test(value)) return false;
+  // "jan de naam": a first name before it makes the word a surname.
+  return !value.split(/[ \u00a0]+/).some((w) => w.length > 1 && !isNonNameWord(w) && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1)));
+}
+
 // A cell of a name column that holds no one: left empty in words, or a dash.
 const NO_ONE = /^(?:n\/?a|n\.?v\.?t\.?|none|null|nil|unknown|onbekend|inconnu|unbekannt|tbd|tba|leeg|empty|vide|leer|[-–—?.*\s]+)$/iu;
 const A_LETTER = /\p{L}/u;
@@ -422,7 +435,7 @@ class Collector {
     const value = this.text.slice(start, end);
     // A body under a name key ("Naam: Stichting De Regenboog", a "klant" column of companies) is no
     // person, as in prose (person.ts): its name is public and the model needs it.
-    if ((kind === 'PERSON' || kind === 'NAME') && isOrganisationName(value)) return true;
+    if ((kind === 'PERSON' || kind === 'NAME') && (isOrganisationName(value) || isPlaceholderName(value))) return true;
     // A table's column of names holds one person's name per row, whatever it looks like.
     if (column && (kind === 'PERSON' || (kind === 'NAME' && ((tableOfPeople && isBareNameKey(key)) || namesAPerson(key)))) && isNameCell(value)) {
       this.found.push({ type: 'PERSON', start, end, text: value, checksum: false });
@@ -449,7 +462,7 @@ class Collector {
     if (kind === 'ADDRESS' && !addresses) return 'address';
     const written = this.text.slice(start, end);
     const value = decodedQueryValue(written);
-    if ((kind === 'PERSON' || kind === 'NAME') && isOrganisationName(value)) return 'none';
+    if ((kind === 'PERSON' || kind === 'NAME') && (isOrganisationName(value) || isPlaceholderName(value))) return 'none';
     const type = valueType(kind, value, thingContext);
     if (type === null) return 'none';
     this.found.push({ type, start, end, text: written, checksum: false, ...(value === written ? {} : { urlDecoded: value }) });

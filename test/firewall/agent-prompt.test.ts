@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { createFirewall } from '../../src/firewall/index.js';
 
-// A coding agent's tool descriptions speak of its model by name: QA found "Allows [PERSON_1] to
-// search the web" sent upstream.
+// A coding agent's tool descriptions speak of its model by name and describe their fields where a
+// value would be: QA found "Allows [PERSON_1] to search the web" and "Recipient: [PERSON_2]" sent
+// upstream.
 describe('firewall: a coding agent’s system prompt and tools', () => {
   it('reads "Claude" as the model in a sentence about an AI, and a person named Claude in a ticket as a person', () => {
     const product = [
@@ -27,5 +28,13 @@ describe('firewall: a coding agent’s system prompt and tools', () => {
       ['Claude is the model for our spring catalogue.', '[PERSON_1] is the model for our spring catalogue.'],
     ];
     for (const [text, masked] of people) expect(createFirewall().mask(text), text).to.equal(masked);
+  });
+
+  it('reads a lower-case placeholder phrase after a name label as no name', () => {
+    for (const text of ['Recipient: teammate name', 'Sender: your name', 'Name: user name', 'first_name: your first name', "Owner: the user's name", 'To: name of the recipient']) {
+      expect(createFirewall().mask(text), text).to.equal(text);
+    }
+    expect(createFirewall().mask('Recipient: jan jansen')).to.equal('Recipient: [PERSON_1]');
+    expect(createFirewall().mask('Recipient: Jan Jansen')).to.equal('Recipient: [PERSON_1]');
   });
 });
