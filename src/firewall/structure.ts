@@ -17,6 +17,7 @@ import { digitCount } from './checksums.js';
 import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
+import { isRoleMailbox } from './recognizers/email.js';
 import { isOrganisationName } from './recognizers/person.js';
 import { isNonNameWord } from './words.js';
 
@@ -365,7 +366,7 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'PHONE':
       return PHONE_VALUE.test(value) && digitCount(value) >= 6 ? 'PHONE' : null;
     case 'EMAIL':
-      return value.includes('@') && value.length <= 120 ? 'EMAIL' : null;
+      return value.includes('@') && value.length <= 120 && !isRoleMailbox(value) ? 'EMAIL' : null;
     case 'DATE_OF_BIRTH':
       return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
     case 'CUSTOMER_REF':

@@ -1,10 +1,80 @@
 import { expect } from 'chai';
 import { createFirewall } from '../../src/firewall/index.js';
+import { upstreamPrompt } from '../../src/gateway/chatFirewall.js';
+import type { ChatMessage } from '../../src/gateway/providers/types.js';
 
-// A coding agent's tool descriptions speak of its model by name and describe their fields where a
-// value would be: QA found "Allows [PERSON_1] to search the web" and "Recipient: [PERSON_2]" sent
-// upstream.
+// A coding agent (Claude Code through the Messages door) sends a long system prompt and its tool
+// list on every turn. QA found its product's name, its schema placeholders and its commit trailer
+// masked as personal data: the model was told that "[PERSON_1]" may search the web.
+const SYSTEM = [
+  'You are an interactive CLI tool that helps users with software engineering tasks.',
+  'When you create a commit, end the message with:',
+  '',
+  '🤖 Generated with Claude Code',
+  '',
+  'Co-Authored-By: Claude Sonnet 4.5 <noreply@anthropic.com>',
+  '',
+  'If the user asks for help, tell them to report issues at https://github.com/anthropics/claude-code/issues.',
+  'The customer in this repository is Jan de Vries <jan.devries@example.nl>; never commit his data.',
+].join('\n');
+
+const TOOLS = [
+  {
+    type: 'function' as const,
+    function: {
+      name: 'WebSearch',
+      description:
+        '- Allows Claude to search the web and use the results to inform responses\n' +
+        '- Provides up-to-date information for current events and recent data\n' +
+        "- Use this tool for accessing information beyond Claude's knowledge cutoff",
+      parameters: {
+        type: 'object',
+        properties: { query: { type: 'string', description: 'The search query to use' } },
+        required: ['query'],
+      },
+    },
+  },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'SendMessage',
+      description: 'Send a message to a teammate.',
+      parameters: {
+        type: 'object',
+        properties: {
+          to: { type: 'string', description: 'Recipient: teammate name' },
+          from: { type: 'string', description: 'Sender: your name' },
+          cc: { type: 'string', description: 'Copy: name of the recipient' },
+          body: { type: 'string', description: 'Message text' },
+        },
+      },
+    },
+  },
+];
+
 describe('firewall: a coding agent’s system prompt and tools', () => {
+  it('sends the model’s name, schema placeholders and a no-reply mailbox as written, and masks the person in it', async () => {
+    const fw = createFirewall();
+    const messages: ChatMessage[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'Fix the failing test, then mail claude.dubois@example.fr. Thanks!' },
+    ];
+    const out = await upstreamPrompt(fw, { messages, tools: TOOLS }, { maxChars: 1_000_000 });
+    const web = out.tools![0]!.function;
+    expect(web.description).to.equal(TOOLS[0]!.function.description);
+    const send = out.tools![1]!.function.parameters as { properties: Record<string, { description: string }> };
+    expect(send.properties.to!.description).to.equal('Recipient: teammate name');
+    expect(send.properties.from!.description).to.equal('Sender: your name');
+    expect(send.properties.cc!.description).to.equal('Copy: name of the recipient');
+    const system = out.messages[0]!.content as string;
+    expect(system).to.include('Co-Authored-By: Claude Sonnet 4.5 <noreply@anthropic.com>');
+    expect(system).to.include('Generated with Claude Code');
+    // The person and their own mailbox are still masked.
+    expect(system).not.to.include('Jan de Vries');
+    expect(system).not.to.include('jan.devries@example.nl');
+    expect(out.messages[1]!.content).not.to.include('claude.dubois@example.fr');
+  });
+
   it('reads "Claude" as the model in a sentence about an AI, and a person named Claude in a ticket as a person', () => {
     const product = [
       'Allows Claude to search the web and use the results to inform responses.',
@@ -36,5 +106,19 @@ describe('firewall: a coding agent’s system prompt and tools', () => {
     }
     expect(createFirewall().mask('Recipient: jan jansen')).to.equal('Recipient: [PERSON_1]');
     expect(createFirewall().mask('Recipient: Jan Jansen')).to.equal('Recipient: [PERSON_1]');
+  });
+
+  it('keeps an organisation’s no-reply and role mailboxes, and masks a person’s', () => {
+    const kept = [
+      'noreply@anthropic.com', 'no-reply@accounts.google.com', 'donotreply@belastingdienst.nl', 'do-not-reply@ing.nl',
+      'MAILER-DAEMON@mx.example.com', 'postmaster@example.de', 'notifications@github.com',
+    ];
+    for (const address of kept) {
+      const text = `From: ${address}`;
+      expect(createFirewall().mask(text), text).to.equal(text);
+      expect(createFirewall().mask(`{"email": "${address}"}`), address).to.equal(`{"email": "${address}"}`);
+    }
+    expect(createFirewall().mask('Mail jan.jansen@example.nl or 123+jan@users.noreply.github.com')).to.equal('Mail [EMAIL_1] or [EMAIL_2]');
+    expect(createFirewall().mask('Mail info@example.nl or support@example.nl')).to.equal('Mail [EMAIL_1] or [EMAIL_2]');
   });
 });
