@@ -149,3 +149,74 @@ export function beNationalNumberValid(digits: string): boolean {
   const yy = Number(digits.slice(0, 2));
   return 2000 + yy <= new Date().getUTCFullYear() && 97 - mod97('2' + body) === check;
 }
+
+const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
+
+/**
+ * Spanish DNI (8 digits and a letter) or NIE (X, Y or Z, 7 digits and a letter): the letter is
+ * DNI_LETTERS[number mod 23], the NIE's leading X/Y/Z read as 0/1/2. `compact`: upper case, no separators.
+ */
+export function dniValid(compact: string): boolean {
+  if (compact.length !== 9) return false;
+  const lead = 'XYZ'.indexOf(compact[0]!);
+  const digits = lead >= 0 ? String(lead) + compact.slice(1, 8) : compact.slice(0, 8);
+  if (!isDigits(digits)) return false;
+  return DNI_LETTERS[Number(digits) % 23] === compact[8];
+}
+
+// The values of a codice fiscale's characters at odd places (1st, 3rd …), digits 0–9 then A–Z.
+const CF_ODD = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+// Where a codice fiscale holds a digit, or the letter that stands for it when two people would
+// share one ("omocodia": L M N P Q R S T U V for 0–9).
+const CF_DIGIT_PLACES = [6, 7, 9, 10, 12, 13, 14];
+const CF_MONTHS = 'ABCDEHLMPRST';
+const CF_OMOCODE = 'LMNPQRSTUV';
+
+/**
+ * Italian codice fiscale of a person: 16 characters, surname and name letters, year, month letter,
+ * day (+40 for women), municipality, and a check letter from the odd and even places' values
+ * mod 26. `compact`: upper case.
+ */
+export function codiceFiscaleValid(compact: string): boolean {
+  if (compact.length !== 16) return false;
+  let sum = 0;
+  for (let i = 0; i < 15; i++) {
+    const c = compact.charCodeAt(i);
+    const v = c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 90 ? c - 65 + 10 : -1;
+    if (v < 0) return false;
+    const isDigit = v < 10;
+    if (CF_DIGIT_PLACES.includes(i) ? !isDigit && !CF_OMOCODE.includes(compact[i]!) : isDigit) return false;
+    sum += i % 2 === 0 ? CF_ODD[v]! : isDigit ? v : v - 10;
+  }
+  if (!CF_MONTHS.includes(compact[8]!)) return false;
+  const digit = (i: number) => {
+    const c = compact[i]!;
+    const o = CF_OMOCODE.indexOf(c);
+    return o >= 0 ? o : Number(c);
+  };
+  const day = digit(9) * 10 + digit(10);
+  if (!((day >= 1 && day <= 31) || (day >= 41 && day <= 71))) return false;
+  return String.fromCharCode(65 + (sum % 26)) === compact[15];
+}
+
+/**
+ * Polish PESEL: 11 digits YYMMDD ZZZZ C; the month carries the century (+80 1800s, +0 1900s, +20
+ * 2000s, +40, +60), the date must exist and not lie ahead, and C = (10 − Σ wᵢ·dᵢ mod 10) mod 10
+ * with weights 1 3 7 9 1 3 7 9 1 3.
+ */
+export function peselValid(digits: string): boolean {
+  if (digits.length !== 11 || !isDigits(digits)) return false;
+  const weights = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
+  let sum = 0;
+  for (let i = 0; i < 10; i++) sum += weights[i]! * (digits.charCodeAt(i) - ZERO);
+  if ((10 - (sum % 10)) % 10 !== digits.charCodeAt(10) - ZERO) return false;
+  const yy = Number(digits.slice(0, 2));
+  let month = Number(digits.slice(2, 4));
+  const day = Number(digits.slice(4, 6));
+  const century = [1900, 2000, 2100, 2200, 1800][Math.floor(month / 20)]!;
+  month %= 20;
+  if (month < 1 || month > 12 || day < 1) return false;
+  const year = century + yy;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCDate() === day && date.getTime() <= Date.now();
+}

@@ -80,6 +80,9 @@ const KEYS: Array<[KeyKind, string]> = [
   ['NIR', 'nir nsecu numerosecu secu numerodesecuritesociale securitesociale insee numerosecuritesociale'],
   ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
   ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
+  ['DNI', 'dni nie numerodni numerodnie documentonacionaldeidentidad'],
+  ['CODICE_FISCALE', 'codicefiscale'],
+  ['PESEL', 'pesel numerpesel'],
   ['CARD', 'card cardnumber creditcard kaartnummer kartennummer numerodecarte carte'],
   [
     'CUSTOMER_REF',

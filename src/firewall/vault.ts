@@ -4,7 +4,7 @@ import { digitsOnly } from './checksums.js';
 import { placeholderKeysIn } from './restore.js';
 import { ENTITY_TYPES, type Detection, type EntityType } from './types.js';
 
-const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER']);
+const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'PESEL']);
 const NUMBER_LIKE = /^[+\d\s().\/-]+$/;
 /** Longer than any one value the firewall masks whole (an address with its town): not looked up. */
 const KNOWN_VALUE_MAX_CHARS = 200;
@@ -18,7 +18,7 @@ function looseText(text: string): string {
 export function normalizeValue(type: EntityType, value: string): string {
   if (type === 'EMAIL') return value.toLowerCase();
   if (NUMERIC.has(type)) return digitsOnly(value);
-  if (type === 'IBAN' || type === 'NIR' || type === 'NINO') return value.replace(/[\s.-]/g, '').toUpperCase();
+  if (type === 'IBAN' || type === 'NIR' || type === 'NINO' || type === 'DNI' || type === 'CODICE_FISCALE') return value.replace(/[\s.-]/g, '').toUpperCase();
   if (type === 'CUSTOMER_REF') return value.replace(/\s+/g, '').toUpperCase();
   return value.replace(/\s+/g, ' ').trim().toLowerCase();
 }

@@ -58,6 +58,7 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['travel words', 'naar Anna '],
   ['contact cue + initials', 'call J. de Vries mail A.B. Customs '],
   ['self-introductions', "ik ben Jansen I'm Fine ich bin Koch "],
+  ['Spanish, Italian, Polish ids', 'DNI 12345678Z X1234567L RSSMRA85T10A562S 92030567893 '],
   // Reference-number labels (recognizers/reference.ts): a label before a digit, long values, spaced groups.
   ['reference labels', 'polisnummer 1 '],
   ['labels with long values', 'klantnummer 1-2-3-4-5-6-7-8-9-0-1-2-3-4-5-6-7 '],

@@ -25,13 +25,16 @@ const ORACLE: Partial<Record<EntityType, (value: string) => boolean>> = {
   NIR: (v) => stdnum.FR!.nir!.validate(v).isValid,
   STEUER_ID: (v) => stdnum.DE!.idnr!.validate(v).isValid,
   BE_NATIONAL_NUMBER: (v) => stdnum.BE!.nn!.validate(v).isValid,
+  DNI: (v) => stdnum.ES!.nif!.validate(v).isValid,
+  CODICE_FISCALE: (v) => stdnum.IT!.codicefiscale!.validate(v).isValid,
+  PESEL: (v) => stdnum.PL!.pesel!.validate(v).isValid,
   PHONE: (v) => (['NL', 'BE', 'DE', 'FR', 'GB'] as CountryCode[]).some((c) => parsePhoneNumberFromString(v, c)?.isValid() === true),
 };
 
 // Which identifiers make sense in which language (a Dutch BSN in a French message is unusual).
 const EXPECTED_TYPES: Record<Language, EntityType[]> = {
   nl: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
-  en: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
+  en: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'DNI', 'CODICE_FISCALE', 'PESEL', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
   fr: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'NIR', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
   de: ['EMAIL', 'PHONE', 'IBAN', 'CARD', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'CUSTOMER_REF', 'IP', 'DATE_OF_BIRTH', 'ADDRESS', 'PERSON'],
 };

@@ -12,6 +12,7 @@ import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
+import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
 import { referenceRecognizer } from './reference.js';
@@ -23,7 +24,9 @@ export {
   beNationalNumberRecognizer,
   bsnRecognizer,
   cardRecognizer,
+  codiceFiscaleRecognizer,
   dateOfBirthRecognizer,
+  dniRecognizer,
   emailRecognizer,
   ibanRecognizer,
   ipRecognizer,
@@ -31,6 +34,7 @@ export {
   ninoRecognizer,
   nirRecognizer,
   personRecognizer,
+  peselRecognizer,
   phoneRecognizer,
   referenceRecognizer,
   spelledEmailRecognizer,
@@ -48,6 +52,11 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   beNationalNumberRecognizer,
   ninoRecognizer,
   ninoLowerCaseRecognizer,
+  // After the ids of the four languages: an 11-digit number that passes a Steuer-ID's or a Belgian
+  // national number's checks as well as a PESEL's is typed as theirs.
+  dniRecognizer,
+  codiceFiscaleRecognizer,
+  peselRecognizer,
   ipRecognizer,
   dateOfBirthRecognizer,
   addressRecognizer,
