@@ -73,7 +73,8 @@ const KEYS: Array<[KeyKind, string]> = [
   ],
   [
     'DATE_OF_BIRTH',
-    'dob dateofbirth birthdate birthday born geboortedatum geboren geb gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele',
+    'dob dateofbirth birthdate birthday born geboortedatum geboren geb gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele ' +
+      'fechadenacimiento fechanacimiento datadinascita datanascita dataurodzenia',
   ],
   ['BSN', 'bsn burgerservicenummer sofinummer'],
   ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],

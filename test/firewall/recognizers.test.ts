@@ -269,6 +269,24 @@ describe('firewall recognizers', () => {
       expect(found(dateOfBirthRecognizer, 'née le 1er mars 1990', 'fr')).to.deep.equal(['1er mars 1990']);
       expect(found(dateOfBirthRecognizer, 'Geburtsdatum: 12. März 1985', 'de')).to.deep.equal(['12. März 1985']);
     });
+    it('finds dates after a Spanish, Italian or Polish birth cue (QA: they were sent in clear)', () => {
+      const cases: Array<[string, string]> = [
+        ['Fecha de nacimiento: 15/03/1990', '15/03/1990'],
+        ['nacida el 4 de julio de 1965 en Sevilla', '4 de julio de 1965'],
+        ['Nació el 31 de diciembre de 1979.', '31 de diciembre de 1979'],
+        ['Data di nascita: 10/12/1985', '10/12/1985'],
+        ['nata il 2 giugno 1958', '2 giugno 1958'],
+        ['nato a Roma il 3 marzo 1970', '3 marzo 1970'],
+        ['Data urodzenia: 05.03.1992', '05.03.1992'],
+        ['Jan Kowalski, ur. 12.08.1949', '12.08.1949'],
+        ['urodzona 7 października 1988 r. w Krakowie', '7 października 1988'],
+      ];
+      for (const [text, date] of cases) expect(found(dateOfBirthRecognizer, text, 'en'), text).to.deep.equal([date]);
+      // Other dates stay, and "NATO" is no "nato il".
+      for (const text of ['La reunión es el 15/03/2024.', 'Il 2 giugno 1946 nasce la Repubblica.', 'NATO was founded on 4 April 1949.', 'Spotkanie 12.08.2024 o 10:00.']) {
+        expect(found(dateOfBirthRecognizer, text, 'en'), text).to.deep.equal([]);
+      }
+    });
     it('reads the genealogical star before a date as "born" (it was sent)', () => {
       expect(found(dateOfBirthRecognizer, 'Sohn, *12.04.2010', 'de')).to.deep.equal(['12.04.2010']);
       expect(found(dateOfBirthRecognizer, 'Maria Weber (* 3. Mai 1948 in Köln)', 'de')).to.deep.equal(['3. Mai 1948']);

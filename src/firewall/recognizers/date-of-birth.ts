@@ -20,6 +20,23 @@ const MONTHS: Array<[number, string[]]> = [
   [11, ['november', 'novembre', 'nov']],
   [12, ['december', 'décembre', 'decembre', 'dezember', 'dec', 'déc', 'dez']],
 ];
+// Spanish, Italian and Polish months (Polish as dates write them, "12 sierpnia 1949", and as
+// forms do, "sierpień"): a birth date with its cue is one in any language's text.
+const MONTHS_ES_IT_PL: Array<[number, string[]]> = [
+  [1, ['enero', 'gennaio', 'stycznia', 'styczeń', 'styczen']],
+  [2, ['febrero', 'febbraio', 'lutego', 'luty']],
+  [3, ['marzo', 'marca', 'marzec']],
+  [4, ['abril', 'aprile', 'kwietnia', 'kwiecień', 'kwiecien']],
+  [5, ['mayo', 'maggio', 'maja', 'maj']],
+  [6, ['junio', 'giugno', 'czerwca', 'czerwiec']],
+  [7, ['julio', 'luglio', 'lipca', 'lipiec']],
+  [8, ['agosto', 'sierpnia', 'sierpień', 'sierpien']],
+  [9, ['septiembre', 'setiembre', 'settembre', 'września', 'wrzesnia', 'wrzesień', 'wrzesien']],
+  [10, ['octubre', 'ottobre', 'października', 'pazdziernika', 'październik', 'pazdziernik']],
+  [11, ['noviembre', 'listopada', 'listopad']],
+  [12, ['diciembre', 'dicembre', 'grudnia', 'grudzień', 'grudzien']],
+];
+for (const [n, names] of MONTHS_ES_IT_PL) MONTHS[n - 1]![1].push(...names);
 const MONTH_OF = new Map<string, number>();
 for (const [n, names] of MONTHS) for (const name of names) MONTH_OF.set(name, n);
 // Longest names first so that "juillet" is not read as "jul".
@@ -33,16 +50,19 @@ const DATE = new RegExp(
     `${B}(?<d1>\\d{1,2})(?<s1>[./-])(?<m1>\\d{1,2})\\k<s1>(?<y1>\\d{4}|\\d{2})${E}`,
     // 1985-12-31
     `${B}(?<y2>(?:19|20)\\d{2})-(?<m2>\\d{1,2})-(?<d2>\\d{1,2})${E}`,
-    // 31 december 1985, 31. Dezember 1985, 1er mars 1990, 3rd of May 1990
-    `${B}(?<d3>\\d{1,2})(?:er|e|st|nd|rd|th)?\\.?\\s+(?:of\\s+)?(?<mn3>${MONTH_ALT})\\.?,?\\s+(?<y3>\\d{4})${E}`,
+    // 31 december 1985, 31. Dezember 1985, 1er mars 1990, 3rd of May 1990, 4 de julio de 1965
+    `${B}(?<d3>\\d{1,2})(?:er|e|st|nd|rd|th)?\\.?\\s+(?:(?:of|de)\\s+)?(?<mn3>${MONTH_ALT})\\.?,?\\s+(?:de\\s+)?(?<y3>\\d{4})${E}`,
     // December 31, 1985 / May 3rd 1990
     `${B}(?<mn4>${MONTH_ALT})\\.?\\s+(?<d4>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y4>\\d{4})${E}`,
   ].join('|'),
   'giu',
 );
 
+// Spanish, Italian and Polish cues too ("Fecha de nacimiento:", "nacida el", "Data di nascita:",
+// "nata il", "Data urodzenia:", "ur."). Italian "nato"/"nata" only before "il", "a" or "l'", as a
+// birth is written ("nato a Roma il …"): "NATO" is an alliance with a founding date.
 const CUE_BEFORE =
-  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt/iu;
+  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\./iu;
 const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
