@@ -62,6 +62,7 @@ describe('firewall: Spanish, Italian and Polish national ids', () => {
       ['NIE Y-1234567-X caducado', 'NIE [DNI_1] caducado'],
       ['Il mio codice fiscale è RSSMRA85T10A562S.', 'Il mio codice fiscale è [CODICE_FISCALE_1].'],
       ['CF: BNCGLI90A41F205H', 'CF: [CODICE_FISCALE_1]'],
+      ['codice fiscale: RSS MRA 85T10 A562S', 'codice fiscale: [CODICE_FISCALE_1]'],
       ['scrivo il cf in minuscolo: rssmra85t10a562s', 'scrivo il cf in minuscolo: [CODICE_FISCALE_1]'],
       ['Mój PESEL: 92030567893, proszę o kontakt.', 'Mój PESEL: [PESEL_1], proszę o kontakt.'],
       ['Please update my record, id 92030567893.', 'Please update my record, id [PESEL_1].'],

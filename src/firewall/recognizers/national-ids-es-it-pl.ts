@@ -10,6 +10,10 @@ import { numericIdRecognizer } from './numeric-id.js';
 
 const SEPARATORS = /[\s.-]/g;
 
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 // Spanish DNI "12345678Z", "12345678-Z", "12.345.678-Z", and NIE "X1234567L", "X-1234567-L". The
 // letter in capitals: a lower-case one is as often a unit or a word ("12345678 m").
 export const dniRecognizer = numericIdRecognizer({
@@ -35,6 +39,12 @@ export const codiceFiscaleRecognizer = numericIdRecognizer({
   // Six letters and two spaces lead the first digit.
   back: 8,
   minDigits: 1,
+  // Every digit run of a text would be tried: only one right after three ASCII letters (or three
+  // and a space) can be a code's year. Chat prompts were masked 5 % slower without this.
+  leadsTo: (text, p) => {
+    const q = text.charCodeAt(p - 1) === 32 ? p - 1 : p;
+    return q >= 3 && isAsciiLetter(text.charCodeAt(q - 1)) && isAsciiLetter(text.charCodeAt(q - 2)) && isAsciiLetter(text.charCodeAt(q - 3));
+  },
   // Written whole: "Italian tax code" read as "Italian tax" left "code", an order word, nearer.
   cue: /codice fiscale|\bc\.?f\.?\b|(?:italian )?(?:tax|fiscal) code|italian tax/i,
 });

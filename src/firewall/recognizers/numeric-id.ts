@@ -32,6 +32,11 @@ export interface NumericIdSpec {
   back?: number;
   /** Whether `valid` tests real check digits (default true); a format-only identifier says false. */
   checksum?: boolean;
+  /**
+   * Whether a candidate can lead to the digit run at `p`: for an identifier that starts with
+   * letters, a cheap look at them spares the regex most digit runs of a text.
+   */
+  leadsTo?: (text: string, p: number) => boolean;
 }
 
 const WINDOWS = { before: 48, after: 24 };
@@ -40,7 +45,8 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
   // Every candidate starts with the first digit of a digit run (its lookbehind refuses a digit).
-  const starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits, spec.gaps);
+  let starts = spec.minDigits === undefined ? s.digitRuns : runsWithDigits(s, spec.minDigits, spec.gaps);
+  if (spec.leadsTo !== undefined) starts = starts.filter((p) => spec.leadsTo!(text, p));
   // Most texts have no number this long: nothing to try, nothing to allocate.
   if (starts.length === 0) return [];
   const out: Detection[] = [];
