@@ -84,6 +84,8 @@ export interface ChatContext {
    * themselves go back as the provider signed them, masked.
    */
   withRestorer?: (restore: (text: string) => string) => void;
+  /** A door measured the prompt against the context already (capWithinContext): chat need not again. */
+  contextChecked?: true;
 }
 
 export interface ChatReply {
@@ -371,7 +373,7 @@ export class ChatService {
       Object.assign(request, await upstreamPrompt(firewall, prompt, { maxChars: this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS }));
       masked = true;
       // Counted as it leaves, masked: after the firewall's own bound (413), which costs no tokenizing.
-      await refusePromptBeyondContext(this.deps.catalog, { ...body, messages: request.messages, tools: request.tools }, ctx.fieldOf?.('messages') ?? 'messages');
+      if (!ctx.contextChecked) await refusePromptBeyondContext(this.deps.catalog, { ...body, messages: request.messages, tools: request.tools }, 'messages');
       // A key that may not read memory chats without it: what retrieval would add is facts and
       // documents that only memory.read may see.
       retrieval = principal.scopes.includes('memory.read')

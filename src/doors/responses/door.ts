@@ -100,6 +100,7 @@ export class ResponsesDoor {
     const chatCtx: ChatContext = {
       ...ctx,
       fieldOf: door.fieldOf,
+      contextChecked: true,
       withRestorer: (restorer) => (restore = restorer),
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default

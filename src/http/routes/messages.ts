@@ -26,7 +26,7 @@ export function messagesRoutes(
   api.add('createMessage', async (ctx: AppContext) => {
     const body = ctx.state.body as MessagesRequest;
     const { chat: request, notes, anthropic, fieldOf } = await chatRequestOf(body, catalog);
-    const context = { ...gatewayContext(ctx), notes, fieldOf, ...(anthropic ? { anthropic } : {}) };
+    const context = { ...gatewayContext(ctx), notes, fieldOf, contextChecked: true as const, ...(anthropic ? { anthropic } : {}) };
     if (request.stream) {
       await chat.stream(context, request, messagesEventSink(ctx, body.model));
       return;
