@@ -65,6 +65,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
   const metricsPort = env.METRICS_PORT ? positiveInteger(env, 'METRICS_PORT', 0) : undefined;
   if (metricsPort !== undefined && metricsPort > 65535) throw new ConfigError(`METRICS_PORT must be at most 65535, got ${metricsPort}`);
+  // The worker listens on METRICS_PORT, web on PORT: one port cannot take both (web would then say its port is taken).
+  if (metricsPort === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): the worker's metrics and web cannot listen on one port`);
   const meteringSynchronousCommit = env.METERING_SYNCHRONOUS_COMMIT || 'on';
   if (meteringSynchronousCommit !== 'on' && meteringSynchronousCommit !== 'off') {
     throw new ConfigError(`METERING_SYNCHRONOUS_COMMIT must be on or off, got ${JSON.stringify(meteringSynchronousCommit)}`);

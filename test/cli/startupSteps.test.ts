@@ -24,6 +24,12 @@ describe('cli: migrate and the development key with a bad environment', () => {
     }
   });
 
+  it('refuse METRICS_PORT equal to PORT up front, naming both (web would otherwise say its own port was taken)', async () => {
+    const result = await runScript('src/cli/check.js', [], { PORT: '8123', METRICS_PORT: '8123' });
+    expect(result.code).to.equal(78);
+    expect(result.stderr).to.equal("polder: cannot start: METRICS_PORT must differ from PORT (8123): the worker's metrics and web cannot listen on one port\n");
+  });
+
   it('migrate names a database that does not exist, and how to create it', async () => {
     const name = `polder_missing_${process.pid}`;
     const result = await runScript('src/cli/migrate.js', [], { DATABASE_URL: databaseUrl(name) });
