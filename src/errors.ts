@@ -195,6 +195,11 @@ export class MemoryEmbeddingFailed extends ApiError {
       headers: cause.headers,
     });
   }
+
+  /** The provider refused the text as invalid (400): sent again, it would be refused again. */
+  get refusedText(): boolean {
+    return this.status === 400;
+  }
 }
 
 /** A dependency (the database) cannot be reached for now; the same request can succeed later. */

@@ -123,7 +123,7 @@ function permanentFailure(err: unknown): string | undefined {
   if (err instanceof ChainFailed) return err.apiError.status === 400 ? err.apiError.message : undefined;
   // The memory embedding: the workspace allows none of its providers, or they failed as above.
   if (err instanceof MemoryEmbeddingNotAllowed) return err.message;
-  if (err instanceof MemoryEmbeddingFailed) return err.status === 400 ? err.message : undefined;
+  if (err instanceof MemoryEmbeddingFailed) return err.refusedText ? err.message : undefined;
   // From the routing plan: an unknown model, one the workspace policy forbids, or the egress guard.
   if (err instanceof ApiError) return `extraction model: ${err.message}`;
   return undefined;

@@ -183,11 +183,10 @@ export async function ingestDocument(
     else log.info({ document_id: document.id }, 'document deleted during ingest; nothing stored');
   } catch (err) {
     const reason = shortReason(err);
-    // A provider that rejected the text as invalid (400) rejects it again: no retry sends it anew.
     const final =
       err instanceof PermanentIngestError ||
       err instanceof MemoryEmbeddingNotAllowed ||
-      (err instanceof MemoryEmbeddingFailed && err.status === 400) ||
+      (err instanceof MemoryEmbeddingFailed && err.refusedText) ||
       job.attempt >= job.maxAttempts;
     if (final) {
       await withTransaction(db, async (client) => {
