@@ -2173,6 +2173,7 @@ export interface components {
         RetrievalSource: {
             /** @enum {string} */
             type: "fact" | "chunk";
+            /** @description A fact's id; for a chunk, `<document_id>:<position>` (its place in the document, from 0). */
             id: string;
             score: number;
             text: string;

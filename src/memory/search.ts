@@ -137,13 +137,13 @@ const toHit = (row: HitRow): ChunkHit => ({
 async function nearestChunks(db: Queryable, search: ChunkSearch): Promise<ChunkHit[]> {
   const { rows } = await db.query<HitRow>(
     `with nearest as materialized (
-       select c.id, c.document_id, c.collection_id, c.text, c.embedding <=> $2::vector as distance
+       select c.id, c.document_id, c.position, c.collection_id, c.text, c.embedding <=> $2::vector as distance
          from chunks c
         where c.workspace_id = $1 and c.model = $3 and ($4::uuid[] is null or c.collection_id = any($4::uuid[]))
         order by c.embedding::halfvec(1024) <=> $2::vector::halfvec(1024)
         limit $5
      )
-     select n.id::text, n.document_id, d.title, k.slug as collection, n.text, 1 - n.distance as score
+     select n.document_id || ':' || n.position as id, n.document_id, d.title, k.slug as collection, n.text, 1 - n.distance as score
        from nearest n
        join documents d on d.id = n.document_id
        join collections k on k.id = n.collection_id
@@ -200,7 +200,7 @@ async function matchingChunks(db: Queryable, search: ChunkSearch, configs: reado
      ), ranked as (
        select id, ts_rank_cd(tsv, query) as score from candidates order by score desc, id limit $5
      )
-     select c.id::text, c.document_id, d.title, k.slug as collection, c.text, r.score
+     select c.document_id || ':' || c.position as id, c.document_id, d.title, k.slug as collection, c.text, r.score
        from ranked r
        join chunks c on c.id = r.id
        join documents d on d.id = c.document_id

@@ -57,7 +57,11 @@ describe('retrieval in chat', () => {
     expect(body.sources[0]).to.include({ type: 'chunk', collection: 'polissen', title: 'Inboedel' });
     for (const source of body.sources) {
       expect(source.score).to.be.a('number');
-      if (source.type === 'chunk') expect(source).to.have.all.keys('type', 'id', 'score', 'text', 'document_id', 'title', 'collection');
+      if (source.type === 'chunk') {
+        expect(source).to.have.all.keys('type', 'id', 'score', 'text', 'document_id', 'title', 'collection');
+        // Named by its document and place, not by a number counting every workspace's chunks (which would tell their volume).
+        expect(source.id).to.equal(`${source.document_id}:0`);
+      }
     }
     expect(JSON.stringify(body.sources)).not.to.contain('geheime');
     // The passages reach the model as one system message, masked like everything else.

@@ -124,7 +124,7 @@ describe('memory chunk search', () => {
     const hit = byVector.find((h) => h.documentId === ids.frCancel)!;
     expect(hit).to.have.all.keys('id', 'documentId', 'title', 'collection', 'text', 'score');
     expect(hit).to.include({ title: 'Résiliation', collection: 'tweede' });
-    expect(hit.id).to.match(/^\d+$/);
+    expect(hit.id).to.match(new RegExp(`^${ids.frCancel}:\\d+$`));
   });
 
   it('searches only the given collections', async () => {
