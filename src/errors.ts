@@ -121,6 +121,19 @@ export const notFound = (message: string) => new ApiError({ status: 404, message
 
 export const conflict = (message: string) => new ApiError({ status: 409, message, type: 'conflict_error' });
 
+/**
+ * The request id's first request has not finished. OpenAI's and Anthropic's SDKs retry a 409 on
+ * their own, after `retry-after` when it is given: a second is about what a short answer takes.
+ */
+export const requestStillRunning = () =>
+  new ApiError({
+    status: 409,
+    message: 'a request with this id is still running; retry when it has finished',
+    type: 'conflict_error',
+    code: 'request_in_progress',
+    headers: { 'retry-after': '1' },
+  });
+
 export const payloadTooLarge = (limitBytes: number) =>
   new ApiError({
     status: 413,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { conflict, validationFailed } from '../errors.js';
+import { requestStillRunning, validationFailed } from '../errors.js';
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import type { AnswerRun } from '../gateway/providers/types.js';
@@ -137,7 +137,7 @@ export async function claimRequestId(
     }
   }
   if (row.state !== 'completed' || !row.response) {
-    throw conflict('a request with this id is still running; retry when it has finished');
+    throw requestStillRunning();
   }
   return row.response;
 }

@@ -208,6 +208,9 @@ describe('POST /v1/chat/completions', () => {
       await gw.euA.waitFor(() => gw.euA.requests.length > seen);
       const concurrent = await postChat(gw, body, { 'x-request-id': 'retry-3' });
       expect(concurrent.status).to.equal(409);
+      // The SDKs retry a 409 by themselves, after this many seconds.
+      expect(concurrent.headers.get('retry-after')).to.equal('1');
+      expect(((await concurrent.json()) as any).error).to.include({ type: 'conflict_error', code: 'request_in_progress' });
       expect((await running).status).to.equal(200);
     });
 
