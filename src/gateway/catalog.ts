@@ -289,7 +289,8 @@ const BUILT_IN_MODELS = [
     type: 'chat',
     context_length: 1_048_576,
     pricing: { prompt: 0.01, completion: 0.02 },
-    capabilities: ['tools', 'json_schema'],
+    // It takes images (and leaves them out of its echo), so that a request with one can be tried offline.
+    capabilities: ['tools', 'json_schema', 'vision'],
     reasoning_effort: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
     endpoints: [{ provider: 'local', upstream_model: 'echo' }],
   },

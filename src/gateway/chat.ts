@@ -18,7 +18,7 @@ import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
 import { contentKindOf, restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
-import { checkChatRules, upstreamRequestOf, withoutParameters } from './chatRequest.js';
+import { checkChatRules, firstImageField, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { refusePromptBeyondContext } from './answerRoom.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
 import { abortedBy, ChainFailed, failureOf, firstThatAnswers, type Attempt } from './fallback.js';
@@ -393,6 +393,7 @@ export class ChatService {
         const knowledge = firewall ? firewall.mask(retrieval.message) : retrieval.message;
         request.messages = withKnowledge(request.messages, knowledge);
       }
+      const imageField = firstImageField(body.messages);
       const plan = planRoute<ChatModel>(this.deps.catalog, this.deps.adapters, {
         ...chainOf(body),
         type: 'chat',
@@ -401,6 +402,7 @@ export class ChatService {
         reasoningEffort: body.reasoning_effort ?? null,
         thinking: asksForThinking(body.reasoning_effort, ctx.anthropic),
         ...(Array.isArray(body.stop) ? { stopSequences: body.stop.length } : {}),
+        ...(imageField !== undefined ? { imageField: ctx.fieldOf ? ctx.fieldOf(imageField) : imageField } : {}),
         nonEuAccepted: principal.nonEuAccepted,
         settings: principal.settings,
       });

@@ -96,6 +96,19 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
 }
 
 /**
+ * The first image of the messages, as its field (`messages.2.content.1`), or undefined: routing
+ * passes over the models that cannot read one (their `vision` capability).
+ */
+export function firstImageField(messages: ChatCompletionRequest['messages']): string | undefined {
+  for (const [m, message] of messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    const p = (message.content as { type?: string }[]).findIndex((part) => part.type === 'image_url');
+    if (p >= 0) return `messages.${m}.content.${p}`;
+  }
+  return undefined;
+}
+
+/**
  * Each tool call answered by a tool message right after its assistant message, and each tool message
  * answering such a call. OpenAI answers 400 for either, as every provider that takes tools does: sent
  * on, the request would fail upstream, after the firewall, retrieval and routing ran.

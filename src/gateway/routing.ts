@@ -54,6 +54,8 @@ export interface RoutingInput {
   stopSequences?: number;
   /** Whether the request asks a provider to think (a reasoning level, or the Messages door's `thinking`). */
   thinking?: boolean;
+  /** The field of the request's first image, when it has one: models without `vision` are passed over. */
+  imageField?: string;
   /** Whether the organization recorded its non-EU acceptance. */
   nonEuAccepted: boolean;
   settings: Pick<WorkspaceSettings, 'allowedProviders' | 'allowedModels'>;
@@ -163,9 +165,17 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
   const skipped: Skipped[] = [];
   const notes: string[] = [];
   const strictRefusals: string[] = [];
+  const blindToImages: string[] = [];
   let refusedForEgress = 0;
 
   for (const model of models) {
+    // Dropping the image would answer another question than the one asked; the provider's own 400
+    // would name neither the image nor a model that reads it.
+    if (input.imageField !== undefined && model.type === 'chat' && !model.capabilities.includes('vision')) {
+      blindToImages.push(model.id);
+      notes.push(`passed over ${model.id}: it takes no images (${input.imageField} is one)`);
+      continue;
+    }
     for (const endpoint of providersFor(model, input)) {
       const provider = catalog.providers.get(endpoint.provider)!;
       if (endpoint.region !== 'eu' && !input.nonEuAccepted) {
@@ -200,6 +210,18 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
   }
 
   if (candidates.length === 0) {
+    if (blindToImages.length === models.length && input.imageField !== undefined) {
+      const readers = [...catalog.models.values()].filter((m) => m.type === 'chat' && m.capabilities.includes('vision')).length;
+      throw validationFailed(
+        {
+          [input.imageField]: [
+            `is an image, and ${blindToImages.join(', ')} ${blindToImages.length === 1 ? 'takes' : 'take'} no images; ` +
+              (readers > 0 ? 'choose a model with the vision capability (GET /v1/models lists capabilities)' : 'no model of this catalogue takes images'),
+          ],
+        },
+        'no model in the chain takes images',
+      );
+    }
     if (strictRefusals.length > 0) {
       throw validationFailed(
         { 'provider.require_parameters': [...new Set(strictRefusals)] },

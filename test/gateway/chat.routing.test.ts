@@ -194,6 +194,22 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(none.body.errors['provider.require_parameters']).to.include('test/long does not take temperature');
   });
 
+  it('passes over a model that takes no images for one that does, and refuses on the image when none in the chain does', async () => {
+    const question = { role: 'user', content: [{ type: 'text', text: 'Wat staat hierop?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] };
+    const served = await chat({ models: ['test/chat-b', 'test/chat-a'], messages: [{ role: 'user', content: 'Hoi' }, question], cache: false });
+    expect(served.response.status).to.equal(200);
+    expect(served.body.model).to.equal('test/chat-a');
+    expect(gw.euB.requests).to.have.length(0);
+    expect(gw.euA.requests.at(-1)!.body.messages[1].content[1].image_url.url).to.equal('data:image/png;base64,iVBORw0KGgo=');
+    const trace = await api(gw.app.baseUrl, `/v1/traces/${served.body.id}`, { key: gw.key });
+    expect(JSON.stringify(trace.body)).to.contain('passed over test/chat-b: it takes no images (messages.1.content.1 is one)');
+    // A model without vision would have been sent the image in vain (the provider's 400), or without it (another question).
+    const refused = await chat({ model: 'test/chat-b', messages: [{ role: 'user', content: 'Hoi' }, question] });
+    expect(refused.response.status).to.equal(422);
+    expect(refused.body.errors['messages.1.content.1'].join(' ')).to.match(/test\/chat-b takes no images; choose a model with the vision capability/);
+    expect(gw.euB.requests).to.have.length(0);
+  });
+
   it('in strict mode skips a model lacking a capability, and 422s when none is left', async () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
     const skipped = await chat({ models: ['test/chat-b', 'test/chat-a'], messages: [{ role: 'user', content: 'x' }], tools, provider: { require_parameters: true } });

@@ -54,7 +54,7 @@ models:
     type: chat
     context_length: 32000
     pricing: {prompt: 1, completion: 2}
-    capabilities: [tools, json_schema]
+    capabilities: [tools, json_schema, vision]
     reasoning_effort: [low, high]
     endpoints:
       - {provider: eu-a, upstream_model: chat-a-upstream}

@@ -42,6 +42,7 @@ models:
     type: chat
     context_length: 128000
     pricing: {prompt: 1, completion: 4}
+    capabilities: [tools, vision]
     endpoints:
       - {provider: eu-openai-like, upstream_model: gpt-stub}
 ${LOCAL_EMBED_MODEL}
