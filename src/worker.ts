@@ -9,6 +9,7 @@ import { serveMetrics, type MetricsListener } from './metrics.js';
 import { configOrExit, onShutdown, startupFailure } from './process.js';
 import { WorkerLiveness } from './jobs/liveness.js';
 import { routeConsoleToLog } from './jobs/console.js';
+import { queueReembedding } from './memory/reembed.js';
 
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
@@ -84,4 +85,8 @@ onShutdown(log, 'worker', async () => {
 });
 
 const started = await Promise.all(runners.map((runner) => runner.start()));
-if (started.every(Boolean)) log.info({ concurrency: config.workerConcurrency, delivery_concurrency: deliveryConcurrency }, 'worker running');
+if (started.every(Boolean)) {
+  log.info({ concurrency: config.workerConcurrency, delivery_concurrency: deliveryConcurrency }, 'worker running');
+  // The memory model is this catalogue's: memory embedded by another is embedded again (memory/reembed.ts).
+  await queueReembedding(pool).catch((err: unknown) => log.warn({ err }, 'could not queue memory__reembed; the next start will'));
+}

@@ -3,6 +3,7 @@ import cacheExpire from '../../tasks/cache__expire.js';
 import limitsReclaim from '../../tasks/limits__reclaim.js';
 import memoryExtractFacts from '../../tasks/memory__extract_facts.js';
 import memoryIngestDocument from '../../tasks/memory__ingest_document.js';
+import memoryReembed from '../../tasks/memory__reembed.js';
 import requestsPrune from '../../tasks/requests__prune.js';
 import responsesPrune from '../../tasks/responses__prune.js';
 import type { Queryable } from '../db/pool.js';
@@ -19,6 +20,7 @@ const definitions = {
   limits__reclaim: limitsReclaim,
   memory__extract_facts: memoryExtractFacts,
   memory__ingest_document: memoryIngestDocument,
+  memory__reembed: memoryReembed,
   requests__prune: requestsPrune,
   responses__prune: responsesPrune,
   webhooks__deliver: webhooksDeliver,

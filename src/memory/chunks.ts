@@ -23,7 +23,7 @@ const FLOAT4_OID = 700;
  * print and Postgres has to parse: that was 7 % of the ingest worker's CPU, more than embedding
  * with the local model (profiled with bench/memory.ts).
  */
-function float4Array(vectors: readonly ArrayLike<number>[]): Buffer {
+export function float4Array(vectors: readonly ArrayLike<number>[]): Buffer {
   const count = vectors.reduce((sum, v) => sum + v.length, 0);
   const buffer = Buffer.allocUnsafe(20 + count * 8);
   let at = buffer.writeInt32BE(1, 0); // dimensions
