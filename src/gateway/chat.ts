@@ -423,7 +423,10 @@ export class ChatService {
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       // Limits are checked before a provider is called; a cache hit calls none and passes.
       let admission = NOT_LIMITED;
-      if (cached) admission = await this.deps.gate.budgetsOf(principal);
+      if (cached) {
+        const prompt = answerTokens(cached.completion, request.messages).prompt;
+        admission = await this.deps.gate.admitCacheHit(principal, this.serviceFee(prompt, firewall !== undefined, retrieval));
+      }
       else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
@@ -480,6 +483,11 @@ export class ChatService {
    * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
    * choice, each token at the dearer of the model's two prices.
    */
+  /** The service fees of a call: the firewall's per 1,000 prompt tokens scanned, and the retrieval's. */
+  private serviceFee(prompt: number, firewallOn: boolean, retrieval: Retrieval): number {
+    return (firewallOn ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) + (retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
+  }
+
   private static readonly RECKONING: Demand['reckoning'] = {
     tokens: "its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent",
     smaller: 'send a smaller max_tokens or prompt',
@@ -612,10 +620,9 @@ export class ChatService {
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
     const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream.messages);
-    // The firewall's fee is per 1,000 prompt tokens scanned.
-    const services =
-      (prepared.firewall ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) +
-      (prepared.retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
+    const waived = prepared.admission.feeWaived;
+    const services = waived ? 0 : this.serviceFee(prompt, prepared.firewall !== undefined, prepared.retrieval);
+    if (waived) answer.notes.push(`the cache hit's fee was not billed: ${waived}`);
     // Tokens the provider read from or wrote to its prompt cache are billed at the cache prices.
     const details = (answer.completion.usage ?? answer.completion.promptUsage)?.prompt_tokens_details;
     const cached = hit ? prompt : Math.min(prompt, details?.cached_tokens ?? 0);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { budgetExhausted, rateLimited, type ApiError } from '../errors.js';
+import { ApiError, budgetExhausted, rateLimited } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { countLimitRefusal } from '../metrics.js';
 import { announceChange, CONFIG_CHANNEL, type LeaseRecall, type LeaseRecallAnswer } from '../tenancy/changes.js';
@@ -75,6 +75,8 @@ export interface Admission {
   ended?: boolean;
   /** `x-ratelimit-*` for the tightest rate limits that apply (none when none applies). */
   headers: Record<string, string>;
+  /** A cache hit's fee a budget had no room for (admitCacheHit): why it is not billed. */
+  feeWaived?: string;
 }
 
 /** A request's credits as the records statement bills them into a counter (metering/writeRecords.ts). */
@@ -87,6 +89,8 @@ export interface SpendRecord extends CounterId {
 }
 
 export const NOT_LIMITED: Admission = { slots: [], headers: {}, budgets: [] };
+
+const CACHE_HIT_RECKONING: Demand['reckoning'] = { tokens: 'nothing', credits: 'the fee of its firewall and retrieval', smaller: '' };
 
 const LEVELS: LimitLevel[] = ['key', 'workspace', 'organization'];
 const RATE_COUNTERS = new Set<Counter>(['requests', 'tokens']);
@@ -350,9 +354,9 @@ export class LimitGate {
    * Admits a request or refuses it: 429 over a rate limit, 402 over a budget. What it takes is
    * held until `settle` (it was answered) or `release` (it was not).
    */
-  async admit(principal: Principal, demand: Demand): Promise<Admission> {
+  async admit(principal: Principal, demand: Demand, counts: (planned: Planned) => boolean = () => true): Promise<Admission> {
     const now = Date.now();
-    const plan = await this.planOf(principal, now);
+    const plan = (await this.planOf(principal, now)).filter(counts);
     if (plan.length === 0) return NOT_LIMITED;
     await demand.ready?.();
     let tokens: number | undefined;
@@ -452,14 +456,24 @@ export class LimitGate {
   }
 
   /**
-   * The admission of a request that takes nothing from the limits (a cache hit, which calls no
-   * provider): its credits still count toward its budgets when it is settled, and its answer says
-   * what is left of the rate limits, as every chat and embeddings answer does.
+   * The admission of a cache hit, which calls no provider and is never refused: it takes nothing
+   * from the rate limits (its answer says what is left of them, as every chat answer does), and its
+   * fee (the firewall's and the retrieval's) from the credit budgets, when they have room for it.
+   * When one has none the fee is waived (`feeWaived`): what is billed never passes a budget, and a
+   * script repeating one prompt cannot bill past it through the cache.
    */
-  async budgetsOf(principal: Principal): Promise<Admission> {
+  async admitCacheHit(principal: Principal, fee: number): Promise<Admission> {
     const now = Date.now();
     const plan = await this.planOf(principal, now);
-    return { slots: [], headers: await this.currentRateHeaders(plan, now), budgets: plan.filter(isBudget) };
+    const headers = await this.currentRateHeaders(plan, now);
+    if (fee <= 0 || !plan.some(isBudget)) return { slots: [], headers, budgets: plan.filter(isBudget) };
+    try {
+      const taken = await this.admit(principal, { tokens: () => 0, credits: () => fee, reckoning: CACHE_HIT_RECKONING }, isBudget);
+      return { ...taken, headers };
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'budget_exhausted') return { slots: [], headers, budgets: [], feeWaived: err.message };
+      throw err;
+    }
   }
 
   /** `x-ratelimit-*` as the limits stand, for an answer that takes nothing from them (a replay). */

@@ -418,6 +418,31 @@ describe('limits and budgets', () => {
     expect(hit.headers.get('x-cache')).to.equal('HIT');
   });
 
+  it('bills a cache hit its fee while the budget has room, then serves it without the fee: billing never passes a budget through the cache', async () => {
+    const { key } = await app.key({ org: 'hit-fee', workspace: 'w' });
+    // About 4,000 prompt tokens: the firewall's fee is about 0.04 credits a call, the miss about 0.08.
+    const prompt = 'woord '.repeat(4000);
+    await setLimits(key, { workspace: { credits_per_day: 0.15 } });
+    const miss = await chat(key, prompt, {}, { cache: true, max_tokens: 5 });
+    expect(miss.headers.get('x-cache')).to.equal('MISS');
+    const fee = miss.body.usage.credits.services;
+    expect(fee).to.be.within(0.03, 0.05);
+    const first = await chat(key, prompt, {}, { cache: true, max_tokens: 5 });
+    expect(first.headers.get('x-cache')).to.equal('HIT');
+    expect(first.body.usage.credits).to.deep.include({ base: 0, services: fee });
+    const hits = [];
+    for (let i = 0; i < 4; i++) hits.push(await chat(key, prompt, { 'x-request-id': `hit-fee-${i}` }, { cache: true, max_tokens: 5 }));
+    // Never refused, and never billed past the budget.
+    expect(hits.map((hit) => [hit.status, hit.headers.get('x-cache')])).to.deep.equal(Array(4).fill([200, 'HIT']));
+    expect(hits.map((hit) => hit.body.choices[0].message.content)).to.deep.equal(Array(4).fill(miss.body.choices[0].message.content));
+    expect(hits.at(-1)!.body.usage.credits).to.deep.include({ base: 0, services: 0, total: 0 });
+    const usage = await api(app.baseUrl, '/v1/usage', { key });
+    expect(usage.body.budgets[0]).to.include({ level: 'workspace', window: 'day', limit: 0.15 });
+    expect(usage.body.budgets[0].used).to.be.at.most(0.15);
+    const trace = await api(app.baseUrl, '/v1/traces/hit-fee-3', { key });
+    expect(JSON.stringify(trace.body.notes)).to.match(/the cache hit's fee was not billed: .*budget of 0.15 credits per day/);
+  });
+
   it('answers a cache hit and a replay with the x-ratelimit headers as they stand, taking nothing from the limits', async () => {
     const { key } = await app.key({ org: 'hit-headers', workspace: 'w' });
     await setLimits(key, { workspace: { requests_per_minute: 5, tokens_per_minute: 100_000 } });
