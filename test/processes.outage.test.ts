@@ -187,7 +187,7 @@ ${FREE_SERVICES}
     expect(usage[0].completion_tokens).to.be.above(0);
     expect((await db.pool.query(`select status from traces where id = 'stopped-1'`)).rows).to.deep.equal([{ status: 503 }]);
     // The trace shows what was billed, as a 499's does.
-    const trace = presentTrace((await findTraceDetail(db.pool, workspaceId, 'stopped-1'))!);
+    const trace = presentTrace((await findTraceDetail(db.pool, workspaceId, 'stopped-1'))!, { memoryRead: true });
     expect(trace.usage?.completion_tokens).to.equal(usage[0].completion_tokens);
     expect(trace.usage?.credits.total).to.be.above(0);
   });

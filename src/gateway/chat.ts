@@ -820,17 +820,13 @@ function answerSubjects(prepared: Prepared): AnswerSubjects {
 
 const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
 
-/**
- * `thread` writes to a thread, which needs memory.write. (Reading memory needs memory.read; a key
- * without it chats without memory, `collection` included, as the contract has it.)
- */
-/** The parameters every candidate of the chain drops. */
 /** Whether a request asks a provider to think: the Messages door's own `thinking` decides, else a reasoning level does. */
 function asksForThinking(effort: string | null | undefined, anthropic: AnthropicSettings | undefined): boolean {
   if (anthropic?.thinking !== undefined) return anthropic.thinking.type !== 'disabled';
   return anthropic?.output_config === undefined && effort != null && effort !== 'none';
 }
 
+/** The parameters every candidate of the chain drops. */
 function droppedByEvery(candidates: readonly { dropped: readonly UpstreamParameter[] }[]): UpstreamParameter[] {
   const [first, ...rest] = candidates;
   return first ? first.dropped.filter((parameter) => rest.every((c) => c.dropped.includes(parameter))) : [];
@@ -848,6 +844,10 @@ export function heldMemory(answer: object): boolean {
  */
 export const memoryReadNeeded = (forWhat: string) => insufficientScope('memory.read', forWhat);
 
+/**
+ * `thread` writes to a thread, which needs memory.write. (Reading memory needs memory.read; a key
+ * without it chats without memory, `collection` included, as the contract has it.)
+ */
 function checkMemoryScopes(principal: Principal, body: ChatCompletionRequest): void {
   if (body.thread !== undefined && !principal.scopes.includes('memory.write')) {
     throw insufficientScope('memory.write', 'appending to a thread (`thread`)');

@@ -203,6 +203,9 @@ export async function retrieve(
   return { sources, message: sources.length > 0 ? knowledgeMessage(sources) : null, searched: true, ...(note !== undefined ? { note } : {}) };
 }
 
+/** The first line of the knowledge message: what tells it apart in a trace's request. */
+export const KNOWLEDGE_HEADER = 'Knowledge retrieved for this conversation.';
+
 function knowledgeMessage(sources: Source[]): string {
   const lines = sources.map((source, index) => {
     // The title, which the firewall masks as it does any text; not the collection's slug, which
@@ -212,7 +215,7 @@ function knowledgeMessage(sources: Source[]): string {
     return `[${index + 1}] (${origin})\n${source.text}`;
   });
   return [
-    'Knowledge retrieved for this conversation. Use it when it helps to answer, and say so when it does not cover the question.',
+    `${KNOWLEDGE_HEADER} Use it when it helps to answer, and say so when it does not cover the question.`,
     ...lines,
   ].join('\n');
 }

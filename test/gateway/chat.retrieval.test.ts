@@ -200,6 +200,23 @@ describe('retrieval in chat', () => {
     // The key that asked (it has memory.read) still gets its replay.
     expect((await postChat(gw, body, { 'x-request-id': 'memory-replay-1' })).headers.get('x-replay')).to.equal('true');
 
+    // Nor by its trace: a key that reads traces but not memory sees the rest of it.
+    const tracesOnly = (await gw.app.key({ kind: 'restricted', scopes: ['traces.read'] })).key;
+    const traced = await api(gw.app.baseUrl, '/v1/traces/memory-replay-1', { key: tracesOnly });
+    expect(traced.status).to.equal(200);
+    expect(JSON.stringify(traced.body)).not.to.match(/sinds 2019|250 euro/);
+    expect(traced.body.request.messages.map((m: any) => m.content)).to.deep.equal([
+      '[withheld: memory retrieved into this request; reading it needs the scope memory.read]',
+      'Wat is het eigen risico van mijn inboedelverzekering?',
+    ]);
+    expect(traced.body.response).to.equal(null);
+    expect(traced.body.notes.join(' ')).to.contain('this key lacks memory.read');
+    expect(traced.body.usage.prompt_tokens).to.be.above(0);
+    const bothScopes = (await gw.app.key({ kind: 'restricted', scopes: ['traces.read', 'memory.read'] })).key;
+    const full = await api(gw.app.baseUrl, '/v1/traces/memory-replay-1', { key: bothScopes });
+    expect(full.body.request.messages[0].content).to.contain('250 euro');
+    expect(full.body.response.choices).to.have.length(1);
+
     const created = await api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key: gw.key, body: { model: body.model, user: 'klant-1', input: 'Wat is het eigen risico van mijn inboedelverzekering?' } });
     expect(created.status).to.equal(200);
     expect(created.body.sources).not.to.be.empty;

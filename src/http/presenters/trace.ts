@@ -1,3 +1,4 @@
+import { KNOWLEDGE_HEADER } from '../../memory/retrieval.js';
 import type { TraceDetailRow, TraceSummaryRow } from '../../traces/store.js';
 
 // A trace as the explorer lists it (no input or output) and as it shows one.
@@ -52,17 +53,40 @@ function droppedParameters(row: TraceDetailRow): string[] {
   return [...dropped];
 }
 
-export function presentTrace(row: TraceDetailRow) {
+const WITHHELD_KNOWLEDGE = '[withheld: memory retrieved into this request; reading it needs the scope memory.read]';
+const WITHHELD_NOTE = 'the knowledge message and the answer are withheld: memory was retrieved into them, and this key lacks memory.read';
+
+/** The request with the knowledge message's text withheld. */
+function withoutKnowledge(input: unknown): unknown {
+  const messages = (input as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return input;
+  return {
+    ...(input as object),
+    messages: messages.map((message: { role?: unknown; content?: unknown }) =>
+      message?.role === 'system' && typeof message.content === 'string' && message.content.startsWith(KNOWLEDGE_HEADER)
+        ? { ...message, content: WITHHELD_KNOWLEDGE }
+        : message,
+    ),
+  };
+}
+
+/**
+ * One trace. What memory was retrieved into (the knowledge message, and the answer made from it)
+ * is memory too: a key without memory.read reads the rest of the trace, not that, as it could not
+ * replay the answer either (chat.ts, memoryReadNeeded).
+ */
+export function presentTrace(row: TraceDetailRow, { memoryRead }: { memoryRead: boolean }) {
+  const withheld = !memoryRead && row.sources.length > 0;
   return {
     ...presentTraceSummary(row),
     trace_context: row.trace_id ? { trace_id: row.trace_id, parent_span_id: row.parent_span_id } : null,
     // As sent to the provider, so masked when the firewall was on.
-    request: row.input,
+    request: withheld ? withoutKnowledge(row.input) : row.input,
     // The choices as the provider returned them (masked), or the error of a failed call.
-    response: Array.isArray(row.output) ? { choices: row.output } : (row.output ?? null),
+    response: withheld ? null : Array.isArray(row.output) ? { choices: row.output } : (row.output ?? null),
     attempts: row.attempts.map((a) => (typeof a.latency_ms === 'number' ? { ...a, latency_ms: round1(a.latency_ms) } : a)),
     dropped_parameters: droppedParameters(row),
-    notes: row.notes,
+    notes: withheld ? [...row.notes, WITHHELD_NOTE] : row.notes,
     sources: row.sources,
     firewall: row.firewall ?? null,
     scores: row.scores,

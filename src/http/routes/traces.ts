@@ -30,8 +30,9 @@ export function traceRoutes(api: Operations, { pool }: { pool: Pool }): void {
 
   api.add('getTrace', async (ctx) => {
     const id = ctx.params.id!;
-    const trace = await findTraceDetail(pool, principalOf(ctx).workspaceId, id);
+    const principal = principalOf(ctx);
+    const trace = await findTraceDetail(pool, principal.workspaceId, id);
     if (!trace) throw notFound(`no trace ${id}`);
-    ctx.body = presentTrace(trace);
+    ctx.body = presentTrace(trace, { memoryRead: principal.scopes.includes('memory.read') });
   });
 }
