@@ -86,6 +86,8 @@ export interface ChatContext {
   withRestorer?: (restore: (text: string) => string) => void;
   /** A door measured the prompt against the context already (capWithinContext): chat need not again. */
   contextChecked?: true;
+  /** The caller's name for the answer's cap (`max_output_tokens` through the Responses door), which a 429 or 402 advises on. */
+  capField?: string;
 }
 
 export interface ChatReply {
@@ -427,7 +429,7 @@ export class ChatService {
         const prompt = answerTokens(cached.completion, request.messages).prompt;
         admission = await this.deps.gate.admitCacheHit(principal, this.serviceFee(prompt, firewall !== undefined, retrieval));
       }
-      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined));
+      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, ChatService.reckoning(ctx.capField)));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {
@@ -476,6 +478,20 @@ export class ChatService {
     }
   }
 
+  /** The service fees of a call: the firewall's per 1,000 prompt tokens scanned, and the retrieval's. */
+  private serviceFee(prompt: number, firewallOn: boolean, retrieval: Retrieval): number {
+    return (firewallOn ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) + (retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
+  }
+
+  /** How a refusal words what a request reserves, in the terms of its door's cap. */
+  private static reckoning(cap = 'max_tokens'): Demand['reckoning'] {
+    return {
+      tokens: `its prompt and its answer's cap: ${cap}, or the model's default cap when none is sent`,
+      smaller: `send a smaller ${cap} or prompt`,
+      credits: `its worst case at the dearest model of its chain: its prompt and answer cap, and without ${cap} the cap is the model's whole context; send ${cap} to reserve less`,
+    };
+  }
+
   /**
    * The most a request may use: its prompt's tokens plus the answer's cap (`max_completion_tokens`
    * or `max_tokens`) for each of its `n` choices, and that at the dearest model of the chain, with
@@ -483,23 +499,13 @@ export class ChatService {
    * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
    * choice, each token at the dearer of the model's two prices.
    */
-  /** The service fees of a call: the firewall's per 1,000 prompt tokens scanned, and the retrieval's. */
-  private serviceFee(prompt: number, firewallOn: boolean, retrieval: Retrieval): number {
-    return (firewallOn ? (prompt * this.deps.catalog.services.firewallPer1kTokens) / 1000 : 0) + (retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0);
-  }
-
-  private static readonly RECKONING: Demand['reckoning'] = {
-    tokens: "its prompt and its answer's cap: max_tokens, or the model's default cap when none is sent",
-    smaller: 'send a smaller max_tokens or prompt',
-    credits: "its worst case at the dearest model of its chain: its prompt and answer cap, and without max_tokens the cap is the model's whole context; send max_tokens to reserve less",
-  };
-
   private demandOf(
     plan: RoutingPlan<ChatModel>,
     request: UpstreamChatRequest,
     body: ChatCompletionRequest,
     retrieval: Retrieval,
     firewallOn: boolean,
+    reckoning: Demand['reckoning'],
   ): Demand {
     const retrievalFee = retrieval.searched ? this.deps.catalog.services.retrievalPerCall : 0;
     const firewallPerToken = firewallOn ? this.deps.catalog.services.firewallPer1kTokens / 1000 : 0;
@@ -517,7 +523,7 @@ export class ChatService {
       const models = plan.candidates.map((c) => c.model);
       return {
         ready,
-        reckoning: ChatService.RECKONING,
+        reckoning,
         tokens: () =>
           promptTokens() + choices * Math.max(0, ...models.map((m) => Math.min(m.maxOutputTokens, Math.max(0, m.contextLength - promptTokens())))),
         credits: () =>
@@ -528,7 +534,7 @@ export class ChatService {
     }
     return {
       ready,
-      reckoning: ChatService.RECKONING,
+      reckoning,
       tokens: () => promptTokens() + choices * answerCap,
       credits: () => {
         const services = promptTokens() * firewallPerToken + retrievalFee;

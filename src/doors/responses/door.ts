@@ -101,6 +101,7 @@ export class ResponsesDoor {
       ...ctx,
       fieldOf: door.fieldOf,
       contextChecked: true,
+      capField: 'max_output_tokens',
       withRestorer: (restorer) => (restore = restorer),
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default

@@ -474,6 +474,22 @@ describe('the Responses door over the gateway', () => {
     expect(trace.body.notes.join(' ')).to.contain(firstBody.id);
   });
 
+  it('advises max_output_tokens, the door’s own cap, when a limit or budget refuses', async () => {
+    const { key } = await gw.app.key({ org: 'responses-limits', workspace: 'w' });
+    const limit = (body: unknown) => api(gw.app.baseUrl, '/v1/settings/limits', { method: 'PUT', key, body });
+    const ask = () => api(gw.app.baseUrl, '/v1/responses', { method: 'POST', key, body: { model: 'test/chat-a', input: 'Hoeveel kost het?' } });
+    expect((await limit({ workspace: { tokens_per_minute: 30 } })).status).to.equal(200);
+    const rated = await ask();
+    expect(rated.status).to.equal(429);
+    expect(rated.body.error.message).to.contain('max_output_tokens');
+    expect(rated.body.error.message).not.to.match(/max_tokens/);
+    expect((await limit({ workspace: { tokens_per_minute: null, credits_per_day: 0.001 } })).status).to.equal(200);
+    const budgeted = await ask();
+    expect(budgeted.status).to.equal(402);
+    expect(budgeted.body.error.message).to.contain('send max_output_tokens to reserve less');
+    expect(budgeted.body.error.message).not.to.match(/max_tokens/);
+  });
+
   it('keeps stored responses for RESPONSES_RETENTION_DAYS, then the cron task deletes them', async () => {
     const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
     const old = await client.responses.create({ model: 'test/chat-a', input: 'Oud' });
