@@ -1,6 +1,6 @@
 import { countCircuitOpen, setCircuitState, type CircuitOpenReason } from '../metrics.js';
 import { DEFAULT_CIRCUIT, type CatalogProvider, type CircuitSettings } from './catalog.js';
-import { UpstreamError } from './providers/types.js';
+import { PROVIDER_ACCOUNT_STATUSES, UpstreamError } from './providers/types.js';
 
 // A circuit breaker per provider endpoint, so that a sick provider costs its timeout a few times,
 // not on every request. A small state machine rather than cockatiel or opossum: the gateway
@@ -165,7 +165,8 @@ export function verdictOf(err: unknown, now = Date.now()): Verdict {
       return FAILURE;
     case 'status': {
       const status = err.status ?? 0;
-      if (status >= 500 || status === 408) return FAILURE;
+      // A refused key or an unpaid account stays so until the operator acts: skipped like a provider that is down.
+      if (status >= 500 || status === 408 || PROVIDER_ACCOUNT_STATUSES.has(status)) return FAILURE;
       if (status === 429) {
         const until = retryAfterMs(err.retryAfter, now);
         return until === undefined ? NEUTRAL : { kind: 'rate_limited', untilMs: until };

@@ -36,8 +36,9 @@ export const CIRCUIT_OPEN = 'skipped: circuit open';
 
 /**
  * Tries the plan's candidates in order until one answers. A provider that is unavailable
- * (connection error, timeout, 408, 429, 5xx, or a stream failing before its first byte) moves the
- * chain on; any other upstream 4xx stops it with 400 upstream_rejected, because the next provider
+ * (connection error, timeout, 408, 429, 5xx, a refused key or unpaid account of the gateway's:
+ * 401, 402, 403, or a stream failing before its first byte) moves the chain on; any other upstream
+ * 4xx stops it with 400 upstream_rejected, because the next provider
  * would refuse the same request. An endpoint whose circuit is open (breaker.ts) is skipped at once,
  * as an unavailable one; when every candidate was skipped so, the 503 says when the first reopens.
  */

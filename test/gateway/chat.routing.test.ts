@@ -105,11 +105,25 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(gw.euB.requests).to.have.length(0);
   });
 
-  it("never passes on what a provider says about the gateway's credentials, nor anything key-shaped in its messages", async () => {
+  it("falls back from a provider that refuses the gateway's key or account (401, 402, 403), and never passes on what it says of them", async () => {
+    for (const status of [401, 402, 403]) {
+      gw.euA.script({ type: 'status', status, message: 'Incorrect API key provided: sk-proj-****************abcd' });
+      const served = await chat(chatBody());
+      // The caller's request was not at fault: another provider, with a key of its own, serves it.
+      expect(served.response.status, String(status)).to.equal(200);
+      expect(served.response.headers.get('x-provider')).to.equal('eu-b');
+      // An answer closes the count of eu-a's failures again, so that its circuit stays closed for the tests after this one.
+      expect((await chat(chatBody())).response.headers.get('x-provider')).to.equal('eu-a');
+    }
     gw.euA.script({ type: 'status', status: 401, message: 'Incorrect API key provided: sk-proj-****************abcd' });
+    gw.euB.script({ type: 'status', status: 403, message: 'Your organization sk-ant-api03-abcdefghijklmnop is suspended' });
     const refused = await chat(chatBody());
-    expect(refused.response.status).to.equal(400);
-    expect(refused.body.message).to.equal("eu-a rejected the request: it refused the gateway's credentials for it");
+    expect(refused.response.status).to.equal(503);
+    expect(refused.body.attempts.map((a: any) => a.error)).to.deep.equal([
+      "eu-a answered 401: it refused the gateway's credentials for it",
+      "eu-b answered 403: it refused the gateway's credentials for it",
+    ]);
+    expect(JSON.stringify(refused.body)).not.to.match(/sk-proj|sk-ant|suspended/);
 
     gw.euA.script({ type: 'status', status: 500, message: 'upstream crashed; auth was Bearer abcdef0123456789xyz' });
     gw.euB.script({ type: 'status', status: 503, message: 'overloaded (api_key-7f3a9c2e1b4d5a6f)' });

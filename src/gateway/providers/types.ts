@@ -209,8 +209,15 @@ export interface UpstreamTarget {
 export type UpstreamFailureKind = 'connect' | 'timeout' | 'status' | 'protocol' | 'aborted';
 
 /**
- * A failed upstream call. `retryable` decides fallback: connection errors, timeouts, 408, 429
- * and 5xx move on to the next candidate; any other 4xx stops the chain (400 upstream_rejected).
+ * Statuses that speak of the gateway's standing with the provider, not of the request: its key
+ * refused (401, 403) or its account unpaid (402). Another provider, with its own key, may serve it.
+ */
+export const PROVIDER_ACCOUNT_STATUSES: ReadonlySet<number> = new Set([401, 402, 403]);
+
+/**
+ * A failed upstream call. `retryable` decides fallback: connection errors, timeouts, 408, 429,
+ * 5xx and the provider refusing the gateway's own account (401, 402, 403) move on to the next
+ * candidate; any other 4xx stops the chain (400 upstream_rejected).
  */
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
@@ -238,7 +245,7 @@ export class UpstreamError extends Error {
   get retryable(): boolean {
     if (this.kind !== 'status') return this.kind !== 'aborted';
     const status = this.status ?? 0;
-    return status === 408 || status === 429 || status >= 500;
+    return status === 408 || status === 429 || status >= 500 || PROVIDER_ACCOUNT_STATUSES.has(status);
   }
 }
 

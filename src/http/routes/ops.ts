@@ -31,8 +31,9 @@ export function opsRoutes(open: Operations, pool: Pool): void {
     }
     const ready = database && migrations;
     ctx.status = ready ? 200 : 503;
+    // The spec's ReadinessStatus, both ways: a probe reads `status` and `checks` alike.
     ctx.body = ready
-      ? { status: 'ready' }
-      : { message: 'not ready', checks: { database, migrations } };
+      ? { status: 'ok', checks: { database, migrations } }
+      : { status: 'unavailable', message: 'not ready', checks: { database, migrations } };
   });
 }

@@ -246,7 +246,8 @@ describe('openai adapter', function () {
       const err = await failure(adapter.complete(target(p), hello, never));
       expect(err.upstreamMessage).not.to.contain(KEY);
       expect(err.message).not.to.contain(KEY);
-      expect(err.retryable).to.equal(false);
+      // The gateway's key, not the caller's request, was refused: the next provider may serve it.
+      expect(err.retryable).to.equal(true);
     });
 
     it('invalid JSON on a 200 → protocol', async () => {
