@@ -12,7 +12,9 @@ import {
   findDeliveryToSend,
   markAttemptFailed,
   markDelivered,
+  releaseDeliverySlot,
   scheduleDelivery,
+  takeDeliverySlot,
   type AttemptRecord,
   type DeliveryToSend,
 } from './store.js';
@@ -33,6 +35,10 @@ export interface WebhookDeliveryOptions {
   timeoutMs: number;
   /** An endpoint whose deliveries have failed, without one success, for this long is disabled. */
   disableAfterMs: number;
+  /** Attempts of one workspace under way at once, over every worker: its receivers that hang hold no more of the pool. */
+  slotsPerWorkspace: number;
+  /** How long an attempt that found its workspace's slots taken waits before it looks again (± half of it). */
+  slotWaitMs: number;
 }
 
 const SECOND = 1000;
@@ -46,7 +52,12 @@ export const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliveryOptions = {
   jitter: 0.2,
   timeoutMs: 10 * SECOND,
   disableAfterMs: 3 * 24 * HOUR,
+  slotsPerWorkspace: 2,
+  slotWaitMs: 2 * SECOND,
 };
+
+/** A slot outlives its attempt's timeout by this much, for a worker that died holding it. */
+const SLOT_MARGIN_MS = 5 * SECOND;
 
 /** What is kept of a receiver's answer. */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -82,7 +93,20 @@ export async function deliverWebhook(
     log.info({ delivery_id: deliveryId, status: delivery?.status ?? 'gone' }, 'webhook delivery has nothing left to send');
     return;
   }
-  const attempt = await attemptDelivery(delivery, options);
+  // A workspace's attempts hold a few slots of the pool at once, whatever its number of endpoints:
+  // one waiting for a slot looks again shortly, and is no attempt.
+  const heldUntil = new Date(Date.now() + options.timeoutMs + SLOT_MARGIN_MS);
+  if (!(await takeDeliverySlot(db, delivery.workspace_id, delivery.id, heldUntil, options.slotsPerWorkspace))) {
+    await scheduleDelivery(db, delivery.id, new Date(Date.now() + jittered(options.slotWaitMs, 0.5)));
+    log.debug({ delivery_id: delivery.id, workspace_id: delivery.workspace_id }, "webhook delivery waits for one of its workspace's slots");
+    return;
+  }
+  let attempt: Attempt;
+  try {
+    attempt = await attemptDelivery(delivery, options);
+  } finally {
+    await releaseDeliverySlot(db, delivery.workspace_id, delivery.id);
+  }
   const logged = { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, event_type: delivery.event_type, attempt: delivery.attempts + 1 };
 
   const scheduled = await withTransaction(db, async (tx) => {

@@ -1,5 +1,6 @@
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 import { storableJson } from '../db/storable.js';
+import { withTransaction } from '../db/transaction.js';
 import type { TimePosition } from '../http/period.js';
 
 // The SQL of webhooks: endpoints, events and deliveries. Every query names the workspace, except
@@ -362,6 +363,35 @@ export async function scheduleDelivery(db: Queryable, id: string, runAt: Date): 
     'select webhook_queue_delivery($1::uuid, $2)',
     [id, runAt],
   );
+}
+
+/**
+ * Takes one of the workspace's delivery slots for this delivery until `heldUntil`, when fewer than
+ * `slots` are held; false when all are. Under a lock of the workspace's, so that two attempts
+ * starting at once cannot both take the last one.
+ */
+export async function takeDeliverySlot(db: Pool, workspaceId: string, deliveryId: string, heldUntil: Date, slots: number): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    await tx.query("select pg_advisory_xact_lock(hashtextextended('webhook_delivery_slots:' || $1::text, 0))", [workspaceId]);
+    const { rows } = await tx.query(
+      `with expired as (
+         delete from webhook_delivery_slots where workspace_id = $1 and held_until < now() returning delivery_id
+       )
+       insert into webhook_delivery_slots (workspace_id, delivery_id, held_until)
+       select $1, $2, $3
+        where (select count(*) from webhook_delivery_slots s
+                where s.workspace_id = $1 and s.delivery_id <> $2
+                  and s.delivery_id not in (select delivery_id from expired)) < $4
+       on conflict (workspace_id, delivery_id) do update set held_until = excluded.held_until
+       returning 1`,
+      [workspaceId, deliveryId, heldUntil, slots],
+    );
+    return rows.length > 0;
+  });
+}
+
+export async function releaseDeliverySlot(db: Queryable, workspaceId: string, deliveryId: string): Promise<void> {
+  await db.query('delete from webhook_delivery_slots where workspace_id = $1 and delivery_id = $2', [workspaceId, deliveryId]);
 }
 
 export async function endpointSucceeded(db: Queryable, endpointId: string): Promise<void> {

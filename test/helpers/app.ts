@@ -35,7 +35,7 @@ export interface TestApp {
    * Starts a real graphile-worker over tasks/ against this test's database; `webhooks` replaces
    * parts of the delivery options (a quick retry schedule, a short timeout).
    */
-  startWorker(options?: { webhooks?: Partial<WebhookDeliveryOptions> }): Promise<Runner>;
+  startWorker(options?: { webhooks?: Partial<WebhookDeliveryOptions>; concurrency?: number }): Promise<Runner>;
   close(): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ export async function startTestApp(
     app,
     key: ({ org = 'acme', workspace = 'main', kind = 'organization', scopes } = {}) =>
       createKey(db.pool, { organization: org, workspace, kind, ...(scopes ? { scopes } : {}) }),
-    async startWorker({ webhooks = {} } = {}) {
+    async startWorker({ webhooks = {}, concurrency = 2 } = {}) {
       const jobs = await startJobRunner({
         services: {
           db: db.pool,
@@ -78,7 +78,7 @@ export async function startTestApp(
           webhooks: { allowHttp: config.webhooksAllowHttp, ...webhooks },
         },
         log,
-        concurrency: 2,
+        concurrency,
         pollInterval: 50,
       });
       runners.push(jobs);
