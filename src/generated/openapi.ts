@@ -1707,7 +1707,7 @@ export interface components {
         ProviderAttempt: {
             model: string;
             provider: string;
-            /** @description The upstream HTTP status, or null on a connection error or timeout. */
+            /** @description The upstream HTTP status of a refusal, or null when no usable answer came (a connection error, a timeout, a malformed answer, an endpoint skipped for its circuit or its key). */
             status: number | null;
             error: string | null;
             /** @description In traces only: how long the attempt took. */
