@@ -35,7 +35,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { chainOf, planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { answerTokens, countMessageTokens, countMessageTokensPaced, countPromptTokensPaced, isLongPrompt } from './tokens.js';
+import { answerTokens, countPromptTokens, countPromptTokensPaced, isLongPrompt } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -282,7 +282,7 @@ export class ChatService {
           provider: candidate.target.provider.id,
           output: streamed.choices,
           notes: served.notes,
-          note: `the stream from ${candidate.target.provider.id} broke off after ${answerTokens(streamed, []).completion} tokens; not billed`,
+          note: `the stream from ${candidate.target.provider.id} broke off after ${answerTokens(streamed, { messages: [] }).completion} tokens; not billed`,
         });
         await sink.send({
           error: {
@@ -426,7 +426,7 @@ export class ChatService {
       // Limits are checked before a provider is called; a cache hit calls none and passes.
       let admission = NOT_LIMITED;
       if (cached) {
-        const prompt = answerTokens(cached.completion, request.messages).prompt;
+        const prompt = answerTokens(cached.completion, request).prompt;
         admission = await this.deps.gate.admitCacheHit(principal, this.serviceFee(prompt, firewall !== undefined, retrieval));
       }
       else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, ChatService.reckoning(ctx.capField)));
@@ -512,11 +512,11 @@ export class ChatService {
     const answerCap = body.max_completion_tokens ?? body.max_tokens;
     const choices = body.n ?? 1;
     let prompt: number | undefined;
-    const promptTokens = () => (prompt ??= countMessageTokens(request.messages));
+    const promptTokens = () => (prompt ??= countPromptTokens(request));
     // A prompt of megabytes is counted paced, when a limit needs it, rather than at once.
     const ready = isLongPrompt(request.messages)
       ? async () => {
-          prompt = await countMessageTokensPaced(request.messages);
+          prompt = await countPromptTokensPaced(request);
         }
       : undefined;
     if (answerCap === undefined) {
@@ -625,7 +625,7 @@ export class ChatService {
     const closed = outcome !== 'answered';
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
-    const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream.messages);
+    const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream);
     const waived = prepared.admission.feeWaived;
     const services = waived ? 0 : this.serviceFee(prompt, prepared.firewall !== undefined, prepared.retrieval);
     if (waived) answer.notes.push(`the cache hit's fee was not billed: ${waived}`);

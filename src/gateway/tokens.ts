@@ -292,10 +292,13 @@ export function countCompletionTokens(message: CompletionMessageLike): number {
   return n;
 }
 
-/** The tokens an answer is billed for: the provider's usage, else counted with the tokenizer. */
-export function answerTokens(completion: UpstreamCompletion, sent: readonly ChatMessage[]): { prompt: number; completion: number } {
+/**
+ * The tokens an answer is billed for: the provider's usage, else counted with the tokenizer, the
+ * tool definitions sent beside the messages included (a coding agent's are most of its prompt).
+ */
+export function answerTokens(completion: UpstreamCompletion, sent: PromptWithTools): { prompt: number; completion: number } {
   return {
-    prompt: completion.usage?.prompt_tokens ?? completion.promptUsage?.prompt_tokens ?? countMessageTokens(sent),
+    prompt: completion.usage?.prompt_tokens ?? completion.promptUsage?.prompt_tokens ?? countPromptTokens(sent),
     completion: completion.usage?.completion_tokens ?? completion.choices.reduce((sum, choice) => sum + countCompletionTokens(choice.message), 0),
   };
 }

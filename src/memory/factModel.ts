@@ -175,7 +175,7 @@ async function askForJson(model: ExtractionModel, system: string, user: string, 
   const served = await firstThatAnswers(plan, (candidate) =>
     candidate.adapter.complete(candidate.target, withoutParameters({ ...request, max_tokens: candidate.model.maxOutputTokens }, candidate.dropped), model.signal),
   );
-  model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request.messages));
+  model.meter.add(served.candidate.model, served.candidate.target.provider.id, answerTokens(served.result, request));
   const content = served.result.choices[0]?.message.content ?? '';
   const json = withoutCodeFence(content);
   try {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { countPromptTokens } from '../../src/gateway/tokens.js';
 import { connect, type Socket } from 'node:net';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
@@ -55,6 +56,21 @@ describe('POST /v1/chat/completions with stream: true', () => {
     const finish = events.at(-2) as Record<string, any>;
     expect(finish.usage.completion_tokens).to.be.above(0);
     expect(finish.usage.prompt_tokens).to.be.above(0);
+  });
+
+  it('counts the tool definitions into the prompt it bills when the provider reports no usage', async () => {
+    // A coding agent's tools are most of its prompt: 40 definitions of about 100 tokens each.
+    const tools = Array.from({ length: 40 }, (_, i) => ({
+      type: 'function',
+      function: { name: `tool_${i}`, description: `Does task number ${i} of the project, carefully and completely, and reports what it did. `.repeat(5), parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    }));
+    const messages = [{ role: 'user', content: 'hallo' }];
+    gw.euA.script({ type: 'answer', content: 'een twee drie', usage: false });
+    const events = await readSse(await postChat(gw, chatBody({ stream: true, messages, tools, cache: false })));
+    const finish = events.at(-2) as Record<string, any>;
+    const sent = gw.euA.requests.at(-1)!.body;
+    expect(finish.usage.prompt_tokens).to.equal(countPromptTokens({ messages: sent.messages, tools: sent.tools }));
+    expect(finish.usage.prompt_tokens).to.be.above(3000);
   });
 
   it('falls back when a stream fails before its first byte', async () => {

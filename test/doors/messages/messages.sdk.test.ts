@@ -176,6 +176,27 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     expect(startUsage!.input_tokens).to.equal(counted.input_tokens);
   });
 
+  it('bills the input tokens message_start and countTokens show, tools included, when the provider reports no usage', async () => {
+    const tools = Array.from({ length: 20 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Reads part ${i} of the project and reports what it found there, line by line. `.repeat(4),
+      input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } },
+    }));
+    const params = { model: 'test/chat-a', max_tokens: 100, tools, messages: [{ role: 'user' as const, content: fresh('Wat staat er in de map?') }] };
+    const counted = await door.client.messages.countTokens({ model: params.model, tools, messages: params.messages });
+    gw.euA.script({ type: 'answer', content: 'Niets bijzonders.', usage: false });
+    const stream = door.client.messages.stream(params);
+    let startUsage: Anthropic.Usage | undefined;
+    stream.on('streamEvent', (event) => {
+      if (event.type === 'message_start') startUsage = { ...event.message.usage };
+    });
+    const message = await stream.finalMessage();
+    expect(counted.input_tokens).to.be.above(1000);
+    expect(startUsage!.input_tokens).to.equal(counted.input_tokens);
+    // What message_delta reports, and what is billed, is the same figure.
+    expect(message.usage.input_tokens).to.equal(counted.input_tokens);
+  });
+
   /** A provider's stream of these chunks, ending in tool_calls, as the SDK streams it through the door. */
   const streamLookups = (chunks: string[]) => {
     gw.euA.script({

@@ -35,7 +35,7 @@
  *
  * `n` > 1 gives n identical choices, indexes 0..n-1 (at most 128). Every other parameter (temperature, seed,
  * reasoning_effort, logprobs, …) is accepted and ignored. Usage comes from the tokenizer:
- * prompt = `countMessageTokens(messages)`, completion = the sum of `countCompletionTokens` over
+ * prompt = `countPromptTokens` (messages and tool definitions), completion = the sum of `countCompletionTokens` over
  * the choices (as OpenAI counts n choices).
  *
  * ## Streaming
@@ -50,7 +50,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { countCompletionTokens, countMessageTokens, countTokens, truncateToTokens } from '../../tokens.js';
+import { countCompletionTokens, countMessageTokens, countPromptTokens, countTokens, truncateToTokens } from '../../tokens.js';
 import {
   UpstreamError,
   type ChatMessage,
@@ -122,7 +122,7 @@ export function echoCompletion(request: UpstreamChatRequest): UpstreamCompletion
       finish_reason: message.finishReason,
     });
   }
-  const promptTokens = countMessageTokens(request.messages);
+  const promptTokens = countPromptTokens(request);
   const completionTokens = n * countCompletionTokens(message);
   return {
     id: `chatcmpl-echo-${randomUUID()}`,
