@@ -82,6 +82,9 @@ describe('firewall: a coding agent’s system prompt and tools', () => {
       'Claude is an AI assistant made by Anthropic.',
       'Claude, by Anthropic, answers in the language of the question.',
       'Ask Claude to write the tests; Claude is a large language model.',
+      // Claude Code's CronCreate tool (QA): the product's session, so the product that exits.
+      'By default the job lives only in this Claude session and is gone when Claude exits.',
+      'Each Codex sandbox is closed when Codex stops.',
     ];
     for (const text of product) expect(createFirewall().mask(text), text).to.equal(text);
     const people: Array<[string, string]> = [

@@ -1028,10 +1028,16 @@ function listedWithAiProducts(text: string, start: number, end: number): boolean
   return previous !== null && AI_PRODUCTS.has(previous[1]!.toLowerCase());
 }
 
+// The noun an assistant's name qualifies after an English determiner: "this Claude session", "a
+// Codex sandbox", "the Gemini app" speak of the product, and so make its lone name ("when Claude
+// exits") the product elsewhere in the text. Not a word that goes on about someone ("the Claude who").
+const NOUN_AFTER_Y = /[ \u00a0]+(?!(?:of|who|whom|whose|that|which|from|with|at|in|and|or|is|was|has|had)(?![\p{L}]))\p{Ll}{3,}(?![\p{L}])/uy;
+
 /** Whether the assistant's name at [start, end) is spoken of as the product here. */
 function speaksOfAssistant(text: string, start: number, end: number): boolean {
   PRODUCT_AFTER_Y.lastIndex = end;
   if (PRODUCT_AFTER_Y.test(text) || listedWithAiProducts(text, start, end)) return true;
+  if (DETERMINERS.has(wordBefore(text, start).word) && stickyAt(NOUN_AFTER_Y, text, end) > 0) return true;
   const before = text.slice(Math.max(0, start - 16), start);
   const second = SECOND_PERSON_BEFORE.test(before);
   if (!second && !FIRST_PERSON_BEFORE.test(before)) return false;
