@@ -35,7 +35,7 @@ import {
 } from './providers/types.js';
 import { CACHE_TTL_SECONDS, cacheKey, findCachedResponse, type CachedResponse, type CacheKeyLookup } from './responseCache.js';
 import { chainOf, planRoute, type Candidate, type RoutingPlan } from './routing.js';
-import { answerTokens, countPromptTokens, countPromptTokensPaced, isLongPrompt } from './tokens.js';
+import { answerTokens, countPromptTokens, countPromptTokensPaced, isLongPrompt, usageBeyondBounds } from './tokens.js';
 
 // A chat request, in order: rules the schema cannot say → idempotency → routing plan (aliases,
 // policy, narrowing, egress guard) → response cache → provider call with fallback → usage and
@@ -625,12 +625,20 @@ export class ChatService {
     const closed = outcome !== 'answered';
     const { principal } = ctx;
     const hit = prepared.cacheStatus === 'HIT';
-    const { prompt, completion: completionTokens } = answerTokens(answer.completion, answer.sentUpstream);
+    const { body: asked } = prepared;
+    const impossible = usageBeyondBounds(answer.completion, {
+      contextLength: answer.model.contextLength,
+      cap: asked.max_completion_tokens ?? asked.max_tokens ?? undefined,
+      choices: asked.n ?? 1,
+    });
+    if (impossible) answer.notes.push(`${impossible}: counted with the tokenizer instead`);
+    const counted = impossible ? { ...answer.completion, usage: undefined, promptUsage: undefined } : answer.completion;
+    const { prompt, completion: completionTokens } = answerTokens(counted, answer.sentUpstream);
     const waived = prepared.admission.feeWaived;
     const services = waived ? 0 : this.serviceFee(prompt, prepared.firewall !== undefined, prepared.retrieval);
     if (waived) answer.notes.push(`the cache hit's fee was not billed: ${waived}`);
     // Tokens the provider read from or wrote to its prompt cache are billed at the cache prices.
-    const details = (answer.completion.usage ?? answer.completion.promptUsage)?.prompt_tokens_details;
+    const details = (counted.usage ?? counted.promptUsage)?.prompt_tokens_details;
     const cached = hit ? prompt : Math.min(prompt, details?.cached_tokens ?? 0);
     const cacheWrite = hit ? 0 : Math.min(prompt - cached, details?.cache_write_tokens ?? 0);
     const now = new Date().toISOString();

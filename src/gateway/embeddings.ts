@@ -225,8 +225,8 @@ interface Embedded {
 /**
  * Splits the inputs into the model's batch size, embeds the parts (a few at a time, each with
  * the chain's fallback) and puts the vectors back in input order. One failed part fails the call.
- * A part whose provider reports no usage is billed the tokenizer's count: `tokens`, when the caller
- * has counted the inputs already.
+ * A part whose provider reports no usage, or more than its inputs can hold, is billed the
+ * tokenizer's count: `tokens`, when the caller has counted the inputs already.
  */
 export async function embedInParts(
   plan: RoutingPlan<EmbeddingModel>,
@@ -239,7 +239,7 @@ export async function embedInParts(
   const size = plan.candidates[0]?.model.maxBatch ?? inputs.length;
   const starts: number[] = [];
   for (let start = 0; start < inputs.length; start += size) starts.push(start);
-  const results: { output: EmbeddingOutput; provider: string; attempts: Attempt[] }[] = new Array(starts.length);
+  const results: { output: EmbeddingOutput; provider: string; maxInputTokens: number; attempts: Attempt[] }[] = new Array(starts.length);
   let next = 0;
   const worker = async () => {
     while (next < starts.length) {
@@ -265,7 +265,7 @@ export async function embedInParts(
         }
         return output;
       });
-      results[index] = { output: served.result, provider: served.candidate.target.provider.id, attempts: served.attempts };
+      results[index] = { output: served.result, provider: served.candidate.target.provider.id, maxInputTokens: served.candidate.model.maxInputTokens, attempts: served.attempts };
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, starts.length) }, worker));
@@ -277,7 +277,10 @@ export async function embedInParts(
         tokens
           ? tokens.slice(start, start + size).reduce((sum, n) => sum + n, 0)
           : inputs.slice(start, start + size).reduce((sum, text) => sum + countTokens(text), 0);
-      return { provider: r.provider, tokens: r.output.usage?.prompt_tokens ?? counted() };
+      // More tokens than the part's inputs can hold (each at most the model's max_input_tokens) is no count to bill by.
+      const reported = r.output.usage?.prompt_tokens;
+      const most = Math.min(size, inputs.length - start) * r.maxInputTokens;
+      return { provider: r.provider, tokens: reported !== undefined && reported <= most ? reported : counted() };
     }),
     attempts: results.flatMap((r) => r.attempts),
   };

@@ -292,6 +292,34 @@ export function countCompletionTokens(message: CompletionMessageLike): number {
   return n;
 }
 
+/** What the model can have read and written for a request: its context, and the answer cap asked for. */
+export interface UsageBounds {
+  contextLength: number;
+  /** max_completion_tokens or max_tokens, when the request gave one. */
+  cap?: number | undefined;
+  choices: number;
+}
+
+/**
+ * Why a provider's usage cannot be the count of this answer, or undefined when it can: more prompt
+ * tokens than the model's context, or more answer tokens than the choices could write (past the
+ * context, or past twice the cap asked for and 64 tokens more: providers overshoot a cap by a few).
+ * Such a count is no bill: the answer is counted with the tokenizer instead.
+ */
+export function usageBeyondBounds(completion: Pick<UpstreamCompletion, 'usage' | 'promptUsage'>, bounds: UsageBounds): string | undefined {
+  const prompt = completion.usage?.prompt_tokens ?? completion.promptUsage?.prompt_tokens;
+  if (prompt !== undefined && prompt > bounds.contextLength) {
+    return `the provider reported ${prompt} prompt tokens, more than the model's context of ${bounds.contextLength}`;
+  }
+  const answer = completion.usage?.completion_tokens;
+  if (answer === undefined) return undefined;
+  const perChoice = bounds.cap !== undefined ? Math.min(bounds.contextLength, 2 * bounds.cap + 64) : bounds.contextLength;
+  if (answer > bounds.choices * perChoice) {
+    return `the provider reported ${answer} completion tokens, more than ${bounds.choices} ${bounds.choices === 1 ? 'answer' : 'answers'} of this request can hold`;
+  }
+  return undefined;
+}
+
 /**
  * The tokens an answer is billed for: the provider's usage, else counted with the tokenizer, the
  * tool definitions sent beside the messages included (a coding agent's are most of its prompt).

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { countTokens } from '../../src/gateway/tokens.js';
 import { api } from '../helpers/app.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import { chatBody, postChat, startGatewayFixture, type GatewayFixture } from '../helpers/gateway.js';
@@ -157,6 +158,30 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(odd.body.choices[0].message.content).to.equal('Goedemiddag');
     expect(odd.body.usage.prompt_tokens).to.be.above(0);
     expect(odd.body.usage.completion_tokens).to.be.above(0);
+  });
+
+  it('bills by the tokenizer, not by counts the model cannot have used: past its context, or far past the cap asked for', async () => {
+    const answerWith = (usage: object) =>
+      gw.euA.script({
+        type: 'raw',
+        body: JSON.stringify({ id: 'z', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Goedemiddag' }, finish_reason: 'stop' }], usage }),
+      });
+    // test/chat-a has a context of 32,000 tokens.
+    answerWith({ prompt_tokens: 900_000_000, completion_tokens: 5, total_tokens: 900_000_005 });
+    const hugeResponse = await postChat(gw, chatBody({ cache: false }), { 'x-request-id': 'impossible-prompt' });
+    const huge = { response: hugeResponse, body: (await hugeResponse.json()) as any };
+    expect(huge.response.status).to.equal(200);
+    expect(huge.body.usage.prompt_tokens).to.be.below(100);
+    expect(huge.body.usage.credits.total).to.be.below(1);
+    const trace = await api(gw.app.baseUrl, '/v1/traces/impossible-prompt', { key: gw.key });
+    expect(trace.body.notes.join(' ')).to.contain('the provider reported 900000000 prompt tokens, more than the model\'s context of 32000: counted with the tokenizer instead');
+    answerWith({ prompt_tokens: 10, completion_tokens: 5_000_000, total_tokens: 5_000_010 });
+    const long = await chat(chatBody({ cache: false, max_tokens: 10 }));
+    expect(long.body.usage.completion_tokens).to.equal(countTokens('Goedemiddag'));
+    // A provider that overshoots a cap by a few tokens is believed.
+    answerWith({ prompt_tokens: 10, completion_tokens: 14, total_tokens: 24 });
+    const over = await chat(chatBody({ cache: false, max_tokens: 10 }));
+    expect(over.body.usage).to.include({ prompt_tokens: 10, completion_tokens: 14 });
   });
 
   it('narrows by provider.order, only and ignore', async () => {

@@ -52,6 +52,14 @@ describe('POST /v1/embeddings', () => {
     });
   }
 
+  it('bills by the tokenizer when the provider reports more tokens than the inputs can hold', async () => {
+    const vector = Array.from({ length: 8 }, (_, i) => i / 8);
+    gw.euA.script({ type: 'raw', body: JSON.stringify({ object: 'list', model: 'eu-embed', data: [{ object: 'embedding', index: 0, embedding: vector }], usage: { prompt_tokens: 900_000_000, total_tokens: 900_000_000 } }) });
+    const response = await embed({ model: 'test/eu-embed', input: 'een' });
+    expect(response.status).to.equal(200);
+    expect(response.body.usage).to.deep.equal({ prompt_tokens: countTokens('een'), total_tokens: countTokens('een') });
+  });
+
   it('splits a batch into provider-sized requests and reassembles them in order', async () => {
     gw.euA.script({ type: 'answer', reverse: true }, { type: 'answer' }, { type: 'answer', reverse: true });
     const input = ['een', 'twee', 'drie', 'vier', 'vijf'];
