@@ -375,10 +375,11 @@ export class LimitGate {
     // take from its block, rather than each leasing a block of its own (a burst would lease far
     // more than it uses, and leave the other processes nothing). A counter found exhausted is
     // refused at once for a moment, without a statement per request.
+    let exhausted: LeaseAsk | undefined;
     for (;;) {
       const asks = this.shortfalls(needs);
       if (asks.length === 0) break;
-      const exhausted = asks.find((ask) => {
+      exhausted = asks.find((ask) => {
         const mark = this.exhausted.get(counterKey(ask));
         return mark !== undefined && mark.until > now && ask.need > mark.left && ask.limit <= mark.limit;
       });
@@ -397,7 +398,10 @@ export class LimitGate {
       break;
     }
 
-    const short = needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
+    // The counter found exhausted is the one that refuses: another may be short only of the lease
+    // this request did not take for it.
+    const short =
+      (exhausted && needs.find(({ key }) => key === counterKey(exhausted!))) ?? needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
     if (short) {
       const billed = isBudget(short.id) ? await this.billedOf(short) : undefined;
       await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now), false, demand.reckoning));

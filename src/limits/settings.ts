@@ -180,7 +180,7 @@ export async function updateLimitSettings(
       const limits = limitsFromBody(given, kind);
       const id = kind === 'workspace' ? principal.workspaceId : principal.organizationId;
       await saveScopeLimits(db, { kind, id, organizationId: principal.organizationId }, limits);
-      await startLimitCounters(db, { kind, id }, { organizationId: principal.organizationId, workspaceId: kind === 'workspace' ? id : null, limits });
+      await startLimitCounters(db, { kind, id }, { organizationId: principal.organizationId, workspaceId: kind === 'workspace' ? id : null, limits }, before[kind]);
       await recordAudit(db, {
         ...actedBy(principal),
         ...(kind === 'organization' ? { workspace_id: null } : {}),

@@ -182,11 +182,18 @@ export async function startBudgetCounters(
   db: PoolClient,
   scope: { kind: LimitLevel; id: string },
   owner: { organizationId: string; workspaceId: string | null; limits: Limits },
+  before: Limits | undefined,
   now = Date.now(),
 ): Promise<void> {
   const day = new Date(windowStart('credits_day', now)).toISOString();
   const month = new Date(windowStart('credits_month', now)).toISOString();
-  const { rows } = await db.query<{ counter: 'credits_day' | 'credits_month'; billed: string }>(START_BUDGET_SQL[scope.kind], [scope.id, day, month]);
+  // A budget that was set already has been counting: what it counted beyond the usage lines (a
+  // closed stream's bill that its retry replaced, docs/api.md) stays. One set anew starts from them.
+  const restart = [
+    ...(before?.credits_per_day == null ? ['credits_day'] : []),
+    ...(before?.credits_per_month == null ? ['credits_month'] : []),
+  ];
+  const { rows } = await db.query<{ counter: 'credits_day' | 'credits_month'; billed: string }>(START_BUDGET_SQL[scope.kind], [scope.id, day, month, restart]);
   // A window already spent past a mark has reached it: billing will never cross it now.
   for (const { counter, billed } of rows) {
     const limit = owner.limits[counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month'];
@@ -202,7 +209,8 @@ const startBudget = (scopeKind: LimitLevel, billedSince: string) => `
   insert into limit_counters (scope_kind, scope_id, counter, window_start, billed)
   select '${scopeKind}', $1, w.counter, w.start, (${billedSince})
     from (values ('credits_day', $2::timestamptz), ('credits_month', $3::timestamptz)) as w(counter, start)
-  on conflict (scope_kind, scope_id, counter, window_start) do update set billed = excluded.billed
+  on conflict (scope_kind, scope_id, counter, window_start)
+  do update set billed = case when excluded.counter = any($4::text[]) then excluded.billed else limit_counters.billed end
   returning counter, billed`;
 
 // Three fixed statements, one per level (no caller text in any of them).
@@ -220,15 +228,16 @@ const START_BUDGET_SQL: Record<LimitLevel, string> = {
   ),
 };
 
-/** When limits are set on a scope: the counters of its current windows start from what it used in them. */
+/** When limits are set on a scope: the counters of its current windows start from what it used in them (`before`: its limits until now). */
 export async function startLimitCounters(
   db: PoolClient,
   scope: { kind: LimitLevel; id: string },
   owner: { organizationId: string; workspaceId: string | null; limits: Limits },
+  before: Limits | undefined,
   now = Date.now(),
 ): Promise<void> {
   await startRateCounters(db, scope, owner.limits, now);
-  if (owner.limits.credits_per_day !== null || owner.limits.credits_per_month !== null) await startBudgetCounters(db, scope, owner, now);
+  if (owner.limits.credits_per_day !== null || owner.limits.credits_per_month !== null) await startBudgetCounters(db, scope, owner, before, now);
 }
 
 /**

@@ -117,7 +117,7 @@ export async function updateKeyFor(
     await announceChange(db, { kind: 'key', id: key.id });
     // Limits are counted only while they exist: a new one starts from what the key has used.
     if (changes.limits !== undefined) {
-      await startLimitCounters(db, { kind: 'key', id: key.id }, { organizationId: principal.organizationId, workspaceId: key.workspace_id, limits: after.limits });
+      await startLimitCounters(db, { kind: 'key', id: key.id }, { organizationId: principal.organizationId, workspaceId: key.workspace_id, limits: after.limits }, limitsBefore);
     }
     await recordAudit(db, {
       ...actedBy(principal),

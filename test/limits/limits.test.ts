@@ -399,6 +399,24 @@ describe('limits and budgets', () => {
     expect(await marks()).to.deep.equal([100, 80]);
   });
 
+  it('names the budget that refuses, after another of the request’s budgets was raised (QA)', async () => {
+    const { key } = await app.key({ org: 'which-budget', workspace: 'w' });
+    const used = async () => (await api(app.baseUrl, '/v1/settings/limits', { key })).body;
+    expect((await chat(key, 'eerste')).status).to.equal(200);
+    await setLimits(key, { workspace: { credits_per_month: (await used()).workspace.used.credits_this_month + 0.0001 } });
+    expect((await chat(key, 'tweede')).status).to.equal(402);
+    // The workspace's budget raised; the organization's set just above what it used.
+    await setLimits(key, { workspace: { credits_per_month: 1000 }, organization: { credits_per_day: (await used()).organization.used.credits_today + 0.0001 } });
+    const small = await chat(key, 'derde');
+    expect(small.status).to.equal(402);
+    expect(small.body.budget).to.include({ level: 'organization', window: 'day' });
+    // Refused by the organization's budget, which a counter marked spent: not by the workspace's, which has room.
+    const large = await chat(key, 'vierde', {}, { max_tokens: undefined });
+    expect(large.status).to.equal(402);
+    expect(large.body.budget).to.include({ level: 'organization', window: 'day' });
+    expect(large.body.message).to.match(/^the organization's budget/);
+  });
+
   it('lets a replay and a cache hit through a limit that the first request passed', async () => {
     const { key } = await app.key({ org: 'replay', workspace: 'w' });
     await setLimits(key, { workspace: { requests_per_minute: 2 } });

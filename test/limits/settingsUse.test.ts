@@ -33,6 +33,12 @@ describe('GET /v1/settings/limits: credits used under a budget', () => {
     expect(budget.used).to.be.greaterThan(lines);
     expect(settings.credits_today).to.equal(budget.used);
     expect(settings.credits_this_month).to.be.closeTo(lines, 1e-6);
+
+    // Setting the budget again, or another value of it, keeps what it counted (QA: it fell back to the usage lines).
+    for (const credits_per_day of [1000, 900]) {
+      expect((await api(gw.app.baseUrl, '/v1/settings/limits', { method: 'PUT', key: gw.key, body: { workspace: { credits_per_day } } })).status).to.equal(200);
+      expect((await api(gw.app.baseUrl, '/v1/usage', { key: gw.key })).body.budgets[0].used).to.equal(budget.used);
+    }
   });
 
   it('bills a request admitted before any limits changed into its budgets, whoever changed them meanwhile', async () => {
