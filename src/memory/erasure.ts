@@ -10,7 +10,7 @@ import { deleteThread, deleteThreadsOfEndUser } from '../threads/store.js';
 import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
 import { deleteCollection } from './collections.js';
 import { deleteDocument } from './documents.js';
-import { forgetFact, lockEndUser } from './facts.js';
+import { forgetFact, lockEndUser, removeExtractionJobs } from './facts.js';
 
 // The right to erasure: one call removes everything the workspace holds about one end-user:
 // their facts (with their embeddings and text-search vectors, which live in the same rows), every
@@ -60,7 +60,8 @@ export async function eraseEndUser(pool: Pool, actor: Actor, userRef: string, lo
 async function forgetFactsOf(db: PoolClient, workspaceId: string, userRef: string): Promise<{ facts: number; submissions: number }> {
   await lockEndUser(db, { workspaceId, userRef });
   const facts = await db.query('delete from facts where workspace_id = $1 and user_ref = $2', [workspaceId, userRef]);
-  const submissions = await db.query('delete from fact_submissions where workspace_id = $1 and user_ref = $2', [workspaceId, userRef]);
+  const submissions = await db.query<{ id: string }>('delete from fact_submissions where workspace_id = $1 and user_ref = $2 returning id', [workspaceId, userRef]);
+  await removeExtractionJobs(db, submissions.rows.map((row) => row.id));
   return { facts: facts.rowCount ?? 0, submissions: submissions.rowCount ?? 0 };
 }
 

@@ -129,8 +129,27 @@ export async function submitFact(db: PoolClient, principal: Principal, input: { 
     [principal.organizationId, principal.workspaceId, input.user_ref ?? null, input.content],
   );
   const id = rows[0]!.id;
-  await addJob(db, 'memory__extract_facts', { submission_id: id }, { maxAttempts: EXTRACTION_MAX_ATTEMPTS, queueName: extractionQueueOf(principal.workspaceId, input.user_ref ?? null) });
+  await addJob(
+    db,
+    'memory__extract_facts',
+    { submission_id: id },
+    { maxAttempts: EXTRACTION_MAX_ATTEMPTS, queueName: extractionQueueOf(principal.workspaceId, input.user_ref ?? null), jobKey: extractionJobKey(id) },
+  );
   return id;
+}
+
+/** The extraction job's key: an erasure takes the jobs of the submissions it deletes out of the queue by it. */
+const extractionJobKey = (submissionId: string) => `memory__extract_facts:${submissionId}`;
+
+/**
+ * Takes the waiting extraction jobs of these submissions out of the queue, in the caller's
+ * transaction: each would only find its submission gone, but the end-user's queue runs its jobs
+ * one after another, and a bulk import erased left hundreds for the queue's other end-users to
+ * wait behind. A job already running keeps running (graphile-worker's remove_job), and finds nothing.
+ */
+export async function removeExtractionJobs(db: Queryable, submissionIds: readonly string[]): Promise<void> {
+  if (submissionIds.length === 0) return;
+  await db.query('select graphile_worker.remove_job(key) from unnest($1::text[]) as key', [submissionIds.map(extractionJobKey)]);
 }
 
 const EXTRACTION_QUEUES_PER_WORKSPACE = 16;

@@ -360,3 +360,29 @@ describe('erasure against extractions in flight', () => {
     });
   });
 });
+
+describe('DELETE /memory: the erased end-user’s waiting extractions', () => {
+  let fx: FactsFixture;
+  before(async () => {
+    // No worker yet: the submissions wait in their queue as a bulk import's do.
+    fx = await startFactsFixture();
+  });
+  after(async () => {
+    await fx.close();
+  });
+
+  const waitingJobs = async () =>
+    (await fx.app.db.pool.query<{ n: number }>("select count(*)::int as n from graphile_worker.jobs where task_identifier = 'memory__extract_facts'")).rows[0]!.n;
+
+  it('takes them out of the queue, which other end-users share, and leaves the others’ there', async () => {
+    for (let i = 0; i < 30; i++) expect((await submitFact(fx.app, fx.key, { content: `Ik heb fiets nummer ${i}.`, user_ref: 'bulk-import' })).status).to.equal(202);
+    expect((await submitFact(fx.app, fx.key, { content: 'Ik woon in Hoorn.', user_ref: 'bystander' })).status).to.equal(202);
+    expect(await waitingJobs()).to.equal(31);
+    expect((await erase(fx.app, fx.key, { query: 'bulk-import' })).status).to.equal(200);
+    // Thirty jobs that would each find nothing, ahead of other end-users of their queue, are gone.
+    expect(await waitingJobs()).to.equal(1);
+    await fx.app.startWorker();
+    await waitForFacts(fx.app, fx.key, { user_ref: 'bystander' }, (c) => c.length === 1);
+    await waitForNoExtractionJobs(fx.app);
+  });
+});
