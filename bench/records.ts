@@ -108,6 +108,7 @@ function chatRecords(owner: Owner): SerializedRecords {
       ttl_seconds: 3600,
       end_user: null,
       fact_ids: [],
+      document_ids: [],
     },
     // A request under budgets on its workspace and organization: its credits go into their day
     // and month counters (limits/gate.ts).

@@ -711,6 +711,7 @@ export class ChatService {
               ttl_seconds: CACHE_TTL_SECONDS,
               end_user: subjects.endUser,
               fact_ids: subjects.factIds,
+              document_ids: [...new Set(prepared.retrieval.sources.flatMap((source) => (source.type === 'chunk' && source.document_id ? [source.document_id] : [])))],
             },
           }
         : {}),

@@ -88,6 +88,15 @@ export async function listCollections(db: Queryable, workspaceId: string): Promi
 }
 
 /** Deletes the collection; its documents and their chunks go with it (on delete cascade). */
+/** The ids of the collection's documents (none for a collection the workspace does not have). */
+export async function documentIdsOfCollection(db: Queryable, workspaceId: string, slug: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'select d.id from documents d join collections c on c.id = d.collection_id where c.workspace_id = $1 and c.slug = $2',
+    [workspaceId, slug],
+  );
+  return rows.map((row) => row.id);
+}
+
 export async function deleteCollection(db: Queryable, workspaceId: string, slug: string): Promise<boolean> {
   const result = await db.query('delete from collections where workspace_id = $1 and slug = $2', [workspaceId, slug]);
   return (result.rowCount ?? 0) > 0;

@@ -8,7 +8,7 @@ import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { deleteThread, deleteThreadsOfEndUser } from '../threads/store.js';
 import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
-import { deleteCollection } from './collections.js';
+import { deleteCollection, documentIdsOfCollection } from './collections.js';
 import { deleteDocument } from './documents.js';
 import { forgetFact, lockEndUser, removeExtractionJobs } from './facts.js';
 
@@ -208,8 +208,10 @@ export async function forgetFactEverywhere(pool: Pool, principal: Principal, fac
 /** DELETE /recall/collections/{slug}: the collection, its documents, and the answers they were retrieved into. */
 export async function deleteCollectionEverywhere(pool: Pool, principal: Principal, slug: string): Promise<boolean> {
   return auditedDeletion(pool, principal, { action: 'collection.deleted', target: slug }, async (db) => {
+    const documentIds = await documentIdsOfCollection(db, principal.workspaceId, slug);
     if (!(await deleteCollection(db, principal.workspaceId, slug))) return false;
     await forgetAnswersHolding(db, principal.workspaceId, { type: 'chunk', collection: slug });
+    await forgetCachedAnswersOf(db, principal.workspaceId, documentIds);
     return true;
   });
 }
@@ -219,6 +221,7 @@ export async function deleteDocumentEverywhere(pool: Pool, principal: Principal,
   return auditedDeletion(pool, principal, { action: 'document.deleted', target: documentId }, async (db) => {
     if (!(await deleteDocument(db, principal.workspaceId, documentId))) return false;
     await forgetAnswersHolding(db, principal.workspaceId, { type: 'chunk', document_id: documentId });
+    await forgetCachedAnswersOf(db, principal.workspaceId, [documentId]);
     return true;
   });
 }
@@ -244,8 +247,7 @@ async function auditedDeletion(
 
 /**
  * Deletes the answers kept for replay and the stored responses whose `sources` hold a source
- * matching `source` (JSON containment), so what was deleted cannot come back through them. Cache
- * entries need nothing: their key holds the retrieved text, which no later retrieval finds again.
+ * matching `source` (JSON containment), so what was deleted cannot come back through them.
  */
 async function forgetAnswersHolding(db: PoolClient, workspaceId: string, source: Record<string, string>): Promise<void> {
   await db.query(
@@ -255,4 +257,13 @@ async function forgetAnswersHolding(db: PoolClient, workspaceId: string, source:
      delete from stored_responses where workspace_id = $1 and (response -> 'sources')::jsonb @> $2::jsonb`,
     [workspaceId, JSON.stringify([source])],
   );
+}
+
+/**
+ * Deletes the cached answers the documents' passages were retrieved into: no later question would
+ * hit them (their key holds the retrieved text), but the answer quotes it, and would stay an hour.
+ */
+async function forgetCachedAnswersOf(db: PoolClient, workspaceId: string, documentIds: readonly string[]): Promise<void> {
+  if (documentIds.length === 0) return;
+  await db.query('delete from response_cache where workspace_id = $1 and document_ids && $2::uuid[]', [workspaceId, documentIds]);
 }

@@ -44,6 +44,8 @@ export interface CacheEntry {
    */
   end_user: string | null;
   fact_ids: string[];
+  /** The documents whose passages were retrieved into it: deleting one deletes the entry. */
+  document_ids: string[];
 }
 
 /**
@@ -273,6 +275,7 @@ export function serializeRecords(records: RequestRecords): SerializedRecords {
             ttl_seconds: cache.ttl_seconds,
             end_user: cache.end_user,
             fact_ids: cache.fact_ids,
+            document_ids: cache.document_ids,
           }),
         }
       : undefined,

@@ -132,15 +132,16 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
     delete from requests q using erased e
      where q.workspace_id = e.workspace_id and q.request_id = e.request_id and q.state = 'running'
   ), cache_rows as (
-    insert into response_cache (workspace_id, cache_key, response, expires_at, end_user, fact_ids)
+    insert into response_cache (workspace_id, cache_key, response, expires_at, end_user, fact_ids, document_ids)
     select c.workspace_id, decode(c.cache_key, 'base64'), c.response, now() + make_interval(secs => c.ttl_seconds),
-           c.end_user, array(select json_array_elements_text(c.fact_ids))::uuid[]
+           c.end_user, array(select json_array_elements_text(c.fact_ids))::uuid[],
+           nullif(array(select json_array_elements_text(c.document_ids))::uuid[], '{}')
       from json_to_recordset($6::json) as c(
-             workspace_id uuid, cache_key text, response json, ttl_seconds integer, end_user text, fact_ids json)
+             workspace_id uuid, cache_key text, response json, ttl_seconds integer, end_user text, fact_ids json, document_ids json)
      where not exists (select 1 from erased e where e.workspace_id = c.workspace_id and e.end_user = c.end_user)
     on conflict (workspace_id, cache_key) do update
        set response = excluded.response, created_at = now(), expires_at = excluded.expires_at,
-           end_user = excluded.end_user, fact_ids = excluded.fact_ids
+           end_user = excluded.end_user, fact_ids = excluded.fact_ids, document_ids = excluded.document_ids
   ), stored_response_rows as (
     -- The Responses door's stored turn (store: true): a replay of the same response keeps the first.
     insert into stored_responses (workspace_id, id, organization_id, request_id, previous_response_id, end_user, input, response)

@@ -221,7 +221,7 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(kept.headers.get('x-replay')).to.equal('true');
   });
 
-  it('deleting a document or a collection takes its text out of the answers kept for replay and the stored responses', async () => {
+  it('deleting a document or a collection takes its text out of the answers kept for replay, the stored responses and the cached answers', async () => {
     const slug = await createCollection(gw.app, gw.key, 'Geheime projecten');
     const other = await createCollection(gw.app, gw.key, 'Reisbeleid');
     const albatross = await ingest(gw.app, gw.key, { title: 'Albatros', collection: slug, text: 'Project Albatros gaat op 9 mei live met een budget van 7,7 miljoen.' });
@@ -234,6 +234,12 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(JSON.stringify(stored.body.sources)).to.contain('7,7 miljoen');
     const elsewhere = await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?');
     expect(JSON.stringify(elsewhere.body.sources)).to.contain('Lissabon');
+    // The cached answers name the documents retrieved into them (an answer quotes what it was given).
+    const cachedOf = async (documents: string[]) =>
+      (await gw.app.db.pool.query<{ n: number }>('select count(*)::int as n from response_cache where document_ids && $1::uuid[]', [documents])).rows[0]!.n;
+    const kraanvogel = elsewhere.body.sources.find((s: any) => s.type === 'chunk').document_id as string;
+    expect(await cachedOf([albatross])).to.be.at.least(1);
+    expect(await cachedOf([kraanvogel])).to.equal(1);
 
     expect((await api(gw.app.baseUrl, `/v1/memory/documents/${albatross}`, { method: 'DELETE', key: gw.key })).status).to.equal(200);
     const replay = await ask('klant-20', 'keep-albatros', { collection: slug }, question);
@@ -241,10 +247,13 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(JSON.stringify(replay.body)).not.to.contain('7,7 miljoen');
     expect((await api(gw.app.baseUrl, `/v1/responses/${stored.body.id}`, { key: gw.key })).status).to.equal(404);
     expect((await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?')).replay).to.equal('true');
+    expect(await cachedOf([albatross])).to.equal(0);
+    expect(await cachedOf([kraanvogel])).to.equal(1);
 
     // A collection takes the answers of all its documents with it.
     expect((await api(gw.app.baseUrl, `/v1/recall/collections/${other}`, { method: 'DELETE', key: gw.key })).status).to.equal(200);
     expect((await ask('klant-20', 'keep-kraanvogel', { collection: other }, 'Waar reist project Kraanvogel heen?')).status).to.equal(422);
+    expect(await cachedOf([kraanvogel])).to.equal(0);
     const left = await gw.app.db.pool.query(
       `select (select count(*) from requests where response::text ~ '7,7 miljoen|Lissabon')::int as replays,
               (select count(*) from stored_responses where response::text ~ '7,7 miljoen|Lissabon')::int as responses`,
