@@ -102,6 +102,11 @@ describe('retrieval in chat', () => {
     expect(list.body.errors).to.have.property('collection.1');
     const theirs = await ask({ collection: 'handboek' }, other);
     expect(theirs.status).to.equal(422);
+    // At most 100 slugs: a list of 50,000 unknown ones answered 3 MB of errors (QA).
+    const many = await ask({ collection: Array.from({ length: 50_000 }, (_, i) => `c${i}`) });
+    expect(many.status).to.equal(422);
+    expect(Object.keys(many.body.errors)).to.deep.equal(['collection']);
+    expect(JSON.stringify(many.body).length).to.be.below(2000);
   });
 
   it('retrieves nothing for a question without a word, where memory holds a passage without one too, and charges no retrieval for it', async () => {
