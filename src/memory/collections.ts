@@ -88,16 +88,16 @@ export async function listCollections(db: Queryable, workspaceId: string): Promi
 }
 
 /** Deletes the collection; its documents and their chunks go with it (on delete cascade). */
-/** The ids of the collection's documents (none for a collection the workspace does not have). */
-export async function documentIdsOfCollection(db: Queryable, workspaceId: string, slug: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    'select d.id from documents d join collections c on c.id = d.collection_id where c.workspace_id = $1 and c.slug = $2',
+/**
+ * Deletes the collection (its documents and chunks go with it) and answers the ids of the
+ * documents it held, or undefined when the workspace has no such collection. One statement: the
+ * documents are read in its snapshot, before the cascade.
+ */
+export async function deleteCollection(db: Queryable, workspaceId: string, slug: string): Promise<string[] | undefined> {
+  const { rows } = await db.query<{ document_ids: string[] }>(
+    `with gone as (delete from collections where workspace_id = $1 and slug = $2 returning id)
+     select array(select d.id from documents d where d.collection_id = g.id) as document_ids from gone g`,
     [workspaceId, slug],
   );
-  return rows.map((row) => row.id);
-}
-
-export async function deleteCollection(db: Queryable, workspaceId: string, slug: string): Promise<boolean> {
-  const result = await db.query('delete from collections where workspace_id = $1 and slug = $2', [workspaceId, slug]);
-  return (result.rowCount ?? 0) > 0;
+  return rows[0]?.document_ids;
 }

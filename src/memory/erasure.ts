@@ -8,7 +8,7 @@ import type { Principal } from '../tenancy/store.js';
 import { deleteTracesOfEndUser } from '../traces/store.js';
 import { deleteThread, deleteThreadsOfEndUser } from '../threads/store.js';
 import { deleteResponsesOfEndUser } from '../doors/responses/store.js';
-import { deleteCollection, documentIdsOfCollection } from './collections.js';
+import { deleteCollection } from './collections.js';
 import { deleteDocument } from './documents.js';
 import { forgetFact, lockEndUser, removeExtractionJobs } from './facts.js';
 
@@ -208,8 +208,8 @@ export async function forgetFactEverywhere(pool: Pool, principal: Principal, fac
 /** DELETE /recall/collections/{slug}: the collection, its documents, and the answers they were retrieved into. */
 export async function deleteCollectionEverywhere(pool: Pool, principal: Principal, slug: string): Promise<boolean> {
   return auditedDeletion(pool, principal, { action: 'collection.deleted', target: slug }, async (db) => {
-    const documentIds = await documentIdsOfCollection(db, principal.workspaceId, slug);
-    if (!(await deleteCollection(db, principal.workspaceId, slug))) return false;
+    const documentIds = await deleteCollection(db, principal.workspaceId, slug);
+    if (!documentIds) return false;
     await forgetAnswersHolding(db, principal.workspaceId, { type: 'chunk', collection: slug });
     await forgetCachedAnswersOf(db, principal.workspaceId, documentIds);
     return true;

@@ -69,11 +69,13 @@ describe('chat: an answer whose usage cannot be billed', () => {
       created: 1,
       model: 'chat-b-upstream',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hallo' }, finish_reason: 'stop' }],
-      // A count past what the usage table holds (negative or fractional ones are not taken from a provider at all).
+      // A count past what the usage table holds, yet within what the model could write: a catalogue
+      // may declare a context that large (negative, fractional and impossible counts are not taken
+      // from a provider at all, chat.routing.test.ts).
       usage: { prompt_tokens: 4, completion_tokens: 3_000_000_000, total_tokens: 1 },
     };
     gw.euB.script({ type: 'raw', body: JSON.stringify(completion) });
-    const oddBody = chatBody({ model: 'test/chat-b' });
+    const oddBody = chatBody({ model: 'test/vast' });
     const [odd, ...others] = await Promise.all([
       postChat(gw, oddBody, { 'x-request-id': 'odd-usage' }),
       ...Array.from({ length: 6 }, (_, i) => postChat(gw, chatBody(), { 'x-request-id': `beside-odd-usage-${i}` })),

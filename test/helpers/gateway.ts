@@ -80,6 +80,12 @@ models:
     unsupported_parameters: [temperature, top_p]
     endpoints:
       - {provider: eu-a, upstream_model: long-upstream}
+  - id: test/vast
+    type: chat
+    context_length: 4000000000
+    pricing: {prompt: 0.01, completion: 0.01}
+    endpoints:
+      - {provider: eu-b, upstream_model: vast-upstream}
   - id: test/external
     type: chat
     context_length: 32000
