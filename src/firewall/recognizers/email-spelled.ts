@@ -72,6 +72,9 @@ export function findSpelledEmails(text: string): Detection[] {
     if (index < done) continue;
     const m = { index, 0: text.slice(index, index + length) };
     const bracketed = m[0].charCodeAt(0) !== 32;
+    // A bare English "at" before a domain written with real dots is a place, not an address: "bought
+    // it at Amazon.com", "log in at app.example.org". Someone hiding an address spells a dot too.
+    const bareAt = !bracketed && length === 3 && (text.charCodeAt(index + 1) | 0x20) === 97;
     // The local part, right before: the spoken "at" brings its space before it; a bracketed one
     // may follow the local part directly.
     let end = m.index;
@@ -87,17 +90,22 @@ export function findSpelledEmails(text: string): Detection[] {
     if (text.charCodeAt(i) === 32) i++;
     const labels: string[] = [];
     let last = -1;
+    let spokenDot = false;
+    let spokenBefore = false;
     while (labels.length < MAX_LABELS) {
       LABEL_Y.lastIndex = i;
       const l = LABEL_Y.exec(text);
       if (!l) break;
       labels.push(l[0]);
+      if (spokenBefore) spokenDot = true;
       last = LABEL_Y.lastIndex;
       DOT_Y.lastIndex = last;
       if (!DOT_Y.test(text)) break;
+      spokenBefore = DOT_Y.lastIndex - last !== 1 || text.charCodeAt(last) !== 46;
       i = DOT_Y.lastIndex;
     }
     if (labels.length < 2) continue;
+    if (bareAt && !spokenDot) continue;
     const tld = labels[labels.length - 1]!.toLowerCase();
     if (!TLDS.has(tld) || !/^[a-z]+$/.test(tld)) continue;
     const address = `${local}@${labels.join('.')}`.toLowerCase();
