@@ -19,3 +19,18 @@ describe('firewall QA: places, header names, log lines', () => {
     expect(createFirewall().mask('mail jan at gmail dot com please')).to.equal('mail [EMAIL_1] please');
   });
 });
+
+describe('firewall QA: surname-first names in mail headers', () => {
+  it('masks "Surname, First" before a mailbox on a header line as one person', () => {
+    expect(createFirewall().mask('From: Jansen, Pieter <p.jansen@rotterdam.nl>')).to.equal('From: [PERSON_1] <[EMAIL_1]>');
+    expect(
+      createFirewall().mask('Van: Bakker, Marieke (Gemeente Utrecht) <m.bakker@utrecht.nl>\nVerzonden: maandag\nAan: Smit, Johan <j.smit@utrecht.nl>'),
+    ).to.equal('Van: [PERSON_1] (Gemeente Utrecht) <[EMAIL_1]>\nVerzonden: maandag\nAan: [PERSON_2] <[EMAIL_2]>');
+    expect(createFirewall().mask('To: "de Groot, Annelies" <a.degroot@example.nl>')).to.equal('To: "[PERSON_1]" <[EMAIL_1]>');
+  });
+
+  it('leaves a comma between two words alone outside a header line', () => {
+    const text = 'We visited Utrecht, Gouda and Delft <see notes>.';
+    expect(createFirewall().mask(text)).to.equal(text);
+  });
+});

@@ -8,6 +8,7 @@ import { cardRecognizer } from './card.js';
 import { dateOfBirthRecognizer } from './date-of-birth.js';
 import { emailRecognizer } from './email.js';
 import { spelledEmailRecognizer } from './email-spelled.js';
+import { headerNameRecognizer } from './header-name.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
@@ -28,6 +29,7 @@ export {
   dateOfBirthRecognizer,
   dniRecognizer,
   emailRecognizer,
+  headerNameRecognizer,
   ibanRecognizer,
   ipRecognizer,
   ninoLowerCaseRecognizer,
@@ -66,4 +68,6 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   phoneRecognizer,
   spelledEmailRecognizer,
   personRecognizer,
+  // A surname-first display name on a mail header line ("From: Jansen, Pieter <…>").
+  headerNameRecognizer,
 ];
