@@ -846,6 +846,10 @@ function lineStructures(text: string, out: Collector): void {
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
     const length = line.end - line.start;
+    // A log line of unquoted pairs ("INFO signup first_name=Oliver last_name=Bennett"): each value
+    // is its key's, up to the next blank. Read as one "key: value" line, the first value ran on over
+    // the other pairs and the line's other names went out in clear.
+    if (length <= MAX_LOG_LINE && logPairs(text, line, out)) continue;
     // Headers and key-value lines are short; a paragraph of prose is not read further.
     if (length > MAX_HEADER_LINE) continue;
     const { keySign, sep } = signsOf(text, line);
@@ -951,6 +955,28 @@ function loneLabel(text: string, lines: Line[], k: number, out: Collector): void
 }
 
 const MAX_HEADER_LINE = 400;
+
+// An unquoted key=value pair that starts a word of a line: the key a program's name for a field, the
+// value up to the next blank. Keys are bounded, and a key starts only after a blank or a bracket,
+// so the scan is linear.
+const LOG_PAIR = /(?<=^|[ \t[(,;|])([\p{L}_][\p{L}\p{N}_.-]{0,47})=([^\s"'`=][^\s"'`]{0,199})(?=$|[ \t,;|)\]])/gu;
+const MAX_LOG_LINE = 2000;
+
+/** Types each value of a line holding at least two unquoted key=value pairs by its key; false when the line holds fewer. */
+function logPairs(text: string, line: Line, out: Collector): boolean {
+  if (text.indexOf('=', line.start) >= line.end || line.end - line.start < 7) return false;
+  const lineText = text.slice(line.start, line.end);
+  const pairs: Array<[string, number, number]> = [];
+  LOG_PAIR.lastIndex = 0;
+  for (let m = LOG_PAIR.exec(lineText); m; m = LOG_PAIR.exec(lineText)) {
+    const value = m[2]!.replace(TRAILING_PUNCTUATION, '');
+    const start = line.start + m.index + m[1]!.length + 1;
+    pairs.push([m[1]!, start, start + value.length]);
+  }
+  if (pairs.length < 2) return false;
+  for (const [key, start, end] of pairs) out.value(key, start, end);
+  return true;
+}
 
 /** Whether the text may hold any structure this module reads (cheap: a few indexOf calls). */
 function mayHoldStructure(text: string): boolean {

@@ -81,6 +81,8 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['informal closings', 'Groetjes,\nThanks so much,\n'],
   ['child columns', '| Ouder | Kind |\n'],
   ['comparisons and LIKE', "a === 'Jan' b !== \"x\" c NOT LIKE '%Jan%' "],
+  // Several unquoted key=value pairs on a log line (structure.ts, logPairs).
+  ['log lines of pairs', 'INFO first_name=Oliver last_name=Bennett email=o@b.nl country=GB\n'],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
@@ -104,5 +106,7 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'longest encoded URLs', make: (chars) => repeated(`https://x.nl/?q=${'%41'.repeat(1355)} `)(chars) },
   // The same, every escape encoded three times: the most rounds of decoding.
   { name: 'longest URLs encoded three times', make: (chars) => repeated(`https://x.nl/?q=${'%252541'.repeat(580)} `)(chars) },
+  // The longest log line read for pairs, all of it pairs.
+  { name: 'longest log lines of pairs', make: repeated(`${'a=b '.repeat(499)}\n`) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
 ];

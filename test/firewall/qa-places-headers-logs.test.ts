@@ -34,3 +34,17 @@ describe('firewall QA: surname-first names in mail headers', () => {
     expect(createFirewall().mask(text)).to.equal(text);
   });
 });
+
+describe('firewall QA: several unquoted key=value pairs on a log line', () => {
+  it('masks each name by its key, and leaves the other values', () => {
+    expect(
+      createFirewall().mask('2024-11-26 10:02:11 INFO signup first_name=Oliver last_name=Bennett email=o.bennett@outlook.com country=GB'),
+    ).to.equal('2024-11-26 10:02:11 INFO signup first_name=[PERSON_1] last_name=[PERSON_2] email=[EMAIL_1] country=GB');
+    const german = createFirewall().mask('[2024-11-26T08:12:44Z] DEBUG Kunde angelegt: vorname=Jürgen nachname=Brandt plz=50667 ort=Köln');
+    expect(german).to.match(/^\[2024-11-26T08:12:44Z\] DEBUG Kunde angelegt: vorname=\[PERSON_1\] nachname=\[PERSON_2\] /);
+    expect(german).not.to.match(/Jürgen|Brandt/);
+    expect(createFirewall().mask('user created: first_name=Oliver last_name=Bennett')).to.equal(
+      'user created: first_name=[PERSON_1] last_name=[PERSON_2]',
+    );
+  });
+});
