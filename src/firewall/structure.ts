@@ -964,7 +964,11 @@ const MAX_LOG_LINE = 2000;
 
 /** Types each value of a line holding at least two unquoted key=value pairs by its key; false when the line holds fewer. */
 function logPairs(text: string, line: Line, out: Collector): boolean {
-  if (text.indexOf('=', line.start) >= line.end || line.end - line.start < 7) return false;
+  if (line.end - line.start < 7) return false;
+  // Counted within the line: indexOf would read on to the text's end on every line without one.
+  let signs = 0;
+  for (let i = line.start; i < line.end && signs < 2; i++) if (text.charCodeAt(i) === 61) signs++;
+  if (signs < 2) return false;
   const lineText = text.slice(line.start, line.end);
   const pairs: Array<[string, number, number]> = [];
   LOG_PAIR.lastIndex = 0;
