@@ -83,6 +83,9 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['comparisons and LIKE', "a === 'Jan' b !== \"x\" c NOT LIKE '%Jan%' "],
   // Several unquoted key=value pairs on a log line (structure.ts, logPairs).
   ['log lines of pairs', 'INFO first_name=Oliver last_name=Bennett email=o@b.nl country=GB\n'],
+  // Mail header lines (header-name.ts) and UK addresses one part a line with an addressee (address.ts).
+  ['mail header names', 'From: Jansen, Pieter (Org) <p.jansen@example.nl>, Smit, J. <j@x.nl>; '],
+  ['UK address lines', 'J. Carter\n41 Kingsway\nCardiff\nCF10 3AN\n'],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 

@@ -48,3 +48,15 @@ describe('firewall QA: several unquoted key=value pairs on a log line', () => {
     );
   });
 });
+
+describe('firewall QA: UK addresses written one part a line', () => {
+  it('masks the addressee, the street, the town and the postcode', () => {
+    expect(createFirewall().mask('Ship to:\nMr J. Carter\n41 Church Road\nCardiff\nCF10 3AN')).to.equal('Ship to:\nMr [PERSON_1]\n[ADDRESS_1]');
+    expect(createFirewall().mask('Ship to:\nJ. Carter\n41 Kingsway\nCF10 3AN')).to.equal('Ship to:\n[PERSON_1]\n[ADDRESS_1]');
+  });
+
+  it('does not take a line of prose above a postcode for a street', () => {
+    const text = 'We have 3 Things\nTo Do\nNW1 6XE';
+    expect(createFirewall().mask(text)).to.equal(text);
+  });
+});

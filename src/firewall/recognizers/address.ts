@@ -64,6 +64,20 @@ const UK_STREET_BARE = new RegExp(
   'u',
 );
 
+// A UK address written one part a line, as a label or a "Ship to:" block has it: a line of its own
+// that is a house number and a street's name without a street word ("41 Kingsway"), maybe a town's
+// line under it, right above the postcode's line. The lines make it an address where prose would
+// need the comma of UK_STREET_BARE.
+const UK_STREET_LINES = new RegExp(
+  `(?:^|\\n)[ \\t]*(\\d{1,4}[A-Za-z]?[ \\t]+${CAP}(?:[ \\t]${CAP}){0,2}[ \\t]*\\n(?:[ \\t]*${CAP}(?:[ \\t]${CAP}){0,2},?[ \\t]*\\n)?)[ \\t]*$`,
+  'u',
+);
+// The addressee's line right above such a block: initials and a surname, maybe after a title ("Mr J.
+// Carter", "J. Carter", "Mrs A. M. Evans"), or a title and a surname ("Mr Carter"). Above an address a
+// line of this form is a person's; the title stays outside the span, as in person.ts.
+const ADDRESSEE_LINE =
+  /(?:^|\n)[ \t]*(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?[ ]+)?((?:\p{Lu}\.[ ]?){1,3}[ ]?\p{Lu}\p{Ll}{1,30}(?:[- ]\p{Lu}\p{Ll}{1,30})?)[ \t]*\n$|(?:^|\n)[ \t]*(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?[ ]+(\p{Lu}\p{Ll}{1,30}(?:[- ]\p{Lu}\p{Ll}{1,30})?)[ \t]*\n$/u;
+
 const CITY_TOKEN = "\\p{Lu}[\\p{L}'’]*(?:-\\p{L}[\\p{L}'’]*)*";
 const CITY = new RegExp(
   `[ \\t\\u00a0]+(?:(?:'s-|Den[ ]|De[ ]|La[ ]|Le[ ]|Les[ ]|Bad[ ]|Sankt[ ]|St\\.[ ]|Saint[ ]|Sint[ ])?${CITY_TOKEN}(?:[ ](?:am|an der|an|aan de|aan den|aan|sur|sous|en|bei|im|ob|upon|on|le|la)[ ]${CITY_TOKEN})?(?:[ ]?\\((?:${CITY_TOKEN})\\))?)`,
@@ -146,6 +160,17 @@ function streetStart(text: string, sepStart: number, kind: 'continental' | 'uk')
   const nl = win.lastIndexOf('\n');
   const nl2 = nl > 0 ? win.lastIndexOf('\n', nl - 1) : -1;
   let base = from;
+  if (kind === 'uk' && nl >= 0 && win.slice(nl + 1).trim() === '') {
+    // The postcode opens its line: the street may be two lines up, with the town's line between.
+    const nl3 = nl2 > 0 ? win.lastIndexOf('\n', nl2 - 1) : -1;
+    if (nl3 >= 0) {
+      win = win.slice(nl3 + 1);
+      base = from + nl3 + 1;
+    }
+    const m = UK_STREET.exec(win) ?? UK_STREET_BARE.exec(win) ?? UK_STREET_LINES.exec(win);
+    if (!m) return -1;
+    return m[1] === undefined ? base + m.index : base + m.index + m[0].indexOf(m[1]);
+  }
   if (nl2 >= 0) {
     win = win.slice(nl2 + 1);
     base = from + nl2 + 1;
@@ -221,10 +246,23 @@ export function findAddresses(text: string, scan?: TextScan): Detection[] {
     if (start < 0) continue;
     lastEnd = end;
     const value = text.slice(start, end);
+    if (g.uk && full) addressee(text, start, out);
     out.push({ type: 'ADDRESS', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
     postcodes.lastIndex = end;
   }
   return out;
+}
+
+/** The addressee on the line right above a UK address that opens its line (ADDRESSEE_LINE), read within WINDOW characters. */
+function addressee(text: string, start: number, out: Detection[]): void {
+  if (start === 0 || text.charCodeAt(start - 1) !== 10) return;
+  const from = Math.max(0, start - WINDOW);
+  const win = text.slice(from, start);
+  const m = ADDRESSEE_LINE.exec(win);
+  if (!m) return;
+  const name = (m[1] ?? m[2])!;
+  const at = from + m.index + m[0].lastIndexOf(name);
+  out.push({ type: 'PERSON', start: at, end: at + name.length, text: name, checksum: false });
 }
 
 export const addressRecognizer: Recognizer = {
