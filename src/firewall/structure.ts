@@ -843,13 +843,15 @@ const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
 
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
+  // Most texts hold no "=": their lines are not walked once more for pairs.
+  const mayHoldPairs = text.indexOf('=') >= 0;
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
     const length = line.end - line.start;
     // A log line of unquoted pairs ("INFO signup first_name=Oliver last_name=Bennett"): each value
     // is its key's, up to the next blank. Read as one "key: value" line, the first value ran on over
     // the other pairs and the line's other names went out in clear.
-    if (length <= MAX_LOG_LINE && logPairs(text, line, out)) continue;
+    if (mayHoldPairs && length <= MAX_LOG_LINE && logPairs(text, line, out)) continue;
     // Headers and key-value lines are short; a paragraph of prose is not read further.
     if (length > MAX_HEADER_LINE) continue;
     const { keySign, sep } = signsOf(text, line);
