@@ -17,6 +17,10 @@ describe('firewall QA: places, header names, log lines', () => {
   it('still masks an e-mail spelled out with "at" and "dot"', () => {
     expect(createFirewall().mask('mail jan dot jansen at gmail dot com please')).to.equal('mail [EMAIL_1] please');
     expect(createFirewall().mask('mail jan at gmail dot com please')).to.equal('mail [EMAIL_1] please');
+    // A bare "at" with real dots is still an address where the words are a mailbox's.
+    expect(createFirewall().mask('mail jan.jansen at gmail.com please')).to.equal('mail [EMAIL_1] please');
+    expect(createFirewall().mask('mail jan at gmail.com please')).to.equal('mail [EMAIL_1] please');
+    expect(createFirewall().mask('reach me: p_devries at rotterdam.nl')).to.equal('reach me: [EMAIL_1]');
   });
 });
 

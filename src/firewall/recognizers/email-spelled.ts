@@ -65,6 +65,22 @@ function isLocalChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45 || c === 43 || c === 37;
 }
 
+// Mail providers whose domain names nothing but mailboxes: "jan at gmail.com" is an address
+// however its dots are written ("She works at Google.com" is not).
+const MAIL_PROVIDERS = new Set(
+  `gmail googlemail outlook hotmail live msn yahoo ymail icloud me mac aol proton protonmail pm gmx web t-online freenet posteo
+  mailbox ziggo kpnmail kpnplanet planet hetnet home chello telenet skynet orange wanadoo free laposte sfr libero virgilio tiscali`.split(/\s+/),
+);
+
+/**
+ * Whether the words around a bare "at" with a real-dotted domain still make an address: a local
+ * part written as one (a dot, underscore, hyphen or digit in it: "jan.jansen at example.com"), or
+ * a mail provider's domain.
+ */
+function mailboxLike(local: string, labels: readonly string[]): boolean {
+  return /[._\-+0-9]/.test(local) || MAIL_PROVIDERS.has(labels[labels.length - 2]!.toLowerCase());
+}
+
 export function findSpelledEmails(text: string): Detection[] {
   const out: Detection[] = [];
   let done = 0;
@@ -73,7 +89,7 @@ export function findSpelledEmails(text: string): Detection[] {
     const m = { index, 0: text.slice(index, index + length) };
     const bracketed = m[0].charCodeAt(0) !== 32;
     // A bare English "at" before a domain written with real dots is a place, not an address: "bought
-    // it at Amazon.com", "log in at app.example.org". Someone hiding an address spells a dot too.
+    // it at Amazon.com", "log in at app.example.org", unless the words are a mailbox's (mailboxLike).
     const bareAt = !bracketed && length === 3 && (text.charCodeAt(index + 1) | 0x20) === 97;
     // The local part, right before: the spoken "at" brings its space before it; a bracketed one
     // may follow the local part directly.
@@ -105,7 +121,7 @@ export function findSpelledEmails(text: string): Detection[] {
       i = DOT_Y.lastIndex;
     }
     if (labels.length < 2) continue;
-    if (bareAt && !spokenDot) continue;
+    if (bareAt && !spokenDot && !mailboxLike(local, labels)) continue;
     const tld = labels[labels.length - 1]!.toLowerCase();
     if (!TLDS.has(tld) || !/^[a-z]+$/.test(tld)) continue;
     const address = `${local}@${labels.join('.')}`.toLowerCase();
