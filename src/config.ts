@@ -56,6 +56,23 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0, got ${JSON.stringify(raw)}`);
 }
 
+/**
+ * The worker's pool holds about twice WORKER_CONCURRENCY Postgres connections (its jobs, and as
+ * many webhook deliveries, src/worker.ts): past this many, one worker would take a default
+ * server's every connection slot (max_connections 100), and a typo (80 for 8) stops here instead.
+ */
+const MAX_WORKER_CONCURRENCY = 48;
+
+function workerConcurrencyOf(env: NodeJS.ProcessEnv): number {
+  const concurrency = positiveInteger(env, 'WORKER_CONCURRENCY', 8);
+  if (concurrency > MAX_WORKER_CONCURRENCY) {
+    throw new ConfigError(
+      `WORKER_CONCURRENCY must be at most ${MAX_WORKER_CONCURRENCY} (the worker holds about twice as many Postgres connections), got ${concurrency}`,
+    );
+  }
+  return concurrency;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -83,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     catalogFile: env.CATALOG_FILE || fromRoot('catalog/catalog.yaml'),
     logLevel,
-    workerConcurrency: positiveInteger(env, 'WORKER_CONCURRENCY', 8),
+    workerConcurrency: workerConcurrencyOf(env),
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT', 20 * 1024 * 1024),
     replayRetentionHours: positiveInteger(env, 'REPLAY_RETENTION_HOURS', 24),
     responsesRetentionDays: positiveInteger(env, 'RESPONSES_RETENTION_DAYS', DEFAULT_RESPONSES_RETENTION_DAYS),

@@ -11,6 +11,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
 // shutting down), and too_many_connections (every slot taken, as several web and worker processes
 // on one server can do: a slot frees when another process's connection closes).
 const SERVER_GONE = /^(08...|57P01|57P02|57P03|53300)$/;
+// A database an operator closed to connections for maintenance (`allow_connections false`) refuses
+// a new one with object_not_in_prerequisite_state, a code other faults share: known by its message.
+const CLOSED_TO_CONNECTIONS = /^database ".{1,200}" is not currently accepting connections$/;
 
 // node-postgres reports a connection that broke, or that could not be made in time, with these
 // messages and no code.
@@ -28,6 +31,7 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const { code, syscall, message, errors, cause } = err as { code?: unknown; syscall?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
   if (typeof code === 'string' && typeof syscall === 'string' && NETWORK_CODES.has(code)) return true;
   if (typeof code === 'string' && SERVER_GONE.test(code)) return true;
+  if (code === '55000' && typeof message === 'string' && CLOSED_TO_CONNECTIONS.test(message)) return true;
   if (typeof code !== 'string' && typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
   // Connecting to a host name with several addresses fails with an AggregateError of each attempt.
   if (Array.isArray(errors) && errors.length > 0 && errors.every((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;

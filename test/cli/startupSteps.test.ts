@@ -30,6 +30,14 @@ describe('cli: migrate and the development key with a bad environment', () => {
     expect(result.stderr).to.equal("polder: cannot start: METRICS_PORT must differ from PORT (8123): the worker's metrics and web cannot listen on one port\n");
   });
 
+  it('refuse a WORKER_CONCURRENCY that would take every Postgres connection slot (QA: 100000 was taken)', async () => {
+    const result = await runScript('src/cli/check.js', [], { WORKER_CONCURRENCY: '100000' });
+    expect(result.code).to.equal(78);
+    expect(result.stderr).to.equal(
+      'polder: cannot start: WORKER_CONCURRENCY must be at most 48 (the worker holds about twice as many Postgres connections), got 100000\n',
+    );
+  });
+
   it('migrate names a database that does not exist, and how to create it', async () => {
     const name = `polder_missing_${process.pid}`;
     const result = await runScript('src/cli/migrate.js', [], { DATABASE_URL: databaseUrl(name) });

@@ -96,6 +96,24 @@ describe('database outage errors', function () {
     }
   });
 
+  it('are recognised: a database closed to connections for maintenance (allow_connections false, QA: 500s)', async () => {
+    const closed = `${new URL(db.url).pathname.slice(1)}_closed`;
+    await db.pool.query(`create database ${closed}`);
+    await db.pool.query(`alter database ${closed} allow_connections false`);
+    const url = new URL(db.url);
+    url.pathname = `/${closed}`;
+    const pool = createPool(url.toString(), 1);
+    try {
+      const refusal = await failureOf(() => pool.query('select 1'));
+      expect((refusal as { code?: string }).code).to.equal('55000');
+      expect(isDatabaseUnavailable(refusal)).to.equal(true);
+      expect(answerableError(refusal)).to.include({ status: 503, code: 'service_unavailable' });
+    } finally {
+      await pool.end();
+      await db.pool.query(`drop database ${closed}`);
+    }
+  });
+
   it('are not confused with the failures of a request', async () => {
     expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select nonsense from nowhere')))).to.equal(false);
     expect(isDatabaseUnavailable(await failureOf(() => db.pool.query('select 1/0')))).to.equal(false);
