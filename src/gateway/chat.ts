@@ -11,7 +11,7 @@ import type { GroupCommitter } from '../metering/groupCommit.js';
 import { subjectOf, type RequestRecords, type StoredResponseRecord } from '../metering/records.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { claimOrReplay, releaseRequestId, settledRequest, type AnswerSubjects } from '../metering/requestIds.js';
-import { NOT_LIMITED, type Admission, type Demand, type LimitGate } from '../limits/gate.js';
+import { type Admission, type Demand, type LimitGate } from '../limits/gate.js';
 import { creditsFor } from '../metering/credits.js';
 import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js';
 import type { Principal } from '../tenancy/store.js';
@@ -424,12 +424,13 @@ export class ChatService {
         key && this.deps.cacheKeys.mightContain(key) ? await findCachedResponse(this.deps.pool, principal.workspaceId, key) : undefined;
       const cacheStatus: CacheStatus = !cacheable ? 'BYPASS' : cached ? 'HIT' : 'MISS';
       // Limits are checked before a provider is called; a cache hit calls none and passes.
-      let admission = NOT_LIMITED;
+      let admission: Admission;
       if (cached) {
         const prompt = answerTokens(cached.completion, request).prompt;
         admission = await this.deps.gate.admitCacheHit(principal, this.serviceFee(prompt, firewall !== undefined, retrieval));
+      } else {
+        admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, ChatService.reckoning(ctx.capField)));
       }
-      else admission = await this.deps.gate.admit(principal, this.demandOf(plan, request, body, retrieval, firewall !== undefined, ChatService.reckoning(ctx.capField)));
       countCacheResult(cacheStatus);
       if (firewall) countFirewallDetections(firewall.stats().counts);
       return {

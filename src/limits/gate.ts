@@ -354,9 +354,11 @@ export class LimitGate {
    * Admits a request or refuses it: 429 over a rate limit, 402 over a budget. What it takes is
    * held until `settle` (it was answered) or `release` (it was not).
    */
-  async admit(principal: Principal, demand: Demand, counts: (planned: Planned) => boolean = () => true): Promise<Admission> {
+  async admit(principal: Principal, demand: Demand, counts?: (planned: Planned) => boolean): Promise<Admission> {
     const now = Date.now();
-    const plan = (await this.planOf(principal, now)).filter(counts);
+    // Most requests count every limit: their plan is not copied.
+    const planned = await this.planOf(principal, now);
+    const plan = counts ? planned.filter(counts) : planned;
     if (plan.length === 0) return NOT_LIMITED;
     await demand.ready?.();
     let tokens: number | undefined;
