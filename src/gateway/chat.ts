@@ -538,7 +538,7 @@ export class ChatService {
       reckoning,
       tokens: () => promptTokens() + choices * answerCap,
       credits: () => {
-        const services = promptTokens() * firewallPerToken + retrievalFee;
+        const services = this.serviceFee(promptTokens(), firewallOn, retrieval);
         return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: choices * answerCap }, { services }).total));
       },
     };
