@@ -9,6 +9,7 @@ import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './sc
 import { findStructured, literalsAsProse } from './structure.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
+import { isNonNameWord } from './words.js';
 
 const ranks = new WeakMap<readonly Recognizer[], Map<string, number>>();
 
@@ -148,18 +149,49 @@ function isWordCode(c: number): boolean {
  * column gave once is masked wherever the same characters stand as whole words. Without this the
  * occurrence without a cue went out in clear beside the placeholder ("for [PERSON_1] in range(10):
  * print(william)"; "Polisnummer [CUSTOMER_REF_1] … belt over IV-2024-889123"), and the model could
- * tie the two. Values are looked up by their first word in one pass over the text's words, at most
- * VALUES_PER_WORD values a word, so the cost stays linear in the text (decision 0002). Not a one-word
- * name that is also a word ("Hi Mark. Mark the date"), nor a value shorter than three characters.
- * The capitalised last word of a name of several words is looked for on its own as well (see
- * surnameOf).
+ * tie the two.
  */
 function withRepeats(text: string, kept: Detection[]): Detection[] {
-  if (kept.length === 0) return kept;
+  const index = repeatIndex(kept);
+  if (index === null) return kept;
+  const added = findRepeats(text, index, kept);
+  if (added.length === 0) return kept;
+  return [...kept, ...added].sort((a, b) => a.start - b.start);
+}
+
+/** Values to look for again in a text, by their first word (see `repeatIndex`). */
+export interface RepeatIndex {
+  byFirstWord: Map<string, Detection[]>;
+  /** The parts of names looked for alone (see namePartsOf). */
+  nameParts: Set<Detection> | null;
+  /**
+   * Most words of a text start no value: the first character and the length of each value's first
+   * word tell them without slicing each word out to look it up (the pass runs over every text).
+   */
+  firstCodes: Set<number>;
+  firstLengths: Set<number>;
+}
+
+/**
+ * What to look for again of `values` (a text's detections, or a request's vault: firewall.ts):
+ * each value as written, and a value of several words in lower case too ("Xavi Oyelaran", then
+ * "xavi oyelaran here again"), looked up by their first word, at most VALUES_PER_WORD values a word,
+ * so that the cost of `findRepeats` stays linear in the text (decision 0002). Not a one-word name
+ * that is also a word ("Hi Mark. Mark the date"), nor a value shorter than three characters. The
+ * capitalised first and last words of a name of several words are looked for on their own as well
+ * (see namePartsOf). Null when there is nothing to look for.
+ */
+export function repeatIndex(values: Iterable<Detection>): RepeatIndex | null {
   let byFirstWord: Map<string, Detection[]> | null = null;
   const seen = new Set<string>();
-  let surnames: Set<Detection> | null = null;
-  for (const d of kept) {
+  let nameParts: Set<Detection> | null = null;
+  const lookFor = (firstWord: string, d: Detection) => {
+    byFirstWord ??= new Map();
+    const list = byFirstWord.get(firstWord);
+    if (list === undefined) byFirstWord.set(firstWord, [d]);
+    else if (list.length < VALUES_PER_WORD) list.push(d);
+  };
+  for (const d of values) {
     const value = d.text;
     // A value percent-encoded in a URL is looked for as written elsewhere only in its URL form.
     if (d.urlDecoded !== undefined || value.length < MIN_REPEATED || seen.has(value) || !isWordCode(value.charCodeAt(0)) || !isWordCode(value.charCodeAt(value.length - 1))) continue;
@@ -167,33 +199,52 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
     let w = 1;
     while (w < value.length && isWordCode(value.charCodeAt(w))) w++;
     if (d.type === 'PERSON' && w === value.length && nameIsAlsoAWord(value)) continue;
-    byFirstWord ??= new Map();
-    lookFor(byFirstWord, value.slice(0, w), d);
-    // The surname of a full name recurs alone ("Mijn naam is Wouter Jansen. Jansen wil …"): it is
-    // looked for too, as a value of its own, so it gets its own placeholder and restores as written.
-    const surname = d.type === 'PERSON' && w < value.length ? surnameOf(value) : null;
-    if (surname !== null && !seen.has(surname)) {
-      seen.add(surname);
+    lookFor(value.slice(0, w), d);
+    if (w < value.length) {
+      const lower = value.toLowerCase();
+      if (lower !== value && !seen.has(lower)) {
+        seen.add(lower);
+        lookFor(lower.slice(0, w), { ...d, text: lower });
+      }
+    }
+    // The surname of a full name recurs alone ("Mijn naam is Wouter Jansen. Jansen wil …"), and the
+    // first name ("Groet, Wouter"): each is looked for too, as a value of its own, so it gets its own
+    // placeholder and restores as written.
+    for (const part of d.type === 'PERSON' && w < value.length ? namePartsOf(value) : []) {
+      if (seen.has(part)) continue;
+      seen.add(part);
       const { normalized: _fullName, ...rest } = d;
-      const alone: Detection = { ...rest, text: surname };
-      (surnames ??= new Set()).add(alone);
-      lookFor(byFirstWord, surname, alone);
+      const alone: Detection = { ...rest, text: part };
+      (nameParts ??= new Set()).add(alone);
+      let pw = 1;
+      while (pw < part.length && isWordCode(part.charCodeAt(pw))) pw++;
+      lookFor(part.slice(0, pw), alone);
     }
   }
-  if (byFirstWord === null) return kept;
-  // Most words of a text start no value: the first character and the length of each value's first
-  // word tell them without slicing each word out to look it up (the pass runs over every text).
+  if (byFirstWord === null) return null;
   const firstCodes = new Set<number>();
   const firstLengths = new Set<number>();
-  for (const word of byFirstWord.keys()) {
+  for (const word of (byFirstWord as Map<string, Detection[]>).keys()) {
     firstCodes.add(word.charCodeAt(0));
     firstLengths.add(word.length);
   }
+  return { byFirstWord, nameParts, firstCodes, firstLengths };
+}
+
+/**
+ * The occurrences, as whole words, of the index's values in the text that start in [from, to) and
+ * are not, nor overlap, a detection of `kept` (in text order), in one pass over the text's words.
+ */
+export function findRepeats(text: string, index: RepeatIndex, kept: readonly Detection[], from = 0, to = text.length): Detection[] {
+  const { byFirstWord, nameParts, firstCodes, firstLengths } = index;
   const added: Detection[] = [];
   // `kept` is in text order: `next` is the first detection that does not end before the word.
   let next = 0;
   const n = text.length;
-  for (let i = 0; i < n; ) {
+  // A range starts at a word's start, not inside the word before it.
+  let i = from;
+  while (i > 0 && i < n && isWordCode(text.charCodeAt(i - 1)) && isWordCode(text.charCodeAt(i))) i++;
+  while (i < to) {
     if (!isWordCode(text.charCodeAt(i))) {
       i++;
       continue;
@@ -211,9 +262,9 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
       for (const d of values) {
         const stop = i + d.text.length;
         if (stop > n || (stop < n && isWordCode(text.charCodeAt(stop))) || !text.startsWith(d.text, i)) continue;
-        // A surname that opens a longer capitalised name is a firm's or a street's ("p/a Jansen
-        // Installatietechniek B.V.", "Jansen Road"), not the person alone.
-        if (surnames?.has(d) && capitalisedWordFollows(text, stop)) continue;
+        // A part of a name that opens a longer capitalised name is a firm's, a street's or another
+        // person's ("p/a Jansen Installatietechniek B.V.", "Jansen Road", "Sieb Visser"), not the person alone.
+        if (nameParts?.has(d) && capitalisedWordFollows(text, stop)) continue;
         if (next < kept.length && kept[next]!.start < stop) break; // it is, or overlaps, a detection already
         added.push({ ...d, start: i, end: stop });
         end = stop;
@@ -222,8 +273,7 @@ function withRepeats(text: string, kept: Detection[]): Detection[] {
     }
     i = end;
   }
-  if (added.length === 0) return kept;
-  return [...kept, ...added].sort((a, b) => a.start - b.start);
+  return added;
 }
 
 function capitalisedWordFollows(text: string, at: number): boolean {
@@ -232,25 +282,32 @@ function capitalisedWordFollows(text: string, at: number): boolean {
   return next !== next.toLowerCase() && next === next.toUpperCase();
 }
 
-function lookFor(byFirstWord: Map<string, Detection[]>, firstWord: string, d: Detection): void {
-  const list = byFirstWord.get(firstWord);
-  if (list === undefined) byFirstWord.set(firstWord, [d]);
-  else if (list.length < VALUES_PER_WORD) list.push(d);
+/**
+ * The parts of a name of several words that can stand alone as the name: the last word (a double
+ * surname with its hyphen, "Mensah-Bonsu"), and the first word from MIN_FIRST_NAME characters
+ * ("Groet, Sieb" after "Naam: Sieb Kwakernaat"), each capitalised, of letters and digits, at least
+ * MIN_REPEATED characters, and not a common word or a title ("Jan de Wit", "Peter Will", "Mr Smith").
+ */
+function namePartsOf(name: string): string[] {
+  const parts: string[] = [];
+  let start = name.length;
+  for (;;) {
+    while (start > 0 && isWordCode(name.charCodeAt(start - 1))) start--;
+    if (start > 1 && name.charCodeAt(start - 1) === 45 /* - */ && isWordCode(name.charCodeAt(start - 2))) start--;
+    else break;
+  }
+  if (start > 0 && isSpaceCode(name.charCodeAt(start - 1)) && isNamePart(name.slice(start))) parts.push(name.slice(start));
+  let end = 0;
+  while (end < name.length && isWordCode(name.charCodeAt(end))) end++;
+  if (end >= MIN_FIRST_NAME && end < start && isSpaceCode(name.charCodeAt(end)) && isNamePart(name.slice(0, end))) parts.push(name.slice(0, end));
+  return parts;
 }
 
-/**
- * The last word of a name of several words when it can stand alone as the name: capitalised, one
- * word (letters and digits only, so the lookup by first word finds it), at least MIN_REPEATED
- * characters, and not a common word ("Jan de Wit", "Peter Will").
- */
-function surnameOf(name: string): string | null {
-  let start = name.length;
-  while (start > 0 && isWordCode(name.charCodeAt(start - 1))) start--;
-  if (start === 0 || name.length - start < MIN_REPEATED || !isSpaceCode(name.charCodeAt(start - 1))) return null;
-  const surname = name.slice(start);
-  const first = surname.charAt(0);
-  if (first === first.toLowerCase() || first !== first.toUpperCase() || nameIsAlsoAWord(surname)) return null;
-  return surname;
+const MIN_FIRST_NAME = 4;
+
+function isNamePart(word: string): boolean {
+  const first = word.charAt(0);
+  return word.length >= MIN_REPEATED && first !== first.toLowerCase() && first === first.toUpperCase() && !nameIsAlsoAWord(word) && !isNonNameWord(word);
 }
 
 /**

@@ -8,11 +8,11 @@
 // never holds the process for more than a few milliseconds at a time.
 import { createHash } from 'node:crypto';
 import { WorkBudget } from './budget.js';
-import { languageMatters } from './detect.js';
+import { languageMatters, repeatIndex } from './detect.js';
 import { labelEntity, maskSeparated, maskUrlSteps } from './fields.js';
 import { preloadGazetteer } from './gazetteer/index.js';
 import { guessLanguage } from './language.js';
-import { maskJsonSteps, maskShort, maskSteps, withPlaceholders, type MaskResult } from './mask.js';
+import { maskJsonSteps, maskRepeatsSteps, maskShort, maskSteps, withPlaceholders, type MaskResult } from './mask.js';
 import { createStreamRestorer, restoreJsonArguments, restoreText, type StreamRestorer } from './restore.js';
 import { scanText, type TextScan } from './scan.js';
 import { giveWay, runSteps, runStepsAsync, SLICE_CHARS, type Steps } from './slices.js';
@@ -82,6 +82,13 @@ export interface Firewall {
    * stay. Text that is not a URL is masked as a file name is.
    */
   maskUrl(url: string): Promise<string>;
+  /**
+   * Once every text of a request has been masked: a function that masks, in any of them, the
+   * values the vault holds from the others, written again where nothing says what they are ("Klantnummer:
+   * 88123456" in one message, "kunt u 88123456 opzoeken?" in the next), as `detect.ts` does within
+   * one text. It looks for the values held when it was made.
+   */
+  heldValuesMasker(): (text: string) => Promise<string>;
   /** Restores placeholders in a complete reply. */
   restore(text: string): string;
   /** `restore` (or `restoreToolArguments` for 'json'), giving the event loop its turn between slices of a long reply. */
@@ -238,6 +245,10 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     },
     maskFileName: (name) => (vault.reserveWritten(name), paced(maskSeparated(name, languageOf(name), vault, budget), name.length)),
     maskUrl: (url) => (vault.reserveWritten(url), paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length)),
+    heldValuesMasker() {
+      const index = repeatIndex(vault.heldValues());
+      return async (text: string) => (index === null ? text : paced(maskRepeatsSteps(text, index, vault), text.length));
+    },
     restore: (text) => restoreText(text, vault),
     async restoreAsync(text: string, kind: 'text' | 'json' = 'text'): Promise<string> {
       if (text.length <= SLICE_CHARS || vault.size === 0) return kind === 'json' ? restoreJsonArguments(text, vault) : restoreText(text, vault);

@@ -2,7 +2,7 @@
 // Long texts are read in slices (slices.ts); the generator forms (`*Steps`) yield between them, for
 // callers that give the event loop its turn.
 import { WorkBudget } from './budget.js';
-import { detectEntities } from './detect.js';
+import { detectEntities, findRepeats, type RepeatIndex } from './detect.js';
 import { detectLanguage } from './language.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 import type { TextScan } from './scan.js';
@@ -26,6 +26,21 @@ export function withPlaceholders(text: string, detections: readonly Detection[],
   }
   parts.push(text.slice(last));
   return parts.join('');
+}
+
+/**
+ * `text`, already masked, with every occurrence of the index's values (a request's vault: firewall.ts)
+ * replaced by its placeholder, reading the text slice by slice.
+ */
+export function* maskRepeatsSteps(text: string, index: RepeatIndex, vault: Vault): Steps<string> {
+  const found: Detection[] = [];
+  for (let from = 0; from < text.length; from += SLICE_CHARS) {
+    // A value found across the slice's end is not read again from inside it.
+    const start = Math.max(from, found.length > 0 ? found[found.length - 1]!.end : 0);
+    for (const d of findRepeats(text, index, [], start, from + SLICE_CHARS)) found.push(d);
+    if (from + SLICE_CHARS < text.length) yield;
+  }
+  return withPlaceholders(text, found, vault);
 }
 
 /**

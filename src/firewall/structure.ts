@@ -399,6 +399,17 @@ function trimmed(text: string, start: number, end: number): [number, number] {
   return [start, end];
 }
 
+/**
+ * A value without the full stop or comma that ends the sentence it closes ("Klantnummer: 88123456."):
+ * after a digit, that is punctuation, not part of the number; the value written again elsewhere is
+ * the number alone (detect.ts, findRepeats).
+ */
+function withoutFinalStop(text: string, start: number, end: number): [number, number] {
+  const last = text.charCodeAt(end - 1);
+  const before = text.charCodeAt(end - 2);
+  return end - start >= 2 && (last === 46 || last === 44 || last === 59) && before >= 48 && before <= 57 ? [start, end - 1] : [start, end];
+}
+
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 0xa0 || c === 13;
 }
@@ -431,7 +442,7 @@ class Collector {
     const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
     const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && this.thingContext);
-    [start, end] = trimmed(this.text, start, end);
+    [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
     if (kind === 'THING' || ((kind === 'NAME' || kind === 'CHILD') && thingContext)) {
       this.quiet.push(start, end);

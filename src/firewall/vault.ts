@@ -44,6 +44,8 @@ export interface VaultEntry {
   urlValue?: string;
   /** Seen only as a message's `name` so far ("noor_de_vries"): text that names them gives the form restored. */
   fromLabel?: boolean;
+  /** The canonical form it is held by (normalizeValue, or the detector's). */
+  norm: string;
 }
 
 export class Vault {
@@ -89,7 +91,7 @@ export class Vault {
       while (this.#written.has(placeholderKey(d.type, n))) n++;
       this.#next.set(d.type, n);
       this.#distinct.set(d.type, (this.#distinct.get(d.type) ?? 0) + 1);
-      entry = { type: d.type, n, value: plain, ...(fromLabel ? { fromLabel } : {}) };
+      entry = { type: d.type, n, value: plain, norm, ...(fromLabel ? { fromLabel } : {}) };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
       this.#notLooselyIndexed.push(entry);
@@ -125,6 +127,19 @@ export class Vault {
     if (entry === undefined) return undefined;
     this.#occurrences.set(entry.type, (this.#occurrences.get(entry.type) ?? 0) + 1);
     return formatPlaceholder(entry.type, entry.n);
+  }
+
+  /**
+   * The values held, as detections of the text they were first seen in (no offsets): what a
+   * request's texts are read for again once all are masked (firewall.ts). Not a label's value
+   * ("noor_de_vries"), which is an identifier's spelling, not a text's.
+   */
+  heldValues(): Detection[] {
+    const held: Detection[] = [];
+    for (const entry of this.#byKey.values()) {
+      if (!entry.fromLabel) held.push({ type: entry.type, start: 0, end: 0, text: entry.value, checksum: false, normalized: entry.norm });
+    }
+    return held;
   }
 
   /** The original value for a placeholder key such as `EMAIL_1` (upper case), or undefined. */

@@ -292,12 +292,53 @@ export async function upstreamPrompt(
       message.thinking_blocks = kept;
     }
   }
+  await maskHeldValuesIn(firewall, known);
   // Last, so that a sequence holding a value of the prompt gets its placeholder, which is what the
   // model writes and so what can stop it.
   if (stop.stop !== undefined) {
     stop.stop = typeof stop.stop === 'string' ? firewall.mask(stop.stop) : stop.stop.map((sequence) => firewall.mask(sequence));
   }
   return { messages: known, ...maskedDefinitions, ...stop };
+}
+
+/**
+ * The message texts read as prose, masked once more for the values found in the others (Firewall.heldValuesMasker):
+ * a customer number given under its label in one message goes out in clear when the next one
+ * repeats it bare. Tool-call arguments are JSON, where a value as written is the same text and its
+ * placeholder is valid. Names, file names and URLs are masked by form, which a value found in a
+ * sentence does not change.
+ */
+async function maskHeldValuesIn(firewall: Firewall, messages: ChatMessage[]): Promise<void> {
+  if (firewall.vault.size === 0) return;
+  const mask = firewall.heldValuesMasker();
+  for (const message of messages) {
+    if (typeof message.content === 'string') message.content = await mask(message.content);
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (part.type === 'text') part.text = await mask(part.text!);
+        else if (part.type === 'file' && part.file!.context != null) part.file!.context = await mask(part.file!.context);
+        else if (part.type === 'document') {
+          const document = part.document!;
+          document.source.data = await mask(document.source.data);
+          if (document.title != null) document.title = await mask(document.title);
+          if (document.context != null) document.context = await mask(document.context);
+        } else if (part.type === 'search_result') {
+          const result = part.search_result!;
+          result.title = await mask(result.title);
+          for (const block of result.content) block.text = await mask(block.text);
+        }
+      }
+    }
+    for (const call of message.tool_calls ?? []) call.function.arguments = await mask(call.function.arguments);
+    if (message.thinking_blocks) {
+      // As above: a block that would change cannot keep its signature, and is left out.
+      const kept = [];
+      for (const block of message.thinking_blocks) {
+        if (block.thinking === undefined || (await mask(block.thinking)) === block.thinking) kept.push(block);
+      }
+      message.thinking_blocks = kept;
+    }
+  }
 }
 
 /**

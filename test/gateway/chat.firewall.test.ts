@@ -201,6 +201,31 @@ describe('the personal-data firewall in chat', () => {
     expect(text.choices[0].message.content).to.equal(`Adres: ${address}`);
   });
 
+  it('masks a value found in one message where another repeats it with nothing around it to say what it is, before or after', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    await postChat(
+      gw,
+      chatBody({
+        tools,
+        messages: [
+          { role: 'system', content: 'Open ticket for 88123456, raised by Oyelaran.' },
+          { role: 'user', content: 'Klantnummer: 88123456. My name is Xavi Oyelaran, born 12-03-1985.' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"customer":"88123456","name":"xavi oyelaran"}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: 'Found 88123456: Oyelaran, 12-03-1985, open balance 40 EUR.' },
+          { role: 'user', content: 'Yes, that is me, Xavi. The bakery on the corner is closed.' },
+        ],
+      }),
+    );
+    const sent = gw.euA.requests[0]!.body.messages;
+    expect(JSON.stringify(sent)).not.to.match(/88123456|Oyelaran|12-03-1985|Xavi/i);
+    const ref = sent[1].content.match(/\[CUSTOMER_REF_\d+\]/)![0];
+    expect(sent[0].content).to.equal(`Open ticket for ${ref}, raised by ${sent[0].content.match(/\[PERSON_\d+\]/)![0]}.`);
+    expect(JSON.parse(sent[2].tool_calls[0].function.arguments).customer).to.equal(ref);
+    expect(sent[3].content).to.contain(ref);
+    // Words of the conversation that are not values stay as written.
+    expect(sent[4].content).to.match(/^Yes, that is me, \[PERSON_\d+\]\. The bakery on the corner is closed\.$/);
+  });
+
   it('masks the prompt front to back, so a later turn leaves the start of the prompt as it was (provider prompt caches keep matching)', async () => {
     const tools = [{ type: 'function', function: { name: 'notify', description: 'Sends a copy to compliance@verzekeraar.nl.', parameters: { type: 'object', properties: {} } } }];
     const system = { role: 'system', content: 'Help Noor de Vries with her claim.' };
