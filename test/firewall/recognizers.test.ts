@@ -294,6 +294,15 @@ describe('firewall recognizers', () => {
       expect(found(dateOfBirthRecognizer, 'Termin am **12.04.2010** um 10 Uhr', 'de')).to.deep.equal([]);
       expect(found(dateOfBirthRecognizer, 'Besprechungen:\n* 12.04.2010 Planung\n* 13.04.2010 Review', 'de')).to.deep.equal([]);
     });
+    it('reads the degree sign of Belgian and French records and an English "b." in brackets or after a comma as "born" (they were sent)', () => {
+      expect(found(dateOfBirthRecognizer, 'Jan Peeters, ° 12/03/1985, Gent', 'nl')).to.deep.equal(['12/03/1985']);
+      expect(found(dateOfBirthRecognizer, 'Marie Dubois °3 mars 1990', 'fr')).to.deep.equal(['3 mars 1990']);
+      expect(found(dateOfBirthRecognizer, 'John Smith (b. 4 Feb 1982) is our client', 'en')).to.deep.equal(['4 Feb 1982']);
+      expect(found(dateOfBirthRecognizer, 'Mary Jones, b. 4 Feb 1982', 'en')).to.deep.equal(['4 Feb 1982']);
+      // Not a temperature's degree sign, nor a list's item "b.".
+      expect(found(dateOfBirthRecognizer, 'It was 20° 12/03/1985 at noon', 'en')).to.deep.equal([]);
+      expect(found(dateOfBirthRecognizer, 'Deadlines: a. 3 May 2020 b. 4 Feb 2021', 'en')).to.deep.equal([]);
+    });
     it('ignores dates without a cue and impossible dates', () => {
       expect(found(dateOfBirthRecognizer, 'De vergadering is op 14-06-2024', 'nl')).to.deep.equal([]);
       expect(found(dateOfBirthRecognizer, 'geboren op 31-02-1987', 'nl')).to.deep.equal([]);

@@ -157,6 +157,26 @@ function bornStarBefore(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/**
+ * Whether the date at `start` has a short sign for "born" right before it: the degree sign of
+ * Belgian and French records ("Jan Peeters, ° 12/03/1985", "°12.03.1985"; not a temperature's,
+ * which follows a number: "20° 12/03"), or English "b." opening a bracket or after a comma ("(b. 4
+ * Feb 1982)", "John Smith, b. 4 Feb 1982"; not a list's item "b.").
+ */
+function bornSignBefore(text: string, start: number): boolean {
+  let k = start - 1;
+  if (k >= 0 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 0xa0)) k--;
+  if (k < 0) return false;
+  if (text.charCodeAt(k) === 0xb0) return !(k > 0 && isDigitCode(text.charCodeAt(k - 1)));
+  if (text.charCodeAt(k) !== 46 || k < 1 || (text.charCodeAt(k - 1) | 32) !== 98 /* b */) return false;
+  const opener = text.charCodeAt(k - 2);
+  return opener === 40 /* ( */ || (opener === 32 && text.charCodeAt(k - 3) === 44 /* , */);
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
 export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
   const { digitRuns } = s;
@@ -173,7 +193,7 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
     const start = m.index;
     const end = start + m[0].length;
     const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
-    const before = cueAt > previousEnd || bornStarBefore(text, start, end);
+    const before = cueAt > previousEnd || bornStarBefore(text, start, end) || bornSignBefore(text, start);
     const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
     // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.
