@@ -69,6 +69,18 @@ export function bsnValid(digits: string): boolean {
   return sum % 11 === 0;
 }
 
+/**
+ * NHS number (England, Wales, Isle of Man) and CHI number (Scotland): 10 digits, the last a modulus
+ * 11 check over the first nine weighted 10 down to 2; a check of 10 makes no valid number.
+ */
+export function nhsNumberValid(digits: string): boolean {
+  if (digits.length !== 10 || !isDigits(digits) || /^(\d)\1{9}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += (10 - i) * (digits.charCodeAt(i) - ZERO);
+  const check = (11 - (sum % 11)) % 11;
+  return check !== 10 && check === digits.charCodeAt(9) - ZERO;
+}
+
 /** ISO 7064 MOD 11,10 check digit over `digits` (the German Steuer-ID uses it). */
 export function iso7064Mod11_10CheckDigit(digits: string): number {
   let product = 10;

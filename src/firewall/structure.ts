@@ -81,6 +81,7 @@ const KEYS: Array<[KeyKind, string]> = [
   ['NIR', 'nir nsecu numerosecu secu numerodesecuritesociale securitesociale insee numerosecuritesociale'],
   ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
   ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
+  ['NHS_NUMBER', 'nhs nhsnumber nhsno nhsnr chi chinumber chino'],
   ['DNI', 'dni nie numerodni numerodnie documentonacionaldeidentidad'],
   ['CODICE_FISCALE', 'codicefiscale'],
   ['PESEL', 'pesel numerpesel'],

@@ -11,6 +11,7 @@ export const ENTITY_TYPES = [
   'STEUER_ID',
   'BE_NATIONAL_NUMBER',
   'NINO',
+  'NHS_NUMBER',
   'DNI',
   'CODICE_FISCALE',
   'PESEL',

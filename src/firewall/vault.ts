@@ -4,7 +4,7 @@ import { digitsOnly } from './checksums.js';
 import { placeholderKeysIn } from './restore.js';
 import { ENTITY_TYPES, type Detection, type EntityType } from './types.js';
 
-const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'PESEL']);
+const NUMERIC: ReadonlySet<EntityType> = new Set(['PHONE', 'CARD', 'BSN', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'PESEL', 'NHS_NUMBER']);
 const NUMBER_LIKE = /^[+\d\s().\/-]+$/;
 /** Longer than any one value the firewall masks whole (an address with its town): not looked up. */
 const KNOWN_VALUE_MAX_CHARS = 200;

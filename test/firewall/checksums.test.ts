@@ -4,6 +4,7 @@ import { stdnum } from 'stdnum';
 import {
   beNationalNumberValid,
   bsnValid,
+  nhsNumberValid,
   iso7064Mod11_10CheckDigit,
   luhnValid,
   mod97,
@@ -50,6 +51,15 @@ describe('firewall checksums', () => {
     expect(bsnValid('123456789')).to.equal(false);
     expect(bsnValid('000000000')).to.equal(false);
     expect(bsnValid('12345678')).to.equal(false);
+  });
+
+  it('NHS and CHI numbers: modulus 11 over the first nine digits, a check of 10 valid for none', () => {
+    expect(nhsNumberValid('9434765919')).to.equal(true); // the NHS's own example
+    expect(nhsNumberValid('4010232137')).to.equal(true);
+    expect(nhsNumberValid('9434765918')).to.equal(false);
+    expect(nhsNumberValid('1234567890')).to.equal(false); // the check would be 10
+    expect(nhsNumberValid('0000000000')).to.equal(false);
+    expect(nhsNumberValid('943476591')).to.equal(false);
   });
 
   it('BSN agrees with stdnum on random 9-digit numbers', function () {

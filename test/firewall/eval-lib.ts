@@ -289,7 +289,7 @@ export function sumCounts(list: Iterable<TypeCounts>): TypeCounts {
 }
 
 /** The identifiers whose detection rests on check digits. */
-export const CHECKSUM_TYPES: readonly EntityType[] = ['IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'DNI', 'CODICE_FISCALE', 'PESEL'];
+export const CHECKSUM_TYPES: readonly EntityType[] = ['IBAN', 'CARD', 'BSN', 'NIR', 'STEUER_ID', 'BE_NATIONAL_NUMBER', 'DNI', 'CODICE_FISCALE', 'PESEL', 'NHS_NUMBER'];
 
 /** Counts over the checksum-backed identifiers. */
 export function checksumGroup(r: Report): TypeCounts {

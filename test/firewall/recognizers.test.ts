@@ -8,6 +8,8 @@ import {
   emailRecognizer,
   ibanRecognizer,
   ipRecognizer,
+  nhsNumberCompactRecognizer,
+  nhsNumberRecognizer,
   ninoRecognizer,
   nirRecognizer,
   personRecognizer,
@@ -198,6 +200,21 @@ describe('firewall recognizers', () => {
     });
     it('rejects a wrong check number', () => {
       expect(found(beNationalNumberRecognizer, 'rijksregisternummer 85.07.30-033.29', 'nl')).to.deep.equal([]);
+    });
+  });
+
+  describe('NHS number', () => {
+    it('finds NHS and CHI numbers as the NHS writes them, in groups, by their check digit; compact ones after their label only (they were sent)', () => {
+      expect(found(nhsNumberRecognizer, 'Patient 943 476 5919 was seen today')).to.deep.equal(['943 476 5919']);
+      expect(found(nhsNumberRecognizer, 'NHS number: 401-023-2137')).to.deep.equal(['401-023-2137']);
+      expect(found(nhsNumberCompactRecognizer, 'My NHS no is 9434765919.')).to.deep.equal(['9434765919']);
+      expect(found(nhsNumberCompactRecognizer, 'CHI number 4010232137')).to.deep.equal(['4010232137']);
+      expect(detectEntities('nhs_number=9434765919', 'en').map((d) => [d.type, d.text])).to.deep.equal([['NHS_NUMBER', '9434765919']]);
+    });
+    it('leaves numbers that fail the check, compact ones without a label, and order numbers', () => {
+      expect(found(nhsNumberRecognizer, 'Patient 943 476 5918 was seen today')).to.deep.equal([]);
+      expect(found(nhsNumberCompactRecognizer, 'tracking 9434765919 shipped')).to.deep.equal([]);
+      expect(found(nhsNumberRecognizer, 'Order 943 476 5919 is on its way')).to.deep.equal([]);
     });
   });
 

@@ -11,6 +11,7 @@ import { spelledEmailRecognizer } from './email-spelled.js';
 import { headerNameRecognizer } from './header-name.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
+import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
@@ -32,6 +33,8 @@ export {
   headerNameRecognizer,
   ibanRecognizer,
   ipRecognizer,
+  nhsNumberCompactRecognizer,
+  nhsNumberRecognizer,
   ninoLowerCaseRecognizer,
   ninoRecognizer,
   nirRecognizer,
@@ -54,6 +57,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   beNationalNumberRecognizer,
   ninoRecognizer,
   ninoLowerCaseRecognizer,
+  nhsNumberRecognizer,
+  nhsNumberCompactRecognizer,
   // After the ids of the four languages: an 11-digit number that passes a Steuer-ID's or a Belgian
   // national number's checks as well as a PESEL's is typed as theirs.
   dniRecognizer,
