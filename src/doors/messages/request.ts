@@ -196,7 +196,9 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
         });
       }
     });
-    const text = textContent(texts, '');
+    // A model's text blocks on either side of a tool_use are paragraphs of their own ("I'll look it
+    // up." … "Found it."): joined with nothing, their sentences ran together.
+    const text = textContent(texts, '\n\n');
     const withThinking = thinking.length > 0 ? { thinking_blocks: thinking } : {};
     const origin = { ...(textPaths ? { parts: textPaths } : {}), ...(callPaths ? { calls: callPaths } : {}) };
     if (toolCalls.length > 0) return [from({ role: 'assistant', content: text === '' || text.length === 0 ? null : text, tool_calls: toolCalls, ...withThinking }, origin)];

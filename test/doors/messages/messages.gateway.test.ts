@@ -61,6 +61,29 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
     expect(message.content).to.deep.equal([{ type: 'text', text: 'Betaald naar NL91ABNA0417164300, bevestiging aan noor.devries@example.nl.' }]);
   });
 
+  it("sends an assistant turn's text blocks around a tool_use as paragraphs of their own, not run together", async () => {
+    await door.client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 100,
+      tools: [{ name: 'weather', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: fresh('Hoe is het weer?') },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Ik kijk het na.' },
+            { type: 'tool_use', id: 'toolu_w', name: 'weather', input: {} },
+            { type: 'text', text: 'Een moment.' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w', content: 'zonnig' }] },
+      ],
+    });
+    const assistant = gw.euA.requests[0]!.body.messages.find((m: any) => m.role === 'assistant');
+    expect(assistant.content).to.equal('Ik kijk het na.\n\nEen moment.');
+    expect(assistant.tool_calls[0]).to.deep.include({ id: 'toolu_w' });
+  });
+
   it('restores a placeholder in streamed tool input', async () => {
     gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_p', name: 'pay', arguments: '{"iban":"[IBAN_1]"}' }] });
     const stream = door.client.messages.stream({
