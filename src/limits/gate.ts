@@ -37,6 +37,9 @@ import { openAiDuration, windowEnd, windowStart, type Counter } from './windows.
 // budget asks them for what they hold unused (recall, decision 0023) and leases again.
 
 /** What a request may use at most; each is computed only when a limit needs it. */
+/** Each counter by the name of its limit, as the refusals metric labels it. */
+const LIMIT_NAMES = { requests: 'requests_per_minute', tokens: 'tokens_per_minute', credits_day: 'credits_per_day', credits_month: 'credits_per_month' } as const;
+
 export interface Demand {
   /** Work the figures need that should not hold the event loop (a long prompt's count), done only when a limit applies. */
   ready?: (() => Promise<void>) | undefined;
@@ -44,6 +47,8 @@ export interface Demand {
   credits(): number;
   /** How the request's tokens and credits are reckoned, in the words a refusal gives: a chat's and an embeddings call's differ. */
   reckoning: { tokens: string; credits: string; smaller: string };
+  /** False when a refusal is not what the caller gets (a cache hit's fee is waived instead): it is not counted as one. */
+  refusalAnswered?: boolean;
 }
 
 interface Held {
@@ -324,7 +329,8 @@ export class LimitGate {
    * on 100 % itself). One large request refused while most of the budget is left marks nothing, nor
    * does a burst refused for what the requests in flight reserved.
    */
-  private async refuse(principal: Principal, id: CounterId, limit: number, need: number, refusal: ApiError): Promise<never> {
+  private async refuse(principal: Principal, id: CounterId, limit: number, need: number, refusal: ApiError, answered = true): Promise<never> {
+    if (answered) countLimitRefusal(LIMIT_NAMES[id.counter], id.scope_kind);
     const budget = isBudget(id);
     const used = budget ? (refusal.fields.budget as { used: number }).used : 0;
     const spent = budget && (used >= (limit * SPENT_PERCENT) / 100 || (need > 0 && need <= limit * SMALL_REQUEST_SHARE && used + need > limit));
@@ -406,7 +412,8 @@ export class LimitGate {
       (exhausted && needs.find(({ key }) => key === counterKey(exhausted!))) ?? needs.find(({ key, need }) => (this.held.get(key)?.remaining ?? 0) < need);
     if (short) {
       const billed = isBudget(short.id) ? await this.billedOf(short) : undefined;
-      await this.refuse(principal, short.id, short.limit, short.need, this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now), false, demand.reckoning));
+      const refusal = this.refusal(short.id, short.limit, now, short.need, billed, this.rateHeaders(needs, now), false, demand.reckoning);
+      await this.refuse(principal, short.id, short.limit, short.need, refusal, demand.refusalAnswered !== false);
     }
     this.inFlight += 1;
     const slots: Slot[] = needs.map(({ id, key, need }) => {
@@ -474,7 +481,7 @@ export class LimitGate {
     const headers = await this.currentRateHeaders(plan, now);
     if (fee <= 0 || !plan.some(isBudget)) return { slots: [], headers, budgets: plan.filter(isBudget) };
     try {
-      const taken = await this.admit(principal, { tokens: () => 0, credits: () => fee, reckoning: CACHE_HIT_RECKONING }, isBudget);
+      const taken = await this.admit(principal, { tokens: () => 0, credits: () => fee, reckoning: CACHE_HIT_RECKONING, refusalAnswered: false }, isBudget);
       return { ...taken, headers };
     } catch (err) {
       if (err instanceof ApiError && err.code === 'budget_exhausted') return { slots: [], headers, budgets: [], feeWaived: err.message };
@@ -732,7 +739,6 @@ export class LimitGate {
   private refusal(id: CounterId, limit: number, now: number, need: number, billed = 0, rateHeaders: Record<string, string> = {}, spent = false, reckoning?: Demand['reckoning']) {
     const resetsAt = windowEnd(id.counter, Date.parse(id.window_start));
     if (RATE_COUNTERS.has(id.counter)) {
-      countLimitRefusal(id.counter === 'requests' ? 'requests_per_minute' : 'tokens_per_minute', id.scope_kind);
       const what = id.counter === 'requests' ? `${limit} requests` : `${limit} tokens`;
       // Waiting does not help a request that alone counts more than the limit: say what would.
       const tooLarge = id.counter === 'tokens' && need > limit;
@@ -742,7 +748,6 @@ export class LimitGate {
       return rateLimited(message, Math.max(1, Math.ceil((resetsAt - now) / 1000)), { waitingHelps: !tooLarge, rateHeaders });
     }
     const window = id.counter === 'credits_day' ? 'day' : 'month';
-    countLimitRefusal(id.counter === 'credits_day' ? 'credits_per_day' : 'credits_per_month', id.scope_kind);
     const starts = `the budget starts anew at ${new Date(resetsAt).toISOString()}`;
     return budgetExhausted(
       spent

@@ -448,8 +448,13 @@ describe('limits and budgets', () => {
     const first = await chat(key, prompt, {}, { cache: true, max_tokens: 5 });
     expect(first.headers.get('x-cache')).to.equal('HIT');
     expect(first.body.usage.credits).to.deep.include({ base: 0, services: fee });
+    const refusalsCounted = async () =>
+      Number((await api(app.baseUrl, '/metrics')).text.match(/polder_limit_refusals_total\{limit="credits_per_day",level="workspace"\} (\d+)/)?.[1] ?? 0);
+    const refusalsBefore = await refusalsCounted();
     const hits = [];
     for (let i = 0; i < 4; i++) hits.push(await chat(key, prompt, { 'x-request-id': `hit-fee-${i}` }, { cache: true, max_tokens: 5 }));
+    // Answered, so not counted as refusals (an alert on refusals fired for traffic that was served).
+    expect(await refusalsCounted()).to.equal(refusalsBefore);
     // Never refused, and never billed past the budget.
     expect(hits.map((hit) => [hit.status, hit.headers.get('x-cache')])).to.deep.equal(Array(4).fill([200, 'HIT']));
     expect(hits.map((hit) => hit.body.choices[0].message.content)).to.deep.equal(Array(4).fill(miss.body.choices[0].message.content));
