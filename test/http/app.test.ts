@@ -48,7 +48,12 @@ describe('app', () => {
     const generated = await api(app.baseUrl, '/healthz');
     expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
     const tooLong = await api(app.baseUrl, '/healthz', { headers: { 'x-request-id': 'x'.repeat(256) } });
-    expect(tooLong.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect(tooLong.headers.get('x-request-id')).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Made from the id, not at random: a retry with the same long key is the same request.
+    const again = await api(app.baseUrl, '/healthz', { headers: { 'idempotency-key': 'x'.repeat(256) } });
+    expect(again.headers.get('x-request-id')).to.equal(tooLong.headers.get('x-request-id'));
+    const other = await api(app.baseUrl, '/healthz', { headers: { 'x-request-id': 'y'.repeat(256) } });
+    expect(other.headers.get('x-request-id')).not.to.equal(tooLong.headers.get('x-request-id'));
   });
 
   it('reports health and readiness', async () => {

@@ -70,6 +70,21 @@ describe('metering/requestIds', () => {
     }
   });
 
+  it('replays a retry whose Idempotency-Key is longer than 255 characters, billed once: its UUID is made from the key', async () => {
+    const body = { model: 'local/echo', messages: [{ role: 'user', content: 'Een lange sleutel' }], cache: false };
+    const headers = { 'idempotency-key': `order-2026-11-27-${'k'.repeat(300)}` };
+    const first = await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key: key.key, headers, body });
+    const retry = await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key: key.key, headers, body });
+    expect(first.status).to.equal(200);
+    expect(retry.status).to.equal(200);
+    const id = first.headers.get('x-request-id')!;
+    expect(id).to.match(/^[0-9a-f-]{36}$/);
+    expect(retry.headers.get('x-request-id')).to.equal(id);
+    expect(retry.headers.get('x-replay')).to.equal('true');
+    expect(retry.body).to.deep.equal(first.body);
+    expect((await app.db.pool.query('select 1 from usage where request_id = $1', [id])).rowCount).to.equal(1);
+  });
+
   it('refuses a generated id sent back right after its answer, and claims nothing', async () => {
     // No worker runs in this file: what takes the id was written before the answer was sent.
     const body = { model: 'local/echo', messages: [{ role: 'user', content: 'Goedemiddag' }] };

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Logger } from '../../logger.js';
 import { observeHttpRequest, UNMATCHED_ROUTE } from '../../metrics.js';
@@ -7,11 +7,22 @@ import type { AppContext } from '../state.js';
 const MAX_REQUEST_ID_LENGTH = 255;
 
 // The caller's own id makes retries idempotent, so it is taken as given when it fits the contract.
+// A longer one is replaced by a UUID (CONTRACT.md), made from it rather than at random: a retry
+// with the same long Idempotency-Key gets the same UUID, and is replayed, not billed twice.
 function givenRequestId(ctx: AppContext): string | undefined {
   const header = ctx.get('x-request-id') || ctx.get('idempotency-key');
   if (!header) return undefined;
   const id = utf8Of(header);
-  return id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
+  return id.length <= MAX_REQUEST_ID_LENGTH ? id : uuidOf(id);
+}
+
+/** A UUID (version 8: made by our own rule) that is a SHA-256 of the id. */
+function uuidOf(id: string): string {
+  const hash = createHash('sha256').update('polder request id\0').update(id).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x80;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
