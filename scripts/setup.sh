@@ -471,6 +471,13 @@ fi
 
 # 1. server up
 if ! pg_isready -q -d "$URL"; then
+  # A server that answers but not over SSL, when DATABASE_URL asks for it (sslmode=require): it is
+  # up, and waiting for it to be ready would wait for nothing.
+  ssl_err=$(psql_q "$URL" -c 'select 1' 2>&1 >/dev/null) || true
+  if [[ $ssl_err == *SSL* ]]; then
+    die "cannot connect with DATABASE_URL ($MASKED): ${ssl_err#psql: error: }" \
+      "The server does not take the SSL that DATABASE_URL's sslmode asks for: remove sslmode from DATABASE_URL (a server on this machine needs none), or turn SSL on at the server."
+  fi
   if [[ $LOCAL -eq 1 ]]; then
     ensure_local_server "$URL" "$U_PORT"
   else

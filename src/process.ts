@@ -84,9 +84,26 @@ export function databaseProblem(err: unknown, databaseUrl: string): string | und
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return `cannot reach the PostgreSQL server of DATABASE_URL (${at.server}): ${code}; is it running, and is DATABASE_URL right?`;
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'CERT_HAS_EXPIRED':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      // node-postgres verifies the certificate for every sslmode but no-verify (require included).
+      return (
+        `the PostgreSQL server of DATABASE_URL (${at.server}) presented a certificate that was not accepted (${code}); ` +
+        `give its CA with sslrootcert=/path/to/ca.pem in DATABASE_URL, or use sslmode=no-verify to encrypt without checking it`
+      );
     default:
       if (typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message)) {
         return `the PostgreSQL server of DATABASE_URL (${at.server}) did not answer in time; is it running, and is DATABASE_URL right?`;
+      }
+      if (typeof message === 'string' && /does not support SSL/i.test(message)) {
+        return (
+          `the PostgreSQL server of DATABASE_URL (${at.server}) does not take SSL connections, and DATABASE_URL's sslmode asks for one; ` +
+          `remove sslmode from DATABASE_URL (a server on this machine needs none), or turn SSL on at the server`
+        );
       }
       return undefined;
   }

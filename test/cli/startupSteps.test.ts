@@ -47,6 +47,15 @@ describe('cli: migrate and the development key with a bad environment', () => {
     noStack(result.stderr + result.stdout);
   });
 
+  it('migrate and the development key say that the server takes no SSL when DATABASE_URL asks for it (it was a stack trace)', async () => {
+    for (const script of steps) {
+      const result = await runScript(script, [], { DATABASE_URL: `${databaseUrl('polder')}?sslmode=require` });
+      expect(result.code, script).to.equal(1);
+      expect(result.stderr, script).to.contain('does not take SSL connections').and.contain('remove sslmode from DATABASE_URL');
+      noStack(result.stderr + result.stdout);
+    }
+  });
+
   it('the development key step names a server it cannot reach', async () => {
     const result = await runScript('src/cli/devkey.js', [], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/polder' });
     expect(result.code).to.equal(1);
