@@ -70,7 +70,13 @@ if (config.metricsPort !== undefined) {
   try {
     metrics = await serveMetrics(config.metricsPort, pool, (err) => log.warn({ err }, 'metrics scrape failed'));
   } catch (err) {
-    startupFailure(log, err);
+    const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    startupFailure(
+      log,
+      taken
+        ? new Error(`METRICS_PORT ${config.metricsPort} is already in use (listen EADDRINUSE; another Polder worker?); stop what holds it, or set METRICS_PORT to a free port`)
+        : err,
+    );
   }
   log.info({ port: metrics.port }, 'worker metrics listening');
 }

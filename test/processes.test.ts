@@ -75,6 +75,20 @@ describe('web and worker processes', () => {
     }
   });
 
+  it('the worker refuses to start on a METRICS_PORT already taken, naming the variable', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const worker = startProcess('src/worker.js', { DATABASE_URL: db.url, METRICS_PORT: String(port) });
+      expect(await exited(worker.child)).to.equal(78);
+      expect(worker.output()).to.contain(`polder: cannot start: METRICS_PORT ${port} is already in use`);
+      expect(worker.output()).not.to.contain('"stack"');
+    } finally {
+      taken.close();
+    }
+  });
+
   it('web serves, then stops cleanly on SIGTERM', async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info' });
