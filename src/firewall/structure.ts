@@ -82,6 +82,14 @@ const KEYS: Array<[KeyKind, string]> = [
   ['BE_NATIONAL_NUMBER', 'rijksregisternummer rijksregisternr rrnr insznummer numeronational registrenational nationalnumber insz'],
   ['NINO', 'nino ninumber nationalinsurance nationalinsurancenumber nationalinsuranceno'],
   ['NHS_NUMBER', 'nhs nhsnumber nhsno nhsnr chi chinumber chino'],
+  [
+    'ID_NUMBER',
+    'ssn socialsecurity socialsecuritynumber socialsecurityno passport passportnumber passportno idcardnumber nationalid nationalidnumber ' +
+      'driverslicense driverslicence driverslicensenumber drivinglicence drivinglicencenumber licensenumber ' +
+      'paspoort paspoortnummer identiteitskaartnummer rijbewijsnummer documentnummer ' +
+      'reisepass reisepassnummer passnummer ausweisnummer personalausweisnummer sozialversicherungsnummer svnummer rentenversicherungsnummer fuehrerscheinnummer führerscheinnummer ' +
+      'passeport numerodepasseport',
+  ],
   ['DNI', 'dni nie numerodni numerodnie documentonacionaldeidentidad'],
   ['CODICE_FISCALE', 'codicefiscale'],
   ['PESEL', 'pesel numerpesel'],
@@ -375,8 +383,9 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'DATE_OF_BIRTH':
       return DATE_VALUE.test(value) ? 'DATE_OF_BIRTH' : null;
     case 'CUSTOMER_REF':
+    case 'ID_NUMBER':
       // The whole value must be one reference ("IV-2024-000101"), not a sentence with a number in it.
-      return referenceValue(value, false) === value ? 'CUSTOMER_REF' : null;
+      return referenceValue(value, false) === value ? kind : null;
     case 'ADDRESS':
       return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
     default:

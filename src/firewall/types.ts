@@ -16,6 +16,7 @@ export const ENTITY_TYPES = [
   'CODICE_FISCALE',
   'PESEL',
   'CUSTOMER_REF',
+  'ID_NUMBER',
   'IP',
   'DATE_OF_BIRTH',
   'ADDRESS',

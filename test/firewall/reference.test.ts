@@ -28,6 +28,8 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     ['2024-11-26 09:30:15 INFO payment failed customer_id=C-99120 amount=49.95', 'en', ['C-99120']],
     ['retry customerId=C-7 policy_number=IV-2024-889123 status=open', 'en', ['C-7', 'IV-2024-889123']],
     ['Kunden-ID K-44512 gesperrt', 'de', ['K-44512']],
+    // The French noun first, as forms and letters write it (they were sent).
+    ['Votre contrat n° RC-884120 est actif; adhérente n° 883312', 'fr', ['RC-884120', '883312']],
   ];
   for (const [text, language, expected] of cases) {
     it(`masks ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
@@ -82,5 +84,32 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     const masked = fw.mask('Mijn polisnummer is IV-2024-889123.');
     expect(masked).to.equal('Mijn polisnummer is [CUSTOMER_REF_1].');
     expect(fw.restore('Uw polis [CUSTOMER_REF_1] is actief.')).to.equal('Uw polis IV-2024-889123 is actief.');
+  });
+});
+
+describe('firewall: identity document and social insurance numbers after their label (ID_NUMBER)', () => {
+  const ids = (text: string, language: Language = 'en') =>
+    detectEntities(text, language)
+      .filter((d) => d.type === 'ID_NUMBER')
+      .map((d) => d.text);
+  // All of these were sent in clear (QA): only numbers with check digits had recognizers.
+  const cases: Array<[string, Language, string[]]> = [
+    ['Social Security Number: 536-22-4187', 'en', ['536-22-4187']],
+    ['ssn 536224187 for the W-2 form, my ssn is 536 22 4187', 'en', ['536224187', '536 22 4187']],
+    ['Passport number NW1234567, driving licence number MORGA753116SM9IJ', 'en', ['NW1234567', 'MORGA753116SM9IJ']],
+    ['Sozialversicherungsnummer 65 170839 J 003, Reisepass: C01X00T47', 'de', ['65 170839 J 003', 'C01X00T47']],
+    ['paspoortnummer NX12AB345 en rijbewijsnummer 5123456789', 'nl', ['NX12AB345', '5123456789']],
+    ['numéro de passeport 18AB12345', 'fr', ['18AB12345']],
+  ];
+  for (const [text, language, expected] of cases) {
+    it(`masks ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
+      expect(ids(text, language)).to.deep.equal(expected);
+    });
+  }
+
+  it('reads them under their key in JSON, and leaves a year or a word after a bare label alone', () => {
+    const fw = createFirewall({ language: 'en' });
+    expect(fw.mask('{"user": {"name": "Noah Williams", "ssn": "536-22-4187"}}')).to.equal('{"user": {"name": "[PERSON_1]", "ssn": "[ID_NUMBER_1]"}}');
+    expect(ids('my passport expires 2031; the passport is in the drawer since 2019')).to.deep.equal([]);
   });
 });

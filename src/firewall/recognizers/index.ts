@@ -17,7 +17,7 @@ import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
-import { referenceRecognizer } from './reference.js';
+import { idNumberRecognizer, referenceRecognizer } from './reference.js';
 import { steuerIdRecognizer } from './steuer-id.js';
 import { streetRecognizer } from './street.js';
 
@@ -32,6 +32,7 @@ export {
   emailRecognizer,
   headerNameRecognizer,
   ibanRecognizer,
+  idNumberRecognizer,
   ipRecognizer,
   nhsNumberCompactRecognizer,
   nhsNumberRecognizer,
@@ -70,6 +71,7 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   streetRecognizer,
   // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
   referenceRecognizer,
+  idNumberRecognizer,
   phoneRecognizer,
   spelledEmailRecognizer,
   personRecognizer,

@@ -11,7 +11,7 @@
 // sticky, only at word starts whose first characters can begin a label; its repetitions are
 // bounded and its alternatives start with distinct characters: linear.
 import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
-import type { Detection, Language, Recognizer } from '../types.js';
+import type { Detection, EntityType, Language, Recognizer } from '../types.js';
 
 // Labels, case-insensitive. A bare word ("polis", "Police", "Aktenzeichen") names the number by
 // itself; the others need their number word ("klantnummer", "customer no.", "numéro de contrat").
@@ -33,6 +33,8 @@ const LABEL =
     // fr
     `(?:num[ée]ro|n°|nº|no\\.?)[ ]?(?:de[ ]|d['’])?(?:police|contrat|client|dossier|sinistre|adh[ée]rent|soci[ée]taire|assur[ée])`,
     `r[ée]f[ée]rence[ ]client`,
+    // "contrat n° RC-884120", "adhérente n° 883312": the noun first, as forms and letters write it
+    `(?:contrat|police|dossier|client|sinistre|adh[ée]rente?|soci[ée]taire|assur[ée]e?)[ ]?(?:n°|nº|no\\.|num[ée]ro)`,
   ].join('|') +
   ')';
 // Between the label and the value: a sign, a verb, or only blanks ("polisnummer IV-…", "Polisnummer: …",
@@ -45,9 +47,6 @@ export const REFERENCE_VALUE_SRC = '[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9
 // follows is no value ("collection polissen-2" is a slug, not "polis" and a number "sen-2"). A label
 // that ends in a sign may be glued to its value ("polisnr.IV-2024-1").
 const LABEL_END = '(?:(?<![\\p{L}])|(?![\\p{L}]))';
-const LABELLED = new RegExp(`(?<![\\p{L}])${LABEL}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
-const LABELLED_STICKY = new RegExp(`${LABEL}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
-const BIT = registerCue(`${LABEL}`);
 
 // A label that ends right before a position (for the national-id recognizers: a number labelled
 // as a policy or customer number is that, whatever check digits it passes).
@@ -81,26 +80,66 @@ export function referenceValue(value: string, bare: boolean): string | null {
 const DIGIT = /\d/;
 const CAPITALS = /^[A-Z]{1,3}$/;
 
-const BARE = /^(?:polis|police)$/i;
-
-export function findReferences(text: string, scan?: TextScan): Detection[] {
-  const s = scanOf(text, scan);
-  if (s.digitRuns.length === 0) return [];
-  const [positions] = cuePositions(s, [BIT]);
-  if (positions!.length === 0) return [];
-  const out: Detection[] = [];
-  const matches = new Matcher(LABELLED, s, positions!, { sparse: Infinity, sticky: LABELLED_STICKY });
-  for (let m = matches.exec(); m; m = matches.exec()) {
-    const raw = m[1]!;
-    const valueStart = m.index + m[0].length - raw.length;
-    const labelText = m[0].slice(0, m[0].length - raw.length).replace(/[\s:#=]+$/u, '').replace(/\s+(?:is|was|ist|lautet|est)$/iu, '');
-    const value = referenceValue(raw, BARE.test(labelText));
-    if (value === null) continue;
-    out.push({ type: 'CUSTOMER_REF', start: valueStart, end: valueStart + value.length, text: value, checksum: false, normalized: value.toUpperCase() });
-    matches.lastIndex = valueStart + value.length;
-  }
-  return out;
+/**
+ * A finder of the values after a set of labels, typed `type`; `bare` tells the labels that name
+ * the number by themselves ("polis", "passport"), which need more than a year or a count after them.
+ */
+function labelledValues(label: string, type: EntityType, bare: RegExp): (text: string, scan?: TextScan) => Detection[] {
+  const labelled = new RegExp(`(?<![\\p{L}])${label}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
+  const sticky = new RegExp(`${label}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
+  const bit = registerCue(label);
+  return (text, scan) => {
+    const s = scanOf(text, scan);
+    if (s.digitRuns.length === 0) return [];
+    const [positions] = cuePositions(s, [bit]);
+    if (positions!.length === 0) return [];
+    const out: Detection[] = [];
+    const matches = new Matcher(labelled, s, positions!, { sparse: Infinity, sticky });
+    for (let m = matches.exec(); m; m = matches.exec()) {
+      const raw = m[1]!;
+      const valueStart = m.index + m[0].length - raw.length;
+      const labelText = m[0].slice(0, m[0].length - raw.length).replace(/[\s:#=]+$/u, '').replace(/\s+(?:is|was|ist|lautet|est)$/iu, '');
+      const value = referenceValue(raw, bare.test(labelText));
+      if (value === null) continue;
+      out.push({ type, start: valueStart, end: valueStart + value.length, text: value, checksum: false, normalized: value.toUpperCase() });
+      matches.lastIndex = valueStart + value.length;
+    }
+    return out;
+  };
 }
+
+export const findReferences = labelledValues(LABEL, 'CUSTOMER_REF', /^(?:polis|police)$/i);
+
+// Identity documents and social insurance numbers without check digits of their own, after their
+// label: a US social security number, a passport's, an identity card's or a driving licence's
+// number, a German social insurance number ("SSN 536-22-4187", "Passport number NW1234567",
+// "Sozialversicherungsnummer 65 170839 J 003", "paspoortnummer NX12AB345"). Those with check digits
+// (BSN, NIR, the Belgian national number …) have recognizers of their own, whose checksum wins an
+// overlap.
+const DOCUMENT_NUMBER = '(?:[ _-]?(?:nummer|nr\\.?|no\\.?|n°|nº|number|#))';
+const ID_LABEL =
+  '(?:' +
+  [
+    // en
+    'ssn',
+    `social[ _-]security${DOCUMENT_NUMBER}?`,
+    `passport${DOCUMENT_NUMBER}?`,
+    `(?:national[ _-])?id(?:entity)?[ _-]card${DOCUMENT_NUMBER}`,
+    `driv(?:er'?s|ing)[ _-]licen[cs]e${DOCUMENT_NUMBER}`,
+    // nl
+    'paspoort(?:nummer|nr\\.?)?',
+    '(?:identiteitskaart|id-kaart|rijbewijs|document)(?:nummer|nr\\.?)',
+    // de
+    '(?:reise)?pass(?:nummer|nr\\.?)',
+    'reisepass',
+    '(?:personal)?ausweis(?:nummer|nr\\.?)',
+    '(?:sozialversicherungs|rentenversicherungs|sv|führerschein)[ -]?(?:nummer|nr\\.?)',
+    // fr
+    `num[ée]ro[ ]d[e']?[ ]?(?:passeport|carte[ ]d['’]identit[ée]|permis(?:[ ]de[ ]conduire)?|s[ée]curit[ée][ ]sociale)`,
+    'passeport',
+  ].join('|') +
+  ')';
+const findIdNumbers = labelledValues(ID_LABEL, 'ID_NUMBER', /^(?:ssn|passport|paspoort|reisepass|passeport)$/i);
 
 /** Whether a reference label (with its connector) ends right at `start`, on the same line. */
 export function labelledAsReference(text: string, start: number): boolean {
@@ -116,5 +155,13 @@ export const referenceRecognizer: Recognizer = {
   needsDigit: true,
   detect(text: string, _language: Language, scan?: TextScan): Detection[] {
     return findReferences(text, scan);
+  },
+};
+
+export const idNumberRecognizer: Recognizer = {
+  type: 'ID_NUMBER',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findIdNumbers(text, scan);
   },
 };
