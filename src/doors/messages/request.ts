@@ -352,6 +352,8 @@ export async function chatRequestOf(body: MessagesRequest, catalog: Catalog): Pr
   const tools = toolsOf(body.tools, notes, add);
   if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));
   else if (body.tool_choice?.type === 'tool') add('tool_choice.name', `names a tool the request does not offer: ${body.tool_choice.name}`);
+  // As Anthropic refuses it: a tool use forced where none is offered cannot be answered.
+  else if (body.tool_choice?.type === 'any') add('tool_choice.type', '"any" forces a tool use, and the request offers no tools');
   // A blank one names no end-user (as the chat API refuses it as `user`: such an end-user could not be erased).
   if (typeof body.metadata?.user_id === 'string' && !isBlank(body.metadata.user_id)) chat.user = body.metadata.user_id;
   const effort = reasoningEffortOf(body);

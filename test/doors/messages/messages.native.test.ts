@@ -350,6 +350,30 @@ ${FREE_SERVICES}
     });
   });
 
+  it('sends a tool_choice that forces a tool without thinking, which Anthropic refuses with it, and notes it', async () => {
+    const res = await api(app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key,
+      headers: { 'x-request-id': 'forced-tool-thinking-1' },
+      body: {
+        model: 'test/claude',
+        max_tokens: 4000,
+        thinking: { type: 'enabled', budget_tokens: 2000 },
+        tools: [{ name: 'mail', input_schema: { type: 'object', properties: {} } }],
+        tool_choice: { type: 'any' },
+        messages: [{ role: 'user', content: 'Mail de klant' }],
+      },
+    });
+    expect(res.status).to.equal(200);
+    const sent = native.requests.at(-1)!.body;
+    expect(sent).not.to.have.property('thinking');
+    expect(sent.tool_choice).to.include({ type: 'any' });
+    const notes = await waitFor(async () => (await api(app.baseUrl, '/v1/traces/forced-tool-thinking-1', { key })).body.notes as string[] | undefined, {
+      what: 'the trace',
+    });
+    expect(notes.join(' ')).to.contain('Anthropic refuses thinking with a tool_choice that forces a tool (any)');
+  });
+
   /** A second turn whose assistant turn holds `thinking` before its text. */
   const secondTurnAfter = (thinking: Anthropic.ThinkingBlockParam) =>
     client.messages.create({

@@ -318,6 +318,21 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(res.body.errors).to.have.property('messages.0.content.1.id');
   });
 
+  it('refuses a tool_choice that forces a tool when the request offers none, as Anthropic does (it was dropped)', async () => {
+    for (const [toolChoice, path] of [
+      [{ type: 'any' }, 'tool_choice.type'],
+      [{ type: 'tool', name: 'lookup' }, 'tool_choice.name'],
+    ] as const) {
+      const res = await api(gw.app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        key: gw.key,
+        body: { model: 'test/chat-a', max_tokens: 32, tool_choice: toolChoice, messages: [{ role: 'user', content: 'Hallo' }] },
+      });
+      expect(res.status).to.equal(422);
+      expect(res.body.errors).to.have.property(path);
+    }
+  });
+
   it('answers with the model asked for (an alias too), and says which served in X-Model', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages', {
       method: 'POST',

@@ -324,6 +324,12 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
         '(the firewall left it out, or another provider wrote it), and Anthropic refuses thinking then',
     );
   }
+  const forced = (body.tool_choice as { type?: string } | undefined)?.type;
+  if (thinkingIsOn(thinking) && (forced === 'any' || forced === 'tool')) {
+    // The caller's forced tool is what the request is for; thinking is how it is answered.
+    thinking = undefined;
+    notes.push(`thinking was left out of the request to ${target.provider.id}: Anthropic refuses thinking with a tool_choice that forces a tool (${forced})`);
+  }
   if (thinking !== undefined) body.thinking = thinking;
   if (request.output_config?.effort !== undefined) body.output_config = { effort: request.output_config.effort };
   if (thinkingIsOn(thinking)) {
