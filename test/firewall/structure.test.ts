@@ -371,6 +371,9 @@ describe('casual formats (issue 23)', () => {
 
   it('reads e-mails with a spelled-out local part, Steuer-IDs with slashes, and leaves loopback addresses', () => {
     expect(found('mail priya dot raghunathan at gmail dot com pls', 'en')).to.deep.equal([['EMAIL', 'priya dot raghunathan at gmail dot com']]);
+    // A surname's particle said as a word of its own (the address was read from "vries": "jan dot de" was sent).
+    expect(found('my email is jan dot de vries at gmail dot com', 'en')).to.deep.equal([['EMAIL', 'jan dot de vries at gmail dot com']]);
+    expect(found('mail pieter punt van der berg apenstaartje ziggo punt nl', 'nl')).to.deep.equal([['EMAIL', 'pieter punt van der berg apenstaartje ziggo punt nl']]);
     expect(found('Meine Steuer-ID ist 654/7092/8410.', 'de')).to.deep.equal([['STEUER_ID', '654/7092/8410']]);
     expect(found('server:\n  host: 127.0.0.1\n  mask: 255.255.255.0\n  bind: 0.0.0.0', 'en')).to.deep.equal([]);
   });

@@ -61,6 +61,16 @@ function spokenDotsBefore(text: string, start: number, end: number): number {
   return start;
 }
 
+// A surname's particle said as a word of its own inside a spoken local part: "jan dot de vries at
+// gmail dot com" is jan.devries@gmail.com (the address was read from "vries", and "jan dot de" was
+// sent in clear). Only after a spoken dot: "mail de vries at …" has no local part of two words.
+const PARTICLE_BEFORE = new RegExp(`${SPOKEN_DOT}((?:van|von|de|der|den|te|ter|ten|le|la|du|da|di|del|dos)(?: (?:de|der|den|la))?) $`, 'iu');
+
+function particleBefore(text: string, start: number): number {
+  const particle = PARTICLE_BEFORE.exec(text.slice(Math.max(0, start - 24), start));
+  return particle ? start - particle[1]!.length - 1 : start;
+}
+
 function isLocalChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45 || c === 43 || c === 37;
 }
@@ -98,8 +108,8 @@ export function findSpelledEmails(text: string): Detection[] {
     let start = end;
     while (start > 0 && end - start < LOCAL_MAX && isLocalChar(text.charCodeAt(start - 1))) start--;
     if (start === end || (start > 0 && /[\p{L}\p{N}@]/u.test(text[start - 1]!))) continue;
-    start = spokenDotsBefore(text, start, end);
-    const local = text.slice(start, end).replace(SPOKEN_DOTS, '.');
+    start = spokenDotsBefore(text, particleBefore(text, start), end);
+    const local = text.slice(start, end).replace(SPOKEN_DOTS, '.').replace(/ /g, '');
     if (local.startsWith('.') || local.endsWith('.')) continue;
     // The domain, label by label.
     let i = m.index + m[0].length;
