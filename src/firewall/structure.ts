@@ -287,7 +287,8 @@ const NAME_PARTICLES = new Set('van de den der het ter ten te von zu du le la de
 const GROUP_WORDS = new Set(
   ('team teams squad squads group groups groep gruppe groupe equipe équipe platform plattform plateforme ops devops sre infra ' +
     'infrastructure guild chapter tribe crew unit afdeling abteilung departement département department dept desk board ' +
-    'committee support helpdesk servicedesk backoffice engineering').split(' '),
+    'committee support helpdesk servicedesk backoffice engineering sales marketing finance legal hr operations procurement ' +
+    'emea apac amer latam benelux dach nordics').split(' '),
 );
 
 /** Whether `value` can be a person's name under a key that says so (`specific`) or under "name" alone. */
@@ -432,6 +433,9 @@ function namesAPerson(key: string): boolean {
   return key.length <= 48 && PERSON_NAME_KEY.test(normaliseKey(key));
 }
 
+/** How far around a value its JSON object's keys are read (Collector.objectAboutThings). */
+const OBJECT_WINDOW = 400;
+
 class Collector {
   readonly found: Detection[] = [];
   readonly quiet: number[] = [];
@@ -445,13 +449,36 @@ class Collector {
   }
 
   /**
+   * Whether the keys of the JSON object around [start, end) say it is about things: an order's
+   * item (`{"name":"Luna Pillow","sku":"LP-1","qty":2}`) beside its customer's e-mail, which makes
+   * the text as a whole about a person. The object is read within OBJECT_WINDOW characters each
+   * side of the value, so the cost per value is bounded.
+   */
+  objectAboutThings(start: number, end: number): boolean {
+    const from = Math.max(0, start - OBJECT_WINDOW);
+    const before = this.text.slice(from, start);
+    const opening = before.lastIndexOf('{');
+    if (opening < 0 || before.lastIndexOf('}') > opening) return false;
+    const open = from + opening;
+    const after = this.text.slice(end, end + OBJECT_WINDOW);
+    // To the object's end, or to an object inside it, whose keys are its own.
+    const closing = [after.indexOf('}'), after.indexOf('{')].filter((at) => at >= 0);
+    const close = end + (closing.length > 0 ? Math.min(...closing) : after.length);
+    const keys = [...keysOf(this.text.slice(open, close))];
+    // With the key the object stands under: {"customer":{"name":…,"sku":…}} is a person's.
+    const parent = keyBefore(this.text, open);
+    if (parent !== null) keys.push(parent.key);
+    return aboutThings(keys);
+  }
+
+  /**
    * Types the value at [start, end) by `key`; false when the key names nothing we know. `column`:
    * the key is a table's column header, where a child's column is known too.
    */
   value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false): boolean {
     const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
-    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && this.thingContext);
+    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.thingContext || this.objectAboutThings(start, end)));
     [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
     if (kind === 'THING' || ((kind === 'NAME' || kind === 'CHILD') && thingContext)) {

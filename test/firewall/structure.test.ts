@@ -138,6 +138,15 @@ describe('structure-aware masking', () => {
     expect(mask('| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | Sophie Turner | 599 |', 'en')).to.equal(
       '| Product | Owner | Price |\n|---|---|---|\n| Emma Mattress | [PERSON_1] | 599 |',
     );
+    // An order's items are things beside their customer's e-mail, which made the whole text a
+    // person's record ("Luna Pillow" was masked as a person); the customer's own object is a person's.
+    expect(mask('{"items":[{"name":"Luna Pillow","sku":"LP-1","qty":2}],"customer_email":"ruth.baxter@btinternet.com"}', 'en')).to.equal(
+      '{"items":[{"name":"Luna Pillow","sku":"LP-1","qty":2}],"customer_email":"[EMAIL_1]"}',
+    );
+    expect(mask('{"user":{"name":"Ruth Baxter","email":"ruth@example.com"},"product":{"name":"Aurora Lamp","sku":"AL-220"}}', 'en')).to.equal(
+      '{"user":{"name":"[PERSON_1]","email":"[EMAIL_1]"},"product":{"name":"Aurora Lamp","sku":"AL-220"}}',
+    );
+    expect(mask('{"customer":{"name":"Noor de Vries","sku":"X"}}', 'en')).to.equal('{"customer":{"name":"[PERSON_1]","sku":"X"}}');
     // A product's name is not a person's, nor is a team that owns one.
     expect(mask('product_name,price\nEmma Mattress,599', 'en')).to.equal('product_name,price\nEmma Mattress,599');
     expect(mask('| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |', 'en')).to.equal(
@@ -149,6 +158,7 @@ describe('structure-aware masking', () => {
       '| Service | Owner | Version |\n| --- | --- | --- |\n| billing-api | Platform Team | 2.14.0 |',
       '{"owner":"Data Squad"}',
       'Eigenaar: Billing Ops',
+      '{"owner":"Sales EMEA"}',
     ];
     for (const text of owned) expect(mask(text, 'en'), text).to.equal(text);
     expect(mask('| Service | Owner | Version |\n| --- | --- | --- |\n| billing-api | Sophie Turner | 2.14.0 |', 'en')).to.equal(
