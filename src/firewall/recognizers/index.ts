@@ -12,12 +12,13 @@ import { headerNameRecognizer } from './header-name.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
+import { mentionRecognizer } from './mention.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
-import { idNumberRecognizer, referenceRecognizer } from './reference.js';
+import { idNumberRecognizer, postcodeRecognizer, referenceRecognizer } from './reference.js';
 import { steuerIdRecognizer } from './steuer-id.js';
 import { streetRecognizer } from './street.js';
 
@@ -34,6 +35,7 @@ export {
   ibanRecognizer,
   idNumberRecognizer,
   ipRecognizer,
+  mentionRecognizer,
   nhsNumberCompactRecognizer,
   nhsNumberRecognizer,
   ninoLowerCaseRecognizer,
@@ -42,6 +44,7 @@ export {
   personRecognizer,
   peselRecognizer,
   phoneRecognizer,
+  postcodeRecognizer,
   referenceRecognizer,
   spelledEmailRecognizer,
   steuerIdRecognizer,
@@ -69,6 +72,7 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   dateOfBirthRecognizer,
   addressRecognizer,
   streetRecognizer,
+  postcodeRecognizer,
   // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
   referenceRecognizer,
   idNumberRecognizer,
@@ -77,4 +81,6 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   personRecognizer,
   // A surname-first display name on a mail header line ("From: Jansen, Pieter <…>").
   headerNameRecognizer,
+  // "@jeroen.smit": a person's handle in a mention.
+  mentionRecognizer,
 ];

@@ -7,6 +7,9 @@
 // four groups separated by single spaces ("Aktenzeichen 3 O 123/24"). Under such a key or column
 // (structure.ts) a value is typed the same way. See docs/decisions/0019.
 //
+// The same reading serves two more label sets further down: identity document and social
+// insurance numbers (ID_NUMBER) and a postcode said alone (ADDRESS).
+//
 // Cost: the labels are a cue registered with the pre-scan (../scan.ts), so the regex is tried,
 // sticky, only at word starts whose first characters can begin a label; its repetitions are
 // bounded and its alternatives start with distinct characters: linear.
@@ -80,14 +83,35 @@ export function referenceValue(value: string, bare: boolean): string | null {
 const DIGIT = /\d/;
 const CAPITALS = /^[A-Z]{1,3}$/;
 
+/** What a label is followed by: the value's pattern, and its part that is the value (or null). */
+interface LabelledValue {
+  src: string;
+  /** `bare`: the label is one of those that name the value by themselves. */
+  valueOf(raw: string, bare: boolean): string | null;
+}
+
+const REFERENCE: LabelledValue = { src: REFERENCE_VALUE_SRC, valueOf: referenceValue };
+
+interface LabelSet {
+  label: string;
+  type: EntityType;
+  /** The labels that name the value by themselves ("polis", "passport"), which need more than a year or a count after them. */
+  bare: RegExp;
+  value: LabelledValue;
+}
+
 /**
- * A finder of the values after a set of labels, typed `type`; `bare` tells the labels that name
- * the number by themselves ("polis", "passport"), which need more than a year or a count after them.
+ * Finders of the values after each set of labels. The sets share one cue of the pre-scan (there are
+ * eight in all, scan.ts), so each finder tries its regex at the word starts that may begin any of them.
  */
-function labelledValues(label: string, type: EntityType, bare: RegExp): (text: string, scan?: TextScan) => Detection[] {
-  const labelled = new RegExp(`(?<![\\p{L}])${label}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'giu');
-  const sticky = new RegExp(`${label}${LABEL_END}${CONNECTOR}(${REFERENCE_VALUE_SRC})`, 'iuy');
-  const bit = registerCue(label);
+function labelledValueFinders(sets: readonly LabelSet[]): Array<(text: string, scan?: TextScan) => Detection[]> {
+  const bit = registerCue(`(?:${sets.map((set) => set.label).join('|')})`);
+  return sets.map((set) => labelledValues(set, bit));
+}
+
+function labelledValues({ label, type, bare, value }: LabelSet, bit: number): (text: string, scan?: TextScan) => Detection[] {
+  const labelled = new RegExp(`(?<![\\p{L}])${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'giu');
+  const sticky = new RegExp(`${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'iuy');
   return (text, scan) => {
     const s = scanOf(text, scan);
     if (s.digitRuns.length === 0) return [];
@@ -99,16 +123,15 @@ function labelledValues(label: string, type: EntityType, bare: RegExp): (text: s
       const raw = m[1]!;
       const valueStart = m.index + m[0].length - raw.length;
       const labelText = m[0].slice(0, m[0].length - raw.length).replace(/[\s:#=]+$/u, '').replace(/\s+(?:is|was|ist|lautet|est)$/iu, '');
-      const value = referenceValue(raw, bare.test(labelText));
-      if (value === null) continue;
-      out.push({ type, start: valueStart, end: valueStart + value.length, text: value, checksum: false, normalized: value.toUpperCase() });
-      matches.lastIndex = valueStart + value.length;
+      const found = value.valueOf(raw, bare.test(labelText));
+      if (found === null) continue;
+      out.push({ type, start: valueStart, end: valueStart + found.length, text: found, checksum: false, normalized: found.toUpperCase() });
+      matches.lastIndex = valueStart + found.length;
     }
     return out;
   };
 }
 
-export const findReferences = labelledValues(LABEL, 'CUSTOMER_REF', /^(?:polis|police)$/i);
 
 // Identity documents and social insurance numbers without check digits of their own, after their
 // label: a US social security number, a passport's, an identity card's or a driving licence's
@@ -139,7 +162,25 @@ const ID_LABEL =
     'passeport',
   ].join('|') +
   ')';
-const findIdNumbers = labelledValues(ID_LABEL, 'ID_NUMBER', /^(?:ssn|passport|paspoort|reisepass|passeport)$/i);
+
+// A full UK or Dutch postcode after its label, alone: "caller verified DOB and postcode SW1A 2AA",
+// "postcode 3511 AB". Such a postcode names a street's side, a few dozen households; asked for to
+// verify someone, it is theirs. The numeric ones of Germany, France or Belgium ("Die Postleitzahl
+// 80331 gehört zu München") name a district of thousands, and stay. An address with a street
+// carries its postcode already (address.ts). Typed ADDRESS, as a postcode under a postcode key is.
+const POSTCODE_LABEL = '(?:post(?:al)?[ _-]?code)';
+const POSTCODE: LabelledValue = {
+  src: '(?:[A-Za-z]{1,2}\\d[A-Za-z\\d]?[ ]?\\d[A-Za-z]{2}|\\d{4}[ ]?[A-Za-z]{2})(?![\\p{L}\\p{N}])',
+  valueOf: (raw) => raw,
+};
+
+export const [findReferences, findIdNumbers, findPostcodes] = labelledValueFinders([
+  { label: LABEL, type: 'CUSTOMER_REF', bare: /^(?:polis|police)$/i, value: REFERENCE },
+  { label: ID_LABEL, type: 'ID_NUMBER', bare: /^(?:ssn|passport|paspoort|reisepass|passeport)$/i, value: REFERENCE },
+  { label: POSTCODE_LABEL, type: 'ADDRESS', bare: /^$/, value: POSTCODE },
+]) as [Finder, Finder, Finder];
+
+type Finder = (text: string, scan?: TextScan) => Detection[];
 
 /** Whether a reference label (with its connector) ends right at `start`, on the same line. */
 export function labelledAsReference(text: string, start: number): boolean {
@@ -163,5 +204,13 @@ export const idNumberRecognizer: Recognizer = {
   needsDigit: true,
   detect(text: string, _language: Language, scan?: TextScan): Detection[] {
     return findIdNumbers(text, scan);
+  },
+};
+
+export const postcodeRecognizer: Recognizer = {
+  type: 'ADDRESS',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findPostcodes(text, scan);
   },
 };

@@ -1,0 +1,37 @@
+// A person's handle in a chat or tracker mention: "@jeroen.smit", "@anna_de_vries", "@p-jansen"
+// (Slack, Jira, GitHub, Teams). Written first name and surname joined by a dot, underscore or
+// hyphen, after an "@" that does not end an e-mail's local part; the first part a known first name
+// (or an initial before a known surname), the rest letters. Masked without the "@", which stays,
+// so the text still reads as a mention. Cost: one pass over the text's "@" signs.
+import { isKnownFirstNameLower, isKnownLastNameLower } from '../gazetteer/index.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+
+// Not a scoped package's ("@mark.down/parser"): a "/" after it.
+const HANDLE_Y = /([a-z]+)((?:[._-][a-z]+){1,3})(?![\p{L}\p{N}@/]|[._-][\p{L}\p{N}])/iuy;
+const WORD_BEFORE = /[\p{L}\p{N}._%+-]/u;
+
+export function findMentions(text: string): Detection[] {
+  const out: Detection[] = [];
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    // "jan@example.nl": an e-mail's local part ends at its "@".
+    if (at > 0 && WORD_BEFORE.test(text[at - 1]!)) continue;
+    HANDLE_Y.lastIndex = at + 1;
+    const m = HANDLE_Y.exec(text);
+    if (m === null) continue;
+    const first = m[1]!.toLowerCase();
+    const rest = m[2]!.slice(1).split(/[._-]/);
+    const surname = rest[rest.length - 1]!.toLowerCase();
+    const named = (first.length > 1 && isKnownFirstNameLower(first) && surname.length > 1) || (first.length === 1 && isKnownLastNameLower(surname));
+    if (!named) continue;
+    out.push({ type: 'PERSON', start: at + 1, end: at + 1 + m[0].length, text: m[0], checksum: false });
+  }
+  return out;
+}
+
+export const mentionRecognizer: Recognizer = {
+  type: 'PERSON',
+  needsDigit: false,
+  detect(text: string, _language: Language): Detection[] {
+    return text.indexOf('@') < 0 ? [] : findMentions(text);
+  },
+};
