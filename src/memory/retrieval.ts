@@ -192,12 +192,18 @@ export async function retrieve(
   ]);
 
   const sources: Source[] = [];
+  const taken: string[] = [];
   let tokens = 0;
   for (const { source, score } of ranked) {
     if (sources.length >= MAX_PASSAGES) break;
+    // The same text from another document (a document uploaded twice, a copy with a line added)
+    // tells the model nothing more, and took the places of passages that did: the first ranked is kept.
+    const text = source.text.replace(/\s+/g, ' ').trim();
+    if (taken.some((other) => other.includes(text) || text.includes(other))) continue;
     const cost = countTokens(source.text);
     if (tokens + cost > TOKEN_BUDGET) continue;
     tokens += cost;
+    taken.push(text);
     sources.push({ ...source, score: Math.round(score * 1e6) / 1e6 });
   }
   return { sources, message: sources.length > 0 ? knowledgeMessage(sources) : null, searched: true, ...(note !== undefined ? { note } : {}) };

@@ -304,4 +304,20 @@ describe('retrieval in chat', () => {
     expect(sent).not.to.contain('Okonkwo');
     expect(sent).not.to.contain('jan-de-vries');
   });
+
+  it('retrieves a text once, however many documents hold it (a document uploaded twice, a copy with a line added)', async () => {
+    const kopieen = await createCollection(gw.app, gw.key, 'Kopieen');
+    const same = 'De dakpannen worden elk voorjaar door de dakdekker nagekeken; een kapotte pan vervangt hij meteen.';
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push(await ingest(gw.app, gw.key, { title: `Dak ${i}`, collection: kopieen, text: same }));
+    ids.push(await ingest(gw.app, gw.key, { title: 'Dak plus', collection: kopieen, text: `${same} Bel hem op werkdagen.` }));
+    ids.push(await ingest(gw.app, gw.key, { title: 'Goot', collection: kopieen, text: 'De dakgoot wordt in het najaar door de dakdekker schoongemaakt.' }));
+    for (const id of ids) expect((await settled(gw.app, gw.key, id)).status).to.equal('ready');
+    const response = await postChat(gw, chatBody({ collection: kopieen, messages: [{ role: 'user', content: 'Wanneer kijkt de dakdekker de dakpannen en de dakgoot na?' }] }));
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    const texts: string[] = body.sources.map((s: any) => s.text);
+    expect(texts.filter((text) => text.includes('dakpannen'))).to.have.length(1);
+    expect(texts.some((text) => text.includes('dakgoot'))).to.equal(true);
+  });
 });
