@@ -16,6 +16,7 @@ import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from '.
 import {
   claimSubmission,
   cutsShort,
+  writtenNoBetter,
   findDuplicate,
   findSameText,
   finishSubmission,
@@ -234,7 +235,7 @@ async function store(
       // Across submissions another number corrects a fact ("my son is 7" → "… 8"); said together in
       // one, the numbers tell two facts apart ("a dentist appointment on 3 May" and "… on 23 May").
       if (duplicate?.submission_id === submission.id && numbersOf(duplicate.content) !== numbersOf(fact.content)) duplicate = undefined;
-      if (duplicate && cutsShort(fact.content, duplicate.content)) return;
+      if (duplicate && (cutsShort(fact.content, duplicate.content) || writtenNoBetter(fact.content, duplicate.content))) return;
       if (duplicate && (await rewriteFact(db, scope, duplicate.id, fact, submission.id))) updated += 1;
       else {
         await insertFact(db, owner, fact, submission.id);

@@ -84,6 +84,16 @@ export function cutsShort(restatement: string, fact: string): boolean {
   return shorter.length < longer.length && longer.startsWith(shorter);
 }
 
+/**
+ * Whether `restatement`, saying what `fact` says (normalizeFact), is written no better: no more
+ * capitalised, no more ended by a full stop. Written so, it must not replace the fact ("i live in
+ * leiden" replaced "I live in Leiden.").
+ */
+export function writtenNoBetter(restatement: string, fact: string): boolean {
+  const form = (text: string) => Number(/^\P{Ll}/u.test(text.trim())) + Number(/[.!?]$/.test(text.trim())) + Number(text !== text.toLowerCase());
+  return normalizeFact(restatement) === normalizeFact(fact) && form(restatement) <= form(fact);
+}
+
 export function contentHash(text: string): Buffer {
   return createHash('sha256').update(normalizeFact(text)).digest();
 }
