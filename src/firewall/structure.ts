@@ -663,10 +663,13 @@ const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
 const MAX_SQL_TUPLES = 1000;
 const MAX_SQL_VALUES = 200_000;
 
-/** Reads one tuple's values from `i` (after its '('), literals and bare tokens, up to its ')'. */
-function sqlTuple(text: string, i: number, columns: string[], close: number, out: Collector): number {
+/**
+ * Reads one tuple's values from `i` (after its '('), literals and bare tokens, up to its ')', giving
+ * each to `cell` with its place and whether it was quoted; at most `count` of them.
+ */
+function sqlTupleCells(text: string, i: number, count: number, close: number, cell: (col: number, start: number, end: number, quoted: boolean) => void): number {
   let col = 0;
-  while (i < text.length && col < columns.length && i - close < MAX_SQL_VALUES) {
+  while (i < text.length && col < count && i - close < MAX_SQL_VALUES) {
     while (i < text.length && isBlank(text.charCodeAt(i))) i++;
     const c = text.charCodeAt(i);
     let start = i;
@@ -681,7 +684,7 @@ function sqlTuple(text: string, i: number, columns: string[], close: number, out
       while (i < text.length && text.charCodeAt(i) !== 44 && text.charCodeAt(i) !== 41) i++;
       end = i;
     }
-    out.value(columns[col]!, start, end);
+    cell(col, start, end, isQuote(c));
     col++;
     while (i < text.length && isBlank(text.charCodeAt(i))) i++;
     if (text.charCodeAt(i) !== 44) break;
@@ -690,18 +693,67 @@ function sqlTuple(text: string, i: number, columns: string[], close: number, out
   return i;
 }
 
+function sqlTuple(text: string, i: number, columns: string[], close: number, out: Collector, things: boolean): number {
+  // Cells under columns the keys do not name ("INSERT INTO t (a, b) …") are read as a bare insert's.
+  const unnamed: Cell3[] = [];
+  const end = sqlTupleCells(text, i, columns.length, close, (col, start, stop, quoted) => {
+    if (!out.value(columns[col]!, start, stop)) unnamed.push([start, stop, quoted]);
+  });
+  if (!things) namePairs(text, unnamed, out);
+  return end;
+}
+
+type Cell3 = [start: number, end: number, quoted: boolean];
+
+/** In a tuple's cells, a quoted first name the lists know and a quoted capitalised word after it: a person's name. */
+function namePairs(text: string, cells: readonly Cell3[], out: Collector): void {
+  for (let c = 0; c + 1 < cells.length; c++) {
+    const [fs, fe, fq] = cells[c]!;
+    const [ls, le, lq] = cells[c + 1]!;
+    if (!fq || !lq || ls - fe > 8 || !isKnownFirstName(text.slice(fs, fe)) || !SURNAME_CELL.test(text.slice(ls, le))) continue;
+    out.found.push({ type: 'PERSON', start: fs, end: fe, text: text.slice(fs, fe), checksum: false });
+    out.found.push({ type: 'PERSON', start: ls, end: le, text: text.slice(ls, le), checksum: false });
+    c++;
+  }
+}
+
+/** Whether an insert's table holds things ("products", "artikelen"), whose names are no people's. */
+function tableOfThings(table: string): boolean {
+  const name = table.replace(/["`[\]]/g, '').split('.').pop()!;
+  return isThingContext(name) || isThingContext(name.replace(/(?:s|en|e)$/i, ''));
+}
+
+// An insert without a column list ("INSERT INTO users VALUES (1, 'Henk', 'Bakker', '06-12345678')")
+// names no column: a first name the lists know, quoted, followed by a quoted capitalised word is a
+// person's first name and surname (before, both were sent in clear), unless the table holds things.
+const SQL_BARE_VALUES = /insert[ \t\n]{1,8}into[ \t\n]{1,8}([\w."`[\]]{1,64})[ \t\n]{1,8}values[ \t\n]{0,8}\(/giu;
+const SURNAME_CELL = /^(?:(?:van|de|der|den|von|du|le|la|di|da|ter|ten)[ ]){0,3}\p{Lu}[\p{L}'’-]{1,40}$/u;
+
+function bareSqlInserts(text: string, out: Collector): void {
+  SQL_BARE_VALUES.lastIndex = 0;
+  for (let m = SQL_BARE_VALUES.exec(text); m; m = SQL_BARE_VALUES.exec(text)) {
+    const cells: Cell3[] = [];
+    const end = sqlTupleCells(text, m.index + m[0].length, 64, m.index, (_col, start, stop, quoted) => cells.push([start, stop, quoted]));
+    if (!tableOfThings(m[1]!)) namePairs(text, cells, out);
+    SQL_BARE_VALUES.lastIndex = Math.max(SQL_BARE_VALUES.lastIndex, end);
+  }
+}
+
 function sqlInserts(text: string, out: Collector): void {
   if (!/values/i.test(text)) return;
+  bareSqlInserts(text, out);
   SQL_VALUES.lastIndex = 0;
   for (let m = SQL_VALUES.exec(text); m; m = SQL_VALUES.exec(text)) {
     const close = m.index;
     const open = text.lastIndexOf('(', close);
     if (open < 0 || close - open > 600) continue;
     const columns = text.slice(open + 1, close).split(',').map((c) => c.trim().replace(/^["'`[]|["'`\]]$/g, ''));
+    const table = /([\w."`[\]]{1,64})[ \t\n]*$/.exec(text.slice(Math.max(0, open - 80), open))?.[1];
+    const things = aboutThings(columns) || (table !== undefined && tableOfThings(table));
     let i = m.index + m[0].length;
     // Each tuple of the values list — "(…), (…)" — against the same columns.
     for (let tuples = 0; tuples < MAX_SQL_TUPLES && i - close < MAX_SQL_VALUES; tuples++) {
-      i = sqlTuple(text, i, columns, close, out);
+      i = sqlTuple(text, i, columns, close, out, things);
       // After the tuple's ')': another one follows after a comma.
       while (i < text.length && isBlank(text.charCodeAt(i))) i++;
       if (text.charCodeAt(i) !== 41) break;

@@ -388,6 +388,17 @@ describe('casual formats (issue 23)', () => {
     expect(found('server:\n  host: 127.0.0.1\n  mask: 255.255.255.0\n  bind: 0.0.0.0', 'en')).to.deep.equal([]);
   });
 
+  it('reads a first name and a surname in the cells of an SQL insert without a column list, or under columns it does not know, not in a table of things', () => {
+    expect(mask("INSERT INTO users VALUES (1, 'Henk', 'Bakker', '06-12345678');", 'nl')).to.equal("INSERT INTO users VALUES (1, '[PERSON_1]', '[PERSON_2]', '[PHONE_1]');");
+    expect(mask("insert into employees values (17, 'Greta', 'Lindqvist', 'greta.lindqvist@acme.se');", 'en')).to.equal(
+      "insert into employees values (17, '[PERSON_1]', '[PERSON_2]', '[EMAIL_1]');",
+    );
+    expect(mask("INSERT INTO t (a, b) VALUES ('Jan', 'de Vries');", 'nl')).to.equal("INSERT INTO t (a, b) VALUES ('[PERSON_1]', '[PERSON_2]');");
+    for (const text of ["INSERT INTO products VALUES (1, 'Emma', 'Mattress', 499);", "INSERT INTO items (id, label, kind) VALUES (1, 'Emma', 'Mattress');"]) {
+      expect(mask(text, 'en'), text).to.equal(text);
+    }
+  });
+
   it('reads every tuple of an SQL insert, JSON inside a quoted shell argument, and person keys among config keys', () => {
     const sql = "INSERT INTO kunden (vorname, nachname) VALUES\n('Ute', 'Kessler'),\n('Malte', 'Grünewald');";
     expect(found(sql, 'de')).to.deep.equal([['PERSON', 'Ute'], ['PERSON', 'Kessler'], ['PERSON', 'Malte'], ['PERSON', 'Grünewald']]);
