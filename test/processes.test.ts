@@ -60,34 +60,25 @@ describe('web and worker processes', () => {
     }
   });
 
-  it('web refuses to start on a port already taken, with a plain message', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, resolve));
-    try {
-      const port = (taken.address() as AddressInfo).port;
-      const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port) });
-      expect(await exited(web.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
-      expect(web.output()).to.contain(`polder: cannot start: port ${port} is already in use`);
-      expect(web.output()).not.to.contain('Unhandled');
-      expect(web.output()).not.to.contain('"stack"');
-    } finally {
-      taken.close();
-    }
-  });
-
-  it('the worker refuses to start on a METRICS_PORT already taken, naming the variable', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, resolve));
-    try {
-      const port = (taken.address() as AddressInfo).port;
-      const worker = startProcess('src/worker.js', { DATABASE_URL: db.url, METRICS_PORT: String(port) });
-      expect(await exited(worker.child)).to.equal(78);
-      expect(worker.output()).to.contain(`polder: cannot start: METRICS_PORT ${port} is already in use`);
-      expect(worker.output()).not.to.contain('"stack"');
-    } finally {
-      taken.close();
-    }
-  });
+  for (const [entry, variable, message] of [
+    ['src/server.js', 'PORT', (port: number) => `polder: cannot start: port ${port} is already in use`],
+    ['src/worker.js', 'METRICS_PORT', (port: number) => `polder: cannot start: METRICS_PORT ${port} is already in use`],
+  ] as const) {
+    it(`${entry} refuses to start on a ${variable} already taken, with a plain message naming it`, async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, resolve));
+      try {
+        const port = (taken.address() as AddressInfo).port;
+        const started = startProcess(entry, { DATABASE_URL: db.url, [variable]: String(port) });
+        expect(await exited(started.child)).to.equal(78); // EX_CONFIG: a configuration error, not restarted
+        expect(started.output()).to.contain(message(port));
+        expect(started.output()).not.to.contain('Unhandled');
+        expect(started.output()).not.to.contain('"stack"');
+      } finally {
+        taken.close();
+      }
+    });
+  }
 
   it('web serves, then stops cleanly on SIGTERM', async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
