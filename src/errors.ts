@@ -142,9 +142,12 @@ export const payloadTooLarge = (limitBytes: number) =>
     code: 'payload_too_large',
   });
 
-/** A body the service cannot read as sent: compressed or encoded in a way it does not take. */
+/**
+ * A body the service cannot read as sent: compressed or encoded in a way it does not take. A 400,
+ * as the contract answers a body that is not JSON (HTTP would say 415; the contract decides).
+ */
 export const unsupportedMediaType = (message: string) =>
-  new ApiError({ status: 415, message, type: 'invalid_request_error', code: 'unsupported_media_type' });
+  new ApiError({ status: 400, message, type: 'invalid_request_error', code: 'unsupported_media_type' });
 
 export const badRequest = (message: string, code?: string) =>
   new ApiError({ status: 400, message, type: 'invalid_request_error', ...(code ? { code } : {}) });

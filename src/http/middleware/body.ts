@@ -56,7 +56,7 @@ const DECOMPRESS: Record<string, Decompress> = { gzip: gunzip, 'x-gzip': gunzip,
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 
 /**
- * How to read the body as sent, refusing with a 415 what would otherwise be misread: a
+ * How to read the body as sent, refusing (400, code unsupported_media_type) what would otherwise be misread: a
  * compression it does not take, a charset other than UTF-8 (a Latin-1 "é" would be stored as "�"),
  * or a form upload (whose error would be a JSON parse error at position 1).
  */
