@@ -1399,7 +1399,7 @@ export interface paths {
         };
         /**
          * This document, as JSON
-         * @description Any valid key may call it.
+         * @description Public, as documentation is; no key is needed.
          */
         get: operations["getOpenApi"];
         put?: never;
@@ -1680,7 +1680,7 @@ export interface components {
         FieldErrors: {
             [key: string]: string[];
         };
-        /** @description Error body of 400, 401, 403, 404, 409 and 413. */
+        /** @description Error body of 400, 401, 402, 403, 404, 409, 413 and 429. */
         ErrorResponse: {
             message: string;
             /** @description e.g. invalid_api_key, insufficient_scope, egress_refused, upstream_rejected, invalid_json, payload_too_large */
@@ -1688,6 +1688,19 @@ export interface components {
             errors?: components["schemas"]["FieldErrors"];
             /** @description With `upstream_rejected`, the provider that rejected the request. */
             provider?: string;
+            /** @description With `budget_exhausted`, the budget that refused the request. */
+            budget?: {
+                /** @enum {string} */
+                level: "key" | "workspace" | "organization";
+                /** @enum {string} */
+                window: "day" | "month";
+                /** @description Credits. */
+                limit: number;
+                /** @description Credits billed in the window. */
+                used: number;
+                /** Format: date-time */
+                resets_at: string;
+            };
             error: components["schemas"]["OpenAiError"];
         };
         /** @description Error body of 422. */
@@ -2085,6 +2098,24 @@ export interface components {
             usage?: Record<string, unknown>;
             credits?: components["schemas"]["Credits"];
             sources?: components["schemas"]["RetrievalSource"][];
+            /** @description With `failed`: `{code, message}`. */
+            error?: Record<string, unknown> | null;
+            /** @description With `incomplete`: `{reason}`. */
+            incomplete_details?: Record<string, unknown> | null;
+            instructions?: string | null;
+            max_output_tokens?: number | null;
+            metadata?: Record<string, unknown>;
+            parallel_tool_calls?: boolean;
+            previous_response_id?: string | null;
+            reasoning?: Record<string, unknown> | null;
+            store?: boolean;
+            temperature?: number | null;
+            top_p?: number | null;
+            text?: Record<string, unknown>;
+            /** @description As the request gave it: `auto`, `none`, `required`, or a function. */
+            tool_choice?: unknown;
+            tools?: Record<string, unknown>[];
+            background?: boolean;
         };
         ResponseDeleted: {
             id: string;
@@ -2100,6 +2131,10 @@ export interface components {
                 id: string;
                 type: string;
                 status?: string;
+                /** @description Message items. */
+                role?: string;
+                /** @description Message items. */
+                content?: Record<string, unknown>[];
             }[];
             first_id: string | null;
             last_id: string | null;
@@ -2457,6 +2492,10 @@ export interface components {
             reasoning_effort?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max")[];
             /** @description The providers serving the model, in catalogue order. */
             providers?: string[];
+            /** @description Whether a provider serving it is available now (its key is set); an unavailable model is skipped when routing. */
+            available?: boolean;
+            /** @description Embedding models; the most tokens one input may hold. */
+            max_input_tokens?: number;
         };
         /** @description Credits per 1,000 tokens. */
         ModelPricing: {
@@ -2517,6 +2556,8 @@ export interface components {
             name?: string | null;
             /** @enum {string|null} */
             cache?: "HIT" | "MISS" | "BYPASS" | null;
+            /** @description Whether the call was answered as a stream. */
+            stream?: boolean;
             latency_ms?: number | null;
             usage?: {
                 prompt_tokens?: number;
@@ -2985,6 +3026,34 @@ export interface components {
                 "application/json": components["schemas"]["InternalErrorResponse"];
             };
         };
+        /** @description A credit budget of the key, the workspace or the organization is spent, or this request's worst case would pass it (`code: "budget_exhausted"`, `budget` says which). Chat and embeddings reserve their worst case; ingest and fact submissions are refused once a budget is spent. Replays and cache hits are never refused. */
+        BudgetExhausted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A `requests_per_minute` or `tokens_per_minute` limit of the key, the workspace or the organization is reached (`code: "rate_limited"`). `Retry-After` runs to the end of the minute; `x-should-retry: false` when the request alone counts more tokens than the limit. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "x-should-retry": components["headers"]["X-Should-Retry"];
+                "x-ratelimit-limit-requests": components["headers"]["X-RateLimit-Limit"];
+                "x-ratelimit-remaining-requests": components["headers"]["X-RateLimit-Remaining"];
+                "x-ratelimit-reset-requests": components["headers"]["X-RateLimit-Reset"];
+                "x-ratelimit-limit-tokens": components["headers"]["X-RateLimit-Limit"];
+                "x-ratelimit-remaining-tokens": components["headers"]["X-RateLimit-Remaining"];
+                "x-ratelimit-reset-tokens": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description Every model and provider in the chain was unavailable. An endpoint whose circuit is open (5 failures in a row, or a 429 with retry-after) is skipped at once and listed in `attempts` as `skipped: circuit open`; when every endpoint was skipped, `Retry-After` says when the first of them is tried again. */
         ChainUnavailable: {
             headers: {
@@ -3047,8 +3116,16 @@ export interface components {
         "X-Model": string;
         /** @description The provider that served the request. */
         "X-Provider": string;
-        /** @description Seconds to wait, when a provider gave one. */
+        /** @description Seconds to wait, when a provider or a limit gave one. */
         "Retry-After": string;
+        /** @description `false` when retrying the same request cannot succeed (it alone counts more than the limit). */
+        "X-Should-Retry": string;
+        /** @description The limit that applies (the tightest of key, workspace and organization), as OpenAI sends it; on every chat and embeddings answer where a limit is set. */
+        "X-RateLimit-Limit": string;
+        /** @description What is left of it this minute. */
+        "X-RateLimit-Remaining": string;
+        /** @description When it starts anew, as a duration (`12s`, `1m3s`). */
+        "X-RateLimit-Reset": string;
     };
     pathItems: never;
 }
@@ -3110,10 +3187,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ChainUnavailable"];
         };
@@ -3169,10 +3248,12 @@ export interface operations {
             };
             400: components["responses"]["MessagesError"];
             401: components["responses"]["MessagesError"];
+            402: components["responses"]["MessagesError"];
             403: components["responses"]["MessagesError"];
             409: components["responses"]["MessagesError"];
             413: components["responses"]["MessagesError"];
             422: components["responses"]["MessagesError"];
+            429: components["responses"]["MessagesError"];
             500: components["responses"]["MessagesError"];
             503: components["responses"]["MessagesError"];
         };
@@ -3261,11 +3342,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ChainUnavailable"];
         };
@@ -3442,10 +3525,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ChainUnavailable"];
         };
@@ -3533,6 +3618,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3832,6 +3918,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
@@ -5238,7 +5325,6 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
     };
