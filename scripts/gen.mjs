@@ -234,8 +234,13 @@ function buildSchemas(doc) {
         params.set(`${param.in}:${param.name}`, param);
       }
       const queryParams = [...params.values()].filter((p) => p.in === 'query');
+      const server = op.servers?.[0]?.url ?? item.servers?.[0]?.url ?? rootServer;
       let query = null;
-      if (queryParams.length > 0) {
+      // A read of /v1 without parameters refuses any too, as the lists do: `GET /v1/webhooks?limit=abc`
+      // was answered as if it were not there, where `GET /v1/keys?limit=abc` is a 422. The probes
+      // outside /v1 take what a load balancer adds.
+      const refusesAny = queryParams.length === 0 && method === 'get' && joinUrl(server, path).startsWith('/v1/') && !PERMISSIVE_QUERIES.has(id);
+      if (queryParams.length > 0 || refusesAny) {
         query = `${id}Query`;
         if (componentNames.has(query)) problem(`${where}: component schema ${query} clashes with the generated query schema`);
         const properties = {};
@@ -256,7 +261,6 @@ function buildSchemas(doc) {
         };
       }
 
-      const server = op.servers?.[0]?.url ?? item.servers?.[0]?.url ?? rootServer;
       operations[id] = {
         method: method.toUpperCase(),
         path,

@@ -26,6 +26,17 @@ describe('app', () => {
     expect(outside.body.message).to.be.a('string');
   });
 
+  it('refuses query parameters a read does not take, as the lists do (they were ignored on reads without parameters)', async () => {
+    for (const path of ['/v1/models?limit=abc', '/v1/webhooks?unknown=1', '/v1/recall/collections?limit=5', '/v1/key?x=1', '/v1/budgets?x=1']) {
+      const response = await api(app.baseUrl, path, { key });
+      expect(response.status, path).to.equal(422);
+      expect(Object.keys(response.body.errors), path).to.have.length(1);
+    }
+    expect((await api(app.baseUrl, '/v1/models', { key })).status).to.equal(200);
+    // The probes outside /v1 take what a load balancer adds.
+    expect((await api(app.baseUrl, '/healthz?probe=lb-1')).status).to.equal(200);
+  });
+
   it('takes a long search in the query string, and answers a URL past the header limit with a JSON 431', async () => {
     // 3,000 accented characters: 18 KB percent-encoded, past Node's default of 16 KiB.
     const search = await api(app.baseUrl, `/v1/recall/facts?q=${encodeURIComponent('é'.repeat(3000))}`, { key });
