@@ -82,6 +82,8 @@ export class Validator {
   private readonly bodies: Ajv2020;
   private readonly queries: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
+  /** Per query schema, its integer parameters: coercion would read "0x10" as 16 and "1e1" as 10. */
+  private readonly integerParams = new Map<string, string[]>();
   readonly operations: Record<string, OperationInfo>;
 
   constructor(file = fromRoot('src/generated/schemas.json')) {
@@ -102,7 +104,16 @@ export class Validator {
     this.queries = make(true);
     for (const operation of Object.values(this.operations)) {
       if (operation.body) this.compile(operation.body, false);
-      if (operation.query) this.compile(operation.query, true);
+      if (operation.query) {
+        this.compile(operation.query, true);
+        const properties = ((document.$defs[operation.query] as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
+        this.integerParams.set(
+          operation.query,
+          Object.entries(properties)
+            .filter(([, schema]) => schema.type === 'integer')
+            .map(([param]) => param),
+        );
+      }
     }
   }
 
@@ -136,10 +147,16 @@ export class Validator {
   }
 
   query(name: string) {
+    const integers = this.integerParams.get(name) ?? [];
     return async (ctx: AppContext, next: Next): Promise<void> => {
       const query: Record<string, unknown> = { ...ctx.query };
-      const errors = this.check(name, query, { query: true });
-      if (errors) throw validationFailed(errors);
+      const errors = this.check(name, query, { query: true }) ?? {};
+      // Written in decimal digits only, as the spec's integer means in a URL.
+      for (const param of integers) {
+        const raw = ctx.query[param];
+        if (typeof raw === 'string' && !/^[0-9]{1,15}$/.test(raw) && !errors[param]) errors[param] = ['must be an integer written in decimal digits'];
+      }
+      if (Object.keys(errors).length > 0) throw validationFailed(errors);
       ctx.state.query = query;
       await next();
     };

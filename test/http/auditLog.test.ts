@@ -83,6 +83,12 @@ describe('GET /v1/audit-log', () => {
     const limit = await api(app.baseUrl, '/v1/audit-log?limit=0', { key: reader });
     expect(limit.status).to.equal(422);
     expect(limit.body.errors).to.have.property('limit');
+    // Decimal digits only: coercion read "0x10" as 16 and "1e1" as 10.
+    for (const written of ['0x10', '1e1', '%201', '2.0']) {
+      const odd = await api(app.baseUrl, `/v1/audit-log?limit=${written}`, { key: reader });
+      expect(odd.status, written).to.equal(422);
+      expect(odd.body.errors.limit, written).to.have.length(1);
+    }
     const cursor = await api(app.baseUrl, '/v1/audit-log?cursor=bm90LWEtY3Vyc29y', { key: reader });
     expect(cursor.status).to.equal(422);
     expect(cursor.body.errors).to.have.property('cursor');
