@@ -139,6 +139,7 @@ function detectUnified(
 /** At most this many values start with one word; more are not looked for again (see withRepeats). */
 const VALUES_PER_WORD = 8;
 const MIN_REPEATED = 3;
+const MIN_REPEATED_DIGITS = 5;
 
 function isWordCode(c: number): boolean {
   return (c >= 48 && c <= 57) || isLetterCode(c);
@@ -178,10 +179,10 @@ export interface RepeatIndex {
  * "xavi oyelaran here again"), looked up by their first word, at most VALUES_PER_WORD values a word,
  * so that the cost of `findRepeats` stays linear in the text (decision 0002). Not a one-word name
  * that is also a word ("Hi Mark. Mark the date"), nor a value shorter than three characters. The
- * capitalised first and last words of a name of several words are looked for on their own as well
- * (see namePartsOf). Null when there is nothing to look for.
+ * capitalised last word of a name of several words is looked for on its own as well (see
+ * namePartsOf), unless `nameParts` is false. Null when there is nothing to look for.
  */
-export function repeatIndex(values: Iterable<Detection>): RepeatIndex | null {
+export function repeatIndex(values: Iterable<Detection>, { nameParts: lookForParts = true } = {}): RepeatIndex | null {
   let byFirstWord: Map<string, Detection[]> | null = null;
   const seen = new Set<string>();
   let nameParts: Set<Detection> | null = null;
@@ -195,6 +196,8 @@ export function repeatIndex(values: Iterable<Detection>): RepeatIndex | null {
     const value = d.text;
     // A value percent-encoded in a URL is looked for as written elsewhere only in its URL form.
     if (d.urlDecoded !== undefined || value.length < MIN_REPEATED || seen.has(value) || !isWordCode(value.charCodeAt(0)) || !isWordCode(value.charCodeAt(value.length - 1))) continue;
+    // A short number recurs by chance ("Kundennummer: 123" … "Seite 123", "100 units").
+    if (value.length < MIN_REPEATED_DIGITS && /^[0-9]+$/.test(value)) continue;
     seen.add(value);
     let w = 1;
     while (w < value.length && isWordCode(value.charCodeAt(w))) w++;
@@ -207,10 +210,11 @@ export function repeatIndex(values: Iterable<Detection>): RepeatIndex | null {
         lookFor(lower.slice(0, w), { ...d, text: lower });
       }
     }
-    // The surname of a full name recurs alone ("Mijn naam is Wouter Jansen. Jansen wil …"), and the
-    // first name ("Groet, Wouter"): each is looked for too, as a value of its own, so it gets its own
-    // placeholder and restores as written.
-    for (const part of d.type === 'PERSON' && w < value.length ? namePartsOf(value) : []) {
+    // The surname of a full name recurs alone ("Mijn naam is Wouter Jansen. Jansen wil …"): it is
+    // looked for too, as a value of its own, so it gets its own placeholder and restores as written.
+    // Within one text only (`nameParts`): in the other texts of a request a surname alone is as often
+    // the word it also is ("Koch", "Young", "Vogel").
+    for (const part of lookForParts && d.type === 'PERSON' && w < value.length ? namePartsOf(value) : []) {
       if (seen.has(part)) continue;
       seen.add(part);
       const { normalized: _fullName, ...rest } = d;
@@ -283,27 +287,20 @@ function capitalisedWordFollows(text: string, at: number): boolean {
 }
 
 /**
- * The parts of a name of several words that can stand alone as the name: the last word (a double
- * surname with its hyphen, "Mensah-Bonsu"), and the first word from MIN_FIRST_NAME characters
- * ("Groet, Sieb" after "Naam: Sieb Kwakernaat"), each capitalised, of letters and digits, at least
+ * The part of a name of several words that can stand alone as the name: the last word (a double
+ * surname with its hyphen, "Mensah-Bonsu"), capitalised, of letters and digits, at least
  * MIN_REPEATED characters, and not a common word or a title ("Jan de Wit", "Peter Will", "Mr Smith").
+ * Not the first name: "Julia", "Pascal", "Jack" alone are as often a language or a part.
  */
 function namePartsOf(name: string): string[] {
-  const parts: string[] = [];
   let start = name.length;
   for (;;) {
     while (start > 0 && isWordCode(name.charCodeAt(start - 1))) start--;
     if (start > 1 && name.charCodeAt(start - 1) === 45 /* - */ && isWordCode(name.charCodeAt(start - 2))) start--;
     else break;
   }
-  if (start > 0 && isSpaceCode(name.charCodeAt(start - 1)) && isNamePart(name.slice(start))) parts.push(name.slice(start));
-  let end = 0;
-  while (end < name.length && isWordCode(name.charCodeAt(end))) end++;
-  if (end >= MIN_FIRST_NAME && end < start && isSpaceCode(name.charCodeAt(end)) && isNamePart(name.slice(0, end))) parts.push(name.slice(0, end));
-  return parts;
+  return start > 0 && isSpaceCode(name.charCodeAt(start - 1)) && isNamePart(name.slice(start)) ? [name.slice(start)] : [];
 }
-
-const MIN_FIRST_NAME = 4;
 
 function isNamePart(word: string): boolean {
   const first = word.charAt(0);

@@ -246,7 +246,7 @@ export function createFirewall(options: FirewallOptions = {}): Firewall {
     maskFileName: (name) => (vault.reserveWritten(name), paced(maskSeparated(name, languageOf(name), vault, budget), name.length)),
     maskUrl: (url) => (vault.reserveWritten(url), paced(maskUrlSteps(url, (part) => maskSeparated(part, languageOf(part), vault, budget)), url.length)),
     heldValuesMasker() {
-      const index = repeatIndex(vault.heldValues());
+      const index = repeatIndex(vault.heldValues(), { nameParts: false });
       return async (text: string) => (index === null ? text : paced(maskRepeatsSteps(text, index, vault), text.length));
     },
     restore: (text) => restoreText(text, vault),

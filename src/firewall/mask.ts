@@ -40,7 +40,29 @@ export function* maskRepeatsSteps(text: string, index: RepeatIndex, vault: Vault
     for (const d of findRepeats(text, index, [], start, from + SLICE_CHARS)) found.push(d);
     if (from + SLICE_CHARS < text.length) yield;
   }
-  return withPlaceholders(text, found, vault);
+  if (found.length === 0) return text;
+  // In JSON (tool-call arguments, a tool's result) a number found again is a number literal
+  // (`{"customer_id":4471882}`): its placeholder goes in quotes, or the JSON would not parse.
+  const json = /^\s*[[{]/.test(text);
+  const parts: string[] = [];
+  let last = 0;
+  for (const d of found) {
+    const placeholder = vault.placeholderFor(d);
+    parts.push(text.slice(last, d.start), json && isNumberLiteralAt(text, d.start, d.end) ? `"${placeholder}"` : placeholder);
+    last = d.end;
+  }
+  parts.push(text.slice(last));
+  return parts.join('');
+}
+
+/** Whether [start, end) is a JSON number literal: digits between a `:`, `[` or `,` and a `,`, `]` or `}`. */
+function isNumberLiteralAt(text: string, start: number, end: number): boolean {
+  if (!/^-?[0-9]+(?:\.[0-9]+)?$/.test(text.slice(start, end))) return false;
+  let before = start - 1;
+  while (before >= 0 && /\s/.test(text[before]!)) before--;
+  let after = end;
+  while (after < text.length && /\s/.test(text[after]!)) after++;
+  return before >= 0 && ':[,'.includes(text[before]!) && after < text.length && ',]}'.includes(text[after]!);
 }
 
 /**

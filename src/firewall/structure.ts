@@ -14,7 +14,7 @@
 // characters), and the key before a literal is read backwards over at most KEY_MAX characters.
 // Every regex here has bounded repetitions or runs over one bounded line: linear in the text.
 import { digitCount } from './checksums.js';
-import { isKnownFirstName, isKnownLastName } from './gazetteer/index.js';
+import { isKnownFirstName, isKnownFirstNameLower, isKnownLastName, isKnownLastNameLower } from './gazetteer/index.js';
 import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
 import { isRoleMailbox } from './recognizers/email.js';
@@ -451,14 +451,16 @@ class Collector {
   /**
    * Whether the keys of the JSON object around [start, end) say it is about things: an order's
    * item (`{"name":"Luna Pillow","sku":"LP-1","qty":2}`) beside its customer's e-mail, which makes
-   * the text as a whole about a person. The object is read within OBJECT_WINDOW characters each
-   * side of the value, so the cost per value is bounded.
+   * the text as a whole about a person; and a buyer's object (`{"name":"Anna Smit"}`) beside a
+   * product's, which made the text as a whole about things. Undefined outside an object. The
+   * object is read within OBJECT_WINDOW characters each side of the value, so the cost per value
+   * is bounded.
    */
-  objectAboutThings(start: number, end: number): boolean {
+  objectAboutThings(start: number, end: number): boolean | undefined {
     const from = Math.max(0, start - OBJECT_WINDOW);
     const before = this.text.slice(from, start);
     const opening = before.lastIndexOf('{');
-    if (opening < 0 || before.lastIndexOf('}') > opening) return false;
+    if (opening < 0 || before.lastIndexOf('}') > opening) return undefined;
     const open = from + opening;
     const after = this.text.slice(end, end + OBJECT_WINDOW);
     // To the object's end, or to an object inside it, whose keys are its own.
@@ -478,7 +480,7 @@ class Collector {
   value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false): boolean {
     const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
-    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.thingContext || this.objectAboutThings(start, end)));
+    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.objectAboutThings(start, end) ?? this.thingContext));
     [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
     if (kind === 'THING' || ((kind === 'NAME' || kind === 'CHILD') && thingContext)) {
@@ -710,17 +712,35 @@ function namePairs(text: string, cells: readonly Cell3[], out: Collector): void 
   for (let c = 0; c + 1 < cells.length; c++) {
     const [fs, fe, fq] = cells[c]!;
     const [ls, le, lq] = cells[c + 1]!;
-    if (!fq || !lq || ls - fe > 8 || !isKnownFirstName(text.slice(fs, fe)) || !SURNAME_CELL.test(text.slice(ls, le))) continue;
+    if (!fq || !lq || ls - fe > 8 || !isNamePair(text.slice(fs, fe), text.slice(ls, le))) continue;
     out.found.push({ type: 'PERSON', start: fs, end: fe, text: text.slice(fs, fe), checksum: false });
     out.found.push({ type: 'PERSON', start: ls, end: le, text: text.slice(ls, le), checksum: false });
     c++;
   }
 }
 
-/** Whether an insert's table holds things ("products", "artikelen"), whose names are no people's. */
+/** A first name and a surname as two cells: capitalised ("Henk", "Bakker"), or both known in lower case ("henk", "bakker"). */
+function isNamePair(first: string, last: string): boolean {
+  if (isKnownFirstName(first)) return SURNAME_CELL.test(last);
+  return isKnownFirstNameLower(first) && isKnownLastNameLower(last);
+}
+
+/** Whether an insert's table holds things ("products", "artikelen", "product_catalog"), whose names are no people's. */
 function tableOfThings(table: string): boolean {
   const name = table.replace(/["`[\]]/g, '').split('.').pop()!;
-  return isThingContext(name) || isThingContext(name.replace(/(?:s|en|e)$/i, ''));
+  return name.split(/[_-]|(?<=[a-z])(?=[A-Z])/).some((word) => isThingContext(word) || isThingContext(word.replace(/(?:s|en|e)$/i, '')));
+}
+
+/** After a tuple's ')': where the next one's values start when a comma and '(' follow, or -1. */
+function nextTuple(text: string, i: number): number {
+  while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 41) return -1;
+  i++;
+  while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 44) return -1;
+  i++;
+  while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 10)) i++;
+  return text.charCodeAt(i) === 40 ? i + 1 : -1;
 }
 
 // An insert without a column list ("INSERT INTO users VALUES (1, 'Henk', 'Bakker', '06-12345678')")
@@ -732,10 +752,18 @@ const SURNAME_CELL = /^(?:(?:van|de|der|den|von|du|le|la|di|da|ter|ten)[ ]){0,3}
 function bareSqlInserts(text: string, out: Collector): void {
   SQL_BARE_VALUES.lastIndex = 0;
   for (let m = SQL_BARE_VALUES.exec(text); m; m = SQL_BARE_VALUES.exec(text)) {
-    const cells: Cell3[] = [];
-    const end = sqlTupleCells(text, m.index + m[0].length, 64, m.index, (_col, start, stop, quoted) => cells.push([start, stop, quoted]));
-    if (!tableOfThings(m[1]!)) namePairs(text, cells, out);
-    SQL_BARE_VALUES.lastIndex = Math.max(SQL_BARE_VALUES.lastIndex, end);
+    const things = tableOfThings(m[1]!);
+    let i = m.index + m[0].length;
+    // Each tuple of the values list — "(…), (…)" — as sqlInserts reads them.
+    for (let tuples = 0; tuples < MAX_SQL_TUPLES && i - m.index < MAX_SQL_VALUES; tuples++) {
+      const cells: Cell3[] = [];
+      i = sqlTupleCells(text, i, 64, m.index, (_col, start, stop, quoted) => cells.push([start, stop, quoted]));
+      if (!things) namePairs(text, cells, out);
+      const next = nextTuple(text, i);
+      if (next < 0) break;
+      i = next;
+    }
+    SQL_BARE_VALUES.lastIndex = Math.max(SQL_BARE_VALUES.lastIndex, i);
   }
 }
 
@@ -755,15 +783,9 @@ function sqlInserts(text: string, out: Collector): void {
     for (let tuples = 0; tuples < MAX_SQL_TUPLES && i - close < MAX_SQL_VALUES; tuples++) {
       i = sqlTuple(text, i, columns, close, out, things);
       // After the tuple's ')': another one follows after a comma.
-      while (i < text.length && isBlank(text.charCodeAt(i))) i++;
-      if (text.charCodeAt(i) !== 41) break;
-      i++;
-      while (i < text.length && isBlank(text.charCodeAt(i))) i++;
-      if (text.charCodeAt(i) !== 44) break;
-      i++;
-      while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 10)) i++;
-      if (text.charCodeAt(i) !== 40) break;
-      i++;
+      const next = nextTuple(text, i);
+      if (next < 0) break;
+      i = next;
     }
     SQL_VALUES.lastIndex = Math.max(SQL_VALUES.lastIndex, i);
   }

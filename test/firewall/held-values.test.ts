@@ -23,17 +23,28 @@ describe('values found again in the other texts of a request', () => {
     expect(masked[2]).to.equal('Dus [CUSTOMER_REF_1], graag.');
   });
 
-  it('masks a name given with a cue where it comes back whole in any case, or by one of its capitalised parts, which restores to that part', async () => {
-    const { masked, restore } = await maskConversation(['My name is Xavi Oyelaran.', 'xavi oyelaran here again', 'Oyelaran is my surname.']);
+  it('masks a name given with a cue where it comes back whole, in any case, and restores it', async () => {
+    const { masked, restore } = await maskConversation(['My name is Xavi Oyelaran.', 'xavi oyelaran here again']);
     expect(masked[0]).to.equal('My name is [PERSON_1].');
     expect(masked[1]).to.equal('[PERSON_1] here again');
-    expect(masked[2]).to.match(/^\[PERSON_\d\] is my surname\.$/);
-    expect(restore(masked[2]!)).to.equal('Oyelaran is my surname.');
+    expect(restore(masked[1]!)).to.equal('Xavi Oyelaran here again');
   });
 
-  it('leaves the word a one-word value also is when it is not written as the value is, and short words alone', async () => {
-    const { masked } = await maskConversation(['Ik ben Jan de Bakker.', 'De bakker is dicht; Bakker belt terug in jan.']);
-    expect(masked[1]).to.match(/^De bakker is dicht; \[PERSON_\d\] belt terug in jan\.$/);
+  it('leaves a part of a name alone in the other texts: there it is as often the word it also is (QA: "Der Koch kocht", "Julia is faster")', async () => {
+    const { masked } = await maskConversation(['Ich heiße Hans Koch.', 'Der Koch kocht.', 'Hans Koch kommt.', 'My name is Julia Roberts.', 'Julia is faster than Python.']);
+    expect(masked[1]).to.equal('Der Koch kocht.');
+    expect(masked[2]).to.equal('[PERSON_1] kommt.');
+    expect(masked[4]).to.equal('Julia is faster than Python.');
+  });
+
+  it('leaves a short number alone in the other texts: it recurs by chance (QA: "Kundennummer: 123" … "Zimmer 123")', async () => {
+    const { masked } = await maskConversation(['Kundennummer: 123', 'Zimmer 123 ist frei.']);
+    expect(masked[1]).to.equal('Zimmer 123 ist frei.');
+  });
+
+  it('quotes the placeholder of a number found again in JSON, which stays valid (QA: {"customer_id":[CUSTOMER_REF_1]} did not parse)', async () => {
+    const { masked } = await maskConversation(['Customer number: 4471882', '{"customer_id":4471882, "ids": ["4471882", 4471882]}']);
+    expect(JSON.parse(masked[1]!)).to.deep.equal({ customer_id: '[CUSTOMER_REF_1]', ids: ['[CUSTOMER_REF_1]', '[CUSTOMER_REF_1]'] });
   });
 
   it("leaves placeholders and JSON as they were: a value in a tool call's arguments gets a placeholder that keeps the JSON valid", async () => {
@@ -54,6 +65,7 @@ describe('values found again in the other texts of a request', () => {
     firewall.vault.placeholderFor({ type: 'CUSTOMER_REF', text: '88123456' });
     const masked = await firewall.heldValuesMasker()('Anna Zq0xw, 88123456 and Anna '.repeat(32_000));
     expect(masked.startsWith('[PERSON_1], [CUSTOMER_REF_1] and Anna [PERSON_1], ')).to.equal(true);
+    // Each value is looked up by its first word, at most eight a word: the cost stays linear.
     expect(masked).not.to.match(/Zq0xw|88123456/);
     expect(pauses).to.be.above(50);
   });

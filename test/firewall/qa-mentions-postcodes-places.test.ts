@@ -8,7 +8,15 @@ describe('firewall QA: mentions, postcodes said alone, places and brands named a
   it('masks a person’s handle in a mention, keeping the "@", but not a scoped package nor a team', () => {
     expect(mask('assigned to @jeroen.smit in Jira')).to.equal('assigned to @[PERSON_1] in Jira');
     expect(mask('cc @anna_de_vries and @j.jansen')).to.equal('cc @[PERSON_1] and @[PERSON_2]');
-    for (const text of ['npm i @mark.down/parser', 'import x from "@types/node"', 'ping @devops-team', 'mail jeroen.smit@example.nl']) {
+    for (const text of [
+      'npm i @mark.down/parser',
+      'import x from "@types/node"',
+      'ping @devops-team',
+      'mail jeroen.smit@example.nl',
+      // Python decorators (QA: pytest's @mark.parametrize was masked).
+      '@mark.parametrize("x", [1])\ndef test(x): pass',
+      '@ray.remote\ndef f(): pass',
+    ]) {
       expect(mask(text), text).not.to.contain('@[PERSON');
     }
   });

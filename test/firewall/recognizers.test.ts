@@ -319,6 +319,10 @@ describe('firewall recognizers', () => {
       // Not a temperature's degree sign, nor a list's item "b.".
       expect(found(dateOfBirthRecognizer, 'It was 20° 12/03/1985 at noon', 'en')).to.deep.equal([]);
       expect(found(dateOfBirthRecognizer, 'Deadlines: a. 3 May 2020 b. 4 Feb 2021', 'en')).to.deep.equal([]);
+      // Nor "n°" (numéro) or "T°" (a temperature), nor the "b." of a list that has an "a." (QA).
+      for (const text of ['Facture n° 12/03/2024', 'Patient: T° 12/03/2024 38,5', 'Steps: a. 12/03/2024 kickoff, b. 15/04/2024 release']) {
+        expect(found(dateOfBirthRecognizer, text, 'fr'), text).to.deep.equal([]);
+      }
     });
     it('ignores dates without a cue and impossible dates', () => {
       expect(found(dateOfBirthRecognizer, 'De vergadering is op 14-06-2024', 'nl')).to.deep.equal([]);

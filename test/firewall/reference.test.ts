@@ -111,5 +111,10 @@ describe('firewall: identity document and social insurance numbers after their l
     const fw = createFirewall({ language: 'en' });
     expect(fw.mask('{"user": {"name": "Noah Williams", "ssn": "536-22-4187"}}')).to.equal('{"user": {"name": "[PERSON_1]", "ssn": "[ID_NUMBER_1]"}}');
     expect(ids('my passport expires 2031; the passport is in the drawer since 2019')).to.deep.equal([]);
+    // A word after the label, then a count, is no number (QA); nor is a library's version.
+    for (const text of ['My passport has 12 stamps', 'An SSN has 9 digits.', 'passport number: max 9 characters', 'We use passport 0.7.0 with passport-jwt 4.0.1']) {
+      expect(ids(text), text).to.deep.equal([]);
+    }
+    expect(refs('Customer number has 8 digits', 'en')).to.deep.equal([]);
   });
 });

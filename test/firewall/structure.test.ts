@@ -147,6 +147,11 @@ describe('structure-aware masking', () => {
       '{"user":{"name":"[PERSON_1]","email":"[EMAIL_1]"},"product":{"name":"Aurora Lamp","sku":"AL-220"}}',
     );
     expect(mask('{"customer":{"name":"Noor de Vries","sku":"X"}}', 'en')).to.equal('{"customer":{"name":"[PERSON_1]","sku":"X"}}');
+    // A buyer's object beside a product's is a person's (QA: the product made the whole text about things).
+    expect(mask('{"product":{"name":"Chair","price":99},"buyer":{"name":"Anna Smit"}}', 'en')).to.equal(
+      '{"product":{"name":"Chair","price":99},"buyer":{"name":"[PERSON_1]"}}',
+    );
+    expect(mask('[{"name":"Chair","sku":"C1"},{"name":"Anna Smit","role":"buyer"}]', 'en')).to.equal('[{"name":"Chair","sku":"C1"},{"name":"[PERSON_1]","role":"buyer"}]');
     // A product's name is not a person's, nor is a team that owns one.
     expect(mask('product_name,price\nEmma Mattress,599', 'en')).to.equal('product_name,price\nEmma Mattress,599');
     expect(mask('| Product | Owner | Status |\n|---|---|---|\n| Jasper | Team Atlas | live |', 'en')).to.equal(
@@ -394,7 +399,16 @@ describe('casual formats (issue 23)', () => {
       "insert into employees values (17, '[PERSON_1]', '[PERSON_2]', '[EMAIL_1]');",
     );
     expect(mask("INSERT INTO t (a, b) VALUES ('Jan', 'de Vries');", 'nl')).to.equal("INSERT INTO t (a, b) VALUES ('[PERSON_1]', '[PERSON_2]');");
-    for (const text of ["INSERT INTO products VALUES (1, 'Emma', 'Mattress', 499);", "INSERT INTO items (id, label, kind) VALUES (1, 'Emma', 'Mattress');"]) {
+    // Every row (QA: only the first was read), and names in lower case when the lists know both.
+    expect(mask("INSERT INTO klanten VALUES (1, 'Henk', 'Bakker'),\n(2, 'Sanne', 'Visser');", 'nl')).to.equal(
+      "INSERT INTO klanten VALUES (1, '[PERSON_1]', '[PERSON_2]'),\n(2, '[PERSON_3]', '[PERSON_4]');",
+    );
+    expect(mask("insert into t values ('henk','bakker');", 'nl')).to.equal("insert into t values ('[PERSON_1]','[PERSON_2]');");
+    for (const text of [
+      "INSERT INTO products VALUES (1, 'Emma', 'Mattress', 499);",
+      "INSERT INTO items (id, label, kind) VALUES (1, 'Emma', 'Mattress');",
+      "INSERT INTO product_catalog VALUES (1, 'Luna', 'Pillow');",
+    ]) {
       expect(mask(text, 'en'), text).to.equal(text);
     }
   });

@@ -208,11 +208,11 @@ describe('the personal-data firewall in chat', () => {
       chatBody({
         tools,
         messages: [
-          { role: 'system', content: 'Open ticket for 88123456, raised by Oyelaran.' },
+          { role: 'system', content: 'Open ticket for 88123456, raised by Xavi Oyelaran.' },
           { role: 'user', content: 'Klantnummer: 88123456. My name is Xavi Oyelaran, born 12-03-1985.' },
           { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"customer":"88123456","name":"xavi oyelaran"}' } }] },
-          { role: 'tool', tool_call_id: 'c1', content: 'Found 88123456: Oyelaran, 12-03-1985, open balance 40 EUR.' },
-          { role: 'user', content: 'Yes, that is me, Xavi. The bakery on the corner is closed.' },
+          { role: 'tool', tool_call_id: 'c1', content: '{"customer": 88123456, "holder": "xavi oyelaran", "born": "12-03-1985", "balance": 40}' },
+          { role: 'user', content: 'Yes, that is me, xavi oyelaran. The bakery on the corner is closed.' },
         ],
       }),
     );
@@ -221,7 +221,8 @@ describe('the personal-data firewall in chat', () => {
     const ref = sent[1].content.match(/\[CUSTOMER_REF_\d+\]/)![0];
     expect(sent[0].content).to.equal(`Open ticket for ${ref}, raised by ${sent[0].content.match(/\[PERSON_\d+\]/)![0]}.`);
     expect(JSON.parse(sent[2].tool_calls[0].function.arguments).customer).to.equal(ref);
-    expect(sent[3].content).to.contain(ref);
+    // A number in a tool's JSON result gets its placeholder in quotes: the JSON stays valid.
+    expect(JSON.parse(sent[3].content)).to.include({ customer: ref, balance: 40 });
     // Words of the conversation that are not values stay as written.
     expect(sent[4].content).to.match(/^Yes, that is me, \[PERSON_\d+\]\. The bakery on the corner is closed\.$/);
   });

@@ -167,10 +167,13 @@ function bornSignBefore(text: string, start: number): boolean {
   let k = start - 1;
   if (k >= 0 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 0xa0)) k--;
   if (k < 0) return false;
-  if (text.charCodeAt(k) === 0xb0) return !(k > 0 && isDigitCode(text.charCodeAt(k - 1)));
+  // Not after a digit (20°) nor a letter ("n° 12/03/2024", numéro; "T° 12/03", a temperature).
+  if (text.charCodeAt(k) === 0xb0) return !(k > 0 && (isDigitCode(text.charCodeAt(k - 1)) || isLetterCode(text.charCodeAt(k - 1))));
   if (text.charCodeAt(k) !== 46 || k < 1 || (text.charCodeAt(k - 1) | 32) !== 98 /* b */) return false;
   const opener = text.charCodeAt(k - 2);
-  return opener === 40 /* ( */ || (opener === 32 && text.charCodeAt(k - 3) === 44 /* , */);
+  if (!(opener === 40 /* ( */ || (opener === 32 && text.charCodeAt(k - 3) === 44 /* , */))) return false;
+  // Not the second item of a list whose first is "a." ("Steps: a. 12/03/2024 kickoff, b. …").
+  return !/(?:^|[\s(,:])a\.\s/.test(text.slice(Math.max(0, k - 120), k - 1));
 }
 
 function isDigitCode(c: number): boolean {

@@ -23,9 +23,20 @@ export function findMentions(text: string): Detection[] {
     const surname = rest[rest.length - 1]!.toLowerCase();
     const named = (first.length > 1 && isKnownFirstNameLower(first) && surname.length > 1) || (first.length === 1 && isKnownLastNameLower(surname));
     if (!named) continue;
+    // A Python decorator ("@mark.parametrize(…)", "@ray.remote" on a line of its own) is code.
+    if (text.charCodeAt(at + 1 + m[0].length) === 40 || (onlyBlanksBefore(text, at) && endsLine(text, at + 1 + m[0].length))) continue;
     out.push({ type: 'PERSON', start: at + 1, end: at + 1 + m[0].length, text: m[0], checksum: false });
   }
   return out;
+}
+
+function onlyBlanksBefore(text: string, at: number): boolean {
+  for (let i = at - 1; i >= 0 && text.charCodeAt(i) !== 10; i--) if (text.charCodeAt(i) !== 32 && text.charCodeAt(i) !== 9) return false;
+  return true;
+}
+
+function endsLine(text: string, at: number): boolean {
+  return at >= text.length || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13;
 }
 
 export const mentionRecognizer: Recognizer = {

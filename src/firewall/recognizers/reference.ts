@@ -65,6 +65,11 @@ const LOWER_WORD = /[a-z]{4}/;
  */
 export function referenceValue(value: string, bare: boolean): string | null {
   const groups = value.split(' ');
+  // A word after the label is no reference ("An SSN has 9 digits", "passport number: max 9"):
+  // the first group holds a digit, or is a prefix in capitals ("AB 123456"). Nor is a version
+  // ("passport 0.7.0", the library).
+  if (!DIGIT.test(groups[0]!) && !CAPITALS.test(groups[0]!)) return null;
+  if (/^[0-9]{1,3}(?:\.[0-9]{1,3}){2,3}$/.test(groups[0]!)) return null;
   const taken = [groups[0]!];
   for (let i = 1; i < groups.length && taken.length < 4; i++) {
     const g = groups[i]!;
