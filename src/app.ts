@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(anthropicErrorShape);
   app.use(modelIdInOneSegment);
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true }));
+  app.use(api.allowedMethods());
 
   return app;
 }

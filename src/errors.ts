@@ -316,6 +316,11 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
     if (ctx.status === 404 && ctx.body === undefined) {
       throw notFound(`no route for ${ctx.method} ${ctx.path}`);
     }
+    // The router answered a method the path does not take (405) or no route takes (501), with
+    // the Allow header RFC 9110 asks for and no body: the contract's body goes with it.
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+      throw new ApiError({ status: ctx.status, message: `${ctx.path} does not take ${ctx.method}; it takes ${ctx.response.get('Allow') || 'no method'}`, type: 'invalid_request_error' });
+    }
   } catch (err) {
     const apiError = answerableError(err);
     if (apiError && !(err instanceof ApiError) && isDatabaseUnavailable(err)) ctx.state.log?.warn({ err }, 'database unreachable; answered 503');

@@ -86,7 +86,14 @@ describe('app', () => {
   it('answers a wrong method on a known route with a JSON error', async () => {
     const response = await api(app.baseUrl, '/v1/models', { method: 'DELETE', key });
     expect(response.status).to.equal(405);
-    expect(response.body.message).to.be.a('string');
+    expect(response.body.message).to.equal('/v1/models does not take DELETE; it takes HEAD, GET');
+    expect(response.body.error).to.include({ type: 'invalid_request_error' });
+    // RFC 9110: a 405 says which methods the resource takes (it did not).
+    expect(response.headers.get('allow')).to.equal('HEAD, GET');
+    // A method no route takes: 501 in the same body, not a bare 500.
+    const unknown = await api(app.baseUrl, '/v1/models', { method: 'PROPFIND', key });
+    expect(unknown.status).to.equal(501);
+    expect(unknown.body.error).to.include({ type: 'invalid_request_error' });
   });
 
   it('logs one JSON line per request with the request id and never the bearer token', async () => {
