@@ -16,12 +16,17 @@ export interface MaskResult {
 }
 
 /** `text` with each detection (in order, none overlapping) replaced by its placeholder. */
-export function withPlaceholders(text: string, detections: readonly Detection[], vault: Vault): string {
+export function withPlaceholders(
+  text: string,
+  detections: readonly Detection[],
+  vault: Vault,
+  written: (placeholder: string, d: Detection) => string = (placeholder) => placeholder,
+): string {
   if (detections.length === 0) return text;
   const parts: string[] = [];
   let last = 0;
   for (const d of detections) {
-    parts.push(text.slice(last, d.start), vault.placeholderFor(d));
+    parts.push(text.slice(last, d.start), written(vault.placeholderFor(d), d));
     last = d.end;
   }
   parts.push(text.slice(last));
@@ -40,19 +45,10 @@ export function* maskRepeatsSteps(text: string, index: RepeatIndex, vault: Vault
     for (const d of findRepeats(text, index, [], start, from + SLICE_CHARS)) found.push(d);
     if (from + SLICE_CHARS < text.length) yield;
   }
-  if (found.length === 0) return text;
   // In JSON (tool-call arguments, a tool's result) a number found again is a number literal
   // (`{"customer_id":4471882}`): its placeholder goes in quotes, or the JSON would not parse.
-  const json = /^\s*[[{]/.test(text);
-  const parts: string[] = [];
-  let last = 0;
-  for (const d of found) {
-    const placeholder = vault.placeholderFor(d);
-    parts.push(text.slice(last, d.start), json && isNumberLiteralAt(text, d.start, d.end) ? `"${placeholder}"` : placeholder);
-    last = d.end;
-  }
-  parts.push(text.slice(last));
-  return parts.join('');
+  if (!/^\s*[[{]/.test(text)) return withPlaceholders(text, found, vault);
+  return withPlaceholders(text, found, vault, (placeholder, d) => (isNumberLiteralAt(text, d.start, d.end) ? `"${placeholder}"` : placeholder));
 }
 
 /** Whether [start, end) is a JSON number literal: digits between a `:`, `[` or `,` and a `,`, `]` or `}`. */
