@@ -112,4 +112,7 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   // The longest log line read for pairs, all of it pairs.
   { name: 'longest log lines of pairs', make: repeated(`${'a=b '.repeat(499)}\n`) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
+  // Every slash a passenger's name ("SURNAME/GIVEN MRS"), and long runs of capitals between slashes.
+  { name: 'passenger names, back to back', make: repeated('DE VRIES/ANNA MARIA MRS ') },
+  { name: 'capitals between slashes', make: repeated(`${'A'.repeat(60)}/`) },
 ];

@@ -13,6 +13,7 @@ import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
 import { mentionRecognizer } from './mention.js';
+import { passengerNameRecognizer } from './passenger-name.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
 import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
@@ -41,6 +42,7 @@ export {
   ninoLowerCaseRecognizer,
   ninoRecognizer,
   nirRecognizer,
+  passengerNameRecognizer,
   personRecognizer,
   peselRecognizer,
   phoneRecognizer,
@@ -83,4 +85,6 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   headerNameRecognizer,
   // "@jeroen.smit": a person's handle in a mention.
   mentionRecognizer,
+  // "MULLER/ANNA MRS": a passenger's name as booking systems write it.
+  passengerNameRecognizer,
 ];

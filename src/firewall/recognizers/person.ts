@@ -45,7 +45,8 @@ const TOKEN_AT_CAP = TOKEN_Y;
 const PARTICLE_Y =
   /(?:vanden|vander|vande|van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
 // Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
-const CAP_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó)[ \u00a0]/uy;
+const CAP_PARTICLE_Y =
+  /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó|VAN DER|VAN DEN|VAN DE|VON DER|DE LA|VAN|VON|DE|DOS|DA|DI|DEL|DU|LE|TER|TEN)[ \u00a0]/uy;
 // "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
 // nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
 // count only after a known first name (CAP_PARTICLE_Y).

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/index.js';
+
+// Names written in capitals, as forms, tickets and booking systems write them (2026-11-27).
+describe('firewall: names in capitals and passengers’ names', () => {
+  const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
+
+  it('masks a name in capitals whose surname starts with a particle', () => {
+    expect(mask('Customer JAN DE VRIES called about the delivery')).to.equal('Customer [PERSON_1] called about the delivery');
+    expect(mask('CONTACT: MARIA DA SILVA')).to.equal('CONTACT: [PERSON_1]');
+    expect(mask('PIETER VAN DER BERG')).to.equal('[PERSON_1]');
+    expect(mask('JOHN LE CARRE wrote it')).to.equal('[PERSON_1] wrote it');
+  });
+
+  it('masks a passenger’s name written SURNAME/GIVEN NAMES, leaving the honorific', () => {
+    expect(mask('Passenger: MULLER/ANNA MRS')).to.equal('Passenger: [PERSON_1] MRS');
+    expect(mask('1. DE VRIES/JAN MR  KL1234 AMS-LHR 12DEC')).to.equal('1. [PERSON_1] MR  KL1234 AMS-LHR 12DEC');
+    expect(mask('KOWALSKI/PIOTR JAN')).to.equal('[PERSON_1]');
+    expect(mask("O'BRIEN/SEAN MR")).to.equal('[PERSON_1] MR');
+    expect(mask('LI/WEI MR')).to.equal('[PERSON_1] MR');
+  });
+
+  it('leaves pairs of capitals joined by a slash that are not names', () => {
+    for (const text of ['the TCP/IP stack', 'AC/DC played', 'ask HR/ANNA', 'ls /usr/LIB/JOHN', 'an A/B test', 'PATH=/opt/JAN', 'https://x.com/ANNA', 'the DE LA RUE plant']) {
+      expect(mask(text), text).to.equal(text);
+    }
+  });
+});
