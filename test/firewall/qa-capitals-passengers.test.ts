@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { createFirewall } from '../../src/firewall/index.js';
 
-// Names written in capitals, as forms, tickets and booking systems write them (2026-11-27).
-describe('firewall: names in capitals and passengers’ names', () => {
+// Names written in capitals, as forms, tickets and booking systems write them, and names on cards
+// (2026-11-27).
+describe('firewall: names in capitals, passengers’ names and names on cards', () => {
   const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
 
   it('masks a name in capitals whose surname starts with a particle', () => {
@@ -24,5 +25,13 @@ describe('firewall: names in capitals and passengers’ names', () => {
     for (const text of ['the TCP/IP stack', 'AC/DC played', 'ask HR/ANNA', 'ls /usr/LIB/JOHN', 'an A/B test', 'PATH=/opt/JAN', 'https://x.com/ANNA', 'the DE LA RUE plant']) {
       expect(mask(text), text).to.equal(text);
     }
+  });
+
+  it('masks the name on a card after its label, initials included', () => {
+    expect(mask('name on card H. Becker, exp 09/28')).to.equal('name on card [PERSON_1], exp 09/28');
+    expect(mask("Cardholder's name: Anna Schmidt")).to.equal("Cardholder's name: [PERSON_1]");
+    expect(mask('Karteninhaber: H. Becker')).to.equal('Karteninhaber: [PERSON_1]');
+    expect(mask('Nom sur la carte : Camille Martin')).to.equal('Nom sur la carte : [PERSON_1]');
+    expect(mask('the cardholder must sign the receipt')).to.equal('the cardholder must sign the receipt');
   });
 });

@@ -93,7 +93,9 @@ const STRONG_CUE = new RegExp(
     // Insurance roles as labels ("Verzekeringnemer: …", "Policyholder: …", "Assurée : …").
     "(?:verzekeringnemer|polishouder|verzekerde|begunstigde|(?:schade)?behandelaar|policy ?holder|insured|beneficiary|claimant|versicherungsnehmer(?:in)?|versicherte[rn]?|begünstigte[rn]?|sachbearbeiter(?:in)?|preneur d['’]assurance|assurée?|souscript(?:eur|rice)|bénéficiaire|gestionnaire)\\s*:|" +
     "t\\.\\s?n\\.\\s?v\\.?|t\\.\\s?a\\.\\s?v\\.?|z\\.\\s?hd\\.?|zu händen(?: von)?|attn\\.?:?|attention(?: of)?:?|c/o|à l['’]attention de|au nom de|im auftrag von|on behalf of|" +
-    "kontoinhaber(?:in)?:?|account holder:?|rekeninghouder:?|titulaire(?: du compte)?\\s*:?|" +
+    "kontoinhaber(?:in)?:?|account holder:?|rekeninghouder:?|titulaire(?: du compte| de la carte)?\\s*:?|" +
+    // Payment forms and checkouts: the name on a card.
+    "name on (?:the )?card\\s*:?|card ?holder(?:['’]s name)?\\s*:?|karteninhaber(?:in)?:?|name auf der karte\\s*:?|kaarthouder:?|naam op (?:de )?kaart\\s*:?|nom sur la carte\\s*:?|" +
     // "la famille Le Goff", "de familie Bakker", "Familie Möller": the family's name follows.
     "famille|familie|famiglia|familia|" +
     RELATION +
