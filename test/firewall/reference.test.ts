@@ -30,6 +30,8 @@ describe('firewall: reference numbers that name a customer (CUSTOMER_REF)', () =
     ['Kunden-ID K-44512 gesperrt', 'de', ['K-44512']],
     // The French noun first, as forms and letters write it (they were sent).
     ['Votre contrat n° RC-884120 est actif; adhérente n° 883312', 'fr', ['RC-884120', '883312']],
+    // "no" without its dot, as typed in chat; "the client no longer…" keeps its words.
+    ['mon contrat no 884120 expire, le client no longer pays', 'fr', ['884120']],
   ];
   for (const [text, language, expected] of cases) {
     it(`masks ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {

@@ -36,8 +36,9 @@ const LABEL =
     // fr
     `(?:num[ée]ro|n°|nº|no\\.?)[ ]?(?:de[ ]|d['’])?(?:police|contrat|client|dossier|sinistre|adh[ée]rent|soci[ée]taire|assur[ée])`,
     `r[ée]f[ée]rence[ ]client`,
-    // "contrat n° RC-884120", "adhérente n° 883312": the noun first, as forms and letters write it
-    `(?:contrat|police|dossier|client|sinistre|adh[ée]rente?|soci[ée]taire|assur[ée]e?)[ ]?(?:n°|nº|no\\.|num[ée]ro)`,
+    // "contrat n° RC-884120", "adhérente n° 883312", "contrat no 884120": the noun first, as forms
+    // and letters write it
+    `(?:contrat|police|dossier|client|sinistre|adh[ée]rente?|soci[ée]taire|assur[ée]e?)[ ]?(?:n°|nº|no\\.?|num[ée]ro)`,
   ].join('|') +
   ')';
 // Between the label and the value: a sign, a verb, or only blanks ("polisnummer IV-…", "Polisnummer: …",
