@@ -7,6 +7,7 @@ import { phoneRegionMatters } from './recognizers/phone.js';
 import { nameIsAlsoAWord } from './recognizers/person.js';
 import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
+import { escapesView, fromEscapesView } from './string-escapes.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
 import { isNonNameWord } from './words.js';
@@ -88,6 +89,14 @@ export function detectEntities(
   budget?: WorkBudget,
 ): Detection[] {
   if (text.length === 0) return [];
+  // "\n" and "\u00e9" written as escapes are read as what they stand for (string-escapes.ts).
+  const escapes = escapesView(text);
+  if (escapes !== null) return fromEscapesView(text, escapes, detectLines(escapes.text, language, recognizers, undefined, budget));
+  return detectLines(text, language, recognizers, scan, budget);
+}
+
+/** `detectEntities` of a text without escapes. */
+function detectLines(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
   // "\r\n" and a lone "\r" are read as "\n" (line-breaks.ts); what is found is moved back.
   const view = lineBreakView(text);
   if (view !== null) return toTextOffsets(text, view, detectUnified(view.text, language, recognizers, scan, budget));

@@ -126,6 +126,7 @@ export function* detectSliced(
         delete d.normalized;
         // Written as the text has it, in plain brackets: restored as written.
         delete d.urlDecoded;
+        delete d.escapedDecoded;
       }
       take(d);
       next = Math.max(next, end);

@@ -56,6 +56,11 @@ export interface Detection {
    * decoded. Its placeholder is written percent-encoded (`%5BEMAIL_1%5D`), so the URL stays one.
    */
   urlDecoded?: string;
+  /**
+   * Set when the value is written with a string literal's escapes (`Jos\\u00e9`, `Stra\\u00dfe 1\\n1234`):
+   * the value as they read. Its placeholder replaces the escapes; the vault keeps this form.
+   */
+  escapedDecoded?: string;
 }
 
 export interface Recognizer {

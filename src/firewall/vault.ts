@@ -76,9 +76,9 @@ export class Vault {
    * The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. A
    * value percent-encoded in a URL gets it percent-encoded (`%5BEMAIL_1%5D`).
    */
-  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized' | 'urlDecoded'>, fromLabel = false): string {
+  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized' | 'urlDecoded' | 'escapedDecoded'>, fromLabel = false): string {
     const encoded = d.urlDecoded !== undefined;
-    const plain = encoded ? d.urlDecoded! : d.text;
+    const plain = encoded ? d.urlDecoded! : (d.escapedDecoded ?? d.text);
     const norm = d.normalized ?? normalizeValue(d.type, plain);
     const id = `${d.type}\u0000${norm}`;
     let entry = this.#byValue.get(id);

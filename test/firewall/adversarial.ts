@@ -115,4 +115,8 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   // Every slash a passenger's name ("SURNAME/GIVEN MRS"), and long runs of capitals between slashes.
   { name: 'passenger names, back to back', make: repeated('DE VRIES/ANNA MARIA MRS ') },
   { name: 'capitals between slashes', make: repeated(`${'A'.repeat(60)}/`) },
+  // Escapes read as what they stand for (string-escapes.ts): every character one, or a run of backslashes.
+  { name: 'escaped line breaks', make: repeated('\\n') },
+  { name: 'escaped accented letters', make: repeated('\\u00e9') },
+  { name: 'backslashes', make: (chars) => '\\'.repeat(chars) },
 ];

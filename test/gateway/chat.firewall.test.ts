@@ -114,6 +114,28 @@ describe('the personal-data firewall in chat', () => {
     expect(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments)).to.deep.equal({ iban: 'NL91ABNA0417164300' });
   });
 
+  it('masks a tool result written as JSON with escapes (json.dumps), and the tool call answered from it gets the values as they read', async () => {
+    const tools = [{ type: 'function', function: { name: 'send_mail', parameters: { type: 'object', properties: { to: { type: 'string' } } } } }];
+    gw.euA.script({ type: 'answer', toolCalls: [{ name: 'send_mail', arguments: '{"to":"[EMAIL_1]","body":"Dear [PERSON_1]"}' }] });
+    const result = '{"contact": "Reply to:\\nanna.smit@example.nl", "name": "Jos\\u00e9 Garc\\u00eda", "address": "Lieferadresse:\\nKatharina Wagner\\nLindenstra\\u00dfe 14\\n04109 Leipzig"}';
+    const response = await postChat(
+      gw,
+      chatBody({
+        tools,
+        messages: [
+          { role: 'user', content: 'Look up the ticket and mail the customer.' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: result },
+        ],
+      }),
+    );
+    const body = (await response.json()) as any;
+    expect(upstreamText()).not.to.match(/anna\.smit|Garc|Jos\\\\u00e9|Katharina|Lindenstra|04109/);
+    const sent = gw.euA.requests[0]!.body.messages[2].content as string;
+    expect(JSON.parse(sent)).to.deep.equal({ contact: 'Reply to:\n[EMAIL_1]', name: '[PERSON_1]', address: 'Lieferadresse:\n[PERSON_2]\n[ADDRESS_1]' });
+    expect(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments)).to.deep.equal({ to: 'anna.smit@example.nl', body: 'Dear José García' });
+  });
+
   it('masks in tool-call arguments a value the prompt masked elsewhere by where it stood, as an agent sends back the call it was given', async () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
     const record = '{"birth_date": "12-03-1985", "postcode": "3511 AB", "city": "Utrecht"}';
