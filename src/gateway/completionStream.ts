@@ -42,7 +42,8 @@ export class CompletionAccumulator {
           };
         } else {
           if (call.id) existing.id = call.id;
-          if (call.function?.name) existing.function.name += call.function.name;
+          // A name is given once; a provider that repeats it does not make it longer.
+          if (call.function?.name && !existing.function.name) existing.function.name = call.function.name;
           if (call.function?.arguments) existing.function.arguments += call.function.arguments;
         }
       }

@@ -10,6 +10,7 @@ import type {
   UpstreamUsage,
 } from '../types.js';
 import { isRecord, protocolError } from './errors.js';
+import { madeUpToolCallId } from './toolCallDeltas.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,6 +35,8 @@ export function toCompletion(raw: unknown, providerId: string): UpstreamCompleti
       finish_reason: typeof c.finish_reason === 'string' ? c.finish_reason : null,
       ...stopSequenceOf(c),
     };
+    // Some servers say "stop" after tool calls; a turn that ends in them ends for them (toolCallDeltas.ts).
+    if (choice.finish_reason === 'stop' && message.tool_calls) choice.finish_reason = 'tool_calls';
     if (c.logprobs !== undefined && c.logprobs !== null) choice.logprobs = c.logprobs;
     choices.push(choice);
   }
@@ -52,7 +55,7 @@ function toolCall(t: unknown, j: number, providerId: string): NonNullable<Upstre
     throw protocolError(providerId, `tool call ${j} is malformed`);
   }
   return {
-    id: typeof t.id === 'string' ? t.id : `call_${j}`,
+    id: typeof t.id === 'string' && t.id !== '' ? t.id : madeUpToolCallId(),
     type: 'function',
     function: { name: t.function.name, arguments: argumentsOf(t.function.arguments) ?? '' },
   };

@@ -15,6 +15,7 @@ import type { UpstreamChunk, UpstreamError } from '../types.js';
 import { type CallContext, errorFromBody, isRecord, protocolError } from './errors.js';
 import { toChunk } from './response.js';
 import { type SseEvent, SseParser } from './sse.js';
+import { ToolCallDeltas } from './toolCallDeltas.js';
 
 /** What feeds the reader: the HTTP call. */
 export interface ChunkSource {
@@ -33,6 +34,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 
 export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
   private readonly parser = new SseParser();
+  private readonly toolCalls = new ToolCallDeltas();
   private readonly events: SseEvent[] = [];
   private queue: UpstreamChunk[] = [];
   private head = 0;
@@ -173,6 +175,8 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
       const data = ev.data;
       if (data === '[DONE]') {
         this.complete = true;
+        const rest = this.toolCalls.flush();
+        if (rest !== null) this.queue.push(rest);
         break;
       }
       if (ev.event !== 'message' && ev.event !== 'error') continue; // e.g. `event: ping`
@@ -194,6 +198,7 @@ export class SseChunkReader implements AsyncIterableIterator<UpstreamChunk> {
       }
       try {
         const chunk = toChunk(raw, this.ctx.providerId);
+        this.toolCalls.normalize(chunk);
         if (!this.output) this.output = carriesOutput(chunk);
         for (const choice of chunk.choices) this.trackFinish(choice.index, choice.finish_reason != null);
         this.queue.push(chunk);
