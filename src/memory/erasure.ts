@@ -71,6 +71,9 @@ async function forgetFactsOf(db: PoolClient, workspaceId: string, userRef: strin
  * transaction: there is no erasure without its record, nor a record of an erasure that rolled back.
  */
 export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: string): Promise<Erasure> {
+  // The end-user lock before the mark's row, in the order the first step takes them: two erasures
+  // of one end-user at once (a retried call, two workers of a privacy pipeline) deadlocked on them.
+  await lockEndUser(db, { workspaceId: actor.workspaceId, userRef });
   const forgotten = await takeForgotten(db, actor.workspaceId, userRef);
   const { facts, submissions } = await forgetFactsOf(db, actor.workspaceId, userRef);
   const traces = await deleteTracesOfEndUser(db, actor.workspaceId, userRef);
