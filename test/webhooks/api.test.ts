@@ -119,6 +119,7 @@ describe('/v1/webhooks', function () {
       'https://172.20.0.1/hooks': /resolves to 172\.20\.0\.1/,
       'https://169.254.169.254/latest/meta-data': /resolves to 169\.254\.169\.254/,
       'https://100.64.0.1/': /resolves to 100\.64\.0\.1/,
+      'https://192.88.99.1/x': /resolves to 192\.88\.99\.1/,
       'https://0.0.0.0/': /resolves to 0\.0\.0\.0/,
       'https://[::1]/hooks': /resolves to ::1/,
       'https://[fd00::1]/hooks': /resolves to fd00::1/,
