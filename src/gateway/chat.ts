@@ -139,6 +139,12 @@ interface Prepared {
 /** What a trace needs of a request, which a refused one has too. */
 type TracedRequest = Pick<Prepared, 'body' | 'started' | 'cacheStatus' | 'retrieval' | 'firewall'>;
 
+/** The provider a request was sent to last, with what it was sent: it has read the prompt. */
+interface Asked {
+  candidate: Candidate<ChatModel>;
+  request: UpstreamChatRequest;
+}
+
 interface Answer {
   completion: UpstreamCompletion;
   model: ChatModel;
@@ -180,7 +186,7 @@ export class ChatService {
     const prepared = await this.prepare(ctx, body, started);
     if ('replay' in prepared) return prepared.replay;
     // The provider asked last: when the client goes away while it answers, it has the prompt.
-    let asked: { candidate: Candidate<ChatModel>; request: UpstreamChatRequest } | undefined;
+    let asked: Asked | undefined;
     try {
       const answer = prepared.cached
         ? this.fromCache(prepared, prepared.cached)
@@ -190,25 +196,34 @@ export class ChatService {
           });
       return await this.settle(ctx, prepared, answer);
     } catch (caught) {
-      const err = abortedBy(caught, ctx.signal);
-      if (ctx.signal.aborted && asked && err instanceof ChainFailed) {
-        // As a stream the client closed: the prompt the provider read is billed (there is no
-        // answer to bill), traced as 499 (503 when stopped); a retry under its id replaces the bill.
-        const { candidate, request } = asked;
-        const unanswered: Answer = {
-          completion: { id: ctx.requestId, created: Math.floor(Date.now() / 1000), choices: [] },
-          model: candidate.model,
-          provider: candidate.target.provider.id,
-          attempts: err.attempts,
-          notes: prepared.plan.notes,
-          sentUpstream: request,
-        };
-        await this.settleClosedStream(ctx, prepared, unanswered, ctx.signal.reason instanceof ServerStopping);
-      } else {
-        await this.fail(ctx, prepared, err);
-      }
-      throw err instanceof ChainFailed ? err.apiError : err;
+      return this.failUnanswered(ctx, prepared, caught, asked);
     }
+  }
+
+  /**
+   * Records a request that got no answer, and throws what its client is told. When the client
+   * closed it (or the web process stopped it) while a provider had the prompt, that prompt is billed
+   * as a stream the client closed is (there is no answer to bill), traced as 499 (503 when
+   * stopped); a retry under its id replaces the bill. A stream closed before its first output was
+   * billed nothing, and a client could send large prompts for free that way.
+   */
+  private async failUnanswered(ctx: ChatContext, prepared: Prepared, caught: unknown, asked: Asked | undefined): Promise<never> {
+    const err = abortedBy(caught, ctx.signal);
+    if (ctx.signal.aborted && asked && err instanceof ChainFailed) {
+      const { candidate, request } = asked;
+      const unanswered: Answer = {
+        completion: { id: ctx.requestId, created: Math.floor(Date.now() / 1000), choices: [] },
+        model: candidate.model,
+        provider: candidate.target.provider.id,
+        attempts: err.attempts,
+        notes: prepared.plan.notes,
+        sentUpstream: request,
+      };
+      await this.settleClosedStream(ctx, prepared, unanswered, ctx.signal.reason instanceof ServerStopping);
+    } else {
+      await this.fail(ctx, prepared, err);
+    }
+    throw err instanceof ChainFailed ? err.apiError : err;
   }
 
   async stream(ctx: ChatContext, body: ChatCompletionRequest, sink: SseSink): Promise<void> {
@@ -226,12 +241,11 @@ export class ChatService {
     }
 
     let served;
+    let asked: Asked | undefined;
     try {
-      served = await this.callChainStreaming(prepared, ctx.signal);
+      served = await this.callChainStreaming(prepared, ctx.signal, (candidate, request) => (asked = { candidate, request }));
     } catch (caught) {
-      const err = abortedBy(caught, ctx.signal);
-      await this.fail(ctx, prepared, err);
-      throw err instanceof ChainFailed ? err.apiError : err;
+      return this.failUnanswered(ctx, prepared, caught, asked);
     }
     const { answerOf, chunks, candidate } = served;
     sink.open({ ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers }, () =>
@@ -576,10 +590,12 @@ export class ChatService {
     };
   }
 
-  private async callChainStreaming(prepared: Prepared, signal: AbortSignal) {
-    const served = await firstThatAnswers(prepared.plan, (candidate) =>
-      candidate.adapter.stream(candidate.target, withoutParameters(prepared.request, candidate.dropped), signal),
-    );
+  private async callChainStreaming(prepared: Prepared, signal: AbortSignal, onAsk: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest) => void) {
+    const served = await firstThatAnswers(prepared.plan, (candidate) => {
+      const request = withoutParameters(prepared.request, candidate.dropped);
+      onAsk(candidate, request);
+      return candidate.adapter.stream(candidate.target, request, signal);
+    });
     const { candidate, attempts } = served;
     const adapterNotes = served.result.notes;
     const notes = adapterNotes ? [...prepared.plan.notes, ...adapterNotes] : prepared.plan.notes;

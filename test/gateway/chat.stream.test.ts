@@ -206,36 +206,41 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(replay.headers.get('x-replay')).to.equal('true');
   });
 
-  it('a client that goes away before a JSON answer: its prompt is billed, traced as 499; a retry under its id replaces that bill', async () => {
-    // QA: such a request was traced with 0 tokens and billed nothing, though the provider had the prompt.
-    gw.euA.script({ type: 'answer', content: 'Te laat.', delayMs: 1_000 });
-    const body = chatBody({ stream: false });
-    const controller = new AbortController();
-    const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': 'gone-1' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    }).catch((err: unknown) => err);
-    await gw.euA.waitFor(() => gw.euA.requests.length > 0, 3000);
-    controller.abort();
-    await sent;
-    const trace = await waitFor(
-      async () => (await gw.app.db.pool.query("select * from traces where id = 'gone-1'")).rows[0],
-      { what: 'the trace of the abandoned request', timeoutMs: 5_000 },
-    );
-    expect(trace.status).to.equal(499);
-    const usage = (await gw.app.db.pool.query("select prompt_tokens, completion_tokens, partial from usage where request_id = 'gone-1'")).rows;
-    expect(usage).to.have.length(1);
-    expect(usage[0].prompt_tokens).to.be.greaterThan(0);
-    expect(usage[0]).to.include({ completion_tokens: 0, partial: true });
+  for (const stream of [false, true]) {
+    it(`a client that goes away before ${stream ? 'the first chunk of a stream' : 'a JSON answer'}: its prompt is billed, traced as 499; a retry under its id replaces that bill`, async () => {
+      // QA: such a request was traced with 0 tokens and billed nothing, though the provider had the
+      // prompt (a stream closed before its first output, still on 2026-11-27).
+      const id = `gone-${stream ? 'stream' : 'json'}`;
+      gw.euA.script({ type: 'answer', content: 'Te laat.', delayMs: 1_000 });
+      const body = chatBody({ stream });
+      const controller = new AbortController();
+      const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': id },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      }).catch((err: unknown) => err);
+      await gw.euA.waitFor(() => gw.euA.requests.length > 0, 3000);
+      controller.abort();
+      await sent;
+      const trace = await waitFor(
+        async () => (await gw.app.db.pool.query('select * from traces where id = $1', [id])).rows[0],
+        { what: 'the trace of the abandoned request', timeoutMs: 5_000 },
+      );
+      expect(trace.status).to.equal(499);
+      expect(trace.model).to.equal('test/chat-a');
+      const usage = (await gw.app.db.pool.query('select prompt_tokens, completion_tokens, partial from usage where request_id = $1', [id])).rows;
+      expect(usage).to.have.length(1);
+      expect(usage[0].prompt_tokens).to.be.greaterThan(0);
+      expect(usage[0]).to.include({ completion_tokens: 0, partial: true });
 
-    const retry = await postChat(gw, body, { 'x-request-id': 'gone-1' });
-    expect(retry.status).to.equal(200);
-    const answered = (await retry.json()) as any;
-    const billed = (await gw.app.db.pool.query("select completion_tokens, credits_total::float8 as credits, partial from usage where request_id = 'gone-1'")).rows;
-    expect(billed).to.deep.equal([{ completion_tokens: answered.usage.completion_tokens, credits: answered.usage.credits.total, partial: false }]);
-  });
+      const retry = await postChat(gw, { ...body, stream: false }, { 'x-request-id': id });
+      expect(retry.status).to.equal(200);
+      const answered = (await retry.json()) as any;
+      const billed = (await gw.app.db.pool.query('select completion_tokens, credits_total::float8 as credits, partial from usage where request_id = $1', [id])).rows;
+      expect(billed).to.deep.equal([{ completion_tokens: answered.usage.completion_tokens, credits: answered.usage.credits.total, partial: false }]);
+    });
+  }
 
   it('streams tool calls with their index, and a local/echo tool call end to end', async () => {
     const tools = [{ type: 'function', function: { name: 'get_policy', parameters: { type: 'object', properties: { number: { type: 'string' } }, required: ['number'] } } }];
