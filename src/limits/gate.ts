@@ -107,8 +107,12 @@ const BLOCK_REQUESTS = 50;
 const LIMITS_TTL_MS = 4000;
 const IDLE_RETURN_MS = 15_000;
 // Another process may give back what it leased (idle, or stopping) or a lease may shrink; an
-// exhausted counter is asked again after this long.
+// exhausted counter is asked again after this long. A budget short only of what other processes
+// hold (for requests in flight, which bill less than they reserved) is asked again sooner: those
+// requests end within moments, and a second refused for a budget with most of it left is a 402
+// that SDKs do not retry (QA: refused for a second after the other process's request ended).
 const EXHAUSTED_RECHECK_MS = 1000;
+const HELD_ELSEWHERE_RECHECK_MS = 100;
 // How long a lease waits for the processes it recalled credits from to answer: they answer within
 // milliseconds; one whose listener is down (or that died) must not hold the request for long.
 const RECALL_WAIT_MS = 250;
@@ -562,7 +566,9 @@ export class LimitGate {
       const key = counterKey(grant);
       const ask = asks[index]!;
       if (grant.granted === 0 && ask.need > 0) {
-        this.exhausted.set(key, { until: now + EXHAUSTED_RECHECK_MS, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit, billed: grant.billed });
+        const spent = !isBudget(ask) || counterSum(grant.counter, grant.billed, ask.need) > ask.limit;
+        const recheck = spent ? EXHAUSTED_RECHECK_MS : HELD_ELSEWHERE_RECHECK_MS;
+        this.exhausted.set(key, { until: now + recheck, left: Math.max(0, ask.limit - grant.taken), limit: ask.limit, billed: grant.billed });
       } else if (grant.granted > 0) {
         this.exhausted.delete(key);
       }

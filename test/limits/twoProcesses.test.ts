@@ -3,6 +3,8 @@ import { createKey } from '../../src/tenancy/keys.js';
 import { api } from '../helpers/app.js';
 import { startWeb, stopProcess, type WebProcess } from '../helpers/cluster.js';
 import { createTestDatabase, waitFor, type TestDatabase } from '../helpers/db.js';
+import { FREE_SERVICES, writeTestCatalog } from '../helpers/catalog.js';
+import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
 
 // Several web processes on one database, as the README tells operators to run them: a budget and a
 // rate limit hold over all of them, because each process only spends what it leased from Postgres.
@@ -149,5 +151,69 @@ describe('limits across several web processes', function () {
     const answer = await chat(webs[0]!.url);
     expect(answer.status, answer.text).to.equal(200);
     console.log(`      admitted ${(performance.now() - asked).toFixed(1)} ms after asking, with the killed process's part reclaimed`);
+  });
+});
+
+describe('a budget held by another process’s request in flight', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let stub: StubProvider;
+  const webs: WebProcess[] = [];
+  before(async () => {
+    db = await createTestDatabase();
+    stub = await startStubProvider();
+    const catalog = writeTestCatalog(`providers:
+  - {id: eu-chat, region: eu, kind: openai, base_url: "${stub.url}", api_key: "\${STUB_KEY}", timeout_ms: 10000}
+models:
+  - id: stub/chat
+    type: chat
+    context_length: 32000
+    pricing: {prompt: 1, completion: 10}
+    endpoints:
+      - {provider: eu-chat, upstream_model: chat-upstream}
+aliases: {}
+${FREE_SERVICES}
+`);
+    for (let i = 0; i < 2; i++) webs.push(await startWeb({ DATABASE_URL: db.url, CATALOG_FILE: catalog, STUB_KEY: 'sk-stub' }));
+  });
+  after(async () => {
+    for (const web of webs) await stopProcess(web);
+    await stub.close();
+    await db.drop();
+  });
+
+  it('is refused while that request runs, its 402 saying what is billed, and admitted as soon as it ended', async () => {
+    const { key } = await createKey(db.pool, {
+      organization: 'in-flight',
+      workspace: 'w',
+      kind: 'organization',
+      limits: { requests_per_minute: null, tokens_per_minute: null, credits_per_day: 1.5, credits_per_month: null },
+    });
+    // Each reserves about 1.0 (100 answer tokens at 10 credits per 1,000) and bills a few hundredths:
+    // two do not fit at once; one beside what the other billed does.
+    const chat = (url: string) =>
+      api(url, '/v1/chat/completions', { method: 'POST', key, body: { model: 'stub/chat', max_tokens: 100, cache: false, messages: [{ role: 'user', content: 'hoi' }] } });
+    stub.script({ type: 'answer', delayMs: 1_500 });
+    let ended = false;
+    const first = chat(webs[0]!.url).finally(() => (ended = true));
+    await stub.waitFor(() => stub.requests.length === 1, 5_000);
+    // Asked again and again while it runs: refused each time (unless it ended meanwhile).
+    let refusals = 0;
+    while (!ended) {
+      const refused = await chat(webs[1]!.url);
+      if (ended) break;
+      expect(refused.status, refused.text).to.equal(402);
+      expect(refused.body.budget.used, 'nothing is billed yet').to.equal(0);
+      refusals++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(refusals).to.be.at.least(1);
+    expect((await first).status).to.equal(200);
+    const billed = (await api(webs[0]!.url, '/v1/usage', { key })).body.budgets[0].used as number;
+    expect(billed).to.be.within(0.001, 0.2);
+    // QA: refused for up to a second after the first ended, its 402 saying 0 was used.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const admitted = await chat(webs[1]!.url);
+    expect(admitted.status, admitted.text).to.equal(200);
   });
 });
