@@ -2326,7 +2326,7 @@ export interface components {
             /** @description The collection slug. */
             collection?: string;
             source?: string | null;
-            /** @description Why ingest failed, when `failed`. */
+            /** @description Why ingest failed, when `failed`; while `queued` for a retry, what the last attempt met. */
             error?: string | null;
             /** Format: date-time */
             created_at?: string;

@@ -156,7 +156,7 @@ export interface ClaimedDocument {
  */
 export async function claimDocument(db: Queryable, workspaceId: string, id: string): Promise<ClaimedDocument | undefined> {
   const { rows } = await db.query<ClaimedDocument>(
-    `update documents set status = 'processing', error = null, updated_at = now()
+    `update documents set status = 'processing', updated_at = now()
       where workspace_id = $1 and id = $2 and status <> 'ready'
       returning id, organization_id, workspace_id, collection_id, text`,
     [workspaceId, id],
@@ -186,17 +186,16 @@ export async function markReady(
   return (rowCount ?? 0) > 0;
 }
 
-/** `failed` with the reason, or back to `queued` while a retry is pending. Never touches a ready one; says whether it changed one. */
-export async function markUnfinished(
-  db: Queryable,
-  workspaceId: string,
-  id: string,
-  outcome: { status: 'failed'; error: string } | { status: 'queued' },
-): Promise<boolean> {
+/**
+ * `failed` with the reason, or back to `queued` while a retry is pending, with what the attempt
+ * met: a caller polling the document tells a failing ingest from a slow queue (it showed `queued`
+ * and nothing else for minutes of retries). Never touches a ready one; says whether it changed one.
+ */
+export async function markUnfinished(db: Queryable, workspaceId: string, id: string, outcome: { status: 'failed' | 'queued'; error: string }): Promise<boolean> {
   const { rowCount } = await db.query(
     `update documents set status = $3, error = $4, updated_at = now()
       where workspace_id = $1 and id = $2 and status <> 'ready'`,
-    [workspaceId, id, outcome.status, outcome.status === 'failed' ? outcome.error : null],
+    [workspaceId, id, outcome.status, outcome.error],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -196,7 +196,7 @@ export async function ingestDocument(
       log.warn({ document_id: document.id, err }, 'document ingest failed');
       return;
     }
-    await markUnfinished(db, job.workspaceId, document.id, { status: 'queued' });
+    await markUnfinished(db, job.workspaceId, document.id, { status: 'queued', error: `attempt ${job.attempt} of ${job.maxAttempts} failed, retrying: ${reason}` });
     throw err;
   }
 }

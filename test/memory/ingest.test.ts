@@ -123,6 +123,24 @@ describe('tasks/memory__ingest_document', () => {
       expect(usage.rows[0].n).to.equal(0);
     });
 
+    it('shows what a failed attempt met while its retry waits, and no error once the retry made it ready', async () => {
+      // QA: a document being retried showed `queued` and nothing else for minutes.
+      embedder.reset();
+      embedder.script({ type: 'status', status: 503, message: 'overloaded' });
+      const id = await ingest(slowApp, slowKey, { title: 'Retried', text: prose(1_000), collection: slowSlug });
+      const waiting = await waitFor(
+        async () => {
+          const { data } = (await api(slowApp.baseUrl, `/v1/memory/documents/${id}`, { key: slowKey })).body;
+          return data.status === 'queued' && data.error ? data : undefined;
+        },
+        { what: 'the document queued for a retry, with its error' },
+      );
+      expect(waiting.error).to.match(/^attempt 1 of \d+ failed, retrying: embedding for memory failed/);
+      const document = await settled(slowApp, slowKey, id);
+      expect(document.status).to.equal('ready');
+      expect(document).not.to.have.property('error');
+    });
+
     it('fails a document the embedding provider rejects as invalid (400) on the first attempt: a retry would send the text again for the same answer', async () => {
       embedder.reset();
       embedder.script({ type: 'status', status: 400, message: 'bad input' });
