@@ -18,15 +18,16 @@ import { isKnownFirstName, isKnownFirstNameLower, isKnownLastName, isKnownLastNa
 import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
 import { isRoleMailbox } from './recognizers/email.js';
-import { isOrganisationName } from './recognizers/person.js';
+import { isOrganisationName, leadingTitleLength } from './recognizers/person.js';
 import { isNonNameWord } from './words.js';
 
 /**
  * What a key names: an entity type, a name ("name" alone: needs the value to look like one), a
- * child (a column header only: needs a known first name, see CHILD_COLUMNS), or a thing that is
- * not personal.
+ * child (a column header only: needs a known first name, see CHILD_COLUMNS), a postcode alone
+ * under a key that is also a word ("CAP": only a postcode's shape is one), or a thing that is not
+ * personal.
  */
-type KeyKind = EntityType | 'NAME' | 'CHILD' | 'THING';
+type KeyKind = EntityType | 'NAME' | 'CHILD' | 'THING' | 'POSTCODE';
 
 // Keys, normalised (see normaliseKey): lower case, accents off, ß as ss, nothing but letters and digits.
 const KEYS: Array<[KeyKind, string]> = [
@@ -38,7 +39,11 @@ const KEYS: Array<[KeyKind, string]> = [
       'prenom prenoms nomdefamille nomdenaissance nomdusage nomcomplet ' +
       'accountholder kontoinhaber kontoinhaberin rekeninghouder titulaire tenaamstelling tnv ' +
       'contactpersoon contactperson ansprechpartner ansprechpartnerin personnecontact ' +
-      'aanvrager antragsteller antragstellerin demandeur',
+      'aanvrager antragsteller antragstellerin demandeur ' +
+      // Spanish, Italian and Polish: "apellidos", "cognome", "nazwisko", "imię" (before, their values
+      // were sent in clear beside a masked DNI or codice fiscale).
+      'apellido apellidos primerapellido segundoapellido nombrecompleto nombreyapellidos nombreyapellido ' +
+      'cognome nomecompleto nomeecognome cognomeenome imie imiona imieinazwisko nazwisko nazwiskoiimie titular intestatario',
   ],
   [
     'NAME',
@@ -54,14 +59,17 @@ const KEYS: Array<[KeyKind, string]> = [
       'verzekeringnemer polishouder verzekerde begunstigden schadebehandelaar behandelaar tussenpersoon ' +
       'policyholder insured insuredperson beneficiaries claimant handler claimhandler claimshandler ' +
       'versicherungsnehmer versicherungsnehmerin versicherte versicherter begunstigte begunstigter sachbearbeiter sachbearbeiterin ' +
-      'preneur preneurdassurance assure assuree souscripteur souscriptrice gestionnaire',
+      'preneur preneurdassurance assure assuree souscripteur souscriptrice gestionnaire ' +
+      // "nombre", "nome" alone are "name" (French "nombre" is a count: a value must look like a name).
+      'nombre nome cliente klient paciente paziente pacjent empleado dipendente pracownik',
   ],
-  ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse'],
+  ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse correo correoelectronico postaelettronica pocztaelektroniczna'],
   [
     'PHONE',
     'phone phonenumber telephone telephonenumber tel telnr tel1 tel2 mobile mobilephone mobilenumber cell cellphone ' +
       'telefoon telefoonnummer mobiel mobielnummer gsm telefon telefonnummer mobil mobilnummer handy handynummer ' +
-      'telephoneportable portable numerodetelephone fixe fax',
+      'telephoneportable portable numerodetelephone fixe fax ' +
+      'telefono telefonomovil movil celular cellulare numerodetelefono numeroditelefono numerotelefono numertelefonu komorka telefonkomorkowy',
   ],
   ['IBAN', 'iban ibannumber bankaccount accountnumber account rekeningnummer rekening bankrekening bankrekeningnummer kontonummer bankverbindung konto rib comptebancaire sortcodeaccount'],
   [
@@ -69,12 +77,16 @@ const KEYS: Array<[KeyKind, string]> = [
     'address address1 address2 addressline addressline1 addressline2 streetaddress street adres straat straatnaam woonadres ' +
       'adresse anschrift strasse strassehausnummer rue voie ' +
       'postcode postalcode zip zipcode plz postleitzahl codepostal cp ' +
-      'city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente',
+      'city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente ' +
+      // Spanish, Italian and Polish address, street, postcode and town keys ("via" is not one: it is
+      // as often a carrier or a channel, "via": "email").
+      'direccion domicilio calle indirizzo residenza ulica codigopostal kodpocztowy ciudad localidad poblacion citta localita comune miasto miejscowosc',
   ],
+  ['POSTCODE', 'cap'],
   [
     'DATE_OF_BIRTH',
     'dob dateofbirth birthdate birthday born geboortedatum geboren geb gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele ' +
-      'fechadenacimiento fechanacimiento datadinascita datanascita dataurodzenia',
+      'fechadenacimiento fechanacimiento fechanac datadinascita datanascita dataurodzenia',
   ],
   ['BSN', 'bsn burgerservicenummer sofinummer'],
   ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],
@@ -108,7 +120,8 @@ const KEYS: Array<[KeyKind, string]> = [
     'THING',
     'product producten produkt produit article artikel artikelen item items sku ean gtin model modell modele brand merk marke marque ' +
       'title titel titre warehouse magazijn lager entrepot location locatie standort lieu store winkel geschaft magasin ' +
-      'category categorie kategorie service app application package project projet projekt repo repository database db table host ' +
+      'producto prodotto articulo articolo ' +
+    'category categorie kategorie service app application package project projet projekt repo repository database db table host ' +
       'server bucket queue topic region environment env branch job task script module component',
   ],
 ];
@@ -130,7 +143,8 @@ function isChildColumn(key: string): boolean {
 // with one of these around it is about things, not people.
 const THING_CONTEXT = new Set(
   ('sku ean gtin price prijs preis prix stock voorraad bestand quantity qty aantal menge quantite colour color kleur farbe couleur ' +
-    'size maat grosse taille version versie port replicas timeout timeoutms loglevel debug enabled target module strict region')
+    'size maat grosse taille version versie port replicas timeout timeoutms loglevel debug enabled target module strict region ' +
+    'precio prezzo cena cantidad quantita ilosc existencias giacenza talla taglia rozmiar colore kolor marca')
     .split(' ')
     .map((k) => normaliseKey(k)),
 );
@@ -178,10 +192,19 @@ const SUFFIXES: Array<[string, KeyKind]> = [
   ['dossiernummer', 'CUSTOMER_REF'],
   ['schadenummer', 'CUSTOMER_REF'],
   ['claimnumber', 'CUSTOMER_REF'],
+  ['apellido', 'PERSON'],
+  ['apellidos', 'PERSON'],
+  ['cognome', 'PERSON'],
+  ['nazwisko', 'PERSON'],
+  ['correo', 'EMAIL'],
+  ['telefono', 'PHONE'],
+  ['cellulare', 'PHONE'],
+  ['direccion', 'ADDRESS'],
+  ['indirizzo', 'ADDRESS'],
 ];
 
 // "naam" / "name" / "nom" and a connecting word before a role ("naamverzekerde", "namedesversicherungsnehmers").
-const NAME_OF = ['naam', 'naamvan', 'naamvande', 'name', 'nameof', 'nameofthe', 'namedes', 'nameder', 'nom', 'nomde', 'nomdela', 'nomdel', 'nomdu', 'nomdes'];
+const NAME_OF = ['naam', 'naamvan', 'naamvande', 'name', 'nameof', 'nameofthe', 'namedes', 'nameder', 'nom', 'nomde', 'nomdela', 'nomdel', 'nomdu', 'nomdes', 'nombre', 'nombrede', 'nombredel', 'nome', 'nomedel', 'nomedella'];
 
 // Keys that start with a reference number's key ("polisnummerklant").
 const REFERENCE_PREFIXES = ['polisnummer', 'klantnummer', 'kundennummer', 'policynumber', 'customernumber', 'contractnummer', 'vertragsnummer', 'dossiernummer', 'schadenummer', 'claimnumber'];
@@ -267,7 +290,7 @@ function isPersonalKey(key: string): boolean {
   return (KEY_KIND.get(k) === 'NAME' && !GENERIC_NAME_KEYS.has(k)) || namesAPerson(key);
 }
 
-const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom']);
+const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom', 'nombre', 'nome']);
 
 function isBareNameKey(key: string): boolean {
   return key.length <= 48 && GENERIC_NAME_KEYS.has(normaliseKey(key));
@@ -365,6 +388,8 @@ const DATE_VALUE =
 const PHONE_VALUE = /^\+?[\d ()./-]{6,24}$/;
 const ID_VALUE = /^[\dA-Za-z ./-]{6,40}$/;
 const POSTCODE_OR_PLACE = /^[\p{L}\d][\p{L}\d '’.-]{0,60}$/u;
+// An Italian, Spanish or Polish postcode, or a Dutch one: what a "CAP" key holds when it is one.
+const POSTCODE_SHAPE = /^(?:\d{5}|\d{2}-\d{3}|[1-9]\d{3} ?[A-Z]{2})$/;
 
 /** The type a value under a key of `kind` is masked as, or null when it cannot be one. */
 function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityType | null {
@@ -387,6 +412,8 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'ID_NUMBER':
       // The whole value must be one reference ("IV-2024-000101"), not a sentence with a number in it.
       return referenceValue(value, false) === value ? kind : null;
+    case 'POSTCODE':
+      return POSTCODE_SHAPE.test(value) ? 'ADDRESS' : null;
     case 'ADDRESS':
       return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
     default:
@@ -483,6 +510,12 @@ class Collector {
     const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.objectAboutThings(start, end) ?? this.thingContext));
     [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
+    // "Salarié : M. Julien Lefèvre", "Ansprechpartner: Herr Jonas Becker": the title stays outside
+    // the placeholder, as in prose, so the name shares its placeholder with the same name elsewhere.
+    if (kind === 'PERSON' || kind === 'NAME' || kind === 'CHILD') {
+      const title = leadingTitleLength(this.text.slice(start, end));
+      if (title > 0 && title < end - start) start += title;
+    }
     if (kind === 'THING' || ((kind === 'NAME' || kind === 'CHILD') && thingContext)) {
       this.quiet.push(start, end);
       return true;
@@ -514,7 +547,7 @@ class Collector {
       this.quiet.push(start, end);
       return 'none';
     }
-    if (kind === 'ADDRESS' && !addresses) return 'address';
+    if ((kind === 'ADDRESS' || kind === 'POSTCODE') && !addresses) return 'address';
     const written = this.text.slice(start, end);
     const value = decodedQueryValue(written);
     if ((kind === 'PERSON' || kind === 'NAME') && (isOrganisationName(value) || isPlaceholderName(value))) return 'none';
@@ -593,9 +626,17 @@ function keyBefore(text: string, open: number): { key: string; like: boolean } |
     spaces = 0;
     while (i > 0 && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9) && spaces++ < 8) i--;
   }
-  if (i > 0 && isQuote(text.charCodeAt(i - 1))) i--;
+  const quote = i > 0 && isQuote(text.charCodeAt(i - 1)) ? text.charCodeAt(i - 1) : -1;
+  if (quote >= 0) i--;
   const end = i;
   while (i > 0 && end - i < KEY_MAX && isKeyChar(text.charCodeAt(i - 1))) i--;
+  // A quoted key may hold spaces ("código postal", "fecha de nacimiento", "Nombre y apellidos"):
+  // read from its opening quote, within KEY_MAX; before, only its last word was the key.
+  if (quote >= 0 && i > 0 && i < end && text.charCodeAt(i - 1) === 32) {
+    let k = i;
+    while (k > 0 && end - k < KEY_MAX && (isKeyChar(text.charCodeAt(k - 1)) || text.charCodeAt(k - 1) === 32)) k--;
+    if (k > 0 && k < i && text.charCodeAt(k - 1) === quote && text.charCodeAt(k) !== 32) i = k;
+  }
   if (i === end || (i > 0 && isKeyChar(text.charCodeAt(i - 1)))) return null;
   return { key: text.slice(i, end), like };
 }
@@ -807,8 +848,40 @@ function keyedLiterals(text: string, out: Collector): void {
       while (end > start && isWildcard(text.charCodeAt(end - 1))) end--;
     }
     // "client.nom": the last part names the value.
-    out.value(key.slice(key.lastIndexOf('.') + 1), start, end);
+    let name = key.slice(key.lastIndexOf('.') + 1);
+    // <input name="last_name" value="Pearce">: the field's name says what its value is, and is
+    // itself no one's name (<input name="qty"> was masked as a person).
+    if (FORM_VALUE_KEYS.has(name.toLowerCase())) name = formFieldName(text, open, close) ?? name;
+    else if (name === 'name' && FORM_TAG.test(tagBefore(text, open) ?? '')) continue;
+    out.value(name, start, end);
   }
+}
+
+// An HTML form's field (<input name="nom" value="Lambert">, <meta name="author" content="…">): its
+// value went out in clear, as "value" names nothing. The tag is read within FORM_WINDOW characters
+// each side of the value, so the cost per value is bounded.
+const FORM_VALUE_KEYS = new Set(['value', 'content']);
+const FORM_WINDOW = 300;
+const FORM_NAME = /(?<![\w-])name[ \t]*=[ \t]*(["'])([^"'<>\n]{1,48})\1/;
+
+const FORM_TAG = /^<(?:input|select|textarea|button|form|meta|param|output|fieldset|iframe|object|map)(?![\w-])/i;
+
+/** The tag's text from its '<' to a literal at `open`, or null outside a tag (within FORM_WINDOW). */
+function tagBefore(text: string, open: number): string | null {
+  const before = text.slice(Math.max(0, open - FORM_WINDOW), open);
+  const lt = before.lastIndexOf('<');
+  return lt < 0 || before.lastIndexOf('>') > lt ? null : before.slice(lt);
+}
+
+/** The name="…" of the tag around a value literal at [open, close], or null outside a tag. */
+function formFieldName(text: string, open: number, close: number): string | null {
+  const tag = tagBefore(text, open);
+  if (tag === null) return null;
+  const after = text.slice(close + 1, close + 1 + FORM_WINDOW);
+  const gt = after.indexOf('>');
+  if (gt < 0 || after.lastIndexOf('<', gt) >= 0) return null;
+  const m = FORM_NAME.exec(tag) ?? FORM_NAME.exec(after.slice(0, gt));
+  return m === null ? null : m[2]!;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -960,7 +1033,19 @@ const KEY_VALUE_LINE = /^[ \t]{0,8}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L
 const NAME_END = /[,;|]/;
 // Any other value ends where a sentence follows it on the line ("Address: 1 Baker Street, London.
 // Please send the invoice there"): a full stop, then at least three words. Lines are bounded.
-const SENTENCE_AFTER = /[.!?][ \t]+(?=\S+[ \t]+\S+[ \t]+\S)/;
+const SENTENCE_AFTER = /[.!?][ \t]+(?=\S+[ \t]+\S+[ \t]+\S)/g;
+// A street type's abbreviation is no sentence's end: "Adres: ul. Długa 5, 31-147 Kraków" was cut
+// after "ul." and the street sent in clear.
+const ABBREVIATION_BEFORE = /(?:^|[ \t(])(?:ul|al|pl|os|av|avda|pza|bd|str|nr|no|n)$/iu;
+
+/** Where a sentence starts after a value on a key's line, or -1 (see SENTENCE_AFTER). */
+function sentenceAfter(value: string): number {
+  SENTENCE_AFTER.lastIndex = 0;
+  for (let m = SENTENCE_AFTER.exec(value); m; m = SENTENCE_AFTER.exec(value)) {
+    if (m[0][0] !== '.' || !ABBREVIATION_BEFORE.test(value.slice(Math.max(0, m.index - 5), m.index))) return m.index;
+  }
+  return -1;
+}
 const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
 
 function lineStructures(text: string, out: Collector): void {
@@ -1034,8 +1119,8 @@ function lineStructures(text: string, out: Collector): void {
         const word = space < 0 ? value : value.slice(0, space);
         valueEnd = valueStart + word.replace(TRAILING_PUNCTUATION, '').length;
       } else {
-        const cut = SENTENCE_AFTER.exec(value);
-        if (cut) valueEnd = valueStart + cut.index;
+        const cut = sentenceAfter(value);
+        if (cut >= 0) valueEnd = valueStart + cut;
       }
       out.value(key, valueStart, valueEnd);
       continue;

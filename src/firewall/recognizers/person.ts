@@ -56,7 +56,8 @@ const INITIALS_Y = /(?:\p{Lu}\.[ \u00a0]?){1,4}(?=[ \u00a0]?(?:\p{Lu}|van |de |v
 const SPACE_Y = /[ \u00a0]{1,2}/y;
 
 // First names that are also common words, places or brands: never enough on their own. "Lui" is
-// the French pronoun ("pour lui", "chez lui" were masked in chat-style text).
+// the French pronoun ("pour lui", "chez lui" were masked in chat-style text); "Roma" is Rome in
+// Italian ("Roma is beautiful in spring" was masked).
 const AMBIGUOUS = new Set(
   `Will May June April August Mark Hope Joy Grace Faith Rose Ruby Amber Crystal Dawn Summer Autumn Bill Pat Sue Art
   Baby Name King Pink Sky Ivy Holly Iris Lily Daisy Jade Angel Precious Chase Hunter Rocky Royal Major Miles Price Buck
@@ -73,7 +74,7 @@ const AMBIGUOUS = new Set(
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
   Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena
-  Lui`
+  Lui Roma`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -89,7 +90,7 @@ const KINSHIP_BEFORE = new Set([...KINSHIP.split('|'), 'son']);
 const RELATION =
   "mijn (?:collega|vriend|vriendin|man|vrouw|zoon|dochter|broer|zus|moeder|vader|buurman|buurvrouw|partner)|meine[mnr]? (?:kollegin|kollege|freundin|freund|mann|frau|sohn|tochter|bruder|schwester|mutter|vater|partner(?:in)?)|mon (?:collègue|ami|mari|fils|frère|père|compagnon)|ma (?:collègue|amie|femme|fille|sœur|soeur|mère|compagne)|my (?:colleague|friend|husband|wife|son|daughter|brother|sister|mother|father|manager|boss|partner)";
 const STRONG_CUE = new RegExp(
-  "(?<![\\p{L}])(?:mijn naam is|ik heet|(?:voor|achter)?naam\\s*:|namens|my name is|(?:first |last |full |sur)?name\\s*:|je m['’]appelle|je me nomme|mon nom est|moi c['’]est|(?:pr[ée])?nom\\s*:|ich hei(?:ß|ss)e|mein name ist|(?:vor|nach|familien)?name\\s*:|hier spricht|contact(?:persoon|person)?\\s*:|ansprechpartner(?:in)?\\s*:|patient(?:e|in)?\\s*:|klant\\s*:|kunde\\s*:|client\\s*:|customer\\s*:|aanvrager\\s*:|antragsteller(?:in)?\\s*:|demandeur\\s*:|" +
+  "(?<![\\p{L}])(?:mijn naam is|ik heet|me llamo|mi nombre es|mi chiamo|il mio nome (?:è|e['’])|nazywam si[ęe]|mam na imi[ęe]|(?:voor|achter)?naam\\s*:|namens|my name is|(?:first |last |full |sur)?name\\s*:|je m['’]appelle|je me nomme|mon nom est|moi c['’]est|(?:pr[ée])?nom\\s*:|ich hei(?:ß|ss)e|mein name ist|(?:vor|nach|familien)?name\\s*:|hier spricht|contact(?:persoon|person)?\\s*:|ansprechpartner(?:in)?\\s*:|patient(?:e|in)?\\s*:|klant\\s*:|kunde\\s*:|client\\s*:|customer\\s*:|aanvrager\\s*:|antragsteller(?:in)?\\s*:|demandeur\\s*:|" +
     // Insurance roles as labels ("Verzekeringnemer: …", "Policyholder: …", "Assurée : …").
     "(?:verzekeringnemer|polishouder|verzekerde|begunstigde|(?:schade)?behandelaar|policy ?holder|insured|beneficiary|claimant|versicherungsnehmer(?:in)?|versicherte[rn]?|begünstigte[rn]?|sachbearbeiter(?:in)?|preneur d['’]assurance|assurée?|souscript(?:eur|rice)|bénéficiaire|gestionnaire)\\s*:|" +
     "t\\.\\s?n\\.\\s?v\\.?|t\\.\\s?a\\.\\s?v\\.?|z\\.\\s?hd\\.?|zu händen(?: von)?|attn\\.?:?|attention(?: of)?:?|c/o|à l['’]attention de|au nom de|im auftrag von|on behalf of|" +
@@ -108,13 +109,15 @@ const STRONG_CUE = new RegExp(
 // two runs only when the punctuation is there: "[ \t]*[,!.]?[ \t]*" backtracked quadratically on a
 // long run of spaces after "best" (40,000 spaces took 2 s).
 // The closings of chat and informal mail count too ("Groetjes,", "Thanks so much,", "Bonne journée,",
-// "Liebe Grüße"): the line under them is as surely a signature.
+// "Liebe Grüße"): the line under them is as surely a signature. So do the thanks that close as many
+// messages ("Thanks in advance,", "Dank je wel,", "Vielen Dank!", "Merci d'avance,", "Merci !", and
+// the Spanish, Italian and Polish closings): a first name under them was sent in clear.
 const SIGNOFF_LINE =
-  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again)?|thank you(?: (?:so|very) much)?|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
+  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again| in advance)?|thank you(?: (?:so|very) much| in advance)?|dank (?:je|u) ?wel|(?:alvast )?bedankt|vielen dank(?: im voraus)?|danke(?: schön| sehr)?|merci(?: d['’]avance| beaucoup| bien)?|grazie(?: mille)?|(?:cordiali |distinti )?saluti|(?:un )?saludos?|gracias|atentamente|pozdrawiam|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // A German doctor's faculty after "Dr.": "Dr. med. Schäfer", "Dr. med. dent. Jansen", "Dr. rer. nat.
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
@@ -133,6 +136,16 @@ const TITLE_FR_ONLY = '(?:M\\.)';
 // Titles chain ("Frau Dr.", Dutch "mr. drs.", "prof. dr. ir."); "M." only leads: after another
 // title it is an initial ("dr. M. Kok", whose "M." was left in clear as a second title).
 const TITLE = new RegExp(`(?<![\\p{L}\\p{N}-])(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+(?:${TITLE_COMMON}[ \\u00a0]+)*`, 'gu');
+
+// The same titles opening a value under a name key ("Salarié : M. Julien Lefèvre", "Ansprechpartner:
+// Herr Jonas Becker"): structure.ts keeps them outside the placeholder as prose does; taken in, one
+// person had two placeholders, "[PERSON_1] a appelé … Salarié : [PERSON_2]". Only before a name.
+const LEADING_TITLE = new RegExp(`^(?:${TITLE_COMMON}|${TITLE_FR_ONLY})[ \\u00a0]+(?:${TITLE_COMMON}[ \\u00a0]+)*(?=\\p{Lu}|(?:van|de|von|le|du|ter|ten)[ \\u00a0])`, 'u');
+
+/** Length of the titles that open `value` before a name ("M. ", "Herr Dr. "), or 0. */
+export function leadingTitleLength(value: string): number {
+  return LEADING_TITLE.exec(value)?.[0].length ?? 0;
+}
 
 // Brands and places named after people: not a person when they appear without a cue.
 const EPONYM =
@@ -178,6 +191,14 @@ const CUES = [
   cue(WEAK_CUE, 'weak', registerCue(body(WEAK_CUE))),
 ];
 const BITS = CUES.map((c) => c.bit);
+const SIGNOFF = 1;
+const THANKS = /^(?:merci|danke|vielen|dank|bedankt|alvast|grazie|gracias|thanks in|thank you in)/iu;
+const LINE_END_Y = /[ \t]*[.,!]?[ \t]*(?:\n|$)/y;
+
+function endsItsLine(text: string, at: number): boolean {
+  LINE_END_Y.lastIndex = at;
+  return LINE_END_Y.test(text);
+}
 
 // "size M. Jackets", "maat M.", "taille M.": a clothing size.
 const SIZE_WORDS = new Set(['size', 'sizes', 'maat', 'maten', 'taille', 'größe', 'grösse', 'gr', 'format']);
@@ -330,6 +351,10 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
     if (viaParticle) j = p;
     const tok = tokenAt(text, j);
     if (!tok || !acceptableToken(tok) || (tokens >= 2 && ROLE_WORDS.has(tok))) break;
+    // "mevrouw Hendriks op de Dorpsstraat 12": a particle after a surname leads the street the
+    // address takes, not the rest of the name; read as the name, the longer address won the
+    // overlap and the name was sent in clear.
+    if (viaParticle && !prevIsFirst && leadsAStreet(text, j, tok)) break;
     // After a first name (or initials) comes a middle name or the surname; after a surname only a
     // cue-introduced name continues ("Mijn naam is Xiomara Okafor"), and after a cue or title a
     // second surname ("Frau Maria Garcia Lopez", "Jan Peter van der Berg Hoogendoorn"): left
@@ -343,9 +368,45 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
     i = j + tok.length;
     tokens++;
     prevIsFirst = knownFirst(tok) && !viaParticle;
-    if (!prevIsFirst && !cued) break;
+    if (!prevIsFirst && !cued) {
+      // "Javier Fernández Ruiz": Spanish names carry two surnames, and the second was left in
+      // clear beside the placeholder. One more word, and only a surname the lists know.
+      if (tokens === 2) {
+        const e = secondSurnameEnd(text, i);
+        if (e > 0) {
+          i = e;
+          tokens++;
+        }
+      }
+      break;
+    }
   }
   return { end: i, tokens, first };
+}
+
+const STREET_ENDING = /(?:straat|laan|weg|plein|gracht|kade|singel|dijk|straße|strasse|platz|allee|gasse)$/iu;
+
+/** Whether the word at `at` names a street: a house number after it, or a street word ending it. */
+function leadsAStreet(text: string, at: number, tok: string): boolean {
+  NUMBER_AFTER_Y.lastIndex = at + tok.length;
+  return NUMBER_AFTER_Y.test(text) || STREET_ENDING.test(tok);
+}
+
+/**
+ * End of a second surname right after a first name and a surname that end at `i` (one space, a
+ * surname the lists know, also without its accents, that is no word, first name that is also a
+ * word, role or street), or -1.
+ */
+function secondSurnameEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 32 && text.charCodeAt(i) !== 0xa0) return -1;
+  const tok = tokenAt(text, i + 1);
+  if (tok === null || tok === tok.toUpperCase() || isNonNameWord(tok) || AMBIGUOUS.has(tok) || ROLE_WORDS.has(tok)) return -1;
+  if (!isKnownLastName(tok)) {
+    const plain = tok.normalize('NFD').replace(/\p{M}/gu, '');
+    if (plain === tok || !isKnownLastName(plain)) return -1;
+  }
+  if (leadsAStreet(text, i + 1, tok)) return -1;
+  return i + 1 + tok.length;
 }
 
 // Name tokens after a cue or title, particles not counted: "Jan Peter van der Berg Hoogendoorn",
@@ -426,7 +487,9 @@ function initialledName(text: string, pos: number, knownSurname = false): { end:
 // what one is, so the word must be a surname the lists know and no word of the common-word lists
 // ("Ik ben Blij" is no surname; "I'm Fine" is a first name that is a word: AMBIGUOUS), nor a trade
 // or origin German writes with a capital ("Ich bin Koch", "Ich bin Schweizer").
-const SELF_INTRODUCTION = new Set(['ik ben', "i'm", 'i am', 'je suis', 'ich bin']);
+// Spanish, Italian and Polish ones too ("soy", "sono", "jestem"): as common before what one is, so
+// they ask the same evidence ("Sono Felice" is how one is, not who).
+const SELF_INTRODUCTION = new Set(['ik ben', "i'm", 'i am', 'je suis', 'ich bin', 'soy', 'sono', 'jestem']);
 const WHAT_ONE_IS = new Set(
   'Koch Bauer Schneider Fischer Richter Meister Schüler Schreiber Kaufmann Zimmermann Förster Schäfer Krämer Bürger Schweizer Student Lehrer'.split(' '),
 );
@@ -434,7 +497,7 @@ const WHAT_ONE_IS = new Set(
 function isSelfIntroduction(cue: string): boolean {
   // Every weak cue's match comes here: the first letter rules out most without a string made.
   const c = cue.charCodeAt(0) | 32;
-  if (c !== 105 && c !== 106) return false; // i, j
+  if (c !== 105 && c !== 106 && c !== 115) return false; // i, j, s
   return SELF_INTRODUCTION.has(cue.trim().replace(/[,!:]$/, '').replace('’', "'").toLowerCase());
 }
 
@@ -1179,6 +1242,12 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
       if (!name && introduction) name = surnameAlone(text, pos);
       if (!name) continue;
+      // "Merci !\nBonne journée", "Danke!\nDas Angebot folgt": a thanks opens as many lines of prose
+      // as it closes messages, so under one the signature is a first name the lists know or a line
+      // of its own.
+      if (c === SIGNOFF && THANKS.test(m[0]) && !knownFirst(name.first) && !endsItsLine(text, name.end)) continue;
+      // "Bedankt!\nGroetjes,\nAnouk": the line under a closing is another closing, over the name.
+      if (c === SIGNOFF && stickyAt(sticky, text, pos) > 0) continue;
       take(pos, name.end, mode === 'strong' || mode === 'title');
       cues.lastIndex = Math.max(cues.lastIndex, name.end);
     }
