@@ -46,9 +46,13 @@ const FR_STREET = new RegExp(
   `${B}(?<num>\\d{1,4}(?:[ ]?(?:bis|ter|[A-Da-d])(?![\\p{L}]))?),?[ \\t]+(?:${FR_TYPES})[ \\t]+[\\p{L}'’.-]+(?:[ \\t][\\p{L}'’.-]+){0,6}$`,
   'iu',
 );
-// French-Belgian order: street type first, then name, then number ("Rue de la Loi 16", "Avenue Louise 54").
+// French-Belgian order: street type first, then name, then number ("Rue de la Loi 16", "Avenue Louise 54");
+// Spanish, Italian and Polish streets are written so too ("Calle de Alcalá 145", "Via Roma 10", "ul.
+// Floriańska 12"): read as a street of capitalised words, the words before the type came with it
+// ("Vivo en Calle de Alcalá 145, 28009 Madrid" was masked whole).
+const SOUTH_TYPES = 'calle|c/|avenida|avda\\.|paseo|plaza|camino|via|viale|piazza|piazzale|corso|largo|vicolo|ul\\.|ulica|al\\.|aleja|plac';
 const TYPE_FIRST = new RegExp(
-  `(?<![\\p{L}])(?:${FR_TYPES}|straße|strasse|laan|weg|plein|kade|dreef|steenweg|chaussée)[ \\t]+[\\p{L}'’.-]+(?:[ \\t][\\p{L}'’.-]+){0,5}[ \\t]+(?:${NUM})$`,
+  `(?<![\\p{L}])(?:${FR_TYPES}|straße|strasse|laan|weg|plein|kade|dreef|steenweg|chaussée|${SOUTH_TYPES})[ \\t]+[\\p{L}'’.-]+(?:[ \\t][\\p{L}'’.-]+){0,5}[ \\t]+(?:${NUM})$`,
   'iu',
 );
 // UK: number, street words, a street type; then optional locality/town parts before the postcode.

@@ -63,6 +63,10 @@ const DATE = new RegExp(
 // birth is written ("nato a Roma il …"): "NATO" is an alliance with a founding date.
 const CUE_BEFORE =
   /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\./iu;
+// What joins the dates of one list: a comma or semicolon, a conjunction of the four languages (and
+// of Spanish, Italian, Polish), or both; nothing else, so a date after other words is not listed.
+const LIST_GAP = /^[ \u00a0]*(?:[,;&][ \u00a0]*)?(?:(?:and|en|und|et|y|e|i|oraz)[ \u00a0]+)?$/u;
+const LIST_GAP_MAX = 12;
 const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -190,18 +194,27 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
   // A birth cue is the first date's after it: "Geburtsdatum 12.03.1980, Eintrittsdatum 01.09.2015"
   // has one date of birth.
   let previousEnd = -1;
+  // The end of the last date of birth: a date joined to it by "and", "en", "und", "et" or a comma
+  // ("born on 3 May 2012 and 17 Sept 2015", "Geburtsdaten: 03.05.2012 und 17.09.2015") is a date
+  // of birth of the same list, under the same cue; before, only the first was masked.
+  let listEnd = -1;
   for (let m = matches.exec(); m; m = matches.exec()) {
     const date = parse(m.groups ?? {});
     if (!date) continue;
     const start = m.index;
     const end = start + m[0].length;
     const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
-    const before = cueAt > previousEnd || bornStarBefore(text, start, end) || bornSignBefore(text, start);
+    const listed = listEnd >= 0 && start - listEnd <= LIST_GAP_MAX && LIST_GAP.test(text.slice(listEnd, start));
+    const before = cueAt > previousEnd || listed || bornStarBefore(text, start, end) || bornSignBefore(text, start);
     const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
     // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.
     previousEnd = end + (cueAfter?.[0].length ?? 0);
-    if (!before && !after) continue;
+    if (!before && !after) {
+      listEnd = -1;
+      continue;
+    }
+    listEnd = end;
     out.push({
       type: 'DATE_OF_BIRTH',
       start,

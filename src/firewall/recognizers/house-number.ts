@@ -14,7 +14,10 @@ export const HOUSE_TAIL_SRC =
   '|[ \\u00a0](?:hs|huis|boven|bg|III|II|IV)' +
   '|,?[ \\u00a0](?:bus|Bus|bte\\.?|boîte)[ \\u00a0]?\\d{1,4}[A-Za-z]?' +
   '|,?[ \\u00a0]?/?[ \\u00a0]?(?:Top|Tür|Stiege|Stg\\.)[ \\u00a0]?\\d{1,4}' +
-  '|,[ \\u00a0]?(?:\\d{1,2}\\.[ \\u00a0]?(?:OG|Obergeschoss|Stock|Etage|DG|UG)|EG|DG|Erdgeschoss|Dachgeschoss))' +
+  '|,[ \\u00a0]?(?:\\d{1,2}\\.[ \\u00a0]?(?:OG|Obergeschoss|Stock|Etage|DG|UG)|EG|DG|Erdgeschoss|Dachgeschoss)' +
+  // Spanish floor and door ("C/ Mayor 5, 3º B", "2º izq."), Italian "int. 4", "scala B", Polish "m. 12", "lok. 3".
+  '|,?[ \\u00a0]\\d{1,2}[º°ª](?:[ \\u00a0]?(?:[A-Z]|\\d{1,2}[ºª]|izq(?:da)?\\.?|dcha\\.?|izquierda|derecha))?' +
+  '|,?[ \\u00a0](?:int\\.|interno|scala|m\\.|lok\\.|lokal)[ \\u00a0]?(?:\\d{1,4}[A-Z]?|[A-Z]))' +
   '(?![\\p{L}\\p{N}])';
 
 const HOUSE_TAIL_Y = new RegExp(HOUSE_TAIL_SRC, 'uy');

@@ -149,6 +149,70 @@ const FR_TYPE_FIRST_LETTERS = 'rabicpqs';
 const FR_TYPE_BIT = registerCue('(?:rue|avenue|av\\.|boulevard|bd|impasse|chaussée|allée|chemin|place|quai|cours|square|passage|promenade|sentier)');
 const FR_BACK = 5 * (FR_WORD_MAX + 2);
 
+// Spanish, Italian and Polish streets, type first ("Calle de Alcalá 145", "C/ Mayor 5", "Avenida de
+// la Constitución 12", "Via Roma 10", "Piazza Garibaldi 3", "ul. Floriańska 12", "al. Jerozolimskie
+// 44"): before, sent in clear. The name is capitalised words and the particles between them, at most
+// four words back from the number. The abbreviations ("ul.", "C/", "Avda.") and a capitalised type
+// lead a street wherever they stand; a full type word in lower case is as often a word of prose
+// ("il corso Python 3", "sent via Dropbox 2 …"), so there it needs a word before it that leads an
+// address or a town after the number.
+const SOUTH_TYPES = new Set(
+  `calle c/ avenida avda. av. paseo pº plaza pza. camino carretera ronda travesía glorieta
+  via viale piazza piazzale corso largo vicolo strada contrada lungomare
+  ul. ulica al. aleja aleje pl. plac os. osiedle`.split(/\s+/),
+);
+const SOUTH_ABBREVIATIONS = new Set(['c/', 'avda.', 'av.', 'pº', 'pza.', 'ul.', 'al.', 'pl.', 'os.']);
+const SOUTH_PARTICLES = new Set(['de', 'del', 'la', 'las', 'los', 'el', 'di', 'della', 'delle', 'dei', 'degli', 'dello', 'da', 'san', 'santa']);
+const SOUTH_TYPE_BIT = registerCue(
+  '(?:calle|c/|avenida|avda\\.|av\\.|paseo|pº|plaza|pza\\.|camino|carretera|ronda|travesía|glorieta|via|viale|piazza|piazzale|corso|largo|vicolo|strada|contrada|lungomare|ul\\.|ulica|al\\.|aleja|aleje|pl\\.|plac|os\\.|osiedle)',
+);
+const SOUTH_LEAD_BEFORE = /(?:^|[^\p{L}])(?:in|en|a|al|w|na|przy|vivo|abito|mieszkam|residente|domicilio|indirizzo|dirección|direccion|adres|adresse)[ \u00a0:]*$|[:\n][ \u00a0]*$/iu;
+const SOUTH_WORD_MAX = 31;
+const SOUTH_BACK = 5 * (SOUTH_WORD_MAX + 2);
+
+/** Start of a Spanish, Italian or Polish street named type first right before `at` (the space before its number), or -1. */
+function southTypeFirstBefore(text: string, at: number): number {
+  let i = at;
+  let names = 0;
+  for (let k = 0; k < 5; k++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 0xa0) return -1;
+    let s = i;
+    while (s > 0 && i - s <= SOUTH_WORD_MAX && !isBlankCode(text.charCodeAt(s - 1))) s--;
+    if (s === i || i - s > SOUTH_WORD_MAX) return -1;
+    let word = text.slice(s, i);
+    // "C/Mayor 5": the type glued to the name.
+    if (k === 0 && (word.startsWith('C/') || word.startsWith('c/')) && word.length > 2) {
+      return isCapitalised(word.slice(2)) && !isNonNameWord(word.slice(2)) ? s : -1;
+    }
+    const lower = word.toLowerCase();
+    if (names > 0 && SOUTH_TYPES.has(lower)) {
+      if (lower === 'al.' && /(?:^|[^\p{L}])et[ \u00a0]$/u.test(text.slice(Math.max(0, s - 4), s))) return -1; // "et al."
+      if (SOUTH_ABBREVIATIONS.has(lower) || isCapitalised(word)) return s;
+      const before = text.slice(Math.max(0, s - 24), s);
+      return SOUTH_LEAD_BEFORE.test(before) || townAfterNumber(text, at + 1) ? s : -1;
+    }
+    if (SOUTH_PARTICLES.has(lower)) {
+      if (names === 0) return -1;
+    } else {
+      word = word.replace(/[,;:]$/, '');
+      if (word.length !== i - s || !isCapitalised(word) || /[^\p{L}'’-]/u.test(word) || isNonNameWord(word)) return -1;
+      names++;
+    }
+    i = s - 1;
+  }
+  return -1;
+}
+
+function isCapitalised(word: string): boolean {
+  const c = word.charCodeAt(0);
+  return (c >= 65 && c <= 90) || (c > 127 && word[0] !== word[0]!.toLowerCase());
+}
+
+function isBlankCode(c: number): boolean {
+  return c === 32 || c === 0xa0 || c === 9 || c === 10 || c === 13;
+}
+
 function isWordJoiner(c: number): boolean {
   return c === 45 || c === 39 || c === 0x2019;
 }
@@ -247,7 +311,8 @@ function prepositionStreetBefore(text: string, at: number): number {
 // a capitalised town, so in chat the street was masked and "10115 berlin" left.
 const TOWN = "((?:(?:[Dd]en|[Bb]ad|[Ss]ankt|[Ss]aint|[Ss]int)[ \u00a0])?\\p{L}[\\p{L}'’]{1,30}(?:-\\p{L}[\\p{L}'’]{0,30}){0,3})(?![\\p{L}\\p{N}])";
 const NL_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
-const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:[A-Z]-)?\\d{4,5}[ \u00a0]+${TOWN}`, 'uy');
+// (and the Polish "31-019 Kraków")
+const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:(?:[A-Z]-)?\\d{4,5}|\\d{2}-\\d{3})[ \u00a0]+${TOWN}`, 'uy');
 // The town of a home address without a postcode ("Dorpsstraat 12 in Hoogeveen", "14 Mill Lane,
 // Thornbury", "3 rue des lilas à Villeurbanne", "Kerkstraat 12 te Zwolle"): with the street it
 // points to one household, and it was left beside the masked street (decision 0021). A town named
@@ -340,6 +405,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
   if (s.digitRuns.length === 0) return out;
   let after = 0;
   let cue = 0; // the pre-scan's next street type word that may lie before a number
+  let southCue = 0; // the same for the Spanish, Italian and Polish types
   for (let k = 0; k < s.digitRuns.length; k++) {
     const p = s.digitRuns[k]!;
     if (p < after) continue;
@@ -374,6 +440,10 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
       if (start < 0 && digitsAt(text, p) <= 3) {
         while (cue < s.cueAt.length && (s.cueAt[cue]! < p - FR_BACK || (s.cueBits[cue]! & FR_TYPE_BIT) === 0)) cue++;
         if (cue < s.cueAt.length && s.cueAt[cue]! < p) start = frenchTypeFirstBefore(text, p - 1);
+      }
+      if (start < 0 && digitsAt(text, p) <= 3) {
+        while (southCue < s.cueAt.length && (s.cueAt[southCue]! < p - SOUTH_BACK || (s.cueBits[southCue]! & SOUTH_TYPE_BIT) === 0)) southCue++;
+        if (southCue < s.cueAt.length && s.cueAt[southCue]! < p) start = southTypeFirstBefore(text, p - 1);
       }
       if (start >= 0) {
         const number = sticky(HOUSE_Y, text, p);
