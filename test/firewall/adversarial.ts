@@ -86,6 +86,15 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // Mail header lines (header-name.ts) and UK addresses one part a line with an addressee (address.ts).
   ['mail header names', 'From: Jansen, Pieter (Org) <p.jansen@example.nl>, Smit, J. <j@x.nl>; '],
   ['UK address lines', 'J. Carter\n41 Kingsway\nCardiff\nCF10 3AN\n'],
+  // Spanish, Italian and Polish streets type first (street.ts, southTypeFirstBefore: words read back
+  // from each number), dates listed after a birth cue (date-of-birth.ts), HTML form fields
+  // (structure.ts, formFieldName: the tag read around each value), quoted keys with spaces, thanks
+  // closings over a signature, second surnames.
+  ['southern streets', 'Calle de la Piazza del Via de ul. Mayor 5, 31-019 Kraków '],
+  ['listed birth dates', 'born on 3 May 2012 and 17.09.2015, 01/01/2000 und '],
+  ['form fields', '<input name="last_name" value="Pearce" content="x" '],
+  ['quoted keys with spaces', '"código postal" : "a b c d e f g h" : '],
+  ['thanks closings', 'Merci !\nBonne Dank je wel,\nJavier Fernández Ruiz '],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
