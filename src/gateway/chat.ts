@@ -88,6 +88,11 @@ export interface ChatContext {
   contextChecked?: true;
   /** The caller's name for the answer's cap (`max_output_tokens` through the Responses door), which a 429 or 402 advises on. */
   capField?: string;
+  /**
+   * A door's fields that the chat body does not hold but that change what the request does (the
+   * Responses door's `store`): part of its identity, so a retry under its id must repeat them.
+   */
+  doorFields?: Record<string, unknown>;
 }
 
 export interface ChatReply {
@@ -372,7 +377,7 @@ export class ChatService {
       throw refusal;
     }
     // The door's settings change the answer as the body's fields do, so a retry must repeat them.
-    const hashed = ctx.anthropic ? { ...body, anthropic: ctx.anthropic } : body;
+    const hashed = ctx.anthropic || ctx.doorFields ? { ...body, anthropic: ctx.anthropic, door: ctx.doorFields } : body;
     const { claimed, hash, replay } = await claimOrReplay(this.deps.pool, { ...ctx, kind: 'chat', body: hashed as Record<string, unknown> });
     if (replay) {
       if (!principal.scopes.includes('memory.read') && heldMemory(replay.body)) throw memoryReadNeeded('replaying an answer that memory was retrieved into');

@@ -102,6 +102,8 @@ export class ResponsesDoor {
       fieldOf: door.fieldOf,
       contextChecked: true,
       capField: 'max_output_tokens',
+      // A retry that asks to store what the first did not (or the reverse) is another request.
+      doorFields: { store: body.store !== false },
       withRestorer: (restorer) => (restore = restorer),
       notes: [`answered through the Responses door as ${id}${previous ? `, continuing ${previous} (${chain.length} earlier turns)` : ''}`, ...door.notes],
       // Called once the chat is answered (not for a replay): the response, and with `store` (default

@@ -472,6 +472,10 @@ describe('the Responses door over the gateway', () => {
     // The trace of the request names the response id.
     const trace = await api(gw.app.baseUrl, '/v1/traces/resp-retry-1', { key: gw.key });
     expect(trace.body.notes.join(' ')).to.contain(firstBody.id);
+    // Asking not to store what the first stored is another request (QA: it replayed the stored one).
+    const unstored = await post({ ...body, store: false }, { 'idempotency-key': 'resp-retry-1' });
+    expect(unstored.status).to.equal(422);
+    expect(((await unstored.json()) as Record<string, any>).error.message).to.match(/belongs to another request/);
   });
 
   it('advises max_output_tokens, the door’s own cap, when a limit or budget refuses', async () => {
