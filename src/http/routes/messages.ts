@@ -27,12 +27,14 @@ export function messagesRoutes(
     const body = ctx.state.body as MessagesRequest;
     const { chat: request, notes, anthropic, fieldOf } = await chatRequestOf(body, catalog);
     const context = { ...gatewayContext(ctx), notes, fieldOf, contextChecked: true as const, ...(anthropic ? { anthropic } : {}) };
+    // What the caller asked for, the first of a chain too (as the Responses door answers).
+    const asked = body.model ?? body.models?.[0];
     if (request.stream) {
-      await chat.stream(context, request, messagesEventSink(ctx, body.model));
+      await chat.stream(context, request, messagesEventSink(ctx, asked));
       return;
     }
     const answer = await chat.complete(context, request);
-    reply(ctx, { ...answer, body: messageOf(answer.body, body.model, answer.orders?.[0]) });
+    reply(ctx, { ...answer, body: messageOf(answer.body, asked, answer.orders?.[0]) });
   });
 
   api.add('countMessageTokens', async (ctx: AppContext) => {

@@ -349,6 +349,14 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     });
     const start = streamed.text.split('\n').find((line: string) => line.startsWith('data: {"type":"message_start"'))!;
     expect(JSON.parse(start.slice('data: '.length)).message.model).to.equal('test-chain');
+    // A chain of models without `model`: the first it names (QA: the model that served).
+    const chained = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { models: ['test-chain', 'test/chat-a'], max_tokens: 32, messages: [{ role: 'user', content: 'En de derde?' }] },
+    });
+    expect(chained.status, chained.text).to.equal(200);
+    expect(chained.body.model).to.equal('test-chain');
   });
 
   it('refuses a message with empty content, except a final assistant turn left for the model to continue', async () => {
