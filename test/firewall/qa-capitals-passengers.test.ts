@@ -19,10 +19,35 @@ describe('firewall: names in capitals, passengers’ names and names on cards', 
     expect(mask('KOWALSKI/PIOTR JAN')).to.equal('[PERSON_1]');
     expect(mask("O'BRIEN/SEAN MR")).to.equal('[PERSON_1] MR');
     expect(mask('LI/WEI MR')).to.equal('[PERSON_1] MR');
+    expect(mask('SMITH/JOHN')).to.equal('[PERSON_1]');
+    // The word before the slash is no surname: the name after it is read as a name in capitals.
+    expect(mask('HEADER: CLIENT/MARIA SANTOS')).to.equal('HEADER: CLIENT/[PERSON_1]');
   });
 
   it('leaves pairs of capitals joined by a slash that are not names', () => {
-    for (const text of ['the TCP/IP stack', 'AC/DC played', 'ask HR/ANNA', 'ls /usr/LIB/JOHN', 'an A/B test', 'PATH=/opt/JAN', 'https://x.com/ANNA', 'the DE LA RUE plant']) {
+    for (const text of [
+      'the TCP/IP stack',
+      'AC/DC played',
+      'ask HR/ANNA',
+      'ls /usr/LIB/JOHN',
+      'an A/B test',
+      'PATH=/opt/JAN',
+      'https://x.com/ANNA',
+      'the DE LA RUE plant',
+      // QA, second round: months, colours, wines, words before a first name, an honorific after no name.
+      'SALES DEC/JAN UP 5%',
+      '| DEC/JAN | 15 |',
+      'SEASON: APRIL/MAY',
+      'COLOR: ROSE/IVORY',
+      'CHERRY/OLIVE and MERLOT/CHARLOTTE',
+      'SIDEBAR/GRACE',
+      'GPT/MARK, BERT/EMMA',
+      'SORT BY NAME/ANNA',
+      'EURO/JAN',
+      'Use TCP/IP MRS settings',
+      'USD/EUR MR trade',
+      'BUY/SELL MRS BROWN',
+    ]) {
       expect(mask(text), text).to.equal(text);
     }
   });

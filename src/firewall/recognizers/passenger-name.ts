@@ -1,10 +1,13 @@
 // A passenger's name as airline and travel systems write it (IATA's PNR form): "MULLER/ANNA MRS",
 // "DE VRIES/JAN MR", "KOWALSKI/PIOTR JAN". Surname, a slash, given names, all in capitals, often an
 // honorific after them. Pasted from booking confirmations, boarding passes and agency tools, where
-// the person recognizer (which reads names in their written order) misses it. Evidence: the
-// honorific, or a known first name after the slash; "TCP/IP" and "AC/DC" have neither. Cost: one
+// the person recognizer (which reads names in their written order) misses it. Capitals joined by
+// a slash are common in other text (TCP/IP, DEC/JAN, ROSE/IVORY, MERLOT/CHARLOTTE, SORT BY
+// NAME/ANNA), so the evidence is a known surname before the slash and a known first name after it,
+// neither also a common word, or an honorific after a name of which one part is known. Cost: one
 // look at each "/" of the text.
-import { isKnownFirstName } from '../gazetteer/index.js';
+import { isKnownFirstName, isKnownLastName } from '../gazetteer/index.js';
+import { isNonNameWord } from '../words.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 const HONORIFICS = new Set(['MR', 'MRS', 'MS', 'MISS', 'MSTR', 'DR', 'PROF']);
@@ -26,11 +29,25 @@ export function findPassengerNames(text: string): Detection[] {
     // The second word may be the honorific itself ("MULLER/ANNA MRS").
     const honorific = [m[3], m[2]].find((w) => w !== undefined && HONORIFICS.has(w));
     const givenWords = m[2] !== undefined && m[2] !== honorific ? 2 : 1;
-    if (first.length < 2 || (honorific === undefined && (slash - start < 3 || !isKnownFirstName(first[0] + first.slice(1).toLowerCase())))) continue;
+    if (first.length < 2 || !namedSo(text.slice(start, slash), first, honorific !== undefined)) continue;
     const end = slash + 1 + first.length + (givenWords === 2 ? 1 + m[2]!.length : 0);
     out.push({ type: 'PERSON', start, end, text: text.slice(start, end), checksum: false });
   }
   return out;
+}
+
+function titleCase(word: string): string {
+  return word[0] + word.slice(1).toLowerCase();
+}
+
+/** Whether a surname and first given name, in capitals, are a person's (see the module comment). */
+function namedSo(surname: string, given: string, honorific: boolean): boolean {
+  const last = titleCase(surname.slice(surname.lastIndexOf(' ') + 1));
+  const first = titleCase(given);
+  if (isNonNameWord(last) || isNonNameWord(first)) return false;
+  const knownLast = isKnownLastName(last);
+  const knownFirst = isKnownFirstName(first);
+  return honorific ? knownLast || knownFirst : knownLast && knownFirst && !isKnownFirstName(last);
 }
 
 /** Where the surname before the slash at `slash` starts (a particle before it included), or -1. */
