@@ -31,9 +31,13 @@ export interface LineBreakView {
 const LF = 10;
 const CR = 13;
 
-// The characters left out of the view, besides "\r" (see the module comment).
-const SPECIAL = /[\r\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
-const HAS_INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+// The characters left out of the view, besides "\r" (see the module comment), and the no-break
+// spaces, which the view reads as spaces: French puts them inside phone numbers and before ":"
+// ("06\u00a012\u00a034\u00a056\u00a078" went out in clear), and few rules name them.
+const SPECIAL = /[\r\u00a0\u00ad\u200b-\u200f\u202a-\u202e\u202f\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const HAS_INVISIBLE = /[\u00a0\u00ad\u200b-\u200f\u202a-\u202e\u202f\u2060-\u2064\u2066-\u2069\ufeff]/;
+const NBSP = 0xa0;
+const NARROW_NBSP = 0x202f;
 
 /**
  * The view of `text` the recognizers read, or null when it is the text itself: no "\r" and no
@@ -50,7 +54,10 @@ export function lineBreakView(text: string): LineBreakView | null {
   for (let m = SPECIAL.exec(text); m !== null; m = SPECIAL.exec(text)) {
     const at = m.index;
     parts.push(text.slice(last, at));
-    if (text.charCodeAt(at) !== CR) {
+    const c = text.charCodeAt(at);
+    if (c === NBSP || c === NARROW_NBSP) {
+      parts.push(' ');
+    } else if (c !== CR) {
       invisible = true;
       dropped.push(at - removed);
       removed++;

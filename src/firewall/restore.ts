@@ -269,8 +269,9 @@ function run(s: string, prev: string | undefined, final: boolean, vault: Vault, 
       parts.push(s.slice(last, i));
       return { out: parts.join(''), stop: i, afterPlaceholder: i === matchEnd };
     }
-    // In a URL, a value that was percent-encoded there comes back as it was written there.
-    const value = r.encoded ? vault.urlValueOf(r.key) : vault.valueOf(r.key);
+    // In a URL, a value that was percent-encoded there comes back as it was written there; in a
+    // reply's text, one written with line break escapes comes back with them (Vault.textValue).
+    const value = r.encoded ? vault.urlValueOf(r.key) : opts?.json ? vault.valueOf(r.key) : vault.textValueOf(r.key);
     if (value !== undefined) {
       parts.push(s.slice(last, i), render(value, opts));
       last = r.end;

@@ -4,12 +4,23 @@
 // Read as written, "\n" glued an "n" to the next line's first word (an e-mail address was masked
 // with it, and came back as "nanna.smit@…"), every rule that reads lines saw one line, and an
 // accented name was read in pieces ("Fran" masked, "\u00e7ois Dupont" sent in clear). The detector
-// reads a view of the text in which "\n", "\t", "\r", "\/" and "\u" escapes of characters beyond
-// ASCII are the characters they stand for (a run of backslashes before one: text escaped twice),
-// and moves what it finds back to the text's offsets: the placeholder replaces the escapes as
-// written, whole, so a JSON text stays valid, and the vault keeps the value decoded, the form an
-// answer's prose (or its JSON, escaped again) takes it back in. "\"" and "\\" stay as written: a
-// literal's quotes keep the key before it (structure.ts).
+// reads a view of the text in which escapes are the characters they stand for, and moves what it
+// finds back to the text's offsets: the placeholder replaces the escapes as written, whole, so a
+// JSON text stays valid. See docs/decisions/0031-the-firewall-reads-escapes-as-what-they-stand-for.md.
+//
+// - "\u" escapes of characters (beyond ASCII, and ASCII's punctuation that .NET, Go and Rails
+//   escape: "\u003c" "<", "\u0026" "&", "\u002B" "+"), anywhere; a run of backslashes before one is
+//   text escaped twice. An escaped quote reads as a typographic one ("\u0022Anna Smit\u0022"): a
+//   straight one would end the literal around it.
+// - "\n", "\t", "\r" and "\/" only inside a double-quoted string, after an odd run of backslashes:
+//   "CORP\\tom" in JSON, and "\\fileserver\home\nina.jansen@…" in prose, are a backslash and a
+//   letter (read as a tab, the placeholder took "om.devries@…").
+// - "\"" and "\\" stay as written: a literal keeps its quotes and the key before it (structure.ts).
+//
+// The vault keeps the value decoded, which tool-call arguments take back (escaped again for JSON),
+// and, when the value held a line break or tab escape, its form with those as written, which a
+// reply's text takes back: there the placeholder may stand in a JSON string the model repeats,
+// which a raw line break made invalid.
 import type { Detection } from './types.js';
 import { normalizeValue } from './vault.js';
 
@@ -21,6 +32,10 @@ export interface EscapesView {
 }
 
 const BACKSLASH = 92;
+const QUOTE = 34;
+const LF = 10;
+/** Backslashes before an escape's letter read as one escape ("\\u00e9": a text escaped twice). */
+const MAX_BACKSLASHES = 4;
 
 function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
@@ -28,67 +43,102 @@ function hexValue(c: number): number {
   return u >= 97 && u <= 102 ? u - 87 : -1;
 }
 
-/**
- * The character a "\" escape stands for when its letter is at `letter` (after the run of
- * backslashes), with the length of the letter and what follows it; null for one read as written.
- * A "\u" escape only for a character beyond ASCII: an escaped quote or control character is syntax.
- */
-function escapedAt(text: string, letter: number): { char: string; length: number } | null {
-  switch (text.charCodeAt(letter)) {
-    case 110: // n
-      return { char: '\n', length: 1 };
-    case 116: // t
-      return { char: '\t', length: 1 };
-    case 114: // r
-      return { char: '\r', length: 1 };
-    case 47: // /
-      return { char: '/', length: 1 };
-    case 117: {
-      // u
-      let code = 0;
-      for (let k = 1; k <= 4; k++) {
-        const h = hexValue(text.charCodeAt(letter + k));
-        if (h < 0) return null;
-        code = code * 16 + h;
-      }
-      return code >= 0xa0 ? { char: String.fromCharCode(code), length: 5 } : null;
-    }
-    default:
-      return null;
-  }
+/** The character a "\u" escape of code `code` reads as in the view, or null for one that stays as written. */
+function unicodeChar(code: number): string | null {
+  if (code >= 0xa0) return String.fromCharCode(code);
+  if (code === QUOTE) return '\u201d';
+  // A backslash or a control character is syntax; a letter or digit is not escaped but by mistake.
+  if (code < 0x20 || code > 0x7e || code === BACKSLASH) return null;
+  const c = String.fromCharCode(code);
+  return /[A-Za-z0-9]/.test(c) ? null : c;
 }
 
-/** Backslashes before an escape's letter read as one escape ("\\n": a text escaped twice). */
-const MAX_BACKSLASHES = 4;
+interface Escape {
+  char: string;
+  /** From the first backslash to the end of the escape. */
+  length: number;
+  /** A line break or tab: what a reply's text gets back as written. */
+  control: boolean;
+}
+
+/** The escape whose first backslash is at `at`, or null for a backslash read as written. */
+function escapeAt(text: string, at: number, inString: boolean): Escape | null {
+  let letter = at;
+  while (letter < text.length && text.charCodeAt(letter) === BACKSLASH && letter - at < MAX_BACKSLASHES) letter++;
+  const run = letter - at;
+  const c = text.charCodeAt(letter);
+  if (c === 117) {
+    // u
+    let code = 0;
+    for (let k = 1; k <= 4; k++) {
+      const h = hexValue(text.charCodeAt(letter + k));
+      if (h < 0) return null;
+      code = code * 16 + h;
+    }
+    const char = unicodeChar(code);
+    return char === null ? null : { char, length: run + 5, control: false };
+  }
+  if (!inString || run % 2 === 0) return null;
+  if (c === 110) return { char: '\n', length: run + 1, control: true };
+  if (c === 116) return { char: '\t', length: run + 1, control: true };
+  if (c === 114) return { char: '\r', length: run + 1, control: true };
+  if (c === 47) return { char: '/', length: run + 1, control: false };
+  return null;
+}
 
 /**
  * The view of `text` with its escapes decoded (see the module comment), or null when it has none:
- * most texts, at the cost of one indexOf.
+ * most texts, at the cost of one indexOf. `controls`: line breaks and tabs too (false gives the
+ * form a reply's text gets back).
  */
-export function escapesView(text: string): EscapesView | null {
-  let p = text.indexOf('\\');
-  if (p < 0) return null;
+export function escapesView(text: string, controls = true): EscapesView | null {
+  const first = text.indexOf('\\');
+  if (first < 0) return null;
   const parts: string[] = [];
   const at: number[] = [];
   let last = 0;
-  while (p >= 0) {
-    let letter = p;
-    while (letter < text.length && text.charCodeAt(letter) === BACKSLASH && letter - p < MAX_BACKSLASHES) letter++;
-    const e = escapedAt(text, letter);
-    if (e === null) {
-      p = text.indexOf('\\', letter);
+  // Whether the position is inside a double-quoted string: quotes since the line's start, the
+  // escaped ones not counted.
+  let inString = false;
+  for (let i = 0; i < first; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) inString = !inString;
+    else if (c === LF) inString = false;
+  }
+  let i = first;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      inString = !inString;
+      i++;
       continue;
     }
-    // The characters before it, as written.
-    parts.push(text.slice(last, p), e.char);
-    for (let i = last; i < p; i++) at.push(i);
-    at.push(p);
-    last = letter + e.length;
-    p = text.indexOf('\\', last);
+    if (c === LF) {
+      inString = false;
+      i++;
+      continue;
+    }
+    if (c !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    const e = escapeAt(text, i, inString);
+    if (e === null || (e.control && !controls)) {
+      // The run as written, and the character after an odd run ("\"" does not end the string;
+      // after "\\" a quote does).
+      let j = i;
+      while (j < text.length && text.charCodeAt(j) === BACKSLASH) j++;
+      i = (j - i) % 2 === 1 ? j + 1 : j;
+      continue;
+    }
+    parts.push(text.slice(last, i), e.char);
+    for (let k = last; k <= i; k++) at.push(k);
+    i += e.length;
+    last = i;
   }
   if (parts.length === 0) return null;
   parts.push(text.slice(last));
-  for (let i = last; i < text.length; i++) at.push(i);
+  for (let k = last; k < text.length; k++) at.push(k);
   at.push(text.length);
   return { text: parts.join(''), at: Int32Array.from(at) };
 }
@@ -101,10 +151,11 @@ export function fromEscapesView(text: string, view: EscapesView, detections: Det
     // Where the character after it is written: just after the escape of its last one.
     d.end = view.at[d.end]!;
     d.text = text.slice(d.start, d.end);
-    if (d.text !== value && d.urlDecoded === undefined) {
-      d.escapedDecoded = value;
-      d.normalized ??= normalizeValue(d.type, value);
-    }
+    if (d.text === value || d.urlDecoded !== undefined) continue;
+    d.escapedDecoded = value;
+    d.normalized ??= normalizeValue(d.type, value);
+    const written = escapesView(d.text, false)?.text ?? d.text;
+    if (written !== value) d.escapedAsWritten = written;
   }
   return detections;
 }

@@ -61,6 +61,11 @@ export interface Detection {
    * the value as they read. Its placeholder replaces the escapes; the vault keeps this form.
    */
   escapedDecoded?: string;
+  /**
+   * With `escapedDecoded`, when the value held a line break or tab escape: the value with those as
+   * written (`Straße 1\\n1234` → `Straße 1\\n1234`), the form a reply's text gets back.
+   */
+  escapedAsWritten?: string;
 }
 
 export interface Recognizer {

@@ -42,6 +42,13 @@ export interface VaultEntry {
    * its decoded form, unless the value was seen in plain text first.
    */
   urlValue?: string;
+  /**
+   * The value with its line break and tab escapes as written (`…14\\n10115 Berlin`), when it was first
+   * seen escaped so (string-escapes.ts): what a reply's text gets back, where the placeholder may
+   * stand in a JSON string the model repeats (a raw line break made it invalid). Tool-call arguments,
+   * escaped for JSON, get `value`.
+   */
+  textValue?: string;
   /** Seen only as a message's `name` so far ("noor_de_vries"): text that names them gives the form restored. */
   fromLabel?: boolean;
   /** The canonical form it is held by (normalizeValue, or the detector's). */
@@ -76,7 +83,7 @@ export class Vault {
    * The placeholder text (`[EMAIL_1]`) for a detection; the same value always gets the same one. A
    * value percent-encoded in a URL gets it percent-encoded (`%5BEMAIL_1%5D`).
    */
-  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized' | 'urlDecoded' | 'escapedDecoded'>, fromLabel = false): string {
+  placeholderFor(d: Pick<Detection, 'type' | 'text' | 'normalized' | 'urlDecoded' | 'escapedDecoded' | 'escapedAsWritten'>, fromLabel = false): string {
     const encoded = d.urlDecoded !== undefined;
     const plain = encoded ? d.urlDecoded! : (d.escapedDecoded ?? d.text);
     const norm = d.normalized ?? normalizeValue(d.type, plain);
@@ -91,7 +98,7 @@ export class Vault {
       while (this.#written.has(placeholderKey(d.type, n))) n++;
       this.#next.set(d.type, n);
       this.#distinct.set(d.type, (this.#distinct.get(d.type) ?? 0) + 1);
-      entry = { type: d.type, n, value: plain, norm, ...(fromLabel ? { fromLabel } : {}) };
+      entry = { type: d.type, n, value: plain, norm, ...(fromLabel ? { fromLabel } : {}), ...(d.escapedAsWritten !== undefined ? { textValue: d.escapedAsWritten } : {}) };
       this.#byValue.set(id, entry);
       this.#byKey.set(placeholderKey(d.type, n), entry);
       this.#notLooselyIndexed.push(entry);
@@ -145,6 +152,12 @@ export class Vault {
   /** The original value for a placeholder key such as `EMAIL_1` (upper case), or undefined. */
   valueOf(key: string): string | undefined {
     return this.#byKey.get(key)?.value;
+  }
+
+  /** The value a reply's text gets back for a placeholder key: as written where it was escaped (`textValue`). */
+  textValueOf(key: string): string | undefined {
+    const entry = this.#byKey.get(key);
+    return entry === undefined ? undefined : (entry.textValue ?? entry.value);
   }
 
   /**

@@ -19,8 +19,10 @@ describe('firewall: text written with escapes', () => {
     const masked = fw.mask(record);
     expect(masked).to.equal('{"ticket":{"body":"Lieferadresse:\\n[PERSON_1]\\n[ADDRESS_1]\\nDanke!\\n[PERSON_1]","reply":"Reply to:\\n[EMAIL_1]"}}');
     expect(JSON.parse(masked).ticket.reply).to.equal('Reply to:\n[EMAIL_1]');
-    // Restored in prose with its line break, in a tool call's arguments escaped again.
-    expect(fw.restore('[ADDRESS_1] / [EMAIL_1]')).to.equal('Lindenstraße 14\n04109 Leipzig / anna.smit@example.nl');
+    // Restored in a reply's text with its line break escaped as written (a reply that repeats the
+    // JSON stays valid JSON), in a tool call's arguments as it reads, escaped again for JSON.
+    expect(fw.restore('[ADDRESS_1] / [EMAIL_1]')).to.equal('Lindenstraße 14\\n04109 Leipzig / anna.smit@example.nl');
+    expect(JSON.parse(fw.restore(masked))).to.deep.equal(JSON.parse(record));
     expect(JSON.parse(fw.restoreToolArguments('{"to":"[EMAIL_1]","address":"[ADDRESS_1]"}'))).to.deep.equal({ to: 'anna.smit@example.nl', address: 'Lindenstraße 14\n04109 Leipzig' });
   });
 
@@ -31,6 +33,31 @@ describe('firewall: text written with escapes', () => {
     expect(masked).not.to.match(/Fatima|Amrani|Joost|Visser|12345678|87654321/);
     expect(JSON.parse(masked).export.split('\n')[0]).to.equal('naam\ttelefoon');
     expect(fw.mask('"{\\"name\\": \\"Ren\\\\u00e9 M\\\\u00fcller\\"}"')).not.to.match(/M\\\\u00fcller/);
+  });
+
+  it('reads the escapes of ASCII punctuation (.NET, Go, Rails) and of a quote, and gives the values back whole', () => {
+    const fw = createFirewall({ language: 'auto' });
+    const masked = fw.mask('{"contact":"Jan de Vries \\u003cjan.devries@example.nl\\u003e","note":"Call \\u002B44 7911 123456 or mail \\u0022Anna Smit\\u0022"}');
+    expect(masked).to.equal('{"contact":"[PERSON_1] \\u003c[EMAIL_1]\\u003e","note":"Call [PHONE_1] or mail \\u0022[PERSON_2]\\u0022"}');
+    expect(JSON.parse(masked)).to.be.an('object');
+    expect(fw.restoreToolArguments('{"to":"[EMAIL_1]","phone":"[PHONE_1]"}')).to.equal('{"to":"jan.devries@example.nl","phone":"+44 7911 123456"}');
+    const url = fw.mask('{"link":"https://crm.example.com/search?email=jan%40example.nl\\u0026last_name=Bakker\\u0026first_name=Pieter"}');
+    expect(url).not.to.match(/Bakker|Pieter|jan%40/);
+    expect(url).to.contain('\\u0026last_name=');
+  });
+
+  it('reads a backslash before a letter as written outside a string, and after an escaped backslash (DOMAIN\\user, UNC paths)', () => {
+    const fw = createFirewall({ language: 'auto' });
+    expect(fw.mask('{"mailbox":"CORP\\\\tom.devries@corp.nl"}')).to.equal('{"mailbox":"CORP\\\\[EMAIL_1]"}');
+    expect(fw.restore('[EMAIL_1]')).to.equal('tom.devries@corp.nl');
+    expect(fw.mask('Share: \\\\fileserver\\home\\nina.jansen@corp.nl')).to.equal('Share: \\\\fileserver\\home\\[EMAIL_2]');
+    expect(fw.restore('[EMAIL_2]')).to.equal('nina.jansen@corp.nl');
+  });
+
+  it('reads no-break spaces as spaces, written or escaped', () => {
+    const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
+    expect(mask('Mon numéro : 06\u00a012\u00a034\u00a056\u00a078')).to.equal('Mon numéro : [PHONE_1]');
+    expect(mask('{"t":"Tel.: +31\\u00a06\\u00a012345678"}')).to.equal('{"t":"Tel.: [PHONE_1]"}');
   });
 
   it('leaves escapes that name no one as written', () => {
