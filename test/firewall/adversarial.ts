@@ -95,6 +95,10 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['form fields', '<input name="last_name" value="Pearce" content="x" '],
   ['quoted keys with spaces', '"código postal" : "a b c d e f g h" : '],
   ['thanks closings', 'Merci !\nBonne Dank je wel,\nJavier Fernández Ruiz '],
+  // Spanish, Italian and Polish phone numbers after their words and under their columns (phone-es-it-pl.ts, columns.ts).
+  ['Spanish, Italian, Polish phone words', 'Mi número es 612 345 678 móvil 333.482.1956 numer 605123456 '],
+  ['phone words without numbers', 'teléfono móvil cellulare komórka numer tel '],
+  ['phone column headers', 'nombre;móvil\n'],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 
@@ -120,6 +124,8 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'longest URLs encoded three times', make: (chars) => repeated(`https://x.nl/?q=${'%252541'.repeat(580)} `)(chars) },
   // The longest log line read for pairs, all of it pairs.
   { name: 'longest log lines of pairs', make: repeated(`${'a=b '.repeat(499)}\n`) },
+  // One phone column over the whole text, every row a number to read under its plans.
+  { name: 'rows under a phone column', make: (chars) => `nombre;móvil\n${'Ana;612 345 678\n'.repeat(Math.ceil(chars / 16))}`.slice(0, chars) },
   { name: 'one quoted cell of "" pairs', make: (chars) => `name,phone\n"${'""'.repeat(Math.ceil(chars / 2))}`.slice(0, chars) },
   // Every slash a passenger's name ("SURNAME/GIVEN MRS"), and long runs of capitals between slashes.
   { name: 'passenger names, back to back', make: repeated('DE VRIES/ANNA MARIA MRS ') },

@@ -1,6 +1,9 @@
 // Phone numbers, validated by libphonenumber-js (full "max" metadata: per-country number plans,
 // not just lengths). The default region comes from the message language (nl→NL, de→DE, fr→FR,
-// en→GB); international numbers (+CC / 00CC) are recognised whatever the language.
+// en→GB); international numbers (+CC / 00CC) are recognised whatever the language. Spanish,
+// Italian and Polish numbers in national form, which none of these regions reads, are read under
+// their own plans where a phone word of those languages, an English one or a phone column names
+// them (phone-es-it-pl.ts).
 //
 // Cost control: a precompiled pre-filter finds digit-dense runs (≥ 7 digits with phone-style
 // separators); only those runs are handed to libphonenumber, so digit-free or digit-poor text never
@@ -16,6 +19,7 @@ import { COST, type WorkBudget } from '../budget.js';
 import { digitCount, digitsOnly } from '../checksums.js';
 import { Matcher, isClaimed, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
+import { esItPlReading, type EsItPlReading } from './phone-es-it-pl.js';
 
 export const REGION_OF_LANGUAGE: Record<Language, CountryCode> = { nl: 'NL', en: 'GB', fr: 'FR', de: 'DE' };
 const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
@@ -119,64 +123,99 @@ function accept(s: TextScan, c: Candidate, cued: boolean): boolean {
 
 export function findPhones(text: string, language: Language, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
-  const { digitRuns } = s;
-  if (digitRuns.length === 0) return [];
+  if (s.digitRuns.length === 0) return [];
   const region = REGION_OF_LANGUAGE[language];
   const out: Detection[] = [];
-  for (const { run, index } of runsWorthParsing(s)) {
+  for (const { run, index, worth, esItPl } of runsWorthParsing(s)) {
     // Inside an IBAN, card or national number: overlap resolution would drop the phone anyway.
     if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
-    let found = findInRun(run, index, s.budget, region);
-    let cued = false;
-    const trunkPrefixed = TRUNK_PREFIXED.test(run);
-    if (found !== null && (found.length === 0 || (trunkPrefixed && leavesHeadOut(found, index)))) {
-      // A national number from another country than the language suggests (a Belgian number in a
-      // Dutch message, a German mobile in a Dutch one, a Dutch mobile in an English one, or a short
-      // message whose language was guessed wrong): when written with the trunk prefix 0, or with an
-      // explicit phone cue. A region that reads only the end of a trunk-prefixed run as a number
-      // ("0176 25965890" under NL or BE: "25965890") is kept only when no region reads the run from
-      // its start: it would leave the prefix in clear, beside a placeholder.
-      const partial = found.length > 0 ? found : null;
-      cued = nearestCueIsPositive(s, index, index + run.length);
-      if (!cued && !trunkPrefixed) continue;
-      let fallbackPartial: Candidate[] | null = null;
-      for (const r of FALLBACK_REGIONS) {
-        if (r === region) continue;
-        found = findInRun(run, index, s.budget, r);
-        if (found === null) break;
-        if (found.length === 0) continue;
-        if (!trunkPrefixed || !leavesHeadOut(found, index)) break;
-        fallbackPartial ??= found;
-        found = [];
-      }
-      if (found !== null && found.length === 0) {
-        // The language's own reading first, as before; its candidates are judged without the cue.
-        if (partial) {
-          found = partial;
-          cued = false;
-        } else if (fallbackPartial) found = fallbackPartial;
-      }
-    }
-    if (found === null) {
-      // The budget is spent (see budget.ts): without the number plan or the words around it, a
-      // run written like a phone number (see worthParsing) is taken for one — masking a number
-      // too many rather than letting one through.
-      const [start, end] = trimBrackets(run, 0, run.length);
-      const value = text.slice(index + start, index + end);
-      out.push({ type: 'PHONE', start: index + start, end: index + end, text: value, checksum: false, normalized: digitsOnly(value) });
+    // A Spanish, Italian or Polish word (or column) names the country: its plan first.
+    const named = esItPl?.named ? readEsItPl(s, run, index, esItPl.regions) : null;
+    if (named !== null) {
+      out.push(named);
       continue;
     }
-    for (const c of found) {
-      if (!accept(s, c, cued)) continue;
-      out.push({ type: 'PHONE', start: c.start, end: c.end, text: text.slice(c.start, c.end), checksum: false, normalized: c.e164 });
+    const found = worth ? readRun(s, run, index, region) : [];
+    for (const d of found) out.push(d);
+    if (found.length === 0 && esItPl !== null && !esItPl.named) {
+      const d = readEsItPl(s, run, index, esItPl.regions);
+      if (d !== null) out.push(d);
     }
   }
   return out;
 }
 
+/** The phone numbers of one run worth parsing, read under the language's region and the fallbacks. */
+function readRun(s: TextScan, run: string, index: number, region: CountryCode): Detection[] {
+  const { text } = s;
+  let found = findInRun(run, index, s.budget, region);
+  let cued = false;
+  const trunkPrefixed = TRUNK_PREFIXED.test(run);
+  if (found !== null && (found.length === 0 || (trunkPrefixed && leavesHeadOut(found, index)))) {
+    // A national number from another country than the language suggests (a Belgian number in a
+    // Dutch message, a German mobile in a Dutch one, a Dutch mobile in an English one, or a short
+    // message whose language was guessed wrong): when written with the trunk prefix 0, or with an
+    // explicit phone cue. A region that reads only the end of a trunk-prefixed run as a number
+    // ("0176 25965890" under NL or BE: "25965890") is kept only when no region reads the run from
+    // its start: it would leave the prefix in clear, beside a placeholder.
+    const partial = found.length > 0 ? found : null;
+    cued = nearestCueIsPositive(s, index, index + run.length);
+    if (!cued && !trunkPrefixed) return [];
+    let fallbackPartial: Candidate[] | null = null;
+    for (const r of FALLBACK_REGIONS) {
+      if (r === region) continue;
+      found = findInRun(run, index, s.budget, r);
+      if (found === null) break;
+      if (found.length === 0) continue;
+      if (!trunkPrefixed || !leavesHeadOut(found, index)) break;
+      fallbackPartial ??= found;
+      found = [];
+    }
+    if (found !== null && found.length === 0) {
+      // The language's own reading first, as before; its candidates are judged without the cue.
+      if (partial) {
+        found = partial;
+        cued = false;
+      } else if (fallbackPartial) found = fallbackPartial;
+    }
+  }
+  if (found === null) return [spentBudgetReading(text, run, index)];
+  const out: Detection[] = [];
+  for (const c of found) {
+    if (!accept(s, c, cued)) continue;
+    out.push({ type: 'PHONE', start: c.start, end: c.end, text: text.slice(c.start, c.end), checksum: false, normalized: c.e164 });
+  }
+  return out;
+}
+
+/**
+ * The budget is spent (see budget.ts): without the number plan or the words around it, a run
+ * written like a phone number (see runsWorthParsing), or named one by a word, is taken for one —
+ * masking a number too many rather than letting one through.
+ */
+function spentBudgetReading(text: string, run: string, index: number): Detection {
+  const [start, end] = trimBrackets(run, 0, run.length);
+  const value = text.slice(index + start, index + end);
+  return { type: 'PHONE', start: index + start, end: index + end, text: value, checksum: false, normalized: digitsOnly(value) };
+}
+
+/** The run read under the first of `regions` whose plan accepts it whole (phone-es-it-pl.ts), or null. */
+function readEsItPl(s: TextScan, run: string, index: number, regions: readonly CountryCode[]): Detection | null {
+  for (const r of regions) {
+    if (!s.budget.take(COST.phoneParse)) return spentBudgetReading(s.text, run, index);
+    const number = parsePhoneNumberFromString(run, r);
+    if (number?.isValid()) return { type: 'PHONE', start: index, end: index + run.length, text: run, checksum: false, normalized: number.number };
+  }
+  return null;
+}
+
 interface Run {
   run: string;
   index: number;
+  /** Worth reading under the language's region and the fallbacks (see runsWorthParsing). */
+  worth: boolean;
+  /** How to read it as a Spanish, Italian or Polish number, when something names it one. */
+  esItPl: EsItPlReading | null;
 }
 
 // Per text (per pre-scan): the runs worth parsing, shared by phoneRegionMatters and findPhones.
@@ -190,18 +229,18 @@ function runsWorthParsing(s: TextScan): Run[] {
   // A run starts at most three characters ("+ (") before its first digit.
   const runs = new Matcher(RUN, s, s.digitRuns, { back: 3 });
   for (let m = runs.exec(); m; m = runs.exec()) {
-    if (worthParsing(s, m[0], m.index)) out.push({ run: m[0], index: m.index });
+    const run = m[0];
+    const index = m.index;
+    const digits = digitCount(run);
+    if (digits < 6 || DATE_LIKE.test(run) || DECIMAL_FRACTION.test(run) || TIMESTAMP.test(run)) continue;
+    let cued: boolean | undefined;
+    const phoneCued = () => (cued ??= nearestCueIsPositive(s, index, index + run.length));
+    const worth = digits >= 7 && !timeOrVersion(run) && (/^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run) || phoneCued());
+    const esItPl = digits <= 11 ? esItPlReading(s, run, index, phoneCued, WINDOWS) : null;
+    if (worth || esItPl !== null) out.push({ run, index, worth, esItPl });
   }
   runsOfScan.set(s, out);
   return out;
-}
-
-/** Whether a run is worth handing to libphonenumber: one that accept() could keep. */
-function worthParsing(s: TextScan, run: string, index: number): boolean {
-  if (digitCount(run) < 7 || DATE_LIKE.test(run) || timeOrVersion(run) || DECIMAL_FRACTION.test(run) || TIMESTAMP.test(run)) return false;
-  // Written like a phone number, or with a phone cue.
-  const phoneLike = /^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run);
-  return phoneLike || nearestCueIsPositive(s, index, index + run.length);
 }
 
 /**
@@ -212,7 +251,8 @@ function worthParsing(s: TextScan, run: string, index: number): boolean {
 export function phoneRegionMatters(text: string, scan?: TextScan): boolean {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return false;
-  for (const { run } of runsWorthParsing(s)) {
+  for (const { run, worth } of runsWorthParsing(s)) {
+    if (!worth) continue;
     const lone = run.startsWith('+') && digitCount(run) < 12 && !ANOTHER_NUMBER_INSIDE.test(run);
     if (!lone) return true;
   }
