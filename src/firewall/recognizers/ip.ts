@@ -1,7 +1,8 @@
 // IP addresses. IPv4: four decimal octets 0–255 without leading zeros; dotted version numbers
 // ("v1.2.3.4", "version 10.0.19045.1") are left alone. IPv6: a hex-and-colon token validated by
-// node:net's parser (so "14:32:10" and MAC addresses are not addresses). Loopback, 0.0.0.0 and
-// netmasks are left alone: they name no one.
+// node:net's parser (so "14:32:10" and MAC addresses are not addresses). Loopback, 0.0.0.0,
+// netmasks and network ranges in CIDR notation ("10.0.0.0/16", "fd00::/8") are left alone: they
+// name no one.
 import { isIPv6 } from 'node:net';
 import { cueNear } from '../context.js';
 import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
@@ -27,6 +28,55 @@ const JOINED = /^[ \u00a0]*(?:to|->|→|and|or|naar|en|of|auf|und|oder|à|et|ou|
 // Right before it, a package's version pin: "foo==1.2.3.4", ">=1.2.3.4", "^1.2.3.4". Not "@" or
 // "=" alone: "user@81.204.17.56" and "host=81.204.17.56" are addresses.
 const PIN_BEFORE = /(?:==|>=|<=|~=|!=|[\^~])$/;
+
+/**
+ * Whether a CIDR value is a network range ("10.0.0.0/16", "172.16.0.0/12", "2001:db8::/32"): a
+ * prefix shorter than the address, and no bit set after it, so it names a block of addresses, as a
+ * netmask does, and no host. A host's address with its network's prefix ("inet 192.168.1.23/24", as
+ * `ip addr` prints it) has bits set after the prefix and names that host, and "/32" ("/128") is a
+ * single host: both stay masked.
+ */
+function isNetworkRange(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash < 0) return false;
+  const prefix = Number(value.slice(slash + 1));
+  const bits = addressBits(value.slice(0, slash));
+  if (bits === null || prefix >= bits.length) return false;
+  for (let i = prefix; i < bits.length; i++) if (bits[i] === 1) return false;
+  return true;
+}
+
+/** The address's bits, most significant first (32 for IPv4, 128 for IPv6), or null when unreadable. */
+function addressBits(address: string): number[] | null {
+  const bits: number[] = [];
+  const push = (value: number, width: number) => {
+    for (let b = width - 1; b >= 0; b--) bits.push((value >> b) & 1);
+  };
+  if (!address.includes(':')) {
+    for (const octet of address.split('.')) push(Number(octet), 8);
+    return bits.length === 32 ? bits : null;
+  }
+  // "::" stands for as many zero groups as the address leaves out; an embedded IPv4 tail is two groups.
+  const [head, tail] = address.includes('::') ? address.split('::') : [address, undefined];
+  const groups = (part: string | undefined): number[] | null => {
+    if (part === undefined || part === '') return [];
+    const out: number[] = [];
+    for (const g of part.split(':')) {
+      if (g.includes('.')) {
+        const o = g.split('.').map(Number);
+        out.push((o[0]! << 8) | o[1]!, (o[2]! << 8) | o[3]!);
+      } else out.push(parseInt(g, 16));
+    }
+    return out.some((g) => Number.isNaN(g)) ? null : out;
+  };
+  const h = groups(head);
+  const t = groups(tail);
+  if (h === null || t === null) return null;
+  const missing = 8 - h.length - t.length;
+  if (missing < 0 || (tail === undefined && missing !== 0)) return null;
+  for (const g of [...h, ...new Array<number>(missing).fill(0), ...t]) push(g, 16);
+  return bits;
+}
 
 export function findIps(text: string, scan?: TextScan): Detection[] {
   const out: Detection[] = [];
@@ -55,6 +105,7 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
       }
       // Loopback, "any" and netmasks name no one: 127.0.0.1, 0.0.0.0, 255.255.255.0.
       if (m[0].startsWith('127.') || m[0].startsWith('0.') || m[0].startsWith('255.')) continue;
+      if (isNetworkRange(m[0])) continue;
       out.push({ type: 'IP', start, end, text: m[0], checksum: false, normalized: m[0] });
     }
   }
@@ -70,6 +121,7 @@ export function findIps(text: string, scan?: TextScan): Detection[] {
       // "::" alone or tiny tokens like "a::b" in prose are not worth masking, real addresses have
       // at least one hex digit group of two or more characters.
       if (!/[0-9A-Fa-f]{2}/.test(addr)) continue;
+      if (isNetworkRange(value)) continue;
       out.push({ type: 'IP', start: m.index, end: m.index + value.length, text: value, checksum: false, normalized: addr.toLowerCase() });
     }
   }
