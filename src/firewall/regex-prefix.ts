@@ -390,9 +390,10 @@ export function textPrefixFilter(source: string): PrefixFilter | null {
 }
 
 /** Merges filters into one table of bit flags: bit `1 << i` set where filter i allows the key. */
-export function combineFilters(filters: readonly PrefixFilter[]): Uint8Array {
-  if (filters.length > 8) throw new Error('regex-prefix: at most 8 filters');
-  const out = new Uint8Array(128 * 128);
+export function combineFilters(filters: readonly PrefixFilter[]): Uint16Array {
+  // One bit a filter, in a table of 16-bit cells: the recognizers register a dozen cues.
+  if (filters.length > 16) throw new Error('regex-prefix: at most 16 filters');
+  const out = new Uint16Array(128 * 128);
   filters.forEach((f, bit) => {
     for (let k = 0; k < out.length; k++) if (f.keys[k]) out[k]! |= 1 << bit;
   });

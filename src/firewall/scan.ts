@@ -72,7 +72,7 @@ function astralClass(cp: number): number {
 // table of the first two characters, then maps of the first one to four characters (folded keys,
 // see regex-prefix.ts) to the bits of the cues that admit them.
 const cueFilters: PrefixFilter[] = [];
-let cueTable: Uint8Array = new Uint8Array(128 * 128);
+let cueTable: Uint16Array = new Uint16Array(128 * 128);
 const cueKeys = [new Map<number, number>(), new Map<number, number>(), new Map<number, number>(), new Map<number, number>()] as const;
 
 /**

@@ -2,9 +2,15 @@
 // (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4), a known issuer prefix for that length, and Luhn.
 // The groups are one space or hyphen apart, or up to three spaces or a tab as text copied out of a
 // PDF has them ("4106  9175  0358  5960"), the same gap each time.
+//
+// A card's security code after its label ("CVV 123", "CVC: 482", "security code 4821",
+// "Prüfnummer 123", "cryptogramme 123") is part of the card, and typed CARD: with the number it
+// pays. Three or four digits are anything elsewhere, so only a label makes one; a label that names
+// other codes as well (security code, Prüfnummer, CID …) counts only with a card number or a card
+// word near it.
 import { luhnValid, digitsOnly } from '../checksums.js';
-import { NON_PERSONAL_NUMBER_CUE, nearestCue } from '../context.js';
-import { Matcher, runsWithDigits, scanOf, type TextScan } from '../scan.js';
+import { NON_PERSONAL_NUMBER_CUE, cueNear, nearestCue } from '../context.js';
+import { Matcher, cuePositions, registerCue, runsWithDigits, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
 // Not after "+" (or "+ "): card numbers are never written with a country code, and a compact
@@ -110,10 +116,47 @@ export function findCards(text: string, scan?: TextScan): Detection[] {
   return out;
 }
 
+// Labels that name a card's code and nothing else.
+const CARD_CODE_LABEL =
+  'cvv2?|cvc2?|cav2|csc|cvn|card[ _-]?(?:verification|security)[ _-]?(?:value|code|number)|kartenpr[üu]f(?:nummer|ziffer)|cryptogramme(?:[ ]visuel)?';
+// Labels that name other codes too: an alarm's, an engineering test's, a caller's id.
+const OTHER_CODE_LABEL =
+  'cid|security[ _-]?code|sicherheitscode|pr[üu]f(?:nummer|ziffer)|code[ ]de[ ]s[ée]curit[ée]|c[óo]digo[ ]de[ ]seguridad|codice[ ]di[ ]sicurezza|kod[ ]zabezpieczaj[ąa]cy|beveiligingscode|controlecode';
+const CODE_LABEL_BIT = registerCue(`(?:${CARD_CODE_LABEL}|${OTHER_CODE_LABEL})`);
+// The label, maybe quoted as a key, a sign or a verb, and three or four digits standing alone.
+const CODE_TAIL = `["']?[ \\t\\u00a0]{0,4}(?:[:=#][ \\t\\u00a0]{0,4})?["']?(?:(?:is|ist|est|es|è|:)[ \\t\\u00a0]{1,4})?(\\d{3,4})(?![\\p{L}\\p{N}]|[.,/-]\\d)`;
+const CODE = new RegExp(`(?<![\\p{L}\\p{N}])(?:(${CARD_CODE_LABEL})|${OTHER_CODE_LABEL})${CODE_TAIL}`, 'giu');
+const CODE_STICKY = new RegExp(`(?:(${CARD_CODE_LABEL})|${OTHER_CODE_LABEL})${CODE_TAIL}`, 'iuy');
+/** How far from a card number a code under a label of other codes too is still the card's. */
+const CARD_REACH = 160;
+
+/** Security codes after their label (see the module comment), given the text's card numbers. */
+function findCardCodes(s: TextScan, cards: readonly Detection[]): Detection[] {
+  const [labels] = cuePositions(s, [CODE_LABEL_BIT]);
+  if (labels!.length === 0) return [];
+  const out: Detection[] = [];
+  const matches = new Matcher(CODE, s, labels!, { sparse: Infinity, sticky: CODE_STICKY });
+  let card = 0;
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const end = m.index + m[0].length;
+    const start = end - m[2]!.length;
+    if (m[1] === undefined) {
+      while (card < cards.length && cards[card]!.end < m.index - CARD_REACH) card++;
+      const nearCard = card < cards.length && cards[card]!.start <= end + CARD_REACH;
+      if (!nearCard && !cueNear(s, m.index, start, CARD_CUE, { before: 60, after: 0 })) continue;
+    }
+    out.push({ type: 'CARD', start, end, text: m[2]!, checksum: false, normalized: m[2]! });
+  }
+  return out;
+}
+
 export const cardRecognizer: Recognizer = {
   type: 'CARD',
   needsDigit: true,
   detect(text: string, _language: Language, scan?: TextScan): Detection[] {
-    return findCards(text, scan);
+    const s = scanOf(text, scan);
+    const cards = findCards(text, s);
+    const codes = findCardCodes(s, cards);
+    return codes.length === 0 ? cards : [...cards, ...codes].sort((a, b) => a.start - b.start);
   },
 };

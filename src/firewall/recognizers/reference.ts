@@ -108,7 +108,7 @@ interface LabelSet {
 
 /**
  * Finders of the values after each set of labels. The sets share one cue of the pre-scan (there are
- * eight in all, scan.ts), so each finder tries its regex at the word starts that may begin any of them.
+ * sixteen at most, scan.ts), so each finder tries its regex at the word starts that may begin any of them.
  */
 function labelledValueFinders(sets: readonly LabelSet[]): Array<(text: string, scan?: TextScan) => Detection[]> {
   const bit = registerCue(`(?:${sets.map((set) => set.label).join('|')})`);
