@@ -17,6 +17,7 @@ export const ENTITY_TYPES = [
   'PESEL',
   'CUSTOMER_REF',
   'ID_NUMBER',
+  'LICENCE_PLATE',
   'IP',
   'DATE_OF_BIRTH',
   'ADDRESS',

@@ -18,7 +18,7 @@ function looseText(text: string): string {
 export function normalizeValue(type: EntityType, value: string): string {
   if (type === 'EMAIL') return value.toLowerCase();
   if (NUMERIC.has(type)) return digitsOnly(value);
-  if (type === 'IBAN' || type === 'NIR' || type === 'NINO' || type === 'DNI' || type === 'CODICE_FISCALE') return value.replace(/[\s.-]/g, '').toUpperCase();
+  if (type === 'IBAN' || type === 'NIR' || type === 'NINO' || type === 'DNI' || type === 'CODICE_FISCALE' || type === 'LICENCE_PLATE') return value.replace(/[\s.-]/g, '').toUpperCase();
   if (type === 'CUSTOMER_REF' || type === 'ID_NUMBER') return value.replace(/\s+/g, '').toUpperCase();
   return value.replace(/\s+/g, ' ').trim().toLowerCase();
 }

@@ -99,6 +99,10 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   ['Spanish, Italian, Polish phone words', 'Mi número es 612 345 678 móvil 333.482.1956 numer 605123456 '],
   ['phone words without numbers', 'teléfono móvil cellulare komórka numer tel '],
   ['phone column headers', 'nombre;móvil\n'],
+  // Licence plates after their labels and under their columns (licence-plate.ts), card codes after theirs (card.ts).
+  ['plate labels', 'Kenteken: 12-ABC-3 registration AB12 reg no targa AB 1 '],
+  ['plate column headers', 'naam;kenteken\n'],
+  ['card code labels', 'CVV 123 security code 4821 CID 12 cvc: '],
   ['mixed', 'Mr John 0612345678 a@b.nl NL91ABNA0417164300 12-12-1985 ::1 Keizersgracht 1, 1015 CJ Amsterdam\n'],
 ];
 

@@ -12,6 +12,7 @@ import { headerNameRecognizer } from './header-name.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
+import { licencePlateRecognizer } from './licence-plate.js';
 import { mentionRecognizer } from './mention.js';
 import { passengerNameRecognizer } from './passenger-name.js';
 import { ninoLowerCaseRecognizer, ninoRecognizer } from './nino.js';
@@ -36,6 +37,7 @@ export {
   ibanRecognizer,
   idNumberRecognizer,
   ipRecognizer,
+  licencePlateRecognizer,
   mentionRecognizer,
   nhsNumberCompactRecognizer,
   nhsNumberRecognizer,
@@ -78,6 +80,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
   referenceRecognizer,
   idNumberRecognizer,
+  // After its label, the plate: an exact tie with another reading of the same characters goes to it.
+  licencePlateRecognizer,
   phoneRecognizer,
   spelledEmailRecognizer,
   personRecognizer,
