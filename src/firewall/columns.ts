@@ -28,7 +28,8 @@ export interface ColumnCell<K> {
 export function cellsUnderHeaders<K>(text: string, headerWords: readonly number[], kindOf: (header: string) => K | null): ColumnCell<K>[] {
   const out: ColumnCell<K>[] = [];
   let readUpTo = -1;
-  for (const word of headerWords) {
+  for (let w = 0; w < headerWords.length; w++) {
+    const word = headerWords[w]!;
     if (word <= readUpTo) continue;
     const lineStart = text.lastIndexOf('\n', word - 1) + 1;
     const lineEnd = endOfLine(text, word);
@@ -36,14 +37,25 @@ export function cellsUnderHeaders<K>(text: string, headerWords: readonly number[
     if (lineEnd - lineStart > MAX_HEADER_LINE) continue;
     const sep = separatorOf(text, lineStart, lineEnd);
     if (sep < 0) continue;
+    // Most such words stand in prose: their cell, read around them, is no short header that names
+    // a column, and the line is not split.
+    const named: Array<{ at: number; kind: K }> = [];
+    for (let v = w; v < headerWords.length && headerWords[v]! < lineEnd; v++) {
+      let cellStart = headerWords[v]!;
+      while (cellStart > lineStart && text.charCodeAt(cellStart - 1) !== sep) cellStart--;
+      let cellEnd = headerWords[v]!;
+      while (cellEnd < lineEnd && text.charCodeAt(cellEnd) !== sep) cellEnd++;
+      if (cellEnd - cellStart > MAX_HEADER_CELL + 2) continue;
+      const kind = kindOf(normalisedHeader(text.slice(cellStart, cellEnd)));
+      if (kind !== null) named.push({ at: headerWords[v]!, kind });
+    }
+    if (named.length === 0) continue;
     const header = cellsOf(text, lineStart, lineEnd, sep);
     if (header.length < 4 || header.some((_, i) => i % 2 === 0 && header[i + 1]! - header[i]! > MAX_HEADER_CELL)) continue;
     const columns: Array<{ at: number; kind: K }> = [];
-    for (let c = 0; c < header.length; c += 2) {
-      const kind = kindOf(normalisedHeader(text.slice(header[c], header[c + 1])));
-      if (kind !== null) columns.push({ at: c, kind });
+    for (const { at, kind } of named) {
+      for (let c = 0; c < header.length; c += 2) if (header[c]! <= at && at < header[c + 1]!) columns.push({ at: c, kind });
     }
-    if (columns.length === 0) continue;
     let rowStart = lineEnd + 1;
     while (rowStart < text.length) {
       const rowEnd = endOfLine(text, rowStart);
@@ -129,6 +141,7 @@ function isBlank(c: number): boolean {
 
 /** Lower case, accents off, letters only: "Número de teléfono" → "numerodetelefono", "**Móvil**" → "movil". */
 export function normalisedHeader(cell: string): string {
+  if (/^[\x00-\x7f]*$/.test(cell)) return cell.toLowerCase().replace(/[^a-z]/g, '');
   return cell
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
