@@ -22,6 +22,7 @@
 // reply's text takes back: there the placeholder may stand in a JSON string the model repeats,
 // which a raw line break made invalid.
 import type { Detection } from './types.js';
+import { hexValue } from './url-encoded.js';
 import { normalizeValue } from './vault.js';
 
 export interface EscapesView {
@@ -36,12 +37,6 @@ const QUOTE = 34;
 const LF = 10;
 /** Backslashes before an escape's letter read as one escape ("\\u00e9": a text escaped twice). */
 const MAX_BACKSLASHES = 4;
-
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const u = c | 32;
-  return u >= 97 && u <= 102 ? u - 87 : -1;
-}
 
 /** The character a "\u" escape of code `code` reads as in the view, or null for one that stays as written. */
 function unicodeChar(code: number): string | null {

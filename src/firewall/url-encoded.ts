@@ -15,7 +15,8 @@ const MAX_TOKEN = 4096;
 const PERCENT = 37;
 const PLUS = 43;
 
-function hexValue(c: number): number {
+/** The value of a hexadecimal digit's character code, or -1. */
+export function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   const u = c | 32;
   return u >= 97 && u <= 102 ? u - 87 : -1;
