@@ -18,16 +18,17 @@ import { isKnownFirstName, isKnownFirstNameLower, isKnownLastName, isKnownLastNa
 import type { Detection, EntityType } from './types.js';
 import { referenceValue } from './recognizers/reference.js';
 import { isRoleMailbox } from './recognizers/email.js';
-import { isOrganisationName, leadingTitleLength } from './recognizers/person.js';
+import { isAmbiguousFirstName, isOrganisationName, leadingTitleLength } from './recognizers/person.js';
 import { isNonNameWord } from './words.js';
 
 /**
  * What a key names: an entity type, a name ("name" alone: needs the value to look like one), a
  * child (a column header only: needs a known first name, see CHILD_COLUMNS), a postcode alone
- * under a key that is also a word ("CAP": only a postcode's shape is one), or a thing that is not
- * personal.
+ * under a key that is also a word ("CAP": only a postcode's shape is one), a thing that is not
+ * personal, or the name of something the key does not say ("NAMED": "venue_name", a person's only
+ * when the value holds a name the lists know).
  */
-type KeyKind = EntityType | 'NAME' | 'CHILD' | 'THING' | 'POSTCODE';
+type KeyKind = EntityType | 'NAME' | 'CHILD' | 'THING' | 'POSTCODE' | 'NAMED';
 
 // Keys, normalised (see normaliseKey): lower case, accents off, ß as ss, nothing but letters and digits.
 const KEYS: Array<[KeyKind, string]> = [
@@ -251,7 +252,9 @@ function lookUpKey(key: string): KeyKind | null {
   if (k.length === 0) return null;
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
-  for (const [suffix, kind] of SUFFIXES) if (k.length > suffix.length && k.endsWith(suffix)) return kind;
+  for (const [suffix, kind] of SUFFIXES) {
+    if (k.length > suffix.length && k.endsWith(suffix)) return kind === 'NAME' ? nameKeyKind(k.slice(0, -suffix.length)) : kind;
+  }
   // "Naam verzekerde", "Name des Versicherungsnehmers", "Nom de l'assuré": the name of a role.
   for (const prefix of NAME_OF) {
     if (k.length < prefix.length + 4 || !k.startsWith(prefix)) continue;
@@ -263,6 +266,27 @@ function lookUpKey(key: string): KeyKind | null {
   // "Polisnummer klant", "klantnummer_oud": a reference number's key that says whose it is.
   for (const prefix of REFERENCE_PREFIXES) if (k.length > prefix.length && k.startsWith(prefix)) return 'CUSTOMER_REF';
   return null;
+}
+
+// What a "<thing>_name" key names (QA 2026-11-27: "company_name": "Acme Holdings", "product_name",
+// "bank_name", "file_name", "event_name", "service_name" were masked as people). The word before
+// "name" says whose name it is: a person's or a role's ("customer_name", "contact_name",
+// "holder_name", "display_name" — a user's display name is the person's name in the systems people
+// paste from, and a group's is kept by the group words — "user_name"), a thing's, or one we do not
+// know, where only a name the lists know makes the value a person's.
+const PERSON_NAME_PREFIX =
+  /(?:user|customer|client|contact|klant|kunde|patient|owner|member|person|guest|employee|tenant|display|holder|cardholder|account|card|nick|given|family|legal|birth|real|preferred|printed|sender|recipient|author|signer|signatory|buyer|seller|student|pupil|teacher|parent|child|kid|mother|father|spouse|partner|husband|wife|driver|passenger|traveller|traveler|applicant|beneficiary|insured|claimant|manager|supervisor|assignee|reporter|requester|approver|reviewer|agent|rep|representative|doctor|physician|nurse|dentist|caller|visitor|attendee|participant|speaker|candidate|consignee|shipper|addressee|billing|shipping|emergency|next(?:of)?kin|guardian|witness|landlord|lessee|lessor|debtor|creditor|payer|payee|deelnemer|ouder|kind|moeder|vader|mieter|vermieter|eltern|mutter|vater|locataire|proprietaire|titulaire|empleado|paciente|dipendente|paziente|pracownik|pacjent)$/;
+const THING_NAME_PREFIX =
+  /(?:company|companies|business|org|organisation|organization|bank|brand|product|item|article|file|filename|folder|dir|directory|path|document|doc|report|sheet|tab|team|group|dept|department|event|service|app|application|project|repo|repository|package|module|class|function|method|variable|var|field|column|table|schema|database|db|index|host|hostname|server|cluster|node|pod|container|image|volume|bucket|queue|topic|stream|channel|branch|tag|label|key|secret|token|role|policy|permission|plan|tier|product|sku|model|device|machine|vm|instance|region|zone|site|domain|url|link|page|route|endpoint|api|job|task|step|stage|pipeline|workflow|campaign|course|program|programme|series|show|track|album|song|book|game|level|category|type|kind|status|state|country|language|locale|currency|venue|room|building|store|shop|restaurant|hotel|school|university|hospital|clinic|vendor|supplier|merchant|carrier|airline|provider|network|wifi|ssid|device|printer|template|theme|plugin|extension|font|color|colour|unit|metric|measure|dimension|feature|flag|setting|config|option|param|parameter|attribute|property|object|entity|resource|asset|dataset|layer|map|format|mime|content|firma|bedrijf|bedrijfs|unternehmen|firmen|societe|entreprise|empresa|azienda|produkt|produit|producto|prodotto|artikel)$/;
+
+/** The kind of a key that ends in "name" or "naam" after `prefix` (normalised). */
+function nameKeyKind(prefix: string): KeyKind {
+  const known = KEY_KIND.get(prefix);
+  if (known === 'NAME' || known === 'PERSON' || CHILD_COLUMNS.has(prefix) || PERSON_NAME_PREFIX.test(prefix)) return 'NAME';
+  // "city_name", "street_name": the place the prefix's key names.
+  if (known === 'ADDRESS') return 'ADDRESS';
+  if (known === 'THING' || THING_NAME_PREFIX.test(prefix)) return 'THING';
+  return 'NAMED';
 }
 
 /**
@@ -282,7 +306,7 @@ function aboutThings(keys: Iterable<string>): boolean {
 function isPersonalKey(key: string): boolean {
   if (key.length > 48) return false;
   const kind = keyKind(key);
-  if (kind === null || kind === 'THING') return false;
+  if (kind === null || kind === 'THING' || kind === 'NAMED') return false;
   if (kind !== 'NAME') return true;
   // A role ("customer", "owner", "klant") or a person's name key ("customer_name"); not "name"
   // alone, nor "product_name".
@@ -291,6 +315,7 @@ function isPersonalKey(key: string): boolean {
 }
 
 const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom', 'nombre', 'nome']);
+const SOUTHERN_NAME_KEYS = new Set(['nombre', 'nome']);
 
 function isBareNameKey(key: string): boolean {
   return key.length <= 48 && GENERIC_NAME_KEYS.has(normaliseKey(key));
@@ -378,6 +403,22 @@ function startsWithFirstName(value: string): boolean {
 }
 const LOWER_CASE_WORD = /^[(\p{Ll}][\p{Ll}]{2,}/u;
 
+/**
+ * Whether a word of `value` is a first name or surname the lists know, and not one that is also a
+ * word ("Summer Party", "Grace Hopper Edition" under an "event_name" hold no person).
+ */
+function holdsKnownName(value: string, strict = true): boolean {
+  return value.split(/[ ,\u00a0-]+/).some((w) => {
+    if (w.length < 2 || isNonNameWord(w) || (strict && isAmbiguousFirstName(capitalised(w)))) return false;
+    const c = capitalised(w);
+    return isKnownFirstName(c) || isKnownLastName(c);
+  });
+}
+
+function capitalised(w: string): string {
+  return w.charAt(0).toUpperCase() + w.slice(1).toLowerCase();
+}
+
 function holdsKnownFirstName(value: string): boolean {
   return value.split(/[ ,\u00a0-]+/).some((w) => w.length > 1 && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()));
 }
@@ -402,6 +443,8 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
       return !thingContext && (looksLikeName(value, false) || startsWithFirstName(value)) ? 'PERSON' : null;
     case 'CHILD':
       return !thingContext && looksLikeName(value, true) && holdsKnownFirstName(value) ? 'PERSON' : null;
+    case 'NAMED':
+      return !thingContext && looksLikeName(value, false) && holdsKnownName(value) ? 'PERSON' : null;
     case 'PHONE':
       return PHONE_VALUE.test(value) && digitCount(value) >= 6 ? 'PHONE' : null;
     case 'EMAIL':
@@ -484,6 +527,12 @@ class Collector {
    * is bounded.
    */
   objectAboutThings(start: number, end: number): boolean | undefined {
+    const keys = this.objectKeys(start, end);
+    return keys === undefined ? undefined : aboutThings(keys);
+  }
+
+  /** The keys of the JSON object around [start, end), with its parent's; undefined outside an object. */
+  objectKeys(start: number, end: number): string[] | undefined {
     const from = Math.max(0, start - OBJECT_WINDOW);
     const before = this.text.slice(from, start);
     const opening = before.lastIndexOf('{');
@@ -497,7 +546,7 @@ class Collector {
     // With the key the object stands under: {"customer":{"name":…,"sku":…}} is a person's.
     const parent = keyBefore(this.text, open);
     if (parent !== null) keys.push(parent.key);
-    return aboutThings(keys);
+    return keys;
   }
 
   /**
@@ -529,9 +578,21 @@ class Collector {
       this.found.push({ type: 'PERSON', start, end, text: value, checksum: false });
       return true;
     }
+    // "nombre", "nome" alone are any thing's name as often (nombre = "Usuario", {"nombre": "Madrid
+    // Centro", "tipo": "oficina"} were masked): a person's when the value holds a name the lists
+    // know, or when its object holds personal data beside it.
+    if (kind === 'NAME' && !column && SOUTHERN_NAME_KEYS.has(normaliseKey(key)) && !holdsKnownName(value, false) && !this.objectAboutPeople(start, end)) {
+      return true;
+    }
     const type = valueType(kind, value, thingContext);
     if (type !== null) this.found.push({ type, start, end, text: value, checksum: false });
     return true;
+  }
+
+  /** Whether the JSON object around [start, end) has a key of personal data (see objectAboutThings). */
+  objectAboutPeople(start: number, end: number): boolean {
+    const keys = this.objectKeys(start, end);
+    return keys !== undefined && keys.some((key) => isPersonalKey(key) && !isBareNameKey(key));
   }
 
   /**
@@ -851,7 +912,13 @@ function keyedLiterals(text: string, out: Collector): void {
     let name = key.slice(key.lastIndexOf('.') + 1);
     // <input name="last_name" value="Pearce">: the field's name says what its value is, and is
     // itself no one's name (<input name="qty"> was masked as a person).
-    if (FORM_VALUE_KEYS.has(name.toLowerCase())) name = formFieldName(text, open, close) ?? name;
+    if (FORM_VALUE_KEYS.has(name.toLowerCase())) {
+      const field = formFieldName(text, open, close);
+      // A button's value is its label (<input type="submit" name="name" value="Send Message">,
+      // <input name="name" value="Submit">): masked as a person before.
+      if (field !== null && isButtonLabel(text, open, close)) continue;
+      name = field ?? name;
+    }
     else if (name === 'name' && FORM_TAG.test(tagBefore(text, open) ?? '')) continue;
     out.value(name, start, end);
   }
@@ -871,6 +938,28 @@ function tagBefore(text: string, open: number): string | null {
   const before = text.slice(Math.max(0, open - FORM_WINDOW), open);
   const lt = before.lastIndexOf('<');
   return lt < 0 || before.lastIndexOf('>') > lt ? null : before.slice(lt);
+}
+
+const BUTTON_TYPE = /(?<![\w-])type[ \t]*=[ \t]*["']?(?:submit|button|reset|image)(?![\w-])/i;
+// The labels of a form's buttons, in the seven languages, as a value's first word.
+const BUTTON_WORDS = new Set(
+  `submit send save cancel ok search go login log sign register subscribe continue next back previous reset apply update delete
+  remove confirm add edit upload download buy order pay checkout book join start verzenden versturen opslaan annuleren zoeken
+  inloggen aanmelden bevestigen absenden senden speichern abbrechen suchen anmelden bestätigen weiter envoyer enregistrer
+  annuler rechercher valider connexion continuer enviar guardar cancelar buscar aceptar invia salva annulla cerca accedi
+  conferma wyślij zapisz anuluj szukaj zaloguj`.split(/\s+/),
+);
+
+/** Whether the value literal at [open, close] is a button's label: its tag a button's, or its first word a button's verb. */
+function isButtonLabel(text: string, open: number, close: number): boolean {
+  const tag = tagBefore(text, open) ?? '';
+  if (/^<button(?![\w-])/i.test(tag) || BUTTON_TYPE.test(tag)) return true;
+  const after = text.slice(close + 1, close + 1 + FORM_WINDOW);
+  const gt = after.indexOf('>');
+  if (gt >= 0 && BUTTON_TYPE.test(after.slice(0, gt))) return true;
+  const value = text.slice(open + 1, Math.min(close, open + 41));
+  const word = /^[\p{L}]+/u.exec(value);
+  return word !== null && BUTTON_WORDS.has(word[0].toLowerCase());
 }
 
 /** The name="…" of the tag around a value literal at [open, close], or null outside a tag. */

@@ -746,6 +746,11 @@ const AMBIGUOUS_LOWER_ALONE = new Set([
   'nino',
 ]);
 
+/** Whether a first name is also a common word, place or brand ("Summer", "Grace", "Roma"): never enough alone. */
+export function isAmbiguousFirstName(name: string): boolean {
+  return AMBIGUOUS.has(name);
+}
+
 /**
  * Whether a one-word name is also a common word ("Mark", "will", "jack"): found once by a cue
  * ("Hi Mark"), it does not make the word a name elsewhere in the text ("Mark the date").
