@@ -91,6 +91,9 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // (structure.ts, formFieldName: the tag read around each value), quoted keys with spaces, thanks
   // closings over a signature, second surnames.
   ['southern streets', 'Calle de la Piazza del Via de ul. Mayor 5, 31-019 Kraków '],
+  // A capitalised southern type without a lead word: the words around each street are counted
+  // (street.ts, southernAround, a bounded window per street).
+  ['southern streets in prose', 'la Via Express 24 y el de Piazza Lattea 3 il '],
   ['listed birth dates', 'born on 3 May 2012 and 17.09.2015, 01/01/2000 und '],
   ['form fields', '<input name="last_name" value="Pearce" content="x" '],
   ['quoted keys with spaces', '"código postal" : "a b c d e f g h" : '],

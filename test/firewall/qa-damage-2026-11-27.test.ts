@@ -57,4 +57,41 @@ describe('firewall QA: damage and leaks of the southern round', () => {
       expect(mask('nombre;email\nXiomara Quintelier;x@example.es')).to.equal('nombre;email\n[PERSON_1];[EMAIL_1]');
     });
   });
+
+  describe('a southern street in prose of another language needs evidence', () => {
+    it('leaves carriers, counts, times, rooms and dates after Via, Piazza and Calle', () => {
+      unchanged([
+        'Send it Via FedEx 2 Day',
+        'Ship Via UPS 3 day select.',
+        'We took the tram via Piazza Venezia 2 stops',
+        'Meet me at Piazza del Campo 11 am.',
+        'Carrier: Via Express 24',
+        'Room: Via Lattea 3',
+        'Our trip: Piazza San Marco 1 day, Calle Larga 22 Marzo',
+        'then Via Appia Antica 3 times',
+        'The hotel Via Roma 10 is nice',
+      ]);
+    });
+
+    it('leaves C/C++ and its versions', () => {
+      unchanged(['The bug affects C/C++ 17 builds', 'Dependencies: C/C++ 14, Java 17.', 'We support C/C++ 11 and C/C++ 14.']);
+    });
+
+    it('masks the street with a word that leads an address, a town, a line of its own or southern words around it', () => {
+      expect(mask('Our office is at Via Roma 10, Milan.')).to.equal('Our office is at [ADDRESS_1].');
+      expect(mask('Please ship to Calle Mayor 5.')).to.equal('Please ship to [ADDRESS_1].');
+      expect(mask('Mario Rossi\nPiazza Garibaldi 3')).to.equal('[PERSON_1]\n[ADDRESS_1]');
+      expect(mask('Il negozio è Via Roma 10, aperto tutti i giorni.')).to.equal('Il negozio è [ADDRESS_1], aperto tutti i giorni.');
+      expect(mask('El piso está en la Calle Mayor 5.')).to.equal('El piso está en la [ADDRESS_1].');
+      expect(mask('Ci vediamo in Via Giuseppe Verdi 3.')).to.equal('Ci vediamo in [ADDRESS_1].');
+    });
+
+    it('reads a street named after a person as a street', () => {
+      expect(mask('Mieszkam przy al. Jana Pawła II 15 m. 4, 00-828 Warszawa')).to.equal('Mieszkam przy [ADDRESS_1]');
+      expect(mask('Mieszkam przy ul. Długiej 7 m. 3.')).to.equal('Mieszkam przy [ADDRESS_1].');
+      // "Via" opening a sentence is English "through"; "et al." is no avenue.
+      expect(mask('Via Jan Jansen we got the deal.')).to.equal('Via [PERSON_1] we got the deal.');
+      unchanged(['Smith et al. Jones 12 found nothing.']);
+    });
+  });
 });

@@ -1067,10 +1067,27 @@ function namesAStreet(text: string, start: number, end: number): boolean {
   return last > start && STREET_WORDS.has(text.slice(last, end));
 }
 
+// Spanish, Italian and Polish streets put their type first, and are as often named after people
+// ("Via Appia Antica", "al. Jana Pawła II", "Calle Francisco Silvela"): "then Via Appia Antica 3
+// times" was "Via [PERSON_1]", and "al. [PERSON_1] II 15" left the street unread. Not "et al.";
+// "Via" only mid-sentence ("Via Jan we got the deal" is English "through").
+const SOUTH_TYPE_BEFORE =
+  /(?:^|[^\p{L}])(Via|[Vv]iale|[Pp]iazza|[Pp]iazzale|Corso|Largo|Vicolo|[Cc]alle|[Aa]venida|[Pp]aseo|Plaza|[Uu]lica|[Aa]leja|[Pp]lac|[Oo]siedle|(?<!et[ \u00a0])al\.|ul\.|pl\.|os\.|C\/|Avda\.)[ \u00a0]+$/u;
+
+function afterSouthernStreetType(text: string, start: number): boolean {
+  const from = Math.max(0, start - 14);
+  const m = SOUTH_TYPE_BEFORE.exec(text.slice(from, start));
+  if (m === null) return false;
+  if (m[1] !== 'Via') return true;
+  let i = from + m.index + m[0].indexOf('Via') - 1;
+  while (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 0xa0)) i--;
+  return i >= 0 && !/[.!?\n:]/.test(text[i]!);
+}
+
 /** Whether the name at [start, end) names a room, a restaurant, an honour, a street or a place (see ROOM_BEFORE). */
 function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
   HONOUR_AFTER_Y.lastIndex = end;
-  if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end)) return true;
+  if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end) || afterSouthernStreetType(text, start)) return true;
   const before = wordBefore(text, start);
   if (ROOM_BEFORE.has(before.word)) return true;
   return before.word === 'chez' && text.charCodeAt(before.at) === 67 && !SENTENCE_START.test(text.slice(Math.max(0, before.at - 4), before.at)) && before.at > 0;

@@ -28,7 +28,8 @@ const SHORTEST_STREET = Math.min(...SUFFIXES.map((s) => s.length)) + 2;
 const SUFFIX_LAST = new Set(SUFFIXES.map((s) => s.charCodeAt(s.length - 1) | 32));
 
 // After the house number: a unit or a count means it was not a house number ("Straße 5 Kilometer").
-const NOT_A_HOUSE = /^[ \u00a0]*(?:%|km|m\b|kg|minuten|minutes|min\b|uur|stunden|heures|hours|euro|eur|€|kilometer|meter|jahre|jaar|ans|years|mal|keer|fois|times)/iu;
+// Not the Polish flat's "m. 3" after the number (mieszkanie: "ul. Długiej 7 m. 3" was sent in clear).
+const NOT_A_HOUSE = /^[ \u00a0]*(?:%|km|m\b(?!\.[ \u00a0]?\d)|kg|minuten|minutes|min\b|uur|stunden|heures|hours|euro|eur|€|kilometer|meter|jahre|jaar|ans|years|mal|keer|fois|times)/iu;
 // A house number: digits and an optional letter or range ("7a", "12-14", "3 bis").
 const HOUSE_Y = /\d{1,4}(?:[a-zA-Z](?![\p{L}\p{N}])|[-/]\d{1,4}|[ ](?:bis|ter|quater)(?![\p{L}]))?(?![\p{L}\p{N}])/uy;
 
@@ -181,16 +182,30 @@ function southTypeFirstBefore(text: string, at: number): number {
     while (s > 0 && i - s <= SOUTH_WORD_MAX && !isBlankCode(text.charCodeAt(s - 1))) s--;
     if (s === i || i - s > SOUTH_WORD_MAX) return -1;
     let word = text.slice(s, i);
-    // "C/Mayor 5": the type glued to the name.
+    // "C/Mayor 5": the type glued to the name; a name of letters only ("C/C++ 17 builds" is a language).
     if (k === 0 && (word.startsWith('C/') || word.startsWith('c/')) && word.length > 2) {
-      return isCapitalised(word.slice(2)) && !isNonNameWord(word.slice(2)) ? s : -1;
+      const name = word.slice(2);
+      return isCapitalised(name) && !/[^\p{L}'’-]/u.test(name) && !isNonNameWord(name) && !notAHouseAfter(text, at + 1) ? s : -1;
     }
     const lower = word.toLowerCase();
     if (names > 0 && SOUTH_TYPES.has(lower)) {
       if (lower === 'al.' && /(?:^|[^\p{L}])et[ \u00a0]$/u.test(text.slice(Math.max(0, s - 4), s))) return -1; // "et al."
-      if (SOUTH_ABBREVIATIONS.has(lower) || isCapitalised(word)) return s;
+      // "Piazza San Marco 1 day", "Piazza del Campo 11 am", "Calle Larga 22 Marzo": a count, a time
+      // or a date, not a house number.
+      if (notAHouseAfter(text, at + 1)) return -1;
+      if (SOUTH_ABBREVIATIONS.has(lower)) return s;
       const before = text.slice(Math.max(0, s - 24), s);
-      return SOUTH_LEAD_BEFORE.test(before) || townAfterNumber(text, at + 1) ? s : -1;
+      if (!isCapitalised(word)) return SOUTH_LEAD_BEFORE.test(before) || townAfterNumber(text, at + 1) ? s : -1;
+      // A capitalised "Via", "Piazza", "Calle" is as often English prose's ("Send it Via FedEx 2
+      // Day", "Carrier: Via Express 24", "Room: Via Lattea 3" were masked): a street where a word
+      // before it leads an address, a town follows the number, the street is a line of its own
+      // (an address block), or the words around it are Spanish, Italian or Polish.
+      return SOUTH_LEAD_WORD_BEFORE.test(before) ||
+        townAfterNumber(text, at + 1) ||
+        lineOfItsOwn(text, s, at + 1) ||
+        southernAround(text, s, at + 1)
+        ? s
+        : -1;
     }
     if (SOUTH_PARTICLES.has(lower)) {
       if (names === 0) return -1;
@@ -203,6 +218,65 @@ function southTypeFirstBefore(text: string, at: number): number {
   }
   return -1;
 }
+
+// The words before a capitalised type that lead an address: those of SOUTH_LEAD_BEFORE without the
+// colon (a label's: "Carrier:", "Room:"), and the prepositions of the four languages ("at", "op",
+// "nach", "chez") — "meet me at Piazza del Campo 11 am" keeps its time by NOT_A_HOUSE_SOUTH.
+const SOUTH_LEAD_WORD_BEFORE =
+  /(?:^|[^\p{L}])(?:in|en|a|al|w|na|przy|vivo|abito|mieszkam|residente|domicilio|indirizzo|dirección|direccion|adres|adresse|address|at|on|to|from|near|op|aan|naar|bij|te|nach|bei|an|auf|à|au|chez)[ \u00a0:]*$/iu;
+// After a southern street's number: a count, a time or a date, in the languages a traveller writes.
+const NOT_A_HOUSE_SOUTH =
+  /^[ \u00a0]*(?:days?|nights?|weeks?|months?|years?|hours?|hrs?|h|mins?|minutes?|stops?|times|x|am|pm|a\.m\.|p\.m\.|o['’]clock|builds?|modules?|giorn[oi]|nott[ei]|settiman[ae]|or[ae]|volte|fermat[ae]|d[ií]as?|noches?|semanas?|horas?|veces|paradas?|dni|dzień|godz(?:in[ay]?)?|razy|przystan[ek]+|january|february|march|april|june|july|august|september|october|november|december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|listopada|grudnia)(?![\p{L}])/iu;
+
+/** Whether the number at `p` is followed by a count's, a time's or a date's word (NOT_A_HOUSE_SOUTH). */
+function notAHouseAfter(text: string, p: number): boolean {
+  const number = sticky(HOUSE_Y, text, p);
+  return number > 0 && NOT_A_HOUSE_SOUTH.test(text.slice(number, number + 16));
+}
+
+/** Whether the street from `start` to its number at `p` (and the flat's part) is all of its line. */
+function lineOfItsOwn(text: string, start: number, p: number): boolean {
+  let b = start;
+  while (b > 0 && (text.charCodeAt(b - 1) === 32 || text.charCodeAt(b - 1) === 9)) b--;
+  if (b > 0 && text.charCodeAt(b - 1) !== 10) return false;
+  const number = sticky(HOUSE_Y, text, p);
+  if (number < 0) return false;
+  let e = houseTailEnd(text, number);
+  while (e < text.length && (text.charCodeAt(e) === 32 || text.charCodeAt(e) === 9 || text.charCodeAt(e) === 44)) e++;
+  return e >= text.length || text.charCodeAt(e) === 10 || text.charCodeAt(e) === 13;
+}
+
+// Function words of Spanish, Italian and Polish that English, Dutch, German and French do not have
+// (or share with them, see southernAround): "Vivo en la Calle Mayor 5", "il negozio è in …".
+const SOUTHERN_WORDS = new Set(
+  `el los las del y es está están estoy con por para una muy pero como su sus al lo la de en e di da
+  il gli della delle dei degli nel nella è sono non che per ho ha siamo abito vicino
+  w z na się jest nie przy od że oraz dla jestem mieszkam`.split(/\s+/),
+);
+const SOUTHERN_BEFORE = 100;
+const SOUTHERN_AFTER = 60;
+
+/**
+ * Whether the words around a street at [start, p) are Spanish, Italian or Polish rather than of
+ * the four languages: more of SOUTHERN_WORDS than of the others' function words, within
+ * SOUTHERN_BEFORE characters before and SOUTHERN_AFTER after (bounded per street).
+ */
+function southernAround(text: string, start: number, p: number): boolean {
+  const from = Math.max(0, start - SOUTHERN_BEFORE);
+  const to = Math.min(text.length, p + SOUTHERN_AFTER);
+  let south = 0;
+  let other = 0;
+  const window = text.slice(from, to);
+  WORDS_G.lastIndex = 0;
+  for (let m = WORDS_G.exec(window); m !== null; m = WORDS_G.exec(window)) {
+    if (from + m.index >= start && from + m.index < p) continue; // the street's own words
+    const w = m[0].toLowerCase();
+    if (SOUTHERN_WORDS.has(w)) south++;
+    else if (isFunctionWord(w)) other++;
+  }
+  return south > 0 && south > other;
+}
+const WORDS_G = /[\p{L}]{1,20}/gu;
 
 function isCapitalised(word: string): boolean {
   const c = word.charCodeAt(0);
