@@ -94,4 +94,22 @@ describe('firewall QA: damage and leaks of the southern round', () => {
       unchanged(['Smith et al. Jones 12 found nothing.']);
     });
   });
+
+  describe('an organisation under a thanks closing', () => {
+    it('leaves a company, a utility, a firm and a place that sign', () => {
+      unchanged([
+        'Thanks in advance,\nAmazon Web Services',
+        'Vielen Dank!\nIhre Stadtwerke München',
+        'Thanks!\nRust Belt Analytics',
+        'Thanks,\nGrace Hopper Center',
+      ]);
+    });
+
+    it('still masks the person who signs', () => {
+      expect(mask('Thanks,\nGrace Hopper')).to.equal('Thanks,\n[PERSON_1]');
+      expect(mask('Regards,\nXiomara Quintelier')).to.equal('Regards,\n[PERSON_1]');
+      expect(mask('Best,\nAnna de Vries, Data Team')).to.equal('Best,\n[PERSON_1], Data Team');
+      expect(mask('Groeten,\nDe Vries')).to.equal('Groeten,\n[PERSON_1]');
+    });
+  });
 });

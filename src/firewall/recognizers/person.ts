@@ -1093,6 +1093,33 @@ function namesAPlaceOrHonour(text: string, start: number, end: number): boolean 
   return before.word === 'chez' && text.charCodeAt(before.at) === 67 && !SENTENCE_START.test(text.slice(Math.max(0, before.at - 4), before.at)) && before.at > 0;
 }
 
+// Words of a company's, a service's or a public body's name in a signature line: the line under a
+// closing ("Thanks!\nRust Belt Analytics") is as often the sender's organisation as its person.
+const ORGANISATION_WORDS = new Set(
+  `services service analytics solutions systems technologies technology tech software labs lab consulting consultants partners
+  holdings group gruppe groep bank agency studio studios media digital capital ventures network networks logistics industries
+  enterprises associates corporation company support team teams web cloud data insurance versicherung versicherungen
+  verzekeringen assurances office department administration club association society union council stadtwerke gemeente
+  gemeinde stadt stadtverwaltung klantenservice kundenservice kundendienst helpdesk servicedesk redaktion redactie`.split(/\s+/),
+);
+// A possessive or an article opening the line: "Ihre Stadtwerke München", "Your Acme team", "Het
+// team van …" ("De" leads Dutch surnames and is left out).
+const SIGNATURE_OPENERS = new Set(['Ihre', 'Ihr', 'Euer', 'Eure', 'Your', 'The', 'Uw', 'Jullie', 'Het', 'Votre', 'Vos', 'Das', 'Die', 'Der', 'Le', 'La', 'Les', 'Tu', 'Su', 'Il', 'El']);
+
+/** Whether the signature at [start, end) under a closing names an organisation or a place. */
+function signsAsOrganisation(text: string, start: number, end: number): boolean {
+  const space = text.indexOf(' ', start);
+  if (space > start && space < end && SIGNATURE_OPENERS.has(text.slice(start, space))) return true;
+  for (const word of text.slice(start, end).split(/[^\p{L}]+/u)) if (ORGANISATION_WORDS.has(word.toLowerCase())) return true;
+  // "Grace Hopper Center": the last word is a place's or an honour's, taken into the name.
+  const last = text.lastIndexOf(' ', end - 1);
+  if (last > start) {
+    HONOUR_AFTER_Y.lastIndex = last;
+    if (HONOUR_AFTER_Y.test(text) && HONOUR_AFTER_Y.lastIndex === end) return true;
+  }
+  return namesAPlaceOrHonour(text, start, end);
+}
+
 function isAssistantName(word: string): boolean {
   return word.length <= 8 && ASSISTANT_NAMES.has(word.toLowerCase());
 }
@@ -1268,6 +1295,10 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       // as it closes messages, so under one the signature is a first name the lists know or a line
       // of its own.
       if (c === SIGNOFF && THANKS.test(m[0]) && !knownFirst(name.first) && !endsItsLine(text, name.end)) continue;
+      // "Thanks in advance,\nAmazon Web Services", "Vielen Dank!\nIhre Stadtwerke München",
+      // "Thanks,\nGrace Hopper Center": a company or a place signs as often as a person (and is
+      // greeted: "Dear Acme Support").
+      if ((c === SIGNOFF || mode === 'weak') && signsAsOrganisation(text, pos, name.end)) continue;
       // "Bedankt!\nGroetjes,\nAnouk": the line under a closing is another closing, over the name.
       if (c === SIGNOFF && stickyAt(sticky, text, pos) > 0) continue;
       take(pos, name.end, mode === 'strong' || mode === 'title');
