@@ -112,4 +112,23 @@ describe('firewall QA: damage and leaks of the southern round', () => {
       expect(mask('Groeten,\nDe Vries')).to.equal('Groeten,\n[PERSON_1]');
     });
   });
+
+  describe('dates after a birth cue that are no birth dates', () => {
+    it('leaves a listed date that opens its own sentence or carries its own note', () => {
+      expect(mask('He was born on 3 May 2012, and 17 Sept 2025 is when the lease ends.')).to.equal(
+        'He was born on [DATE_OF_BIRTH_1], and 17 Sept 2025 is when the lease ends.',
+      );
+      expect(mask('DOB: 12/04/1985, 01/01/2020 (start), 01/01/2030 (end)')).to.equal('DOB: [DATE_OF_BIRTH_1], 01/01/2020 (start), 01/01/2030 (end)');
+      expect(mask('Geboren am 3. Mai 2012 und 17.09.2015 ist der Vertrag ausgelaufen.')).to.equal(
+        'Geboren am [DATE_OF_BIRTH_1] und 17.09.2015 ist der Vertrag ausgelaufen.',
+      );
+    });
+
+    it('still masks every date of a list of births', () => {
+      expect(mask('The twins were born on 3 May 2012 and 4 May 2012.')).to.equal('The twins were born on [DATE_OF_BIRTH_1] and [DATE_OF_BIRTH_2].');
+      expect(mask('My kids were born on 3 May 2012, 17 Sept 2015 and 1 Jan 2018.')).to.equal(
+        'My kids were born on [DATE_OF_BIRTH_1], [DATE_OF_BIRTH_2] and [DATE_OF_BIRTH_3].',
+      );
+    });
+  });
 });

@@ -67,6 +67,12 @@ const CUE_BEFORE =
 // of Spanish, Italian, Polish), or both; nothing else, so a date after other words is not listed.
 const LIST_GAP = /^[ \u00a0]*(?:[,;&][ \u00a0]*)?(?:(?:and|en|und|et|y|e|i|oraz)[ \u00a0]+)?$/u;
 const LIST_GAP_MAX = 12;
+// What makes a listed date one of its own, not of the list (QA 2026-11-27: "born on 3 May 2012, and
+// 17 Sept 2025 is when the lease ends", "DOB: 12/04/1985, 01/01/2020 (start)" masked the second as
+// a date of birth): a verb or "when" right after it, which opens a sentence about that date, or a
+// bracketed note that names another event.
+const OWN_CONTEXT_AFTER =
+  /^[ \u00a0]*(?:\([ \u00a0]*(?:start|end|begin|beginning|expiry|expires|expiration|due|deadline|signed|issued|valid|until|renewal|renewed|hired|joined|left|moved|contract|lease|policy|today|now|beginn|ende|ablauf|einde|begin|ingang|vervaldatum|début|fin|échéance|inicio|vencimiento|inizio|fine|scadenza|początek|koniec)(?![\p{L}])|(?:is|was|will|would|marks|ist|war|wird|est|était|sera|es|fue|será|è|era|sarà|jest|był|była|będzie|wordt|werd|zal|when|wenn|als|quand|cuando|quando|kiedy)(?![\p{L}]))/iu;
 const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -204,7 +210,8 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
     const start = m.index;
     const end = start + m[0].length;
     const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
-    const listed = listEnd >= 0 && start - listEnd <= LIST_GAP_MAX && LIST_GAP.test(text.slice(listEnd, start));
+    const listed =
+      listEnd >= 0 && start - listEnd <= LIST_GAP_MAX && LIST_GAP.test(text.slice(listEnd, start)) && !OWN_CONTEXT_AFTER.test(text.slice(end, end + 24));
     const before = cueAt > previousEnd || listed || bornStarBefore(text, start, end) || bornSignBefore(text, start);
     const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
