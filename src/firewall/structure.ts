@@ -81,7 +81,9 @@ const KEYS: Array<[KeyKind, string]> = [
       'city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente ' +
       // Spanish, Italian and Polish address, street, postcode and town keys ("via" is not one: it is
       // as often a carrier or a channel, "via": "email").
-      'direccion domicilio calle indirizzo residenza ulica codigopostal kodpocztowy ciudad localidad poblacion citta localita comune miasto miejscowosc',
+      'direccion domicilio calle indirizzo residenza ulica codigopostal kodpocztowy ciudad localidad poblacion citta localita comune miasto miejscowosc ' +
+      // A place of birth is a town as personal as a home's ("luogo_di_nascita": "Roma" was sent).
+      'placeofbirth birthplace cityofbirth geboorteplaats geburtsort lieudenaissance lugardenacimiento luogodinascita comunedinascita miejsceurodzenia',
   ],
   ['POSTCODE', 'cap'],
   [
@@ -432,6 +434,17 @@ const POSTCODE_OR_PLACE = /^[\p{L}\d][\p{L}\d '’.-]{0,60}$/u;
 // An Italian, Spanish or Polish postcode, or a Dutch one: what a "CAP" key holds when it is one.
 const POSTCODE_SHAPE = /^(?:\d{5}|\d{2}-\d{3}|[1-9]\d{3} ?[A-Z]{2})$/;
 
+// The signs of a street's address besides letters and digits: Spanish "C/" (calle), a flat after a
+// slash ("ul. Floriańska 12/4", "Hauptstraße 5/3/12"), the floor's "3º", "nº 5". A value with them
+// was sent in clear ("dirección": "C/ Mayor 5, 3º B"); "N/A" and a network's "10.0.0.0/24" are none.
+const ADDRESS_SIGNS = /(?<=\d)\/(?=\d)|(?<![\p{L}\p{N}])[Cc]\/(?![Oo](?!\p{L}))|[º°ª]/gu;
+
+/** An address value with its commas and ADDRESS_SIGNS as spaces, for POSTCODE_OR_PLACE; unchanged when no word of two letters is in it. */
+function addressSigns(value: string): string {
+  const spaced = value.replace(/,/g, ' ');
+  return /\p{L}{2}/u.test(value) ? spaced.replace(ADDRESS_SIGNS, ' ').trim() : spaced;
+}
+
 /** The type a value under a key of `kind` is masked as, or null when it cannot be one. */
 function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityType | null {
   switch (kind) {
@@ -458,7 +471,7 @@ function valueType(kind: KeyKind, value: string, thingContext: boolean): EntityT
     case 'POSTCODE':
       return POSTCODE_SHAPE.test(value) ? 'ADDRESS' : null;
     case 'ADDRESS':
-      return value.length <= 160 && POSTCODE_OR_PLACE.test(value.replace(/,/g, ' ')) ? 'ADDRESS' : null;
+      return value.length <= 160 && POSTCODE_OR_PLACE.test(addressSigns(value)) ? 'ADDRESS' : null;
     default:
       // Bank accounts and national ids: digits, maybe letters and separators.
       return ID_VALUE.test(value) && digitCount(value) >= 6 ? kind : null;

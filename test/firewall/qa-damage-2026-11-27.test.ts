@@ -131,4 +131,37 @@ describe('firewall QA: damage and leaks of the southern round', () => {
       );
     });
   });
+
+  describe('Spanish and Polish addresses, signatures and a place of birth sent in clear', () => {
+    it('masks an address value with a slash, a floor or a number sign', () => {
+      expect(mask('{"direccion":"C/ Mayor 5"}')).to.equal('{"direccion":"[ADDRESS_1]"}');
+      expect(mask('{"dirección":"C/ Mayor 5, 3º B"}')).to.equal('{"dirección":"[ADDRESS_1]"}');
+      expect(mask('{"address":"C/ de la Princesa 22"}')).to.equal('{"address":"[ADDRESS_1]"}');
+      expect(mask('{"adres":"ul. Floriańska 12/4"}')).to.equal('{"adres":"[ADDRESS_1]"}');
+      expect(mask('{"domicilio":"C/ Mayor, 5"}')).to.equal('{"domicilio":"[ADDRESS_1]"}');
+      expect(mask('Mi dirección: C/ Mayor, 5, 2º izda.')).to.equal('Mi dirección: [ADDRESS_1]');
+      expect(mask('Vivo en C/ Mayor nº 5.')).to.equal('Vivo en [ADDRESS_1].');
+      // Not "N/A" nor a network under an address key.
+      unchanged(['{"address": "N/A"}']);
+      expect(mask('{"ip_address": "10.0.0.0/24"}')).to.equal('{"ip_address": "[IP_1]"}');
+    });
+
+    it('masks the address cells of wide Spanish and Polish tables', () => {
+      expect(
+        mask(
+          'nombre;apellidos;dni;teléfono;correo;dirección;código postal;localidad\nLucía;Pérez García;12345678Z;612 345 678;lucia.perez@gmail.com;C/ Mayor 5, 3º B;28013;Madrid',
+        ),
+      ).to.equal('nombre;apellidos;dni;teléfono;correo;dirección;código postal;localidad\n[PERSON_1];[PERSON_2];[DNI_1];[PHONE_1];[EMAIL_1];[ADDRESS_1];[ADDRESS_2];[ADDRESS_3]');
+      expect(
+        mask('imię,nazwisko,PESEL,telefon,e-mail,adres,kod pocztowy,miejscowość\nAnna,Kowalska,44051401359,+48 601 234 567,anna.kowalska@wp.pl,ul. Floriańska 12/4,31-019,Kraków'),
+      ).to.equal('imię,nazwisko,PESEL,telefon,e-mail,adres,kod pocztowy,miejscowość\n[PERSON_1],[PERSON_2],[PESEL_1],[PHONE_1],[EMAIL_1],[ADDRESS_1],[ADDRESS_2],[ADDRESS_3]');
+    });
+
+    it('masks a name under Polish and Spanish thanks, and a place of birth', () => {
+      expect(mask('Dziękuję,\nPiotr')).to.equal('Dziękuję,\n[PERSON_1]');
+      expect(mask('Gracias de antemano,\nLucía')).to.equal('Gracias de antemano,\n[PERSON_1]');
+      expect(mask('{"luogo_di_nascita": "Roma"}')).to.equal('{"luogo_di_nascita": "[ADDRESS_1]"}');
+      unchanged(['Dziękuję,\nTo jest wszystko na dziś.', 'Gracias de antemano,\nEl equipo']);
+    });
+  });
 });

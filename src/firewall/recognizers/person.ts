@@ -113,7 +113,7 @@ const STRONG_CUE = new RegExp(
 // messages ("Thanks in advance,", "Dank je wel,", "Vielen Dank!", "Merci d'avance,", "Merci !", and
 // the Spanish, Italian and Polish closings): a first name under them was sent in clear.
 const SIGNOFF_LINE =
-  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again| in advance)?|thank you(?: (?:so|very) much| in advance)?|dank (?:je|u) ?wel|(?:alvast )?bedankt|vielen dank(?: im voraus)?|danke(?: schön| sehr)?|merci(?: d['’]avance| beaucoup| bien)?|grazie(?: mille)?|(?:cordiali |distinti )?saluti|(?:un )?saludos?|gracias|atentamente|pozdrawiam|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
+  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again| in advance)?|thank you(?: (?:so|very) much| in advance)?|dank (?:je|u) ?wel|(?:alvast )?bedankt|vielen dank(?: im voraus)?|danke(?: schön| sehr)?|merci(?: d['’]avance| beaucoup| bien)?|grazie(?: mille| in anticipo)?|(?:cordiali |distinti )?saluti|(?:un )?saludos?|(?:muchas )?gracias(?: de antemano| por adelantado)?|atentamente|pozdrawiam|dzi[ęe]kuj[ęe](?: bardzo)?|dzi[ęe]ki|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
@@ -192,7 +192,7 @@ const CUES = [
 ];
 const BITS = CUES.map((c) => c.bit);
 const SIGNOFF = 1;
-const THANKS = /^(?:merci|danke|vielen|dank|bedankt|alvast|grazie|gracias|thanks in|thank you in)/iu;
+const THANKS = /^(?:merci|danke|vielen|dank|bedankt|alvast|grazie|gracias|muchas|dzi[ęe]k|thanks in|thank you in)/iu;
 const LINE_END_Y = /[ \t]*[.,!]?[ \t]*(?:\n|$)/y;
 
 function endsItsLine(text: string, at: number): boolean {
@@ -1109,7 +1109,7 @@ const SIGNATURE_OPENERS = new Set(['Ihre', 'Ihr', 'Euer', 'Eure', 'Your', 'The',
 /** Whether the signature at [start, end) under a closing names an organisation or a place. */
 function signsAsOrganisation(text: string, start: number, end: number): boolean {
   const space = text.indexOf(' ', start);
-  if (space > start && space < end && SIGNATURE_OPENERS.has(text.slice(start, space))) return true;
+  if (SIGNATURE_OPENERS.has(text.slice(start, space > start && space < end ? space : end))) return true;
   for (const word of text.slice(start, end).split(/[^\p{L}]+/u)) if (ORGANISATION_WORDS.has(word.toLowerCase())) return true;
   // "Grace Hopper Center": the last word is a place's or an honour's, taken into the name.
   const last = text.lastIndexOf(' ', end - 1);

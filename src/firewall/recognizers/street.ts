@@ -175,6 +175,8 @@ const SOUTH_BACK = 5 * (SOUTH_WORD_MAX + 2);
 function southTypeFirstBefore(text: string, at: number): number {
   let i = at;
   let names = 0;
+  // "C/ Mayor, 5", as Spanish often writes it: a comma before the number, after an abbreviated type only.
+  let comma = false;
   for (let k = 0; k < 5; k++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && c !== 0xa0) return -1;
@@ -182,6 +184,19 @@ function southTypeFirstBefore(text: string, at: number): number {
     while (s > 0 && i - s <= SOUTH_WORD_MAX && !isBlankCode(text.charCodeAt(s - 1))) s--;
     if (s === i || i - s > SOUTH_WORD_MAX) return -1;
     let word = text.slice(s, i);
+    // "C/ Mayor nº 5", "Via Roma n. 10": the number's sign.
+    if (k === 0 && NUMBER_SIGN.test(word)) {
+      i = s - 1;
+      continue;
+    }
+    if (names === 0 && word.length > 1 && word.endsWith(',')) {
+      comma = true;
+      word = word.slice(0, -1);
+      if (!isCapitalised(word) || /[^\p{L}'’-]/u.test(word) || isNonNameWord(word)) return -1;
+      names++;
+      i = s - 1;
+      continue;
+    }
     // "C/Mayor 5": the type glued to the name; a name of letters only ("C/C++ 17 builds" is a language).
     if (k === 0 && (word.startsWith('C/') || word.startsWith('c/')) && word.length > 2) {
       const name = word.slice(2);
@@ -194,6 +209,7 @@ function southTypeFirstBefore(text: string, at: number): number {
       // or a date, not a house number.
       if (notAHouseAfter(text, at + 1)) return -1;
       if (SOUTH_ABBREVIATIONS.has(lower)) return s;
+      if (comma) return -1;
       const before = text.slice(Math.max(0, s - 24), s);
       if (!isCapitalised(word)) return SOUTH_LEAD_BEFORE.test(before) || townAfterNumber(text, at + 1) ? s : -1;
       // A capitalised "Via", "Piazza", "Calle" is as often English prose's ("Send it Via FedEx 2
@@ -277,6 +293,8 @@ function southernAround(text: string, start: number, p: number): boolean {
   return south > 0 && south > other;
 }
 const WORDS_G = /[\p{L}]{1,20}/gu;
+
+const NUMBER_SIGN = /^(?:n[º°]|n\.[º°]|nº\.|no\.|n\.|núm\.|num\.|nr\.?)$/iu;
 
 function isCapitalised(word: string): boolean {
   const c = word.charCodeAt(0);
