@@ -164,4 +164,16 @@ describe('firewall QA: damage and leaks of the southern round', () => {
       unchanged(['Dziękuję,\nTo jest wszystko na dziś.', 'Gracias de antemano,\nEl equipo']);
     });
   });
+
+  describe('a card’s brand or an account’s kind after a card’s cue', () => {
+    it('leaves the brand, the product and the account', () => {
+      unchanged(['Cardholder: Business Account', 'Name on card: VISA GOLD', 'name on card must match the passport']);
+    });
+
+    it('still masks the holder', () => {
+      expect(mask('Name on card: H. Becker')).to.equal('Name on card: [PERSON_1]');
+      expect(mask('Cardholder: Jane Gold')).to.equal('Cardholder: [PERSON_1]');
+      expect(mask('Card holder: Xiomara Quintelier')).to.equal('Card holder: [PERSON_1]');
+    });
+  });
 });

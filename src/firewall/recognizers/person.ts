@@ -1120,6 +1120,22 @@ function signsAsOrganisation(text: string, start: number, end: number): boolean 
   return namesAPlaceOrHonour(text, start, end);
 }
 
+const CARD_CUE = /^(?:name on|card ?holder|karteninhaber|name auf der karte|kaarthouder|naam op|nom sur la carte|titulaire de la carte)/iu;
+const CARD_WORDS = new Set(
+  `visa mastercard master maestro amex american express diners discover jcb unionpay cb gold platinum silver classic business
+  corporate company account debit credit card premium infinite signature world elite black standard prepaid virtual bank
+  firmenkarte geschäftskonto konto zakelijk rekening entreprise société`.split(/\s+/),
+);
+
+/** Whether the name at [start, end) under a card's cue, or the word after it, is a card's brand or product or an account's kind. */
+function namesACardProduct(text: string, start: number, end: number): boolean {
+  for (const word of text.slice(start, end).split(/[^\p{L}]+/u)) if (CARD_WORDS.has(word.toLowerCase())) return true;
+  WORD_AFTER_Y.lastIndex = end;
+  const next = WORD_AFTER_Y.exec(text);
+  return next !== null && CARD_WORDS.has(next[1]!.toLowerCase());
+}
+const WORD_AFTER_Y = /[ \u00a0]+(\p{L}{1,20})/uy;
+
 function isAssistantName(word: string): boolean {
   return word.length <= 8 && ASSISTANT_NAMES.has(word.toLowerCase());
 }
@@ -1299,6 +1315,10 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       // "Thanks,\nGrace Hopper Center": a company or a place signs as often as a person (and is
       // greeted: "Dear Acme Support").
       if ((c === SIGNOFF || mode === 'weak') && signsAsOrganisation(text, pos, name.end)) continue;
+      // "Cardholder: Business Account", "Name on card: VISA GOLD": a card's brand or product, or
+      // an account's kind, is what a form shows there as often as the holder's name.
+      // A first name the lists know keeps it a person's ("Cardholder: Jane Gold").
+      if (mode === 'strong' && CARD_CUE.test(m[0]) && !knownFirst(name.first) && namesACardProduct(text, pos, name.end)) continue;
       // "Bedankt!\nGroetjes,\nAnouk": the line under a closing is another closing, over the name.
       if (c === SIGNOFF && stickyAt(sticky, text, pos) > 0) continue;
       take(pos, name.end, mode === 'strong' || mode === 'title');
