@@ -60,9 +60,11 @@ describe('web and worker through a database outage', function () {
    * A web process on a database of its own whose catalogue's one provider, `eu-slow`, is a stub
    * (the `models:` entries given), ready, with an organization key; stopped and dropped after.
    */
-  async function webOnStub(models: string) {
+  async function webOnStub(models: string, { throughProxy = false } = {}) {
     const db: TestDatabase = await createTestDatabase();
     cleanups.push(() => db.drop());
+    const proxy = throughProxy ? await proxyTo(db.url) : undefined;
+    if (proxy) cleanups.push(() => proxy.close());
     const stub = await startStubProvider();
     cleanups.push(() => stub.close());
     const { file } = loadTestCatalog(`
@@ -75,11 +77,11 @@ ${FREE_SERVICES}
 `);
     const created = await createKey(db.pool, { organization: 'acme', workspace: 'main', kind: 'organization' });
     const port = await freePort();
-    const web = startProcess('src/server.js', { DATABASE_URL: db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
+    const web = startProcess('src/server.js', { DATABASE_URL: proxy ? proxy.urlThrough(db.url) : db.url, PORT: String(port), CATALOG_FILE: file, STUB_KEY: 'sk-stub' });
     children.push(web.child);
     const base = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await statusOf(`${base}/readyz`)) === 200, { timeoutMs: 15_000, what: `web to be ready\n${web.output()}` });
-    return { db, stub, key: created.key, workspaceId: created.workspace_id, organizationId: created.organization_id, port, base, web };
+    return { db, stub, proxy, key: created.key, workspaceId: created.workspace_id, organizationId: created.organization_id, port, base, web };
   }
   afterEach(async () => {
     const running = children.splice(0).filter(isRunning);
@@ -300,6 +302,23 @@ ${FREE_SERVICES}
     expect(await exited(web.child)).to.equal(1);
     // Given up on by a query's timeout, or else by the stop's deadline.
     expect(web.output()).to.match(/web did not stop (cleanly|within 25 s)/);
+  });
+
+  it('while the database hangs, a chat waiting for its records is answered 503 within the query timeout, not once the database answers again', async function () {
+    // QA: held as long as the database was frozen (45 s), then answered 200: the records' own
+    // connection had no timeout.
+    this.timeout(60_000);
+    const { stub, proxy, key, base } = await webOnStub(CHAT_ON_STUB, { throughProxy: true });
+    stub.script({ type: 'answer', delayMs: 1_000 });
+    const asked = Date.now();
+    const answered = api(base, '/v1/chat/completions', { method: 'POST', key, body: { model: 'test/chat', cache: false, messages: [{ role: 'user', content: 'Hallo' }] } });
+    await stub.waitFor(() => stub.requests.length > 0, 10_000);
+    proxy!.freeze();
+    const response = await answered;
+    proxy!.thaw();
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('2');
+    expect(Date.now() - asked).to.be.below(25_000);
   });
 
   it('the web answers 503 with retry-after while the database is away, and 200 again within seconds of its return', async () => {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { RecordsRefused } from '../errors.js';
+import { CONNECT_TIMEOUT_MS, WEB_QUERY_TIMEOUT_MS } from '../db/pool.js';
 import { serializeRecords, type RequestRecords, type SerializedRecords } from './records.js';
 import { writeRecords } from './writeRecords.js';
 
@@ -47,6 +48,12 @@ export class GroupCommitter {
       // connect again under load, and on a server with every slot taken (the process's own pool
       // holding some) it could not, and every answer failed for want of its records.
       idleTimeoutMillis: 0,
+      // Bounded as web's own pool is (db/pool.ts): a database that freezes must not hold the
+      // requests waiting for their records for as long as it is frozen (QA: 45 s, then a 200).
+      // Given up on, the statement's connection closes (the server rolls it back) and they are
+      // answered 503, as during an outage.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: WEB_QUERY_TIMEOUT_MS,
       application_name: 'polder-records',
       options: `-c synchronous_commit=${options.synchronousCommit ?? 'on'}`,
     });
