@@ -37,9 +37,12 @@ interface Scope {
 
 /**
  * Attempts of one ingest job. Failures of the embedding provider are retried with graphile-
- * worker's backoff (about 3 s, 7 s, 20 s, 55 s); a worker killed mid-ingest also spends one.
+ * worker's backoff (about 3 s, 7 s, 20 s, 55 s, 2.5 min, 7 min, 18 min): half an hour, as fact
+ * extraction has. With five, attempts made while the provider's circuit was still open (which cost
+ * nothing and called nobody) spent the retries of an outage of a minute and a half, and the
+ * documents of its start failed for good. A worker killed mid-ingest also spends one.
  */
-export const INGEST_MAX_ATTEMPTS = 5;
+export const INGEST_MAX_ATTEMPTS = 8;
 
 export const ingestJobKey = (documentId: string) => `memory__ingest_document:${documentId}`;
 
