@@ -17,7 +17,7 @@ import { MemoryPresence, retrieve, type Retrieval } from '../memory/retrieval.js
 import type { Principal } from '../tenancy/store.js';
 import type { TraceRecord } from '../traces/store.js';
 import type { Catalog, ChatModel } from './catalog.js';
-import { contentKindOf, restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
+import { contentKindOf, refuseBeyondFirewallBound, restoreCompletion, StreamUnmasker, upstreamPrompt } from './chatFirewall.js';
 import { checkChatRules, firstImageField, upstreamRequestOf, withoutParameters } from './chatRequest.js';
 import { refusePromptBeyondContext } from './answerRoom.js';
 import { chunksOf, CompletionAccumulator } from './completionStream.js';
@@ -184,6 +184,17 @@ export class ChatService {
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.presence = new MemoryPresence(deps.pool);
+  }
+
+  /**
+   * The firewall's own bound (413), for a door that checks the prompt against the context before it
+   * hands the request over: a prompt too long to scan is told so first, as on the chat API.
+   */
+  refuseBeyondFirewallBound(principal: Principal, body: ChatCompletionRequest): void {
+    if (!(body.firewall ?? principal.settings.firewallDefault)) return;
+    const { request } = upstreamRequestOf(body);
+    const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format, stop: request.stop };
+    refuseBeyondFirewallBound(prompt, this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS);
   }
 
   async complete(ctx: ChatContext, body: ChatCompletionRequest): Promise<ChatReply> {

@@ -221,6 +221,23 @@ function firewallTextTooLarge(chars: number, limit: number): ApiError {
   });
 }
 
+/**
+ * The firewall's own bound: a 413 when what it would read (see `firewallChars`) exceeds maxChars.
+ * `texts` are the tools' and response format's strings, when already gathered.
+ */
+export function refuseBeyondFirewallBound(
+  prompt: { messages: readonly ChatMessage[] } & Definitions & StopSequences,
+  maxChars: number,
+  texts: readonly string[] = definitionTexts(prompt),
+): void {
+  let chars = firewallChars(prompt.messages);
+  for (const text of texts) chars += scanCost(text);
+  // The Messages door takes any number of stop sequences, as Anthropic does: each is masked too.
+  if (typeof prompt.stop === 'string') chars += scanCost(prompt.stop);
+  else for (const sequence of prompt.stop ?? []) chars += scanCost(sequence);
+  if (chars > maxChars) throw firewallTextTooLarge(chars, maxChars);
+}
+
 export interface UpstreamPromptOptions {
   /** The most characters the firewall scans for one request (messages and definitions); more is a 413. */
   maxChars: number;
@@ -244,12 +261,7 @@ export async function upstreamPrompt(
   const stop = prompt.stop !== undefined ? { stop: prompt.stop } : {};
   if (!firewall) return { messages: known, ...definitions, ...stop };
   const texts = definitionTexts(definitions);
-  let chars = firewallChars(known);
-  for (const text of texts) chars += scanCost(text);
-  // The Messages door takes any number of stop sequences, as Anthropic does: each is masked too.
-  if (typeof stop.stop === 'string') chars += scanCost(stop.stop);
-  else for (const sequence of stop.stop ?? []) chars += scanCost(sequence);
-  if (chars > options.maxChars) throw firewallTextTooLarge(chars, options.maxChars);
+  refuseBeyondFirewallBound({ messages: known, ...stop }, options.maxChars, texts);
   // Definitions first, then the messages in order: placeholders are numbered as values first
   // appear, so what comes first in the prompt (tools, system, earlier turns) is masked the same
   // way every turn, and a provider's prompt cache keeps matching the prefix.

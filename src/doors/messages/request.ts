@@ -333,8 +333,16 @@ function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new
   return [...systemOf(body.system, origins), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut, origins))];
 }
 
-/** The chat request a Messages request stands for; a 422 names the Messages field at fault. */
-export async function chatRequestOf(body: MessagesRequest, catalog: Catalog): Promise<TranslatedRequest> {
+/**
+ * The chat request a Messages request stands for; a 422 names the Messages field at fault.
+ * `beforeContext` refuses what must be refused before the prompt is measured against the context
+ * (the firewall's own bound, a 413, as on the chat API).
+ */
+export async function chatRequestOf(
+  body: MessagesRequest,
+  catalog: Catalog,
+  beforeContext: (chat: ChatCompletionRequest) => void = () => undefined,
+): Promise<TranslatedRequest> {
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const notes = ['via the Messages door (/v1/messages)'];
@@ -361,6 +369,7 @@ export async function chatRequestOf(body: MessagesRequest, catalog: Catalog): Pr
   const anthropic = anthropicSettingsOf(body);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
+  beforeContext(chat as unknown as ChatCompletionRequest);
   const lowered = await capWithinContext(catalog, chat as unknown as ChatCompletionRequest, body.max_tokens, { cap: 'max_tokens', prompt: 'messages' });
   if (lowered) {
     chat.max_tokens = lowered.cap;

@@ -82,6 +82,8 @@ export class ResponsesDoor {
     // what fails is named as the caller sent it.
     const errors = this.deps.validator.check('ChatCompletionRequest', door.chat);
     if (errors) throw validationFailed(renameFields(errors, door.fieldOf));
+    // As on the chat API, a prompt too long for the firewall to scan is told so before the context.
+    this.deps.chat.refuseBeyondFirewallBound(ctx.principal, door.chat);
     const lowered = await capWithinContext(this.deps.catalog, door.chat, door.chat.max_completion_tokens ?? undefined, { cap: 'max_output_tokens', prompt: 'input' });
     if (lowered) {
       door.chat.max_completion_tokens = lowered.cap;

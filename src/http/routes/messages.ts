@@ -25,7 +25,7 @@ export function messagesRoutes(
 ): void {
   api.add('createMessage', async (ctx: AppContext) => {
     const body = ctx.state.body as MessagesRequest;
-    const { chat: request, notes, anthropic, fieldOf } = await chatRequestOf(body, catalog);
+    const { chat: request, notes, anthropic, fieldOf } = await chatRequestOf(body, catalog, (request) => chat.refuseBeyondFirewallBound(principalOf(ctx), request));
     const context = { ...gatewayContext(ctx), notes, fieldOf, contextChecked: true as const, ...(anthropic ? { anthropic } : {}) };
     // What the caller asked for, the first of a chain too (as the Responses door answers).
     const asked = body.model ?? body.models?.[0];

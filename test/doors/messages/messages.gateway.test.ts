@@ -127,6 +127,19 @@ describe('/v1/messages through the gateway: firewall, egress, idempotency, fallb
     expect(gw.ext.requests).to.have.length(0);
   });
 
+  it('refuses more text than the firewall scans with a 413 in Anthropic’s shape, before judging the context, as the chat API does', async () => {
+    const limit = gw.app.config.firewallMaxChars;
+    const err = await door.client.messages
+      .create({ model: 'test/chat-a', max_tokens: 10, messages: [{ role: 'user', content: fresh('a '.repeat(Math.ceil(limit / 2) + 1)) }] })
+      .catch((e: unknown) => e);
+    expect(err).to.have.property('status', 413);
+    const body = (err as { error: any }).error;
+    expect(body.error.type).to.equal('request_too_large');
+    expect(body.code).to.equal('payload_too_large');
+    expect(body.error.message).to.contain('FIREWALL_MAX_CHARS');
+    expect(gw.euA.requests).to.have.length(0);
+  });
+
   it('replays an answer under the same request id as SSE, without calling the provider again', async () => {
     const body = { model: 'test/chat-a', max_tokens: 50, messages: [{ role: 'user', content: fresh('Eenmaal') }] };
     const first = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body, headers: { 'x-request-id': 'msg-replay-1' } });

@@ -95,6 +95,16 @@ describe('the Responses door over the gateway', () => {
     expect(JSON.stringify((await client.responses.retrieve(three.id)).output)).to.contain(email);
   });
 
+  it('refuses more text than the firewall scans with a 413, before judging the context, as the chat API does', async () => {
+    const limit = gw.app.config.firewallMaxChars;
+    const response = await post({ model: 'test/chat-a', input: 'a '.repeat(Math.ceil(limit / 2) + 1) });
+    expect(response.status).to.equal(413);
+    const body = (await response.json()) as any;
+    expect(body.error).to.include({ type: 'invalid_request_error', code: 'payload_too_large' });
+    expect(body.message).to.contain('FIREWALL_MAX_CHARS');
+    expect(gw.euA.requests).to.have.length(0);
+  });
+
   it("an erasure of the user deletes that user's stored responses, and counts them", async () => {
     const client = new OpenAI({ baseURL: `${gw.app.baseUrl}/v1`, apiKey: gw.key, maxRetries: 0 });
     const one = await client.responses.create({ model: 'test/chat-a', input: 'Eerste', user: 'klant-77' });
