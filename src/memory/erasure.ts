@@ -255,7 +255,7 @@ async function auditedDeletion(
 async function forgetAnswersHolding(db: PoolClient, workspaceId: string, source: Record<string, string>): Promise<void> {
   await db.query(
     `with replays as (
-       delete from requests where workspace_id = $1 and kind = 'chat' and response -> 'body' -> 'sources' @> $2::jsonb
+       delete from requests where workspace_id = $1 and kind = 'chat' and (response -> 'body' -> 'sources')::jsonb @> $2::jsonb
      )
      delete from stored_responses where workspace_id = $1 and (response -> 'sources')::jsonb @> $2::jsonb`,
     [workspaceId, JSON.stringify([source])],

@@ -116,7 +116,7 @@ const WRITE_RECORDS_SQL = `${RECORDS_STATEMENT_MARK}
     insert into requests (workspace_id, request_id, organization_id, kind, body_hash, state, response, completed_at,
                           end_user, fact_ids)
     select r.workspace_id, r.request_id, r.organization_id, r.kind, decode(r.body_hash, 'hex'), 'completed',
-           r.response::jsonb, now(), r.end_user, array(select json_array_elements_text(r.fact_ids))::uuid[]
+           r.response, now(), r.end_user, array(select json_array_elements_text(r.fact_ids))::uuid[]
       from json_to_recordset($5::json) as r(
              workspace_id uuid, request_id text, organization_id uuid, kind text, body_hash text, response json,
              end_user text, fact_ids json)
