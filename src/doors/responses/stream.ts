@@ -172,11 +172,14 @@ export class ResponsesStream implements SseSink {
     return finishedResponse(this.frame, this.chatOutcome());
   }
 
-  /** Closes the open item and sends `response.completed` with the whole response. */
+  /**
+   * Closes the open item and sends the whole response: `response.completed`, or, as OpenAI ends an
+   * answer cut by max_output_tokens or a content filter, `response.incomplete`.
+   */
   async complete(response: ResponseObject): Promise<void> {
     if (!this.opened) await this.send({});
     await this.closeCurrent(response.output);
-    await this.emit('response.completed', { response });
+    await this.emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
     this.writer.end();
   }
 

@@ -35,7 +35,8 @@ async function readEvents(response: Response): Promise<NamedEvent[]> {
 function expectEventsAgreeWithFinal(events: NamedEvent[]): Record<string, any> {
   expect(events.map((e) => e.data.sequence_number)).to.deep.equal(events.map((_e, i) => i));
   const completed = events.at(-1)!;
-  expect(completed.event).to.equal('response.completed');
+  // As OpenAI ends them: an answer cut short by `response.incomplete`, any other by `response.completed`.
+  expect(completed.event).to.equal(completed.data.response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
   const output = completed.data.response.output as Record<string, any>[];
   let open: number | undefined;
   for (const { event, data } of events) {
@@ -306,6 +307,22 @@ describe('the Responses door over the gateway', () => {
     gw.euA.script({ type: 'answer', chunks: ['{"address":"[ADDR', 'ESS_1]"}'] });
     const streamed = expectEventsAgreeWithFinal(await readEvents(await post({ ...body, stream: true })));
     expect(JSON.parse(streamed.output_text)).to.deep.equal({ address });
+  });
+
+  it('ends a stream cut by max_output_tokens with response.incomplete, as OpenAI does, and replays it so', async () => {
+    const body = { model: 'test/chat-a', input: 'Vertel een lang verhaal', max_output_tokens: 16, stream: true, cache: false };
+    for (const attempt of ['first', 'replay']) {
+      if (attempt === 'first') gw.euA.script({ type: 'answer', chunks: ['Er was ', 'eens'], finishReason: 'length' });
+      const response = await post(body, { 'idempotency-key': 'resp-incomplete-1' });
+      const events = await readEvents(response);
+      expect(events.at(-1)!.event, attempt).to.equal('response.incomplete');
+      expect(events.map((e) => e.event), attempt).not.to.include('response.completed');
+      const final = expectEventsAgreeWithFinal(events);
+      expect(final).to.include({ status: 'incomplete' });
+      expect(final.incomplete_details).to.deep.equal({ reason: 'max_output_tokens' });
+      expect(final.output_text ?? final.output[0].content[0].text).to.equal('Er was eens');
+    }
+    expect(gw.euA.requests).to.have.length(1);
   });
 
   it('streams a refusal as a message item with a refusal part, and replays it so', async () => {
