@@ -201,6 +201,7 @@ export class ChatService {
     const started = performance.now();
     const prepared = await this.prepare(ctx, body, started);
     if ('replay' in prepared) return prepared.replay;
+    await this.refuseIfClosed(ctx, prepared);
     // The provider asked last: when the client goes away while it answers, it has the prompt.
     let asked: Asked | undefined;
     try {
@@ -214,6 +215,19 @@ export class ChatService {
     } catch (caught) {
       return this.failUnanswered(ctx, prepared, caught, asked);
     }
+  }
+
+  /**
+   * A client gone (or the web process stopping) before any provider was asked, while the firewall
+   * read a long prompt or memory was searched: nothing was spent for it, so nothing is billed or
+   * traced (the log has its 499), and its id is free for a retry. Asked with the signal already
+   * aborted, a provider was billed the prompt it never read, once per SDK retry.
+   */
+  private async refuseIfClosed(ctx: ChatContext, prepared: Prepared): Promise<void> {
+    if (!ctx.signal.aborted) return;
+    this.deps.gate.release(prepared.admission);
+    if (prepared.claimed) await releaseRequestId(this.deps.pool, ctx.principal.workspaceId, ctx.requestId);
+    throw ctx.signal.reason instanceof ServerStopping ? serverStopping() : clientGone();
   }
 
   /**
@@ -250,6 +264,7 @@ export class ChatService {
       await replayAsStream(sink, prepared.replay, includeUsage);
       return;
     }
+    await this.refuseIfClosed(ctx, prepared);
     if (prepared.cached) {
       const reply = await this.settle(ctx, prepared, this.fromCache(prepared, prepared.cached));
       await replayAsStream(sink, reply, includeUsage);

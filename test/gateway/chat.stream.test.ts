@@ -242,6 +242,45 @@ describe('POST /v1/chat/completions with stream: true', () => {
     });
   }
 
+  for (const stream of [false, true]) {
+    it(`a client that goes away while the firewall still reads its prompt (${stream ? 'stream' : 'JSON'}): no provider is asked, nothing billed or traced, and a retry under its id runs anew`, async () => {
+      // QA: the provider was then asked with the signal already aborted, and the whole prompt billed
+      // as if it had read it, once for every retry of an SDK that timed out.
+      const id = `gone-while-masking-${stream ? 'stream' : 'json'}`;
+      const line = 'Klant Sanne de Vries (sanne.devries@example.nl, +31 6 12345678) meldt schade aan Kerkstraat 12, Utrecht. ';
+      const prompt = line.repeat(Math.floor((gw.app.config.firewallMaxChars * 0.9) / line.length));
+      const body = chatBody({ model: 'test/long', stream, messages: [{ role: 'user', content: prompt }] });
+      const controller = new AbortController();
+      const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': id },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      }).catch((err: unknown) => err);
+      // Claimed once the body is read, before the firewall starts on a prompt that takes it a while.
+      await waitFor(async () => (await gw.app.db.pool.query('select 1 from requests where request_id = $1', [id])).rowCount === 1, {
+        what: 'the claim of the request id',
+        timeoutMs: 10_000,
+        intervalMs: 2,
+      });
+      controller.abort();
+      await sent;
+      const released = await waitFor(async () => (await gw.app.db.pool.query('select 1 from requests where request_id = $1', [id])).rowCount === 0, {
+        what: 'the claim released',
+        timeoutMs: 10_000,
+      });
+      expect(released).to.equal(true);
+      expect(gw.euA.requests).to.have.length(0);
+      expect((await gw.app.db.pool.query('select 1 from usage where request_id = $1', [id])).rowCount).to.equal(0);
+      expect((await gw.app.db.pool.query('select 1 from traces where id = $1', [id])).rowCount).to.equal(0);
+
+      const retry = await postChat(gw, { ...body, stream: false }, { 'x-request-id': id });
+      expect(retry.status).to.equal(200);
+      expect(retry.headers.get('x-replay')).to.equal(null);
+      expect((await gw.app.db.pool.query('select partial from usage where request_id = $1', [id])).rows).to.deep.equal([{ partial: false }]);
+    });
+  }
+
   it('streams tool calls with their index, and a local/echo tool call end to end', async () => {
     const tools = [{ type: 'function', function: { name: 'get_policy', parameters: { type: 'object', properties: { number: { type: 'string' } }, required: ['number'] } } }];
     const response = await postChat(gw, { model: 'local/echo', stream: true, tools, tool_choice: 'required', messages: [{ role: 'user', content: 'polis 123' }] });
