@@ -162,6 +162,13 @@ function describeFieldErrors(errors: FieldErrors): string {
 export const validationFailed = (errors: FieldErrors, message = describeFieldErrors(errors)) =>
   new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
 
+/**
+ * A prompt no model of the chain has room to answer: a validation failure on the prompt's field,
+ * with OpenAI's code for it, on which clients (LangChain, agents) trim their history and retry.
+ */
+export const contextLengthExceeded = (errors: FieldErrors) =>
+  new ApiError({ status: 422, message: describeFieldErrors(errors), type: 'invalid_request_error', code: 'context_length_exceeded', errors });
+
 /** A request whose records a table would refuse: it is answered with this, and not billed. */
 export class RecordsRefused extends ApiError {
   constructor(readonly reason: string) {

@@ -1,4 +1,4 @@
-import { validationFailed } from '../errors.js';
+import { contextLengthExceeded } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from './catalog.js';
 import { chainOf } from './routing.js';
@@ -41,7 +41,7 @@ async function promptBeyondRoom(model: ChatModel, chat: ChatCompletionRequest, c
   if ((cap ?? 0) + jsonLength(chat) + SAFETY_TOKENS <= context) return undefined;
   const prompt = await countPromptTokensPaced(chat);
   if (prompt >= context) {
-    throw validationFailed({
+    throw contextLengthExceeded({
       [promptField]: [`holds about ${prompt} tokens, more than the ${context}-token context of ${model.id} leaves room for an answer`],
     });
   }

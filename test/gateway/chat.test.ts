@@ -408,6 +408,8 @@ describe('POST /v1/chat/completions', () => {
       const body = (await refused.json()) as any;
       expect(refused.status).to.equal(422);
       expect(body.errors.messages.join(' ')).to.match(/holds about \d+ tokens, more than the 32000-token context of test\/chat-a/);
+      // OpenAI's code, on which clients trim their history.
+      expect(body.error).to.include({ code: 'context_length_exceeded', param: 'messages' });
       expect(gw.euA.requests).to.have.length(0);
       const withRoom = await postChat(gw, chatBody({ model: undefined, models: ['test/chat-a', 'test/long'], cache: false, messages: [{ role: 'user', content: prompt }] }));
       expect(withRoom.status).to.not.equal(422);

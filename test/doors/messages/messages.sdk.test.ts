@@ -388,6 +388,7 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(res.body.type).to.equal('error');
     expect(res.body.error.type).to.equal('invalid_request_error');
     expect(res.body.error.message).to.contain('test/chat-a');
+    expect(res.body.code).to.equal('context_length_exceeded');
     expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
   });
 
