@@ -159,15 +159,16 @@ function describeFieldErrors(errors: FieldErrors): string {
   return `invalid request: ${shown}${parts.length > 3 ? `; and ${parts.length - 3} more` : ''}`;
 }
 
-export const validationFailed = (errors: FieldErrors, message = describeFieldErrors(errors)) =>
-  new ApiError({ status: 422, message, type: 'invalid_request_error', code: 'validation_failed', errors });
-
 /**
- * A prompt no model of the chain has room to answer: a validation failure on the prompt's field,
- * with OpenAI's code for it, on which clients (LangChain, agents) trim their history and retry.
+ * A 422 on the fields at fault. `code` narrows what failed where OpenAI has a code for it, on which
+ * clients act: `context_length_exceeded` (a prompt no model of the chain has room to answer; they
+ * trim their history) and `model_not_found`.
  */
-export const contextLengthExceeded = (errors: FieldErrors) =>
-  new ApiError({ status: 422, message: describeFieldErrors(errors), type: 'invalid_request_error', code: 'context_length_exceeded', errors });
+export const validationFailed = (
+  errors: FieldErrors,
+  message = describeFieldErrors(errors),
+  code: 'validation_failed' | 'context_length_exceeded' | 'model_not_found' = 'validation_failed',
+) => new ApiError({ status: 422, message, type: 'invalid_request_error', code, errors });
 
 /** A request whose records a table would refuse: it is answered with this, and not billed. */
 export class RecordsRefused extends ApiError {

@@ -1,4 +1,4 @@
-import { contextLengthExceeded } from '../errors.js';
+import { validationFailed } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from './catalog.js';
 import { chainOf } from './routing.js';
@@ -41,9 +41,8 @@ async function promptBeyondRoom(model: ChatModel, chat: ChatCompletionRequest, c
   if ((cap ?? 0) + jsonLength(chat) + SAFETY_TOKENS <= context) return undefined;
   const prompt = await countPromptTokensPaced(chat);
   if (prompt >= context) {
-    throw contextLengthExceeded({
-      [promptField]: [`holds about ${prompt} tokens, more than the ${context}-token context of ${model.id} leaves room for an answer`],
-    });
+    const errors = { [promptField]: [`holds about ${prompt} tokens, more than the ${context}-token context of ${model.id} leaves room for an answer`] };
+    throw validationFailed(errors, undefined, 'context_length_exceeded');
   }
   return prompt;
 }

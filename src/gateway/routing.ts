@@ -97,14 +97,24 @@ export function chainOf(body: { model?: string; models?: string[] }): Pick<Routi
 
 /** The 422 of a chain that names an unknown, wrong-type or disallowed model, for a caller that routes nowhere (count_tokens). */
 export function checkModelChain(catalog: Catalog, input: ChainInput): void {
-  const { errors } = expand(catalog, input);
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const { errors, unknownOnly } = expand(catalog, input);
+  if (Object.keys(errors).length > 0) throw chainRefused(errors, unknownOnly);
 }
 
-function expand(catalog: Catalog, input: ChainInput): { models: CatalogModel[]; errors: FieldErrors } {
+/** The 422 of a chain's errors; one naming only models the catalogue lacks has OpenAI's code for them. */
+function chainRefused(errors: FieldErrors, unknownOnly: boolean) {
+  return validationFailed(errors, undefined, unknownOnly ? 'model_not_found' : 'validation_failed');
+}
+
+function expand(catalog: Catalog, input: ChainInput): { models: CatalogModel[]; errors: FieldErrors; unknownOnly: boolean } {
   const errors: FieldErrors = noFieldErrors();
   const seen = new Set<string>();
   const models: CatalogModel[] = [];
+  let unknownOnly = true;
+  const refuse = (field: string, message: string) => {
+    (errors[field] ??= []).push(message);
+    unknownOnly = false;
+  };
   input.chain.forEach((slug, index) => {
     const field = input.chainField === 'model' ? 'model' : `models.${index}`;
     const ids = catalog.aliases.get(slug) ?? [slug];
@@ -115,11 +125,11 @@ function expand(catalog: Catalog, input: ChainInput): { models: CatalogModel[]; 
         continue;
       }
       if (model.type !== input.type) {
-        (errors[field] ??= []).push(`"${id}" is ${withArticle(model.type)} model, not ${withArticle(input.type)} model`);
+        refuse(field, `"${id}" is ${withArticle(model.type)} model, not ${withArticle(input.type)} model`);
         continue;
       }
       if (input.settings.allowedModels && !input.settings.allowedModels.includes(id)) {
-        (errors[field] ??= []).push(`"${id}" is not allowed by the workspace's routing policy`);
+        refuse(field, `"${id}" is not allowed by the workspace's routing policy`);
         continue;
       }
       if (!seen.has(id)) {
@@ -128,7 +138,7 @@ function expand(catalog: Catalog, input: ChainInput): { models: CatalogModel[]; 
       }
     }
   });
-  return { models, errors };
+  return { models, errors, unknownOnly };
 }
 
 function withArticle(type: CatalogModel['type']): string {
@@ -157,8 +167,8 @@ function providersFor(model: CatalogModel, input: RoutingInput) {
 }
 
 export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Adapters, input: RoutingInput): RoutingPlan<M> {
-  const { models, errors } = expand(catalog, input);
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const { models, errors, unknownOnly } = expand(catalog, input);
+  if (Object.keys(errors).length > 0) throw chainRefused(errors, unknownOnly);
 
   const strict = input.provider?.require_parameters === true;
   const candidates: Candidate<M>[] = [];

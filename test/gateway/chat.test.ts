@@ -420,6 +420,14 @@ describe('POST /v1/chat/completions', () => {
       expect(((await response.json()) as any).message).to.equal('invalid request: model: unknown model "nope/x"; GET /v1/models lists them');
     });
 
+    it("refuses a model the catalogue lacks with OpenAI's code model_not_found, and any other refusal of the chain with validation_failed", async () => {
+      const unknown = (await (await postChat(gw, chatBody({ model: 'gpt-4o' }))).json()) as any;
+      expect(unknown.error).to.include({ code: 'model_not_found', param: 'model' });
+      const wrongType = (await (await postChat(gw, chatBody({ model: undefined, models: ['nope/x', 'local/embed-1024'] }))).json()) as any;
+      expect(wrongType.error).to.include({ code: 'validation_failed', param: 'models.0' });
+      expect(wrongType.errors['models.1'].join(' ')).to.contain('an embedding model');
+    });
+
     it('needs the chat.create scope', async () => {
       const restricted = await gw.app.key({ kind: 'restricted', scopes: ['embeddings.create'] });
       const response = await postChat(gw, chatBody(), {}, restricted.key);
