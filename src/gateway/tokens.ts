@@ -65,16 +65,29 @@ export const MAX_RUN = 256;
 // Special-token lookalikes are plain text (the library refuses them by default).
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
-// Runs that the o200k pre-tokeniser keeps as one piece. The lookbehinds make each alternative
-// match only at the start of a run, so the scan stays linear inside runs shorter than MAX_RUN.
-const LONG_RUN = new RegExp(
-  [
-    `(?<![\\p{L}\\p{M}])[\\p{L}\\p{M}]{${MAX_RUN + 1},}`,
-    `(?<![^\\s\\p{L}\\p{N}])[^\\s\\p{L}\\p{N}]{${MAX_RUN + 1},}`,
-    `(?<!\\s)\\s{${MAX_RUN + 1},}`,
-  ].join('|'),
-  'gu',
-);
+// Runs that the o200k pre-tokeniser keeps as one piece: letters, punctuation, whitespace. The
+// lookbehinds make each alternative match only at the start of a run, so the scan stays linear
+// inside runs shorter than MAX_RUN. Each matches only the run's first MAX_RUN + 1 characters: an
+// unbounded quantifier over a run of millions of characters overflowed the regex engine's stack
+// (a RangeError, answered 500). The rest of the run is taken in bounded steps by its `rest` regex.
+const RUN_KINDS = [
+  { start: `(?<![\\p{L}\\p{M}])[\\p{L}\\p{M}]`, rest: /[\p{L}\p{M}]{1,4096}/uy },
+  { start: `(?<![^\\s\\p{L}\\p{N}])[^\\s\\p{L}\\p{N}]`, rest: /[^\s\p{L}\p{N}]{1,4096}/uy },
+  { start: `(?<!\\s)\\s`, rest: /\s{1,4096}/uy },
+];
+const LONG_RUN = new RegExp(RUN_KINDS.map((kind) => `(${kind.start}{${MAX_RUN + 1}})`).join('|'), 'gu');
+
+/** Where the long run that `match` begins ends. */
+function runEnd(text: string, match: RegExpExecArray): number {
+  const rest = RUN_KINDS[match.findIndex((group, i) => i > 0 && group !== undefined) - 1]!.rest;
+  let end = match.index + match[0].length;
+  for (;;) {
+    rest.lastIndex = end;
+    const more = rest.exec(text);
+    if (!more) return end;
+    end += more[0].length;
+  }
+}
 
 /** The text in the pieces it is tokenised in: itself, unless it has runs longer than MAX_RUN. */
 function pieces(text: string): string[] {
@@ -86,7 +99,7 @@ function pieces(text: string): string[] {
   let start = 0;
   while (match) {
     if (match.index > start) out.push(text.slice(start, match.index));
-    const end = match.index + match[0].length;
+    const end = runEnd(text, match);
     for (let i = match.index; i < end; ) {
       let j = Math.min(i + MAX_RUN, end);
       // Never split a surrogate pair.
@@ -95,6 +108,7 @@ function pieces(text: string): string[] {
       i = j;
     }
     start = end;
+    LONG_RUN.lastIndex = end;
     match = LONG_RUN.exec(text);
   }
   if (start < text.length) out.push(text.slice(start));
@@ -144,12 +158,22 @@ export async function countTokensPaced(texts: readonly string[], pause: () => Pr
   return counts;
 }
 
-/** Where the segment from `start` ends: the text's end, or the first word start past PACED_CHARS. */
+/**
+ * Where the segment from `start` ends: the text's end, or the first word start past PACED_CHARS,
+ * looked for within the next PACED_CHARS. A text without one there (a run of letters, CJK without
+ * spaces, base64) is cut where that window ends, which changes its count by a token at most;
+ * looked for to the text's end, each segment of a run of megabytes would scan all the rest.
+ */
 function segmentEnd(text: string, start: number): number {
   if (text.length - start <= PACED_CHARS) return text.length;
-  WORD_START.lastIndex = start + PACED_CHARS;
-  const cut = WORD_START.exec(text);
-  return cut ? cut.index : text.length;
+  const from = start + PACED_CHARS;
+  const windowEnd = Math.min(text.length, from + PACED_CHARS);
+  // From one character before, which the lookbehind reads.
+  const window = text.slice(from - 1, windowEnd);
+  WORD_START.lastIndex = 1;
+  const cut = WORD_START.exec(window);
+  if (cut) return from - 1 + cut.index;
+  return windowEnd < text.length && isHighSurrogate(text.charCodeAt(windowEnd - 1)) ? windowEnd - 1 : windowEnd;
 }
 
 /**

@@ -64,6 +64,20 @@ describe('gateway tokens (o200k_base)', () => {
       }
     });
 
+    it('counts runs of millions of characters without overflowing the regex engine’s stack, paced or not', async () => {
+      // QA: a 7,000,000-character run threw "Maximum call stack size exceeded" (a 500 on
+      // embeddings, and on chat with the firewall off).
+      for (const char of ['x', '-', ' ', '东']) {
+        const run = char.repeat(7_000_000);
+        const n = countTokens(run);
+        expect(n, JSON.stringify(char)).to.be.greaterThan(0);
+        expect(await countTokensPaced([run]), JSON.stringify(char)).to.deep.equal([n]);
+      }
+      // Within prose, a long run is counted in slices and the text around it as it was.
+      const prose = 'Polis 12345 geldt. ';
+      expect(countTokens(`${prose}${'x'.repeat(5_000_000)}${prose}`)).to.equal(countTokens(prose) * 2 + countTokens('x'.repeat(5_000_000)));
+    });
+
     it('slices only runs longer than MAX_RUN, and never splits a surrogate pair', () => {
       const run = 'x'.repeat(MAX_RUN);
       expect(countTokens(run)).to.equal(encode(run).length);
