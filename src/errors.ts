@@ -134,13 +134,8 @@ export const requestStillRunning = () =>
     headers: { 'retry-after': '1' },
   });
 
-export const payloadTooLarge = (limitBytes: number) =>
-  new ApiError({
-    status: 413,
-    message: `request body exceeds the limit of ${limitBytes} bytes`,
-    type: 'invalid_request_error',
-    code: 'payload_too_large',
-  });
+export const payloadTooLarge = (limitBytes: number, message = `request body exceeds the limit of ${limitBytes} bytes`) =>
+  new ApiError({ status: 413, message, type: 'invalid_request_error', code: 'payload_too_large' });
 
 /**
  * A body the service cannot read as sent: compressed or encoded in a way it does not take. A 400,

@@ -4,7 +4,7 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { Next } from 'koa';
 import { badRequest, clientGone, payloadTooLarge, unsupportedMediaType, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
-import { jsonTextDeeperThan, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
+import { jsonTextShape, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
 import { nulFieldErrors } from './refuseNul.js';
 
 /**
@@ -33,13 +33,16 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
       if (!optional) throw badRequest('the request body must be a JSON object', 'invalid_json');
       ctx.state.body = undefined;
     } else {
+      // Before it is parsed: parsing costs by the number of values, and nothing can refuse it meanwhile.
+      const shape = jsonTextShape(text);
+      if (shape.tooWide) throw payloadTooLarge(limitBytes, `the request body holds ${shape.tooWide}: more than any request takes, and more than it may cost to read`);
       try {
         ctx.state.body = JSON.parse(text);
       } catch (err) {
         throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`, 'invalid_json');
       }
       // Before anything walks the body (the NUL check below, validation, hashing).
-      if (jsonTextDeeperThan(text)) {
+      if (shape.tooDeep) {
         throw validationFailed({ [pathDeeperThan(ctx.state.body) ?? 'body']: [`nests deeper than ${MAX_JSON_DEPTH} levels`] });
       }
       // JSON can carry a NUL only as this escape; the walk is paid only by bodies that have one.
