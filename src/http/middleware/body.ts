@@ -5,7 +5,7 @@ import type { Next } from 'koa';
 import { badRequest, clientGone, payloadTooLarge, unsupportedMediaType, validationFailed } from '../../errors.js';
 import type { AppContext } from '../state.js';
 import { jsonTextShape, MAX_JSON_DEPTH, pathDeeperThan } from '../../jsonDepth.js';
-import { nulFieldErrors } from './refuseNul.js';
+import { unstorableFieldErrors } from './refuseNul.js';
 
 /**
  * Reads and parses the JSON body, refusing more than `limitBytes` as soon as the limit is crossed
@@ -45,13 +45,16 @@ export function jsonBody(limitBytes: number, { optional = false } = {}) {
       if (shape.tooDeep) {
         throw validationFailed({ [pathDeeperThan(ctx.state.body) ?? 'body']: [`nests deeper than ${MAX_JSON_DEPTH} levels`] });
       }
-      // JSON can carry a NUL only as this escape; the walk is paid only by bodies that have one.
-      const nulErrors = text.includes('\\u0000') ? nulFieldErrors(ctx.state.body) : undefined;
-      if (nulErrors) throw validationFailed(nulErrors);
+      // Valid UTF-8 can carry a NUL or a lone surrogate only as an escape; the walk is paid only by
+      // bodies that have one (a surrogate pair escaped, as Python's json.dumps writes emoji, too).
+      const unstorable = text.includes('\\u0000') || SURROGATE_ESCAPE.test(text) ? unstorableFieldErrors(ctx.state.body) : undefined;
+      if (unstorable) throw validationFailed(unstorable);
     }
     await next();
   };
 }
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 type Decompress = (body: Buffer, options: { maxOutputLength: number }, done: (err: Error | null, result: Buffer) => void) => void;
 const DECOMPRESS: Record<string, Decompress> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotliDecompress };

@@ -8,6 +8,9 @@ import type { AppContext } from '../state.js';
 // JSON body as a field error (422).
 
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+// A lone UTF-16 surrogate (JSON's `\ud800` without its pair) is no character: stored as UTF-8 it
+// becomes U+FFFD, and two end-users `sur\ud800` and `sur\udfff` would be one, erased together.
+export const LONE_SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate (\\ud800–\\udfff without its pair): it is no character';
 
 /** The path and the query of a /v1 request; bodies are checked by jsonBody, which parses them. */
 export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
@@ -23,17 +26,23 @@ export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
   await next();
 }
 
-/** The dotted paths (`messages.0.content`) of the strings and keys in `value` that hold a NUL. */
-export function nulFieldErrors(value: unknown): FieldErrors | undefined {
+/**
+ * The dotted paths (`messages.0.content`) of the strings and keys in `value` that hold what no text
+ * column can keep: a NUL, or a lone surrogate.
+ */
+export function unstorableFieldErrors(value: unknown): FieldErrors | undefined {
   const errors: FieldErrors = noFieldErrors();
+  const problemOf = (text: string) => (text.includes('\0') ? NUL_MESSAGE : text.isWellFormed() ? undefined : LONE_SURROGATE_MESSAGE);
   const visit = (node: unknown, path: string) => {
     if (typeof node === 'string') {
-      if (node.includes('\0')) errors[path || 'body'] = [NUL_MESSAGE];
+      const problem = problemOf(node);
+      if (problem) errors[path || 'body'] = [problem];
     } else if (Array.isArray(node)) {
       node.forEach((item, index) => visit(item, path ? `${path}.${index}` : String(index)));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        if (key.includes('\0')) errors[path || 'body'] = [`has a key that ${NUL_MESSAGE}`];
+        const problem = problemOf(key);
+        if (problem) errors[path || 'body'] = [`has a key that ${problem}`];
         else visit(item, path ? `${path}.${key}` : key);
       }
     }

@@ -24,6 +24,20 @@ describe('http/middleware/refuseNul', () => {
     expect(response.body.error.param).to.equal('messages.0.content');
   });
 
+  it('answers 422 naming the field for a lone surrogate, which stored as UTF-8 would merge two end-users into one; an escaped pair (an emoji) is kept', async () => {
+    // QA: facts of user_ref "sur\ud800" were retrieved for "sur\udfff" and "sur\ufffd" alike.
+    const fact = await post('/v1/recall/facts', '{"content":"The customer owns a purple bicycle.","user_ref":"sur\\ud800"}');
+    expect(fact.status, fact.text).to.equal(422);
+    expect(fact.body.errors.user_ref[0]).to.contain('lone UTF-16 surrogate');
+    const chat = await post('/v1/chat/completions', '{"model":"local/echo","messages":[{"role":"user","content":"hoi \\udfff"}],"user":"sur"}');
+    expect(chat.status).to.equal(422);
+    expect(Object.keys(chat.body.errors)).to.deep.equal(['messages.0.content']);
+    const emoji = await post('/v1/chat/completions', '{"model":"local/echo","messages":[{"role":"user","content":"hoi \\ud83d\\ude00"}]}');
+    expect(emoji.status, emoji.text).to.equal(200);
+    expect(emoji.body.choices[0].message.content).to.contain('hoi 😀');
+    expect((await app.db.pool.query('select count(*)::int as n from fact_submissions')).rows[0].n).to.equal(0);
+  });
+
   it('answers 422 for a NUL in a key, and for each field that has one, storing nothing', async () => {
     const keyed = await post('/v1/chat/completions', '{"model":"local/echo","messages":[{"role":"user","content":"hi"}],"x\\u0000":1}');
     expect(keyed.status).to.equal(422);
