@@ -715,10 +715,11 @@ export class ChatService {
         message: {
           role: 'assistant',
           content: choice.message.content,
+          // Always there, null when none, as OpenAI sends it: its SDK's type has it required.
+          refusal: choice.message.refusal || null,
           ...(choice.message.tool_calls?.length ? { tool_calls: choice.message.tool_calls } : {}),
           ...(choice.message.reasoning_content ? { reasoning_content: choice.message.reasoning_content } : {}),
           ...(choice.message.thinking_blocks?.length ? { thinking_blocks: choice.message.thinking_blocks } : {}),
-          ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
         },
         finish_reason: choice.finish_reason ?? 'stop',
         ...(choice.stop_sequence !== undefined ? { stop_sequence: choice.stop_sequence } : {}),

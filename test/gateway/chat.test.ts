@@ -17,7 +17,7 @@ describe('POST /v1/chat/completions', () => {
     expect(body.id).to.equal(response.headers.get('x-request-id'));
     expect(body.created).to.be.a('number');
     expect(body.choices).to.deep.equal([
-      { index: 0, message: { role: 'assistant', content: 'Echo: Goedemorgen' }, finish_reason: 'stop', logprobs: null },
+      { index: 0, message: { role: 'assistant', content: 'Echo: Goedemorgen', refusal: null }, finish_reason: 'stop', logprobs: null },
     ]);
     const { prompt_tokens: prompt, completion_tokens: completion } = body.usage;
     expect(body.usage.total_tokens).to.equal(prompt + completion);
