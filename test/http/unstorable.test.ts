@@ -3,8 +3,10 @@ import type { CreatedKey } from '../../src/tenancy/keys.js';
 import { api, startTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 
-// A lone surrogate (JSON "\ud800") is valid JSON that Postgres' json and jsonb refuse. What a client
-// sends with one is stored with U+FFFD in its place, as text columns already do, never a 500.
+// A lone surrogate (JSON "\ud800") is valid JSON but no character, which Postgres' json and jsonb
+// refuse. Stored with U+FFFD in its place, it made two names one (end-users "sur\ud800" and
+// "sur\udfff" shared their facts): what a client sends with one is a 422 naming the field, never a
+// 500, and nothing is stored. (What a provider answers with one is stored so: src/db/storable.ts.)
 describe('http: a lone surrogate in what a client sends', () => {
   let app: TestApp;
   let key: CreatedKey;
@@ -20,7 +22,7 @@ describe('http: a lone surrogate in what a client sends', () => {
   const post = (path: string, raw: string, requestId?: string) =>
     api(app.baseUrl, path, { method: 'POST', key: key.key, raw, ...(requestId ? { headers: { 'x-request-id': requestId } } : {}) });
 
-  it('stores a score whose value holds one, and audits it', async () => {
+  it('refuses a score whose name and value hold one with a 422 naming both, storing nothing', async () => {
     const chat = await api(app.baseUrl, '/v1/chat/completions', {
       method: 'POST',
       key: key.key,
@@ -31,20 +33,19 @@ describe('http: a lone surrogate in what a client sends', () => {
       what: 'the trace',
     });
     const score = await post('/v1/scores', `{"trace_id":"${traceId}","name":"label \\ud800","value":"half \\udc00"}`);
-    expect(score.status, score.text).to.equal(201);
-    expect(score.body.data.value).to.equal('half \ufffd');
-    const audited = await waitFor(
-      async () => (await app.db.pool.query("select details from audit_log where action = 'score.created'")).rows[0],
-      { what: 'the audit entry (written by a job)' },
-    );
-    expect(audited.details).to.include({ name: 'label \ufffd', value: 'half \ufffd' });
+    expect(score.status, score.text).to.equal(422);
+    expect(Object.keys(score.body.errors).sort()).to.deep.equal(['name', 'value']);
+    expect(score.body.errors.value[0]).to.contain('lone UTF-16 surrogate');
+    expect((await app.db.pool.query('select count(*)::int as n from scores')).rows[0].n).to.equal(0);
   });
 
-  it('answers a retry of a collection whose name holds one with the first answer', async () => {
+  it('answers a retry of a collection whose name holds one with the same 422, creating none', async () => {
     const first = await post('/v1/recall/collections', '{"name":"Map \\ud800"}', 'surrogate-collection');
     const retry = await post('/v1/recall/collections', '{"name":"Map \\ud800"}', 'surrogate-collection');
-    expect([first.status, retry.status]).to.deep.equal([201, 201]);
-    expect(retry.headers.get('x-replay')).to.equal('true');
-    expect(retry.body.data.slug).to.equal(first.body.data.slug);
+    expect([first.status, retry.status]).to.deep.equal([422, 422]);
+    expect(retry.body.errors).to.have.property('name');
+    expect((await app.db.pool.query('select count(*)::int as n from collections')).rows[0].n).to.equal(0);
+    // The same name with the pair it lacked is a name, and is created.
+    expect((await post('/v1/recall/collections', '{"name":"Map \\ud83d\\uddfa"}')).status).to.equal(201);
   });
 });
