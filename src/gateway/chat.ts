@@ -431,7 +431,8 @@ export class ChatService {
               userRef: body.user ?? null,
               collection: body.collection,
               query: lastUserText(body.messages),
-              policy: principal.settings,
+              // The question is embedded as the messages leave: masked unless this chat's firewall is off.
+              policy: { ...principal.settings, firewallDefault: firewallOn, firewallLanguage: body.firewall_language ?? principal.settings.firewallLanguage },
             },
             ctx.signal,
           )

@@ -5,7 +5,8 @@ import { embedInParts } from '../gateway/embeddings.js';
 import { abortedBy, ChainFailed } from '../gateway/fallback.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { planRoute } from '../gateway/routing.js';
-import { findAllowedProviders, type WorkspaceSettings } from '../tenancy/store.js';
+import { createFirewall } from '../firewall/index.js';
+import { findWorkspaceSettings, type WorkspaceSettings } from '../tenancy/store.js';
 
 // Memory (chunks, facts, and the queries that search them) is embedded by one EU model with
 // 1024 dimensions: the columns are vector(1024). A hosted model is preferred when its key is
@@ -37,18 +38,20 @@ export interface MemoryEmbeddings {
 }
 
 /**
- * What of a workspace's routing policy memory embedding honours: its allowed providers, as every
- * other call made for the workspace does. Not its allowed models: the memory model is the
- * service's choice, one for every workspace, and chat models are what a policy lists.
+ * What of a workspace's settings memory embedding honours: its allowed providers, as every other
+ * call made for the workspace does, and its firewall: what is embedded by a provider (a chat's
+ * question, a fact, a document's chunks) leaves masked, as a chat's messages do, unless the
+ * firewall is off (which only the organization's non-EU acceptance allows). Not its allowed
+ * models: the memory model is the service's choice, one for every workspace.
  */
-export type MemoryEmbeddingPolicy = Pick<WorkspaceSettings, 'allowedProviders'>;
+export type MemoryEmbeddingPolicy = Pick<WorkspaceSettings, 'allowedProviders' | 'firewallDefault' | 'firewallLanguage'>;
 
-/** No restriction: for work done for no workspace (benchmarks). Work for a workspace passes its own. */
-export const ANY_PROVIDER: MemoryEmbeddingPolicy = { allowedProviders: null };
+/** No restriction, masked: for work done for no workspace (benchmarks). Work for a workspace passes its own. */
+export const ANY_PROVIDER: MemoryEmbeddingPolicy = { allowedProviders: null, firewallDefault: true, firewallLanguage: 'auto' };
 
 /** The workspace's policy as it stands now (the defaults when it has no settings row). */
 export async function memoryEmbeddingPolicy(db: Queryable, workspaceId: string): Promise<MemoryEmbeddingPolicy> {
-  return { allowedProviders: await findAllowedProviders(db, workspaceId) };
+  return findWorkspaceSettings(db, workspaceId);
 }
 
 /** Throws MemoryEmbeddingNotAllowed when `policy` leaves no EU provider of `model`. */
@@ -82,6 +85,9 @@ export async function embedForMemory(
   if (texts.length === 0) return { model, vectors: [], tokens: 0 };
   checkMemoryEmbeddingAllowed(model, policy);
   const { allowedProviders } = policy;
+  // The built-in local model embeds in this process: nothing leaves, nothing needs masking.
+  const leaves = model.endpoints.some((endpoint) => catalog.providers.get(endpoint.provider)?.kind !== 'local');
+  const sent = leaves && policy.firewallDefault ? await maskedForEmbedding(texts, policy.firewallLanguage) : texts;
   const plan = planRoute<EmbeddingModel>(catalog, adapters, {
     chain: [model.id],
     chainField: 'model',
@@ -92,7 +98,7 @@ export async function embedForMemory(
     settings: { allowedProviders, allowedModels: null },
   });
   try {
-    const { vectors, parts } = await embedInParts(plan, texts, undefined, undefined, signal);
+    const { vectors, parts } = await embedInParts(plan, sent, undefined, undefined, signal);
     return { model, vectors, tokens: parts.reduce((sum, part) => sum + part.tokens, 0) };
   } catch (err) {
     // A web process stopping aborts the call as a client going away would: the caller is told to
@@ -100,4 +106,15 @@ export async function embedForMemory(
     const failed = abortedBy(err, signal);
     throw failed instanceof ChainFailed ? new MemoryEmbeddingFailed(failed.apiError) : failed;
   }
+}
+
+/**
+ * The texts as they may leave for an embedding provider: masked, each on its own (a placeholder
+ * stands for a kind of value, which is what an embedding of it can use). Placeholders are never
+ * restored: a vector has none.
+ */
+async function maskedForEmbedding(texts: readonly string[], language: MemoryEmbeddingPolicy['firewallLanguage']): Promise<string[]> {
+  const masked: string[] = [];
+  for (const text of texts) masked.push(await createFirewall({ language }).maskAsync(text));
+  return masked;
 }

@@ -249,13 +249,15 @@ export async function findKeyRevokedAt(db: Queryable, keyId: string): Promise<Da
   return rows[0]?.revoked_at;
 }
 
-/** The workspace's allowed providers (null: any), as its settings row has them, or null without one. */
-export async function findAllowedProviders(db: Queryable, workspaceId: string): Promise<string[] | null> {
-  const { rows } = await db.query<{ allowed_providers: string[] | null }>(
-    'select allowed_providers from workspace_settings where workspace_id = $1',
+/** A workspace's settings, the defaults where it has no row (for work done with no key: jobs). */
+export async function findWorkspaceSettings(db: Queryable, workspaceId: string): Promise<WorkspaceSettings> {
+  const { rows } = await db.query<SettingsColumns>(
+    `select s.allowed_providers, s.allowed_models, s.firewall_default, s.firewall_language, s.cache_enabled, s.extraction_model
+       from (select 1) as one
+       left join workspace_settings s on s.workspace_id = $1`,
     [workspaceId],
   );
-  return rows[0]?.allowed_providers ?? null;
+  return settingsFromColumns(rows[0]!);
 }
 
 /** Every key of the organization, oldest first (the operator CLI's listing). */
