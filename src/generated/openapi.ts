@@ -2743,7 +2743,7 @@ export interface components {
          */
         KeyKind: "organization" | "restricted";
         KeyCreateRequest: {
-            /** @description The workspace the key acts in, by id or by name, of the caller's organization. */
+            /** @description The workspace the key acts in, by id or by name, of the caller's organization; a name it does not have yet creates that workspace (audited as workspace.created), as the admin CLI's create-key does. */
             workspace: string;
             /** @description To tell keys apart; need not be unique. */
             name: string;

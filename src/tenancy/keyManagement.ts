@@ -1,6 +1,7 @@
 import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
+import { isBlank } from '../blank.js';
 import { conflict, notFound, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
@@ -12,9 +13,11 @@ import {
   findKeyOfOrganization,
   findWorkspaceOfOrganization,
   insertApiKey,
+  isKeyId,
   listKeyPage,
   revokeKeyOfOrganization,
   saveKeyChange,
+  upsertWorkspace,
   type KeyPosition,
   type KeyRow,
   type Principal,
@@ -59,8 +62,7 @@ export async function createKeyFor(
   const scopes = scopesOfKind(body.kind, body.scopes);
 
   return withTransaction(deps.pool, async (db) => {
-    const workspace = await findWorkspaceOfOrganization(db, principal.organizationId, body.workspace);
-    if (!workspace) throw validationFailed({ workspace: ['is not a workspace of this organization (give its id or its name)'] });
+    const workspace = (await findWorkspaceOfOrganization(db, principal.organizationId, body.workspace)) ?? (await newWorkspace(db, principal, body.workspace));
     const { secret, ...stored } = newSecret();
     const settings = { name: body.name, kind: body.kind, scopes, limits, expiresAt };
     const key = await insertApiKey(db, { organizationId: principal.organizationId, workspaceId: workspace.id, ...stored, ...settings });
@@ -73,6 +75,18 @@ export async function createKeyFor(
     });
     return { secret, key };
   });
+}
+
+/**
+ * A workspace named for the first time, created as the CLI's create-key creates it: a platform lead
+ * gives a team its workspace with the team's first key. An id names an existing workspace only.
+ */
+async function newWorkspace(db: Queryable, principal: Principal, name: string): Promise<{ id: string; name: string }> {
+  if (isKeyId(name)) throw validationFailed({ workspace: ['is not a workspace of this organization (give its id or its name; a new name creates it)'] });
+  if (isBlank(name)) throw validationFailed({ workspace: ['must name a workspace'] });
+  const id = await upsertWorkspace(db, principal.organizationId, name);
+  await recordAudit(db, { ...actedBy(principal), workspace_id: id, action: 'workspace.created', target: id, details: { name } });
+  return { id, name };
 }
 
 export function listKeysFor(

@@ -269,11 +269,34 @@ describe('/v1/keys', () => {
     }
     expect((await api(app.baseUrl, '/v1/models', { key: foreign.key })).status).to.equal(200);
 
-    for (const workspace of [foreign.workspace_id, 'secret-project', 'nowhere']) {
+    // Its workspace by id: not one of this organization's.
+    for (const workspace of [foreign.workspace_id, '00000000-0000-0000-0000-000000000000']) {
       const response = await create({ workspace, name: 'x', kind: 'restricted' });
       expect(response.status, workspace).to.equal(422);
       expect(response.body.errors).to.have.property('workspace');
     }
+    // Its workspace's name names a workspace of this organization, created for it: never the other's.
+    const own = expectCreated(await create({ workspace: 'secret-project', name: 'x', kind: 'restricted' }));
+    expect(own.workspace.name).to.equal('secret-project');
+    expect(own.workspace.id).not.to.equal(foreign.workspace_id);
+    const keysInForeign = await app.db.pool.query('select count(*)::int as n from api_keys where workspace_id = $1', [foreign.workspace_id]);
+    expect(keysInForeign.rows[0].n).to.equal(1);
+  });
+
+  it('creates the workspace a new name names, audited, as the CLI does; a blank one is a 422', async () => {
+    const created = expectCreated(await create({ workspace: 'team-claims', name: 'Claims bot', kind: 'restricted', scopes: ['chat.create'] }));
+    expect(created.workspace.name).to.equal('team-claims');
+    expect((await api(app.baseUrl, '/v1/models', { key: created.key })).status).to.equal(200);
+    // The next key for it finds it, by name and by id.
+    expect(expectCreated(await create({ workspace: 'team-claims', name: 'Claims batch', kind: 'restricted' })).workspace.id).to.equal(created.workspace.id);
+    expect(expectCreated(await create({ workspace: created.workspace.id, name: 'Claims admin', kind: 'organization' })).workspace.name).to.equal('team-claims');
+    const audited = await app.db.pool.query("select workspace_id, target, details from audit_log where action = 'workspace.created'");
+    expect(audited.rows.filter((row) => row.workspace_id === created.workspace.id)).to.deep.equal([
+      { workspace_id: created.workspace.id, target: created.workspace.id, details: { name: 'team-claims' } },
+    ]);
+    const blank = await create({ workspace: '  ', name: 'x', kind: 'restricted' });
+    expect(blank.status).to.equal(422);
+    expect(blank.body.errors).to.have.property('workspace');
   });
 
   it('answers 422 with dotted paths for bad bodies', async () => {

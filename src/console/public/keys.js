@@ -207,7 +207,7 @@ function createForm(keys, reload) {
         }
       },
     },
-    h('div', { class: 'grid-2 key-form-grid' }, field('Name', name, 'What the key is for, e.g. “Helpdesk bot”.'), field('Workspace', workspace, 'The workspace the key acts in (its name or id).')),
+    h('div', { class: 'grid-2 key-form-grid' }, field('Name', name, 'What the key is for, e.g. “Helpdesk bot”.'), field('Workspace', workspace, 'The workspace the key acts in (its name or id); a new name creates it.')),
     h('datalist', { id: listId }, workspaces.map((w) => h('option', { value: w }))),
     field('Kind', kind),
     h('fieldset', null, h('legend', null, 'Scopes (restricted keys)'), scopes.grid),
