@@ -105,6 +105,27 @@ describe('app', () => {
     expect(logs.text()).not.to.contain(key);
   });
 
+  it('logs a failure the client saw (5xx) at warn, so LOG_LEVEL=warn still shows it with its request id; other answers at info', async () => {
+    const quiet = capturedLogger('warn');
+    const warnApp = await startTestApp({ log: quiet.log });
+    try {
+      const warnKey = (await warnApp.key()).key;
+      await api(warnApp.baseUrl, '/v1/models', { key: warnKey, headers: { 'x-request-id': 'quiet-200' } });
+      // Every provider of the bundled catalogue lacks its key here but `local`: an unavailable chain is a 503.
+      const failed = await api(warnApp.baseUrl, '/v1/chat/completions', {
+        method: 'POST',
+        key: warnKey,
+        headers: { 'x-request-id': 'quiet-503' },
+        body: { model: 'mistral/mistral-small-latest', messages: [{ role: 'user', content: 'Hallo' }] },
+      });
+      expect(failed.status).to.be.at.least(500);
+      expect(quiet.lines().find((l) => l.request_id === 'quiet-200')).to.equal(undefined);
+      expect(quiet.lines().find((l) => l.request_id === 'quiet-503')).to.include({ msg: 'request', status: failed.status, level: 40 });
+    } finally {
+      await warnApp.close();
+    }
+  });
+
   it('never logs other credential headers, cookies, or the values of personal query parameters', async () => {
     const secretish = 'pk_live_should-not-appear-7c1';
     await api(app.baseUrl, '/v1/recall/facts?user_ref=jan.jansen%40example.nl&q=Jansen%20woont%20in%20Delft&limit=5', {

@@ -148,7 +148,9 @@ export function requestContext(rootLog: Logger, claimHolder?: number) {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const status = answeredStatus(ctx);
       observeHttpRequest(ctx.method, routeOf(ctx), status, durationMs / 1000);
-      ctx.state.log.info(
+      // A failure the client saw (5xx) is logged at warn, so that LOG_LEVEL=warn, which drops the
+      // access line of every answered request, still shows it with the request id the client has.
+      ctx.state.log[status >= 500 ? 'warn' : 'info'](
         {
           req: { method: ctx.method, url: loggableUrl(ctx), headers: loggableHeaders(ctx.headers) },
           status,
