@@ -74,13 +74,30 @@ export function buildTaskList(services: WorkerServices, log: Logger, only?: (nam
   for (const definition of Object.values(definitions) as TaskDefinition<unknown>[]) {
     if (only && !only(definition.name as TaskName)) continue;
     const task: Task = async (raw, helpers) => {
-      const jobLog = log.child({ job_id: helpers.job.id, task: definition.name, attempt: helpers.job.attempts });
-      const payload = definition.parse(raw);
-      await definition.run(payload, { ...services, log: jobLog, helpers });
+      const jobLog = log.child({ job_id: helpers.job.id, task: definition.name, attempt: helpers.job.attempts, ...idsOf(raw) });
+      try {
+        const payload = definition.parse(raw);
+        await definition.run(payload, { ...services, log: jobLog, helpers });
+      } catch (err) {
+        // graphile-worker logs the failure too, but by its job id alone: this line names what
+        // failed (the document, the submission, the delivery) by the ids an operator has.
+        jobLog.warn({ err, max_attempts: helpers.job.max_attempts }, 'job attempt failed');
+        throw err;
+      }
     };
     list[definition.name] = task;
   }
   return list;
+}
+
+/** The ids a job's payload names (`document_id`, `submission_id`, …): what its log lines are found by. Never other values. */
+function idsOf(payload: unknown): Record<string, string> {
+  const ids: Record<string, string> = {};
+  if (payload === null || typeof payload !== 'object') return ids;
+  for (const [name, value] of Object.entries(payload)) {
+    if (name.endsWith('_id') && typeof value === 'string' && value.length <= 64) ids[name] = value;
+  }
+  return ids;
 }
 
 interface LoggedJob {
