@@ -80,8 +80,15 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   const threads = await deleteThreadsOfEndUser(db, actor.workspaceId, userRef);
   const responses = await deleteResponsesOfEndUser(db, actor.workspaceId, userRef);
   const answers = await db.query<{ replays: number; cache_entries: number }>(
+    // The ids the end-user's requests were sent under are kept, emptied (no answer, no body hash,
+    // no end-user): a retry under one is refused (422, not kept for replay) rather than run anew,
+    // which for a fact submission (billed under its own id, not the caller's) stored the fact again.
     `with replays as (
-       delete from requests where workspace_id = $1 and end_user = $2 returning 1
+       update requests
+          set state = 'completed', response = null, body_hash = '\\x'::bytea, end_user = null, fact_ids = null,
+              completed_at = coalesce(completed_at, now())
+        where workspace_id = $1 and end_user = $2
+       returning 1
      ), cache_entries as (
        delete from response_cache where workspace_id = $1 and end_user = $2 returning 1
      )

@@ -122,6 +122,8 @@ export async function claimRequestId(
     if (outcome.rows[0]?.billed) throw NOT_KEPT_FOR_REPLAY();
     return claimRequestId(db, claim);
   }
+  // Completed without an answer: the id of a request whose end-user was erased (memory/erasure.ts).
+  if (row.state === 'completed' && !row.response) throw NOT_KEPT_FOR_REPLAY();
   if (!row.body_hash.equals(claim.hash)) {
     throw validationFailed(
       { 'X-Request-Id': ['was already used for a request with another body; use a new id for a new request'] },

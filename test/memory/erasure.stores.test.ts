@@ -88,7 +88,7 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     expect(trail.filter((e) => e.details.user_ref === 'klant-10')).to.have.length(1);
   });
 
-  it('erases the kept answer of a fact submission about the end-user: a retry after the erasure does not replay a submission that is gone', async () => {
+  it('erases the kept answer of a fact submission about the end-user: a retry after the erasure is refused, neither replayed nor run anew', async () => {
     const submit = () =>
       api(gw.app.baseUrl, '/v1/recall/facts', {
         method: 'POST',
@@ -104,10 +104,12 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     });
     const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-77', { method: 'DELETE', key: gw.key });
     expect(erased.body.deleted).to.include({ facts: 1, replays: 1 });
+    // Scenario 7: nothing about the customer may come back by a retried request id. Run anew, the
+    // retry stored the erased fact again (as it did until 2026-11-27).
     const retried = await submit();
-    expect(retried.status).to.equal(202);
+    expect(retried.status).to.equal(422);
     expect(retried.headers.get('x-replay')).to.equal(null);
-    expect(retried.body.submission_id).not.to.equal(first.body.submission_id);
+    expect((await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-77', { key: gw.key })).body.data).to.deep.equal([]);
   });
 
   it('a chat still running when its end-user is erased writes nothing about them when it finishes, and is still billed', async () => {
@@ -179,7 +181,7 @@ describe('erasure reaches replays, the response cache, threads and stored respon
     const left = await pool.query(
       `select (select count(*) from traces where id = 'executing-41')::int as traces,
               (select count(*) from thread_messages where thread_id = 'gesprek-41')::int as messages,
-              (select count(*) from requests where request_id = 'executing-41')::int as replays,
+              (select count(*) from requests where request_id = 'executing-41' and (response is not null or end_user is not null))::int as replays,
               (select count(*) from usage where request_id = 'executing-41')::int as usage`,
     );
     expect(left.rows[0]).to.deep.equal({ traces: 0, messages: 0, replays: 0, usage: 1 });

@@ -85,6 +85,30 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     expect(entry.at).to.equal(response.body.erased_at);
   });
 
+  it('refuses a retry of a fact submission after the erasure (422, not kept for replay), so the erased fact cannot come back', async () => {
+    // QA: the retry ran anew (the submission bills under its own id, so nothing held the caller's)
+    // and stored the erased fact again.
+    const body = { content: 'Ik heb een hond die Bello heet en woon in Leiden.', user_ref: 'klant-erase' };
+    const submit = () => api(fx.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: fx.key, body, headers: { 'x-request-id': 'fact-erase-1' } });
+    expect((await submit()).status).to.equal(202);
+    await waitForFacts(fx.app, fx.key, { user_ref: 'klant-erase' }, (c) => c.length > 0);
+    const erased = await erase(fx.app, fx.key, { query: 'klant-erase' });
+    expect(erased.status).to.equal(200);
+    expect(erased.body.deleted.replays).to.equal(1);
+
+    const retry = await submit();
+    expect(retry.status, retry.text).to.equal(422);
+    expect(retry.body.errors['X-Request-Id'][0]).to.contain('not kept for replay');
+    expect(await submissionsOf(fx.app, fx.workspaceId, 'klant-erase')).to.equal(0);
+    expect(await factContents(fx.app, fx.key, { user_ref: 'klant-erase' })).to.deep.equal([]);
+    // The kept id holds nothing of the request: no answer, no hash of its body, no end-user.
+    const { rows } = await fx.app.db.pool.query("select response, length(body_hash) as hashed, end_user from requests where request_id = 'fact-erase-1'");
+    expect(rows).to.deep.equal([{ response: null, hashed: 0, end_user: null }]);
+    // A new id is a new submission, kept.
+    const fresh = await api(fx.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: fx.key, body, headers: { 'x-request-id': 'fact-erase-2' } });
+    expect(fresh.status).to.equal(202);
+  });
+
   it('deletes the facts before it marks the end-user erased: a request that begins after the mark, recorded as a new end-user’s, can retrieve nothing of theirs', async () => {
     await submitFact(fx.app, fx.key, { content: 'I live in Deventer.', user_ref: 'watched' });
     await submitFact(fx.app, fx.key, { content: 'I sail on weekends.', user_ref: 'watched' });
