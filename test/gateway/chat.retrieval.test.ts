@@ -64,14 +64,33 @@ describe('retrieval in chat', () => {
       }
     }
     expect(JSON.stringify(body.sources)).not.to.contain('geheime');
-    // The passages reach the model as one system message, masked like everything else.
+    // The passages reach the model at the start of the question they answer, masked like everything else.
     const sent = gw.euA.requests[0]!.body.messages;
-    expect(sent[0].role).to.equal('system');
+    expect(sent.map((m: { role: string }) => m.role)).to.deep.equal(['user']);
     expect(sent[0].content).to.contain('250 euro');
+    expect(sent[0].content).to.match(/\n\nWat is het eigen risico van mijn inboedelverzekering\?$/);
     expect(JSON.stringify(sent)).not.to.contain('NL91ABNA0417164300');
     expect(JSON.stringify(sent)).to.contain('[IBAN_1]');
     // The retrieval fee is a service credit.
     expect(body.usage.credits.services).to.be.at.least(0.05);
+  });
+
+  it('puts the knowledge at the start of the question, so that the conversation before it stays the prefix a provider caches from turn to turn', async () => {
+    const system = { role: 'system', content: 'Je bent de assistent van een verzekeraar.' };
+    const first = { role: 'user', content: 'Wat is het eigen risico van mijn inboedelverzekering?' };
+    const turnOne = await postChat(gw, chatBody({ user: 'klant-1', cache: false, messages: [system, first] }));
+    expect(turnOne.status).to.equal(200);
+    const answer = { role: 'assistant', content: 'Het eigen risico is 250 euro per schade.' };
+    const second = { role: 'user', content: 'En geldt dat eigen risico per schade?' };
+    const turnTwo = await postChat(gw, chatBody({ user: 'klant-1', cache: false, messages: [system, first, answer, second] }));
+    expect(turnTwo.status).to.equal(200);
+    const [one, two] = gw.euA.requests.map((r) => r.body.messages as { role: string; content: string }[]);
+    expect(one!.map((m) => m.role)).to.deep.equal(['system', 'user']);
+    expect(two!.map((m) => m.role)).to.deep.equal(['system', 'user', 'assistant', 'user']);
+    // Not a system message after the conversation began: Mistral refuses one there.
+    expect(two![3]!.content).to.contain('250 euro').and.to.match(/\n\nEn geldt dat eigen risico per schade\?$/);
+    // The conversation before the question goes as the caller sent it: the prefix the next turn repeats.
+    expect(two!.slice(0, 3).map((m) => m.content)).to.deep.equal([system.content, first.content, answer.content]);
   });
 
   it('retrieves nothing for a question about something memory does not hold, and charges no passages for it', async () => {

@@ -1,14 +1,14 @@
 // Our request → the provider's JSON body, through its compiled profile. Only known fields are
 // copied, so nothing the gateway did not mean to send (our own fields, unknown client fields)
 // can reach a provider.
-import type { ChatMessage, EmbeddingInput, UpstreamChatRequest } from '../types.js';
+import { isRetrievedKnowledge, type ChatMessage, type EmbeddingInput, type UpstreamChatRequest } from '../types.js';
 import type { CompiledProfile } from './parameters.js';
 import { anthropicPartText, isAnthropicPart } from '../parts.js';
 
 const STREAM_OPTIONS = Object.freeze({ include_usage: true });
 
 export function buildChatBody(profile: CompiledProfile, model: string, request: UpstreamChatRequest, stream: boolean): string {
-  const body: Record<string, unknown> = { model, messages: wireMessages(withToolAttachmentsAfter(request.messages), profile) };
+  const body: Record<string, unknown> = { model, messages: wireMessages(withToolAttachmentsAfter(withKnowledgeInQuestion(request.messages)), profile) };
   const fields = profile.fields;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -25,6 +25,27 @@ export function buildChatBody(profile: CompiledProfile, model: string, request: 
     if (profile.streamOptions) body.stream_options = STREAM_OPTIONS;
   }
   return JSON.stringify(body);
+}
+
+/**
+ * The retrieval's knowledge (chat.ts puts it after the caller's leading system messages) goes at the
+ * start of the question it answers, the last user message, as the Anthropic adapter puts it: it
+ * changes with every question, and where it stood it ended the prefix a provider's prompt cache
+ * keeps from one turn to the next (OpenAI's and Mistral's cache by prefix) before the whole
+ * conversation. Not as a system message there: Mistral refuses one after the conversation began.
+ */
+function withKnowledgeInQuestion(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+  const at = messages.findIndex(isRetrievedKnowledge);
+  const question = messages.findLastIndex((message) => message.role === 'user');
+  if (at < 0 || question < at) return messages;
+  const knowledge = messages[at]!.content;
+  if (typeof knowledge !== 'string') return messages;
+  const asked = messages[question]!;
+  const content: ChatMessage['content'] =
+    typeof asked.content === 'string'
+      ? `${knowledge}\n\n${asked.content}`
+      : [{ type: 'text', text: knowledge }, ...(asked.content ?? [])];
+  return messages.flatMap((message, i) => (i === at ? [] : i === question ? [{ ...asked, content }] : [message]));
 }
 
 // What a tool message of OpenAI's API cannot hold: it takes text only.
