@@ -504,6 +504,8 @@ export class ChatService {
 
   /** A refusal (`isRecordedRefusal`), traced and audited. The prompt is kept only as it would have left: masked, or not at all. */
   private async recordRefusal(ctx: ChatContext, traced: TracedRequest, refusal: ApiError, input: UpstreamChatRequest | null): Promise<void> {
+    // No model answered, but the privacy officer asks which one was asked for (a non-EU model?).
+    const requested = chainOf(traced.body).chain;
     try {
       await this.deps.committer.write({
         trace: this.trace(ctx, traced, {
@@ -514,10 +516,10 @@ export class ChatService {
           usage: undefined,
           input,
           output: { error: refusal.message },
-          notes: [],
+          notes: [`refused before any provider was asked; the request named ${requested.join(', ') || 'no model'}`],
           createdAt: new Date().toISOString(),
         }),
-        audit: this.audit(ctx, traced, refusal.status, null, null, refusalDetails(refusal)),
+        audit: this.audit(ctx, traced, refusal.status, null, null, { ...refusalDetails(refusal), requested }),
         ...subjectOf({ workspaceId: ctx.principal.workspaceId, requestId: ctx.requestId }, traced.body.user, traced.started),
       });
     } catch (recordErr) {

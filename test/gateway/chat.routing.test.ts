@@ -268,6 +268,8 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     const trace = await api(gw.app.baseUrl, `/v1/traces/${refusedId}`, { key: gw.key });
     expect(trace.body).to.include({ status: 403, model: null, provider: null });
     expect(JSON.stringify(trace.body.response)).to.contain('outside the EU');
+    // No model answered; which one was asked for is said (QA: the officer could not tell).
+    expect(trace.body.notes.join(' ')).to.contain('the request named test/external');
 
     const mixed = await chat(chatBody({ model: 'test/mixed' }));
     expect(mixed.response.headers.get('x-provider')).to.equal('eu-b');
@@ -283,7 +285,9 @@ describe('POST /v1/chat/completions: routing, fallback and egress', () => {
     expect(offTrace.body.request).to.equal(null);
     expect(JSON.stringify(offTrace.body)).not.to.contain('Noor');
     const audit = await api(gw.app.baseUrl, '/v1/audit-log?action=chat.completion&limit=100', { key: gw.key });
-    expect(audit.body.data.filter((e: any) => [refusedId, offId].includes(e.target)).map((e: any) => e.details.status)).to.deep.equal([403, 403]);
+    const refusals = audit.body.data.filter((e: any) => [refusedId, offId].includes(e.target));
+    expect(refusals.map((e: any) => e.details.status)).to.deep.equal([403, 403]);
+    expect(refusals.find((e: any) => e.target === refusedId).details).to.include({ refused: 'egress_refused' }).and.to.deep.include({ requested: ['test/external'] });
 
     const other = await gw.app.key({ org: 'accepting', workspace: 'w' });
     await changeNonEuAcceptance(gw.app.db.pool, 'accepting', 'sofie');
