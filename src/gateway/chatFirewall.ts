@@ -30,6 +30,9 @@ function knownFieldsOf(part: ContentPart): ContentPart {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text! };
+    // What the assistant said, as any provider reads it: only OpenAI knows a refusal part.
+    case 'refusal':
+      return { type: 'text', text: part.refusal! };
     case 'image_url':
       return {
         type: 'image_url',

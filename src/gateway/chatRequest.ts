@@ -77,6 +77,10 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
     }
     message.content.forEach((part, p) => {
       const record = part as unknown as Record<string, unknown>;
+      if (part.type === 'refusal') {
+        if (message.role !== 'assistant') add(`messages.${m}.content.${p}.type`, 'a refusal part belongs to an assistant message');
+        else if (typeof part.refusal !== 'string') add(`messages.${m}.content.${p}.refusal`, 'is required for a refusal part');
+      }
       if ((record.file as { file_id?: unknown } | undefined)?.file_id !== undefined) {
         add(`messages.${m}.content.${p}`, 'file_id is not supported (there is no files API); send file_data instead');
       }

@@ -1838,12 +1838,14 @@ export interface components {
          *     `messages.N.content.M`, enforced in code. `document` (a text document) and
          *     `search_result` are Anthropic's blocks, as the Messages door passes them: a native
          *     Anthropic provider gets them as they are, any other provider their text; the firewall
-         *     masks every string of them.
+         *     masks every string of them. `refusal` (an assistant's refusal, as OpenAI's answers hold
+         *     it) is taken in an assistant message only, and goes on as a text part.
          */
         ChatContentPart: {
             /** @enum {string} */
-            type: "text" | "image_url" | "input_audio" | "file" | "document" | "search_result";
+            type: "text" | "image_url" | "input_audio" | "file" | "document" | "search_result" | "refusal";
             text?: string;
+            refusal?: string;
             image_url?: {
                 /** @description An https URL or a `data:` URL. */
                 url: string;

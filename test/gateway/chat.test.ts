@@ -428,6 +428,19 @@ describe('POST /v1/chat/completions', () => {
       expect(wrongType.errors['models.1'].join(' ')).to.contain('an embedding model');
     });
 
+    it("takes an assistant's refusal part, as OpenAI's answers hold it, and sends it on as text, masked; in another role it is a 422", async () => {
+      const refused = { role: 'assistant', content: [{ type: 'refusal', refusal: 'Ik kan niets zeggen over Sanne de Vries.' }] };
+      const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: 'Wie is Sanne de Vries?' }, refused, { role: 'user', content: 'Waarom niet?' }] }));
+      expect(response.status, await response.clone().text()).to.equal(200);
+      const sent = gw.euA.requests.at(-1)!.body.messages[1];
+      expect(sent.role).to.equal('assistant');
+      expect(JSON.stringify(sent.content)).to.match(/Ik kan niets zeggen over \[PERSON_\d\]\./);
+      expect(JSON.stringify(sent)).not.to.contain('refusal');
+      const misplaced = await postChat(gw, chatBody({ messages: [{ role: 'user', content: [{ type: 'refusal', refusal: 'nee' }] }] }));
+      expect(misplaced.status).to.equal(422);
+      expect(((await misplaced.json()) as any).errors).to.have.property('messages.0.content.0.type');
+    });
+
     it('needs the chat.create scope', async () => {
       const restricted = await gw.app.key({ kind: 'restricted', scopes: ['embeddings.create'] });
       const response = await postChat(gw, chatBody(), {}, restricted.key);
