@@ -731,6 +731,25 @@ ${FREE_SERVICES}
     expect(native.requests.at(-1)!.body).to.deep.include({ top_k: 5, temperature: 0.5 });
   });
 
+  it('sends a chat’s temperature above 1 to a native provider as 1, and temperature without top_p, each noted on the trace', async () => {
+    // QA: temperature 1.7 went as 1 unnoted, and both went, which Anthropic's recent models refuse.
+    const res = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      headers: { 'x-request-id': 'sampling-native-1' },
+      body: { model: 'test/claude', temperature: 1.7, top_p: 0.9, cache: false, messages: [{ role: 'user', content: 'Kies een woord' }] },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const sent = native.requests.at(-1)!.body;
+    expect(sent.temperature).to.equal(1);
+    expect(sent).not.to.have.property('top_p');
+    const notes = (await api(app.baseUrl, '/v1/traces/sampling-native-1', { key })).body.notes.join(' ');
+    expect(notes).to.contain('temperature 1.7 was sent to claude as 1').and.to.contain('top_p was not sent to claude beside temperature');
+    // top_p alone goes as it is.
+    await api(app.baseUrl, '/v1/chat/completions', { method: 'POST', key, body: { model: 'test/claude', top_p: 0.9, cache: false, messages: [{ role: 'user', content: 'Nog een' }] } });
+    expect(native.requests.at(-1)!.body).to.include({ top_p: 0.9 });
+  });
+
   it('lists the cache prices with the model, as the catalogue names them', async () => {
     const model = await api(app.baseUrl, '/v1/models/test/claude', { key });
     expect(model.body.pricing).to.deep.equal({ prompt: 3, completion: 15, cache_read: 0.3, cache_write: 3.75 });

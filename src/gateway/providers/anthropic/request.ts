@@ -305,7 +305,6 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens, messages };
   if (system !== undefined) body.system = system;
   if (request.stop !== undefined) body.stop_sequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
-  if (request.top_p !== undefined) body.top_p = request.top_p;
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       name: tool.function.name,
@@ -337,9 +336,17 @@ export function messagesRequestOf(target: Pick<UpstreamTarget, 'upstreamModel' |
     const unsent = (ANTHROPIC_LIMITS.notWithThinking ?? []).filter((parameter) => request[parameter] !== undefined);
     if (unsent.length > 0) notes.push(`${unsent.join(' and ')} ${unsent.length > 1 ? 'were' : 'was'} not sent to ${target.provider.id}: Anthropic takes none with thinking`);
   } else {
-    // Anthropic's temperature range is 0..1.
-    if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+    if (request.temperature !== undefined) {
+      // Anthropic's range is 0 to 1, OpenAI's 0 to 2: above 1 is Anthropic's most random.
+      body.temperature = Math.min(1, request.temperature);
+      if (request.temperature > 1) notes.push(`temperature ${request.temperature} was sent to ${target.provider.id} as 1: Anthropic takes 0 to 1`);
+    }
     if (request.top_k !== undefined) body.top_k = request.top_k;
+  }
+  if (request.top_p !== undefined) {
+    // Anthropic's recent models refuse both (400, "cannot both be specified"); it advises one only.
+    if (body.temperature !== undefined) notes.push(`top_p was not sent to ${target.provider.id} beside temperature: Anthropic's models take one of the two`);
+    else body.top_p = request.top_p;
   }
   if (stream) body.stream = true;
   return { body: JSON.stringify(body), notes };
