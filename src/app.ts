@@ -11,6 +11,7 @@ import { EmbeddingService } from './gateway/embeddings.js';
 import type { CacheKeyLookup } from './gateway/responseCache.js';
 import type { Adapters } from './gateway/providers/index.js';
 import { authenticate } from './http/middleware/auth.js';
+import { cors } from './http/middleware/cors.js';
 import { refuseNul } from './http/middleware/refuseNul.js';
 import { modelIdInOneSegment } from './http/middleware/modelPath.js';
 import type { InFlight } from './http/middleware/inFlight.js';
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   if (deps.inFlight) app.use(deps.inFlight.middleware);
   app.use(requestContext(deps.log, deps.presence?.key));
   app.use(errorMiddleware);
+  app.use(cors);
 
   const bodyLimitBytes = deps.config.bodyLimitBytes;
   const open = new Router<AppState>();
