@@ -95,6 +95,21 @@ describe('http/validation and body parsing', () => {
     );
   });
 
+  it('bounds the lists and maps a caller could make as long as the body allows: a chain, provider lists, logit_bias', async () => {
+    // QA: 100,000 models, 100,000 provider names and 200,000 biased tokens were each answered 200.
+    const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    await expect422(
+      'ChatCompletionRequest',
+      {
+        models: many(33, 'vendor/m'),
+        messages: [{ role: 'user', content: 'Hallo' }],
+        provider: { order: many(65, 'p'), only: many(65, 'p'), ignore: many(65, 'p') },
+        logit_bias: Object.fromEntries(many(1025, '').map((token) => [token, 1])),
+      },
+      ['models', 'provider.order', 'provider.only', 'provider.ignore', 'logit_bias'],
+    );
+  });
+
   it('names an entry inside a map and inside an array', async () => {
     await expect422(
       'ChatCompletionRequest',
