@@ -787,7 +787,9 @@ const MAX_SQL_VALUES = 200_000;
 function sqlTupleCells(text: string, i: number, count: number, close: number, cell: (col: number, start: number, end: number, quoted: boolean) => void): number {
   let col = 0;
   while (i < text.length && col < count && i - close < MAX_SQL_VALUES) {
-    while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+    // A tuple written over lines ("VALUES (\n  'a',\n  'b'\n)"): a line break between values is
+    // space, or a value's cell took the break, the indent and its quotes with it.
+    while (i < text.length && isSpaceBetweenValues(text.charCodeAt(i))) i++;
     const c = text.charCodeAt(i);
     let start = i;
     let end = i;
@@ -803,17 +805,25 @@ function sqlTupleCells(text: string, i: number, count: number, close: number, ce
     }
     cell(col, start, end, isQuote(c));
     col++;
-    while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+    while (i < text.length && isSpaceBetweenValues(text.charCodeAt(i))) i++;
     if (text.charCodeAt(i) !== 44) break;
     i++;
   }
   return i;
 }
 
+const BARE_NAME_COLUMN = /^(?:name|naam|nom|nombre|nome|title|titel|titre)$/i;
+
+function isSpaceBetweenValues(c: number): boolean {
+  return isBlank(c) || c === 10 || c === 13;
+}
+
 function sqlTuple(text: string, i: number, columns: string[], close: number, out: Collector, things: boolean): number {
   // Cells under columns the keys do not name ("INSERT INTO t (a, b) …") are read as a bare insert's.
   const unnamed: Cell3[] = [];
   const end = sqlTupleCells(text, i, columns.length, close, (col, start, stop, quoted) => {
+    // A table of things names its rows by a bare `name` ("INSERT INTO products (name, sku)"): a product's.
+    if (things && BARE_NAME_COLUMN.test(columns[col]!)) return;
     if (!out.value(columns[col]!, start, stop)) unnamed.push([start, stop, quoted]);
   });
   if (!things) namePairs(text, unnamed, out);
