@@ -9,6 +9,18 @@ import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gatew
 describe('POST /v1/chat/completions with stream: true', () => {
   const gw = useGatewayFixture({ worker: true });
 
+  /** Sends a chat under `id` that the test can abort as a client going away would; `sent` never rejects. */
+  const sendAbortable = (id: string, body: Record<string, unknown>) => {
+    const controller = new AbortController();
+    const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': id },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    }).catch((err: unknown) => err);
+    return { controller, sent };
+  };
+
   const contentOf = (events: Awaited<ReturnType<typeof readSse>>) =>
     events.flatMap((e) => (e === '[DONE]' ? [] : e.choices.map((c: any) => c.delta?.content ?? ''))).join('');
 
@@ -213,13 +225,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const id = `gone-${stream ? 'stream' : 'json'}`;
       gw.euA.script({ type: 'answer', content: 'Te laat.', delayMs: 1_000 });
       const body = chatBody({ stream });
-      const controller = new AbortController();
-      const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': id },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      }).catch((err: unknown) => err);
+      const { controller, sent } = sendAbortable(id, body);
       await gw.euA.waitFor(() => gw.euA.requests.length > 0, 3000);
       controller.abort();
       await sent;
@@ -250,13 +256,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const line = 'Klant Sanne de Vries (sanne.devries@example.nl, +31 6 12345678) meldt schade aan Kerkstraat 12, Utrecht. ';
       const prompt = line.repeat(Math.floor((gw.app.config.firewallMaxChars * 0.9) / line.length));
       const body = chatBody({ model: 'test/long', stream, messages: [{ role: 'user', content: prompt }] });
-      const controller = new AbortController();
-      const sent = fetch(`${gw.app.baseUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', 'x-request-id': id },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      }).catch((err: unknown) => err);
+      const { controller, sent } = sendAbortable(id, body);
       // Claimed once the body is read, before the firewall starts on a prompt that takes it a while.
       await waitFor(async () => (await gw.app.db.pool.query('select 1 from requests where request_id = $1', [id])).rowCount === 1, {
         what: 'the claim of the request id',
