@@ -492,6 +492,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recall/submissions/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The `submission_id` that POST /recall/facts answered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * How a fact submission's extraction went
+         * @description The extraction of a submitted fact runs in the background: `queued` or `processing` while
+         *     it waits or runs (a failed attempt is retried), then `done` (facts stored: how many were
+         *     found, added, updated and deleted), `empty` (nothing to remember) or `failed` (with the
+         *     reason; nothing was stored). The submitted text is not shown: it is dropped once extracted.
+         *     An erased end-user's submissions are gone (404).
+         */
+        get: operations["getFactSubmission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memory/facts/{id}": {
         parameters: {
             query?: never;
@@ -2392,6 +2430,28 @@ export interface components {
             /** @description The submission, as the facts.extracted webhook names it. */
             submission_id: string;
         };
+        FactSubmission: {
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "done" | "empty" | "failed";
+            /** @description Null for shared workspace knowledge. */
+            user_ref: string | null;
+            /** @description The extraction model, or `rules`; null until extraction ran. */
+            extractor: string | null;
+            /** @description What the extraction did; null until it ended. */
+            facts: {
+                found: number;
+                added: number;
+                updated: number;
+                deleted: number;
+            } | null;
+            /** @description Why it failed (status failed). */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
         Fact: {
             id: string;
             /** @description Null for shared workspace knowledge. */
@@ -3927,6 +3987,45 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getFactSubmission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @description The `submission_id` that POST /recall/facts answered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FactSubmission"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     deleteFact: {
         parameters: {
             query?: never;
@@ -5453,6 +5552,7 @@ export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type Fact = components['schemas']['Fact'];
 export type FactAccepted = components['schemas']['FactAccepted'];
 export type FactList = components['schemas']['FactList'];
+export type FactSubmission = components['schemas']['FactSubmission'];
 export type FactSubmitRequest = components['schemas']['FactSubmitRequest'];
 export type FieldErrors = components['schemas']['FieldErrors'];
 export type FirewallLanguage = components['schemas']['FirewallLanguage'];

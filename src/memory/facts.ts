@@ -4,7 +4,7 @@ import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import type { MicrosecondPosition } from '../http/cursor.js';
 import { addJob } from '../jobs/registry.js';
-import { settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
+import { isKeyId, settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
 import { fuseFactHits, searchFacts } from './factSearch.js';
 import { asksAboutSomething, related, searchText } from './retrieval.js';
@@ -240,6 +240,32 @@ export interface SubmissionOutcome {
   updated: number;
   deleted: number;
   error?: string;
+}
+
+export interface SubmissionRow {
+  id: string;
+  status: 'queued' | 'processing' | 'done' | 'empty' | 'failed';
+  user_ref: string | null;
+  extractor: string | null;
+  facts_found: number | null;
+  facts_added: number | null;
+  facts_updated: number | null;
+  facts_deleted: number | null;
+  error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** A submission of the workspace, without its text (GET /recall/submissions/{id}). */
+export async function findSubmission(db: Queryable, workspaceId: string, id: string): Promise<SubmissionRow | undefined> {
+  if (!isKeyId(id)) return undefined;
+  const { rows } = await db.query<SubmissionRow>(
+    `select id, status, user_ref, extractor, facts_found, facts_added, facts_updated, facts_deleted, error, created_at, completed_at
+       from fact_submissions
+      where workspace_id = $1 and id = $2`,
+    [workspaceId, id],
+  );
+  return rows[0];
 }
 
 /** Records how extraction ended and drops the submitted text, which has served its purpose. */

@@ -48,6 +48,9 @@ const INTERFACE: Record<string, string> = {
   deleteCollection: 'DELETE /v1/recall/collections/{slug}',
   submitFact: 'POST /v1/recall/facts',
   listFacts: 'GET /v1/recall/facts',
+  // Beyond the interface: how a submission's extraction went (mem0's event status), which the
+  // facts.extracted webhook tells only when it succeeded.
+  getFactSubmission: 'GET /v1/recall/submissions/{id}',
   deleteFact: 'DELETE /v1/memory/facts/{id}',
   eraseEndUser: 'DELETE /v1/memory',
   getThread: 'GET /v1/recall/threads/{thread}',

@@ -1,5 +1,5 @@
 import { deletedCounts, type Erasure } from '../../memory/erasure.js';
-import type { FactRow } from '../../memory/facts.js';
+import type { FactRow, SubmissionRow } from '../../memory/facts.js';
 
 export function presentFact(row: FactRow) {
   return {
@@ -17,5 +17,19 @@ export function presentErasure(erasure: Erasure) {
     user_ref: erasure.userRef,
     erased_at: erasure.erasedAt.toISOString(),
     deleted: deletedCounts(erasure),
+  };
+}
+
+export function presentSubmission(row: SubmissionRow) {
+  const ended = row.facts_found !== null;
+  return {
+    id: row.id,
+    status: row.status,
+    user_ref: row.user_ref,
+    extractor: row.extractor,
+    facts: ended ? { found: row.facts_found, added: row.facts_added ?? 0, updated: row.facts_updated ?? 0, deleted: row.facts_deleted ?? 0 } : null,
+    error: row.error,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
   };
 }

@@ -6,11 +6,11 @@ import type { LimitGate } from '../../limits/gate.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
 import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
-import { findFacts, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
+import { findFacts, findSubmission, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import type { Principal } from '../../tenancy/store.js';
-import { presentErasure, presentFact } from '../presenters/fact.js';
+import { presentErasure, presentFact, presentSubmission } from '../presenters/fact.js';
 import { createOnce, principalOf } from '../state.js';
 
 export function factRoutes(
@@ -25,7 +25,7 @@ export function factRoutes(
       await gate.refuseIfBudgetSpent(principal);
     };
     // The answer is about the end-user it names: their erasure deletes it with the submission, and a
-    // retry after it runs anew rather than replaying the id of a submission that is gone.
+    // retry after it is refused (422) rather than storing the erased fact again (memory/erasure.ts).
     await createOnce(ctx, pool, { kind: 'facts', status: 202, admit, endUser: body.user_ref ?? null }, async (db, principal) => ({
       status: 'accepted',
       // The id the facts.extracted webhook names, so a caller can match the two.
@@ -58,6 +58,13 @@ export function factRoutes(
       (row) => ({ us: row.position_us, id: row.id }),
     );
     ctx.body = { data: rows.map(presentFact), next_cursor };
+  });
+
+  api.add('getFactSubmission', async (ctx) => {
+    const id = ctx.params.id!;
+    const submission = await findSubmission(pool, principalOf(ctx).workspaceId, id);
+    if (!submission) throw notFound(`no fact submission ${id}`);
+    ctx.body = presentSubmission(submission);
   });
 
   api.add('deleteFact', async (ctx) => {
