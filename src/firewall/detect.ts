@@ -2,6 +2,7 @@
 // beats one that did not, then the longer one wins, then the earlier one, then recognizer order.
 import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
+import { composedView, fromComposedView } from './composed.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { nameIsAlsoAWord } from './recognizers/person.js';
@@ -91,11 +92,19 @@ export function detectEntities(
   if (text.length === 0) return [];
   // "\n" and "\u00e9" written as escapes are read as what they stand for (string-escapes.ts).
   const escapes = escapesView(text);
-  if (escapes !== null) return fromEscapesView(text, escapes, detectLines(escapes.text, language, recognizers, undefined, budget));
-  return detectLines(text, language, recognizers, scan, budget);
+  if (escapes !== null) return fromEscapesView(text, escapes, detectComposed(escapes.text, language, recognizers, undefined, budget));
+  return detectComposed(text, language, recognizers, scan, budget);
 }
 
 /** `detectEntities` of a text without escapes. */
+function detectComposed(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
+  // "e\u0301" (decomposed, as macOS and PDFs paste it) is read as "é" (composed.ts).
+  const view = composedView(text);
+  if (view !== null) return fromComposedView(text, view, detectLines(view.text, language, recognizers, undefined, budget));
+  return detectLines(text, language, recognizers, scan, budget);
+}
+
+/** `detectEntities` of a text without escapes or decomposed letters. */
 function detectLines(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
   // "\r\n" and a lone "\r" are read as "\n" (line-breaks.ts); what is found is moved back.
   const view = lineBreakView(text);
