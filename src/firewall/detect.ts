@@ -3,6 +3,7 @@
 import type { WorkBudget } from './budget.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 import { composedView, fromComposedView } from './composed.js';
+import { fromMarkupView, markupView } from './html-entities.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
 import { nameIsAlsoAWord } from './recognizers/person.js';
@@ -92,11 +93,20 @@ export function detectEntities(
   if (text.length === 0) return [];
   // "\n" and "\u00e9" written as escapes are read as what they stand for (string-escapes.ts).
   const escapes = escapesView(text);
-  if (escapes !== null) return fromEscapesView(text, escapes, detectComposed(escapes.text, language, recognizers, undefined, budget));
-  return detectComposed(text, language, recognizers, scan, budget);
+  if (escapes !== null) return fromEscapesView(text, escapes, detectMarkup(escapes.text, language, recognizers, undefined, budget));
+  return detectMarkup(text, language, recognizers, scan, budget);
 }
 
 /** `detectEntities` of a text without escapes. */
+function detectMarkup(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
+  // "&ccedil;", "&nbsp;" and "&#233;" are read as what they stand for, "<br>" and "</p>" as line
+  // breaks (html-entities.ts); an entity can stand for a combining mark, read composed next.
+  const view = markupView(text);
+  if (view !== null) return fromMarkupView(text, view, detectComposed(view.text, language, recognizers, undefined, budget));
+  return detectComposed(text, language, recognizers, scan, budget);
+}
+
+/** `detectEntities` of a text without escapes or markup. */
 function detectComposed(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
   // "e\u0301" (decomposed, as macOS and PDFs paste it) is read as "é" (composed.ts).
   const view = composedView(text);
@@ -104,7 +114,7 @@ function detectComposed(text: string, language: Language, recognizers: readonly 
   return detectLines(text, language, recognizers, scan, budget);
 }
 
-/** `detectEntities` of a text without escapes or decomposed letters. */
+/** `detectEntities` of a text without escapes, markup or decomposed letters. */
 function detectLines(text: string, language: Language, recognizers: readonly Recognizer[], scan: TextScan | undefined, budget: WorkBudget | undefined): Detection[] {
   // "\r\n" and a lone "\r" are read as "\n" (line-breaks.ts); what is found is moved back.
   const view = lineBreakView(text);

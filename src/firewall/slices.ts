@@ -127,6 +127,7 @@ export function* detectSliced(
         // Written as the text has it, in plain brackets: restored as written.
         delete d.urlDecoded;
         delete d.escapedDecoded;
+        delete d.escapedAsWritten;
       }
       take(d);
       next = Math.max(next, end);

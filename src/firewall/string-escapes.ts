@@ -147,10 +147,12 @@ export function fromEscapesView(text: string, view: EscapesView, detections: Det
     d.end = view.at[d.end]!;
     d.text = text.slice(d.start, d.end);
     if (d.text === value || d.urlDecoded !== undefined) continue;
-    d.escapedDecoded = value;
-    d.normalized ??= normalizeValue(d.type, value);
+    // A view read inside this one (html-entities.ts) may have decoded the value further.
+    const decoded = d.escapedDecoded ?? value;
+    d.escapedDecoded = decoded;
+    d.normalized ??= normalizeValue(d.type, decoded);
     const written = escapesView(d.text, false)?.text ?? d.text;
-    if (written !== value) d.escapedAsWritten = written;
+    if (written !== decoded) d.escapedAsWritten = written;
   }
   return detections;
 }

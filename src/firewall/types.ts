@@ -59,7 +59,9 @@ export interface Detection {
   urlDecoded?: string;
   /**
    * Set when the value is written with a string literal's escapes (`Jos\\u00e9`, `Stra\\u00dfe 1\\n1234`):
-   * the value as they read. Its placeholder replaces the escapes; the vault keeps this form.
+   * the value as they read. Its placeholder replaces the escapes; the vault keeps this form. Also
+   * set for a value written with HTML entities or tags (`Fran&ccedil;ois`, html-entities.ts), with
+   * `escapedAsWritten` holding it as written.
    */
   escapedDecoded?: string;
   /**
