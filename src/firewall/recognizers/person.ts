@@ -1280,6 +1280,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     if (!isCodeIdentifier(text, start, end)) take(start, end);
   };
 
+  findInitialsWithCallingName(text, (start, end) => take(start, end, true));
   const positions = cuePositions(s, BITS_WITH_NAMED_LOWER);
   for (let c = 0; c < CUES.length; c++) {
     const { re, mode, sticky } = CUES[c]!;
@@ -1414,6 +1415,46 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   return out;
 }
 
+// Dutch names write the initials of every given name and the calling name (roepnaam) in brackets:
+// "dhr. K.J. (Kees) de Wit", "P. (Piet) van Leeuwen", "J.A.M. (HANS) VAN DER HEIJDEN". The bracket
+// stopped every reading of the name, and the surname alone was masked ("K.J. (Kees) [PERSON_1]").
+// Initials right before a bracket that holds nothing but a first name the lists know, then a
+// surname (maybe after particles): one person, titles left outside. Cost: one look at each "(".
+const CALLING_NAME_Y = /\((\p{Lu}[\p{L}-]{1,30})\)[ \u00a0]+/uy;
+const MAX_INITIALS = 6;
+
+function findInitialsWithCallingName(text: string, take: (start: number, end: number) => void): void {
+  for (let at = text.indexOf('('); at >= 0; at = text.indexOf('(', at + 1)) {
+    const start = initialsBefore(text, at);
+    if (start < 0) continue;
+    CALLING_NAME_Y.lastIndex = at;
+    const m = CALLING_NAME_Y.exec(text);
+    if (!m || !knownFirst(m[1]!)) continue;
+    const p = particlesAt(text, CALLING_NAME_Y.lastIndex, true);
+    const i = p > 0 ? p : CALLING_NAME_Y.lastIndex;
+    const tok = tokenAt(text, i);
+    if (!tok || isNonNameWord(tok) || ROLE_WORDS.has(tok)) continue;
+    take(start, i + tok.length);
+  }
+}
+
+/** Start of the initials ("K.J. ", "J. A. M.", "P.") that end right before the bracket at `at`, or -1. */
+function initialsBefore(text: string, at: number): number {
+  let i = at - 1;
+  if (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 0xa0)) i--;
+  let start = -1;
+  for (let n = 0; n < MAX_INITIALS && i >= 1 && text.charCodeAt(i) === 46; n++) {
+    const letter = text.charAt(i - 1);
+    if (letter === letter.toLowerCase() || letter !== letter.toUpperCase()) break;
+    // The initial is a word of its own: no letter or digit before it ("Dhr.", "MR." are no initials).
+    if (i >= 2 && (isLetterCode(text.charCodeAt(i - 2)) || (text.charCodeAt(i - 2) >= 48 && text.charCodeAt(i - 2) <= 57))) break;
+    start = i - 1;
+    i -= 2;
+    if (i >= 1 && text.charCodeAt(i) === 32 && text.charCodeAt(i - 1) === 46) i--;
+  }
+  return start;
+}
+
 // Organisations named like people: a legal form after the name ("Jansen Installatietechniek B.V.",
 // "c/o Müller GmbH", "Dupont SARL") or a head noun before or at its start ("t.n.v. Gemeente
 // Utrecht", "Stichting Anne Jansen", "Mairie de Lyon") says the name is a body's, not a person's.
@@ -1521,3 +1562,4 @@ export const personRecognizer: Recognizer = {
   needsDigit: false,
   detect: findPersons,
 };
+
