@@ -1563,3 +1563,20 @@ export const personRecognizer: Recognizer = {
   detect: findPersons,
 };
 
+// For the header reader (header-name.ts), which reads names in surname-first order with the same
+// evidence as here.
+
+/** Whether a token is a first name the lists know, as a name may write it ("Anne-Sophie", "JEAN"). */
+export function isFirstNameToken(token: string): boolean {
+  return knownFirst(token);
+}
+
+/** Whether a token is a surname the lists know, or one known by its form ("Petrović"). */
+export function isSurnameToken(token: string): boolean {
+  return isSurname(token);
+}
+
+/** Whether a capitalised word names a role, a department, a trade or an organisation ("Legal", "Support", "Praxis"). */
+export function isRoleOrOrganisationWord(word: string): boolean {
+  return ROLE_WORDS.has(word) || ORGANISATION_WORDS.has(word.toLowerCase()) || NOUNS_BEFORE_SURNAMES.has(word);
+}
