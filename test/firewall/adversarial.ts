@@ -86,10 +86,12 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // Mail header lines (header-name.ts) and UK addresses one part a line with an addressee (address.ts).
   ['mail header names', 'From: Jansen, Pieter (Org) <p.jansen@example.nl>, Smit, J. <j@x.nl>; '],
   ['UK address lines', 'J. Carter\n41 Kingsway\nCardiff\nCF10 3AN\n'],
-  // Surname-first names without a mailbox and transcript speakers (header-name.ts), and Dutch
-  // calling names in brackets (person.ts): one line each, or all on one.
+  // Surname-first names without a mailbox, transcript speakers, subject cues, labels that name the
+  // order (header-name.ts) and Dutch calling names in brackets (person.ts): one line each, or all on one.
   ['header names without mailboxes', 'Aan: Brouwer, Wouter; Visser, A. (Anouk); FONTAINE Élodie ; DE LA MOREAU Jean-Pierre\n'],
   ['transcript speakers', '[09:12 AM] Krause, Wolfgang: ok\n14:05 GIRARD Nicolas:\n'],
+  ['subject cues', 'Onderwerp: RE: FW: dossier Visser klant de Vries Kunde dossier complaint about \n'],
+  ['order labels', 'NAME, VORNAME: MÜLLER, SABINE ANNA MARIA Nom, prénom : '],
   ['calling names', 'K.J. (Kees) de Wit A.B.C.D.E.F.G. (HANS) VAN DER P. ('],
   // Spanish, Italian and Polish streets type first (street.ts, southTypeFirstBefore: words read back
   // from each number), dates listed after a birth cue (date-of-birth.ts), HTML form fields

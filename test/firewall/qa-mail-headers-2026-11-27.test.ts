@@ -94,4 +94,40 @@ describe('firewall QA: surname-first names in mail and chat headers (2026-11-27)
       unchanged(['Art. 5 (Anna) Jansen', 'zie bijlage B. (Schade) Formulier', 'Stap 2. (Optioneel) Installeren']);
     });
   });
+
+  describe('subject lines', () => {
+    it('masks a known surname after a word that files the case under it', () => {
+      masks('Onderwerp: dossier Visser', 'Onderwerp: dossier [PERSON_1]');
+      masks('Subject: FW: dossier Brouwer', 'Subject: FW: dossier [PERSON_1]');
+      masks('RE: Okafor complaint', 'RE: [PERSON_1] complaint');
+      masks('Betreff: Kunde Müller', 'Betreff: Kunde [PERSON_1]');
+      masks('Onderwerp: klant de Vries', 'Onderwerp: klant [PERSON_1]');
+    });
+
+    it('leaves reports, places, firms and products', () => {
+      unchanged([
+        'Subject: FW: Q3 report',
+        'Subject: dossier Amsterdam',
+        'Subject: klant Albert Heijn',
+        'Onderwerp: dossier Jansen Transport',
+        'Subject: client Portal',
+        'RE: Billing complaint',
+        'RE: Customer complaint',
+        'RE: Amazon complaint',
+      ]);
+    });
+  });
+
+  describe('a form label that names the order', () => {
+    it('masks the pair after "Name, Vorname" as one person', () => {
+      masks('NAME, VORNAME: MÜLLER, SABINE', 'NAME, VORNAME: [PERSON_1]');
+      masks('Nom, prénom : DUPONT, Marie', 'Nom, prénom : [PERSON_1]');
+      masks('Naam, voornaam: Jansen, Pieter', 'Naam, voornaam: [PERSON_1]');
+      masks('Name, Vorname: Müller, Sabine, geb. 01.02.1980', 'Name, Vorname: [PERSON_1], geb. [DATE_OF_BIRTH_1]');
+    });
+
+    it('leaves a value that is no name', () => {
+      unchanged(['NAME, VORNAME: siehe unten', 'Name, Vorname: —']);
+    });
+  });
 });

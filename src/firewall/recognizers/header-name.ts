@@ -4,15 +4,18 @@
 //    Smit, Johan", 'To: "de Groot, Annelies" <…>', "Van: Visser, A. (Anouk) <…>";
 //  - French mail: "De : GIRARD Nicolas <…>", "À : FONTAINE Élodie ; MOREAU Julien";
 //  - Teams transcripts: "[09:12] Krause, Wolfgang: …";
+//  - a form's label naming the order: "NAME, VORNAME: MÜLLER, SABINE";
+//  - a subject that files a case under a surname: "Onderwerp: dossier Visser", "RE: Okafor complaint".
 // Anywhere else "Jansen, Pieter" is two words around a comma (a list, a place and its country), so
 // the name recognizer reads at most one of them, and the surname went out in clear beside the
 // placeholder ("Hoekstra, [PERSON_1]"). What says the pair is one person is where it stands: a
-// header key at the line's start, a transcript's time stamp. Before a mailbox a header's
+// header key at the line's start, a transcript's time stamp, the label. Before a mailbox a header's
 // entry is a display name whatever its words; without one the given name must be one the lists know
 // and the surname no word of a role, a team or an organisation ("Cc: Legal, Support" stays).
 // Only a line that starts with a key or a time stamp is read, up to MAX_LINE characters, and the
 // name regexes are tried, sticky and with bounded runs only, where an entry can start: after the
 // key's colon and after each "," or ";". Linear in the text.
+import { isKnownLastName } from '../gazetteer/index.js';
 import { isNonNameWord } from '../words.js';
 import { isRoleMailbox } from './email.js';
 import { isAmbiguousFirstName, isFirstNameToken, isRoleOrOrganisationWord, isSurnameToken } from './person.js';
@@ -24,6 +27,8 @@ const HEADER_KEYS = new Set(
 // "A:" is also the answer of a Q&A transcript ("A: Correct, Anna"), and Spanish and Italian mail's
 // "to": on it an entry is read only before its mailbox.
 const MAILBOX_ONLY_KEYS = new Set(['a']);
+// A subject line, or a line opened by a reply's or forward's prefix.
+const SUBJECT_KEYS = new Set('subject onderwerp betreft betreff objet re fw fwd aw wg tr antw'.split(' '));
 const MAX_LINE = 1000;
 // A header key at a line's start, behind quote marks or Markdown bold as pasted mail shows them;
 // French writes a space before the colon ("De : ", "À : ").
@@ -63,7 +68,7 @@ const VOWEL = /[AEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜ]/u;
 
 export function findHeaderNames(text: string): Detection[] {
   const out: Detection[] = [];
-  // Every reading here needs a colon: after a header key, in a time stamp.
+  // Every reading here needs a colon: after a header key, in a time stamp, after a label.
   if (text.indexOf(':') < 0) return out;
   let lineStart = 0;
   while (lineStart < text.length) {
@@ -72,6 +77,7 @@ export function findHeaderNames(text: string): Detection[] {
     if (lineEnd - lineStart <= MAX_LINE) readLine(text, lineStart, lineEnd, out);
     lineStart = lineEnd + 1;
   }
+  findOrderedPairs(text, out);
   return out;
 }
 
@@ -83,6 +89,7 @@ function readLine(text: string, start: number, end: number, out: Detection[]): v
   if (key && KEY_Y.lastIndex <= end) {
     const word = key[1]!.toLowerCase();
     if (HEADER_KEYS.has(word)) readEntries(text, KEY_Y.lastIndex, end, MAILBOX_ONLY_KEYS.has(word) ? 'mailbox-only' : 'header', out);
+    else if (SUBJECT_KEYS.has(word)) readSubject(text, KEY_Y.lastIndex, end, out);
     return;
   }
   STAMP_Y.lastIndex = start;
@@ -165,6 +172,98 @@ function personal(surname: string, given: string, callingName: boolean, mailbox:
   if (given.endsWith('.')) return mailbox || callingName || knownSurname;
   if (!isFirstNameToken(firstGiven)) return false;
   return !isAmbiguousFirstName(firstGiven) || knownSurname;
+}
+
+// --- Subject lines -------------------------------------------------------------------------------
+
+// Reply and forward prefixes before a subject ("RE: FW: AW: …").
+const PREFIXES_Y = /(?:(?:re|fw|fwd|aw|wg|tr|antw|doorst)[ \u00a0]?:[ \t\u00a0]*){0,6}/iuy;
+// A word that files the subject under a person's name: "dossier Visser", "klant Jansen", "Kunde
+// Müller", "client Dupont", "complaint about Okafor".
+const SUBJECT_CUE_G = /(?<![\p{L}\p{N}])(?:dossier|klant|kunde|client|customer|complaint about|klacht over|beschwerde von|plainte de|réclamation de)[ \u00a0]+/giu;
+// "RE: Okafor complaint": a surname opening the subject before the complaint it names.
+const COMPLAINT_AFTER_Y = /[ \u00a0]+(?:complaint|klacht|beschwerde|plainte|réclamation)(?![\p{L}])/iuy;
+const SUBJECT_PARTICLE_Y = /(?:[Vv]an (?:de[rn]? |['’]t )?|[Vv]on (?:der )?|[Dd]e (?:la )?|[Dd]u |[Ll]e |[Tt]e[rn] )/uy;
+const SURNAME_Y = /\p{Lu}(?:\p{Ll}{1,30}(?:-\p{Lu}\p{Ll}{1,30})?|\p{Lu}{1,30})(?![\p{L}\p{N}'’])/uy;
+
+/**
+ * A subject names a person only with a strong cue, and then only by a surname the lists know (or
+ * know by its form, "Petrović"): after "dossier", "klant", "Kunde", "client" … or before
+ * "complaint" at the subject's start. A capitalised word after the surname makes it a firm's or a
+ * product's ("dossier Jansen Transport"), and is left.
+ */
+function readSubject(text: string, from: number, end: number, out: Detection[]): void {
+  PREFIXES_Y.lastIndex = from;
+  PREFIXES_Y.exec(text);
+  const start = Math.min(PREFIXES_Y.lastIndex, end);
+  const first = subjectSurnameAt(text, start, end);
+  if (first > 0) {
+    COMPLAINT_AFTER_Y.lastIndex = first;
+    if (COMPLAINT_AFTER_Y.test(text)) out.push(person(text, start, first));
+  }
+  const line = text.slice(start, end);
+  SUBJECT_CUE_G.lastIndex = 0;
+  for (let m = SUBJECT_CUE_G.exec(line); m; m = SUBJECT_CUE_G.exec(line)) {
+    const at = start + SUBJECT_CUE_G.lastIndex;
+    const e = subjectSurnameAt(text, at, end);
+    if (e < 0) continue;
+    out.push(person(text, at, e));
+    SUBJECT_CUE_G.lastIndex = e - start;
+  }
+}
+
+/** End of a known surname (after particles) at `at` that no capitalised word follows, or -1. */
+function subjectSurnameAt(text: string, at: number, end: number): number {
+  SUBJECT_PARTICLE_Y.lastIndex = at;
+  const i = SUBJECT_PARTICLE_Y.test(text) ? SUBJECT_PARTICLE_Y.lastIndex : at;
+  SURNAME_Y.lastIndex = i;
+  const m = SURNAME_Y.exec(text);
+  if (!m || SURNAME_Y.lastIndex > end) return -1;
+  const tok = m[0];
+  const plain = tok === tok.toUpperCase() ? titleCase(tok) : tok;
+  if (isNonNameWord(plain) || isAmbiguousFirstName(plain) || isRoleOrOrganisationWord(plain)) return -1;
+  if (!plain.split('-').every((part) => isSurnameToken(part))) return -1;
+  if (isFirstNameToken(plain) && !isKnownLastName(plain)) return -1;
+  const e = i + tok.length;
+  const next = text.charAt(e + 1);
+  if (text.charCodeAt(e) === 32 && next !== next.toLowerCase() && next === next.toUpperCase()) return -1;
+  return e;
+}
+
+function person(text: string, start: number, end: number): Detection {
+  return { type: 'PERSON', start, end, text: text.slice(start, end), checksum: false };
+}
+
+// --- A label that names the order ------------------------------------------------------------------
+
+// "NAME, VORNAME:", "Naam, voornaam:", "Nom, prénom :", "Surname, first name:": the value after it
+// is written in that order, and the pair around its comma is one person ("MÜLLER, SABINE"); read
+// as prose, the surname was masked and the given name left in clear.
+const ORDER_LABEL_G =
+  /(?<![\p{L}])(?:(?:nach|familien)?name|(?:achter)?naam|nom(?: de famille)?|surname|last[ -]?name|family[ -]name)[ \t]*[,/][ \t]*(?:vorname[n]?|voorna(?:am|men)|pr[ée]noms?|first[ -]?names?|given[ -]names?|forenames?)(?:\(s\))?[ \t\u00a0]*:[ \t\u00a0]*/giu;
+const ORDER_LABEL_HINT = /vorname|voorna|pr[ée]nom|first[ -]?name|given[ -]name|forename/i;
+const PAIR_Y = /((?:\p{L}{1,3}['’]?[ ]){0,3}\p{Lu}[\p{L}'’-]{1,40}(?:[ ]\p{Lu}[\p{L}'’-]{1,40})?),[ \t]*(\p{Lu}[\p{L}'’-]{1,40})((?:[ ]\p{Lu}[\p{L}'’-]{1,40}){0,2})(?![\p{L}\p{N}.])/uy;
+
+function findOrderedPairs(text: string, out: Detection[]): void {
+  if (text.indexOf(',') < 0 || !ORDER_LABEL_HINT.test(text)) return;
+  ORDER_LABEL_G.lastIndex = 0;
+  for (let m = ORDER_LABEL_G.exec(text); m; m = ORDER_LABEL_G.exec(text)) {
+    const at = ORDER_LABEL_G.lastIndex;
+    PAIR_Y.lastIndex = at;
+    const pair = PAIR_Y.exec(text);
+    if (!pair) continue;
+    const surname = pair[1]!;
+    const last = surname.slice(surname.lastIndexOf(' ') + 1);
+    if (isNonNameWord(last) || isNonNameWord(pair[2]!)) continue;
+    // Further given names only as far as they are first names ("MÜLLER, SABINE ANNA", not "…, SABINE GEB").
+    let end = at + pair[0].length - pair[3]!.length;
+    for (const word of pair[3]!.split(' ').slice(1)) {
+      if (!isFirstNameToken(word)) break;
+      end += 1 + word.length;
+    }
+    out.push(person(text, at, end));
+    ORDER_LABEL_G.lastIndex = end;
+  }
 }
 
 export const headerNameRecognizer: Recognizer = {
