@@ -321,13 +321,19 @@ function capitalisedWordFollows(text: string, at: number): boolean {
  * Not the first name: "Julia", "Pascal", "Jack" alone are as often a language or a part.
  */
 function namePartsOf(name: string): string[] {
-  let start = name.length;
+  // "Hoekstra, Marieke", as mail headers and forms write a name: the surname stands before the
+  // comma, and it is what recurs alone ("Hoekstra schreef …"), not the first name after it.
+  const comma = name.indexOf(', ');
+  const surname = comma > 0 ? name.slice(0, comma) : name;
+  let start = surname.length;
   for (;;) {
-    while (start > 0 && isWordCode(name.charCodeAt(start - 1))) start--;
-    if (start > 1 && name.charCodeAt(start - 1) === 45 /* - */ && isWordCode(name.charCodeAt(start - 2))) start--;
+    while (start > 0 && isWordCode(surname.charCodeAt(start - 1))) start--;
+    if (start > 1 && surname.charCodeAt(start - 1) === 45 /* - */ && isWordCode(surname.charCodeAt(start - 2))) start--;
     else break;
   }
-  return start > 0 && isSpaceCode(name.charCodeAt(start - 1)) && isNamePart(name.slice(start)) ? [name.slice(start)] : [];
+  const part = surname.slice(start);
+  const alone = start > 0 ? isSpaceCode(surname.charCodeAt(start - 1)) : comma > 0;
+  return alone && isNamePart(part) ? [part] : [];
 }
 
 function isNamePart(word: string): boolean {

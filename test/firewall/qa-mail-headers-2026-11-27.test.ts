@@ -30,6 +30,14 @@ describe('firewall QA: surname-first names in mail and chat headers (2026-11-27)
       masks('To: Van Dijk, Jan', 'To: [PERSON_1]');
     });
 
+    it('masks a whole pasted Outlook header, and the surname where it recurs alone', () => {
+      masks(
+        'Van: Hoekstra, Marieke\nVerzonden: maandag 3 november 2026 10:12\nAan: Brouwer, Wouter\nCC: Yilmaz, Fatima\nOnderwerp: dossier Visser\n\nHoekstra schreef gisteren dat mevrouw Visser belt.',
+        'Van: [PERSON_1]\nVerzonden: maandag 3 november 2026 10:12\nAan: [PERSON_2]\nCC: [PERSON_3]\nOnderwerp: dossier [PERSON_4]\n\n[PERSON_5] schreef gisteren dat mevrouw [PERSON_4] belt.',
+      );
+      masks('From: Hughes, Charlotte\nSent: Monday\n\nHi all, Hughes here.', 'From: [PERSON_1]\nSent: Monday\n\nHi all, [PERSON_2] here.');
+    });
+
     it('takes a calling name in brackets into the person, and leaves an organisation’s', () => {
       masks('Van: Visser, A. (Anouk) <a.visser@example.nl>', 'Van: [PERSON_1] <[EMAIL_1]>');
       masks('Van: Bakker, Marieke (Gemeente Utrecht) <m.bakker@utrecht.nl>', 'Van: [PERSON_1] (Gemeente Utrecht) <[EMAIL_1]>');
