@@ -89,6 +89,7 @@ const UNITS: ReadonlyArray<readonly [string, string]> = [
   // Surname-first names without a mailbox, transcript speakers, subject cues, labels that name the
   // order (header-name.ts) and Dutch calling names in brackets (person.ts): one line each, or all on one.
   ['header names without mailboxes', 'Aan: Brouwer, Wouter; Visser, A. (Anouk); FONTAINE Élodie ; DE LA MOREAU Jean-Pierre\n'],
+  ['headers on one line', 'Van: Hoekstra, Marieke Verzonden: maandag, To: Aan: Cc: Brouwer, Wouter Sent: To: \n'],
   ['transcript speakers', '[09:12 AM] Krause, Wolfgang: ok\n14:05 GIRARD Nicolas:\n'],
   ['subject cues', 'Onderwerp: RE: FW: dossier Visser klant de Vries Kunde dossier complaint about \n'],
   ['order labels', 'NAME, VORNAME: MÜLLER, SABINE ANNA MARIA Nom, prénom : '],

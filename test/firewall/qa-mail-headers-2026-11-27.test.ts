@@ -38,6 +38,13 @@ describe('firewall QA: surname-first names in mail and chat headers (2026-11-27)
       masks('From: Hughes, Charlotte\nSent: Monday\n\nHi all, Hughes here.', 'From: [PERSON_1]\nSent: Monday\n\nHi all, [PERSON_2] here.');
     });
 
+    it('reads the headers of a paste that lost its line breaks', () => {
+      masks(
+        'From: Hoekstra, Marieke Sent: Monday, November 3, 2026 10:12 AM To: Brouwer, Wouter Subject: Q3',
+        'From: [PERSON_1] Sent: Monday, November 3, 2026 10:12 AM To: [PERSON_2] Subject: Q3',
+      );
+    });
+
     it('takes a calling name in brackets into the person, and leaves an organisation’s', () => {
       masks('Van: Visser, A. (Anouk) <a.visser@example.nl>', 'Van: [PERSON_1] <[EMAIL_1]>');
       masks('Van: Bakker, Marieke (Gemeente Utrecht) <m.bakker@utrecht.nl>', 'Van: [PERSON_1] (Gemeente Utrecht) <[EMAIL_1]>');

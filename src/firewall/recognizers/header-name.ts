@@ -36,6 +36,9 @@ const KEY_Y = /[ \t>*]{0,8}([\p{L}-]{1,12})[ \u00a0]?(?:\*{0,2}:\*{0,2}|:)[ \t\u
 // A transcript's time stamp at a line's start: "[09:12] ", "[27-11-2026 14:05:33] ", "09:12 ".
 const STAMP_Y = /[ \t>*]{0,8}(?:\[([^\]\n]{1,30})\]|(\d{1,2}:\d{2}(?::\d{2})?))[ \t]+/uy;
 const TIME = /(?<!\d)\d{1,2}:\d{2}(?!\d)/;
+// The next header's key, when a paste lost the line breaks between headers: "From: Hoekstra,
+// Marieke Sent: Monday, … To: …". Read as a given name, "Marieke Sent" was masked with the key.
+const NEXT_KEYS = '(?:Sent|Verzonden|Gesendet|Envoyé|Date|Datum|To|Aan|An|Cc|CC|Bcc|Subject|Onderwerp|Betreff|Objet)';
 const MAILBOX = '(?:<([^<>\\s@]{1,64}@[^<>\\s]{1,255})>)?';
 // "Surname, First names": the surname with lower-case or capitalised particles before it ("de
 // Groot", "Van der Berg"), written capitalised or in capitals; the first names or initials after
@@ -45,7 +48,7 @@ const COMMA_Y = new RegExp(
   '(["\'“]?)(' +
     "(?:\\p{L}{1,3}['’]?[ ]){0,3}\\p{Lu}(?:\\p{Ll}{1,30}|\\p{Lu}{1,30})(?:[- ]\\p{Lu}\\p{Ll}{1,30}){0,2}" +
     ',[ ]' +
-    '(\\p{Lu}\\p{Ll}{1,30}(?:[- ]\\p{Lu}\\p{Ll}{1,30}){0,2}|\\p{Lu}\\.(?:[ ]?\\p{Lu}\\.){0,3})' +
+    `(\\p{Lu}\\p{Ll}{1,30}(?:[- ](?!${NEXT_KEYS}[ ]?:)\\p{Lu}\\p{Ll}{1,30}){0,2}|\\p{Lu}\\.(?:[ ]?\\p{Lu}\\.){0,3})` +
     ')(?:[ ]\\(([^()\\n]{0,80})\\))?["\'”]?[ \\t]*' +
     MAILBOX,
   'uy',
@@ -105,14 +108,31 @@ function readEntries(text: string, from: number, end: number, place: Place, out:
   let at = from;
   while (at < end) {
     at = entryAt(text, at, end, place, out);
-    // The next entry starts after a separator: a comma or a semicolon and its spaces.
+    // The next entry starts after a separator: a comma or a semicolon and its spaces, or the next
+    // header's key where a paste lost the line breaks ("… Sent: Monday, … To: Brouwer, Wouter").
     let next = at;
-    while (next < end && text.charCodeAt(next) !== 44 && text.charCodeAt(next) !== 59) next++;
+    for (; next < end; next++) {
+      const c = text.charCodeAt(next);
+      if (c === 44 || c === 59) break;
+      if (next > at && c >= 65 && c <= 90 && isBlank(text.charCodeAt(next - 1)) && stickyEnd(NEXT_KEY_Y, text, next) > 0) {
+        next = NEXT_KEY_Y.lastIndex - 1;
+        break;
+      }
+    }
     if (next >= end) return;
     next++;
     while (next < end && (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9)) next++;
     at = next;
   }
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 0xa0;
+}
+
+function stickyEnd(re: RegExp, text: string, at: number): number {
+  re.lastIndex = at;
+  return re.test(text) ? re.lastIndex : -1;
 }
 
 /** Reads a surname-first name at `at`; returns where reading goes on (after it, or `at`). */
@@ -139,12 +159,16 @@ function entryAt(text: string, at: number, end: number, place: Place, out: Detec
   return at;
 }
 
-/** Whether an entry without a mailbox ends at `i`: the line's end, a separator, a speaker's colon. */
+const NEXT_KEY_Y = new RegExp(`${NEXT_KEYS}[ \\u00a0]?:`, 'uy');
+
+/** Whether an entry without a mailbox ends at `i`: the line's end, a separator, the next header's key, a speaker's colon. */
 function endsEntry(text: string, i: number, end: number, place: Place): boolean {
-  while (i < end && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9 || text.charCodeAt(i) === 0xa0)) i++;
+  while (i < end && isBlank(text.charCodeAt(i))) i++;
   if (i >= end) return true;
   const c = text.charCodeAt(i);
-  return place === 'speaker' ? c === 58 : c === 44 || c === 59;
+  if (place === 'speaker') return c === 58;
+  if (c === 44 || c === 59) return true;
+  return isBlank(text.charCodeAt(i - 1)) && stickyEnd(NEXT_KEY_Y, text, i) > 0;
 }
 
 function titleCase(word: string): string {
