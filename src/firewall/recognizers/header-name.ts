@@ -14,7 +14,9 @@
 // and the surname no word of a role, a team or an organisation ("Cc: Legal, Support" stays).
 // Only a line that starts with a key or a time stamp is read, up to MAX_LINE characters, and the
 // name regexes are tried, sticky and with bounded runs only, where an entry can start: after the
-// key's colon and after each "," or ";". Linear in the text.
+// key's colon, after each "," or ";", and after the next key of a paste that lost its line breaks.
+// The order-naming label is looked for anywhere, by one global regex of literal words, only in a
+// text that holds one of its words. Linear in the text.
 import { isKnownLastName } from '../gazetteer/index.js';
 import { isNonNameWord } from '../words.js';
 import { isRoleMailbox } from './email.js';
