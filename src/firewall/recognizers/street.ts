@@ -313,8 +313,12 @@ function isWordJoiner(c: number): boolean {
 const GLUED_Y = /\d{4,5}\p{Lu}\p{Ll}{2,}(?:-\p{Lu}\p{Ll}+)?/uy;
 // A postcode after its label: NL "1234 AB", or four or five digits.
 const LABELLED_Y = /(?:[1-9]\d{3}[ \u00a0]?[A-Z]{2}(?![\p{L}\p{N}])|\d{4,5}(?![\p{L}\p{N}]|[.,]\d))/uy;
-const LABEL_BEFORE = /(?:postcode|post code|postal code|zip(?: code)?|plz|postleitzahl|code postal|cp)[ \u00a0]*[:.]?[ \u00a0]*$/iu;
-const LABEL_WINDOW = 24;
+// A label that names the town as well ("PLZ/Ort:", "Postcode en woonplaats:", "CP / Ville :") has
+// the town after the postcode (group 1): it is the address's, in capitals too ("PLZ/ORT: 80331
+// MÜNCHEN" was sent in clear).
+const LABEL_BEFORE =
+  /(?:postcode|post code|postal code|zip(?: code)?|plz|postleitzahl|code postal|cp)([ \u00a0]?(?:[/,&+]|und|en|and|et)[ \u00a0]?(?:ort|wohnort|stadt|woonplaats|plaats|city|town|ville|localité))?[ \u00a0]*[:.]?[ \u00a0]*$/iu;
+const LABEL_WINDOW = 32;
 const HOUSE_NUMBER_AFTER = /^[ ,\u00a0]*(?:huisnummer|hausnummer|house number|house no\.?|numéro|no\.|nr\.?)[ :\u00a0]*\d/iu;
 
 const isLetter = isLetterCode;
@@ -402,9 +406,18 @@ function prepositionStreetBefore(text: string, at: number): number {
 // 1234 ab utrecht"): address.ts reads a postcode and town only after a capitalised street and before
 // a capitalised town, so in chat the street was masked and "10115 berlin" left.
 const TOWN = "((?:(?:[Dd]en|[Bb]ad|[Ss]ankt|[Ss]aint|[Ss]int)[ \u00a0])?\\p{L}[\\p{L}'’]{1,30}(?:-\\p{L}[\\p{L}'’]{0,30}){0,3})(?![\\p{L}\\p{N}])";
-const NL_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
+// The town after a labelled postcode whose label names it (LABEL_BEFORE).
+const LABELLED_TOWN_Y = new RegExp(`[ \u00a0]+${TOWN}`, 'uy');
+// What joins them: a comma or blanks, and as one-line addresses write it (QA 2026-11-27: "wohnt
+// Hauptstraße 5 in 10115 Berlin", "Parkallee 9 · 20144 Hamburg", "Kastanjelaan 31 | 3722 GB
+// Bilthoven" left the postcode and town in clear beside the masked street) a dot, a bar, a dash or a
+// slash, or "in", "te", "à". After those (group 1: the sign or word) the town must be capitalised:
+// "Dorpsstraat 12 in 2019 gekocht" is a year.
+const POSTCODE_LINK = `(?:([ \u00a0]*[·•|/–—-][ \u00a0]*|[ \u00a0]+(?:in|te|à)[ \u00a0]+)|,?[ \u00a0]*)`;
+const YEAR_LIKE = /^[ \u00a0]*(?:19|20)\d\d(?!\d)/;
+const NL_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
 // (and the Polish "31-019 Kraków")
-const DIGIT_POSTCODE_TOWN_Y = new RegExp(`,?[ \u00a0]*(?:(?:[A-Z]-)?\\d{4,5}|\\d{2}-\\d{3})[ \u00a0]+${TOWN}`, 'uy');
+const DIGIT_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}(?:(?:[A-Z]-)?\\d{4,5}|\\d{2}-\\d{3})[ \u00a0]+${TOWN}`, 'uy');
 // The town of a home address without a postcode ("Dorpsstraat 12 in Hoogeveen", "14 Mill Lane,
 // Thornbury", "3 rue des lilas à Villeurbanne", "Kerkstraat 12 te Zwolle"): with the street it
 // points to one household, and it was left beside the masked street (decision 0021). A town named
@@ -422,16 +435,55 @@ function townWord(word: string): boolean {
   return !isNonNameWord(word) && !isFunctionWord(word) && !NOT_A_TOWN.has(word.toLowerCase());
 }
 
+// A Dutch postcode names a street's side, the house number one door of it: together they are an
+// address as surely as a street and number are (QA 2026-11-27: the answer "1234AB 12a" to "Wat is uw
+// postcode en huisnummer?" was sent in clear). The shape alone is the evidence, so the letters are
+// not a unit or an abbreviation that follows a number as often ("2048 GB 4", "1200 MW 2", "2024 RC
+// 1"), and the number ends the line, the sentence or the clause ("1234 AB 12 stuks" is a count).
+const NL_POSTCODE_HOUSE_Y = /[1-9]\d{3}[ \u00a0]?([A-Z]{2})[ \u00a0]{1,2}\d{1,3}(?:[ \u00a0]?[a-zA-Z](?![\p{L}\p{N}])|-\d{1,3}|-(?:III|II|IV|I|hs|HS|bg)|[ \u00a0](?:hs|huis|boven|bg|III|II|IV))?(?=[ \u00a0]*(?:$|[\n.,;:!?)]))/uy;
+const NOT_POSTCODE_LETTERS = new Set(
+  'SA SD SS GB MB KB TB PB MW KW GW HP PS KM CM MM ML CL DL KG MG EU US UK AD BC CE AM PM RC SP TI GT XL XS VS NO ID PC TV OS CV BV NV BW SR SV WW'.split(' '),
+);
+
+/** The end of a Dutch postcode and a house number from `p` (NL_POSTCODE_HOUSE_Y), or -1. */
+function postcodeHouseEnd(text: string, p: number): number {
+  NL_POSTCODE_HOUSE_Y.lastIndex = p;
+  const m = NL_POSTCODE_HOUSE_Y.exec(text);
+  return m === null || NOT_POSTCODE_LETTERS.has(m[1]!) ? -1 : NL_POSTCODE_HOUSE_Y.lastIndex;
+}
+
+function runLengthAt(text: string, p: number): number {
+  let n = 0;
+  while (n < 6 && isDigitCode(text.charCodeAt(p + n))) n++;
+  return n;
+}
+
+/** The word of a town that says whether it is one: "Haag" of "Den Haag", "Honnef" of "Bad Honnef". */
+function firstTownWord(town: string): string {
+  const words = town.split(/[ \u00a0-]/);
+  return words.length > 1 && /^(?:den|bad|sankt|saint|sint)$/i.test(words[0]!) ? words[1]! : words[0]!;
+}
+
 /** The end of a postcode and its town right after a street that ends at `end`, or -1. */
 function postcodeTownAfter(text: string, end: number): number {
   for (const re of [NL_POSTCODE_TOWN_Y, DIGIT_POSTCODE_TOWN_Y]) {
     re.lastIndex = end;
     const m = re.exec(text);
     if (m === null) continue;
-    const words = m[1]!.split(/[ \u00a0-]/);
-    const first = words.length > 1 && /^(?:den|bad|sankt|saint|sint)$/i.test(words[0]!) ? words[1]! : words[0]!;
+    const first = firstTownWord(m[2]!);
     // ", 2024 was een goed jaar", "10 Uhr": a word that is no place.
     if (isNonNameWord(first) || NOT_A_TOWN.has(first.toLowerCase())) continue;
+    const link = m[1];
+    if (link !== undefined) {
+      if (first[0] === first[0]!.toLowerCase()) continue;
+      // A bar that opens its line is a Markdown table's: the street and the town are cells of their own.
+      if (link.includes('|') && text.charCodeAt(lineStartOf(text, end)) === 124) continue;
+      // The town ends its sentence or line, or the sentence goes on with a function word.
+      if (!sentenceGoesOn(text, re.lastIndex)) continue;
+      // "Parkallee 9 - 2024 Review", "Hauptstraße 5 in 2019 Renoviert": after a dash, a slash or a
+      // word, four digits that can be a year are one (a Belgian or Austrian postcode there is missed).
+      if (re === DIGIT_POSTCODE_TOWN_Y && !/[·•|]/.test(link) && YEAR_LIKE.test(m[0].slice(link.length))) continue;
+    }
     return re.lastIndex;
   }
   return -1;
@@ -456,13 +508,21 @@ function townAfter(text: string, end: number): number {
   if (comma && !capitalised) return end;
   const after = TOWN_LINKED_Y.lastIndex;
   if ((comma || !capitalised) && !TOWN_END.test(text.slice(after, after + 1))) {
-    // "à villeurbanne depuis 2019", "in zwolle sinds maart": a function word goes on with the sentence.
-    if (comma || text.charCodeAt(after) !== 32) return end;
-    WORD_Y.lastIndex = after + 1;
-    const next = WORD_Y.exec(text);
-    if (next === null || !(isFunctionWord(next[0]) || isNonNameWord(next[0]))) return end;
+    if (comma || !sentenceGoesOn(text, after)) return end;
   }
   return after;
+}
+
+/**
+ * Whether a town that ends at `after` ends the text, its line or its sentence, or the sentence goes
+ * on after it with a function word ("à villeurbanne depuis 2019", "in zwolle sinds maart").
+ */
+function sentenceGoesOn(text: string, after: number): boolean {
+  if (TOWN_END.test(text.slice(after, after + 1))) return true;
+  if (text.charCodeAt(after) !== 32) return false;
+  WORD_Y.lastIndex = after + 1;
+  const next = WORD_Y.exec(text);
+  return next !== null && (isFunctionWord(next[0]) || isNonNameWord(next[0]));
 }
 const NOT_A_TOWN = new Set([
   'uhr', 'uur', 'euro', 'eur', 'km', 'stück', 'stuks', 'jahre', 'jaar', 'years', 'mal', 'keer', 'fois', 'minuten', 'minutes', 'stunden', 'hours', 'items', 'personen', 'people', 'mensen',
@@ -471,6 +531,16 @@ const NOT_A_TOWN = new Set([
   'minuit', 'bientôt', 'vélo', 'nouveau', 'ordnung', 'kürze', 'zukunft', 'betrieb', 'arbeit', 'planung', 'bearbeitung', 'hinterhaus', 'vorderhaus', 'seitenflügel', 'gartenhaus',
   'hof', 'hinterhof', 'erdgeschoss', 'dachgeschoss', 'obergeschoss', 'souterrain', 'hochparterre', 'parterre', 'eingang', 'klingel', 'etage', 'stock', 'flat', 'apartment', 'unit', 'appartement', 'bâtiment', 'escalier',
 ]);
+
+/** The first character that is not a blank on the line holding `at`, read back at most LINE_BACK characters. */
+function lineStartOf(text: string, at: number): number {
+  let i = at;
+  const stop = Math.max(0, at - LINE_BACK);
+  while (i > stop && text.charCodeAt(i - 1) !== 10) i--;
+  while (i < at && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i;
+}
+const LINE_BACK = 200;
 
 function sticky(re: RegExp, text: string, at: number): number {
   re.lastIndex = at;
@@ -517,7 +587,12 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
           const house = end > 0 ? HOUSE_NUMBER_AFTER.exec(text.slice(end, end + 24)) : null;
           if (end > 0 && (/[:]/.test(window.slice(m.index)) || house)) {
             // "postcode 2512 AB huisnummer 9": the house number belongs to the address.
-            const last = house ? Math.max(end, sticky(HOUSE_Y, text, end + house[0].length - 1)) : end;
+            let last = house ? Math.max(end, sticky(HOUSE_Y, text, end + house[0].length - 1)) : end;
+            if (m[1] !== undefined && !house) {
+              LABELLED_TOWN_Y.lastIndex = end;
+              const town = LABELLED_TOWN_Y.exec(text);
+              if (town !== null && townWord(firstTownWord(town[1]!))) last = LABELLED_TOWN_Y.lastIndex;
+            }
             push(out, text, p, last);
             after = last;
             continue;
@@ -577,6 +652,15 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
         end = townAfter(text, end);
         push(out, text, p, end);
         after = end;
+        continue;
+      }
+    }
+    // A Dutch postcode and a house number: "1234AB 12a", "3722 GB 31".
+    if (!isDigitCode(before) && runLengthAt(text, p) === 4) {
+      const house = postcodeHouseEnd(text, p);
+      if (house > 0) {
+        push(out, text, p, house);
+        after = house;
         continue;
       }
     }
