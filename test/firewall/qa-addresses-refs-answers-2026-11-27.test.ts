@@ -57,4 +57,56 @@ describe('firewall QA: addresses, references and answers of 2026-11-27', () => {
       expect(mask('Parkallee 9 - 2024 Review')).to.equal('[ADDRESS_1] - 2024 Review');
     });
   });
+
+  describe('reference labels of letters, claims, contracts and staff', () => {
+    it('masks the value after a letter’s reference label', () => {
+      expect(mask('Uw kenmerk: SCH-2024-118734')).to.equal('Uw kenmerk: [CUSTOMER_REF_1]');
+      expect(mask('Ons kenmerk: SCH-2024-118735')).to.equal('Ons kenmerk: [CUSTOMER_REF_1]');
+      expect(mask('Ihr Zeichen: HR-7734-2210')).to.equal('Ihr Zeichen: [CUSTOMER_REF_1]');
+      expect(mask('Unser Zeichen: HR-7734-2211')).to.equal('Unser Zeichen: [CUSTOMER_REF_1]');
+      expect(mask('Vos références : SIN-2024-44871')).to.equal('Vos références : [CUSTOMER_REF_1]');
+      expect(mask('Your ref: CLM-7781-22')).to.equal('Your ref: [CUSTOMER_REF_1]');
+      expect(mask('Our ref: CLM-7781-23')).to.equal('Our ref: [CUSTOMER_REF_1]');
+    });
+
+    it('masks a claim’s, a report’s and a contract’s code', () => {
+      expect(mask('Betreft: Schademelding 2024-118734')).to.equal('Betreft: Schademelding [CUSTOMER_REF_1]');
+      expect(mask('Regarding your claim CLM-7781-22 of last week')).to.equal('Regarding your claim [CUSTOMER_REF_1] of last week');
+      expect(mask('claim ref 7781-22-HX')).to.equal('claim ref [CUSTOMER_REF_1]');
+      expect(mask('Concernant le contrat MRH-441298 du client')).to.equal('Concernant le contrat [CUSTOMER_REF_1] du client');
+    });
+
+    it('masks an employee number', () => {
+      expect(mask('Personeelsnr: 10442')).to.equal('Personeelsnr: [CUSTOMER_REF_1]');
+      expect(mask('Jan de Vries (personeelsnummer 10442) is ziek')).to.equal('[PERSON_1] (personeelsnummer [CUSTOMER_REF_1]) is ziek');
+      expect(mask('Personalnummer 10442')).to.equal('Personalnummer [CUSTOMER_REF_1]');
+      expect(mask('employee no. 10442')).to.equal('employee no. [CUSTOMER_REF_1]');
+    });
+
+    it('leaves the words as prose, counts, amounts, years and payment references', () => {
+      unchanged([
+        'I claim 2 points for this round.',
+        'We will claim EUR 500 from the insurer.',
+        'Claim COVID-19 relief here.',
+        'le contrat 2024-2025 est signé',
+        'un contrat CDD-2024 de six mois',
+        'Signez le contrat 12 mois',
+        'Our reference 2024 plan',
+        'Our ref. 12',
+        'Uw kenmerk: zie boven',
+        'Ihr Zeichen der Zuneigung',
+        'Vos références professionnelles',
+        'employee number 5',
+        'the employee no. of the month',
+        'Betalingskenmerk: 1234 5678 9012 3456',
+      ]);
+      // "personal number" is English for a phone's.
+      expect(mask('Personal number: +31 6 12345678')).to.equal('Personal number: [PHONE_1]');
+    });
+
+    it('reads no date as a policy number', () => {
+      unchanged(['Ingangsdatum polis 01-04-1998', 'Polis 2024-03-01 verlengd']);
+      expect(mask('Polis IV-2024-889123 loopt sinds 01-04-1998')).to.equal('Polis [CUSTOMER_REF_1] loopt sinds 01-04-1998');
+    });
+  });
 });

@@ -24,21 +24,36 @@ const LABEL =
   '(?:' +
   [
     // nl
-    `(?:polis|schade|klant|dossier|contract|relatie|lid|cli[eë]nt|verzekerings|schadedossier)${NUMBER_WORD}`,
+    `(?:polis|schade|klant|dossier|contract|relatie|lid|cli[eë]nt|verzekerings|schadedossier|personeels|werknemers)${NUMBER_WORD}`,
     'polis',
+    // A letter's file reference, a claim's report (QA 2026-11-27: "Uw kenmerk: SCH-2024-118734",
+    // "Schademelding 2024-118734" were sent in clear). "kenmerk" alone is a payment's reference.
+    '(?:uw|ons|onze)[ ]kenmerk',
+    'schademelding',
     // en
-    `(?:policy|claim|customer|client|account|contract|membership|member|case file)${NUMBER_WORD}`,
+    `(?:policy|claim|customer|client|account|contract|membership|member|case file|employee|staff)${NUMBER_WORD}`,
     'customer[ _-]?id',
+    'employee[ _-]?id',
+    '(?:your|our)[ ]ref(?:erence)?\\.?',
+    'claim[ ]ref(?:erence)?\\.?',
+    // "claim CLM-7781-22": a code only (CODED below)
+    'claim',
     // de
     `(?:police|policen|polizzen|versicherungs|versicherungsschein|vertrags|schaden|kunden|mitglieds)${NUMBER_WORD}`,
+    // Not "personal number", English for a phone's.
+    'personal(?:nummer|-?nr\\.?)',
     'aktenzeichen',
     'kunden[ _-]?id',
+    '(?:ihr|unser)e?[ ]zeichen',
     // fr
     `(?:num[ée]ro|n°|nº|no\\.?)[ ]?(?:de[ ]|d['’])?(?:police|contrat|client|dossier|sinistre|adh[ée]rent|soci[ée]taire|assur[ée])`,
     `r[ée]f[ée]rence[ ]client`,
+    '(?:vos|nos|votre|notre)[ ]r[ée]f[ée]rences?',
     // "contrat n° RC-884120", "adhérente n° 883312", "contrat no 884120": the noun first, as forms
     // and letters write it
     `(?:contrat|police|dossier|client|sinistre|adh[ée]rente?|soci[ée]taire|assur[ée]e?)[ ]?(?:n°|nº|no\\.?|num[ée]ro)`,
+    // "le contrat MRH-441298": a code only (CODED below)
+    'contrat',
   ].join('|') +
   ')';
 // Between the label and the value: a sign, a verb, or only blanks ("polisnummer IV-…", "Polisnummer: …",
@@ -64,8 +79,17 @@ const LOWER_WORD = /[a-z]{4}/;
  * groups ("3 O 123/24"); it stops at a word ("12345 en …", "IV-2024-1 NL"). Null when it holds no
  * digit, holds a word (four lower-case letters in a row: "Jaarcontract 2024"), or is too short.
  */
-export function referenceValue(value: string, bare: boolean): string | null {
+export function referenceValue(value: string, bare: boolean, coded = false): string | null {
   const groups = value.split(' ');
+  // "claim", "contrat" alone are words of prose ("I claim 2 points", "le contrat 2024-2025"): after
+  // them only a code is a reference, capitals and at least four digits in one group, not a year.
+  if (coded) {
+    const code = groups[0]!;
+    return /[A-Z]/.test(code) && (code.match(/\d/g)?.length ?? 0) >= 4 && !/^[A-Z]{1,4}[-/]?(?:19|20)\d\d$/.test(code) ? code : null;
+  }
+  // A date is no reference: "Ingangsdatum polis 01-04-1998" was masked as a policy number (QA
+  // 2026-11-27). A two-digit year only after a bare label ("Aktenzeichen 12-05-20" may be a file's).
+  if (isDate(groups[0]!, bare)) return null;
   // A word after the label is no reference ("An SSN has 9 digits", "passport number: max 9"):
   // the first group holds a digit, or is a prefix in capitals ("AB 123456"). Nor is a version
   // ("passport 0.7.0", the library).
@@ -88,21 +112,44 @@ export function referenceValue(value: string, bare: boolean): string | null {
 
 const DIGIT = /\d/;
 const CAPITALS = /^[A-Z]{1,3}$/;
+const DAY_MONTH_YEAR = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})$/;
+const YEAR_MONTH_DAY = /^(?:19|20)\d\d([./-])(\d{1,2})\1(\d{1,2})$/;
+
+/** Whether a value is a calendar date (day and month either way round), with a four-digit year unless `twoDigitYear`. */
+function isDate(value: string, twoDigitYear: boolean): boolean {
+  const ymd = YEAR_MONTH_DAY.exec(value);
+  if (ymd !== null) return dayMonth(Number(ymd[3]), Number(ymd[2]));
+  const dmy = DAY_MONTH_YEAR.exec(value);
+  if (dmy === null || (dmy[4]!.length === 2 && !twoDigitYear)) return false;
+  return dayMonth(Number(dmy[1]), Number(dmy[3])) || dayMonth(Number(dmy[3]), Number(dmy[1]));
+}
+
+function dayMonth(day: number, month: number): boolean {
+  return day >= 1 && day <= 31 && month >= 1 && month <= 12;
+}
 
 /** What a label is followed by: the value's pattern, and its part that is the value (or null). */
 interface LabelledValue {
   src: string;
-  /** `bare`: the label is one of those that name the value by themselves. */
-  valueOf(raw: string, bare: boolean): string | null;
+  /** `bare`: the label is one of those that name the value by themselves; `coded`: one after which only a code is the value. */
+  valueOf(raw: string, bare: boolean, coded: boolean): string | null;
 }
 
 const REFERENCE: LabelledValue = { src: REFERENCE_VALUE_SRC, valueOf: referenceValue };
+
+// The labels that name the value by themselves (needing more than a year or a count after them),
+// and those after which only a code is one (see referenceValue).
+const BARE_REFERENCE =
+  /^(?:polis|police|schademelding|(?:uw|ons|onze)[ ]kenmerk|(?:your|our|claim)[ ]ref(?:erence)?\.?|(?:ihr|unser)e?[ ]zeichen|(?:vos|nos|votre|notre)[ ]r[ée]f[ée]rences?)$/i;
+const CODED_REFERENCE = /^(?:claim|contrat)$/i;
 
 interface LabelSet {
   label: string;
   type: EntityType;
   /** The labels that name the value by themselves ("polis", "passport"), which need more than a year or a count after them. */
   bare: RegExp;
+  /** The labels that are words of prose as often ("claim", "contrat"), after which only a code is the value. */
+  coded?: RegExp;
   value: LabelledValue;
 }
 
@@ -115,7 +162,7 @@ function labelledValueFinders(sets: readonly LabelSet[]): Array<(text: string, s
   return sets.map((set) => labelledValues(set, bit));
 }
 
-function labelledValues({ label, type, bare, value }: LabelSet, bit: number): (text: string, scan?: TextScan) => Detection[] {
+function labelledValues({ label, type, bare, coded, value }: LabelSet, bit: number): (text: string, scan?: TextScan) => Detection[] {
   const labelled = new RegExp(`(?<![\\p{L}])${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'giu');
   const sticky = new RegExp(`${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'iuy');
   return (text, scan) => {
@@ -129,7 +176,7 @@ function labelledValues({ label, type, bare, value }: LabelSet, bit: number): (t
       const raw = m[1]!;
       const valueStart = m.index + m[0].length - raw.length;
       const labelText = m[0].slice(0, m[0].length - raw.length).replace(/[\s:#=]+$/u, '').replace(/\s+(?:is|was|ist|lautet|est)$/iu, '');
-      const found = value.valueOf(raw, bare.test(labelText));
+      const found = value.valueOf(raw, bare.test(labelText), coded?.test(labelText) ?? false);
       if (found === null) continue;
       out.push({ type, start: valueStart, end: valueStart + found.length, text: found, checksum: false, normalized: found.toUpperCase() });
       matches.lastIndex = valueStart + found.length;
@@ -181,7 +228,7 @@ const POSTCODE: LabelledValue = {
 };
 
 export const [findReferences, findIdNumbers, findPostcodes] = labelledValueFinders([
-  { label: LABEL, type: 'CUSTOMER_REF', bare: /^(?:polis|police)$/i, value: REFERENCE },
+  { label: LABEL, type: 'CUSTOMER_REF', bare: BARE_REFERENCE, coded: CODED_REFERENCE, value: REFERENCE },
   { label: ID_LABEL, type: 'ID_NUMBER', bare: /^(?:ssn|passport|paspoort|reisepass|passeport)$/i, value: REFERENCE },
   { label: POSTCODE_LABEL, type: 'ADDRESS', bare: /^$/, value: POSTCODE },
 ]) as [Finder, Finder, Finder];
