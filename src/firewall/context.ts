@@ -187,3 +187,102 @@ export const NON_PERSONAL_NUMBER_CUE = new RegExp(
   ].join('|'),
   'i',
 );
+
+// ---------------------------------------------------------------------------------------------
+// Questions and their answers in call and chat transcripts: "Wat is uw geboortedatum?" on one line,
+// "14 maart 1968" or "[10:43] Klant: PV-4471-2209" on the next. The question names the kind of value
+// (a cue, as a label would) for the answer right after it, and for nothing further: the answer is
+// the first line after the question that is not blank and not the asker's, at most
+// ANSWER_LINES_MAX lines down; a line longer than QA_LINE_MAX characters is neither.
+
+const QA_LINE_MAX = 200;
+const ANSWER_LINES_MAX = 3;
+// A transcript's turn: a time ("[10:43]", "10:43:05") and a speaker with a colon ("Klant:", "Agent
+// Smith:"), each optional. Group 1: the speaker.
+const TURN = /^[ \t]*(?:\[[0-9:.]{3,12}\][ \t]*|[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?[ \t]+)?(?:(\p{L}[\p{L} .'’-]{0,30}?)[ \t]*:(?=[ \t]|$))?[ \t]*/u;
+
+/** A line of a transcript: its bounds and what follows its turn's time and speaker. */
+export interface TurnLine {
+  start: number;
+  end: number;
+  /** Where the words said start, after the time and the speaker. */
+  said: number;
+  speaker: string | null;
+}
+
+function turnLine(text: string, start: number, end: number): TurnLine {
+  const m = TURN.exec(text.slice(start, Math.min(end, start + 48)));
+  return { start, end, said: start + (m === null ? 0 : m[0].length), speaker: m?.[1]?.toLowerCase() ?? null };
+}
+
+function isBlankLine(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+/** Whether the line [start, end) asks a question: it ends with "?" (blanks after it aside). */
+function asks(text: string, start: number, end: number): boolean {
+  let i = end;
+  while (i > start && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9 || text.charCodeAt(i - 1) === 13)) i--;
+  return i > start && text.charCodeAt(i - 1) === 63;
+}
+
+/** The end of the line that starts at `start` (its "\n" or the text's end), or -1 past QA_LINE_MAX characters. */
+function lineEndFrom(text: string, start: number): number {
+  const stop = Math.min(text.length, start + QA_LINE_MAX + 1);
+  for (let i = start; i < stop; i++) if (text.charCodeAt(i) === 10) return i;
+  return stop === text.length ? stop : -1;
+}
+
+/** The "\n" before `at` within QA_LINE_MAX characters (-1 for the text's start), or -2 when there is none so near. */
+function newlineBefore(text: string, at: number): number {
+  const stop = Math.max(0, at - QA_LINE_MAX - 1);
+  for (let i = at - 1; i >= stop; i--) if (text.charCodeAt(i) === 10) return i;
+  return stop === 0 ? -1 : -2;
+}
+
+/**
+ * The answer to the question on the line [start, end), or null when the line asks none: the first
+ * line after it that is not blank and, when the question has a speaker, not the asker's (the asker
+ * may go on for a line or two: "Mag ik uw polisnummer?" / "Die staat op uw polisblad." / "Klant: …").
+ */
+export function answerTo(text: string, start: number, end: number): TurnLine | null {
+  if (end - start > QA_LINE_MAX || !asks(text, start, end)) return null;
+  const asker = turnLine(text, start, end).speaker;
+  let at = end + 1;
+  for (let k = 0; k < ANSWER_LINES_MAX && at < text.length; k++) {
+    const lineEnd = lineEndFrom(text, at);
+    if (lineEnd < 0) return null;
+    if (!isBlankLine(text, at, lineEnd)) {
+      const line = turnLine(text, at, lineEnd);
+      if (asker === null || line.speaker !== asker) return line;
+      if (asks(text, at, lineEnd)) return null; // the asker asks something else
+    }
+    at = lineEnd + 1;
+  }
+  return null;
+}
+
+/**
+ * The question line whose answer (see `answerTo`) is the line holding `at`, as [start, end), with
+ * the answer's line; or null.
+ */
+export function questionBefore(text: string, at: number): { question: { start: number; end: number }; answer: TurnLine } | null {
+  const nl = newlineBefore(text, at);
+  if (nl < 0) return null;
+  let end = nl;
+  for (let k = 0; k < ANSWER_LINES_MAX && end > 0; k++) {
+    const before = newlineBefore(text, end);
+    if (before === -2) return null;
+    const start = before + 1;
+    if (asks(text, start, end)) {
+      const answer = answerTo(text, start, end);
+      return answer !== null && answer.start === nl + 1 ? { question: { start, end }, answer } : null;
+    }
+    end = start - 1;
+  }
+  return null;
+}

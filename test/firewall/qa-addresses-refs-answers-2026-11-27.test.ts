@@ -109,4 +109,43 @@ describe('firewall QA: addresses, references and answers of 2026-11-27', () => {
       expect(mask('Polis IV-2024-889123 loopt sinds 01-04-1998')).to.equal('Polis [CUSTOMER_REF_1] loopt sinds 01-04-1998');
     });
   });
+
+  describe('an answer on the line after the question that asks for it', () => {
+    it('masks a date of birth given in answer', () => {
+      expect(mask('Wat is uw geboortedatum?\n14 maart 1968')).to.equal('Wat is uw geboortedatum?\n[DATE_OF_BIRTH_1]');
+      expect(mask('Wann sind Sie geboren?\nAm 12.04.1956.')).to.equal('Wann sind Sie geboren?\nAm [DATE_OF_BIRTH_1].');
+      expect(mask('Agent: Can you confirm your date of birth?\nCaller: Yes, it’s the 14th of March 1968.')).to.equal(
+        'Agent: Can you confirm your date of birth?\nCaller: Yes, it’s the [DATE_OF_BIRTH_1].',
+      );
+      expect(mask('Medewerker: Wat is uw geboortedatum?\nKlant: Dat is 03-04-1960.')).to.equal('Medewerker: Wat is uw geboortedatum?\nKlant: Dat is [DATE_OF_BIRTH_1].');
+    });
+
+    it('masks a postcode and house number, a policy number given in answer, past the asker’s own next line', () => {
+      expect(mask('Wat is uw postcode en huisnummer?\n1234AB 12a')).to.equal('Wat is uw postcode en huisnummer?\n[ADDRESS_1]');
+      expect(mask('Wat is uw postcode?\nKlant: 3722 GB')).to.equal('Wat is uw postcode?\nKlant: [ADDRESS_1]');
+      expect(mask('[10:42] Medewerker: Mag ik uw polisnummer?\n[10:43] Klant: PV-4471-2209')).to.equal(
+        '[10:42] Medewerker: Mag ik uw polisnummer?\n[10:43] Klant: [CUSTOMER_REF_1]',
+      );
+      expect(mask('[10:42] Medewerker: Mag ik uw polisnummer?\n[10:42] Medewerker: Die staat op uw polisblad.\n[10:43] Klant: ja, PV-4471-2209')).to.equal(
+        '[10:42] Medewerker: Mag ik uw polisnummer?\n[10:42] Medewerker: Die staat op uw polisblad.\n[10:43] Klant: ja, [CUSTOMER_REF_1]',
+      );
+      expect(mask('Can I have your customer number?\nSure, it is 88123456.')).to.equal('Can I have your customer number?\nSure, it is [CUSTOMER_REF_1].');
+    });
+
+    it('takes only the one answer, and only to a question that asks for that kind of value', () => {
+      expect(mask('Wat is uw geboortedatum?\nKlant: 14 maart 1968, en klant sinds 01-01-2000.')).to.equal(
+        'Wat is uw geboortedatum?\nKlant: [DATE_OF_BIRTH_1], en klant sinds 01-01-2000.',
+      );
+      unchanged([
+        'Wanneer is de schade ontstaan?\n14 maart 2023',
+        'Wann sind Sie geboren?\nAgent: Und wann ist der Schaden passiert?\nKunde: 12.04.2023',
+        'Can you confirm your date of birth?\nAgent: thanks.\n14 March 1968 is the date of the accident',
+        'Hoeveel polissen heeft u?\nKlant: 3',
+        'Mag ik uw polisnummer?\nKlant: Die heb ik niet bij de hand, ik bel over 10 minuten terug.',
+        'Wat is uw klantnummer?\nDat weet ik niet.\nIk heb wel een factuur 2024-0012.',
+        'Wat was de ingangsdatum van de polis?\n01-04-1998',
+        'Release notes?\n2024-05-01 v1.2',
+      ]);
+    });
+  });
 });

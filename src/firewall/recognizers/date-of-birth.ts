@@ -2,7 +2,7 @@
 // cue just before it ("geboren op", "date of birth:", "né le", "Geburtsdatum") or just after it
 // ("… 1985 geboren"). Other dates (appointments, timestamps, invoice dates) are not personal data
 // by themselves and are left alone.
-import { cueDistance } from '../context.js';
+import { cueDistance, questionBefore } from '../context.js';
 import { Matcher, isLetterCode, isSpaceCode, runLength, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 
@@ -186,6 +186,19 @@ function bornSignBefore(text: string, start: number): boolean {
   return !/(?:^|[\s(,:])a\.\s/.test(text.slice(Math.max(0, k - 120), k - 1));
 }
 
+/**
+ * Whether the date at `start` answers a question about a birth on the line before ("Wat is uw
+ * geboortedatum?" / "14 maart 1968", "Agent: Can you confirm your date of birth?" / "Caller: Yes,
+ * it's the 14th of March 1968."): the first date of the answer's line (none read since `lastEnd`).
+ */
+function answersBirthQuestion(text: string, start: number, lastEnd: number): boolean {
+  // Another date before it on its line: not the first (the gaps between dates add up to the text once).
+  if (lastEnd >= 0 && text.slice(lastEnd, start).indexOf('\n') < 0) return false;
+  const qa = questionBefore(text, start);
+  if (qa === null || lastEnd > qa.answer.start) return false;
+  return CUE_BEFORE.test(text.slice(qa.question.start, qa.question.end));
+}
+
 function isDigitCode(c: number): boolean {
   return c >= 48 && c <= 57;
 }
@@ -204,6 +217,8 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
   // ("born on 3 May 2012 and 17 Sept 2015", "Geburtsdaten: 03.05.2012 und 17.09.2015") is a date
   // of birth of the same list, under the same cue; before, only the first was masked.
   let listEnd = -1;
+  // The end of the last date read, of birth or not: only the first date of an answer answers.
+  let anyEnd = -1;
   for (let m = matches.exec(); m; m = matches.exec()) {
     const date = parse(m.groups ?? {});
     if (!date) continue;
@@ -212,7 +227,9 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
     const cueAt = start - cueDistance(s, start, end, CUE_BEFORE, { before: 48, after: 0 });
     const listed =
       listEnd >= 0 && start - listEnd <= LIST_GAP_MAX && LIST_GAP.test(text.slice(listEnd, start)) && !OWN_CONTEXT_AFTER.test(text.slice(end, end + 24));
-    const before = cueAt > previousEnd || listed || bornStarBefore(text, start, end) || bornSignBefore(text, start);
+    const before =
+      cueAt > previousEnd || listed || bornStarBefore(text, start, end) || bornSignBefore(text, start) || answersBirthQuestion(text, start, anyEnd);
+    anyEnd = end;
     const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
     // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.

@@ -13,6 +13,7 @@
 // Cost: the labels are a cue registered with the pre-scan (../scan.ts), so the regex is tried,
 // sticky, only at word starts whose first characters can begin a label; its repetitions are
 // bounded and its alternatives start with distinct characters: linear.
+import { answerTo } from '../context.js';
 import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
 import type { Detection, EntityType, Language, Recognizer } from '../types.js';
 
@@ -165,6 +166,8 @@ function labelledValueFinders(sets: readonly LabelSet[]): Array<(text: string, s
 function labelledValues({ label, type, bare, coded, value }: LabelSet, bit: number): (text: string, scan?: TextScan) => Detection[] {
   const labelled = new RegExp(`(?<![\\p{L}])${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'giu');
   const sticky = new RegExp(`${label}${LABEL_END}${CONNECTOR}(${value.src})`, 'iuy');
+  const labelOnly = new RegExp(`${label}${LABEL_END}`, 'iuy');
+  const valueOnly = new RegExp(`(${value.src})`, 'uy');
   return (text, scan) => {
     const s = scanOf(text, scan);
     if (s.digitRuns.length === 0) return [];
@@ -181,9 +184,86 @@ function labelledValues({ label, type, bare, coded, value }: LabelSet, bit: numb
       out.push({ type, start: valueStart, end: valueStart + found.length, text: found, checksum: false, normalized: found.toUpperCase() });
       matches.lastIndex = valueStart + found.length;
     }
-    return out;
+    const answers = answersTo(text, positions!, labelOnly, valueOnly, value, bare, coded);
+    if (answers.length === 0) return out;
+    // Both in text order: an answer that a label's value covers already is left out.
+    const merged: Detection[] = [];
+    let k = 0;
+    for (const a of answers) {
+      while (k < out.length && out[k]!.start < a.start) merged.push(out[k++]!);
+      const previous = merged[merged.length - 1];
+      if ((previous !== undefined && previous.end > a.start) || (k < out.length && out[k]!.start < a.end)) continue;
+      merged.push({ type, start: a.start, end: a.end, text: a.value, checksum: false, normalized: a.value.toUpperCase() });
+    }
+    while (k < out.length) merged.push(out[k++]!);
+    return merged;
   };
 }
+
+// The first word of an answer that holds a digit lies within this many characters of what is said.
+const ANSWER_VALUE_WITHIN = 64;
+
+/**
+ * The values that answer a question asking for one by its label, on the line after it ("Mag ik uw
+ * polisnummer?" / "[10:43] Klant: PV-4471-2209"; see questionBefore in ../context.ts): the first
+ * word of the answer that holds a digit, read as the label's value. One answer a question, one
+ * question a line; each label position costs a bounded look at its line and the next few.
+ */
+function answersTo(
+  text: string,
+  positions: readonly number[],
+  labelOnly: RegExp,
+  valueOnly: RegExp,
+  value: LabelledValue,
+  bare: RegExp,
+  coded: RegExp | undefined,
+): Array<{ start: number; end: number; value: string }> {
+  const out: Array<{ start: number; end: number; value: string }> = [];
+  let lineDone = -1;
+  for (const at of positions) {
+    if (at <= lineDone) continue;
+    labelOnly.lastIndex = at;
+    const label = labelOnly.exec(text);
+    if (label === null) continue;
+    const line = questionLineAt(text, at);
+    // Its other labels are not looked at again, on a line too long for a question too.
+    lineDone = line.end;
+    if (line.tooLong) continue;
+    const answer = answerTo(text, line.start, line.end);
+    if (answer === null) continue;
+    let d = answer.said;
+    const stop = Math.min(answer.end, answer.said + ANSWER_VALUE_WITHIN);
+    while (d < stop && !(text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57)) d++;
+    if (d >= stop) continue;
+    // Back to the start of the word that holds the digit ("PV-4471-2209").
+    let w = d;
+    while (w > answer.said && /[A-Za-z0-9./-]/.test(text.charAt(w - 1))) w--;
+    while (w < d && !/[A-Za-z0-9]/.test(text.charAt(w))) w++;
+    valueOnly.lastIndex = w;
+    const m = valueOnly.exec(text);
+    if (m === null) continue;
+    const name = label[0].replace(/[\s:#=]+$/u, '');
+    const found = value.valueOf(m[1]!, bare.test(name), coded?.test(name) ?? false);
+    if (found !== null) out.push({ start: w, end: w + found.length, value: found });
+  }
+  return out;
+}
+
+/**
+ * The line holding `at`, read at most QUESTION_LINE_MAX characters either side of `at`; `tooLong`
+ * when it goes on further (then `end` is as far as it was read).
+ */
+function questionLineAt(text: string, at: number): { start: number; end: number; tooLong: boolean } {
+  let end = at;
+  const to = Math.min(text.length, at + QUESTION_LINE_MAX);
+  while (end < to && text.charCodeAt(end) !== 10) end++;
+  if (end === to && end < text.length && text.charCodeAt(end) !== 10) return { start: at, end, tooLong: true };
+  let start = at;
+  const from = Math.max(0, at - QUESTION_LINE_MAX);
+  while (start > from && text.charCodeAt(start - 1) !== 10) start--;
+  return { start, end, tooLong: start === from && start > 0 && text.charCodeAt(start - 1) !== 10 };
+}
+const QUESTION_LINE_MAX = 200;
 
 
 // Identity documents and social insurance numbers without check digits of their own, after their
