@@ -1124,6 +1124,35 @@ function closingQuote(text: string, from: number, end: number): number {
 const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()'’-]{0,47})$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
+// Keys of a town alone, without its street: "stad", "city", "Ort".
+const TOWN_KEYS = new Set('city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente ciudad localidad poblacion citta localita comune miasto miejscowosc'.split(' '));
+
+/**
+ * Which columns of a header hold towns, when the header's other keys name nothing we know (counts,
+ * amounts: "stad,aantal_claims,gemiddeld_bedrag"); else null. In such a table a row whose other
+ * cells are numbers is an aggregate by town, not a person's address (QA 2026-11-27: every town of
+ * such a CSV was masked as an address).
+ */
+function townColumns(keys: readonly string[]): boolean[] | null {
+  const towns = keys.map((key) => key.length <= 48 && TOWN_KEYS.has(normaliseKey(key)));
+  if (!towns.some(Boolean)) return null;
+  return keys.every((key, c) => towns[c] || keyKind(key) === null) ? towns : null;
+}
+
+const NUMBER_CELL = /^[-+]?[€$£]?[ ]?\d[\d.,' ]*(?:[ ]?(?:%|€|\$|£|eur|euro|k|m))?$/i;
+
+/** Whether every cell of a row but the town columns' is a number (and there is one at least). */
+function othersAreNumbers(text: string, row: Cell[], towns: readonly boolean[]): boolean {
+  let numbers = 0;
+  for (let c = 0; c < row.length; c++) {
+    if (towns[c]) continue;
+    const [s, e] = trimmed(text, row[c]![0], row[c]![1]);
+    if (e - s > 24 || !NUMBER_CELL.test(text.slice(s, e))) return false;
+    numbers++;
+  }
+  return numbers > 0;
+}
+
 /** A header row: every cell a short label, and at least one of them a key we know. */
 function headerKeys(text: string, cells: Cell[]): string[] | null {
   if (cells.length < 2) return null;
@@ -1187,6 +1216,7 @@ function lineStructures(text: string, out: Collector): void {
         // A bare "name" column is a person's when another column holds personal data ("naam;email",
         // "name,city"); a role ("Owner", "Klant") is not enough: its cells may be a team's.
         const people = !thing && keys.some((key) => isPersonalKey(key) && keyKind(key) !== 'NAME');
+        const towns = townColumns(keys);
         let r = k + 1;
         // The rule line under a Markdown header; only a short one is tested (the regex's runs of
         // blanks may trade characters, quadratic in a long line of them).
@@ -1196,7 +1226,9 @@ function lineStructures(text: string, out: Collector): void {
         for (; r < lines.length; r++) {
           const row = cellsOf(text, lines[r]!, sep);
           if (row === null || row.length !== keys.length) break;
+          const counts = towns !== null && othersAreNumbers(text, row, towns);
           row.forEach(([s, e], c) => {
+            if (counts && towns![c]) return;
             if (!out.value(keys[c]!, s, e, thing, true, people) && thing) out.quiet.push(s, e);
           });
           rows++;

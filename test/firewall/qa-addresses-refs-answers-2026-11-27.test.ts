@@ -148,4 +148,33 @@ describe('firewall QA: addresses, references and answers of 2026-11-27', () => {
       ]);
     });
   });
+
+  describe('a founding is no birth', () => {
+    it('leaves a founding date that something was "born" after', () => {
+      unchanged([
+        'De vereniging, opgericht op 12 maart 1902, werd geboren uit een fusie.',
+        'Het bedrijf, opgericht in 1902 en geboren uit een fusie',
+        'Founded on 3 May 1990, born out of a merger',
+        'Die Firma wurde am 12. März 1902 gegründet.',
+      ]);
+      expect(mask('Geboren op 12 maart 1902, werd hij bakker.')).to.equal('Geboren op [DATE_OF_BIRTH_1], werd hij bakker.');
+      expect(mask('Hij is op 12 maart 1950 geboren.')).to.equal('Hij is op [DATE_OF_BIRTH_1] geboren.');
+    });
+  });
+
+  describe('a column of towns with counts is no address column', () => {
+    it('leaves the towns of an aggregate by town', () => {
+      unchanged([
+        'stad,aantal_claims,gemiddeld_bedrag\nAmsterdam,1241,820\nRotterdam,988,760\nUtrecht,512,700',
+        'stad;aantal;bedrag\nAmsterdam;1.241;820,50\nRotterdam;988;760,00',
+        '| city | claims | avg |\n|---|---|---|\n| Leeds | 120 | 3.5 |',
+      ]);
+    });
+
+    it('still masks the town of a person’s row', () => {
+      expect(mask('naam,stad,leeftijd\nJan Jansen,Utrecht,42')).to.equal('naam,stad,leeftijd\n[PERSON_1],[ADDRESS_1],42');
+      expect(mask('name,city\nPieter Bakker,Leeds')).to.equal('name,city\n[PERSON_1],[ADDRESS_1]');
+      expect(mask('klant,stad,aantal\nJan Jansen,Utrecht,3')).to.equal('klant,stad,aantal\n[PERSON_1],[ADDRESS_1],3');
+    });
+  });
 });

@@ -74,6 +74,12 @@ const LIST_GAP_MAX = 12;
 const OWN_CONTEXT_AFTER =
   /^[ \u00a0]*(?:\([ \u00a0]*(?:start|end|begin|beginning|expiry|expires|expiration|due|deadline|signed|issued|valid|until|renewal|renewed|hired|joined|left|moved|contract|lease|policy|today|now|beginn|ende|ablauf|einde|begin|ingang|vervaldatum|début|fin|échéance|inicio|vencimiento|inizio|fine|scadenza|początek|koniec)(?![\p{L}])|(?:is|was|will|would|marks|ist|war|wird|est|était|sera|es|fue|será|è|era|sarà|jest|był|była|będzie|wordt|werd|zal|when|wenn|als|quand|cuando|quando|kiedy)(?![\p{L}]))/iu;
 const CUE_AFTER = /^[^\p{L}\p{N}]{0,3}(?:\p{L}+\s+){0,2}(?:geboren|born|née?(?!\p{L})|zur welt)/iu;
+// A founding word right before a date makes it the founding's, whatever is said to be born after it:
+// "De vereniging, opgericht op 12 maart 1902, werd geboren uit een fusie" was masked as a date of
+// birth (QA 2026-11-27). A cue before the date still counts ("geboren op 12 maart 1902").
+const FOUNDED_BEFORE =
+  /(?:opgericht|gesticht|ontstaan|gegründet|gestiftet|founded|established|incorporated|fondée?s?|créée?s?|fundad[oa]|fondat[oa]|założon[ya])[ \u00a0]+(?:(?:op|in|am|im|on|le|en|el|il|nel|w)[ \u00a0]+)?(?:(?:de|den|der|the)[ \u00a0]+)?$/iu;
+const FOUNDED_WINDOW = 32;
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -230,7 +236,7 @@ export function findDatesOfBirth(text: string, scan?: TextScan): Detection[] {
     const before =
       cueAt > previousEnd || listed || bornStarBefore(text, start, end) || bornSignBefore(text, start) || answersBirthQuestion(text, start, anyEnd);
     anyEnd = end;
-    const cueAfter = before ? null : CUE_AFTER.exec(text.slice(end, end + 30));
+    const cueAfter = before || FOUNDED_BEFORE.test(text.slice(Math.max(0, start - FOUNDED_WINDOW), start)) ? null : CUE_AFTER.exec(text.slice(end, end + 30));
     const after = cueAfter !== null;
     // A cue after a date is that date's ("… 1985 geboren, lid sinds 2010"): the next date's cue must come later.
     previousEnd = end + (cueAfter?.[0].length ?? 0);
