@@ -24,7 +24,9 @@ import {
   insertFact,
   lockEndUser,
   nearestFacts,
+  normalizeFact,
   numbersOf,
+  personalValuesOf,
   rewriteFact,
   deleteFactInScope,
   type ClaimedSubmission,
@@ -235,6 +237,15 @@ async function store(
       // Across submissions another number corrects a fact ("my son is 7" → "… 8"); said together in
       // one, the numbers tell two facts apart ("a dentist appointment on 3 May" and "… on 23 May").
       if (duplicate?.submission_id === submission.id && numbersOf(duplicate.content) !== numbersOf(fact.content)) duplicate = undefined;
+      // Another person, address or account is another fact, whenever it was said: embedded masked,
+      // the two are one vector, and a merge would lose one (a second daughter, another friend).
+      if (
+        duplicate &&
+        normalizeFact(duplicate.content) !== normalizeFact(fact.content) &&
+        personalValuesOf(duplicate.content) !== personalValuesOf(fact.content)
+      ) {
+        duplicate = undefined;
+      }
       if (duplicate && (cutsShort(fact.content, duplicate.content) || writtenNoBetter(fact.content, duplicate.content))) return;
       if (duplicate && (await rewriteFact(db, scope, duplicate.id, fact, submission.id))) updated += 1;
       else {

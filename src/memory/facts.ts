@@ -3,6 +3,7 @@ import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import type { MicrosecondPosition } from '../http/cursor.js';
+import { detectEntities, detectLanguage } from '../firewall/index.js';
 import { addJob } from '../jobs/registry.js';
 import { isKeyId, settingsFromColumns, type Principal, type SettingsColumns, type WorkspaceSettings } from '../tenancy/store.js';
 import { embedForMemory } from './embedder.js';
@@ -62,6 +63,17 @@ export function duplicateThreshold(model: string): number {
 /** The numbers a fact states, in order ("3 May" and "23 May" differ here). */
 export function numbersOf(text: string): string {
   return (text.match(/\p{N}+/gu) ?? []).join(' ');
+}
+
+/**
+ * The personal values a fact states (names, addresses, numbers the firewall masks), folded and in
+ * order. Memory is embedded masked (decision 0032): "bevriend met Jan Bakker" and "bevriend met
+ * Piet de Groot" are one vector, and only their values tell the two friends apart.
+ */
+export function personalValuesOf(text: string): string {
+  return detectEntities(text, detectLanguage(text, 'en'))
+    .map((detection) => normalizeFact(detection.text))
+    .join('\u0000');
 }
 
 /** Case, accents, punctuation and spacing folded: two texts equal here say the same thing. */

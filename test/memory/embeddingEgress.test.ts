@@ -83,4 +83,32 @@ ${SERVICES}
     const sent = JSON.stringify(stub.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.body));
     for (const value of inClear) expect(sent, value).not.to.contain(value);
   });
+
+  it('keeps facts apart that differ in a personal value, though masked they embed alike; a restatement still merges', async () => {
+    // QA: "bevriend met Jan Bakker" then "bevriend met Piet de Groot" embedded as one masked text
+    // (cosine 1), and the second replaced the first; so did a second daughter in one submission.
+    const submit = async (content: string) => {
+      const accepted = await api(app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content, user_ref: 'klant-friends' } });
+      expect(accepted.status).to.equal(202);
+      await waitFor(
+        async () => {
+          const status = (await api(app.baseUrl, `/v1/recall/submissions/${accepted.body.submission_id}`, { key })).body.status;
+          return ['done', 'empty', 'failed'].includes(status) ? status : undefined;
+        },
+        { what: 'the submission extracted' },
+      );
+    };
+    const facts = async () => ((await api(app.baseUrl, '/v1/recall/facts?user_ref=klant-friends', { key })).body.data as { content: string }[]).map((f) => f.content).sort();
+    await submit('Ik ben bevriend met Jan Bakker.');
+    await submit('Ik ben bevriend met Piet de Groot.');
+    await submit('Mijn dochter heet Emma Jansen. Mijn dochter heet Sophie Jansen.');
+    expect(await facts()).to.deep.equal([
+      'Ik ben bevriend met Jan Bakker.',
+      'Ik ben bevriend met Piet de Groot.',
+      'Mijn dochter heet Emma Jansen.',
+      'Mijn dochter heet Sophie Jansen.',
+    ]);
+    await submit('ik ben bevriend met jan bakker');
+    expect(await facts()).to.have.length(4);
+  });
 });
