@@ -1,6 +1,7 @@
 import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { validationFailed } from '../errors.js';
+import { isNonNameWord } from '../firewall/words.js';
 import { anyWordQuery } from './factSearch.js';
 import { ALL_TS_CONFIGS, TS_CONFIGS } from './textSearch.js';
 
@@ -175,10 +176,21 @@ async function textHits(db: Queryable, search: ChunkSearch): Promise<ChunkHit[]>
   const anyWord = anyWordQuery(search.query);
   if (anyWord === '') return every;
   const seen = new Set(every.map((hit) => hit.id));
-  // Not 'simple' chunks (a language none of the four): without stop words, "is" or "de" in a
-  // question would match nearly all of them.
+  // Not 'simple' chunks (a language none of the four: tables, lists of names): without stop words,
+  // "is" or "de" in a question would match nearly all of them. Those are matched by the question's
+  // distinctive words instead, the names and codes in it, which memory's masked embeddings cannot
+  // match ("… van Sanne Visser?" finds her row in a CSV).
   const some = (await matchingChunks(db, { ...search, query: anyWord }, STEMMED_TS_CONFIGS)).filter((hit) => !seen.has(hit.id));
-  return [...every, ...some].slice(0, search.limit);
+  for (const hit of some) seen.add(hit.id);
+  const distinctive = distinctiveWordQuery(search.query);
+  const named = distinctive === '' ? [] : (await matchingChunks(db, { ...search, query: distinctive }, ['simple'])).filter((hit) => !seen.has(hit.id));
+  return [...every, ...some, ...named].slice(0, search.limit);
+}
+
+/** The question's names and codes (a capital or a digit, and no function word), as an any-word query. */
+export function distinctiveWordQuery(query: string): string {
+  const words = query.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.filter((word) => /^\p{Lu}|\p{N}/u.test(word) && word.length > 1 && !isNonNameWord(word) && word.toLowerCase() !== 'or').join(' or ');
 }
 
 /**

@@ -168,6 +168,25 @@ describe('memory chunk search', () => {
     for (const query of ['de het een', '?!']) expect((await search(query, null)).byText).to.deep.equal([]);
   });
 
+  it('finds by the names in a question the row of a table, which has no language to stem it by', async () => {
+    // QA: "Wat is het e-mailadres van Sanne Visser?" did not find her CSV row by its words (a table is
+    // indexed as 'simple', left out of the any-word search), and memory's masked embedding of the
+    // question no longer holds her name.
+    const { key } = await app.key({ org: 'acme', workspace: 'main' });
+    const table = await ingest(app, key, {
+      title: 'klanten.csv',
+      collection: 'eerste',
+      text: 'naam,email,telefoon\nSanne Visser,sanne.visser@example.nl,0612345678\nPiet de Groot,piet@example.nl,0687654321\n',
+    });
+    expect((await settled(app, key, table)).status).to.equal('ready');
+    const { rows } = await app.db.pool.query('select ts_config::text as config from chunks where document_id = $1', [table]);
+    expect(rows.map((row) => row.config)).to.deep.equal(['simple']);
+    const { byText } = await search('Wat is het e-mailadres van Sanne Visser?', null);
+    expect(byText.map((hit) => hit.documentId)).to.include(table);
+    // A question with no name or code in it still matches no table by its common words.
+    expect((await search('Wat is het e-mailadres van de klant?', null)).byText.map((hit) => hit.documentId)).not.to.include(table);
+  });
+
   describe('resolveCollectionSlugs', () => {
     it('answers the ids in order, once each', async () => {
       const resolved = await resolveCollectionSlugs(app.db.pool, workspaceId, ['tweede', 'eerste', 'tweede'], 'collection');
