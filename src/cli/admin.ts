@@ -5,7 +5,7 @@ import { parseInstant } from '../http/period.js';
 import { limitsFromColumns, SMALLEST_CREDIT_LIMIT, type Limits } from '../limits/limits.js';
 import { changeNonEuAcceptance, createKey, listKeys, revokeKey } from '../tenancy/keys.js';
 import { isScope, type KeyKind, type Scope } from '../tenancy/scopes.js';
-import { findKeyRevokedAt } from '../tenancy/store.js';
+import { findKeyRevokedAt, workspaceNameProblem } from '../tenancy/store.js';
 import { configOrExit, databaseProblem } from '../process.js';
 
 // The operator CLI: `npm run --silent admin -- <command> …`. Each command prints one JSON line.
@@ -166,10 +166,14 @@ async function main(argv: string[]): Promise<number> {
         }
         const name = parseName(values.name);
         const expiresAt = parseExpiry(values['expires-at']);
+        const workspace = required(values, 'workspace');
+        // The API's rule, so that every workspace the CLI makes can be named over the API.
+        const problem = workspaceNameProblem(workspace);
+        if (problem) throw new UsageError(`--workspace ${problem}`);
         print(
           await createKey(pool, {
             organization: required(values, 'org'),
-            workspace: required(values, 'workspace'),
+            workspace,
             kind,
             scopes,
             limits: parseLimits(values),

@@ -1,7 +1,6 @@
 import { actedBy, recordAudit } from '../audit/entries.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { isBlank } from '../blank.js';
 import { conflict, notFound, validationFailed, noFieldErrors, type FieldErrors } from '../errors.js';
 import type { KeyCreateRequest, KeyUpdateRequest } from '../generated/openapi.js';
 import { limitChanges, limitsFromBody, limitsFromColumns, type Limits } from '../limits/limits.js';
@@ -17,7 +16,8 @@ import {
   listKeyPage,
   revokeKeyOfOrganization,
   saveKeyChange,
-  upsertWorkspace,
+  ensureWorkspace,
+  workspaceNameProblem,
   type KeyPosition,
   type KeyRow,
   type Principal,
@@ -83,9 +83,11 @@ export async function createKeyFor(
  */
 async function newWorkspace(db: Queryable, principal: Principal, name: string): Promise<{ id: string; name: string }> {
   if (isKeyId(name)) throw validationFailed({ workspace: ['is not a workspace of this organization (give its id or its name; a new name creates it)'] });
-  if (isBlank(name)) throw validationFailed({ workspace: ['must name a workspace'] });
-  const id = await upsertWorkspace(db, principal.organizationId, name);
-  await recordAudit(db, { ...actedBy(principal), workspace_id: id, action: 'workspace.created', target: id, details: { name } });
+  const problem = workspaceNameProblem(name);
+  if (problem) throw validationFailed({ workspace: [problem] });
+  const { id, created } = await ensureWorkspace(db, principal.organizationId, name);
+  // Keys asked for at once under one new name make it once, audited once.
+  if (created) await recordAudit(db, { ...actedBy(principal), workspace_id: id, action: 'workspace.created', target: id, details: { name } });
   return { id, name };
 }
 

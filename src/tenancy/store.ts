@@ -95,13 +95,30 @@ export async function upsertOrganization(db: Queryable, name: string): Promise<s
 }
 
 export async function upsertWorkspace(db: Queryable, organizationId: string, name: string): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(
+  return (await ensureWorkspace(db, organizationId, name)).id;
+}
+
+/** The workspace of this name, made when absent; `created` only for the call that made it (of several at once too). */
+export async function ensureWorkspace(db: Queryable, organizationId: string, name: string): Promise<{ id: string; created: boolean }> {
+  const { rows } = await db.query<{ id: string; created: boolean }>(
     `insert into workspaces (organization_id, name) values ($1, $2)
      on conflict (organization_id, name) do update set name = excluded.name
-     returning id`,
+     returning id, (xmax = 0) as created`,
     [organizationId, name],
   );
-  return rows[0]!.id;
+  return rows[0]!;
+}
+
+/**
+ * Why a workspace cannot be named so, or undefined: a name is what the API and the console name it
+ * by, so it holds no blank ends, no control character, at most 255 characters, and not only spaces.
+ */
+export function workspaceNameProblem(name: string): string | undefined {
+  if (name.trim() === '' || /^[\s\u200B-\u200D\u2060\uFEFF\u00AD]*$/u.test(name)) return 'must name a workspace (not only spaces or invisible characters)';
+  if (name !== name.trim()) return 'must not begin or end with a space';
+  if (/\p{Cc}/u.test(name)) return 'must not hold a control character (a line break, a tab)';
+  if (name.length > 255) return 'must be at most 255 characters';
+  return undefined;
 }
 
 export async function findOrganizationByName(db: Queryable, name: string): Promise<{ id: string } | undefined> {

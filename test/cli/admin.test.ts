@@ -179,6 +179,18 @@ describe('cli/admin', () => {
       expect(result.stderr).to.contain('usage:');
     }
     expect((await admin('list-keys', '--org', 'strict')).code).to.equal(1);
+    // A workspace the API could not name (QA: the CLI made "   " and a 300-character one).
+    for (const [workspace, message] of [
+      ['   ', /--workspace must name a workspace/],
+      [' team ', /--workspace must not begin or end with a space/],
+      ['a\nb', /--workspace must not hold a control character/],
+      ['w'.repeat(256), /--workspace must be at most 255 characters/],
+    ] as const) {
+      const result = await admin('create-key', '--org', 'strict', '--workspace', workspace);
+      expect(result.code, JSON.stringify(workspace)).to.equal(2);
+      expect(result.stderr).to.match(message);
+    }
+    expect((await admin('list-keys', '--org', 'strict')).code).to.equal(1);
   });
 
   it('records and withdraws the non-EU acceptance, audited', async () => {

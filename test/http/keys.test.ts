@@ -294,9 +294,16 @@ describe('/v1/keys', () => {
     expect(audited.rows.filter((row) => row.workspace_id === created.workspace.id)).to.deep.equal([
       { workspace_id: created.workspace.id, target: created.workspace.id, details: { name: 'team-claims' } },
     ]);
-    const blank = await create({ workspace: '  ', name: 'x', kind: 'restricted' });
-    expect(blank.status).to.equal(422);
-    expect(blank.body.errors).to.have.property('workspace');
+    for (const workspace of ['  ', ' team-alpha ', 'a\nb', '\u200b']) {
+      const refused = await create({ workspace, name: 'x', kind: 'restricted' });
+      expect(refused.status, JSON.stringify(workspace)).to.equal(422);
+      expect(refused.body.errors).to.have.property('workspace');
+    }
+    // Asked for at once, the keys of one new workspace make it once, audited once (QA: three entries).
+    const racing = await Promise.all(Array.from({ length: 8 }, (_, i) => create({ workspace: 'race-ws', name: `k${i}`, kind: 'restricted' })));
+    expect(new Set(racing.map((response) => expectCreated(response).workspace.id)).size).to.equal(1);
+    const raced = await app.db.pool.query("select count(*)::int as n from audit_log where action = 'workspace.created' and details->>'name' = 'race-ws'");
+    expect(raced.rows[0].n).to.equal(1);
   });
 
   it('answers 422 with dotted paths for bad bodies', async () => {
