@@ -16,15 +16,22 @@ export const LONE_SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate 
 export async function refuseNul(ctx: AppContext, next: Next): Promise<void> {
   // Both are still percent-encoded here: a NUL can only arrive as %00.
   if (ctx.path.includes('%00')) throw notFound(`no route for ${ctx.method} ${ctx.path}`);
-  if (ctx.querystring.includes('%00')) {
+  if (ctx.querystring.includes('%')) {
+    // Percent-encoded bytes that are no UTF-8 (a lone surrogate's %ED%A0%80) decode to U+FFFD, and
+    // "rep%ED%A0%80" and "rep%ED%BF%BF" would name one end-user; a U+FFFD sent encoded is kept.
+    const sentReplacement = /%EF%BF%BD/i.test(ctx.querystring);
     const errors: FieldErrors = noFieldErrors();
     for (const [name, value] of Object.entries(ctx.query)) {
-      if ([value ?? []].flat().some((v) => v.includes('\0'))) errors[name] = [NUL_MESSAGE];
+      const values = [value ?? []].flat();
+      if (values.some((v) => v.includes('\0'))) errors[name] = [NUL_MESSAGE];
+      else if (!sentReplacement && values.some((v) => v.includes('\uFFFD'))) errors[name] = [INVALID_UTF8_MESSAGE];
     }
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
   }
   await next();
 }
+
+const INVALID_UTF8_MESSAGE = 'is not valid UTF-8 once percent-decoded (a lone surrogate, or a byte that starts no character)';
 
 /**
  * The dotted paths (`messages.0.content`) of the strings and keys in `value` that hold what no text

@@ -72,4 +72,17 @@ describe('http/middleware/refuseNul', () => {
     expect((await api(app.baseUrl, '/v1/recall/threads/a%00b')).status).to.equal(401);
     expect((await api(app.baseUrl, '/v1/scores?trace_id=%00')).status).to.equal(401);
   });
+
+  it('answers 422 for a query parameter whose percent-encoded bytes are no UTF-8, as a body with a lone surrogate', async () => {
+    // QA: "?user_ref=sur%ED%BF%BF" erased the end-user "sur\ufffd", as "sur%ED%A0%80" would have.
+    for (const query of ['user_ref=rep%ED%A0%80', 'user_ref=sur%ED%BF%BF', 'user_ref=x%C3%28']) {
+      const response = await api(app.baseUrl, `/v1/recall/facts?${query}`, { key: key.key });
+      expect(response.status, query).to.equal(422);
+      expect(response.body.errors.user_ref[0]).to.contain('not valid UTF-8');
+    }
+    expect((await api(app.baseUrl, '/v1/memory?user_ref=sur%ED%BF%BF', { method: 'DELETE', key: key.key })).status).to.equal(422);
+    // Encoded as itself, U+FFFD is a character like any other; so is an emoji.
+    expect((await api(app.baseUrl, '/v1/recall/facts?user_ref=rep%EF%BF%BD', { key: key.key })).status).to.equal(200);
+    expect((await api(app.baseUrl, '/v1/recall/facts?user_ref=%F0%9F%98%80', { key: key.key })).status).to.equal(200);
+  });
 });
