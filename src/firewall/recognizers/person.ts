@@ -74,7 +74,7 @@ const AMBIGUOUS = new Set(
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
   Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena
-  Lui Roma`
+  Lui Roma Florida Gentile`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -84,7 +84,9 @@ const AMBIGUOUS = new Set(
 // "son", which is French for "his" ("son Instagram"): it vouches only for a known first name
 // (KINSHIP_BEFORE).
 const KINSHIP = 'sohn|tochter|zoon|dochter|daughter|fils|fille';
-const KINSHIP_BEFORE = new Set([...KINSHIP.split('|'), 'son']);
+// A spouse's word vouches so too: "Ehefrau Claudia (* 3. Mai 1962)", "épouse Nathalie", in the
+// family lists of a policy; a bracket after the name refused it before.
+const KINSHIP_BEFORE = new Set([...KINSHIP.split('|'), 'son', 'ehefrau', 'ehemann', 'gattin', 'gatte', 'épouse', 'époux', 'wife', 'husband']);
 
 // Strong cues: whatever capitalised words follow are a name.
 const RELATION =
@@ -123,11 +125,15 @@ const WEAK_CUE =
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
 // sent in clear. Only after "Dr."/"Prof.": alone, "med." is an abbreviation like any other.
 const DOCTOR_FACULTY = '(?:[ \\u00a0]+(?:med|dent|vet|univ|phil|nat|jur|rer|pol|oec|theol|habil|sc|h\\.[ \\u00a0]?c)\\.){0,4}';
+// Italian forms of address, abbreviated with the ending after the full stop ("Gentile Sig.ra
+// Bianchi", "Dott.ssa Verdi", "Avv. Rossi"): the feminine "Sig.ra" was read as a name "Sig" and
+// ".ra", and the surname after it went out in clear.
+const ITALIAN_TITLES = '(?:Sig\\.(?:ra|na)?|Sigg\\.|Dott\\.(?:ssa)?|Avv\\.(?:ta)?|Prof\\.ssa|Geom\\.|Rag\\.|Signora|Signorina|Signor|Dottoressa|Dottor)';
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not — with its full
 // stop it is the Dutch lawyer's title, which Dutch writes in lower case with the other academic
 // ones: "mr. drs. E.J. van Dam", "dr. M. Kok", "ir.", "ing.", "prof.", "ds.").
 const TITLE_COMMON =
-  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?)`;
+  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?|${ITALIAN_TITLES})`;
 // The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
@@ -677,6 +683,116 @@ function particlesBefore(text: string, start: number, language: Language): numbe
 
 // Makers whose name is also a surname: "la Renault Clio", "une Peugeot 208".
 const MAKERS = new Set(['Renault', 'Peugeot', 'Citroën', 'Citroen', 'Michelin', 'Porsche', 'Opel', 'Dacia', 'Škoda', 'Skoda', 'Volvo', 'Lidl', 'Aldi']);
+
+// Car, van and motorbike makers. An insurer's claims name the car in every other line, and its
+// models are named like people ("Seat Leon", "Škoda Octavia", "Alfa Romeo Giulia", "Mercedes Vito",
+// "Renault Clio"): read alone the model was a first name, "Hij rijdt een Mercedes [PERSON_1]". The
+// words after a maker are its model (see vehicleEnd). Two-word makers by their first word.
+const VEHICLE_MAKERS = new Set(
+  `Renault Peugeot Citroën Citroen Porsche Opel Dacia Škoda Skoda Volvo Seat SEAT Cupra Kia Hyundai Toyota Nissan Honda Mazda
+  Suzuki Mitsubishi Subaru Lexus Tesla Ford Fiat Lancia Ferrari Lamborghini Maserati Audi BMW VW Volkswagen Mercedes
+  Mercedes-Benz Mini MINI Jeep Jaguar Polestar BYD MG DS Smart Saab Chevrolet Chrysler Dodge Cadillac Lotus Bentley
+  Rolls-Royce Iveco Scania DAF Piaggio Vespa Yamaha Kawasaki Ducati Harley-Davidson Gazelle Batavus Sparta`.split(/\s+/),
+);
+const TWO_WORD_MAKERS = new Map([
+  ['Alfa', 'Romeo'],
+  ['Land', 'Rover'],
+  ['Range', 'Rover'],
+  ['Aston', 'Martin'],
+]);
+const MODEL_WORD_Y = /[ \u00a0]([\p{Lu}\d][\p{L}\d]*(?:-[\p{L}\d]+)?)(?![\p{L}\p{N}])/uy;
+
+/**
+ * End of a maker and its model at `start` ("Seat Leon", "Alfa Romeo Giulia", "Tesla Model Y",
+ * "Peugeot 208"), or -1. A model word is a number, a code in capitals, or a capitalised word that
+ * is no surname the lists know only as a surname: "Mercedes Jansen" is a person, "Mercedes Vito"
+ * a van. A title or cue before the maker reads the person first ("Mevrouw Mercedes Jansen").
+ */
+function vehicleEnd(text: string, start: number): number {
+  const tok = tokenAt(text, start);
+  if (tok === null) return -1;
+  let i = start + tok.length;
+  if (!VEHICLE_MAKERS.has(tok)) {
+    const second = TWO_WORD_MAKERS.get(tok);
+    if (second === undefined || !text.startsWith(second, i + 1) || (text.charCodeAt(i) !== 32 && text.charCodeAt(i) !== 0xa0)) return -1;
+    i += 1 + second.length;
+    if (isLetterCode(text.charCodeAt(i))) return -1;
+  }
+  let models = 0;
+  for (; models < 2; models++) {
+    MODEL_WORD_Y.lastIndex = i;
+    const m = MODEL_WORD_Y.exec(text);
+    if (m === null) break;
+    const word = m[1]!;
+    const code = /\d/.test(word) || (word === word.toUpperCase() && word.length <= 4);
+    if (!code && (isNonNameWord(word) || (isKnownLastName(word) && !knownFirst(word)) || isSurname(word))) break;
+    i = MODEL_WORD_Y.lastIndex;
+  }
+  return models > 0 ? i : -1;
+}
+
+// A storm's, a hurricane's or a pressure system's name: "Storm Ashley", "orkaan Ciarán", "tempête
+// Alex", "Sturm Sabine", "Tief Bernd", "Hurricane Helene". Storms are given first names, and an
+// insurer's claims name them all day; masked, the model no longer knew which storm did the damage.
+// German "Tief" and "Hoch" count only capitalised (the nouns: "tief" is deep).
+const EVENT_WORDS = new Set(
+  'storm hurricane orkaan tempête sturm orkan typhoon cyclone taifun zyklon ouragan tornado wirbelsturm tropensturm uragano huracán tormenta'.split(' '),
+);
+const EVENT_NOUNS = new Set(['Tief', 'Hoch', 'Tiefdruckgebiet', 'Hochdruckgebiet', 'Sturmtief']);
+
+/** Whether the one-word name at [start, end) is an event's: an event word before it, and no surname the lists know only as one. */
+function namesAnEvent(text: string, start: number, end: number): boolean {
+  const before = wordBefore(text, start);
+  if (before.word === '') {
+    if (!EVENT_NOUNS.has(longWordBefore(text, start))) return false;
+  } else if (!EVENT_WORDS.has(before.word) && !EVENT_NOUNS.has(text.slice(before.at, before.at + before.word.length))) {
+    return false;
+  }
+  const name = text.slice(start, end);
+  if (/[ \u00a0]/.test(name)) return false;
+  // "after the storm Anna called": after a lower-case "storm" a verb of speech says it is a person.
+  if (before.word !== '' && text.charCodeAt(before.at) >= 97 && SPEECH_AFTER_Y.test(text.slice(end, end + 16))) return false;
+  return knownFirst(name) || !isSurname(name);
+}
+const SPEECH_AFTER_Y =
+  /^,?[ \u00a0]+(?:called|calls|rang|phoned|said|says|asked|asks|wrote|emailed|belde|belt|zei|zegt|vroeg|vraagt|mailde|schreef|schrijft|sagt|sagte|rief|fragte|schrieb|dit|disait|appelle|demande)(?![\p{L}])/u;
+
+/** The word (any length up to 24 letters) right before `start` and one space, as written, or ''. */
+function longWordBefore(text: string, start: number): string {
+  if (text.charCodeAt(start - 1) !== 32 && text.charCodeAt(start - 1) !== 0xa0) return '';
+  let i = start - 1;
+  while (i > 0 && start - i < 25 && isLetterCode(text.charCodeAt(i - 1))) i--;
+  return text.slice(i, start - 1);
+}
+
+// Diseases and syndromes named after a person: "ziekte van Pfeiffer", "Addison's disease",
+// "syndrome de Gilles de la Tourette", "Morbus Crohn". The disease is what a claim is about; the
+// physician's name names no one in it.
+const DISEASE_BEFORE =
+  /(?:^|[^\p{L}])(?:ziekte|syndroom|aandoening|disease|syndrome|morbus|maladie|krankheit|syndrom|sindrome|síndrome|enfermedad|malattia|morbo|choroba|zespół)(?:[ \u00a0]+(?:van|von|de|of|du|des|di|del|della|d['’]))?[ \u00a0]*$/iu;
+const DISEASE_AFTER_Y = /(?:['’]s?)?[ \u00a0-](?:[Dd]isease|[Ss]yndrome|[Ss]yndroom|[Zz]iekte|[Kk]rankheit|[Ss]yndrom|[Ll]ymphoma|[Ll]ymfoom|[Dd]ementia|[Dd]ementie|[Dd]emenz)(?![\p{L}])/uy;
+
+// The eponyms a disease word before them names ("ziekte van Pfeiffer"): only these, since "de
+// ziekte van Jansen" or "van Anna" is as often that person's illness.
+const MEDICAL_EPONYMS = new Set(
+  `Pfeiffer Lyme Crohn Parkinson Alzheimer Hodgkin Addison Down Asperger Huntington Tourette Cushing Graves Hashimoto Bechterew
+  Duchenne Raynaud Sjögren Ménière Meniere Kahler Creutzfeldt-Jakob Guillain-Barré Paget Kawasaki Wilson Gaucher Marfan
+  Ehlers-Danlos Dupuytren Scheuermann Perthes Bell Horton Kaposi Gehrig Tay-Sachs Quervain Behçet Whipple Bornholm Weil
+  Hirschsprung Charcot Ledderhose Peyronie Osgood-Schlatter Legg-Calvé-Perthes Basedow Graves-Basedow Korsakov Korsakoff
+  Tietze Sudeck Reiter Reye Rett Angelman Klinefelter Turner Noonan Williams Sjogren Lou Stargardt Usher Waardenburg Wolff-Parkinson-White`.split(/\s+/),
+);
+
+/**
+ * Whether the name at [start, end) names a disease by its eponym: "Addison's disease", "Hodgkin
+ * lymphoma", or a disease word before one of the eponyms ("ziekte van Pfeiffer", "syndrome de
+ * Gilles de la Tourette").
+ */
+function namesADisease(text: string, start: number, end: number): boolean {
+  const last = text.slice(start, end).split(/[ \u00a0]/).at(-1)!;
+  DISEASE_AFTER_Y.lastIndex = end;
+  if (DISEASE_AFTER_Y.test(text) && (start === end - last.length || MEDICAL_EPONYMS.has(last))) return true;
+  return MEDICAL_EPONYMS.has(last) && DISEASE_BEFORE.test(text.slice(Math.max(0, start - 20), start));
+}
 
 /** The word right before `start` (after spaces), lower case, or '' when none or longer than 9. */
 function wordBefore(text: string, start: number): { word: string; at: number } {
@@ -1246,6 +1362,13 @@ function assistantsSpokenOf(text: string): Set<string> {
   return names;
 }
 
+const GERMAN_ARTICLE_Y = /^(?:der|des|den|dem|die|das)[ \u00a0]/u;
+
+/** Whether a capitalised word follows the space at `at`. */
+function capitalisedAfter(text: string, at: number): boolean {
+  return (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 0xa0) && tokenAt(text, at + 1) !== null;
+}
+
 function push(out: Detection[], text: string, start: number, end: number): void {
   const value = text.slice(start, end);
   out.push({ type: 'PERSON', start, end, text: value, checksum: false, normalized: value.replace(/\s+/g, ' ').toLowerCase() });
@@ -1267,7 +1390,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   };
   // `strong`: a strong cue or a title gave the name, which no other reading overrides.
   const take = (start: number, end: number, strong = false) => {
-    if (!strong && (isAssistantHere(start, end) || namesAPlaceOrHonour(text, start, end))) return;
+    if (!strong && (isAssistantHere(start, end) || namesAPlaceOrHonour(text, start, end) || namesAnEvent(text, start, end) || namesADisease(text, start, end))) return;
     covered ??= new Uint8Array(text.length);
     for (let k = start; k < end; k++) if (covered[k] === 1) return;
     if (isOrganisation(text, start, end) || namesAnInstitution(text, start, end)) return;
@@ -1292,9 +1415,12 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
       if (mode === 'title' && isEponym(text, m.index)) continue; // "Dr. Oetker"
+      // "Herr der Lage", "Herr des Verfahrens", "Frau des Hauses": German "Herr" or "Frau" before an
+      // article is the noun (lord, mistress, wife), and what follows it no name.
+      if (mode === 'title' && GERMAN_ARTICLE_Y.test(text.slice(pos, pos + 4)) && /^(?:Herrn?|Frau)[ \u00a0]+$/u.test(m[0])) continue;
       if (mode === 'title' && language !== 'fr' && text.startsWith('M.', m.index) && !titleMHere(text, m.index, pos)) continue;
       // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
-      if (mode === 'weak' && isEponym(text, pos)) continue;
+      if (mode === 'weak' && (isEponym(text, pos) || vehicleEnd(text, pos) > 0)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
       let name = parseName(text, pos, mode, language);
       const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
@@ -1333,7 +1459,20 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     const start = m.index;
     if (isCovered(start)) continue;
     const tok = m[0];
+    const vehicle = vehicleEnd(text, start);
+    if (vehicle > 0) {
+      tokens.lastIndex = Math.max(tokens.lastIndex, vehicle);
+      continue;
+    }
     if (MAKERS.has(tok)) continue;
+    // "Storm Ashley", "Hurricane Helene", "Tief Bernd": the event word and the storm's name.
+    if ((EVENT_WORDS.has(tok.toLowerCase()) || EVENT_NOUNS.has(tok)) && text.charCodeAt(start + tok.length) === 32) {
+      const next = tokenAt(text, start + tok.length + 1);
+      if (next !== null && namesAnEvent(text, start + tok.length + 1, start + tok.length + 1 + next.length) && !capitalisedAfter(text, start + tok.length + 1 + next.length)) {
+        tokens.lastIndex = Math.max(tokens.lastIndex, start + tok.length + 1 + next.length);
+        continue;
+      }
+    }
     if (isEponym(text, start)) {
       tokens.lastIndex = EPONYM.lastIndex;
       continue;
@@ -1502,7 +1641,7 @@ const NOUNS_BEFORE_SURNAMES = new Set(
   `Firma Praxis Kanzlei Klingel Briefkasten Apotheke Autohaus Gasthof Gasthaus Hotel Restaurant Café Cafe Salon Studio Atelier
   Büro Werkstatt Garage Bakkerij Slagerij Kapsalon Boekhandel Fietsenmaker Schoenmaker Tandarts Huisarts Notaris Advocaat
   Makelaar Kantoor Winkel Drogisterij Apotheek Bäcker Metzger Friseur Schreiner Tischler Zahnarzt Hausarzt Notar Anwalt Makler
-  Boulangerie Boucherie Pharmacie Cabinet Maison Garagiste Bakery Butcher Pharmacy Dentist Surgery Office Shop Store`.split(/\s+/),
+  Boulangerie Boucherie Pharmacie Cabinet Maison Garagiste Bakery Butcher Pharmacy Dentist Surgery Office Shop Store Morbus`.split(/\s+/),
 );
 
 function isNounBeforeSurname(token: string): boolean {

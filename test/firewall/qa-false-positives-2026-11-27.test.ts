@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/index.js';
+
+// QA 2026-11-27, a Dutch insurer's customer-service and back-office text: storms, cars and
+// illnesses named like people masked as people (which changes what the model reads), an Italian
+// title mangled, and first names, plates and document numbers sent in clear. The samples as QA sent
+// them, with the hard cases beside them: the people around such words stay masked.
+describe('firewall QA: the insurer round’s false positives and misses', () => {
+  const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
+  const unchanged = (texts: string[]) => {
+    for (const text of texts) expect(mask(text), text).to.equal(text);
+  };
+  const masksAndRestores = (text: string, masked: string) => {
+    const fw = createFirewall({ language: 'auto' });
+    expect(fw.mask(text), text).to.equal(masked);
+    expect(fw.restore(masked), text).to.equal(text);
+  };
+
+  describe('a storm’s name is the storm’s', () => {
+    it('leaves the name after storm, hurricane, orkaan, tempête, Sturm, Orkan, Tief, typhoon', () => {
+      unchanged([
+        'Storm Ashley caused damage to the roof.',
+        'Door storm Corrie is de schuur ingestort.',
+        'Hurricane Helene hit Florida last year.',
+        'Schade door orkaan Ciarán aan het dak.',
+        'La tempête Alex a détruit le garage.',
+        'Après la tempête Ciarán, le toit fuit.',
+        'Der Sturm Sabine hat das Dach beschädigt.',
+        'Tief Bernd brachte Hochwasser.',
+        'Orkan Kyrill hat den Baum umgeworfen.',
+        'The typhoon Haiyan destroyed the house.',
+      ]);
+    });
+
+    it('still masks a person named Storm, and a person the storm hit', () => {
+      masksAndRestores('Storm Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
+      masksAndRestores('During the storm Anna Jansen lost her roof.', 'During the storm [PERSON_1] lost her roof.');
+      masksAndRestores('Storm Ciarán hit Cornwall and Anna Smith lost her roof.', 'Storm Ciarán hit Cornwall and [PERSON_1] lost her roof.');
+      masksAndRestores('After the storm Anna called us.', 'After the storm [PERSON_1] called us.');
+    });
+  });
+
+  describe('a car’s model after its maker is the car’s', () => {
+    it('leaves maker and model', () => {
+      unchanged([
+        'Mijn auto is een Alfa Romeo Giulia uit 2019.',
+        'Hij rijdt een Mercedes Vito.',
+        'Schade aan een Seat Leon.',
+        'De Renault Clio is total loss.',
+        'Peugeot 208 met schade aan de bumper.',
+        'Een Opel Corsa en een Toyota Yaris botsten.',
+        'VW Polo beschadigd.',
+        'Kia Ceed met deuk.',
+        'Škoda Octavia uit 2020.',
+        'Volvo V60 gestolen.',
+        'Ford Fiesta total loss.',
+        'Nissan Leaf met accuschade.',
+        'Tesla Model Y met ruitschade.',
+        'Dacia Sandero gekocht.',
+        'Hyundai Ioniq geleased.',
+        'Ik reed met mijn Seat Leon naar huis.',
+      ]);
+    });
+
+    it('still masks a person whose name is a maker’s, after a title or before a surname', () => {
+      masksAndRestores('Mevrouw Mercedes Jansen belde vandaag.', 'Mevrouw [PERSON_1] belde vandaag.');
+      masksAndRestores('Mercedes Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
+      masksAndRestores('Ik sprak met Mercedes over de polis.', 'Ik sprak met [PERSON_1] over de polis.');
+      masksAndRestores('Harrison Ford speelde Indiana Jones.', '[PERSON_1] speelde [PERSON_2].');
+    });
+  });
+
+  describe('a disease named after a physician is the disease', () => {
+    it('leaves the eponym after a disease word, before one, and alone', () => {
+      unchanged([
+        'Hij heeft de ziekte van Pfeiffer.',
+        'Zij heeft de ziekte van Lyme.',
+        "He has Addison's disease.",
+        'Ziekte van Crohn vastgesteld.',
+        'Diagnose: Morbus Crohn.',
+        'Il a la maladie de Parkinson.',
+        'Patient heeft Parkinson.',
+        'Zijn moeder heeft Alzheimer.',
+        'Le syndrome de Gilles de la Tourette est rare.',
+        'Kind met syndroom van Down.',
+        'Hij heeft Hodgkin.',
+        'Diagnosis: Hodgkin lymphoma.',
+      ]);
+    });
+
+    it('still masks the person whose illness it is', () => {
+      masksAndRestores('Het syndroom van Jan Jansen.', 'Het syndroom van [PERSON_1].');
+      masksAndRestores('De ziekte van mijn vader, Jan Jansen, is ernstig.', 'De ziekte van mijn vader, [PERSON_1], is ernstig.');
+      masksAndRestores('Vandaag sprak ik Anna. Ze heeft de ziekte van Lyme.', 'Vandaag sprak ik [PERSON_1]. Ze heeft de ziekte van Lyme.');
+    });
+  });
+
+  describe('Italian titles and the German "Herr der …"', () => {
+    it('keeps Sig.ra, Sig., Dott.ssa and Avv. and masks the surname after them', () => {
+      masksAndRestores('Gentile Sig.ra Bianchi, le scriviamo.', 'Gentile Sig.ra [PERSON_1], le scriviamo.');
+      masksAndRestores('Egregio Sig. Rossi, Dott.ssa Bianchi, Avv. Verdi', 'Egregio Sig. [PERSON_1], Dott.ssa [PERSON_2], Avv. [PERSON_3]');
+      masksAndRestores('Signora Rossi ha chiamato.', 'Signora [PERSON_1] ha chiamato.');
+    });
+
+    it('reads "Herr" or "Frau" before an article as the noun', () => {
+      unchanged(['Die Lage ist ernst. Wir sind Herr der Lage.', 'Er ist Herr des Verfahrens.']);
+      masksAndRestores('Herr Müller hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
+      masksAndRestores('Frau von der Leyen hat angerufen.', 'Frau [PERSON_1] hat angerufen.');
+    });
+  });
+
+  describe('a spouse’s word before a first name', () => {
+    it('masks the first name after Ehefrau, Ehemann, wife', () => {
+      masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');
+      masksAndRestores('Ehemann Thomas (* 12. Juni 1960)', 'Ehemann [PERSON_1] (* [DATE_OF_BIRTH_1])');
+    });
+  });
+});
