@@ -6,7 +6,7 @@ import { composedView, fromComposedView } from './composed.js';
 import { fromMarkupView, markupView } from './html-entities.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
-import { nameIsAlsoAWord } from './recognizers/person.js';
+import { firstNameStandsAlone, nameIsAlsoAWord } from './recognizers/person.js';
 import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
 import { escapesView, fromEscapesView } from './string-escapes.js';
@@ -315,12 +315,24 @@ function capitalisedWordFollows(text: string, at: number): boolean {
 }
 
 /**
- * The part of a name of several words that can stand alone as the name: the last word (a double
+ * The parts of a name of several words that can stand alone as the name: the last word (a double
  * surname with its hyphen, "Mensah-Bonsu"), capitalised, of letters and digits, at least
- * MIN_REPEATED characters, and not a common word or a title ("Jan de Wit", "Peter Will", "Mr Smith").
- * Not the first name: "Julia", "Pascal", "Jack" alone are as often a language or a part.
+ * MIN_REPEATED characters, and not a common word or a title ("Jan de Wit", "Peter Will", "Mr Smith");
+ * and the first word when it is a first name that is no word, town, language or surname
+ * (`firstNameStandsAlone`): meeting notes give the full name once and then the first name alone
+ * ("Joost Vermeulen … - Joost: offerte opvragen"), which went out in clear beside the placeholder.
+ * "Julia", "Pascal", "Jack", "Florence" alone are as often a language, a part or a town.
  */
 function namePartsOf(name: string): string[] {
+  const parts = lastNamePartOf(name);
+  const comma = name.indexOf(', ');
+  // "Hoekstra, Marieke": the first name stands after the comma.
+  const first = comma > 0 ? name.slice(comma + 2) : name.slice(0, name.search(/[ \u00a0]/));
+  if (first.length > 0 && /^\p{L}+(?:-\p{L}+)?$/u.test(first) && firstNameStandsAlone(first)) parts.push(first);
+  return parts;
+}
+
+function lastNamePartOf(name: string): string[] {
   // "Hoekstra, Marieke", as mail headers and forms write a name: the surname stands before the
   // comma, and it is what recurs alone ("Hoekstra schreef …"), not the first name after it.
   const comma = name.indexOf(', ');

@@ -109,6 +109,29 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
   });
 
+  describe('a first name alone, where the text names the person', () => {
+    it('masks the first name of a full name masked in the same text where it recurs alone', () => {
+      masksAndRestores(
+        'Overleg met Joost Vermeulen en Eline de Boer.\n- Joost: offerte Achmea opvragen\n- Eline: polis nakijken',
+        'Overleg met [PERSON_1] en [PERSON_2].\n- [PERSON_3]: offerte Achmea opvragen\n- [PERSON_4]: polis nakijken',
+      );
+      masksAndRestores('Wouter Smit is ziek; haar werk gaat naar Wouter.', '[PERSON_1] is ziek; haar werk gaat naar [PERSON_2].');
+    });
+
+    it('does not look alone for a first name that is also a word, a town or a language', () => {
+      masksAndRestores('Mark Jansen belde. Mark the date.', '[PERSON_1] belde. Mark the date.');
+      masksAndRestores('Julia Smit schreef het script. Is Julia faster than Python?', '[PERSON_1] schreef het script. Is Julia faster than Python?');
+      masksAndRestores('Florence Dubois habite à Lyon. On visite Florence en mai.', '[PERSON_1] habite à Lyon. On visite Florence en mai.');
+      // A first name that opens another capitalised name is another person's.
+      masksAndRestores('Joost Vermeulen belde. Joost Klein ook.', '[PERSON_1] belde. [PERSON_2] ook.');
+    });
+
+    it('masks a handle of one word that is a first name', () => {
+      masksAndRestores('@wouter kun je dit oppakken?', '@[PERSON_1] kun je dit oppakken?');
+      unchanged(['@mark the date please', "import x from '@types/node'", 'cc @here @channel @everyone', 'npm i @babel/core', '@julia can you check', '@property\ndef x(): pass']);
+    });
+  });
+
   describe('a spouse’s word before a first name', () => {
     it('masks the first name after Ehefrau, Ehemann, wife', () => {
       masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');

@@ -5,10 +5,14 @@
 // so the text still reads as a mention. Cost: one pass over the text's "@" signs.
 import { isKnownFirstNameLower, isKnownLastNameLower } from '../gazetteer/index.js';
 import type { Detection, Language, Recognizer } from '../types.js';
+import { isFirstNameHandle } from './person.js';
 
 // Not a scoped package's ("@mark.down/parser"): a "/" after it.
 const HANDLE_Y = /([a-z]+)((?:[._-][a-z]+){1,3})(?![\p{L}\p{N}@/]|[._-][\p{L}\p{N}])/iuy;
 const WORD_BEFORE = /[\p{L}\p{N}._%+-]/u;
+// A handle of one word: a first name alone ("@wouter kun je dit oppakken?"), as chats address a
+// colleague. Not followed by "/" (a scoped package), nor by a dot or hyphen and more of a handle.
+const SINGLE_Y = /\p{L}{3,20}(?![\p{L}\p{N}@/_]|[.-][\p{L}\p{N}])/uy;
 
 export function findMentions(text: string): Detection[] {
   const out: Detection[] = [];
@@ -17,7 +21,15 @@ export function findMentions(text: string): Detection[] {
     if (at > 0 && WORD_BEFORE.test(text[at - 1]!)) continue;
     HANDLE_Y.lastIndex = at + 1;
     const m = HANDLE_Y.exec(text);
-    if (m === null) continue;
+    if (m === null) {
+      SINGLE_Y.lastIndex = at + 1;
+      const one = SINGLE_Y.exec(text);
+      if (one === null || !isFirstNameHandle(one[0])) continue;
+      const end = at + 1 + one[0].length;
+      if (text.charCodeAt(end) === 40 || (onlyBlanksBefore(text, at) && endsLine(text, end))) continue;
+      out.push({ type: 'PERSON', start: at + 1, end, text: one[0], checksum: false });
+      continue;
+    }
     const first = m[1]!.toLowerCase();
     const rest = m[2]!.slice(1).split(/[._-]/);
     const surname = rest[rest.length - 1]!.toLowerCase();

@@ -876,6 +876,26 @@ export function nameIsAlsoAWord(name: string): boolean {
 }
 
 /**
+ * Whether a handle of one word ("@wouter", "@Femke") is a first name: one the lists know that is no
+ * word, programming language or assistant ("@mark", "@ray", "@julia", "@claude" stay).
+ */
+export function isFirstNameHandle(word: string): boolean {
+  const lower = word.toLowerCase();
+  return lower.length >= 3 && isLowerCaseFirstName(lower, true) && !LANGUAGES_NAMED_LIKE_PEOPLE.has(lower) && !ASSISTANT_NAMES.has(lower);
+}
+
+/**
+ * Whether a first name masked in a full name of the text may be looked for alone in that text
+ * ("Joost Vermeulen belt terug … - Joost: offerte opvragen"): a first name the lists know that is
+ * not also a word, a town, a programming language or an assistant ("Mark", "Florence", "Julia",
+ * "Claude" alone are as often those).
+ */
+export function firstNameStandsAlone(word: string): boolean {
+  if (word.length < 3 || word === word.toUpperCase() || !knownFirst(word) || nameIsAlsoAWord(word) || AMBIGUOUS.has(word)) return false;
+  return !TOWN_NAMES.has(word) && !LANGUAGES_NAMED_LIKE_PEOPLE.has(word.toLowerCase()) && !ASSISTANT_NAMES.has(word.toLowerCase()) && !isKnownLastName(word);
+}
+
+/**
  * Whether a lower-case word is a known first name ("thijs", "kai-uwe") that is not also a common
  * word; `alone` (no surname after it) leaves out more of them ("jack up the price").
  */
