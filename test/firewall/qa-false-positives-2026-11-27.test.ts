@@ -132,6 +132,32 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
   });
 
+  describe('plates and document numbers after their label', () => {
+    it('masks a plate after a French participle, a verb, or words naming whose plate it is', () => {
+      masksAndRestores('La voiture immatriculée GH-482-KL a été endommagée.', 'La voiture immatriculée [LICENCE_PLATE_1] a été endommagée.');
+      masksAndRestores('Das Nummernschild lautet B-MK 4412.', 'Das Nummernschild lautet [LICENCE_PLATE_1].');
+      masksAndRestores('Kenteken van de tegenpartij: 52-XLP-7', 'Kenteken van de tegenpartij: [LICENCE_PLATE_1]');
+      masksAndRestores('Het kenteken van de tegenpartij is 52-XLP-7.', 'Het kenteken van de tegenpartij is [LICENCE_PLATE_1].');
+      masksAndRestores('Kennzeichen des Unfallgegners: M-AB 1234', 'Kennzeichen des Unfallgegners: [LICENCE_PLATE_1]');
+    });
+
+    it('masks a British driving licence number by its form, and a Dutch ID card number after its label', () => {
+      masksAndRestores('licence no. PEARC853051RJ9AB', 'licence no. [ID_NUMBER_1]');
+      masksAndRestores('Driving licence: LEE99712251AB9CD', 'Driving licence: [ID_NUMBER_1]');
+      masksAndRestores('ID-kaart: IR57K8LN3', 'ID-kaart: [ID_NUMBER_1]');
+      masksAndRestores('Identiteitskaart is IR57K8LN3', 'Identiteitskaart is [ID_NUMBER_1]');
+    });
+
+    it('leaves codes of the same shape without their label or with an impossible birth date', () => {
+      unchanged([
+        'Kenteken van de auto is onbekend.',
+        'Order ABCDE123456AB1CD shipped.',
+        'Artikel IR57K8LN3 is uitverkocht.',
+        'ID-kaart: ir57k8ln3',
+      ]);
+    });
+  });
+
   describe('a spouse’s word before a first name', () => {
     it('masks the first name after Ehefrau, Ehemann, wife', () => {
       masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');

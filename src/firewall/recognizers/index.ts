@@ -9,6 +9,7 @@ import { dateOfBirthRecognizer } from './date-of-birth.js';
 import { emailRecognizer } from './email.js';
 import { spelledEmailRecognizer } from './email-spelled.js';
 import { headerNameRecognizer } from './header-name.js';
+import { dutchDocumentNumberRecognizer, ukDrivingLicenceRecognizer } from './identity-document.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
@@ -32,6 +33,7 @@ export {
   codiceFiscaleRecognizer,
   dateOfBirthRecognizer,
   dniRecognizer,
+  dutchDocumentNumberRecognizer,
   emailRecognizer,
   headerNameRecognizer,
   ibanRecognizer,
@@ -53,6 +55,7 @@ export {
   spelledEmailRecognizer,
   steuerIdRecognizer,
   streetRecognizer,
+  ukDrivingLicenceRecognizer,
 };
 
 export const RECOGNIZERS: readonly Recognizer[] = [
@@ -80,6 +83,9 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
   referenceRecognizer,
   idNumberRecognizer,
+  // Identity documents with a form of their own: a British driving licence, a Dutch identity card.
+  ukDrivingLicenceRecognizer,
+  dutchDocumentNumberRecognizer,
   // After its label, the plate: an exact tie with another reading of the same characters goes to it.
   licencePlateRecognizer,
   phoneRecognizer,

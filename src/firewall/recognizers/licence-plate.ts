@@ -23,6 +23,8 @@ const PLATE_LABEL = [
   '(?:kfz[ -]?|auto)?kennzeichen',
   'nummernschild',
   "(?:plaque[ ]d['’])?immatriculation",
+  // "la voiture immatriculée GH-482-KL": French says of the car that it is registered so.
+  'immatricul[ée]e?s?',
   'plaque',
   '(?:vehicle[ _-]?)?registration[ _-]?(?:plate|mark)',
   'vehicle[ _-]?registration(?:[ _-]?(?:number|no\\.?))?',
@@ -39,8 +41,13 @@ const UK_ONLY_LABEL = "(?:car[ ]|vehicle[ ])?reg(?:istration)?(?:[ _-]?(?:number
 
 const PLATE_BIT = registerCue(`(?:${PLATE_LABEL}|${UK_ONLY_LABEL})`);
 
-// A key's quote, a sign or a verb (of the seven languages) between the label and the plate.
-const CONNECTOR = "[\"']?[ \\t\\u00a0]{0,4}(?:[:=#][ \\t\\u00a0]{0,4})?[\"']?(?:(?:is|ist|est|es|è|to|jest)[ \\t\\u00a0]{1,4})?";
+// A key's quote, a sign or a verb (of the seven languages) between the label and the plate. Before
+// the colon, whose plate it is may stand ("Kenteken van de tegenpartij: 52-XLP-7", "Kennzeichen des
+// Unfallgegners: …", "het kenteken van de tegenpartij is …"): one preposition and up to three
+// words, then the colon or the verb.
+const QUALIFIER = "(?:[ \\t\\u00a0]{1,4}(?:van|of|de|du|des|der|vom|von|del|della)(?:[ \\t\\u00a0]{1,4}\\p{L}{1,24}){1,3}(?=[ \\t\\u00a0]{0,4}(?::|(?:is|ist|est|lautet|luidt)[ \\t\\u00a0])))?";
+const CONNECTOR =
+  QUALIFIER + "[\"']?[ \\t\\u00a0]{0,4}(?:[:=#][ \\t\\u00a0]{0,4})?[\"']?(?:(?:is|ist|est|es|è|to|jest|lautet|lautete|luidt|luidde|was|war|était|era)[ \\t\\u00a0]{1,4})?";
 // Letters, digits, single spaces and hyphens, at most twelve: trimmed to a plate in code.
 const VALUE = '[\\p{L}\\d](?:[\\p{L}\\d]|[ -](?=[\\p{L}\\d])){1,11}(?![\\p{L}\\p{N}])';
 const LABELLED = new RegExp(`(?<![\\p{L}])(?:(${PLATE_LABEL})|${UK_ONLY_LABEL})(?![\\p{L}])${CONNECTOR}(${VALUE})`, 'giu');

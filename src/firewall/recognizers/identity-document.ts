@@ -1,0 +1,72 @@
+// Identity documents whose number has a form of its own.
+//
+// A British driving licence number ("licence no. PEARC853051RJ9AB"): the first five letters of the
+// surname (padded with 9s), the decade, month (plus 50 for a woman), day and year of birth, two
+// initials (or 9), a digit and two check characters. The birth date inside makes the form strict
+// enough to be read alone: sixteen capitals and digits in exactly this order, with a real month and
+// day, are rarely anything else. A "not about a person" word nearer than a licence word drops it.
+//
+// A Dutch identity card or passport number after its label ("ID-kaart: IR57K8LN3", "paspoort
+// NX12AB345"): two letters, six letters or digits, a digit, nine in all, never the letter O. Nine
+// capitals and digits are any product code's form, so only right after the label. The labels with
+// "nummer" are read by reference.ts too; an exact tie is one value.
+//
+// Cost: the licence number is tried only at digit runs of six or more (numeric-id.ts); the label is
+// a cue of the pre-scan (../scan.ts), its regex tried, sticky, only at word starts that may begin one.
+import { Matcher, cuePositions, registerCue, scanOf, type TextScan } from '../scan.js';
+import type { Detection, Language, Recognizer } from '../types.js';
+import { numericIdRecognizer } from './numeric-id.js';
+
+/** Whether the six digits of a UK licence number hold a real month (01–12, 51–62) and day. */
+function ukLicenceDateOk(compact: string): boolean {
+  const month = Number(compact.slice(6, 8));
+  const day = Number(compact.slice(8, 10));
+  const m = month > 50 ? month - 50 : month;
+  return m >= 1 && m <= 12 && day >= 1 && day <= 31;
+}
+
+/** The surname's five characters: letters, then only 9s as padding ("LEE99"). */
+const UK_SURNAME = /^[A-Z]+9*$/;
+
+export const ukDrivingLicenceRecognizer = numericIdRecognizer({
+  type: 'ID_NUMBER',
+  candidate: /(?<![\p{L}\p{N}])[A-Z9]{5} ?\d{6} ?[A-Z9]{2}\d[A-Z]{2}(?![\p{L}\p{N}])/gu,
+  compact: (value) => value.replace(/ /g, ''),
+  valid: (compact) => UK_SURNAME.test(compact.slice(0, 5)) && /^[A-Z]/.test(compact) && /^[A-Z][A-Z9]$/.test(compact.slice(11, 13)) && ukLicenceDateOk(compact),
+  checksum: false,
+  back: 6,
+  minDigits: 6,
+  cue: /driv(?:ing|er'?s)|licen[cs]e|dvla|rijbewijs|führerschein|permis/i,
+});
+
+const DOCUMENT_LABEL = '(?:id[ -]?kaart|identiteitskaart|identiteitsbewijs|legitimatiebewijs|paspoort|reisdocument)(?:nummer|nr\\.?)?';
+const DOCUMENT_BIT = registerCue(DOCUMENT_LABEL);
+// The label, a colon or "is", then the number; not glued to more letters or digits.
+const DOCUMENT_AFTER = `${DOCUMENT_LABEL}(?![\\p{L}])[ \\t\\u00a0]{0,4}(?::[ \\t\\u00a0]{0,4}|is[ \\t\\u00a0]{1,4}|#[ \\t\\u00a0]{0,2})?([A-NP-Z]{2}[A-NP-Z0-9]{6}[0-9])(?![\\p{L}\\p{N}])`;
+const DOCUMENT_G = new RegExp(`(?<![\\p{L}])${DOCUMENT_AFTER}`, 'giu');
+const DOCUMENT_Y = new RegExp(DOCUMENT_AFTER, 'iuy');
+
+export function findDutchDocumentNumbers(text: string, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return [];
+  const [labels] = cuePositions(s, [DOCUMENT_BIT]);
+  if (labels!.length === 0) return [];
+  const out: Detection[] = [];
+  const matches = new Matcher(DOCUMENT_G, s, labels!, { sparse: Infinity, sticky: DOCUMENT_Y });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const value = m[1]!;
+    // The label is read without regard to case, the number is written in capitals.
+    if (value !== value.toUpperCase() || !/\d/.test(value)) continue;
+    const start = m.index + m[0].length - value.length;
+    out.push({ type: 'ID_NUMBER', start, end: start + value.length, text: value, checksum: false, normalized: value });
+  }
+  return out;
+}
+
+export const dutchDocumentNumberRecognizer: Recognizer = {
+  type: 'ID_NUMBER',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findDutchDocumentNumbers(text, scan);
+  },
+};
