@@ -6,7 +6,7 @@ import { composedView, fromComposedView } from './composed.js';
 import { fromMarkupView, markupView } from './html-entities.js';
 import { lineBreakView, toTextOffsets } from './line-breaks.js';
 import { phoneRegionMatters } from './recognizers/phone.js';
-import { firstNameStandsAlone, nameIsAlsoAWord } from './recognizers/person.js';
+import { firstNameStandsAlone, nameIsAlsoAWord, surnameAloneIsName } from './recognizers/person.js';
 import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
 import { escapesView, fromEscapesView } from './string-escapes.js';
@@ -297,6 +297,9 @@ export function findRepeats(text: string, index: RepeatIndex, kept: readonly Det
         // A part of a name that opens a longer capitalised name is a firm's, a street's or another
         // person's ("p/a Jansen Installatietechniek B.V.", "Jansen Road", "Sieb Visser"), not the person alone.
         if (nameParts?.has(d) && capitalisedWordFollows(text, stop)) continue;
+        // "Groen is ook de kleur van de hoop", "Koch und Kellner": a surname that is also a word is
+        // the person alone only where the text uses it as a name.
+        if (nameParts?.has(d) && !surnameAloneIsName(text, i, stop)) continue;
         if (next < kept.length && kept[next]!.start < stop) break; // it is, or overlaps, a detection already
         added.push({ ...d, start: i, end: stop });
         end = stop;

@@ -158,6 +158,25 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
   });
 
+  describe('a surname that is also a word, alone again', () => {
+    it('leaves the colour or the noun where the text uses the word', () => {
+      masksAndRestores(
+        'Mijn naam is Anouk Groen. Groen is ook de kleur van de hoop, en Groen Links ook.',
+        'Mijn naam is [PERSON_1]. Groen is ook de kleur van de hoop, en Groen Links ook.',
+      );
+      masksAndRestores('Ich heiße Anna Koch. Wir suchen Koch und Kellner.', 'Ich heiße [PERSON_1]. Wir suchen Koch und Kellner.');
+      masksAndRestores('My name is Tom Young. Young people like it.', 'My name is [PERSON_1]. Young people like it.');
+    });
+
+    it('masks it where the text uses it as the name, and the commonest surnames alone as before', () => {
+      masksAndRestores('Ich heiße Anna Koch. Koch hat gestern angerufen.', 'Ich heiße [PERSON_1]. [PERSON_2] hat gestern angerufen.');
+      masksAndRestores('Mijn naam is Anouk Groen. Ik heb Groen gisteren gebeld.', 'Mijn naam is [PERSON_1]. Ik heb [PERSON_2] gisteren gebeld.');
+      masksAndRestores('Mijn naam is Jan Bakker. Bakker is mijn achternaam.', 'Mijn naam is [PERSON_1]. [PERSON_2] is mijn achternaam.');
+      masksAndRestores('Mijn naam is Wouter Jansen. Jansen wil een offerte.', 'Mijn naam is [PERSON_1]. [PERSON_2] wil een offerte.');
+      masksAndRestores('Mevrouw Visser belde. Daarna belde mevrouw Visser opnieuw.', 'Mevrouw [PERSON_1] belde. Daarna belde mevrouw [PERSON_1] opnieuw.');
+    });
+  });
+
   describe('a spouse’s word before a first name', () => {
     it('masks the first name after Ehefrau, Ehemann, wife', () => {
       masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');

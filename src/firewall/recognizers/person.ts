@@ -875,6 +875,35 @@ export function nameIsAlsoAWord(name: string): boolean {
   return AMBIGUOUS_LOWER_ALONE.has(name.toLowerCase()) || isNonNameWord(name);
 }
 
+// Surnames that are also words, for where one recurs alone in the text that gave the full name
+// ("Mijn naam is Anouk Groen. Groen is ook de kleur van de hoop", "Ich heiße Anna Koch. Wir suchen
+// Koch und Kellner"). German writes these nouns with a capital anywhere: alone they are the person
+// only before a verb of speech or action ("Koch hat angerufen"). Dutch, English and French write
+// the colour or adjective with a capital only at a sentence's start: elsewhere a capital says the
+// name. The commonest Dutch surnames (Bakker, Visser, Smit, de Boer) are left out: alone they are
+// far more often the person than the trade.
+const SURNAME_NOUNS = new Set(
+  `Koch Bauer Richter Fischer Schneider Weber Vogel Wolf Fuchs Meister Schäfer Jäger Müller Hahn Kaiser König Graf Keller
+  Kellner Lang Lange Klein Groß Gross Braun Schwarz Weiß Weiss Jung Neumann Zimmermann Schreiber Krämer Förster Schmied`.split(/\s+/),
+);
+const SURNAME_ADJECTIVES = new Set(
+  `Groen Wit Zwart Rood Bruin Grijs Blauw Geel Groot Klein Lang Jong Oud Brown White Black Green Young Grey Gray King Baker
+  Cook Hunter Fisher Bird Fox Stone Hill Wood Rose Blanc Petit Grand Legrand`.split(/\s+/),
+);
+
+/**
+ * Whether the surname alone at [start, end), part of a full name found in the text, is used there
+ * as the name (see SURNAME_NOUNS); true for every surname that is no such word.
+ */
+export function surnameAloneIsName(text: string, start: number, end: number): boolean {
+  const word = text.slice(start, end);
+  const noun = SURNAME_NOUNS.has(word);
+  if (!noun && !SURNAME_ADJECTIVES.has(word)) return true;
+  if (VERB_AFTER.test(text.slice(end, end + 16))) return true;
+  if (noun) return false;
+  return start > 0 && !SENTENCE_START.test(text.slice(Math.max(0, start - 4), start));
+}
+
 /**
  * Whether a handle of one word ("@wouter", "@Femke") is a first name: one the lists know that is no
  * word, programming language or assistant ("@mark", "@ray", "@julia", "@claude" stay).
