@@ -177,6 +177,36 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
   });
 
+  describe('books, shops, hospitals, streets, libraries and towns named after people', () => {
+    it('leaves them', () => {
+      unchanged([
+        'Harry Potter en de Steen der Wijzen',
+        'Romeo en Julia',
+        'Sherlock Holmes',
+        'Peter Pan',
+        'Mary Poppins',
+        'Ik kocht het bij Louis Pion.',
+        'Hij ligt in het Antoni van Leeuwenhoek.',
+        'Ze woont in de Albert Cuypstraat.',
+        'Protokoll Teamrunde Schaden',
+        'Jackson deserialization fails.',
+        'Cassandra cluster down.',
+        'We stayed in Chester.',
+        'flights to Charlotte',
+      ]);
+    });
+
+    it('still masks the people beside such words', () => {
+      masksAndRestores('Ik heb het Anna Jansen verteld.', 'Ik heb het [PERSON_1] verteld.');
+      masksAndRestores('Heb je het Pieter al gevraagd?', 'Heb je het [PERSON_1] al gevraagd?');
+      masksAndRestores('Ik sprak Jan Hogeweg en Piet Verdijk.', 'Ik sprak [PERSON_1] en [PERSON_2].');
+      masksAndRestores('Cassandra belde gisteren.', '[PERSON_1] belde gisteren.');
+      masksAndRestores('give it to Charlotte', 'give it to [PERSON_1]');
+      masksAndRestores('Herr Schaden hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
+      masksAndRestores('Harry Jansen belde.', '[PERSON_1] belde.');
+    });
+  });
+
   describe('a spouse’s word before a first name', () => {
     it('masks the first name after Ehefrau, Ehemann, wife', () => {
       masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');

@@ -153,9 +153,11 @@ export function leadingTitleLength(value: string): number {
   return LEADING_TITLE.exec(value)?.[0].length ?? 0;
 }
 
-// Brands and places named after people: not a person when they appear without a cue.
+// Brands and places named after people: not a person when they appear without a cue. A few
+// fictional characters and titles too ("Harry Potter en de Steen der Wijzen", "Romeo en Julia",
+// "Sherlock Holmes"): a book or film spoken of names no one.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]?s|Johnnie Walker|Jim Beam|Tony['’]?s? Chocolonely|Galeries Lafayette|Marie Claire|Brandenburger Tor|Elizabeth [Ll]ine|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Max Mara|Jan Linders|Henri Willig|Ho Chi Minh|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]?s|Johnnie Walker|Jim Beam|Tony['’]?s? Chocolonely|Galeries Lafayette|Marie Claire|Brandenburger Tor|Elizabeth [Ll]ine|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Max Mara|Jan Linders|Henri Willig|Ho Chi Minh|Louis Pion|Harry Potter|Sherlock Holmes|Peter Pan|Mary Poppins|Steen der Wijzen|Stein der Weisen|Rom[eé]o (?:en|and|und|et|e|y) Juli(?:a|et|ette|e)|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -525,6 +527,12 @@ const NEXT_WORD = /^[ \u00a0]+(\p{Ll}+|\p{Lu}|\d)|^([,!?;:)]|['’]s(?!\p{L})|$|
 // "der Peter", "de Jan" are how people are spoken of in German and Flemish.
 const DETERMINERS = new Set(['this', 'that', 'these', 'those', 'the', 'a', 'an', 'each', 'every', 'any', 'our', 'their', 'its']);
 
+const TECH_AFTER = new Set(
+  `cluster clusters node nodes database databases db deserialization serialization deserializer serializer library lib parser
+  server servers instance instances query queries driver client schema keyspace annotation annotations mapper module plugin
+  config configuration api sdk cli container containers pod pods replica replicas index indexes shard shards`.split(/\s+/),
+);
+
 /** A lone gazetteer first name: accept unless it could be an ordinary word here. */
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
@@ -533,6 +541,8 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
   const m = NEXT_WORD.exec(after);
   if (!m) return false;
   if (m[1] !== undefined && /\d/.test(m[1])) return false; // "Max 5 items", "Jan 12"
+  // "Jackson deserialization", "Cassandra cluster": a library or a database named like a person.
+  if (m[1] !== undefined && TECH_AFTER.has(m[1])) return false;
   const before = text.slice(Math.max(0, start - 4), start);
   if (SENTENCE_START.test(before) || start === 0) {
     // Sentence-initial capitals say nothing; accept only when a verb-like lower-case word follows.
@@ -559,6 +569,10 @@ function isSurname(tok: string): boolean {
   return ending !== undefined && tok.length - ending.length >= (LONGER_STEM.has(ending) ? 4 : 3) && !NOT_SURNAMES_BY_FORM.has(tok);
 }
 
+// Surnames that are as often the German noun after another capitalised noun: an insurer's
+// "Protokoll Teamrunde Schaden", "Abteilung Schaden", "Leiter Kosten". A title still reads the person.
+const NOUNS_NOT_SURNAMES = new Set(['Schaden', 'Kosten', 'Kasse', 'Recht']);
+
 /** End of a known surname (optionally after particles) right after `i`, or -1. */
 function knownSurnameAfter(text: string, i: number): number {
   const c = text.charCodeAt(i);
@@ -579,7 +593,7 @@ function knownSurnameAfter(text: string, i: number): number {
   const tok = tokenAt(text, j);
   // A surname that is also a first name ("Robert", "Thomas") may start the real name instead:
   // "Under Robert Taylor" is "Robert Taylor"; the token loop will reach it.
-  if (!tok || !isSurname(tok) || isNonNameWord(tok) || knownFirst(tok)) return -1;
+  if (!tok || !isSurname(tok) || isNonNameWord(tok) || knownFirst(tok) || NOUNS_NOT_SURNAMES.has(tok)) return -1;
   // A brand named after people opens there ("Compare Marks & Spencer", "Try Marks & Spencer"): the
   // word before it is a verb, not a first name; the token loop skips the brand.
   if (isEponym(text, j)) return -1;
@@ -604,7 +618,7 @@ const TOWN_NAMES = new Set(
 );
 // Within the two words before the preposition: "fly to", "flew back to", "je vais à", "woon in".
 const TRAVEL_CONTEXT =
-  /(?:^|[^\p{L}])(?:fly|flew|flight|flying|drive|drove|driving|train|ticket|billet|travel\w*|trip|move[ds]?|moving|going|heading|live[ds]?|living|based|born|visit\w*|vais|va|allons|vont|aller|allé[es]?|pars|part|partons|partir|arrive\w*|habite\w*|vi[st]|vivons|vivre|déménag\w*|vol|rentre\w*|né[es]?|fahr\w*|fuhr\w*|flieg\w*|flog|reise\w*|wohn\w*|zieh\w*|zog|geboren|rijd\w*|reed|vlieg\w*|vloog|reis\w*|woon\w*|verhuis\w*|vertrek\w*)[ \u00a0]+(?:[\p{L}'’]+[ \u00a0]+)?$/iu;
+  /(?:^|[^\p{L}])(?:fly|flew|flights?|flying|stay\w*|holidays?|vacation|vakantie|urlaub|drive|drove|driving|train|ticket|billet|travel\w*|trip|move[ds]?|moving|going|heading|live[ds]?|living|based|born|visit\w*|vais|va|allons|vont|aller|allé[es]?|pars|part|partons|partir|arrive\w*|habite\w*|vi[st]|vivons|vivre|déménag\w*|vol|rentre\w*|né[es]?|fahr\w*|fuhr\w*|flieg\w*|flog|reise\w*|wohn\w*|zieh\w*|zog|geboren|rijd\w*|reed|vlieg\w*|vloog|reis\w*|woon\w*|verhuis\w*|vertrek\w*)[ \u00a0]+(?:[\p{L}'’]+[ \u00a0]+)?$/iu;
 
 // Programming languages named like people: alone, with code spoken of around them ("port this
 // script from ruby to julia", "is Julia faster than Python"), they are the language. The words of
@@ -1229,8 +1243,13 @@ function namesAStreet(text: string, start: number, end: number): boolean {
   if (STREET_AFTER_Y.test(text)) return true;
   let last = end;
   while (last > start && text.charCodeAt(last - 1) !== 32 && text.charCodeAt(last - 1) !== 0xa0) last--;
-  return last > start && STREET_WORDS.has(text.slice(last, end));
+  if (last <= start) return false;
+  const word = text.slice(last, end);
+  // "Albert Cuypstraat", "Anna Paulownaplein": the street word glued to the surname. Not "weg" or
+  // "dijk", which end surnames ("Hogeweg", "Verdijk").
+  return STREET_WORDS.has(word) || GLUED_STREET_ENDING.test(word);
 }
+const GLUED_STREET_ENDING = /\p{L}{2}(?:straat|laan|plein|gracht|kade|singel|steeg|straße|strasse|platz|allee|gasse)$/u;
 
 // Spanish, Italian and Polish streets put their type first, and are as often named after people
 // ("Via Appia Antica", "al. Jana Pawła II", "Calle Francisco Silvela"): "then Via Appia Antica 3
@@ -1249,12 +1268,18 @@ function afterSouthernStreetType(text: string, start: number): boolean {
   return i >= 0 && !/[.!?\n:]/.test(text[i]!);
 }
 
+const PLACE_PREPOSITIONS_NL = new Set(['in', 'naar', 'bij', 'uit', 'vanuit', 'op', 'via', 'tot', 'voor', 'achter', 'tegenover', 'langs']);
+
 /** Whether the name at [start, end) names a room, a restaurant, an honour, a street or a place (see ROOM_BEFORE). */
 function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
   HONOUR_AFTER_Y.lastIndex = end;
   if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end) || afterSouthernStreetType(text, start)) return true;
   const before = wordBefore(text, start);
   if (ROOM_BEFORE.has(before.word)) return true;
+  // "in het Antoni van Leeuwenhoek", "naar het Erasmus": Dutch puts the neuter article before a
+  // hospital's, a school's or a museum's name, not before a person's. After a preposition only:
+  // "ik heb het Anna verteld" is "it" before the person told.
+  if (before.word === 'het' && text.charCodeAt(before.at) === 104 && PLACE_PREPOSITIONS_NL.has(wordBefore(text, before.at).word)) return true;
   return before.word === 'chez' && text.charCodeAt(before.at) === 67 && !SENTENCE_START.test(text.slice(Math.max(0, before.at - 4), before.at)) && before.at > 0;
 }
 
