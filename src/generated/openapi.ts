@@ -2509,6 +2509,8 @@ export interface components {
              */
             deleted: {
                 facts: number;
+                /** @description Fact submissions about the end-user, extracted or still waiting (their text with them). */
+                submissions: number;
                 threads: number;
                 traces: number;
                 replays: number;

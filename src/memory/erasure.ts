@@ -186,6 +186,7 @@ async function takeForgotten(db: Queryable, workspaceId: string, userRef: string
 export function deletedCounts(erasure: Erasure) {
   return {
     facts: erasure.facts,
+    submissions: erasure.submissions,
     threads: erasure.threads,
     traces: erasure.traces,
     replays: erasure.replays,

@@ -199,7 +199,8 @@ describe('the console pages: what each shows and offers, and to which key', func
     const counts = Object.fromEntries(
       await done.locator('li[data-store]').evaluateAll((items) => items.map((li) => [li.getAttribute('data-store'), li.textContent])),
     );
-    expect(Object.keys(counts)).to.deep.equal(['facts', 'threads', 'traces', 'replays', 'cache_entries', 'responses']);
+    expect(Object.keys(counts)).to.deep.equal(['facts', 'submissions', 'threads', 'traces', 'replays', 'cache_entries', 'responses']);
+    expect(counts.submissions).to.match(/^\d+ fact submissions?$/);
     expect(counts).to.include({ facts: '2 facts', threads: '1 thread', responses: '0 stored responses' });
     expect(counts.traces).to.match(/^[1-9]\d* traces?$/);
     expect(counts.replays).to.match(/^\d+ kept answers? for replay$/);

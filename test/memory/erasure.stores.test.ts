@@ -48,7 +48,7 @@ describe('erasure reaches replays, the response cache, threads and stored respon
 
     const erased = await api(gw.app.baseUrl, '/v1/memory?user_ref=klant-9', { method: 'DELETE', key: gw.key });
     expect(erased.status).to.equal(200);
-    expect(erased.body.deleted).to.deep.equal({ facts: 1, threads: 1, traces: 2, replays: 2, cache_entries: 1, responses: 0 });
+    expect(erased.body.deleted).to.deep.equal({ facts: 1, submissions: 1, threads: 1, traces: 2, replays: 2, cache_entries: 1, responses: 0 });
 
     // A retry under the first id finds no answer to hand back, and is not run or billed again.
     const replay = await ask('klant-9', 'keep-9', { thread: 'gesprek-9' });

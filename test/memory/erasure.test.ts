@@ -58,7 +58,7 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     expect(response.status).to.equal(200);
     expect(response.body).to.have.all.keys('user_ref', 'erased_at', 'deleted');
     expect(response.body.user_ref).to.equal('customer-7');
-    expect(response.body.deleted).to.deep.equal({ facts: 3, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
+    expect(response.body.deleted).to.deep.equal({ facts: 3, submissions: 2, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
     expect(Date.now() - Date.parse(response.body.erased_at)).to.be.within(0, 60_000);
 
     expect(await factContents(fx.app, fx.key, { user_ref: 'customer-7' })).to.deep.equal([]);
@@ -175,7 +175,7 @@ describe('DELETE /memory (erasure of an end-user)', () => {
     const byBody = await erase(fx.app, fx.key, { body: { user_ref: 'by-body' } });
     expect(byBody.status).to.equal(200);
     expect(byBody.body).to.include({ user_ref: 'by-body' });
-    expect(byBody.body.deleted).to.deep.equal({ facts: 1, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
+    expect(byBody.body.deleted).to.deep.equal({ facts: 1, submissions: 1, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
 
     await submitFact(fx.app, fx.key, { content: 'I play the flute.', user_ref: 'by-body' });
     await waitForFacts(fx.app, fx.key, { user_ref: 'by-body' }, (c) => c.length === 1);
@@ -223,7 +223,7 @@ describe('DELETE /memory (erasure of an end-user)', () => {
   it('answers 0 for an end-user with nothing stored, and still audits the request', async () => {
     const response = await erase(fx.app, fx.key, { query: 'never-seen' });
     expect(response.status).to.equal(200);
-    expect(response.body.deleted).to.deep.equal({ facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
+    expect(response.body.deleted).to.deep.equal({ facts: 0, submissions: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
     await waitFor(
       async () => {
         const log = await api(fx.app.baseUrl, '/v1/audit-log?action=memory.erased', { key: fx.key });
@@ -295,7 +295,7 @@ describe('erasure against extractions in flight', () => {
 
       const response = await erase(fx.app, fx.key, { query: 'racer' });
       expect(response.status).to.equal(200);
-      expect(response.body.deleted).to.deep.equal({ facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
+      expect(response.body.deleted).to.deep.equal({ facts: 0, submissions: 1, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
 
       // The job then gets its answer, finds its submission gone under the lock, and ends cleanly.
       await waitForNoExtractionJobs(fx.app);
@@ -381,7 +381,7 @@ describe('erasure against extractions in flight', () => {
 
       const response = await erase(fx.app, fx.key, { query: 'queued' });
       expect(response.status).to.equal(200);
-      expect(response.body.deleted).to.deep.equal({ facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
+      expect(response.body.deleted).to.deep.equal({ facts: 0, submissions: 2, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 });
       expect(await submissionsOf(fx.app, fx.workspaceId, 'queued')).to.equal(0);
 
       await fx.app.startWorker();

@@ -128,7 +128,7 @@ describe('webhook events', function () {
     const { event } = await eventOf('memory.erased', (data) => data.user_ref === 'nobody-here');
     expect(event.data).to.deep.equal({
       user_ref: 'nobody-here',
-      deleted: { facts: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 },
+      deleted: { facts: 0, submissions: 0, threads: 0, traces: 0, replays: 0, cache_entries: 0, responses: 0 },
     });
 
     await waitFor(async () => receiver.ofType('facts.extracted').length > 0, { what: 'the facts of anna' });

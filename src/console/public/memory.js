@@ -37,6 +37,7 @@ export async function render(view, route) {
 /** How many of each the erasure deleted, e.g. "2 facts, 1 thread, 4 traces, no replays…". */
 const STORES = [
   ['facts', 'fact', 'facts'],
+  ['submissions', 'fact submission', 'fact submissions'],
   ['threads', 'thread', 'threads'],
   ['traces', 'trace', 'traces'],
   ['replays', 'kept answer for replay', 'kept answers for replay'],
