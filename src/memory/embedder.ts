@@ -85,9 +85,7 @@ export async function embedForMemory(
   if (texts.length === 0) return { model, vectors: [], tokens: 0 };
   checkMemoryEmbeddingAllowed(model, policy);
   const { allowedProviders } = policy;
-  // The built-in local model embeds in this process: nothing leaves, nothing needs masking.
-  const leaves = model.endpoints.some((endpoint) => catalog.providers.get(endpoint.provider)?.kind !== 'local');
-  const sent = leaves && policy.firewallDefault ? await maskedForEmbedding(texts, policy.firewallLanguage) : texts;
+  const sent = embedsMasked(catalog, policy) ? await maskedForEmbedding(texts, policy.firewallLanguage) : texts;
   const plan = planRoute<EmbeddingModel>(catalog, adapters, {
     chain: [model.id],
     chainField: 'model',
@@ -106,6 +104,15 @@ export async function embedForMemory(
     const failed = abortedBy(err, signal);
     throw failed instanceof ChainFailed ? new MemoryEmbeddingFailed(failed.apiError) : failed;
   }
+}
+
+/**
+ * Whether memory's texts are masked before they are embedded: the firewall is on and the memory
+ * model is served by a provider (the built-in local model embeds in this process: nothing leaves).
+ */
+export function embedsMasked(catalog: Catalog, policy: MemoryEmbeddingPolicy): boolean {
+  const model = memoryEmbeddingModel(catalog);
+  return policy.firewallDefault && model.endpoints.some((endpoint) => catalog.providers.get(endpoint.provider)?.kind !== 'local');
 }
 
 /**

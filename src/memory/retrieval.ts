@@ -1,9 +1,10 @@
 import type { Pool } from '../db/pool.js';
 import { MemoryEmbeddingFailed } from '../errors.js';
+import { detectEntities, detectLanguage } from '../firewall/index.js';
 import type { Catalog, EmbeddingModel } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
 import { countTokens } from '../gateway/tokens.js';
-import { embedForMemory, memoryEmbeddingModel, type MemoryEmbeddingPolicy } from './embedder.js';
+import { embedForMemory, embedsMasked, memoryEmbeddingModel, type MemoryEmbeddingPolicy } from './embedder.js';
 import { searchFacts } from './factSearch.js';
 import { resolveCollectionSlugs, searchChunks } from './search.js';
 
@@ -125,6 +126,18 @@ export class MemoryPresence {
 
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
+/** The text with its personal values taken out: what a masked embedding of it still reads. */
+export function withoutPersonalValues(text: string): string {
+  let rest = '';
+  let at = 0;
+  for (const detection of detectEntities(text, detectLanguage(text, 'en'))) {
+    if (detection.start < at) continue;
+    rest += `${text.slice(at, detection.start)} `;
+    at = detection.end;
+  }
+  return rest + text.slice(at);
+}
+
 /**
  * Whether a question holds a letter or a digit. One without ("???", an emoji) asks about nothing
  * memory could hold; embedded, every such text is alike, and would fetch whatever else has no words.
@@ -147,10 +160,14 @@ export async function retrieve(
 
   const query = searchText(request.query);
   const model = memoryEmbeddingModel(deps.catalog);
-  let embedding: number[] | null;
+  let embedding: number[] | null = null;
   let note: string | undefined;
+  // Masked, a question that is only personal values ("Jan Jansen?") embeds as "[PERSON_1]", alike
+  // for every such question, and would fetch passages about nothing it asked: it is searched by its
+  // words alone, which still match the name.
+  const onlyValues = embedsMasked(deps.catalog, request.policy) && !asksAboutSomething(withoutPersonalValues(query));
   try {
-    embedding = (await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy)).vectors[0]!;
+    if (!onlyValues) embedding = (await embedForMemory(deps.catalog, deps.adapters, [query], signal, request.policy)).vectors[0]!;
   } catch (err) {
     // The memory model's providers are down: the chat is answered with what the words find rather
     // than not at all. A provider that refused the text, or a client that went away, still fails it.

@@ -84,6 +84,21 @@ ${SERVICES}
     for (const value of inClear) expect(sent, value).not.to.contain(value);
   });
 
+  it('searches a question that is only a personal value by its words alone: masked, it would embed as every such question', async () => {
+    const slug = await createCollection(app, key, 'Dossiers');
+    const document = await ingest(app, key, { title: 'Dossier', collection: slug, text: 'Het dossier van Jan Jansen is afgesloten.' });
+    expect((await settled(app, key, document)).status).to.equal('ready');
+    const before = embedded().length;
+    const chat = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: { model: 'stub/chat', collection: slug, cache: false, messages: [{ role: 'user', content: 'Jan Jansen?' }] },
+    });
+    expect(chat.status).to.equal(200);
+    expect(embedded().length, 'no embedding of "[PERSON_1]?"').to.equal(before);
+    expect(chat.body.sources.map((s: { document_id?: string }) => s.document_id)).to.deep.equal([document]);
+  });
+
   it('keeps facts apart that differ in a personal value, though masked they embed alike; a restatement still merges', async () => {
     // QA: "bevriend met Jan Bakker" then "bevriend met Piet de Groot" embedded as one masked text
     // (cosine 1), and the second replaced the first; so did a second daughter in one submission.
