@@ -268,10 +268,24 @@ function person(text: string, start: number, end: number): Detection {
 const ORDER_LABEL_G =
   /(?<![\p{L}])(?:(?:nach|familien)?name|(?:achter)?naam|nom(?: de famille)?|surname|last[ -]?name|family[ -]name)[ \t]*[,/][ \t]*(?:vorname[n]?|voorna(?:am|men)|pr[ée]noms?|first[ -]?names?|given[ -]names?|forenames?)(?:\(s\))?[ \t\u00a0]*:[ \t\u00a0]*/giu;
 const ORDER_LABEL_HINT = /vorname|voorna|pr[ée]nom|first[ -]?name|given[ -]name|forename/i;
+// The label ends right before a colon: only the few characters before each colon are read, not
+// every position of every text (a case-insensitive alternation over a long document cost as much as
+// a recognizer). A text of very many colons (a log, JSON) is read once, whole, instead.
+const ORDER_LABEL_BEFORE_COLON = /(?:vorname|voorna|pr[ée]nom|first[ -]?name|given[ -]name|forename)[^:\n]{0,8}$/i;
+const MAX_COLONS_LOOKED_AT = 2000;
+
+function holdsOrderLabel(text: string): boolean {
+  let colons = 0;
+  for (let colon = text.indexOf(':'); colon >= 0; colon = text.indexOf(':', colon + 1)) {
+    if (++colons > MAX_COLONS_LOOKED_AT) return ORDER_LABEL_HINT.test(text);
+    if (ORDER_LABEL_BEFORE_COLON.test(text.slice(Math.max(0, colon - 24), colon))) return true;
+  }
+  return false;
+}
 const PAIR_Y = /((?:\p{L}{1,3}['’]?[ ]){0,3}\p{Lu}[\p{L}'’-]{1,40}(?:[ ]\p{Lu}[\p{L}'’-]{1,40})?),[ \t]*(\p{Lu}[\p{L}'’-]{1,40})((?:[ ]\p{Lu}[\p{L}'’-]{1,40}){0,2})(?![\p{L}\p{N}.])/uy;
 
 function findOrderedPairs(text: string, out: Detection[]): void {
-  if (text.indexOf(',') < 0 || !ORDER_LABEL_HINT.test(text)) return;
+  if (text.indexOf(',') < 0 || !holdsOrderLabel(text)) return;
   ORDER_LABEL_G.lastIndex = 0;
   for (let m = ORDER_LABEL_G.exec(text); m; m = ORDER_LABEL_G.exec(text)) {
     const at = ORDER_LABEL_G.lastIndex;

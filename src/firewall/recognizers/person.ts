@@ -722,8 +722,7 @@ const MODEL_WORD_Y = /[ \u00a0]([\p{Lu}\d][\p{L}\d]*(?:-[\p{L}\d]+)?)(?![\p{L}\p
  * is no surname the lists know only as a surname: "Mercedes Jansen" is a person, "Mercedes Vito"
  * a van. A title or cue before the maker reads the person first ("Mevrouw Mercedes Jansen").
  */
-function vehicleEnd(text: string, start: number): number {
-  const tok = tokenAt(text, start);
+function vehicleEnd(text: string, start: number, tok: string | null = tokenAt(text, start)): number {
   if (tok === null) return -1;
   let i = start + tok.length;
   if (!VEHICLE_MAKERS.has(tok)) {
@@ -1533,7 +1532,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     const start = m.index;
     if (isCovered(start)) continue;
     const tok = m[0];
-    const vehicle = vehicleEnd(text, start);
+    // Every capitalised token is asked: the token is known, so only a maker's costs more than a lookup.
+    const vehicle = VEHICLE_MAKERS.has(tok) || TWO_WORD_MAKERS.has(tok) ? vehicleEnd(text, start, tok) : -1;
     if (vehicle > 0) {
       tokens.lastIndex = Math.max(tokens.lastIndex, vehicle);
       continue;
