@@ -192,8 +192,8 @@ export class ChatService {
    */
   refuseBeyondFirewallBound(principal: Principal, body: ChatCompletionRequest): void {
     if (!(body.firewall ?? principal.settings.firewallDefault)) return;
-    const { request } = upstreamRequestOf(body);
-    const prompt = { messages: body.messages, tools: request.tools, response_format: request.response_format, stop: request.stop };
+    // The body's own fields: the upstream request copies them as they are.
+    const prompt = { messages: body.messages, tools: body.tools, response_format: body.response_format, stop: body.stop ?? undefined };
     refuseBeyondFirewallBound(prompt, this.deps.firewallMaxChars ?? DEFAULT_FIREWALL_MAX_CHARS);
   }
 

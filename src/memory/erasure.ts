@@ -82,7 +82,8 @@ export async function eraseEndUserIn(db: PoolClient, actor: Actor, userRef: stri
   const answers = await db.query<{ replays: number; cache_entries: number }>(
     // The ids the end-user's requests were sent under are kept, emptied (no answer, no body hash,
     // no end-user): a retry under one is refused (422, not kept for replay) rather than run anew,
-    // which for a fact submission (billed under its own id, not the caller's) stored the fact again.
+    // which for a fact submission (billed under its own id, not the caller's) stored the fact again
+    // (docs/decisions/0034-an-erased-end-users-request-ids-stay-taken.md).
     `with replays as (
        update requests
           set state = 'completed', response = null, body_hash = '\\x'::bytea, end_user = null, fact_ids = null,

@@ -1,3 +1,4 @@
+import type { SubmissionRow as StoredSubmission } from '../../src/memory/facts.js';
 import { api, startTestApp, type JsonResponse, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { startStubProvider, type StubProvider } from '../helpers/stubProvider.js';
@@ -98,17 +99,9 @@ export function waitForFacts(
   );
 }
 
-export interface SubmissionRow {
-  id: string;
-  user_ref: string | null;
+/** A submission as its row holds it, its text too (which the API never shows). */
+export interface SubmissionRow extends Omit<StoredSubmission, 'created_at' | 'completed_at'> {
   content: string | null;
-  status: string;
-  extractor: string | null;
-  facts_found: number | null;
-  facts_added: number | null;
-  facts_updated: number | null;
-  facts_deleted: number | null;
-  error: string | null;
 }
 
 /** The latest submission of the workspace for `userRef`. */

@@ -3,8 +3,8 @@ import type { AppContext } from '../state.js';
 
 // Browser apps call the API as they call OpenAI's (its SDK with `dangerouslyAllowBrowser`), which
 // answers CORS. A key travels in a header, never in a cookie: a page can use one only when it holds
-// it, so any origin may be answered. Preflights are answered here, before authentication, which a
-// browser's preflight never carries.
+// it, so any origin may be answered (docs/decisions/0035-cors-for-any-origin.md). Preflights are
+// answered here, before authentication, which a browser's preflight never carries.
 
 const API_PATH = /^\/v1(\/|$)/;
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
