@@ -9,7 +9,7 @@ import { phoneRegionMatters } from './recognizers/phone.js';
 import { firstNameStandsAlone, nameIsAlsoAWord, surnameAloneIsName } from './recognizers/person.js';
 import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './scan.js';
 import { findStructured, literalsAsProse } from './structure.js';
-import { escapesView, fromEscapesView } from './string-escapes.js';
+import { escapesView, fromEscapesView, withQuoteEscapesRead } from './string-escapes.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import type { Detection, Language, Recognizer } from './types.js';
 import { isNonNameWord } from './words.js';
@@ -93,8 +93,11 @@ export function detectEntities(
   if (text.length === 0) return [];
   // "\n" and "\u00e9" written as escapes are read as what they stand for (string-escapes.ts).
   const escapes = escapesView(text);
-  if (escapes !== null) return fromEscapesView(text, escapes, detectMarkup(escapes.text, language, recognizers, undefined, budget));
-  return detectMarkup(text, language, recognizers, scan, budget);
+  const found =
+    escapes !== null
+      ? fromEscapesView(text, escapes, detectMarkup(escapes.text, language, recognizers, undefined, budget))
+      : detectMarkup(text, language, recognizers, scan, budget);
+  return withQuoteEscapesRead(text, found);
 }
 
 /** `detectEntities` of a text without escapes. */

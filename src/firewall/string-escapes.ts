@@ -16,6 +16,8 @@
 //   "CORP\\tom" in JSON, and "\\fileserver\home\nina.jansen@…" in prose, are a backslash and a
 //   letter (read as a tab, the placeholder took "om.devries@…").
 // - "\"" and "\\" stay as written: a literal keeps its quotes and the key before it (structure.ts).
+//   A value that holds an escaped quote ("Jan \"JJ\" de Vries") is valued as it reads all the same
+//   (`withQuoteEscapesRead`): a JSON answer escaped it a second time ("Jan \\\"JJ\\\" de Vries").
 //
 // The vault keeps the value decoded, which tool-call arguments take back (escaped again for JSON),
 // and, when the value held a line break or tab escape, its form with those as written, which a
@@ -153,6 +155,25 @@ export function fromEscapesView(text: string, view: EscapesView, detections: Det
     d.normalized ??= normalizeValue(d.type, decoded);
     const written = escapesView(d.text, false)?.text ?? d.text;
     if (written !== decoded) d.escapedAsWritten = written;
+  }
+  return detections;
+}
+
+const ESCAPED_QUOTE = '\\"';
+
+/**
+ * Detections whose text holds an escaped quote (`Jan \"JJ\" de Vries`, only ever written inside a
+ * string literal), in place: valued with "\"" and "\\" read, their form as written kept for a
+ * reply's text. A JSON answer, and a tool call's arguments, escape the value once again, as they
+ * do every other value; valued as written, it came back with its backslashes doubled.
+ */
+export function withQuoteEscapesRead(text: string, detections: Detection[]): Detection[] {
+  if (text.indexOf(ESCAPED_QUOTE) < 0) return detections;
+  for (const d of detections) {
+    if (d.urlDecoded !== undefined || d.text.indexOf(ESCAPED_QUOTE) < 0) continue;
+    const asWritten = d.escapedAsWritten ?? d.escapedDecoded ?? d.text;
+    d.escapedDecoded = (d.escapedDecoded ?? d.text).replace(/\\(["\\])/g, '$1');
+    d.escapedAsWritten = asWritten;
   }
   return detections;
 }

@@ -66,4 +66,17 @@ describe('firewall: text written with escapes', () => {
       expect(fw.mask(text), text).to.equal(text);
     }
   });
+
+  it('gives a value that holds an escaped quote back escaped once in a JSON answer, as written in a reply\'s text (QA, 2026-11-27)', () => {
+    const fw = createFirewall({ language: 'auto' });
+    const record = '{"klant":"Jan \\"JJ\\" de Vries","pad":"C:\\\\Users\\\\Jan de Vries\\\\Documents"}';
+    const masked = fw.mask(record);
+    expect(masked).not.to.match(/Vries|JJ/);
+    expect(JSON.parse(masked)).to.be.an('object');
+    // A JSON answer (response_format json_object) repeating the record parses to what was sent.
+    expect(JSON.parse(fw.restoreToolArguments(masked))).to.deep.equal(JSON.parse(record));
+    expect(JSON.parse(fw.restoreToolArguments('{"name":"[PERSON_1]"}')).name).to.equal('Jan "JJ" de Vries');
+    // A reply's text that repeats the record stays the JSON it was.
+    expect(JSON.parse(fw.restore(masked))).to.deep.equal(JSON.parse(record));
+  });
 });
