@@ -14,6 +14,11 @@ export const isDataUrl = (url: string): boolean => DATA_URL_SCHEME.test(url);
 // What a provider can fetch or read: a URL of another scheme (http:, ftp:, file:) it refuses or, worse, tries.
 export const IMAGE_URL_SCHEME = /^(?:https|data):/i;
 
+// The image formats every vision provider reads (OpenAI, Mistral and Anthropic name the same four):
+// a data: URL of another type (text/html, application/octet-stream, none) failed at the provider,
+// as its error rather than ours.
+const IMAGE_DATA_URL = /^data:image\/(?:png|jpeg|jpg|gif|webp)[;,]/i;
+
 /** Bytes once decoded: base64 carries 3 bytes per 4 characters. */
 function decodedSize(data: string): number {
   const comma = isDataUrl(data) ? data.indexOf(',') : -1;
@@ -87,6 +92,8 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
       const imageUrl = (record.image_url as { url?: unknown } | undefined)?.url;
       if (typeof imageUrl === 'string' && !IMAGE_URL_SCHEME.test(imageUrl)) {
         add(`messages.${m}.content.${p}.image_url.url`, 'must be an https or a data: URL (a provider cannot fetch any other)');
+      } else if (typeof imageUrl === 'string' && isDataUrl(imageUrl) && !IMAGE_DATA_URL.test(imageUrl)) {
+        add(`messages.${m}.content.${p}.image_url.url`, 'a data: URL image must be image/png, image/jpeg, image/gif or image/webp');
       }
       const data = attachmentData(record);
       if (data !== undefined && decodedSize(data) > MAX_ATTACHMENT_BYTES) {

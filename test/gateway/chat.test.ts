@@ -359,13 +359,16 @@ describe('POST /v1/chat/completions', () => {
       for (const extra of served) expect((await postChat(gw, chatBody(extra))).status, JSON.stringify(extra)).to.equal(200);
     });
 
-    it('reads a data URL in capitals as one: held to its cap and base64, sent on in lower case; an image URL of another scheme is refused', async () => {
+    it('reads a data URL in capitals as one: held to its cap and base64, sent on in lower case; an image URL of another scheme or type is refused', async () => {
       const big = 'A'.repeat(Math.ceil((10 * 1024 * 1024 + 10) / 3) * 4);
       const cases: [string, string, RegExp][] = [
         [`DATA:image/png;base64,${big}`, 'messages.0.content.0', /at most 10485760 bytes/],
         ['Data:image/png;BASE64,!!!', 'messages.0.content.0', /not valid base64/],
         ['http://example.com/a.png', 'messages.0.content.0.image_url.url', /https or a data: URL/],
         ['file:///etc/passwd', 'messages.0.content.0.image_url.url', /https or a data: URL/],
+        // An image of no image type failed at the provider, in its words (QA, 2026-11-27).
+        ['data:text/html;base64,PGgxPkhpPC9oMT4=', 'messages.0.content.0.image_url.url', /image\/png, image\/jpeg, image\/gif or image\/webp/],
+        ['data:;base64,iVBORw0KGgo=', 'messages.0.content.0.image_url.url', /image\/png, image\/jpeg/],
       ];
       for (const [url, field, message] of cases) {
         const response = await postChat(gw, chatBody({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }));

@@ -3,12 +3,12 @@ import { createFirewall } from '../../firewall/index.js';
 import { validationFailed } from '../../errors.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import { upstreamPrompt } from '../../gateway/chatFirewall.js';
-import { NO_MODEL } from '../../gateway/chatRequest.js';
+import { checkChatRules, NO_MODEL } from '../../gateway/chatRequest.js';
 import { chainOf, checkModelChain } from '../../gateway/routing.js';
-import type { MessagesCountTokensRequest } from '../../generated/openapi.js';
+import type { ChatCompletionRequest, MessagesCountTokensRequest } from '../../generated/openapi.js';
 import type { Principal } from '../../tenancy/store.js';
 import { countPromptTokensPaced } from '../../gateway/tokens.js';
-import { countRequestOf } from './request.js';
+import { countRequestOf, fieldsOf } from './request.js';
 
 /**
  * The input tokens of a Messages request as it would leave: translated, then masked when the
@@ -26,6 +26,9 @@ export async function countInputTokens(
   if (body.model === undefined && body.models === undefined) throw validationFailed({ model: [NO_MODEL] });
   checkModelChain(catalog, { ...chainOf(body), type: 'chat', settings: principal.settings });
   const request = countRequestOf(body);
+  // What the chat rules refuse of the request (a tool_result no tool_use asked for, an image of no
+  // image type) is refused here too: counted, it was a 200 for a request that /v1/messages refuses.
+  checkChatRules({ model: body.model, models: body.models, ...request } as ChatCompletionRequest, fieldsOf(body));
   const firewallOn = body.firewall ?? principal.settings.firewallDefault;
   const firewall = firewallOn ? createFirewall({ language: body.firewall_language ?? principal.settings.firewallLanguage }) : undefined;
   const { messages, tools } = await upstreamPrompt(firewall, request, { maxChars: firewallMaxChars });

@@ -387,7 +387,7 @@ export async function chatRequestOf(
 }
 
 /** The Messages field of each field of the chat messages, from the messages built again with their origins. */
-function fieldsOf(body: MessagesRequest): (chatField: string) => string {
+export function fieldsOf(body: MessagesCountTokensRequest): (chatField: string) => string {
   const origins = new MessageOrigins();
   // Its refusals were made the first time.
   return origins.fieldOf(messagesOf(body, () => undefined, new Set(), origins));

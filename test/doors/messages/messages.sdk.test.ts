@@ -318,6 +318,33 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(res.body.errors).to.have.property('messages.0.content.1.id');
   });
 
+  it('refuses an image of no image type, and counts only what /v1/messages would take (QA, 2026-11-27)', async () => {
+    const html = { type: 'image', source: { type: 'base64', media_type: 'text/html', data: PNG_1PX } };
+    const res = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: { model: 'test/chat-a', max_tokens: 32, messages: [{ role: 'user', content: [{ type: 'text', text: 'Wat staat hierop?' }, html] }] },
+    });
+    expect(res.status).to.equal(422);
+    expect(res.body.error.type).to.equal('invalid_request_error');
+    expect(res.body.errors).to.have.property('messages.0.content.1');
+    expect(gw.euA.requests).to.have.length(0);
+    // count_tokens refuses what /v1/messages refuses: an image of no image type, a tool_result no tool_use asked for.
+    const orphan = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_nope', content: 'ok' }] };
+    for (const [messages, field] of [
+      [[{ role: 'user', content: [html] }], 'messages.0.content.0'],
+      [[{ role: 'user', content: 'Hallo' }, { role: 'assistant', content: 'Ja?' }, orphan], 'messages.2'],
+    ] as const) {
+      const counted = await api(gw.app.baseUrl, '/v1/messages/count_tokens', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', messages } });
+      const created = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages } });
+      expect(created.status, field).to.equal(422);
+      expect(counted.status, field).to.equal(422);
+      expect(counted.body.error.type).to.equal('invalid_request_error');
+      expect(Object.keys(counted.body.errors).join(' '), field).to.contain(field);
+    }
+    expect(gw.euA.requests).to.have.length(0);
+  });
+
   it('refuses a tool_choice that forces a tool when the request offers none, as Anthropic does (it was dropped)', async () => {
     for (const [toolChoice, path] of [
       [{ type: 'any' }, 'tool_choice.type'],
