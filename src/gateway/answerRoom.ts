@@ -2,7 +2,7 @@ import { validationFailed } from '../errors.js';
 import type { ChatCompletionRequest } from '../generated/openapi.js';
 import { expandChain, type Catalog, type ChatModel } from './catalog.js';
 import { chainOf } from './routing.js';
-import { countPromptTokensPaced } from './tokens.js';
+import { countPromptPartsPaced } from './tokens.js';
 
 // Coding agents ask the doors for the most a model can write (Claude Code's max_tokens, Codex's
 // max_output_tokens), more than the context leaves after the prompt; every provider refuses such
@@ -39,9 +39,15 @@ async function promptBeyondRoom(model: ChatModel, chat: ChatCompletionRequest, c
   // length fits beside the prompt: only the rest are counted with the tokenizer, paced (a prompt
   // may be megabytes). Without a cap (Codex sends none) only the prompt is checked.
   if ((cap ?? 0) + jsonLength(chat) + SAFETY_TOKENS <= context) return undefined;
-  const prompt = await countPromptTokensPaced(chat);
+  const parts = await countPromptPartsPaced(chat);
+  const prompt = parts.messages + parts.tools;
   if (prompt >= context) {
-    const errors = { [promptField]: [`holds about ${prompt} tokens, more than the ${context}-token context of ${model.id} leaves room for an answer`] };
+    const beyond = `more than the ${context}-token context of ${model.id} leaves room for an answer`;
+    const errors: Record<string, string[]> = {};
+    // Tools that take most of the prompt are named first (the SDK's `param`): a developer sent to
+    // the messages looked for the tokens in the wrong place.
+    if (parts.tools >= parts.messages) errors.tools = [`hold about ${parts.tools} of the prompt's ${prompt} tokens, ${beyond}`];
+    errors[promptField] = [`holds about ${prompt} tokens${parts.tools > 0 ? ` (the tools ${parts.tools} of them)` : ''}, ${beyond}`];
     throw validationFailed(errors, undefined, 'context_length_exceeded');
   }
   return prompt;

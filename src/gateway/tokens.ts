@@ -275,8 +275,14 @@ export function countPromptTokens(prompt: PromptWithTools): number {
 
 /** countPromptTokens, giving way to other requests every 64 KiB: a prompt may be megabytes. */
 export async function countPromptTokensPaced(prompt: PromptWithTools): Promise<number> {
+  const { messages, tools } = await countPromptPartsPaced(prompt);
+  return messages + tools;
+}
+
+/** `countPromptTokensPaced`, the messages' and the tools' shares apart. */
+export async function countPromptPartsPaced(prompt: PromptWithTools): Promise<{ messages: number; tools: number }> {
   const tools = prompt.tools ? (await countTokensPaced([JSON.stringify(prompt.tools)]))[0]! : 0;
-  return (await countMessageTokensPaced(prompt.messages)) + tools;
+  return { messages: await countMessageTokensPaced(prompt.messages), tools };
 }
 
 /**

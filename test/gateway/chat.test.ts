@@ -416,6 +416,16 @@ describe('POST /v1/chat/completions', () => {
       expect(gw.euA.requests).to.have.length(0);
       const withRoom = await postChat(gw, chatBody({ model: undefined, models: ['test/chat-a', 'test/long'], cache: false, messages: [{ role: 'user', content: prompt }] }));
       expect(withRoom.status).to.not.equal(422);
+      // Tools that take most of the context are named first, as what to trim (QA, 2026-11-27).
+      const tools = Array.from({ length: 1500 }, (_, i) => ({ type: 'function', function: { name: `tool_${i}`, description: 'Looks up one policy record by its number and returns it', parameters: { type: 'object', properties: { policy_number: { type: 'string' } } } } }));
+      const sent = gw.euA.requests.length;
+      const crowded = await postChat(gw, chatBody({ tools, messages: [{ role: 'user', content: 'ok' }] }));
+      const crowdedBody = (await crowded.json()) as any;
+      expect(crowded.status).to.equal(422);
+      expect(crowdedBody.error).to.include({ code: 'context_length_exceeded', param: 'tools' });
+      expect(crowdedBody.errors.tools.join(' ')).to.match(/hold about \d+ of the prompt's \d+ tokens, more than the 32000-token context/);
+      expect(crowdedBody.errors.messages.join(' ')).to.match(/\(the tools \d+ of them\)/);
+      expect(gw.euA.requests).to.have.length(sent);
     });
 
     it('names the field first in the message, apart from what it says about it', async () => {
