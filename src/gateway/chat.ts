@@ -711,7 +711,9 @@ export class ChatService {
     const body = {
       id: ctx.requestId,
       object: 'chat.completion',
-      created: answer.completion.created || Math.floor(Date.now() / 1000),
+      // The gateway's clock, as its streams have it: a provider's (another host's, or a fixed one) made
+      // the same request answer with two times by the way it took.
+      created: Math.floor(Date.now() / 1000),
       model: answer.model.id,
       choices: visible.choices.map((choice) => ({
         index: choice.index,
