@@ -282,13 +282,20 @@ export async function startStubProvider(options: StubProviderOptions = {}): Prom
   }
 
   function writePieces(res: ServerResponse, pieces: readonly (string | Uint8Array)[], delayMs: number | undefined, done: () => void): void {
+    if (!delayMs) {
+      // In a loop: one call per piece overflowed the stack on a long answer (a 60,000-word echo).
+      for (const piece of pieces) {
+        if (res.destroyed) return;
+        res.write(piece);
+      }
+      return done();
+    }
     let i = 0;
     const step = (): void => {
       if (res.destroyed) return;
       if (i >= pieces.length) return done();
       res.write(pieces[i++]!);
-      if (delayMs) later(delayMs, step);
-      else step();
+      later(delayMs, step);
     };
     step();
   }
