@@ -406,6 +406,16 @@ export async function forgetFact(db: Queryable, workspaceId: string, id: string)
   return (rowCount ?? 0) > 0;
 }
 
+/** GET /recall/facts/{id}: a fact of the workspace, or undefined for an unknown id or another workspace's. */
+export async function findFact(db: Queryable, workspaceId: string, id: string): Promise<FactRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const { rows } = await db.query<FactRow>(
+    'select id, user_ref, content, created_at, updated_at from facts where workspace_id = $1 and id = $2',
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
 /**
  * One page of the scope's facts, newest first, (created_at, id) descending: a stable order in which
  * a cursor names an exact position (in microseconds, which a JS Date would drop: the facts of one

@@ -50,6 +50,7 @@ const INTERFACE: Record<string, string> = {
   listFacts: 'GET /v1/recall/facts',
   // Beyond the interface: how a submission's extraction went (mem0's event status), which the
   // facts.extracted webhook tells only when it succeeded.
+  getFact: 'GET /v1/recall/facts/{id}',
   getFactSubmission: 'GET /v1/recall/submissions/{id}',
   deleteFact: 'DELETE /v1/memory/facts/{id}',
   eraseEndUser: 'DELETE /v1/memory',

@@ -6,7 +6,7 @@ import type { LimitGate } from '../../limits/gate.js';
 import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
 import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
-import { findFacts, findSubmission, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
+import { findFact, findFacts, findSubmission, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
 import type { Principal } from '../../tenancy/store.js';
@@ -58,6 +58,13 @@ export function factRoutes(
       (row) => ({ us: row.position_us, id: row.id }),
     );
     ctx.body = { data: rows.map(presentFact), next_cursor };
+  });
+
+  api.add('getFact', async (ctx) => {
+    const id = ctx.params.id!;
+    const fact = await findFact(pool, principalOf(ctx).workspaceId, id);
+    if (!fact) throw notFound(`no fact ${id}`);
+    ctx.body = presentFact(fact);
   });
 
   api.add('getFactSubmission', async (ctx) => {
