@@ -1200,6 +1200,7 @@ function lineStructures(text: string, out: Collector): void {
     // is its key's, up to the next blank. Read as one "key: value" line, the first value ran on over
     // the other pairs and the line's other names went out in clear.
     if (mayHoldPairs && length <= MAX_LOG_LINE && logPairs(text, line, out)) continue;
+    if (mayHoldPairs && length <= MAX_LOG_LINE && formPairs(text, line, out)) continue;
     // Headers and key-value lines are short; a paragraph of prose is not read further.
     if (length > MAX_HEADER_LINE) continue;
     const { keySign, sep } = signsOf(text, line);
@@ -1332,6 +1333,49 @@ function logPairs(text: string, line: Line, out: Collector): boolean {
   }
   if (pairs.length < 2) return false;
   for (const [key, start, end] of pairs) out.value(key, start, end);
+  return true;
+}
+
+// A form's body outside a URL ("name=Ruben Dijkstra&phone=+31612345678", a request logged or pasted,
+// read decoded too: url-encoded.ts): each value is its key's, up to the next "&". Read as one
+// "key: value" line, the first value ran on over the other pairs, and its placeholder swallowed them.
+const FORM_KEY_Y = /([\p{L}_][\p{L}\p{N}_.[\]-]{0,47})=/uy;
+const FORM_KEY_CHAR = /[\p{L}\p{N}_.[\]-]/u;
+const MAX_FORM_KEY = 48;
+
+/** The pairs of a form body on the line, each value by its key; false when the line holds none. */
+function formPairs(text: string, line: Line, out: Collector): boolean {
+  const lineText = text.slice(line.start, line.end);
+  const firstAmp = lineText.indexOf('&');
+  if (firstAmp < 0) return false;
+  FORM_KEY_Y.lastIndex = firstAmp + 1;
+  if (!FORM_KEY_Y.test(lineText)) return false;
+  // The pair before the first "&" opens the form: its key ends at the last "=" before it.
+  const sign = lineText.lastIndexOf('=', firstAmp);
+  if (sign <= 0) return false;
+  let at = sign;
+  while (at > 0 && sign - at < MAX_FORM_KEY && FORM_KEY_CHAR.test(lineText[at - 1]!)) at--;
+  if (at === sign) return false;
+  // A URL's query is read as one (structure of URLs, url-encoded.ts).
+  if (at > 0 && (lineText.charCodeAt(at - 1) === 63 || lineText.lastIndexOf('://', at) >= 0)) return false;
+  const values: Array<[string, number, number]> = [];
+  let spaced = false;
+  while (at < lineText.length) {
+    FORM_KEY_Y.lastIndex = at;
+    const key = FORM_KEY_Y.exec(lineText);
+    if (key === null) break;
+    const start = at + key[0].length;
+    const amp = lineText.indexOf('&', start);
+    let end = amp < 0 ? lineText.length : amp;
+    if (amp >= 0) spaced ||= /\s/.test(lineText.slice(start, end));
+    // The last value ends where the form does: at a blank, unless its values hold blanks (decoded).
+    else if (!spaced) end = start + lineText.slice(start).search(/\s|$/);
+    values.push([key[1]!, start, end]);
+    if (amp < 0) break;
+    at = amp + 1;
+  }
+  if (values.length < 2) return false;
+  for (const [key, start, end] of values) out.value(key, line.start + start, line.start + end);
   return true;
 }
 

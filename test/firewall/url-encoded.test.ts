@@ -137,4 +137,14 @@ describe('percent-encoded personal data in URLs in the text', () => {
     expect(tokens.length).to.equal(2);
     expect(text.slice(tokens[0], tokens[1])).to.equal('https://a.nl/?e=x%40y.nl');
   });
+
+  it('reads a form body outside a URL pair by pair: each value masked by its key, none swallowing the next (QA, 2026-11-27)', () => {
+    const fw = createFirewall({ language: 'auto' });
+    const encoded = fw.mask('Body: name=Ruben%20Dijkstra&phone=%2B31612345678\nRuben Dijkstra belde terug.');
+    expect(encoded).to.equal('Body: name=%5BPERSON_1%5D&phone=%5BPHONE_1%5D\n[PERSON_1] belde terug.');
+    const plain = fw.mask('name=Ruben Dijkstra&phone=+31612345678&plan=pro');
+    expect(plain).to.match(/^name=\[PERSON_1\]&phone=\[PHONE_\d\]&plan=pro$/);
+    expect(fw.restore(plain)).to.equal('name=Ruben Dijkstra&phone=+31612345678&plan=pro');
+    for (const text of ['Q&A: price=12&qty=3', 'Tom & Jerry=fun', 'a=1&&b=2']) expect(fw.mask(text), text).to.equal(text);
+  });
 });
