@@ -595,7 +595,15 @@ export interface paths {
         delete: operations["deleteFact"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct one fact's text
+         * @description Replaces the fact's text (mem0's `update`), embedded again and billed as a `facts` usage
+         *     line with a trace and an audit entry (`fact.corrected`). The same text it holds already
+         *     changes nothing and bills nothing. What the fact was retrieved into (answers kept for
+         *     replay, cached answers, stored responses) is forgotten with its old text. An unknown id,
+         *     another workspace's, or a fact forgotten or erased: 404.
+         */
+        patch: operations["correctFact"];
         trace?: never;
     };
     "/memory": {
@@ -2459,6 +2467,10 @@ export interface components {
              */
             user_ref?: string | null;
         };
+        FactCorrection: {
+            /** @description The fact as it should read. Not only spaces. */
+            content: string;
+        };
         FactAccepted: {
             /** @constant */
             status: "accepted";
@@ -4143,6 +4155,53 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    correctFact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The caller's own request id (max 255 characters); absent or longer, a UUID is generated.
+                 *     Echoed in the `X-Request-Id` response header. On the operations that bill or create
+                 *     something (chat, embeddings, and creating a collection, a document, a fact submission or
+                 *     a score), a retry with the same id and the same body (not counting `stream` and
+                 *     `stream_options`) replays the first successful response, marked `X-Replay: true`, and
+                 *     creates and bills nothing again; the same id with a different body is a 422
+                 *     (`errors["X-Request-Id"]`); the same id while the first is still running is a 409.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Alias of `X-Request-Id` (used when `X-Request-Id` is absent). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The fact id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FactCorrection"];
+            };
+        };
+        responses: {
+            /** @description The fact as it now reads. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["BudgetExhausted"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     eraseEndUser: {
         parameters: {
             query?: {
@@ -5627,6 +5686,7 @@ export type EraseResult = components['schemas']['EraseResult'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type Fact = components['schemas']['Fact'];
 export type FactAccepted = components['schemas']['FactAccepted'];
+export type FactCorrection = components['schemas']['FactCorrection'];
 export type FactList = components['schemas']['FactList'];
 export type FactSubmission = components['schemas']['FactSubmission'];
 export type FactSubmitRequest = components['schemas']['FactSubmitRequest'];

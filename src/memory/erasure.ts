@@ -205,16 +205,24 @@ export async function forgetFactEverywhere(pool: Pool, principal: Principal, fac
   return auditedDeletion(pool, principal, { action: 'fact.forgotten', target: factId }, async (db) => {
     const workspaceId = principal.workspaceId;
     if (!(await forgetFact(db, workspaceId, factId))) return false;
-    await db.query(
-      `with replays as (
-         delete from requests where workspace_id = $1 and fact_ids @> array[$2::uuid]
-       )
-       delete from response_cache where workspace_id = $1 and fact_ids @> array[$2::uuid]`,
-      [workspaceId, factId],
-    );
-    await forgetAnswersHolding(db, workspaceId, { type: 'fact', id: factId });
+    await forgetAnswersHoldingFact(db, workspaceId, factId);
     return true;
   });
+}
+
+/**
+ * The answers kept for replay, cached and stored that a fact was retrieved into: forgotten with
+ * the fact, and with its old text when it is corrected (factCorrection.ts).
+ */
+export async function forgetAnswersHoldingFact(db: PoolClient, workspaceId: string, factId: string): Promise<void> {
+  await db.query(
+    `with replays as (
+       delete from requests where workspace_id = $1 and fact_ids @> array[$2::uuid]
+     )
+     delete from response_cache where workspace_id = $1 and fact_ids @> array[$2::uuid]`,
+    [workspaceId, factId],
+  );
+  await forgetAnswersHolding(db, workspaceId, { type: 'fact', id: factId });
 }
 
 /** DELETE /recall/collections/{slug}: the collection, its documents, and the answers they were retrieved into. */

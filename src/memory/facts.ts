@@ -368,8 +368,11 @@ export async function insertFact(
   );
 }
 
-/** Rewrites a fact of the scope with new content; false when it no longer exists. */
-export async function rewriteFact(db: Queryable, scope: FactScope, id: string, fact: NewFact, submissionId: string): Promise<boolean> {
+/**
+ * Rewrites a fact of the scope with new content; false when it no longer exists. `submissionId`:
+ * the submission that said it, or null for a caller's correction (the fact keeps its own).
+ */
+export async function rewriteFact(db: Queryable, scope: FactScope, id: string, fact: NewFact, submissionId: string | null): Promise<boolean> {
   if (!UUID.test(id)) return false;
   const params: unknown[] = [
     scope.workspaceId,
@@ -384,7 +387,7 @@ export async function rewriteFact(db: Queryable, scope: FactScope, id: string, f
   const { rowCount } = await db.query(
     `update facts
         set content = $3, content_hash = $4, model = $5, embedding = $6::vector, ts_config = $7::regconfig,
-            submission_id = $8, updated_at = now()
+            submission_id = coalesce($8, submission_id), updated_at = now()
       where workspace_id = $1 and id = $2 and ${scopeSql(scope, params)}`,
     params,
   );

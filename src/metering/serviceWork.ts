@@ -1,12 +1,13 @@
 import { auditEntry } from '../audit/entries.js';
+import type { AuditEntry } from '../audit/store.js';
 import { spendRecords } from '../limits/gate.js';
 import { plainTrace, type TraceKind } from '../traces/store.js';
 import type { RequestRecords } from './records.js';
 import { usageTotals, type UsageOwner, type UsageRecord } from './usageLines.js';
 
 /**
- * The records of billed work the service does on its own for a workspace (an ingest, a fact
- * extraction): its usage lines, a trace under the work's id (the trace explorer shows what it
+ * The records of billed work the service does for a workspace (an ingest, a fact extraction, on
+ * its own; a fact's correction, for a key): its usage lines, a trace under the work's id (the trace explorer shows what it
  * cost and how long it took, next to the chats), and an audit entry by the actor `service`.
  * Neither holds the work's text: only ids and counts.
  */
@@ -26,7 +27,10 @@ export function serviceWorkRecords(work: {
   output: Record<string, unknown>;
   /** More for the audit entry's details, beside the output and the credits. */
   auditDetails?: Record<string, unknown>;
+  /** The key whose call did the work (a fact's correction); by default the service on its own. */
+  actor?: AuditEntry['actor'];
 }): RequestRecords {
+  const actor = work.actor ?? { key_id: null, kind: 'service' };
   const totals = usageTotals(work.usage);
   const createdAt = work.usage[0]?.created_at ?? new Date().toISOString();
   return {
@@ -36,7 +40,7 @@ export function serviceWorkRecords(work: {
       organization_id: work.owner.organizationId,
       id: work.id,
       kind: work.kind,
-      key_id: null,
+      key_id: actor.key_id,
       model: work.model,
       provider: work.usage.find((line) => line.model === work.model)?.provider ?? null,
       status: 200,
@@ -50,7 +54,7 @@ export function serviceWorkRecords(work: {
       organization_id: work.owner.organizationId,
       workspace_id: work.owner.workspaceId,
       at: createdAt,
-      actor: { key_id: null, kind: 'service' },
+      actor,
       action: work.action,
       target: work.target,
       details: { ...work.output, ...work.auditDetails, credits: totals.credits.total },

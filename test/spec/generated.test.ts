@@ -51,6 +51,7 @@ const INTERFACE: Record<string, string> = {
   // Beyond the interface: how a submission's extraction went (mem0's event status), which the
   // facts.extracted webhook tells only when it succeeded.
   getFact: 'GET /v1/recall/facts/{id}',
+  correctFact: 'PATCH /v1/memory/facts/{id}',
   getFactSubmission: 'GET /v1/recall/submissions/{id}',
   deleteFact: 'DELETE /v1/memory/facts/{id}',
   eraseEndUser: 'DELETE /v1/memory',

@@ -3,8 +3,9 @@ import { noFieldErrors, notFound, validationFailed, type FieldErrors } from '../
 import type { Catalog } from '../../gateway/catalog.js';
 import type { Adapters } from '../../gateway/providers/index.js';
 import type { LimitGate } from '../../limits/gate.js';
-import type { EraseRequest, FactSubmitRequest } from '../../generated/openapi.js';
+import type { EraseRequest, FactCorrection, FactSubmitRequest } from '../../generated/openapi.js';
 import { eraseEndUser, forgetFactEverywhere } from '../../memory/erasure.js';
+import { correctFact } from '../../memory/factCorrection.js';
 import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
 import { findFact, findFacts, findSubmission, LIST_LIMIT, listFacts, SEARCH_MAX_LIMIT, submitFact } from '../../memory/facts.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
@@ -72,6 +73,11 @@ export function factRoutes(
     const submission = await findSubmission(pool, principalOf(ctx).workspaceId, id);
     if (!submission) throw notFound(`no fact submission ${id}`);
     ctx.body = presentSubmission(submission);
+  });
+
+  api.add('correctFact', async (ctx) => {
+    const { content } = ctx.state.body as FactCorrection;
+    ctx.body = presentFact(await correctFact({ pool, catalog, adapters, gate }, principalOf(ctx), ctx.params.id!, content));
   });
 
   api.add('deleteFact', async (ctx) => {
