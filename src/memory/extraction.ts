@@ -12,7 +12,7 @@ import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
 import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
-import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor } from './factRules.js';
+import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor, withdrawnStatement } from './factRules.js';
 import {
   claimSubmission,
   cutsShort,
@@ -29,6 +29,7 @@ import {
   personalValuesOf,
   rewriteFact,
   deleteFactInScope,
+  factsStating,
   type ClaimedSubmission,
   type FactScope,
   type NewFact,
@@ -143,12 +144,27 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   const language = submissionLanguage(submission.content, submission.settings.firewallLanguage);
   const statements = extractByRules({ content: submission.content, userRef: submission.user_ref, language });
   if (statements.length === 0) return { extractor: 'rules', found: 0, operations: [] };
-  const { model, vectors } = await embed(services, meter, submission, statements);
+  // "I no longer live in Leiden" deletes what said so ("I live in Leiden, in the Netherlands"), as
+  // an extraction model reconciles it; one that withdraws nothing held is kept as a fact.
+  const deletions: Operation[] = [];
+  const kept: string[] = [];
+  for (const statement of statements) {
+    const withdrawn = withdrawnStatement(statement);
+    const stating = withdrawn === undefined ? [] : await factsStating(services.db, scopeOf(submission), withdrawn);
+    // A fact that withdraws the same ("I no longer smoke", said before) is not what is withdrawn.
+    const ids = stating.filter((fact) => withdrawnStatement(fact.content) === undefined).map((fact) => fact.id);
+    for (const id of ids) if (!deletions.some((op) => op.kind === 'delete' && op.id === id)) deletions.push({ kind: 'delete', id });
+    if (ids.length === 0) kept.push(statement);
+  }
+  const { model, vectors } = await embed(services, meter, submission, kept);
   const tsConfig = TS_CONFIG_OF[language];
   return {
     extractor: 'rules',
     found: statements.length,
-    operations: statements.map((content, i) => ({ kind: 'add', fact: { content, model: model.id, embedding: vectors[i]!, tsConfig } })),
+    operations: [
+      ...deletions,
+      ...kept.map((content, i): Operation => ({ kind: 'add', fact: { content, model: model.id, embedding: vectors[i]!, tsConfig } })),
+    ],
   };
 }
 

@@ -231,3 +231,26 @@ export function extractByRules(input: RuleInput): string[] {
   }
   return kept;
 }
+
+// A statement that withdraws an earlier one: "I no longer live in Leiden", "I don't smoke
+// anymore", "Ik woon niet meer in Leiden", "Ich rauche nicht mehr", "Je n'habite plus à Leiden".
+// What it withdraws is the statement with its negation taken out; only its words matter (it is
+// looked for with a text search, never stored). Short statements only: a negation deep in a
+// paragraph withdraws no one fact, and the search is built from the statement's words.
+const WITHDRAWN_MAX_CHARS = 300;
+const NO_LONGER = /\b(?:no longer|niet meer|niet langer|nicht mehr|nicht länger)\s+/iu;
+const ANYMORE = /\s+any ?more\b/iu;
+const NOT_BEFORE_ANYMORE = /\b(?:do not|don['’]t|does not|doesn['’]t|not)\s+/iu;
+const NO_LONGER_AFTER = /\s+(?:niet meer|nicht mehr|niet langer|nicht länger)\b/iu;
+const NE_PLUS = /\bn(?:e\s+|['’])(\p{L}+)\s+plus\b/iu;
+
+/** The statement `sentence` withdraws, or undefined when it withdraws none. */
+export function withdrawnStatement(sentence: string): string | undefined {
+  if (sentence.length > WITHDRAWN_MAX_CHARS) return undefined;
+  if (NO_LONGER.test(sentence)) return sentence.replace(NO_LONGER, '');
+  if (NO_LONGER_AFTER.test(sentence)) return sentence.replace(NO_LONGER_AFTER, '');
+  if (ANYMORE.test(sentence) && NOT_BEFORE_ANYMORE.test(sentence)) return sentence.replace(ANYMORE, '').replace(NOT_BEFORE_ANYMORE, '');
+  if (NE_PLUS.test(sentence)) return sentence.replace(NE_PLUS, '$1');
+  return undefined;
+}
+

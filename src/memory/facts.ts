@@ -394,6 +394,23 @@ export async function rewriteFact(db: Queryable, scope: FactScope, id: string, f
   return (rowCount ?? 0) > 0;
 }
 
+/**
+ * The ids of the scope's facts that hold every word of `statement` (each fact's own text-search
+ * configuration; stop words left out): what a statement withdrawing it deletes (factRules.ts).
+ */
+export async function factsStating(db: Queryable, scope: FactScope, statement: string, limit = 20): Promise<{ id: string; content: string }[]> {
+  const params: unknown[] = [scope.workspaceId, statement, limit];
+  const { rows } = await db.query<{ id: string; content: string }>(
+    `select id, content from facts
+      where workspace_id = $1 and ${scopeSql(scope, params)}
+        and numnode(plainto_tsquery(ts_config, $2)) > 0 and tsv @@ plainto_tsquery(ts_config, $2)
+      order by created_at, id
+      limit $3`,
+    params,
+  );
+  return rows;
+}
+
 /** Deletes one fact of the scope (an extraction's DELETE); false when it was already gone. */
 export async function deleteFactInScope(db: Queryable, scope: FactScope, id: string): Promise<boolean> {
   if (!UUID.test(id)) return false;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { extractByRules, isQuestion, splitSentences, submissionLanguage } from '../../src/memory/factRules.js';
+import { extractByRules, isQuestion, splitSentences, submissionLanguage, withdrawnStatement } from '../../src/memory/factRules.js';
 
 const personal = (content: string, userRef = 'user-1') =>
   extractByRules({ content, userRef, language: submissionLanguage(content, 'auto') });
@@ -85,6 +85,17 @@ describe('facts: the rule-based extractor', () => {
       'Our office is closed on Sundays.',
       'Refunds take 14 days.',
     ]);
+  });
+
+  it('reads what a statement withdraws, in four languages, and nothing in one that withdraws nothing', () => {
+    expect(withdrawnStatement('I no longer live in Leiden.')).to.equal('I live in Leiden.');
+    expect(withdrawnStatement("I don't smoke anymore.")).to.equal('I smoke.');
+    expect(withdrawnStatement('Ik woon niet meer in Leiden.')).to.equal('Ik woon in Leiden.');
+    expect(withdrawnStatement('Ich wohne nicht mehr in Berlin.')).to.equal('Ich wohne in Berlin.');
+    expect(withdrawnStatement("Je n'habite plus à Lyon.")).to.equal('Je habite à Lyon.');
+    for (const sentence of ['I live in Leiden.', 'I do not like coffee.', 'Ik woon in Leiden.', 'Je ne sais pas.', 'no longer '.repeat(40)]) {
+      expect(withdrawnStatement(sentence), sentence).to.equal(undefined);
+    }
   });
 
   it('keeps a statement once per submission', () => {

@@ -144,6 +144,26 @@ describe('facts (rule-based extraction)', () => {
     expect(await factContents(fx.app, fx.key, { user_ref: 'dup-5' })).to.deep.equal(['My son is 8 years old.']);
   });
 
+  it('deletes what a statement withdraws ("I no longer live in Leiden"), keeps one that withdraws nothing held (QA, 2026-11-27)', async () => {
+    await startWorker();
+    await submitFact(fx.app, fx.key, { content: 'I live in Leiden, in the Netherlands. I work at Philips. I have a dog.', user_ref: 'moved' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'moved' }, (c) => c.length === 3);
+    await submitFact(fx.app, fx.key, { content: 'I no longer live in Leiden. I live in Amsterdam now.', user_ref: 'moved' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'moved')).to.include({ facts_found: 2, facts_added: 1, facts_deleted: 1 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'moved' })).to.have.members(['I work at Philips.', 'I have a dog.', 'I live in Amsterdam now.']);
+    // Another language, another form; another end-user's fact stays.
+    await submitFact(fx.app, fx.key, { content: 'Ik werk bij Philips.', user_ref: 'moved-nl' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'moved-nl' }, (c) => c.length === 1);
+    await submitFact(fx.app, fx.key, { content: "I don't work at Philips anymore.", user_ref: 'moved' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'moved')).to.include({ facts_deleted: 1, facts_added: 0 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'moved' })).to.have.members(['I have a dog.', 'I live in Amsterdam now.']);
+    expect(await factContents(fx.app, fx.key, { user_ref: 'moved-nl' })).to.deep.equal(['Ik werk bij Philips.']);
+    // Nothing held that it withdraws: the statement is a fact of its own.
+    await submitFact(fx.app, fx.key, { content: 'Ik rook niet meer.', user_ref: 'moved-nl' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'moved-nl')).to.include({ facts_added: 1, facts_deleted: 0 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'moved-nl' })).to.have.members(['Ik werk bij Philips.', 'Ik rook niet meer.']);
+  });
+
   it('records a submission in which nothing worth keeping was found as empty', async () => {
     await startWorker();
     const response = await submitFact(fx.app, fx.key, { content: 'Hello! How are you today? Thanks, ok.', user_ref: 'quiet' });
