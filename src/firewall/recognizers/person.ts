@@ -16,7 +16,9 @@
 //     a known surname after lower-case particles mid-sentence ("volgens de Boer"), or a family's
 //     name ("la famille Le Goff", "the Smith family");
 //  5. in text written like chat, lower-case names: a known first name and surname ("thijs visser"),
-//     or a lone first name after a preposition, relation or greeting ("voor femke", "hi tom").
+//     or a lone first name after a preposition, relation or greeting ("voor femke", "hi tom");
+//     in any text, a lower-case first name after a self-introduction or a sign-off ("i'm emma",
+//     "groetjes, sanne") when it is no word of the cue's language (see INTRODUCED_LOWER).
 // Brands and places named after people ("Albert Heijn", "Hugo Boss") are skipped without a cue.
 // The gazetteer is generated from @faker-js/faker's locale data (see ../gazetteer/build.mjs).
 // Titles stay outside the span: "Dhr. [PERSON_1]" keeps the form of address for the model.
@@ -1064,6 +1066,73 @@ function findNamedLowerCase(text: string, scan: TextScan, positions: number[], t
   }
 }
 
+// A self-introduction or a sign-off, then a first name in lower case, as chat types both ("hi, i'm
+// emma", "hoi! ik ben sanne", "groetjes, sanne", "hey, it's mike here", "lg anna", "bisous camille"):
+// the capitalised forms were masked (WEAK_CUE) and these went out in clear. What follows these cues
+// is as often how or what one is ("i'm sure", "ik ben moe", "ich bin müde", "je suis content") or
+// whom one thanks ("thanks, team", "cheers, mate"), so the word must be a first name the lists know
+// as a whole ("mark-ing" is no name), that is not also a word anywhere (AMBIGUOUS and the common
+// words: "i'm will", "it's may here", and "ik ben mark", as "Ik ben Mark" capitalised is not taken
+// either: lower case is no stronger evidence than a capital), nor a word of the cue's own language
+// that the lists hold as a name ("je suis ravi", "ik ben oma", "ich bin rein"; "i'm ravi" is a name).
+// "it's" counts only with "here" after the name ("it's mike here"): "it's fine", "it's jade" are as
+// often things. "ik heet", "my name is", "ich heiße", "je m'appelle" are NAMED_LOWER's.
+const INTRODUCTION_CUES: Record<Language, string[]> = {
+  en: ["i['’]m", 'i am', 'this is', "it['’]s", 'cheers', 'thanks', 'thank you'],
+  nl: ['ik ben', 'dit is', 'groetjes', 'groeten', 'groet', 'gr\\.'],
+  de: ['ich bin', 'lg', 'liebe grüße', 'viele grüße'],
+  fr: ['je suis', "moi c['’]est", 'bisous', 'bises'],
+};
+// Words of one language that the name lists also hold as first names, and that follow these cues.
+const WORDS_NAMED_LIKE_PEOPLE: Record<Language, ReadonlySet<string>> = {
+  en: new Set(['alone', 'bud', 'earnest', 'constant', 'modest', 'sincere', 'idea']),
+  nl: new Set(['oma', 'oke', 'puk']),
+  de: new Set(['oma', 'rein', 'allen']),
+  fr: new Set(['ravi', 'ravie', 'beau', 'belle', 'vive', 'mille', 'mamie', 'brune', 'malin', 'jolie', 'douce', 'franc', 'aimé', 'aimée', 'désiré', 'fidèle', 'constant', 'clément', 'aimable', 'parfait', 'innocent', 'innocente']),
+};
+const CUE_LANGUAGE = new Map<string, Language>();
+for (const [language, cues] of Object.entries(INTRODUCTION_CUES) as Array<[Language, string[]]>) {
+  for (const c of cues) CUE_LANGUAGE.set(c.replace(/\[['’]+\]/u, "'").replace('\\.', '.'), language);
+}
+// Case-insensitive for the cue ("I'm emma"); the name's case is checked in code (a capitalised one
+// is WEAK_CUE's). The spaces and the punctuation between are bounded: no run of them backtracks.
+const INTRODUCED_LOWER = new RegExp(
+  `(?<![\\p{L}])(${Object.values(INTRODUCTION_CUES).flat().join('|')})[,!:]?(?:[ \\u00a0\\t]{1,3}|[ \\t]{0,3}\\r?\\n[ \\t]{0,3})` +
+    `(\\p{Ll}{2,20}(?:-\\p{Ll}{2,20})?)(?![\\p{L}\\p{N}@_-])([ \\u00a0]{1,3}here(?![\\p{L}]))?`,
+  'giu',
+);
+const INTRODUCED_LOWER_BIT = registerCue(body(INTRODUCED_LOWER));
+const INTRODUCED_LOWER_STICKY = new RegExp(body(INTRODUCED_LOWER), 'iuy');
+const ALL_CUE_BITS = [...BITS_WITH_NAMED_LOWER, INTRODUCED_LOWER_BIT];
+
+/** Whether a lower-case word after an introduction or sign-off of `language` is a first name (see INTRODUCED_LOWER). */
+function introducedFirstName(word: string, language: Language): boolean {
+  const dash = word.indexOf('-');
+  // A compound only of two names ("anne-sophie"), not a name and a suffix ("mark-ing").
+  const known = dash < 0 ? isKnownFirstNameLower(word) : isKnownFirstNameLower(word.slice(0, dash)) && isKnownFirstNameLower(word.slice(dash + 1));
+  if (!known || AMBIGUOUS_LOWER_ALONE.has(word) || isNonNameWord(word) || isFunctionWord(word)) return false;
+  if (WORDS_NAMED_LIKE_PEOPLE[language].has(word) || LANGUAGES_NAMED_LIKE_PEOPLE.has(word) || ASSISTANT_NAMES.has(word)) return false;
+  return !CHAT_TAIL.has(word) && !SPEECH_VERBS.has(word);
+}
+
+/** `positions`: the word starts the pre-scan marked for INTRODUCED_LOWER. */
+function findIntroducedLowerCase(text: string, scan: TextScan, positions: number[], take: (start: number, end: number) => void): void {
+  if (positions.length === 0) return;
+  const matches = new Matcher(INTRODUCED_LOWER, scan, positions, { sparse: ALWAYS_STICKY, sticky: INTRODUCED_LOWER_STICKY });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const word = m[2]!;
+    if (word !== word.toLowerCase()) continue;
+    const cueWord = m[1]!.toLowerCase().replace('’', "'");
+    if (cueWord === "it's" && m[3] === undefined) continue;
+    const language = CUE_LANGUAGE.get(cueWord);
+    if (language === undefined || !introducedFirstName(word, language)) continue;
+    const start = m.index + m[0].length - (m[3]?.length ?? 0) - word.length;
+    take(start, start + word.length);
+    // The name may be a cue's word itself ("thanks, bisous"): read on right after the cue.
+    matches.lastIndex = start;
+  }
+}
+
 /**
  * Whether a sentence of a short text starts in lower case ("hey is thijs er?", "Top. kan jan smit
  * morgen?"): chat style, where a name may be written in lower case too. Sentences start at the
@@ -1477,7 +1546,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   };
 
   findInitialsWithCallingName(text, (start, end) => take(start, end, true));
-  const positions = cuePositions(s, BITS_WITH_NAMED_LOWER);
+  const positions = cuePositions(s, ALL_CUE_BITS);
   for (let c = 0; c < CUES.length; c++) {
     const { re, mode, sticky } = CUES[c]!;
     const cues = new Matcher(re, s, positions[c]!, { sparse: ALWAYS_STICKY, sticky });
@@ -1600,6 +1669,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   const takeStrong = (start: number, end: number) => take(start, end, true);
   findTitledLowerCase(text, takeStrong);
   findNamedLowerCase(text, s, positions[BITS.length]!, takeStrong);
+  findIntroducedLowerCase(text, s, positions[BITS.length + 1]!, take);
   // "the Hendricks family", "the Van Dijk family": a surname before "family" in English.
   if (text.includes(' family')) {
     FAMILY_AFTER.lastIndex = 0;

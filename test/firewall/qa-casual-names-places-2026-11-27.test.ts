@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/index.js';
+
+// QA 2026-11-27 on a running instance, each text sent as a user message: first names typed in lower
+// case after a self-introduction or a sign-off went out in clear (their capitalised forms were
+// masked), and places were masked as people ("San [PERSON_1]", "[PERSON_1] ligt in het centrum").
+// The samples as QA sent them, with the ordinary text beside them that must stay as written.
+describe('firewall QA: casual lower-case names, saints’ places and "De" places', () => {
+  const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
+  const unchanged = (texts: string[]) => {
+    for (const text of texts) expect(mask(text), text).to.equal(text);
+  };
+  const masksAndRestores = (text: string, masked: string) => {
+    const fw = createFirewall({ language: 'auto' });
+    expect(fw.mask(text), text).to.equal(masked);
+    expect(fw.restore(masked), text).to.equal(text);
+  };
+
+  describe('a first name in lower case after a self-introduction or a sign-off', () => {
+    it('masks the samples QA sent, and restores them as written, in lower case', () => {
+      masksAndRestores("hi, i'm emma, my number is 0612345678", "hi, i'm [PERSON_1], my number is [PHONE_1]");
+      masksAndRestores('hoi! ik ben sanne en ik woon in utrecht', 'hoi! ik ben [PERSON_1] en ik woon in utrecht');
+      masksAndRestores('groetjes, sanne', 'groetjes, [PERSON_1]');
+      masksAndRestores("hey, it's mike here", "hey, it's [PERSON_1] here");
+    });
+
+    it('masks them as their capitalised forms already were', () => {
+      masksAndRestores("Hi, I'm Emma", "Hi, I'm [PERSON_1]");
+      masksAndRestores('ik ben Sanne', 'ik ben [PERSON_1]');
+      masksAndRestores("Hi, I'm emma", "Hi, I'm [PERSON_1]");
+    });
+
+    it('masks after each language’s introductions and chat sign-offs', () => {
+      masksAndRestores('i am noah and i need help with my tax return', 'i am [PERSON_1] and i need help with my tax return');
+      masksAndRestores('this is sanne from the front desk', 'this is [PERSON_1] from the front desk');
+      masksAndRestores('mijn naam is sanne', 'mijn naam is [PERSON_1]');
+      masksAndRestores('ik heet daan', 'ik heet [PERSON_1]');
+      masksAndRestores('ich bin lukas, wer bist du?', 'ich bin [PERSON_1], wer bist du?');
+      masksAndRestores('ich heiße lukas', 'ich heiße [PERSON_1]');
+      masksAndRestores('mein name ist lukas', 'mein name ist [PERSON_1]');
+      masksAndRestores('je suis camille', 'je suis [PERSON_1]');
+      masksAndRestores("je m'appelle camille", "je m'appelle [PERSON_1]");
+      masksAndRestores("moi c'est camille", "moi c'est [PERSON_1]");
+      masksAndRestores('groeten, daan', 'groeten, [PERSON_1]');
+      masksAndRestores('cheers, emma', 'cheers, [PERSON_1]');
+      masksAndRestores('thanks, anna', 'thanks, [PERSON_1]');
+      masksAndRestores('gr. sanne', 'gr. [PERSON_1]');
+      masksAndRestores('lg anna', 'lg [PERSON_1]');
+      masksAndRestores('bisous camille', 'bisous [PERSON_1]');
+      masksAndRestores('groetjes,\nsanne', 'groetjes,\n[PERSON_1]');
+      masksAndRestores("i'm anne-sophie", "i'm [PERSON_1]");
+    });
+
+    it('leaves how or what one is, and whom one thanks, when it is no name', () => {
+      unchanged([
+        "i'm sure",
+        "i'm mark-ing the papers tonight",
+        'ik ben moe',
+        'ik ben bang',
+        'ich bin müde',
+        'je suis content',
+        'thanks, team',
+        'cheers, mate',
+        "i'm will-ing to help",
+        "i'm willing to help",
+        "i'm will",
+        "it's may here",
+        "it's fine",
+        'this is urgent',
+        'thanks again',
+        'thanks all',
+        'i am writing to ask',
+        'ik ben er',
+        'ik ben benieuwd',
+        'ich bin da',
+        'je suis là',
+        'bises à tous',
+        'lg aus berlin',
+      ]);
+    });
+
+    it('leaves a word of the cue’s language that is also a first name ("je suis ravi", "ik ben oma")', () => {
+      unchanged(['je suis ravi', 'je suis jolie', 'ik ben oma', 'ich bin oma', 'ich bin rein', "i'm alone", 'thanks, bud']);
+      // In another language the same word is the name.
+      masksAndRestores("i'm ravi", "i'm [PERSON_1]");
+    });
+
+    it('leaves "ik ben mark": a first name that is also a word is not enough after a self-introduction, as "Ik ben Mark" is not', () => {
+      unchanged(['ik ben mark', 'Ik ben Mark', "i'm jordan"]);
+    });
+  });
+});
