@@ -89,4 +89,27 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
       unchanged(['ik ben mark', 'Ik ben Mark', "i'm jordan"]);
     });
   });
+
+  describe('a first name after a saint’s word is a place’s', () => {
+    it('leaves the towns QA sent, and the other saints’ words of the four languages', () => {
+      unchanged([
+        "I'm flying to San Francisco, then San Diego and Santa Monica",
+        'Next year: San Juan, San Marco and San Sebastián.',
+        'We visited San Marco square.',
+        'Ons vakantiehuis staat op Sint Maarten.',
+        'Van Sint Jan naar Sint Nicolaas.',
+        'Wir fahren nach Sankt Peter-Ording, dann Sankt Anna.',
+        'São Paulo and Santo Domingo',
+        'St. Peter’s church and Ste. Anne',
+        'On est allés à Saint Denis.',
+        'Santa Claus is coming to town.',
+      ]);
+    });
+
+    it('still masks a person beside them, and one a title names so', () => {
+      masksAndRestores('Anna Jansen flew to San Jose.', '[PERSON_1] flew to San Jose.');
+      masksAndRestores('Mr. San Juan called.', 'Mr. [PERSON_1] called.');
+      masksAndRestores('Pieter woont in Sint Maarten.', '[PERSON_1] woont in Sint Maarten.');
+    });
+  });
 });

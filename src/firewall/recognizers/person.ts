@@ -1338,10 +1338,22 @@ function afterSouthernStreetType(text: string, start: number): boolean {
 
 const PLACE_PREPOSITIONS_NL = new Set(['in', 'naar', 'bij', 'uit', 'vanuit', 'op', 'via', 'tot', 'voor', 'achter', 'tegenover', 'langs']);
 
+// A saint's word before a first name makes it a place's, a church's or a feast's name ("San
+// Francisco", "San Diego and Santa Monica", "São Paulo", "Sint Maarten", "Sankt Peter", "St. John's",
+// "Saint Denis"): read as a lone first name mid-sentence, "San [PERSON_1]" was sent and the model
+// no longer knew the town. A title or a strong cue still reads a person ("Mr. San Juan").
+// The window is the longest saint's word, its space, and the character before it.
+const SAINT_BEFORE = /(?:^|[^\p{L}\p{N}])(?:San|Santa|Santo|Santi|São|Sao|Saint|Sainte|Saints|St\.?|Ste\.?|Sankt|Sint|Szent)[ \u00a0]$/u;
+const SAINT_WINDOW = 8;
+
+function afterSaintWord(text: string, start: number): boolean {
+  return start >= 3 && SAINT_BEFORE.test(text.slice(Math.max(0, start - SAINT_WINDOW), start));
+}
+
 /** Whether the name at [start, end) names a room, a restaurant, an honour, a street or a place (see ROOM_BEFORE). */
 function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
   HONOUR_AFTER_Y.lastIndex = end;
-  if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end) || afterSouthernStreetType(text, start)) return true;
+  if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end) || afterSouthernStreetType(text, start) || afterSaintWord(text, start)) return true;
   const before = wordBefore(text, start);
   if (ROOM_BEFORE.has(before.word)) return true;
   // "in het Antoni van Leeuwenhoek", "naar het Erasmus": Dutch puts the neuter article before a
