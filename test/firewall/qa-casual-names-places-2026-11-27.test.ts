@@ -112,4 +112,31 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
       masksAndRestores('Pieter woont in Sint Maarten.', '[PERSON_1] woont in Sint Maarten.');
     });
   });
+
+  describe('"De" and a Dutch noun is the article and a place, not a surname', () => {
+    it('leaves the places QA sent, and others the lists hold as "van" surnames or a verb made a person', () => {
+      unchanged([
+        'De Dam ligt in het centrum',
+        'Wat is de geschiedenis van De Dam? En van De Kuip in Rotterdam?',
+        'Feyenoord speelt in De Kuip.',
+        'Ik stond op de Dam met vrienden.',
+        'Het paleis op de Dam is mooi.',
+        'De Bijenkorf heeft uitverkoop.',
+        'De Efteling heeft een nieuwe attractie.',
+        'De Meer was het oude stadion van Ajax.',
+      ]);
+    });
+
+    it('still masks "De" surnames, and a place’s noun that a title, a cue, a first name or a verb of speech makes a name', () => {
+      masksAndRestores('De Vries belde gisteren.', '[PERSON_1] belde gisteren.');
+      masksAndRestores('De Jong komt morgen.', '[PERSON_1] komt morgen.');
+      masksAndRestores('Volgens de Boer is het zo.', 'Volgens [PERSON_1] is het zo.');
+      masksAndRestores('Het huis van De Haan is verkocht.', 'Het huis van [PERSON_1] is verkocht.');
+      masksAndRestores('meneer De Dam belde over de polis', 'meneer [PERSON_1] belde over de polis');
+      masksAndRestores('Naam: De Kuip', 'Naam: [PERSON_1]');
+      masksAndRestores('Jan de Dam komt morgen.', '[PERSON_1] komt morgen.');
+      masksAndRestores('De Dam belde gisteren.', '[PERSON_1] belde gisteren.');
+      masksAndRestores('Pieter de Vries en De Dam', '[PERSON_1] en De Dam');
+    });
+  });
 });

@@ -839,6 +839,36 @@ const VERB_AFTER =
   /^,?[ \u00a0]+(?:heeft|had|zegt|zei|schrijft|schreef|belt|belde|vraagt|vroeg|stuurt|stuurde|meldt|mailt|komt|wil|says|said|writes|wrote|called|calls|asked|asks|has|sent|replied|wants|a|dit|écrit|appelle|demande|veut|souhaite|avait|schreibt|schrieb|sagt|sagte|hat|hatte|fragt|ruft|meldet|will|schickt)(?![\p{L}])/u;
 const IS_BEFORE = /(?:^|[^\p{L}])(?:is|ist|est|was|war|heet|heißt|hei[ßs]t|from|van|von|de|of)[ \u00a0]+$/u;
 
+// Dutch nouns that, capitalised after the article "de", name a place, a building, a river or a
+// shop ("De Dam ligt in het centrum", "de geschiedenis van De Kuip", "op de Dam", "De Bijenkorf
+// heeft uitverkoop"): the article is spelt as the surname particle, so "De Dam" was read as a
+// surname, by the lists (which write "Dam" for "van Dam", without its particle) or by a verb after
+// it or "van" before it, and "[PERSON_1] ligt in het centrum" was sent. Here such a word after a
+// lone "de" is the place unless a verb of speech says a person is meant ("De Dam belde"); a title
+// or a strong cue still reads the person ("meneer De Dam", "Naam: De Kuip"), and "van de Dam",
+// "Van den Berg" keep their particles. Only nouns that lead no surname of their own after "De":
+// the toponyms the lists hold for "van" surnames (Dam, Dijk, Berg, Meer, Veen …), not the trades,
+// animals and adjectives that do ("De Boer", "De Vos", "De Haan", "De Groot", "De Wit", "De Waal").
+const PLACE_NOUNS_AFTER_DE = new Set(
+  `Dam Dijk Berg Meer Linden Heuvel Veen Broek Beek Vliet Wijk Horst Kamp Brink Hoek Akker Poel Haar Laan
+  Kuip Waag Munt Pijp Wallen Jordaan Bijenkorf Efteling Brug Haven Markt Kerk Toren Molen Plein Poort Kade Gracht Sluis
+  Stad Zee Burcht Hallen Schouwburg Stadion Singel Vaart Dom Rotte Maas Rijn Schelde Amstel Zaan Vecht Lek IJssel
+  Veluwe Betuwe Achterhoek Peel Kempen Uithof Nachtwacht Koepel Tuin Zaal Hal`.split(/\s+/),
+);
+
+/** Whether the known surname or word `tok` at `at`, after a lone article "de"/"De", names a place (see PLACE_NOUNS_AFTER_DE). */
+function placeAfterArticle(text: string, at: number, tok: string): boolean {
+  if (!PLACE_NOUNS_AFTER_DE.has(tok)) return false;
+  return !SPEECH_AFTER_Y.test(text.slice(at + tok.length, at + tok.length + 16));
+}
+
+/** End of "De" and a place's noun at `start` ("De Dam", "De Kuip"), or -1 (see PLACE_NOUNS_AFTER_DE). */
+function articleAndPlaceEnd(text: string, start: number): number {
+  if (!text.startsWith('De', start) || (text.charCodeAt(start + 2) !== 32 && text.charCodeAt(start + 2) !== 0xa0)) return -1;
+  const tok = tokenAt(text, start + 3);
+  return tok !== null && placeAfterArticle(text, start + 3, tok) ? start + 3 + tok.length : -1;
+}
+
 function particleName(text: string, start: number): number {
   LEAD_PARTICLE_Y.lastIndex = start;
   const m = LEAD_PARTICLE_Y.exec(text);
@@ -1641,6 +1671,12 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       }
     }
     if (CAP_PARTICLE_FIRST.has(tok)) {
+      // "De Dam", "De Kuip": the article and a place, whatever the lists or the words around say.
+      const place = tok === 'De' ? articleAndPlaceEnd(text, start) : -1;
+      if (place > 0) {
+        tokens.lastIndex = Math.max(tokens.lastIndex, place);
+        continue;
+      }
       const end = particleName(text, start);
       if (end > 0) {
         takeName(start, end);
@@ -1662,7 +1698,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     // A known surname after lower-case particles mid-sentence: "volgens de Boer", "spoke to van Dijk".
     if (endsLikeParticle(text, start) && isKnownLastName(tok) && !knownFirst(tok)) {
       const from = particlesBefore(text, start, language);
-      if (from >= 0 && !isCovered(from)) {
+      // "op de Dam": the article, and the place (see PLACE_NOUNS_AFTER_DE).
+      const article = from >= 0 && start - from === 3 && placeAfterArticle(text, start, tok);
+      if (from >= 0 && !isCovered(from) && !article) {
         takeName(from, start + tok.length);
         continue;
       }
