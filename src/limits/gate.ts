@@ -378,9 +378,13 @@ export class LimitGate {
       const { counter } = planned;
       const need = counter === 'requests' ? 1 : counter === 'tokens' ? (tokens ??= demand.tokens()) : (credits ??= creditScale(demand.credits()));
       const window = windowOf(planned, now);
-      needs.push({ id: window.id, key: window.key, startMs: window.startMs, need, limit: planned.limit });
       this.dropIfLowered(window.key, planned.limit);
+      // Nothing to take (a model priced 0, a chain with no candidate left): no counter can be short
+      // of it, and this process may hold no block of it to take from.
+      if (need === 0) continue;
+      needs.push({ id: window.id, key: window.key, startMs: window.startMs, need, limit: planned.limit });
     }
+    if (needs.length === 0) return { slots: [], headers: {}, budgets: plan.filter(isBudget) };
     if (this.returning.length > 0) await this.giveBackReturning();
 
     // One lease statement at a time per process: requests that arrive together wait for it and

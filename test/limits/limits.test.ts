@@ -276,6 +276,17 @@ describe('limits and budgets', () => {
     expect(answers.map((a) => a.status)).to.deep.equal([...Array(60).fill(202), ...Array(15).fill(201)]);
   });
 
+  it('answers a call that needs no credits under a budget as it would without one: a 503 for a chain with no provider left, never a 500 (QA)', async () => {
+    const { key } = await app.key({ org: 'free-under-budget', workspace: 'w' });
+    expect((await setLimits(key, { workspace: { credits_per_day: 50 } })).status).to.equal(200);
+    // No MISTRAL_API_KEY here: the chain has no candidate, so the request's worst case is 0 credits,
+    // and this process holds no block of the budget yet (it answered 500 until another call leased one).
+    const refused = await api(app.baseUrl, '/v1/embeddings', { method: 'POST', key, body: { model: 'mistral/mistral-embed', input: 'x' } });
+    expect(refused.status, refused.text).to.equal(503);
+    expect(refused.body.attempts).to.be.an('array');
+    expect((await embed(key, 'tekst')).status).to.equal(200);
+  });
+
   it('admits an uncapped request whose worst case fits a budget with nothing billed yet', async () => {
     const { key } = await app.key({ org: 'worst-case', workspace: 'w' });
     // local/echo's worst case without max_tokens (its whole context at its dearer price) is about 31.5 credits.
