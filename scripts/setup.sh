@@ -511,7 +511,7 @@ for attempt in 1 2 3; do
     continue
   fi
   if [[ -n ${DATABASE_URL:-} ]]; then
-    die "cannot connect with DATABASE_URL ($MASKED):" "$maint_err" "Check the user/password in DATABASE_URL."
+    die "cannot connect with DATABASE_URL ($MASKED):" "$maint_err" "Check DATABASE_URL: its form (postgres://user:password@host:port/database), its user and its password."
   fi
   die "cannot connect to the local PostgreSQL server ($MASKED):" "$maint_err" \
     "User 'postgres' must be able to connect to $LOCAL_HOST without a password: as root, put" \

@@ -160,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
         if (kind === 'restricted' && scopes.length === 0) {
           // The API makes such a key too (POST /v1/keys: "none given, none held"), so it is made, with a warning.
           process.stderr.write(
-            'admin: warning: this restricted key has no scopes, so every call it makes is refused (403); ' +
+            'admin: warning: this restricted key has no scopes, so every call that needs a scope is refused (403); ' +
               'give them with --scopes a,b (see help), or PATCH /v1/keys/{id} later\n',
           );
         }

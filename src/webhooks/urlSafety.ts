@@ -79,7 +79,7 @@ export function checkWebhookUrlForm(raw: string, { allowHttp }: { allowHttp: boo
   }
   const schemes = allowHttp ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw new WebhookUrlRefused(allowHttp ? 'must be an http or https URL' : 'must be an https URL');
+    throw new WebhookUrlRefused(allowHttp ? 'must be an http or https URL' : 'must be an https URL (plain http only where WEBHOOKS_ALLOW_HTTP=1 is set, in development)');
   }
   if (url.username || url.password) throw new WebhookUrlRefused('must not hold a user name or password');
   return url;

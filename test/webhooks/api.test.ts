@@ -111,7 +111,7 @@ describe('/v1/webhooks', function () {
   it('refuses http and addresses inside private networks without WEBHOOKS_ALLOW_HTTP', async () => {
     const strictKey = (await strict.key()).key;
     const refusals: Record<string, RegExp> = {
-      'http://example.com/hooks': /^must be an https URL$/,
+      'http://example.com/hooks': /^must be an https URL \(plain http only where WEBHOOKS_ALLOW_HTTP=1 is set, in development\)$/,
       'https://127.0.0.1/hooks': /^resolves to 127\.0\.0\.1 \(127\.0\.0\.1\), a private, loopback/,
       'https://localhost:8443/hooks': /^resolves to (127\.0\.0\.1|::1) \(localhost\)/,
       'https://10.1.2.3/hooks': /resolves to 10\.1\.2\.3/,
@@ -136,7 +136,7 @@ describe('/v1/webhooks', function () {
       'https://[5f00::1]/hooks': /resolves to 5f00::1/,
       'https://user:pass@example.com/hooks': /^must not hold a user name or password$/,
       'not a url': /^is not a URL$/,
-      'ftp://example.com/': /^must be an https URL$/,
+      'ftp://example.com/': /^must be an https URL \(plain http only where WEBHOOKS_ALLOW_HTTP=1 is set, in development\)$/,
     };
     for (const [url, reason] of Object.entries(refusals)) {
       const response = await create(strict, strictKey, { url, events: ['memory.erased'] });
