@@ -1,58 +1,48 @@
-import { expect } from 'chai';
-import { createFirewall } from '../../src/firewall/index.js';
+import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
 
 // QA 2026-11-27 on a running instance, each text sent as a user message: first names typed in lower
 // case after a self-introduction or a sign-off went out in clear (their capitalised forms were
 // masked), and places were masked as people ("San [PERSON_1]", "[PERSON_1] ligt in het centrum").
 // The samples as QA sent them, with the ordinary text beside them that must stay as written.
 describe('firewall QA: casual lower-case names, saints’ places and "De" places', () => {
-  const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
-  const unchanged = (texts: string[]) => {
-    for (const text of texts) expect(mask(text), text).to.equal(text);
-  };
-  const masksAndRestores = (text: string, masked: string) => {
-    const fw = createFirewall({ language: 'auto' });
-    expect(fw.mask(text), text).to.equal(masked);
-    expect(fw.restore(masked), text).to.equal(text);
-  };
 
   describe('a first name in lower case after a self-introduction or a sign-off', () => {
     it('masks the samples QA sent, and restores them as written, in lower case', () => {
-      masksAndRestores("hi, i'm emma, my number is 0612345678", "hi, i'm [PERSON_1], my number is [PHONE_1]");
-      masksAndRestores('hoi! ik ben sanne en ik woon in utrecht', 'hoi! ik ben [PERSON_1] en ik woon in utrecht');
-      masksAndRestores('groetjes, sanne', 'groetjes, [PERSON_1]');
-      masksAndRestores("hey, it's mike here", "hey, it's [PERSON_1] here");
+      expectMasksAndRestores("hi, i'm emma, my number is 0612345678", "hi, i'm [PERSON_1], my number is [PHONE_1]");
+      expectMasksAndRestores('hoi! ik ben sanne en ik woon in utrecht', 'hoi! ik ben [PERSON_1] en ik woon in utrecht');
+      expectMasksAndRestores('groetjes, sanne', 'groetjes, [PERSON_1]');
+      expectMasksAndRestores("hey, it's mike here", "hey, it's [PERSON_1] here");
     });
 
     it('masks them as their capitalised forms already were', () => {
-      masksAndRestores("Hi, I'm Emma", "Hi, I'm [PERSON_1]");
-      masksAndRestores('ik ben Sanne', 'ik ben [PERSON_1]');
-      masksAndRestores("Hi, I'm emma", "Hi, I'm [PERSON_1]");
+      expectMasksAndRestores("Hi, I'm Emma", "Hi, I'm [PERSON_1]");
+      expectMasksAndRestores('ik ben Sanne', 'ik ben [PERSON_1]');
+      expectMasksAndRestores("Hi, I'm emma", "Hi, I'm [PERSON_1]");
     });
 
     it('masks after each language’s introductions and chat sign-offs', () => {
-      masksAndRestores('i am noah and i need help with my tax return', 'i am [PERSON_1] and i need help with my tax return');
-      masksAndRestores('this is sanne from the front desk', 'this is [PERSON_1] from the front desk');
-      masksAndRestores('mijn naam is sanne', 'mijn naam is [PERSON_1]');
-      masksAndRestores('ik heet daan', 'ik heet [PERSON_1]');
-      masksAndRestores('ich bin lukas, wer bist du?', 'ich bin [PERSON_1], wer bist du?');
-      masksAndRestores('ich heiße lukas', 'ich heiße [PERSON_1]');
-      masksAndRestores('mein name ist lukas', 'mein name ist [PERSON_1]');
-      masksAndRestores('je suis camille', 'je suis [PERSON_1]');
-      masksAndRestores("je m'appelle camille", "je m'appelle [PERSON_1]");
-      masksAndRestores("moi c'est camille", "moi c'est [PERSON_1]");
-      masksAndRestores('groeten, daan', 'groeten, [PERSON_1]');
-      masksAndRestores('cheers, emma', 'cheers, [PERSON_1]');
-      masksAndRestores('thanks, anna', 'thanks, [PERSON_1]');
-      masksAndRestores('gr. sanne', 'gr. [PERSON_1]');
-      masksAndRestores('lg anna', 'lg [PERSON_1]');
-      masksAndRestores('bisous camille', 'bisous [PERSON_1]');
-      masksAndRestores('groetjes,\nsanne', 'groetjes,\n[PERSON_1]');
-      masksAndRestores("i'm anne-sophie", "i'm [PERSON_1]");
+      expectMasksAndRestores('i am noah and i need help with my tax return', 'i am [PERSON_1] and i need help with my tax return');
+      expectMasksAndRestores('this is sanne from the front desk', 'this is [PERSON_1] from the front desk');
+      expectMasksAndRestores('mijn naam is sanne', 'mijn naam is [PERSON_1]');
+      expectMasksAndRestores('ik heet daan', 'ik heet [PERSON_1]');
+      expectMasksAndRestores('ich bin lukas, wer bist du?', 'ich bin [PERSON_1], wer bist du?');
+      expectMasksAndRestores('ich heiße lukas', 'ich heiße [PERSON_1]');
+      expectMasksAndRestores('mein name ist lukas', 'mein name ist [PERSON_1]');
+      expectMasksAndRestores('je suis camille', 'je suis [PERSON_1]');
+      expectMasksAndRestores("je m'appelle camille", "je m'appelle [PERSON_1]");
+      expectMasksAndRestores("moi c'est camille", "moi c'est [PERSON_1]");
+      expectMasksAndRestores('groeten, daan', 'groeten, [PERSON_1]');
+      expectMasksAndRestores('cheers, emma', 'cheers, [PERSON_1]');
+      expectMasksAndRestores('thanks, anna', 'thanks, [PERSON_1]');
+      expectMasksAndRestores('gr. sanne', 'gr. [PERSON_1]');
+      expectMasksAndRestores('lg anna', 'lg [PERSON_1]');
+      expectMasksAndRestores('bisous camille', 'bisous [PERSON_1]');
+      expectMasksAndRestores('groetjes,\nsanne', 'groetjes,\n[PERSON_1]');
+      expectMasksAndRestores("i'm anne-sophie", "i'm [PERSON_1]");
     });
 
     it('leaves how or what one is, and whom one thanks, when it is no name', () => {
-      unchanged([
+      expectUnchanged([
         "i'm sure",
         "i'm mark-ing the papers tonight",
         'ik ben moe',
@@ -80,19 +70,19 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
     });
 
     it('leaves a word of the cue’s language that is also a first name ("je suis ravi", "ik ben oma")', () => {
-      unchanged(['je suis ravi', 'je suis jolie', 'ik ben oma', 'ich bin oma', 'ich bin rein', "i'm alone", 'thanks, bud']);
+      expectUnchanged(['je suis ravi', 'je suis jolie', 'ik ben oma', 'ich bin oma', 'ich bin rein', "i'm alone", 'thanks, bud']);
       // In another language the same word is the name.
-      masksAndRestores("i'm ravi", "i'm [PERSON_1]");
+      expectMasksAndRestores("i'm ravi", "i'm [PERSON_1]");
     });
 
     it('leaves "ik ben mark": a first name that is also a word is not enough after a self-introduction, as "Ik ben Mark" is not', () => {
-      unchanged(['ik ben mark', 'Ik ben Mark', "i'm jordan"]);
+      expectUnchanged(['ik ben mark', 'Ik ben Mark', "i'm jordan"]);
     });
   });
 
   describe('a first name after a saint’s word is a place’s', () => {
     it('leaves the towns QA sent, and the other saints’ words of the four languages', () => {
-      unchanged([
+      expectUnchanged([
         "I'm flying to San Francisco, then San Diego and Santa Monica",
         'Next year: San Juan, San Marco and San Sebastián.',
         'We visited San Marco square.',
@@ -107,15 +97,15 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
     });
 
     it('still masks a person beside them, and one a title names so', () => {
-      masksAndRestores('Anna Jansen flew to San Jose.', '[PERSON_1] flew to San Jose.');
-      masksAndRestores('Mr. San Juan called.', 'Mr. [PERSON_1] called.');
-      masksAndRestores('Pieter woont in Sint Maarten.', '[PERSON_1] woont in Sint Maarten.');
+      expectMasksAndRestores('Anna Jansen flew to San Jose.', '[PERSON_1] flew to San Jose.');
+      expectMasksAndRestores('Mr. San Juan called.', 'Mr. [PERSON_1] called.');
+      expectMasksAndRestores('Pieter woont in Sint Maarten.', '[PERSON_1] woont in Sint Maarten.');
     });
   });
 
   describe('"De" and a Dutch noun is the article and a place, not a surname', () => {
     it('leaves the places QA sent, and others the lists hold as "van" surnames or a verb made a person', () => {
-      unchanged([
+      expectUnchanged([
         'De Dam ligt in het centrum',
         'Wat is de geschiedenis van De Dam? En van De Kuip in Rotterdam?',
         'Feyenoord speelt in De Kuip.',
@@ -128,15 +118,15 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
     });
 
     it('still masks "De" surnames, and a place’s noun that a title, a cue, a first name or a verb of speech makes a name', () => {
-      masksAndRestores('De Vries belde gisteren.', '[PERSON_1] belde gisteren.');
-      masksAndRestores('De Jong komt morgen.', '[PERSON_1] komt morgen.');
-      masksAndRestores('Volgens de Boer is het zo.', 'Volgens [PERSON_1] is het zo.');
-      masksAndRestores('Het huis van De Haan is verkocht.', 'Het huis van [PERSON_1] is verkocht.');
-      masksAndRestores('meneer De Dam belde over de polis', 'meneer [PERSON_1] belde over de polis');
-      masksAndRestores('Naam: De Kuip', 'Naam: [PERSON_1]');
-      masksAndRestores('Jan de Dam komt morgen.', '[PERSON_1] komt morgen.');
-      masksAndRestores('De Dam belde gisteren.', '[PERSON_1] belde gisteren.');
-      masksAndRestores('Pieter de Vries en De Dam', '[PERSON_1] en De Dam');
+      expectMasksAndRestores('De Vries belde gisteren.', '[PERSON_1] belde gisteren.');
+      expectMasksAndRestores('De Jong komt morgen.', '[PERSON_1] komt morgen.');
+      expectMasksAndRestores('Volgens de Boer is het zo.', 'Volgens [PERSON_1] is het zo.');
+      expectMasksAndRestores('Het huis van De Haan is verkocht.', 'Het huis van [PERSON_1] is verkocht.');
+      expectMasksAndRestores('meneer De Dam belde over de polis', 'meneer [PERSON_1] belde over de polis');
+      expectMasksAndRestores('Naam: De Kuip', 'Naam: [PERSON_1]');
+      expectMasksAndRestores('Jan de Dam komt morgen.', '[PERSON_1] komt morgen.');
+      expectMasksAndRestores('De Dam belde gisteren.', '[PERSON_1] belde gisteren.');
+      expectMasksAndRestores('Pieter de Vries en De Dam', '[PERSON_1] en De Dam');
     });
   });
 });

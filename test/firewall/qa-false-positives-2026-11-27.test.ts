@@ -1,24 +1,14 @@
-import { expect } from 'chai';
-import { createFirewall } from '../../src/firewall/index.js';
+import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
 
 // QA 2026-11-27, a Dutch insurer's customer-service and back-office text: storms, cars and
 // illnesses named like people masked as people (which changes what the model reads), an Italian
 // title mangled, and first names, plates and document numbers sent in clear. The samples as QA sent
 // them, with the hard cases beside them: the people around such words stay masked.
 describe('firewall QA: the insurer round’s false positives and misses', () => {
-  const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
-  const unchanged = (texts: string[]) => {
-    for (const text of texts) expect(mask(text), text).to.equal(text);
-  };
-  const masksAndRestores = (text: string, masked: string) => {
-    const fw = createFirewall({ language: 'auto' });
-    expect(fw.mask(text), text).to.equal(masked);
-    expect(fw.restore(masked), text).to.equal(text);
-  };
 
   describe('a storm’s name is the storm’s', () => {
     it('leaves the name after storm, hurricane, orkaan, tempête, Sturm, Orkan, Tief, typhoon', () => {
-      unchanged([
+      expectUnchanged([
         'Storm Ashley caused damage to the roof.',
         'Door storm Corrie is de schuur ingestort.',
         'Hurricane Helene hit Florida last year.',
@@ -33,16 +23,16 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
 
     it('still masks a person named Storm, and a person the storm hit', () => {
-      masksAndRestores('Storm Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
-      masksAndRestores('During the storm Anna Jansen lost her roof.', 'During the storm [PERSON_1] lost her roof.');
-      masksAndRestores('Storm Ciarán hit Cornwall and Anna Smith lost her roof.', 'Storm Ciarán hit Cornwall and [PERSON_1] lost her roof.');
-      masksAndRestores('After the storm Anna called us.', 'After the storm [PERSON_1] called us.');
+      expectMasksAndRestores('Storm Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
+      expectMasksAndRestores('During the storm Anna Jansen lost her roof.', 'During the storm [PERSON_1] lost her roof.');
+      expectMasksAndRestores('Storm Ciarán hit Cornwall and Anna Smith lost her roof.', 'Storm Ciarán hit Cornwall and [PERSON_1] lost her roof.');
+      expectMasksAndRestores('After the storm Anna called us.', 'After the storm [PERSON_1] called us.');
     });
   });
 
   describe('a car’s model after its maker is the car’s', () => {
     it('leaves maker and model', () => {
-      unchanged([
+      expectUnchanged([
         'Mijn auto is een Alfa Romeo Giulia uit 2019.',
         'Hij rijdt een Mercedes Vito.',
         'Schade aan een Seat Leon.',
@@ -63,16 +53,16 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
 
     it('still masks a person whose name is a maker’s, after a title or before a surname', () => {
-      masksAndRestores('Mevrouw Mercedes Jansen belde vandaag.', 'Mevrouw [PERSON_1] belde vandaag.');
-      masksAndRestores('Mercedes Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
-      masksAndRestores('Ik sprak met Mercedes over de polis.', 'Ik sprak met [PERSON_1] over de polis.');
-      masksAndRestores('Harrison Ford speelde Indiana Jones.', '[PERSON_1] speelde [PERSON_2].');
+      expectMasksAndRestores('Mevrouw Mercedes Jansen belde vandaag.', 'Mevrouw [PERSON_1] belde vandaag.');
+      expectMasksAndRestores('Mercedes Jansen belde gisteren.', '[PERSON_1] belde gisteren.');
+      expectMasksAndRestores('Ik sprak met Mercedes over de polis.', 'Ik sprak met [PERSON_1] over de polis.');
+      expectMasksAndRestores('Harrison Ford speelde Indiana Jones.', '[PERSON_1] speelde [PERSON_2].');
     });
   });
 
   describe('a disease named after a physician is the disease', () => {
     it('leaves the eponym after a disease word, before one, and alone', () => {
-      unchanged([
+      expectUnchanged([
         'Hij heeft de ziekte van Pfeiffer.',
         'Zij heeft de ziekte van Lyme.',
         "He has Addison's disease.",
@@ -89,67 +79,67 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
 
     it('still masks the person whose illness it is', () => {
-      masksAndRestores('Het syndroom van Jan Jansen.', 'Het syndroom van [PERSON_1].');
-      masksAndRestores('De ziekte van mijn vader, Jan Jansen, is ernstig.', 'De ziekte van mijn vader, [PERSON_1], is ernstig.');
-      masksAndRestores('Vandaag sprak ik Anna. Ze heeft de ziekte van Lyme.', 'Vandaag sprak ik [PERSON_1]. Ze heeft de ziekte van Lyme.');
+      expectMasksAndRestores('Het syndroom van Jan Jansen.', 'Het syndroom van [PERSON_1].');
+      expectMasksAndRestores('De ziekte van mijn vader, Jan Jansen, is ernstig.', 'De ziekte van mijn vader, [PERSON_1], is ernstig.');
+      expectMasksAndRestores('Vandaag sprak ik Anna. Ze heeft de ziekte van Lyme.', 'Vandaag sprak ik [PERSON_1]. Ze heeft de ziekte van Lyme.');
     });
   });
 
   describe('Italian titles and the German "Herr der …"', () => {
     it('keeps Sig.ra, Sig., Dott.ssa and Avv. and masks the surname after them', () => {
-      masksAndRestores('Gentile Sig.ra Bianchi, le scriviamo.', 'Gentile Sig.ra [PERSON_1], le scriviamo.');
-      masksAndRestores('Egregio Sig. Rossi, Dott.ssa Bianchi, Avv. Verdi', 'Egregio Sig. [PERSON_1], Dott.ssa [PERSON_2], Avv. [PERSON_3]');
-      masksAndRestores('Signora Rossi ha chiamato.', 'Signora [PERSON_1] ha chiamato.');
+      expectMasksAndRestores('Gentile Sig.ra Bianchi, le scriviamo.', 'Gentile Sig.ra [PERSON_1], le scriviamo.');
+      expectMasksAndRestores('Egregio Sig. Rossi, Dott.ssa Bianchi, Avv. Verdi', 'Egregio Sig. [PERSON_1], Dott.ssa [PERSON_2], Avv. [PERSON_3]');
+      expectMasksAndRestores('Signora Rossi ha chiamato.', 'Signora [PERSON_1] ha chiamato.');
     });
 
     it('reads "Herr" or "Frau" before an article as the noun', () => {
-      unchanged(['Die Lage ist ernst. Wir sind Herr der Lage.', 'Er ist Herr des Verfahrens.']);
-      masksAndRestores('Herr Müller hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
-      masksAndRestores('Frau von der Leyen hat angerufen.', 'Frau [PERSON_1] hat angerufen.');
+      expectUnchanged(['Die Lage ist ernst. Wir sind Herr der Lage.', 'Er ist Herr des Verfahrens.']);
+      expectMasksAndRestores('Herr Müller hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
+      expectMasksAndRestores('Frau von der Leyen hat angerufen.', 'Frau [PERSON_1] hat angerufen.');
     });
   });
 
   describe('a first name alone, where the text names the person', () => {
     it('masks the first name of a full name masked in the same text where it recurs alone', () => {
-      masksAndRestores(
+      expectMasksAndRestores(
         'Overleg met Joost Vermeulen en Eline de Boer.\n- Joost: offerte Achmea opvragen\n- Eline: polis nakijken',
         'Overleg met [PERSON_1] en [PERSON_2].\n- [PERSON_3]: offerte Achmea opvragen\n- [PERSON_4]: polis nakijken',
       );
-      masksAndRestores('Wouter Smit is ziek; haar werk gaat naar Wouter.', '[PERSON_1] is ziek; haar werk gaat naar [PERSON_2].');
+      expectMasksAndRestores('Wouter Smit is ziek; haar werk gaat naar Wouter.', '[PERSON_1] is ziek; haar werk gaat naar [PERSON_2].');
     });
 
     it('does not look alone for a first name that is also a word, a town or a language', () => {
-      masksAndRestores('Mark Jansen belde. Mark the date.', '[PERSON_1] belde. Mark the date.');
-      masksAndRestores('Julia Smit schreef het script. Is Julia faster than Python?', '[PERSON_1] schreef het script. Is Julia faster than Python?');
-      masksAndRestores('Florence Dubois habite à Lyon. On visite Florence en mai.', '[PERSON_1] habite à Lyon. On visite Florence en mai.');
+      expectMasksAndRestores('Mark Jansen belde. Mark the date.', '[PERSON_1] belde. Mark the date.');
+      expectMasksAndRestores('Julia Smit schreef het script. Is Julia faster than Python?', '[PERSON_1] schreef het script. Is Julia faster than Python?');
+      expectMasksAndRestores('Florence Dubois habite à Lyon. On visite Florence en mai.', '[PERSON_1] habite à Lyon. On visite Florence en mai.');
       // A first name that opens another capitalised name is another person's.
-      masksAndRestores('Joost Vermeulen belde. Joost Klein ook.', '[PERSON_1] belde. [PERSON_2] ook.');
+      expectMasksAndRestores('Joost Vermeulen belde. Joost Klein ook.', '[PERSON_1] belde. [PERSON_2] ook.');
     });
 
     it('masks a handle of one word that is a first name', () => {
-      masksAndRestores('@wouter kun je dit oppakken?', '@[PERSON_1] kun je dit oppakken?');
-      unchanged(['@mark the date please', "import x from '@types/node'", 'cc @here @channel @everyone', 'npm i @babel/core', '@julia can you check', '@property\ndef x(): pass']);
+      expectMasksAndRestores('@wouter kun je dit oppakken?', '@[PERSON_1] kun je dit oppakken?');
+      expectUnchanged(['@mark the date please', "import x from '@types/node'", 'cc @here @channel @everyone', 'npm i @babel/core', '@julia can you check', '@property\ndef x(): pass']);
     });
   });
 
   describe('plates and document numbers after their label', () => {
     it('masks a plate after a French participle, a verb, or words naming whose plate it is', () => {
-      masksAndRestores('La voiture immatriculée GH-482-KL a été endommagée.', 'La voiture immatriculée [LICENCE_PLATE_1] a été endommagée.');
-      masksAndRestores('Das Nummernschild lautet B-MK 4412.', 'Das Nummernschild lautet [LICENCE_PLATE_1].');
-      masksAndRestores('Kenteken van de tegenpartij: 52-XLP-7', 'Kenteken van de tegenpartij: [LICENCE_PLATE_1]');
-      masksAndRestores('Het kenteken van de tegenpartij is 52-XLP-7.', 'Het kenteken van de tegenpartij is [LICENCE_PLATE_1].');
-      masksAndRestores('Kennzeichen des Unfallgegners: M-AB 1234', 'Kennzeichen des Unfallgegners: [LICENCE_PLATE_1]');
+      expectMasksAndRestores('La voiture immatriculée GH-482-KL a été endommagée.', 'La voiture immatriculée [LICENCE_PLATE_1] a été endommagée.');
+      expectMasksAndRestores('Das Nummernschild lautet B-MK 4412.', 'Das Nummernschild lautet [LICENCE_PLATE_1].');
+      expectMasksAndRestores('Kenteken van de tegenpartij: 52-XLP-7', 'Kenteken van de tegenpartij: [LICENCE_PLATE_1]');
+      expectMasksAndRestores('Het kenteken van de tegenpartij is 52-XLP-7.', 'Het kenteken van de tegenpartij is [LICENCE_PLATE_1].');
+      expectMasksAndRestores('Kennzeichen des Unfallgegners: M-AB 1234', 'Kennzeichen des Unfallgegners: [LICENCE_PLATE_1]');
     });
 
     it('masks a British driving licence number by its form, and a Dutch ID card number after its label', () => {
-      masksAndRestores('licence no. PEARC853051RJ9AB', 'licence no. [ID_NUMBER_1]');
-      masksAndRestores('Driving licence: LEE99712251AB9CD', 'Driving licence: [ID_NUMBER_1]');
-      masksAndRestores('ID-kaart: IR57K8LN3', 'ID-kaart: [ID_NUMBER_1]');
-      masksAndRestores('Identiteitskaart is IR57K8LN3', 'Identiteitskaart is [ID_NUMBER_1]');
+      expectMasksAndRestores('licence no. PEARC853051RJ9AB', 'licence no. [ID_NUMBER_1]');
+      expectMasksAndRestores('Driving licence: LEE99712251AB9CD', 'Driving licence: [ID_NUMBER_1]');
+      expectMasksAndRestores('ID-kaart: IR57K8LN3', 'ID-kaart: [ID_NUMBER_1]');
+      expectMasksAndRestores('Identiteitskaart is IR57K8LN3', 'Identiteitskaart is [ID_NUMBER_1]');
     });
 
     it('leaves codes of the same shape without their label or with an impossible birth date', () => {
-      unchanged([
+      expectUnchanged([
         'Kenteken van de auto is onbekend.',
         'Order ABCDE123456AB1CD shipped.',
         'Artikel IR57K8LN3 is uitverkocht.',
@@ -160,26 +150,26 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
 
   describe('a surname that is also a word, alone again', () => {
     it('leaves the colour or the noun where the text uses the word', () => {
-      masksAndRestores(
+      expectMasksAndRestores(
         'Mijn naam is Anouk Groen. Groen is ook de kleur van de hoop, en Groen Links ook.',
         'Mijn naam is [PERSON_1]. Groen is ook de kleur van de hoop, en Groen Links ook.',
       );
-      masksAndRestores('Ich heiße Anna Koch. Wir suchen Koch und Kellner.', 'Ich heiße [PERSON_1]. Wir suchen Koch und Kellner.');
-      masksAndRestores('My name is Tom Young. Young people like it.', 'My name is [PERSON_1]. Young people like it.');
+      expectMasksAndRestores('Ich heiße Anna Koch. Wir suchen Koch und Kellner.', 'Ich heiße [PERSON_1]. Wir suchen Koch und Kellner.');
+      expectMasksAndRestores('My name is Tom Young. Young people like it.', 'My name is [PERSON_1]. Young people like it.');
     });
 
     it('masks it where the text uses it as the name, and the commonest surnames alone as before', () => {
-      masksAndRestores('Ich heiße Anna Koch. Koch hat gestern angerufen.', 'Ich heiße [PERSON_1]. [PERSON_2] hat gestern angerufen.');
-      masksAndRestores('Mijn naam is Anouk Groen. Ik heb Groen gisteren gebeld.', 'Mijn naam is [PERSON_1]. Ik heb [PERSON_2] gisteren gebeld.');
-      masksAndRestores('Mijn naam is Jan Bakker. Bakker is mijn achternaam.', 'Mijn naam is [PERSON_1]. [PERSON_2] is mijn achternaam.');
-      masksAndRestores('Mijn naam is Wouter Jansen. Jansen wil een offerte.', 'Mijn naam is [PERSON_1]. [PERSON_2] wil een offerte.');
-      masksAndRestores('Mevrouw Visser belde. Daarna belde mevrouw Visser opnieuw.', 'Mevrouw [PERSON_1] belde. Daarna belde mevrouw [PERSON_1] opnieuw.');
+      expectMasksAndRestores('Ich heiße Anna Koch. Koch hat gestern angerufen.', 'Ich heiße [PERSON_1]. [PERSON_2] hat gestern angerufen.');
+      expectMasksAndRestores('Mijn naam is Anouk Groen. Ik heb Groen gisteren gebeld.', 'Mijn naam is [PERSON_1]. Ik heb [PERSON_2] gisteren gebeld.');
+      expectMasksAndRestores('Mijn naam is Jan Bakker. Bakker is mijn achternaam.', 'Mijn naam is [PERSON_1]. [PERSON_2] is mijn achternaam.');
+      expectMasksAndRestores('Mijn naam is Wouter Jansen. Jansen wil een offerte.', 'Mijn naam is [PERSON_1]. [PERSON_2] wil een offerte.');
+      expectMasksAndRestores('Mevrouw Visser belde. Daarna belde mevrouw Visser opnieuw.', 'Mevrouw [PERSON_1] belde. Daarna belde mevrouw [PERSON_1] opnieuw.');
     });
   });
 
   describe('books, shops, hospitals, streets, libraries and towns named after people', () => {
     it('leaves them', () => {
-      unchanged([
+      expectUnchanged([
         'Harry Potter en de Steen der Wijzen',
         'Romeo en Julia',
         'Sherlock Holmes',
@@ -197,20 +187,20 @@ describe('firewall QA: the insurer round’s false positives and misses', () => 
     });
 
     it('still masks the people beside such words', () => {
-      masksAndRestores('Ik heb het Anna Jansen verteld.', 'Ik heb het [PERSON_1] verteld.');
-      masksAndRestores('Heb je het Pieter al gevraagd?', 'Heb je het [PERSON_1] al gevraagd?');
-      masksAndRestores('Ik sprak Jan Hogeweg en Piet Verdijk.', 'Ik sprak [PERSON_1] en [PERSON_2].');
-      masksAndRestores('Cassandra belde gisteren.', '[PERSON_1] belde gisteren.');
-      masksAndRestores('give it to Charlotte', 'give it to [PERSON_1]');
-      masksAndRestores('Herr Schaden hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
-      masksAndRestores('Harry Jansen belde.', '[PERSON_1] belde.');
+      expectMasksAndRestores('Ik heb het Anna Jansen verteld.', 'Ik heb het [PERSON_1] verteld.');
+      expectMasksAndRestores('Heb je het Pieter al gevraagd?', 'Heb je het [PERSON_1] al gevraagd?');
+      expectMasksAndRestores('Ik sprak Jan Hogeweg en Piet Verdijk.', 'Ik sprak [PERSON_1] en [PERSON_2].');
+      expectMasksAndRestores('Cassandra belde gisteren.', '[PERSON_1] belde gisteren.');
+      expectMasksAndRestores('give it to Charlotte', 'give it to [PERSON_1]');
+      expectMasksAndRestores('Herr Schaden hat angerufen.', 'Herr [PERSON_1] hat angerufen.');
+      expectMasksAndRestores('Harry Jansen belde.', '[PERSON_1] belde.');
     });
   });
 
   describe('a spouse’s word before a first name', () => {
     it('masks the first name after Ehefrau, Ehemann, wife', () => {
-      masksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');
-      masksAndRestores('Ehemann Thomas (* 12. Juni 1960)', 'Ehemann [PERSON_1] (* [DATE_OF_BIRTH_1])');
+      expectMasksAndRestores('Ehefrau Claudia (* 3. Mai 1962)', 'Ehefrau [PERSON_1] (* [DATE_OF_BIRTH_1])');
+      expectMasksAndRestores('Ehemann Thomas (* 12. Juni 1960)', 'Ehemann [PERSON_1] (* [DATE_OF_BIRTH_1])');
     });
   });
 });
