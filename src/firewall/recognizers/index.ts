@@ -3,7 +3,7 @@
 import type { Recognizer } from '../types.js';
 import { addressRecognizer } from './address.js';
 import { beNationalNumberRecognizer } from './be-national-number.js';
-import { bsnRecognizer } from './bsn.js';
+import { bsnEightDigitRecognizer, bsnHyphenatedRecognizer, bsnRecognizer } from './bsn.js';
 import { cardRecognizer } from './card.js';
 import { dateOfBirthRecognizer } from './date-of-birth.js';
 import { emailRecognizer } from './email.js';
@@ -28,6 +28,8 @@ import { streetRecognizer } from './street.js';
 export {
   addressRecognizer,
   beNationalNumberRecognizer,
+  bsnEightDigitRecognizer,
+  bsnHyphenatedRecognizer,
   bsnRecognizer,
   cardRecognizer,
   codiceFiscaleRecognizer,
@@ -63,6 +65,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   ibanRecognizer,
   cardRecognizer,
   bsnRecognizer,
+  bsnHyphenatedRecognizer,
+  bsnEightDigitRecognizer,
   nirRecognizer,
   steuerIdRecognizer,
   beNationalNumberRecognizer,

@@ -20,6 +20,13 @@ export interface NumericIdSpec {
   /** When true, a candidate is reported only with `cue` nearby. Default false. */
   requireCue?: boolean;
   /**
+   * When set, a candidate is reported only when this matches the text that ends right before it
+   * (`$`-anchored, read over the same line's last LABEL_WINDOW characters): its label, with nothing
+   * but words between ("bsn van klant: 12345672"). For a form too common among other numbers for a
+   * cue somewhere in the window to name it.
+   */
+  labelBefore?: RegExp;
+  /**
    * Fewest digits a candidate has before its first letter, if any, when its digits are at most one
    * gap of `gaps` apart: digit runs that hold fewer are not tried.
    */
@@ -40,6 +47,7 @@ export interface NumericIdSpec {
 }
 
 const WINDOWS = { before: 48, after: 24 };
+const LABEL_WINDOW = 40;
 
 export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextScan): Detection[] {
   const s = scanOf(text, scan);
@@ -61,12 +69,20 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     // "Polisnummer: 123456782": a number labelled as a policy or customer number is that number
     // (masked by reference.ts), whatever check digits it passes.
     if (labelledAsReference(text, start)) continue;
+    if (spec.labelBefore !== undefined && !labelRightBefore(text, start, spec.labelBefore)) continue;
     const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
     if ((spec.requireCue || inRunOfNumbers(text, start, end, value)) && verdict !== 'positive') continue;
     out.push({ type: spec.type, start, end, text: value, checksum: spec.checksum ?? true, normalized: compact });
   }
   return out;
+}
+
+function labelRightBefore(text: string, start: number, label: RegExp): boolean {
+  let before = text.slice(Math.max(0, start - LABEL_WINDOW), start);
+  const nl = before.lastIndexOf('\n');
+  if (nl >= 0) before = before.slice(nl + 1);
+  return label.test(before);
 }
 
 /**
