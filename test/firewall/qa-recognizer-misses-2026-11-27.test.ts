@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createFirewall } from '../../src/firewall/index.js';
 
 // QA 2026-11-27, user messages sent to a running instance that reached the provider in clear (or
-// under the wrong type): a BSN written with hyphens or without its leading 0. The samples as QA sent
+// under the wrong type): a BSN written with hyphens or without its leading 0; a date of birth
+// written 12-Mar-1985. The samples as QA sent
 // them, and beside them the ordinary text of the same shape that must stay as written.
 describe('firewall QA: recognizer misses of 2026-11-27', () => {
   const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
@@ -43,6 +44,41 @@ describe('firewall QA: recognizer misses of 2026-11-27', () => {
       ]);
       // The label names the first number; the second is another.
       expect(mask('BSN 123456782 en 12345672')).to.equal('BSN [BSN_1] en 12345672');
+    });
+  });
+  describe('a date of birth written day-month-year with the month abbreviated and hyphens, slashes or dots', () => {
+    it('masks it after its birth cue, in the languages QA wrote', () => {
+      masksAndRestores('Patient DOB 12-Mar-1985', 'Patient DOB [DATE_OF_BIRTH_1]');
+      masksAndRestores('Date of birth: 12-Mar-1985', 'Date of birth: [DATE_OF_BIRTH_1]');
+      masksAndRestores('geboren 12-mrt-1985', 'geboren [DATE_OF_BIRTH_1]');
+      masksAndRestores('Geburtsdatum: 12-Mär-1985', 'Geburtsdatum: [DATE_OF_BIRTH_1]');
+      masksAndRestores('fecha de nacimiento 12-mar-1985', 'fecha de nacimiento [DATE_OF_BIRTH_1]');
+      masksAndRestores('Date of birth: 12-Mar-1985, BSN 123-456-782', 'Date of birth: [DATE_OF_BIRTH_1], BSN [BSN_1]');
+    });
+
+    it('masks the slash and dot forms, two-digit years, and the French, Spanish and Italian abbreviations', () => {
+      expect(mask('DOB 12/Mar/1985')).to.equal('DOB [DATE_OF_BIRTH_1]');
+      expect(mask('Geburtsdatum: 12.Mär.1985')).to.equal('Geburtsdatum: [DATE_OF_BIRTH_1]');
+      expect(mask('DOB: 12-MAR-85')).to.equal('DOB: [DATE_OF_BIRTH_1]');
+      expect(mask('née le 12-févr-1985')).to.equal('née le [DATE_OF_BIRTH_1]');
+      expect(mask('data di nascita 12-ago-1985')).to.equal('data di nascita [DATE_OF_BIRTH_1]');
+      expect(mask('fecha de nacimiento: 3-dic-1979')).to.equal('fecha de nacimiento: [DATE_OF_BIRTH_1]');
+      // One date in two forms is one placeholder.
+      expect(mask('DOB 12-Mar-1985. Geboortedatum: 12.03.1985')).to.equal('DOB [DATE_OF_BIRTH_1]. Geboortedatum: [DATE_OF_BIRTH_1]');
+      // The forms that already worked still do.
+      expect(mask('DOB: 12 Mar 85')).to.equal('DOB: [DATE_OF_BIRTH_1]');
+      expect(mask('Born 03/12/1985')).to.equal('Born [DATE_OF_BIRTH_1]');
+    });
+
+    it('leaves such dates without a birth cue, and mixed separators, as they are', () => {
+      unchanged([
+        'Meeting on 12-Mar-2025 at 10:00',
+        'Invoice date 12-Mar-1985',
+        'Release 12-Mar-2024 shipped with 3 fixes.',
+        'Factuurdatum: 12-mrt-2024',
+        'Rechnungsdatum 12.Mär.2024',
+        'DOB 12-Mar/1985',
+      ]);
     });
   });
 });

@@ -41,13 +41,32 @@ const MONTH_OF = new Map<string, number>();
 for (const [n, names] of MONTHS) for (const name of names) MONTH_OF.set(name, n);
 // Longest names first so that "juillet" is not read as "jul".
 const MONTH_ALT = [...MONTH_OF.keys()].sort((a, b) => b.length - a.length).join('|');
+// Spanish and Italian abbreviations not already above, as forms write them ("12-ago-1985"): looked
+// up (ABBREVIATED_MONTH below) for the day-month-year form with hyphens, slashes or dots only; prose
+// writes the month out. With a birth cue before the date, "set" or "ago" there are months.
+const ABBREVIATIONS_ES_IT: Array<[number, string[]]> = [
+  [1, ['ene', 'gen']],
+  [4, ['abr']],
+  [5, ['mag']],
+  [6, ['giu']],
+  [7, ['lug']],
+  [8, ['ago']],
+  [9, ['set']],
+  [10, ['ott']],
+  [12, ['dic']],
+];
+const ABBREVIATED_MONTH_OF = new Map(MONTH_OF);
+for (const [n, names] of ABBREVIATIONS_ES_IT) for (const name of names) ABBREVIATED_MONTH_OF.set(name, n);
 
 const B = '(?<![\\p{L}\\p{N}])';
 const E = '(?![\\p{L}\\p{N}])';
 const DATE = new RegExp(
   [
-    // 31-12-1985, 31.12.1985, 31/12/85, 12/31/1985 (US order accepted when unambiguous)
-    `${B}(?<d1>\\d{1,2})(?<s1>[./-])(?<m1>\\d{1,2})\\k<s1>(?<y1>\\d{4}|\\d{2})${E}`,
+    // 31-12-1985, 31.12.1985, 31/12/85, 12/31/1985 (US order accepted when unambiguous); and
+    // 12-Mar-1985, 12/mrt/85, 12.Mär.1985, a form's or a database's day-month-year (Oracle writes
+    // DD-MON-YY). Its month is any word of letters, looked up in parse(): the month names'
+    // alternation here, or in an alternative of its own, made chat prompts some 2–3 % slower.
+    `${B}(?<d1>\\d{1,2})(?<s1>[./-])(?:(?<m1>\\d{1,2})|(?<mn1>\\p{L}{3,12}))\\k<s1>(?<y1>\\d{4}|\\d{2})${E}`,
     // 1985-12-31
     `${B}(?<y2>(?:19|20)\\d{2})-(?<m2>\\d{1,2})-(?<d2>\\d{1,2})${E}`,
     // 31 december 1985, 31. Dezember 1985, 1er mars 1990, 3rd of May 1990, 4 de julio de 1965
@@ -103,6 +122,10 @@ function plausible(day: number, month: number, year: number): boolean {
 
 /** Parses one DATE match to y/m/d, or null when it is not a real date. */
 function parse(g: Record<string, string | undefined>): { y: number; m: number; d: number } | null {
+  if (g.mn1 !== undefined) {
+    const r = { y: fullYear(g.y1!), m: ABBREVIATED_MONTH_OF.get(g.mn1.toLowerCase()) ?? 0, d: Number(g.d1) };
+    return plausible(r.d, r.m, r.y) ? r : null;
+  }
   if (g.d1 !== undefined) {
     const y = fullYear(g.y1!);
     const a = Number(g.d1);
