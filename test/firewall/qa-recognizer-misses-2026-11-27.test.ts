@@ -3,7 +3,7 @@ import { createFirewall } from '../../src/firewall/index.js';
 
 // QA 2026-11-27, user messages sent to a running instance that reached the provider in clear (or
 // under the wrong type): a BSN written with hyphens or without its leading 0; a date of birth
-// written 12-Mar-1985. The samples as QA sent
+// written 12-Mar-1985, or told in the first person ("Nací el …"). The samples as QA sent
 // them, and beside them the ordinary text of the same shape that must stay as written.
 describe('firewall QA: recognizer misses of 2026-11-27', () => {
   const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
@@ -79,6 +79,19 @@ describe('firewall QA: recognizer misses of 2026-11-27', () => {
         'Rechnungsdatum 12.Mär.2024',
         'DOB 12-Mar/1985',
       ]);
+    });
+  });
+  describe('a birth told in the first person in Spanish, or in the Italian past', () => {
+    it('masks the date after "nací", "nacida el", "sono nata il", "nacqui il"', () => {
+      masksAndRestores('Nací el 5/6/1982 en Sevilla.', 'Nací el [DATE_OF_BIRTH_1] en Sevilla.');
+      expect(mask('Yo naci el 12 de marzo de 1982.')).to.equal('Yo naci el [DATE_OF_BIRTH_1].');
+      expect(mask('Nacida el 5/6/1982 en Cádiz')).to.equal('Nacida el [DATE_OF_BIRTH_1] en Cádiz');
+      expect(mask('Sono nata il 5/6/1982 a Roma.')).to.equal('Sono nata il [DATE_OF_BIRTH_1] a Roma.');
+      expect(mask('Nacqui il 3 maggio 1950')).to.equal('Nacqui il [DATE_OF_BIRTH_1]');
+    });
+
+    it('leaves the dates of other events in those languages as they are', () => {
+      unchanged(['El contrato se firmó el 5/6/2022 en Sevilla.', 'Renací el 5/6/2020 tras el viaje.', 'La fattura è del 3 maggio 2023.']);
     });
   });
 });

@@ -79,9 +79,11 @@ const DATE = new RegExp(
 
 // Spanish, Italian and Polish cues too ("Fecha de nacimiento:", "nacida el", "Data di nascita:",
 // "nata il", "Data urodzenia:", "ur."). Italian "nato"/"nata" only before "il", "a" or "l'", as a
-// birth is written ("nato a Roma il …"): "NATO" is an alliance with a founding date.
+// birth is written ("nato a Roma il …"): "NATO" is an alliance with a founding date. The first
+// person and the Italian past are told as often as the third ("Nací el 5/6/1982 en Sevilla", "nacqui
+// il 3 maggio 1950"; QA 2026-11-27 sent the first in clear).
 const CUE_BEFORE =
-  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\./iu;
+  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|(?<!\p{L})nac[ií](?!\p{L})|(?<!\p{L})nacqu[ei](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\./iu;
 // What joins the dates of one list: a comma or semicolon, a conjunction of the four languages (and
 // of Spanish, Italian, Polish), or both; nothing else, so a date after other words is not listed.
 const LIST_GAP = /^[ \u00a0]*(?:[,;&][ \u00a0]*)?(?:(?:and|en|und|et|y|e|i|oraz)[ \u00a0]+)?$/u;
