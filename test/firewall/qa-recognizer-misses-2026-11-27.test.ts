@@ -3,7 +3,7 @@ import { createFirewall } from '../../src/firewall/index.js';
 
 // QA 2026-11-27, user messages sent to a running instance that reached the provider in clear (or
 // under the wrong type): a BSN written with hyphens or without its leading 0; a date of birth
-// written 12-Mar-1985, or told in the first person ("Nací el …"). The samples as QA sent
+// written 12-Mar-1985, or told in the first person ("Nací el …"); the phone number of a WhatsApp link. The samples as QA sent
 // them, and beside them the ordinary text of the same shape that must stay as written.
 describe('firewall QA: recognizer misses of 2026-11-27', () => {
   const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
@@ -92,6 +92,39 @@ describe('firewall QA: recognizer misses of 2026-11-27', () => {
 
     it('leaves the dates of other events in those languages as they are', () => {
       unchanged(['El contrato se firmó el 5/6/2022 en Sevilla.', 'Renací el 5/6/2020 tras el viaje.', 'La fattura è del 3 maggio 2023.']);
+    });
+  });
+  describe('the phone number in a WhatsApp link', () => {
+    it('masks the number of a wa.me link and keeps the link, so that restoring gives it back', () => {
+      masksAndRestores(
+        'Stuur me een appje via https://wa.me/31612345678 of wa.me/+491512345678',
+        'Stuur me een appje via https://wa.me/[PHONE_1] of wa.me/[PHONE_2]',
+      );
+      masksAndRestores('App me: https://wa.me/31612345678', 'App me: https://wa.me/[PHONE_1]');
+      masksAndRestores('[WhatsApp](https://wa.me/31612345678?text=Hoi)', '[WhatsApp](https://wa.me/[PHONE_1]?text=Hoi)');
+      masksAndRestores('WA.ME/31612345678', 'WA.ME/[PHONE_1]');
+      // As tel: links already were.
+      masksAndRestores('tel:+31612345678', 'tel:[PHONE_1]');
+    });
+
+    it('masks the number of an api.whatsapp.com link, as written or percent-encoded', () => {
+      masksAndRestores('https://api.whatsapp.com/send?phone=31612345678&text=Hoi', 'https://api.whatsapp.com/send?phone=[PHONE_1]&text=Hoi');
+      masksAndRestores('https://api.whatsapp.com/send/?phone=%2B31612345678', 'https://api.whatsapp.com/send/?phone=%5BPHONE_1%5D');
+    });
+
+    it('restores a number written in text and in a link each to its own form', () => {
+      // One placeholder would restore the link as 'wa.me/06 12345678', no link at all.
+      masksAndRestores('Bel 06 12345678 of wa.me/31612345678', 'Bel [PHONE_1] of wa.me/[PHONE_2]');
+    });
+
+    it('leaves other links and short or long paths as they are', () => {
+      unchanged([
+        'https://wa.me/message/ABCDEF12345',
+        'https://java.me/31612345678',
+        'https://example.com/items/31612345678',
+        'https://wa.me/12345',
+        'https://wa.me/3161234567890123456',
+      ]);
     });
   });
 });

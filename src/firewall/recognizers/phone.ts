@@ -17,7 +17,7 @@ import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libph
 import { NON_PERSONAL_NUMBER_CUE, cueDistance, nearestCue } from '../context.js';
 import { COST, type WorkBudget } from '../budget.js';
 import { digitCount, digitsOnly } from '../checksums.js';
-import { Matcher, isClaimed, scanOf, type TextScan } from '../scan.js';
+import { Matcher, isClaimed, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 import { esItPlReading, type EsItPlReading } from './phone-es-it-pl.js';
 
@@ -125,7 +125,7 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
   const region = REGION_OF_LANGUAGE[language];
-  const out: Detection[] = [];
+  const out: Detection[] = whatsAppLinkNumbers(s);
   for (const { run, index, worth, esItPl } of runsWorthParsing(s)) {
     // Inside an IBAN, card or national number: overlap resolution would drop the phone anyway.
     if (s.claimed.length > 0 && isClaimed(s, index, index + run.length)) continue;
@@ -143,6 +143,49 @@ export function findPhones(text: string, language: Language, scan?: TextScan): D
     }
   }
   return out;
+}
+
+// "wa.me/" (WhatsApp's click-to-chat link) right before 8 to 15 digits (E.164's most): the link's
+// path is a phone number, international without its "+" ("https://wa.me/31612345678"), or with it. RUN leaves digits after a
+// slash alone (paths, dates, versions), so these were sent in clear (QA 2026-11-27) while
+// "tel:+31612345678" was masked. "api.whatsapp.com/send?phone=…" is read by its query key (structure.ts).
+const WA_ME = 'wa.me/';
+const WA_NUMBER_DIGITS = { min: 8, max: 15 };
+
+/**
+ * The numbers of the text's wa.me links. Each is keyed by its digits as written, not by its E.164
+ * form: a placeholder restores to the form first seen, and "wa.me/06 12345678" would be no link;
+ * the same number written elsewhere in text gets a placeholder of its own.
+ */
+function whatsAppLinkNumbers(s: TextScan): Detection[] {
+  const { text } = s;
+  let out: Detection[] | undefined;
+  for (const p of s.digitRuns) {
+    const plus = text.charCodeAt(p - 1) === 43;
+    const slash = p - (plus ? 2 : 1);
+    if (text.charCodeAt(slash) !== 47 || !linkHostBefore(text, slash + 1)) continue;
+    const len = runLength(text, p);
+    if (len < WA_NUMBER_DIGITS.min || len > WA_NUMBER_DIGITS.max || isWordCode(text.charCodeAt(p + len))) continue;
+    const start = plus ? p - 1 : p;
+    const value = text.slice(start, p + len);
+    // No number plan asked: the link's path is the number WhatsApp dials, whatever the plan says of
+    // it (libphonenumber finds QA's "+491512345678" a digit short for a German mobile, and the
+    // link still reaches someone, or was meant to).
+    (out ??= []).push({ type: 'PHONE', start, end: p + len, text: value, checksum: false, normalized: text.slice(p, p + len) });
+  }
+  return out ?? [];
+}
+
+/** Whether "wa.me/" ends at `at`, as a host of its own (not "java.me/"), in any case. */
+function linkHostBefore(text: string, at: number): boolean {
+  const from = at - WA_ME.length;
+  if (from < 0 || text.slice(from, at).toLowerCase() !== WA_ME) return false;
+  const c = text.charCodeAt(from - 1);
+  return !(isWordCode(c) || c === 45 || c === 46);
+}
+
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || isLetterCode(c) || c === 95;
 }
 
 /** The phone numbers of one run worth parsing, read under the language's region and the fallbacks. */
