@@ -3,7 +3,8 @@ import { createFirewall } from '../../src/firewall/index.js';
 
 // QA 2026-11-27, user messages sent to a running instance that reached the provider in clear (or
 // under the wrong type): a BSN written with hyphens or without its leading 0; a date of birth
-// written 12-Mar-1985, or told in the first person ("Nací el …"); the phone number of a WhatsApp link. The samples as QA sent
+// written 12-Mar-1985, or told in the first person ("Nací el …"); the phone number of a WhatsApp
+// link; an Italian mobile number typed as an NHS number. The samples as QA sent
 // them, and beside them the ordinary text of the same shape that must stay as written.
 describe('firewall QA: recognizer misses of 2026-11-27', () => {
   const mask = (text: string) => createFirewall({ language: 'auto' }).mask(text);
@@ -125,6 +126,24 @@ describe('firewall QA: recognizer misses of 2026-11-27', () => {
         'https://wa.me/12345',
         'https://wa.me/3161234567890123456',
       ]);
+    });
+  });
+  describe('an Italian mobile number after a phone word is a phone number, not an NHS number', () => {
+    it('masks it as a phone number', () => {
+      // 333 123 4567 passes the NHS number's check as well.
+      masksAndRestores('cell. 333 123 4567', 'cell. [PHONE_1]');
+      expect(mask('Il mio cellulare: 333 123 4567')).to.equal('Il mio cellulare: [PHONE_1]');
+      expect(mask('chiamami al 333 123 4567')).to.equal('chiamami al [PHONE_1]');
+      expect(mask('phone: 333 123 4567')).to.equal('phone: [PHONE_1]');
+    });
+
+    it('still masks it as an NHS number after an NHS word, or alone', () => {
+      expect(mask('NHS number 333 123 4567')).to.equal('NHS number [NHS_NUMBER_1]');
+      expect(mask('Phone the GP about NHS no. 333 123 4567')).to.equal('Phone the GP about NHS no. [NHS_NUMBER_1]');
+      expect(mask('NHS number 333 123 4567, mobile 07700 900123')).to.equal('NHS number [NHS_NUMBER_1], mobile [PHONE_1]');
+      expect(mask('Patient 943 476 5919 seen today')).to.equal('Patient [NHS_NUMBER_1] seen today');
+      // After a phone word, a number no phone plan read here takes stays masked as what it passes for.
+      expect(mask('cell. 943 476 5919')).to.equal('cell. [NHS_NUMBER_1]');
     });
   });
 });

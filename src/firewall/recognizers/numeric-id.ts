@@ -33,6 +33,12 @@ export interface NumericIdSpec {
   minDigits?: number;
   /** The gaps `candidate` allows between groups (see scan.ts); default 'single'. */
   gaps?: GroupGaps;
+  /**
+   * Another kind of number written in this shape, whose words can name it: where `cue` of it stands
+   * nearer than this identifier's own and `reads` takes the number for one, the candidate is left
+   * to that kind's recognizer (which must then read it, or the number would go out in clear).
+   */
+  yieldsTo?: { cue: RegExp; reads(compact: string): boolean };
   /** A candidate written like something else (an IP address) is not one, whatever its check digits. */
   reject?: (value: string) => boolean;
   /** A candidate starts at most this many characters before its first digit (letters leading it). Default 0. */
@@ -72,10 +78,16 @@ export function scanNumericIds(text: string, spec: NumericIdSpec, scan?: TextSca
     if (spec.labelBefore !== undefined && !labelRightBefore(text, start, spec.labelBefore)) continue;
     const verdict = nearestCue(s, start, end, spec.cue, NON_PERSONAL_NUMBER_CUE, WINDOWS);
     if (verdict === 'negative') continue;
+    if (spec.yieldsTo !== undefined && yields(s, start, end, compact, spec)) continue;
     if ((spec.requireCue || inRunOfNumbers(text, start, end, value)) && verdict !== 'positive') continue;
     out.push({ type: spec.type, start, end, text: value, checksum: spec.checksum ?? true, normalized: compact });
   }
   return out;
+}
+
+function yields(s: TextScan, start: number, end: number, compact: string, spec: NumericIdSpec): boolean {
+  const other = spec.yieldsTo!;
+  return nearestCue(s, start, end, spec.cue, other.cue, WINDOWS) === 'negative' && other.reads(compact);
 }
 
 function labelRightBefore(text: string, start: number, label: RegExp): boolean {

@@ -53,6 +53,8 @@ const PL_CUE = [
 // One regex for the three, a group each, read over the short windows around a number: "telefono"
 // is Italian here, and Spanish written without its accent; the shapes tell the two apart.
 const REGION_CUE = new RegExp(`(${ES_CUE})|(${IT_CUE})|(${PL_CUE})`, 'gi');
+/** The Italian phone words alone ("cellulare", "cell.", "chiamami"): nhs-number.ts defers to them. */
+export const IT_PHONE_CUE = new RegExp(IT_CUE, 'i');
 const GROUP_REGION: readonly CountryCode[] = ['ES', 'IT', 'PL'];
 
 // Words before a number that make it another thing's in the three languages: orders, invoices,
