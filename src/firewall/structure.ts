@@ -249,11 +249,21 @@ export function keyKind(key: string): KeyKind | null {
 const kindCache = new Map<string, KeyKind | null>();
 const KIND_CACHE_SIZE = 4096;
 
+// A possessive before a label says whose the value is, not what it is: "Mon NIR : 1 85 05 …",
+// "Mijn BSN: …", "My IBAN: …" label the same values as "NIR :", "BSN:", "IBAN:" (QA 2026-11-27: a
+// NIR with a mistyped key went out in clear after "Mon NIR :", and was masked after "NIR :").
+const POSSESSIVE_BEFORE_KEY = /^(?:my|your|our|his|her|their|mijn|uw|je|jouw|zijn|haar|ons|onze|hun|mein|meine|dein|deine|ihr|ihre|unser|unsere|sein|seine|mon|ma|mes|ton|ta|votre|notre|son|sa|mi|su|tu|il mio|la mia|mio|mia|moj|moja|moje|mój)[ \u00a0]+(?=\S)/iu;
+
 function lookUpKey(key: string): KeyKind | null {
   const k = normaliseKey(key);
   if (k.length === 0) return null;
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
+  const possessive = POSSESSIVE_BEFORE_KEY.exec(key);
+  if (possessive !== null) {
+    const owned = KEY_KIND.get(normaliseKey(key.slice(possessive[0].length)));
+    if (owned !== undefined) return owned;
+  }
   for (const [suffix, kind] of SUFFIXES) {
     if (k.length > suffix.length && k.endsWith(suffix)) return kind === 'NAME' ? nameKeyKind(k.slice(0, -suffix.length)) : kind;
   }
