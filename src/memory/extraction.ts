@@ -11,8 +11,9 @@ import { serviceWorkRecords } from '../metering/serviceWork.js';
 import { UsageMeter } from '../metering/usageLines.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
 import { embedForMemory, type MemoryEmbeddings } from './embedder.js';
+import { forgetAnswersHoldingFact } from './erasure.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
-import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor, withdrawnStatement } from './factRules.js';
+import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor, withdrawnStatement, withdraws } from './factRules.js';
 import {
   claimSubmission,
   cutsShort,
@@ -150,9 +151,9 @@ async function planWithRules(services: ExtractionServices, meter: UsageMeter, su
   const kept: string[] = [];
   for (const statement of statements) {
     const withdrawn = withdrawnStatement(statement);
+    // Found by its words, then kept only when it says what is withdrawn (factRules.ts).
     const stating = withdrawn === undefined ? [] : await factsStating(services.db, scopeOf(submission), withdrawn);
-    // A fact that withdraws the same ("I no longer smoke", said before) is not what is withdrawn.
-    const ids = stating.filter((fact) => withdrawnStatement(fact.content) === undefined).map((fact) => fact.id);
+    const ids = stating.filter((fact) => withdraws(withdrawn!, fact.content)).map((fact) => fact.id);
     for (const id of ids) if (!deletions.some((op) => op.kind === 'delete' && op.id === id)) deletions.push({ kind: 'delete', id });
     if (ids.length === 0) kept.push(statement);
   }
@@ -288,6 +289,9 @@ async function store(
           await addOrMerge(op.fact);
         }
       } else if (await deleteFactInScope(db, scope, op.id)) {
+        // Withdrawn ("I no longer live in Leiden"), it must not come back through the answers it
+        // was retrieved into, as a fact forgotten by id does not (erasure.ts).
+        await forgetAnswersHoldingFact(db, scope.workspaceId, op.id);
         deleted += 1;
       }
     }

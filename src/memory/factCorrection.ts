@@ -50,7 +50,8 @@ export async function correctFact(services: FactCorrectionServices, principal: P
     if (!current) return undefined;
     if (current.content === content) return current;
     const tsConfig = TS_CONFIG_OF[submissionLanguage(content, principal.settings.firewallLanguage)];
-    await rewriteFact(db, scope, id, { content, model: embedded.model.id, embedding: embedded.vectors[0]!, tsConfig }, null);
+    // Forgotten meanwhile (DELETE /memory/facts/{id} takes no end-user lock): a 404, neither billed nor audited.
+    if (!(await rewriteFact(db, scope, id, { content, model: embedded.model.id, embedding: embedded.vectors[0]!, tsConfig }, null))) return undefined;
     await forgetAnswersHoldingFact(db, workspaceId, id);
     const requestId = serviceRequestId('facts', randomUUID());
     const usage = new UsageMeter().add(embedded.model, null, { prompt: embedded.tokens, completion: 0 }).lines(owner, 'facts', requestId);

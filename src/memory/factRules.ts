@@ -233,24 +233,59 @@ export function extractByRules(input: RuleInput): string[] {
 }
 
 // A statement that withdraws an earlier one: "I no longer live in Leiden", "I don't smoke
-// anymore", "Ik woon niet meer in Leiden", "Ich rauche nicht mehr", "Je n'habite plus à Leiden".
-// What it withdraws is the statement with its negation taken out; only its words matter (it is
-// looked for with a text search, never stored). Short statements only: a negation deep in a
-// paragraph withdraws no one fact, and the search is built from the statement's words.
+// anymore", "Ik woon niet meer in Leiden", "Ik heb geen auto meer", "Ich habe keinen Hund mehr",
+// "Je n'habite plus à Leiden". What it withdraws is its first clause with the negation taken out
+// ("I live in Leiden"); a fact is withdrawn when its words begin with those words, contractions
+// read out ("I'm" is "I am", "j'habite" is "je habite"): "I live in Leiden, in the Netherlands" is,
+// "My parents live in Leiden", "I am allergic to dogs" and "I lived in Leiden for ten years" are
+// not (QA: matched by their stems alone, a withdrawal deleted every fact holding its one noun).
+// "No longer than", "niet meer dan", "nicht mehr als" compare, they withdraw nothing. Short
+// statements only: a negation deep in a paragraph withdraws no one fact.
 const WITHDRAWN_MAX_CHARS = 300;
-const NO_LONGER = /\b(?:no longer|niet meer|niet langer|nicht mehr|nicht länger)\s+/iu;
-const ANYMORE = /\s+any ?more\b/iu;
+const NO_LONGER = /\b(?:no longer|niet meer|niet langer|nicht mehr|nicht länger)\s+(?!than\b|dan\b|als\b)/iu;
+const NO_LONGER_AFTER = /\s+(?:niet meer|nicht mehr|niet langer|nicht länger)\b(?!\s+(?:dan|als)\b)/iu;
+const ANYMORE = /\s+any ?(?:more|longer)\b/iu;
 const NOT_BEFORE_ANYMORE = /\b(?:do not|don['’]t|does not|doesn['’]t|not)\s+/iu;
-const NO_LONGER_AFTER = /\s+(?:niet meer|nicht mehr|niet langer|nicht länger)\b/iu;
-const NE_PLUS = /\bn(?:e\s+|['’])(\p{L}+)\s+plus\b/iu;
+const NONE_MORE_NL = /\bgeen\s+(\p{L}+)\s+meer\b/iu;
+const NONE_MORE_DE = /\bkein(e|en|em|er|es)?\s+(\p{L}+)\s+mehr\b/iu;
+const NE_PLUS = /\bn(?:e\s+|['’])(y\s+)?(\p{L}+)\s+plus\b/iu;
+const CLAUSE_END = /[,;:(]|\s[-–—]\s/u;
 
-/** The statement `sentence` withdraws, or undefined when it withdraws none. */
+/** The statement `sentence` withdraws (its first clause, without the negation), or undefined when it withdraws none. */
 export function withdrawnStatement(sentence: string): string | undefined {
   if (sentence.length > WITHDRAWN_MAX_CHARS) return undefined;
-  if (NO_LONGER.test(sentence)) return sentence.replace(NO_LONGER, '');
-  if (NO_LONGER_AFTER.test(sentence)) return sentence.replace(NO_LONGER_AFTER, '');
-  if (ANYMORE.test(sentence) && NOT_BEFORE_ANYMORE.test(sentence)) return sentence.replace(ANYMORE, '').replace(NOT_BEFORE_ANYMORE, '');
-  if (NE_PLUS.test(sentence)) return sentence.replace(NE_PLUS, '$1');
-  return undefined;
+  let positive: string | undefined;
+  if (NO_LONGER.test(sentence)) positive = sentence.replace(NO_LONGER, '');
+  else if (NO_LONGER_AFTER.test(sentence)) positive = sentence.replace(NO_LONGER_AFTER, '');
+  else if (ANYMORE.test(sentence) && NOT_BEFORE_ANYMORE.test(sentence)) positive = sentence.replace(ANYMORE, '').replace(NOT_BEFORE_ANYMORE, '');
+  else if (NONE_MORE_NL.test(sentence)) positive = sentence.replace(NONE_MORE_NL, 'een $1');
+  else if (NONE_MORE_DE.test(sentence)) positive = sentence.replace(NONE_MORE_DE, 'ein$1 $2');
+  else if (NE_PLUS.test(sentence)) positive = sentence.replace(NE_PLUS, '$1$2');
+  if (positive === undefined) return undefined;
+  const clause = CLAUSE_END.exec(positive);
+  return (clause ? positive.slice(0, clause.index) : positive).replace(/[.!]+\s*$/u, '').trim();
 }
 
+// Contractions read out, so that "I'm no longer a student" withdraws "I am a student".
+const CONTRACTIONS: Array<[RegExp, string]> = [
+  [/\b(i)['’]m\b/giu, '$1 am'],
+  [/n['’]t\b/giu, ' not'],
+  [/['’]re\b/giu, ' are'],
+  [/['’]ve\b/giu, ' have'],
+  [/\b([jlmtsdnc])['’](?=\p{L})/giu, '$1e '],
+];
+
+/** A statement's words as a fact is compared by: lower case, accents and contractions read out. */
+function statementWords(text: string): string[] {
+  let s = text;
+  for (const [re, to] of CONTRACTIONS) s = s.replace(re, to);
+  return words(s);
+}
+
+/** Whether `fact` is what the withdrawn statement `withdrawn` (withdrawnStatement's) said. */
+export function withdraws(withdrawn: string, fact: string): boolean {
+  const said = statementWords(withdrawn);
+  if (said.length < 2 || withdrawnStatement(fact) !== undefined) return false;
+  const held = statementWords(fact);
+  return said.length <= held.length && said.every((word, i) => held[i] === word);
+}

@@ -398,7 +398,7 @@ export async function rewriteFact(db: Queryable, scope: FactScope, id: string, f
  * The ids of the scope's facts that hold every word of `statement` (each fact's own text-search
  * configuration; stop words left out): what a statement withdrawing it deletes (factRules.ts).
  */
-export async function factsStating(db: Queryable, scope: FactScope, statement: string, limit = 20): Promise<{ id: string; content: string }[]> {
+export async function factsStating(db: Queryable, scope: FactScope, statement: string, limit = 50): Promise<{ id: string; content: string }[]> {
   const params: unknown[] = [scope.workspaceId, statement, limit];
   const { rows } = await db.query<{ id: string; content: string }>(
     `select id, content from facts

@@ -89,4 +89,39 @@ describe('PATCH /memory/facts/{id}', () => {
     expect((await correct(fact.id, { content: 'Mijn hond heet Rex.' })).status).to.equal(404);
     expect((await gw.app.db.pool.query("select count(*)::int as n from facts where content like '%Rex%'")).rows[0].n).to.equal(0);
   });
+
+  it('a correction that loses a race with the fact\'s deletion answers 404, and is neither billed nor audited (QA)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await remember(`klant-race-${i}`, `Mijn kat heet Pluis ${i}.`)).id);
+    const outcomes = await Promise.all(
+      ids.map(async (id, i) => {
+        const deletion = api(gw.app.baseUrl, `/v1/memory/facts/${id}`, { method: 'DELETE', key: gw.key });
+        const corrected = await correct(id, { content: `Mijn kat heet Snuf ${i}.` });
+        await deletion;
+        return { id, status: corrected.status };
+      }),
+    );
+    for (const { id, status } of outcomes) {
+      expect(status, id).to.be.oneOf([200, 404]);
+      const audited = await gw.app.db.pool.query("select count(*)::int as n from audit_log where action = 'fact.corrected' and target = $1", [id]);
+      const traced = await gw.app.db.pool.query("select count(*)::int as n from traces where kind = 'facts' and input ->> 'fact_id' = $1", [id]);
+      expect({ audited: audited.rows[0].n, traced: traced.rows[0].n }, id).to.deep.equal(status === 200 ? { audited: 1, traced: 1 } : { audited: 0, traced: 0 });
+    }
+  });
+
+  it('a fact withdrawn by a later submission ("I no longer …") is taken out of the answers it was retrieved into (QA)', async () => {
+    await remember('klant-c5', 'Ik heb een inboedelverzekering bij Achmea.');
+    const question = 'Bij welke verzekeraar loopt mijn inboedelverzekering?';
+    const first = await postChat(gw, chatBody({ user: 'klant-c5', messages: [{ role: 'user', content: question }] }), { 'x-request-id': 'withdraw-c5' });
+    expect(JSON.stringify(((await first.json()) as any).sources)).to.contain('Achmea');
+    const withdrawal = await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key: gw.key, body: { content: 'Ik heb geen inboedelverzekering meer.', user_ref: 'klant-c5' } });
+    await waitFor(async () => ((await api(gw.app.baseUrl, `/v1/recall/submissions/${withdrawal.body.submission_id}`, { key: gw.key })).body.status === 'done' ? true : undefined), {
+      what: 'the withdrawal',
+    });
+    const facts = await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-c5', { key: gw.key });
+    expect(JSON.stringify(facts.body)).not.to.contain('Achmea');
+    const replay = await postChat(gw, chatBody({ user: 'klant-c5', messages: [{ role: 'user', content: question }] }), { 'x-request-id': 'withdraw-c5' });
+    expect(replay.status).to.equal(422);
+    expect(await replay.text()).not.to.contain('Achmea');
+  });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { extractByRules, isQuestion, splitSentences, submissionLanguage, withdrawnStatement } from '../../src/memory/factRules.js';
+import { extractByRules, isQuestion, splitSentences, submissionLanguage, withdrawnStatement, withdraws } from '../../src/memory/factRules.js';
 
 const personal = (content: string, userRef = 'user-1') =>
   extractByRules({ content, userRef, language: submissionLanguage(content, 'auto') });
@@ -87,14 +87,40 @@ describe('facts: the rule-based extractor', () => {
     ]);
   });
 
-  it('reads what a statement withdraws, in four languages, and nothing in one that withdraws nothing', () => {
-    expect(withdrawnStatement('I no longer live in Leiden.')).to.equal('I live in Leiden.');
-    expect(withdrawnStatement("I don't smoke anymore.")).to.equal('I smoke.');
-    expect(withdrawnStatement('Ik woon niet meer in Leiden.')).to.equal('Ik woon in Leiden.');
-    expect(withdrawnStatement('Ich wohne nicht mehr in Berlin.')).to.equal('Ich wohne in Berlin.');
-    expect(withdrawnStatement("Je n'habite plus à Lyon.")).to.equal('Je habite à Lyon.');
-    for (const sentence of ['I live in Leiden.', 'I do not like coffee.', 'Ik woon in Leiden.', 'Je ne sais pas.', 'no longer '.repeat(40)]) {
-      expect(withdrawnStatement(sentence), sentence).to.equal(undefined);
+  it('reads what a statement withdraws, in four languages: its first clause without the negation, and nothing of a comparison', () => {
+    expect(withdrawnStatement('I no longer live in Leiden.')).to.equal('I live in Leiden');
+    expect(withdrawnStatement("I don't smoke anymore.")).to.equal('I smoke');
+    expect(withdrawnStatement("I don't live in Leiden any longer, I moved to Utrecht.")).to.equal('I live in Leiden');
+    expect(withdrawnStatement('Ik woon niet meer in Leiden.')).to.equal('Ik woon in Leiden');
+    expect(withdrawnStatement('Ik heb geen auto meer.')).to.equal('Ik heb een auto');
+    expect(withdrawnStatement('Ich wohne nicht mehr in Berlin.')).to.equal('Ich wohne in Berlin');
+    expect(withdrawnStatement('Ich habe keinen Hund mehr.')).to.equal('Ich habe einen Hund');
+    expect(withdrawnStatement("Je n'habite plus à Lyon.")).to.equal('Je habite à Lyon');
+    const none = ['I live in Leiden.', 'I do not like coffee.', 'Ik woon in Leiden.', 'Je ne sais pas.', 'no longer '.repeat(40)];
+    // Comparisons: "no more than" withdraws nothing.
+    none.push('My commute is no longer than 20 minutes.', 'Ich habe nicht mehr als zwei Kinder.', 'Het duurt niet meer dan een uur.');
+    for (const sentence of none) expect(withdrawnStatement(sentence), sentence).to.equal(undefined);
+  });
+
+  it('withdraws a fact that says what was withdrawn, not one that only shares its words (QA: "I no longer have a dog" deleted "I am allergic to dogs")', () => {
+    const withdrawn = (sentence: string, fact: string) => withdraws(withdrawnStatement(sentence)!, fact);
+    expect(withdrawn('I no longer live in Leiden.', 'I live in Leiden, in the Netherlands.')).to.equal(true);
+    expect(withdrawn('I no longer live in Leiden.', 'i live in leiden')).to.equal(true);
+    expect(withdrawn("I'm no longer a student.", 'I am a student.')).to.equal(true);
+    expect(withdrawn('I no longer work.', 'I work at Philips.')).to.equal(true);
+    expect(withdrawn("Je n'habite plus à Leiden.", "J'habite à Leiden.")).to.equal(true);
+    expect(withdrawn('Ich habe keinen Hund mehr.', 'Ich habe einen Hund.')).to.equal(true);
+    for (const [sentence, fact] of [
+      ['I no longer have a dog.', 'I am allergic to dogs.'],
+      ['I no longer live in Leiden.', 'My parents live in Leiden.'],
+      ['I no longer live in Leiden.', 'I lived in Leiden for ten years before I moved to Delft.'],
+      ['I no longer smoke.', 'My mother died of lung cancer from smoking.'],
+      ['I no longer eat meat.', "I don't eat meat."],
+      ['I no longer eat meat.', 'I no longer eat meat.'],
+      ['Shop no longer ships to Belgium.', 'Returns from Belgium to shop ship free of charge.'],
+      ['Ik woon niet meer in Leiden.', 'Mijn ouders wonen in Leiden.'],
+    ]) {
+      expect(withdrawn(sentence!, fact!), `${sentence} / ${fact}`).to.equal(false);
     }
   });
 

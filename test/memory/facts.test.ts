@@ -158,6 +158,12 @@ describe('facts (rule-based extraction)', () => {
     expect(await waitForSubmission(fx.app, fx.workspaceId, 'moved')).to.include({ facts_deleted: 1, facts_added: 0 });
     expect(await factContents(fx.app, fx.key, { user_ref: 'moved' })).to.have.members(['I have a dog.', 'I live in Amsterdam now.']);
     expect(await factContents(fx.app, fx.key, { user_ref: 'moved-nl' })).to.deep.equal(['Ik werk bij Philips.']);
+    // Only what says what is withdrawn: not a fact that shares its noun, nor another person's.
+    await submitFact(fx.app, fx.key, { content: 'I have a dog. I am allergic to dogs. My parents have a dog.', user_ref: 'dogless' });
+    await waitForFacts(fx.app, fx.key, { user_ref: 'dogless' }, (c) => c.length === 3);
+    await submitFact(fx.app, fx.key, { content: 'I no longer have a dog.', user_ref: 'dogless' });
+    expect(await waitForSubmission(fx.app, fx.workspaceId, 'dogless')).to.include({ facts_deleted: 1, facts_added: 0 });
+    expect(await factContents(fx.app, fx.key, { user_ref: 'dogless' })).to.have.members(['I am allergic to dogs.', 'My parents have a dog.']);
     // Nothing held that it withdraws: the statement is a fact of its own.
     await submitFact(fx.app, fx.key, { content: 'Ik rook niet meer.', user_ref: 'moved-nl' });
     expect(await waitForSubmission(fx.app, fx.workspaceId, 'moved-nl')).to.include({ facts_added: 1, facts_deleted: 0 });
