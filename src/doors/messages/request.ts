@@ -359,9 +359,7 @@ export async function chatRequestOf(
   if (body.stream) chat.stream = true;
   const tools = toolsOf(body.tools, notes, add);
   if (tools) Object.assign(chat, { tools }, toolChoiceOf(body.tool_choice));
-  else if (body.tool_choice?.type === 'tool') add('tool_choice.name', `names a tool the request does not offer: ${body.tool_choice.name}`);
-  // As Anthropic refuses it: a tool use forced where none is offered cannot be answered.
-  else if (body.tool_choice?.type === 'any') add('tool_choice.type', '"any" forces a tool use, and the request offers no tools');
+  else refuseToolChoiceWithoutTools(body.tool_choice, add);
   // A blank one names no end-user (as the chat API refuses it as `user`: such an end-user could not be erased).
   if (typeof body.metadata?.user_id === 'string' && !isBlank(body.metadata.user_id)) chat.user = body.metadata.user_id;
   const effort = reasoningEffortOf(body);
@@ -408,12 +406,20 @@ function anthropicSettingsOf(body: MessagesRequest): AnthropicSettings | undefin
   return settings.thinking || settings.output_config ? settings : undefined;
 }
 
+/** A tool_choice that names or forces a tool where the request offers none: refused, as Anthropic refuses it. */
+function refuseToolChoiceWithoutTools(toolChoice: MessagesCountTokensRequest['tool_choice'], add: Refuse): void {
+  if (toolChoice?.type === 'tool') add('tool_choice.name', `names a tool the request does not offer: ${toolChoice.name}`);
+  // A tool use forced where none is offered cannot be answered.
+  else if (toolChoice?.type === 'any') add('tool_choice.type', '"any" forces a tool use, and the request offers no tools');
+}
+
 /** The messages and tools a count_tokens request would send. */
 export function countRequestOf(body: MessagesCountTokensRequest): Pick<ChatCompletionRequest, 'messages' | 'tools'> {
   const errors: FieldErrors = noFieldErrors();
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const messages = messagesOf(body, add);
   const tools = toolsOf(body.tools, [], add);
+  if (!tools) refuseToolChoiceWithoutTools(body.tool_choice, add);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return { messages, ...(tools ? { tools } : {}) };
 }

@@ -331,12 +331,15 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(gw.euA.requests).to.have.length(0);
     // count_tokens refuses what /v1/messages refuses: an image of no image type, a tool_result no tool_use asked for.
     const orphan = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_nope', content: 'ok' }] };
-    for (const [messages, field] of [
-      [[{ role: 'user', content: [html] }], 'messages.0.content.0'],
-      [[{ role: 'user', content: 'Hallo' }, { role: 'assistant', content: 'Ja?' }, orphan], 'messages.2'],
+    const hallo = [{ role: 'user', content: 'Hallo' }];
+    for (const [messages, field, extra] of [
+      [[{ role: 'user', content: [html] }], 'messages.0.content.0', {}],
+      [[{ role: 'user', content: 'Hallo' }, { role: 'assistant', content: 'Ja?' }, orphan], 'messages.2', {}],
+      [hallo, 'tool_choice.type', { tool_choice: { type: 'any' } }],
+      [hallo, 'tool_choice.name', { tool_choice: { type: 'tool', name: 'lookup' } }],
     ] as const) {
-      const counted = await api(gw.app.baseUrl, '/v1/messages/count_tokens', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', messages } });
-      const created = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages } });
+      const counted = await api(gw.app.baseUrl, '/v1/messages/count_tokens', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', messages, ...extra } });
+      const created = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages, ...extra } });
       expect(created.status, field).to.equal(422);
       expect(counted.status, field).to.equal(422);
       expect(counted.body.error.type).to.equal('invalid_request_error');
