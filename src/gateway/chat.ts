@@ -319,6 +319,14 @@ export class ChatService {
         if (ctx.signal.aborted) break;
       }
     } catch (err) {
+      if (err instanceof UpstreamError && err.consumerStalled && !ctx.signal.aborted) {
+        // The client stopped reading for the provider's whole timeout: its doing, as a client that
+        // leaves is. What was streamed is billed and traced as 499; it is told why the stream ended.
+        await this.settleClosedStream(ctx, prepared, answerOf(accumulator.completion(ctx.requestId, created)));
+        await sink.send({ error: { message: `the stream was ended: ${err.message}`, type: 'invalid_request_error', code: 'client_stalled' } });
+        sink.end('failed');
+        return;
+      }
       if (!(ctx.signal.aborted || (err instanceof UpstreamError && err.kind === 'aborted'))) {
         // The trace names who served the part that was streamed, and what it was; it is not billed.
         const streamed = accumulator.completion(ctx.requestId, created);

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { api } from '../helpers/app.js';
 import { waitFor } from '../helpers/db.js';
 import { findSamples, scrape } from '../helpers/prometheus.js';
-import { chatBody, postChat, readSse, useGatewayFixture } from '../helpers/gateway.js';
+import { chatBody, postChat, readSse, TIMEOUT_MS, useGatewayFixture } from '../helpers/gateway.js';
 
 describe('POST /v1/chat/completions with stream: true', () => {
   const gw = useGatewayFixture({ worker: true });
@@ -216,6 +216,44 @@ describe('POST /v1/chat/completions with stream: true', () => {
     // And it is kept for replay like any answer.
     const replay = await postChat(gw, { ...JSON.parse(body), stream: false }, { 'x-request-id': 'stalled-1' });
     expect(replay.headers.get('x-replay')).to.equal('true');
+  });
+
+  it('a client that stops reading for longer than the provider\'s timeout, then reads on: told why the stream ended, billed for what was streamed, traced as 499, never blamed on the provider (QA)', async () => {
+    gw.euA.script({ type: 'answer', chunks: Array.from({ length: 3000 }, (_, i) => `${'woord '.repeat(300)}${i} `) });
+    const serverSockets = new Set<Socket>();
+    const track = (socket: Socket) => serverSockets.add(socket);
+    gw.app.server.on('connection', track);
+    const body = JSON.stringify(chatBody({ stream: true }));
+    const client = connect(Number(new URL(gw.app.baseUrl).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    const ended = new Promise<void>((resolve) => client.on('end', resolve).on('close', resolve));
+    client.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: polder\r\nAuthorization: Bearer ${gw.key}\r\nContent-Type: application/json\r\n` +
+        `Connection: close\r\nX-Request-Id: paused-1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    client.pause();
+    try {
+      await waitFor(async () => [...serverSockets].some((socket) => socket.writableNeedDrain), {
+        what: 'the gateway waiting on a client that reads nothing',
+        timeoutMs: 10_000,
+      });
+      // Paused well past the provider's timeout (TIMEOUT_MS), which had sent everything at once.
+      await new Promise((resolve) => setTimeout(resolve, 4 * TIMEOUT_MS));
+    } finally {
+      gw.app.server.off('connection', track);
+    }
+    client.on('data', (chunk: Buffer) => received.push(chunk));
+    client.resume();
+    await ended;
+    const text = Buffer.concat(received).toString('utf8');
+    expect(text).to.contain('"code":"client_stalled"');
+    expect(text).not.to.contain('upstream_stream_error');
+    const trace = await waitFor(async () => (await gw.app.db.pool.query("select * from traces where id = 'paused-1'")).rows[0], { what: 'the trace of the paused stream' });
+    expect(trace.status).to.equal(499);
+    const usage = (await gw.app.db.pool.query("select * from usage where request_id = 'paused-1'")).rows;
+    expect(usage).to.have.length(1);
+    expect(usage[0].completion_tokens).to.be.greaterThan(0);
+    expect(usage[0].partial).to.equal(true);
   });
 
   for (const stream of [false, true]) {

@@ -228,11 +228,16 @@ export class UpstreamError extends Error {
   readonly upstreamMessage: string | undefined;
   /** The call never left this process: every connection to the provider was busy until the timeout. */
   readonly queued: boolean;
+  /**
+   * A stream cut because our client read nothing for the idle timeout while the provider waited on
+   * us: the client's doing, not the provider's (chat bills what was streamed, as for a client gone).
+   */
+  readonly consumerStalled: boolean;
 
   constructor(
     kind: UpstreamFailureKind,
     message: string,
-    details: { status?: number; retryAfter?: string; upstreamMessage?: string; queued?: boolean } = {},
+    details: { status?: number; retryAfter?: string; upstreamMessage?: string; queued?: boolean; consumerStalled?: boolean } = {},
   ) {
     super(message);
     this.kind = kind;
@@ -240,6 +245,7 @@ export class UpstreamError extends Error {
     this.retryAfter = details.retryAfter;
     this.upstreamMessage = details.upstreamMessage;
     this.queued = details.queued ?? false;
+    this.consumerStalled = details.consumerStalled ?? false;
   }
 
   get retryable(): boolean {

@@ -243,6 +243,12 @@ class Call implements Dispatcher.DispatchHandler {
   };
 
   private readonly onIdleTimeout = (): void => {
+    // Paused, the socket waited on our consumer, which took nothing for the whole timeout: a client
+    // that stopped reading, not a provider that stalled (it may have sent everything long before).
+    if (this.paused) {
+      this.fail(new UpstreamError('timeout', `the client read nothing for ${this.ctx.bodyTimeoutMs} ms`, { consumerStalled: true }));
+      return;
+    }
     this.fail(transportError(Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }), this.ctx));
   };
 
