@@ -2,7 +2,7 @@ import type { SseSink } from '../../gateway/chat.js';
 import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
 import { eventFrame, openEventStream, streamEndedAs, writeFrame } from '../../http/sse.js';
 import type { AppContext } from '../../http/state.js';
-import { messageIdOf, stopReasonOf, usageOf, type ChatUsage } from './answer.js';
+import { messageIdOf, stopReasonOf, toolInputOf, usageOf, type ChatUsage } from './answer.js';
 
 // Chat chunks → Messages stream events. The chat service calls `open` only once the provider's
 // first chunk has come (a provider failing before it falls back unseen), so `message_start` and
@@ -16,7 +16,12 @@ interface ChunkFrame {
   usage?: ChatUsage;
 }
 
-type OpenBlock = { kind: 'text' | 'reasoning'; index: number } | { kind: 'tool'; index: number; call: number };
+// A tool_use block's arguments stream as input_json_delta while they are a JSON object, as
+// Anthropic's `input` always is; arguments that open otherwise ("[1,2]", plain text) are held and go
+// out once, at the block's end, as the JSON answer gives them ({"arguments": "[1,2]"}): passed on
+// raw, the SDK built an array, which the door then refused when the agent sent the turn back.
+type ToolArguments = { held: string; streaming: boolean };
+type OpenBlock = { kind: 'text' | 'reasoning'; index: number } | { kind: 'tool'; index: number; call: number; args: ToolArguments };
 
 /** Writes `event:` + `data:` frames onto the client's response, honouring backpressure. */
 class EventWriter {
@@ -73,15 +78,22 @@ export function messagesEventSink(ctx: AppContext, askedModel: string | undefine
     });
     await writer.event('ping', {});
   };
+  /** Arguments that are no JSON object, as the one delta the JSON answer's `input` is (none when it is `{}`). */
+  const heldArguments = async (index: number, json: string) => {
+    const input = toolInputOf(json);
+    if (Object.keys(input).length > 0) await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } });
+  };
   const closeBlock = async () => {
     if (!open) return;
+    if (open.kind === 'tool' && !open.args.streaming) await heldArguments(open.index, open.args.held);
     await writer.event('content_block_stop', { index: open.index });
     open = undefined;
     for (const [callIndex, call] of waiting) {
       const index = nextBlock++;
       toolBlocks.set(callIndex, index);
       await writer.event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-      if (call.json !== '') await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: call.json } });
+      if (opensObject(call.json)) await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: call.json } });
+      else await heldArguments(index, call.json);
       await writer.event('content_block_stop', { index });
     }
     waiting.clear();
@@ -132,14 +144,24 @@ export function messagesEventSink(ctx: AppContext, askedModel: string | undefine
       await closeBlock();
       index = nextBlock++;
       toolBlocks.set(call.index, index);
-      open = { kind: 'tool', index, call: call.index };
+      open = { kind: 'tool', index, call: call.index, args: { held: '', streaming: false } };
       await writer.event('content_block_start', {
         index,
         content_block: { type: 'tool_use', id: call.id ?? '', name: call.function?.name ?? '', input: {} },
       });
     }
     const piece = call.function?.arguments;
-    if (piece) await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+    if (!piece) return;
+    const args = open?.kind === 'tool' && open.index === index ? open.args : undefined;
+    if (args && !args.streaming) {
+      // Held until the arguments show whether they open an object (only blanks so far), or to the end.
+      args.held += piece;
+      if (!opensObject(args.held)) return;
+      args.streaming = true;
+      await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.held } });
+      return;
+    }
+    await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
   };
 
   return {
@@ -183,4 +205,10 @@ export function messagesEventSink(ctx: AppContext, askedModel: string | undefine
       writer.end(outcome === 'done' && started && !failed ? { type: 'message_stop', data: {} } : undefined);
     },
   };
+}
+
+/** Whether JSON text opens an object: its first character that is no blank is "{". */
+function opensObject(json: string): boolean {
+  const first = /\S/.exec(json);
+  return first !== null && first[0] === '{';
 }

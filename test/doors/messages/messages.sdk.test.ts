@@ -235,6 +235,31 @@ describe('the official Anthropic SDK against /v1/messages (OpenAI-compatible pro
     ]);
   });
 
+  it('streams arguments that are no JSON object as the JSON answer gives them, an object the agent can send back (QA)', async () => {
+    const stream = streamLookups([
+      frame({ tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'lookup_policy', arguments: ' ' } }] }),
+      ...['[1,', '2]'].map((piece) => frame({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+      frame({ tool_calls: [{ index: 1, id: 'call_10', type: 'function', function: { name: 'lookup_policy', arguments: 'polis 7' } }] }),
+    ]);
+    const message = await stream.finalMessage();
+    expect(message.content).to.deep.equal([
+      { type: 'tool_use', id: 'call_9', name: 'lookup_policy', input: { arguments: ' [1,2]' } },
+      { type: 'tool_use', id: 'call_10', name: 'lookup_policy', input: { arguments: 'polis 7' } },
+    ]);
+    // Claude Code sends the turn back with its results: taken, as Anthropic takes an object input.
+    const next = await door.client.messages.create({
+      model: 'test/chat-a',
+      max_tokens: 100,
+      tools: [lookupTool],
+      messages: [
+        { role: 'user', content: fresh('Zoek polis 42 en 7') },
+        { role: 'assistant', content: message.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_9', content: 'geen polis' }, { type: 'tool_result', tool_use_id: 'call_10', content: 'polis 7: inboedel' }] },
+      ],
+    });
+    expect(next.type).to.equal('message');
+  });
+
   it('sends tool calls a provider interleaves as whole blocks, one after another, never a delta after a stop', async () => {
     const call = (index: number, args: string, head?: { id: string }) => ({
       tool_calls: [{ index, ...(head ? { id: head.id, type: 'function' } : {}), function: { ...(head ? { name: 'lookup_policy' } : {}), arguments: args } }],
