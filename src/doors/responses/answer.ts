@@ -157,7 +157,10 @@ export function functionCallItem(
   call: { id: string; name: string; arguments: string },
   status: FunctionCallItem['status'],
 ): FunctionCallItem {
-  return { id: itemIdOf(responseId, 'fc', outputIndex), type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
+  // A call a provider made without arguments is "{}", as OpenAI sends it: Codex parses them, and
+  // "" is no JSON (an in-progress item's arguments are "" until they come).
+  const args = status !== 'in_progress' && call.arguments.trim() === '' ? '{}' : call.arguments;
+  return { id: itemIdOf(responseId, 'fc', outputIndex), type: 'function_call', status, call_id: call.id, name: call.name, arguments: args };
 }
 
 /**

@@ -183,6 +183,24 @@ describe('the Responses door over the gateway', () => {
     expect((await api(gw.app.baseUrl, `/v1/responses/${completed.data.response.id}`, { key: gw.key })).body.output).to.deep.equal(done);
   });
 
+  it('gives a call a provider made without arguments "{}", as OpenAI does, streamed and as JSON (Codex parses them) (QA)', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const tools = [{ type: 'function', name: 'now', parameters: { type: 'object', properties: {} } }];
+    gw.euA.script({
+      type: 'raw',
+      headers: { 'content-type': 'text/event-stream' },
+      body: [chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_e', type: 'function', function: { name: 'now', arguments: '' } }] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n'],
+    });
+    const events = await readEvents(await post({ model: 'test/chat-a', input: 'Hoe laat is het?', tools, stream: true, cache: false }));
+    const done = events.find((e) => e.event === 'response.function_call_arguments.done')!;
+    expect(done.data.arguments).to.equal('{}');
+    expect(events.at(-1)!.data.response.output[0]).to.include({ type: 'function_call', arguments: '{}' });
+    gw.euA.script({ type: 'answer', toolCalls: [{ id: 'call_f', name: 'now', arguments: '' }] });
+    const answered = (await (await post({ model: 'test/chat-a', input: 'En nu?', tools, cache: false })).json()) as any;
+    expect(answered.output[0]).to.include({ type: 'function_call', arguments: '{}' });
+  });
+
   it('lists text, a function call and more text as three items, in the events, the final response and GET alike', async () => {
     const chunk = chunkOf('c-text-call-text');
     gw.euA.script({
