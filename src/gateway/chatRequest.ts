@@ -147,7 +147,10 @@ function checkToolTurns(messages: ChatCompletionRequest['messages'], add: (field
     open = new Map();
     answered.clear();
     (message as { tool_calls?: { id?: unknown }[] }).tool_calls?.forEach((call, c) => {
-      if (typeof call.id === 'string') open.set(call.id, `messages.${m}.tool_calls.${c}.id`);
+      if (typeof call.id !== 'string') return;
+      // Two calls of one turn under one id: their results could not be told apart (every provider refuses them).
+      if (open.has(call.id)) add(`messages.${m}.tool_calls.${c}.id`, `repeats the id ${JSON.stringify(call.id)} of another call of this message: each call has its own`);
+      else open.set(call.id, `messages.${m}.tool_calls.${c}.id`);
     });
   });
   refuseUnanswered();

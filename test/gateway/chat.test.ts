@@ -394,6 +394,8 @@ describe('POST /v1/chat/completions', () => {
         [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1')] }, { role: 'tool', tool_call_id: 'call_1', content: 'a' }, { role: 'tool', tool_call_id: 'call_1', content: 'b' }], 'messages.3.tool_call_id', /a second time/],
         // A call of an earlier turn is no longer open: its answer belongs right after it.
         [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('call_1')] }, { role: 'tool', tool_call_id: 'call_1', content: 'a' }, { role: 'assistant', content: 'Twaalf uur.' }, { role: 'tool', tool_call_id: 'call_1', content: 'b' }], 'messages.4.tool_call_id', /answers no tool call/],
+        // Two calls of one turn under one id (QA, 2026-11-27: sent on, the provider was asked to tell their results apart).
+        [[{ role: 'user', content: 'Hoe laat?' }, { role: 'assistant', tool_calls: [call('t1'), call('t1')] }, { role: 'tool', tool_call_id: 't1', content: 'a' }], 'messages.1.tool_calls.1.id', /repeats the id "t1"/],
       ];
       for (const [messages, field, message] of cases) {
         const response = await postChat(gw, chatBody({ messages }));
