@@ -137,7 +137,7 @@ const plainCredits = (credits: number) => credits.toLocaleString('en-US', { maxi
 const SPENT_PERCENT = 90;
 const SMALL_REQUEST_SHARE = 0.25;
 
-const isBudget = (counter: { counter: Counter }) => counter.counter === 'credits_day' || counter.counter === 'credits_month';
+export const isBudget = (counter: { counter: Counter }) => counter.counter === 'credits_day' || counter.counter === 'credits_month';
 
 function counterOf(key: string): CounterId {
   const [scope_kind, scope_id, counter, window_start] = key.split('\0') as [LimitLevel, string, Counter, string];

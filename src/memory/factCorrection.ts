@@ -4,13 +4,15 @@ import { withTransaction } from '../db/transaction.js';
 import { notFound } from '../errors.js';
 import type { Catalog } from '../gateway/catalog.js';
 import type { Adapters } from '../gateway/providers/index.js';
-import type { LimitGate } from '../limits/gate.js';
+import { isBudget, type Admission, type LimitGate } from '../limits/gate.js';
 import { serviceRequestId } from '../metering/requestIds.js';
 import { serviceWorkRecords } from '../metering/serviceWork.js';
-import { UsageMeter } from '../metering/usageLines.js';
+import { UsageMeter, usageTotals } from '../metering/usageLines.js';
+import { creditsFor } from '../metering/credits.js';
+import { countTokens } from '../gateway/tokens.js';
 import { writeRecordsNow } from '../metering/writeRecords.js';
 import type { Principal } from '../tenancy/store.js';
-import { embedForMemory, refuseIfMemoryCannotBeEmbedded } from './embedder.js';
+import { embedForMemory, memoryEmbeddingModel, refuseIfMemoryCannotBeEmbedded } from './embedder.js';
 import { forgetAnswersHoldingFact } from './erasure.js';
 import { submissionLanguage, TS_CONFIG_OF } from './factRules.js';
 import { findFact, lockEndUser, rewriteFact, type FactRow } from './facts.js';
@@ -33,18 +35,51 @@ export interface FactCorrectionServices {
 }
 
 export async function correctFact(services: FactCorrectionServices, principal: Principal, id: string, content: string): Promise<FactRow> {
-  const { pool, catalog, adapters, gate } = services;
-  const workspaceId = principal.workspaceId;
-  const fact = await findFact(pool, workspaceId, id);
+  const { pool, catalog, gate } = services;
+  const fact = await findFact(pool, principal.workspaceId, id);
   if (!fact) throw notFound(`no fact ${id}`);
   if (fact.content === content) return fact;
   refuseIfMemoryCannotBeEmbedded(catalog, principal.settings);
-  await gate.refuseIfBudgetSpent(principal);
+  // Held against the budgets before the provider is called, as an embeddings call is: checked only,
+  // corrections sent together went far past a budget.
+  const model = memoryEmbeddingModel(catalog);
+  const tokens = countTokens(content);
+  const admission = await gate.admit(
+    principal,
+    {
+      reckoning: { tokens: 'its text', credits: 'its text embedded', smaller: 'send a shorter text' },
+      tokens: () => tokens,
+      credits: () => creditsFor(model.pricing, { prompt: tokens, completion: 0 }).total,
+    },
+    isBudget,
+  );
   const startedAt = performance.now();
+  let corrected: FactRow | undefined;
+  try {
+    corrected = await write(services, principal, fact, content, admission, startedAt);
+  } finally {
+    // Settled when the correction was written; a failure or a 404 gives back what it held.
+    if (!admission.ended) gate.release(admission);
+  }
+  if (!corrected) throw notFound(`no fact ${id}`);
+  return corrected;
+}
+
+/** Embeds the text and writes it with its records; undefined when the fact is gone meanwhile. */
+async function write(
+  { pool, catalog, adapters, gate }: FactCorrectionServices,
+  principal: Principal,
+  fact: FactRow,
+  content: string,
+  admission: Admission,
+  startedAt: number,
+): Promise<FactRow | undefined> {
+  const { workspaceId } = principal;
+  const id = fact.id;
   const embedded = await embedForMemory(catalog, adapters, [content], undefined, principal.settings);
   const scope = { workspaceId, userRef: fact.user_ref };
   const owner = { organizationId: principal.organizationId, ...scope };
-  const corrected = await withTransaction(pool, async (db) => {
+  return withTransaction(pool, async (db) => {
     await lockEndUser(db, scope);
     const current = await findFact(db, workspaceId, id);
     if (!current) return undefined;
@@ -55,6 +90,7 @@ export async function correctFact(services: FactCorrectionServices, principal: P
     await forgetAnswersHoldingFact(db, workspaceId, id);
     const requestId = serviceRequestId('facts', randomUUID());
     const usage = new UsageMeter().add(embedded.model, null, { prompt: embedded.tokens, completion: 0 }).lines(owner, 'facts', requestId);
+    const spend = gate.settle(admission, { tokens: embedded.tokens, credits: usageTotals(usage).credits.total });
     const records = serviceWorkRecords({
       owner,
       kind: 'facts',
@@ -68,10 +104,9 @@ export async function correctFact(services: FactCorrectionServices, principal: P
       output: { updated: 1 },
       ...(fact.user_ref !== null ? { auditDetails: { user_ref: fact.user_ref } } : {}),
       actor: { key_id: principal.keyId, kind: principal.kind },
+      spend,
     });
     await writeRecordsNow(db, records);
     return findFact(db, workspaceId, id);
   });
-  if (!corrected) throw notFound(`no fact ${id}`);
-  return corrected;
 }

@@ -1,6 +1,6 @@
 import { auditEntry } from '../audit/entries.js';
 import type { AuditEntry } from '../audit/store.js';
-import { spendRecords } from '../limits/gate.js';
+import { spendRecords, type SpendRecord } from '../limits/gate.js';
 import { plainTrace, type TraceKind } from '../traces/store.js';
 import type { RequestRecords } from './records.js';
 import { usageTotals, type UsageOwner, type UsageRecord } from './usageLines.js';
@@ -29,6 +29,8 @@ export function serviceWorkRecords(work: {
   auditDetails?: Record<string, unknown>;
   /** The key whose call did the work (a fact's correction); by default the service on its own. */
   actor?: AuditEntry['actor'];
+  /** Its credits as the limit gate settled them (a key's call, admitted against its budgets); by default billed into the workspace's and organization's. */
+  spend?: SpendRecord[];
 }): RequestRecords {
   const actor = work.actor ?? { key_id: null, kind: 'service' };
   const totals = usageTotals(work.usage);
@@ -60,6 +62,6 @@ export function serviceWorkRecords(work: {
       details: { ...work.output, ...work.auditDetails, credits: totals.credits.total },
     }),
     // Ingest and extraction count toward the workspace's and the organization's budgets.
-    spend: spendRecords(work.owner, totals.credits.total, Date.parse(createdAt)),
+    spend: work.spend ?? spendRecords(work.owner, totals.credits.total, Date.parse(createdAt)),
   };
 }

@@ -124,4 +124,22 @@ describe('PATCH /memory/facts/{id}', () => {
     expect(replay.status).to.equal(422);
     expect(await replay.text()).not.to.contain('Achmea');
   });
+
+  it('holds corrections sent together against a credit budget before any is embedded: they do not go past it (QA)', async () => {
+    const { key } = await gw.app.key({ org: 'budget-correct', workspace: 'w' });
+    const submitted = await api(gw.app.baseUrl, '/v1/recall/facts', { method: 'POST', key, body: { content: 'Ik woon in Zwolle.', user_ref: 'klant-b' } });
+    expect(submitted.status).to.equal(202);
+    const fact = await waitFor(async () => (await api(gw.app.baseUrl, '/v1/recall/facts?user_ref=klant-b', { key })).body.data[0], { what: 'the fact', timeoutMs: 15_000 });
+    const used = async () => (await api(gw.app.baseUrl, '/v1/settings/limits', { key })).body.workspace.used.credits_today as number;
+    const before = await used();
+    // Room for a few corrections of some 800 characters, not for 20.
+    const one = 'Ik woon in Zwolle, aan de Thorbeckegracht, op nummer 12, sinds het voorjaar. '.repeat(10);
+    const budget = before + 0.0001;
+    expect((await api(gw.app.baseUrl, '/v1/settings/limits', { method: 'PUT', key, body: { workspace: { credits_per_day: budget } } })).status).to.equal(200);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => correct(fact.id, { content: `${one} (${i})` }, key)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.every((status) => status === 200 || status === 402), String(statuses)).to.equal(true);
+    expect(statuses).to.include(402);
+    expect(await used()).to.be.at.most(budget + 1e-9);
+  });
 });
