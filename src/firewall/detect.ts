@@ -11,6 +11,7 @@ import { isLetterCode, isSpaceCode, scanOf, scanText, type TextScan } from './sc
 import { findStructured, literalsAsProse } from './structure.js';
 import { escapesView, fromEscapesView, withQuoteEscapesRead } from './string-escapes.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
+import { urlPathNames } from './url-paths.js';
 import type { Detection, Language, Recognizer } from './types.js';
 import { isNonNameWord } from './words.js';
 
@@ -153,6 +154,8 @@ function detectUnified(
   }
   // A decoded URL token's query was read as written already, its values decoded (structure.ts).
   const found = withStructure(s, language, all, recognizers, !decoded);
+  // Names in URL paths ("linkedin.com/in/sanne-vermeulen-4a21b3"): url-paths.ts.
+  if (!decoded) for (const d of urlPathNames(text, found, recognizers)) found.push(d);
   // Percent-encoded data in URLs ("?email=jan%40example.nl", or encoded twice: "jan%2540example.nl"):
   // tokens read decoded (url-encoded.ts), and the decoded text is not searched for tokens again.
   if (!decoded && text.indexOf('%') >= 0) {

@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/index.js';
+import { expectMasksAndRestores, expectUnchanged, maskAuto } from './qaSamples.js';
+
+// QA 2026-11-27 (second round), chat messages that reached the provider with a person in clear: a
+// name in a URL's path (a LinkedIn profile, an intranet's staff page, a markdown link beside the
+// masked name), and XML records whose <FirstName> and <LastName> went out while <Email> and <Phone>
+// were masked. Beside them the ordinary URLs and markup of the same shape that must stay as written.
+describe('firewall QA: URL paths and XML of 2026-11-27 (b)', () => {
+  describe('names in URL paths', () => {
+    it("masks a profile's slug on a profile site, keeping the URL a URL", () => {
+      expectMasksAndRestores('Profiel: https://www.linkedin.com/in/sanne-vermeulen-4a21b3/', 'Profiel: https://www.linkedin.com/in/%5BPERSON_1%5D/');
+      expectMasksAndRestores('zie nl.linkedin.com/in/aoifemacgiolla', 'zie nl.linkedin.com/in/%5BPERSON_1%5D');
+      expectMasksAndRestores('https://www.xing.com/profile/Dorothea_Gruber2', 'https://www.xing.com/profile/%5BPERSON_1%5D');
+      expectMasksAndRestores('Insta: https://instagram.com/sanne.v_92 en https://x.com/sannev/status/1790', 'Insta: https://instagram.com/%5BPERSON_1%5D en https://x.com/%5BPERSON_2%5D/status/1790');
+      expectMasksAndRestores('https://www.facebook.com/sanne.vermeulen.3', 'https://www.facebook.com/%5BPERSON_1%5D');
+      expectMasksAndRestores('https://twitter.com/jbrouwer?lang=nl', 'https://twitter.com/%5BPERSON_1%5D?lang=nl');
+      // The "@" stays: the placeholder is the handle's.
+      expectMasksAndRestores('https://www.tiktok.com/@sanne.v', 'https://www.tiktok.com/@%5BPERSON_1%5D');
+    });
+
+    it('masks the slug of a CV whose name line was masked', () => {
+      const cv = 'Aoife MacGiolla\nDublin, Ireland\nlinkedin.com/in/aoifemacgiolla\n\nExperience: 6 years backend development';
+      expect(maskAuto(cv)).to.equal('[PERSON_1]\nDublin, Ireland\nlinkedin.com/in/%5BPERSON_2%5D\n\nExperience: 6 years backend development');
+      expectMasksAndRestores(cv, maskAuto(cv));
+    });
+
+    it('masks a path segment that spells a known first name and surname', () => {
+      expectMasksAndRestores('Zie https://intranet.acme.nl/medewerkers/jeroen-brouwer voor zijn rooster.', 'Zie https://intranet.acme.nl/medewerkers/%5BPERSON_1%5D voor zijn rooster.');
+      expectMasksAndRestores('Repo: https://github.com/jeroen-brouwer/dotfiles', 'Repo: https://github.com/%5BPERSON_1%5D/dotfiles');
+      expectMasksAndRestores('https://team.example.org/people/jan-van-der-berg.', 'https://team.example.org/people/%5BPERSON_1%5D.');
+    });
+
+    it('masks a slug that spells a name masked elsewhere in the text', () => {
+      expectMasksAndRestores(
+        'Contact Anna Kowalski via [profile](https://example.com/u/anna.kowalski).',
+        'Contact [PERSON_1] via [profile](https://example.com/u/%5BPERSON_2%5D).',
+      );
+      expectMasksAndRestores('Mijn naam is Xiomara Okafor, zie example.com/team/xiomara-okafor', 'Mijn naam is [PERSON_1], zie example.com/team/%5BPERSON_2%5D');
+    });
+
+    it('restores each slug as written, however often the person recurs', () => {
+      const text = 'Anna Kowalski: https://example.com/u/anna.kowalski en https://example.com/u/Anna-Kowalski';
+      const fw = createFirewall({ language: 'auto' });
+      const masked = fw.mask(text);
+      expect(masked).to.not.include('owalski');
+      expect(fw.restore(masked)).to.equal(text);
+    });
+
+    it('leaves ordinary paths, site pages and repositories as written', () => {
+      expectUnchanged([
+        'https://example.com/docs/getting-started',
+        'https://shop.nl/products/jan-linders-kaas',
+        'https://example.com/blog/2024/03/release-notes',
+        'https://github.com/nodejs/node/issues/123 en github.com/facebook/react',
+        'https://x.com/home, https://www.facebook.com/groups/123456, https://www.instagram.com/explore/',
+        // A handle in capitals is an acronym or an organisation's as often as a person's.
+        'https://x.com/NASA',
+        'https://www.linkedin.com/company/acme-bv/ en https://www.linkedin.com/jobs/view/123',
+        'Stap 5/6: en/of 3/4 van de km/h; zie src/firewall/detect.ts',
+        'https://example.com/mark-down/grace-period',
+      ]);
+    });
+  });
+
+  describe('worst cases stay linear', () => {
+    const SIZE = 1_000_000;
+    const DEADLINE_MS = 2_000;
+    const fill = (unit: string) => unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE);
+    const floods: Array<[string, string]> = [
+      ['URL-like tokens', fill('a.nl/b/ ')],
+      ['one URL of slashes', `https://example.com${'/'.repeat(SIZE)}`],
+      ['one host without end', `${'a.'.repeat(SIZE / 2)}/x`],
+      ['name slugs', fill('https://acme.nl/medewerkers/jeroen-brouwer ')],
+      ['profile URLs', fill('linkedin.com/in/sanne-v ')],
+      ['dates with slashes', fill('5/6/1982 ')],
+    ];
+    for (const [name, flood] of floods) {
+      it(`${name}: 1 MB masked within ${DEADLINE_MS} ms of CPU, the identifiers in it masked`, () => {
+        const id = '\nMijn naam is Xiomara Okafor, mail xiomara.okafor@example.nl.\n';
+        const text = id + flood + id;
+        const started = process.cpuUsage();
+        const masked = createFirewall({ language: 'auto' }).mask(text);
+        const spent = process.cpuUsage(started);
+        expect((spent.user + spent.system) / 1000, 'ms').to.be.below(DEADLINE_MS);
+        for (const value of ['Xiomara', 'Okafor', 'xiomara.okafor@example.nl']) expect(masked.includes(value), value).to.equal(false);
+      });
+    }
+  });
+});
