@@ -12,6 +12,7 @@ import { findStructured, literalsAsProse } from './structure.js';
 import { escapesView, fromEscapesView, withQuoteEscapesRead } from './string-escapes.js';
 import { decodeTokenRepeatedly, encodedDetections, encodedTokens } from './url-encoded.js';
 import { urlPathNames } from './url-paths.js';
+import { xmlElementValues } from './xml-elements.js';
 import type { Detection, Language, Recognizer } from './types.js';
 import { isNonNameWord } from './words.js';
 
@@ -156,6 +157,8 @@ function detectUnified(
   const found = withStructure(s, language, all, recognizers, !decoded);
   // Names in URL paths ("linkedin.com/in/sanne-vermeulen-4a21b3"): url-paths.ts.
   if (!decoded) for (const d of urlPathNames(text, found, recognizers)) found.push(d);
+  // "<FirstName>Dorothea</FirstName>" read as a key and its value: xml-elements.ts.
+  if (!decoded) for (const d of xmlElementValues(text, recognizers)) found.push(d);
   // Percent-encoded data in URLs ("?email=jan%40example.nl", or encoded twice: "jan%2540example.nl"):
   // tokens read decoded (url-encoded.ts), and the decoded text is not searched for tokens again.
   if (!decoded && text.indexOf('%') >= 0) {

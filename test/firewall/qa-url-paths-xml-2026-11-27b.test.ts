@@ -63,6 +63,50 @@ describe('firewall QA: URL paths and XML of 2026-11-27 (b)', () => {
     });
   });
 
+  describe('XML elements read as keys and values', () => {
+    it('masks first name and surname in a record beside its e-mail and phone', () => {
+      expectMasksAndRestores(
+        '<Customer><FirstName>Dorothea</FirstName><LastName>Gruber</LastName><Email>d.gruber@example.at</Email><Phone>+43 660 1234567</Phone></Customer>',
+        '<Customer><FirstName>[PERSON_1]</FirstName><LastName>[PERSON_2]</LastName><Email>[EMAIL_1]</Email><Phone>[PHONE_1]</Phone></Customer>',
+      );
+    });
+
+    it('reads Dutch and German keys, and SOAP tags with a namespace', () => {
+      expectMasksAndRestores(
+        '<klant>\n  <naam>Jan de Vries</naam>\n  <geboortedatum> 1985-03-12 </geboortedatum>\n</klant>',
+        '<klant>\n  <naam>[PERSON_1]</naam>\n  <geboortedatum> [DATE_OF_BIRTH_1] </geboortedatum>\n</klant>',
+      );
+      expectMasksAndRestores(
+        '<soap:Body><ns:Kunde><ns:Vorname>Dorothea</ns:Vorname><ns:LastName>Gruber</ns:LastName><ns:Geburtsdatum>12.03.1985</ns:Geburtsdatum>' +
+          '<ns:Strasse>Hauptstraße 5</ns:Strasse><ns:IBAN>DE89 3704 0044 0532 0130 00</ns:IBAN></ns:Kunde></soap:Body>',
+        '<soap:Body><ns:Kunde><ns:Vorname>[PERSON_1]</ns:Vorname><ns:LastName>[PERSON_2]</ns:LastName><ns:Geburtsdatum>[DATE_OF_BIRTH_1]</ns:Geburtsdatum>' +
+          '<ns:Strasse>[ADDRESS_1]</ns:Strasse><ns:IBAN>[IBAN_1]</ns:IBAN></ns:Kunde></soap:Body>',
+      );
+    });
+
+    it('masks the values of attributes named as keys', () => {
+      expectMasksAndRestores('<Person firstName="Dorothea" lastName="Gruber" ns:birthDate="1985-03-12"/>', '<Person firstName="[PERSON_1]" lastName="[PERSON_2]" ns:birthDate="[DATE_OF_BIRTH_1]"/>');
+    });
+
+    it('masks a value written with an entity, restoring the entity', () => {
+      expectMasksAndRestores('<LastName>M&uuml;ller</LastName><FirstName>Dorothea</FirstName>', '<LastName>[PERSON_1]</LastName><FirstName>[PERSON_2]</FirstName>');
+    });
+
+    it('leaves things, organisations, nested elements and code as written', () => {
+      expectUnchanged([
+        // A record about a thing: its name is the product's (as in JSON).
+        '<Product><Name>Jan Linders Kaas</Name><Price>4.99</Price><SKU>JLK-1</SKU></Product>',
+        '<Supplier><Name>Acme B.V.</Name></Supplier>',
+        // Only simple text content is a value.
+        '<Name><Display>Release notes</Display></Name>',
+        '<FirstName/><LastName></LastName>',
+        'List<String> names = new ArrayList<>(); if (a < b && c > d) {}',
+        '<config><version>2.4.1</version><enabled>true</enabled></config>',
+        '<p>Welkom</p><div>Hallo wereld</div><span>Nieuw</span>',
+      ]);
+    });
+  });
+
   describe('worst cases stay linear', () => {
     const SIZE = 1_000_000;
     const DEADLINE_MS = 2_000;
@@ -74,6 +118,12 @@ describe('firewall QA: URL paths and XML of 2026-11-27 (b)', () => {
       ['name slugs', fill('https://acme.nl/medewerkers/jeroen-brouwer ')],
       ['profile URLs', fill('linkedin.com/in/sanne-v ')],
       ['dates with slashes', fill('5/6/1982 ')],
+      ['nested tags', `${'<a>'.repeat(SIZE / 6)}x${'</a>'.repeat(SIZE / 8)}`.slice(0, SIZE)],
+      ['fields of a record', fill('<FirstName>Dorothea</FirstName>')],
+      ['fields without records', fill('<naam>x</naam>\n')],
+      ['start tags never closed', fill('<FirstName x="1" ')],
+      ['one start tag of attributes', `<Person ${'firstName="a" '.repeat(SIZE / 14)}`],
+      ['open brackets', fill('<')],
     ];
     for (const [name, flood] of floods) {
       it(`${name}: 1 MB masked within ${DEADLINE_MS} ms of CPU, the identifiers in it masked`, () => {
