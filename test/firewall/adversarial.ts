@@ -149,4 +149,17 @@ export const ADVERSARIAL: ReadonlyArray<{ name: string; make: (chars: number) =>
   { name: 'escaped line breaks', make: repeated('\\n') },
   { name: 'escaped accented letters', make: repeated('\\u00e9') },
   { name: 'backslashes', make: (chars) => '\\'.repeat(chars) },
+  // URL paths read for names (url-paths.ts) and XML elements read as keys (xml-elements.ts).
+  { name: 'URL-like tokens', make: repeated('a.nl/b/ ') },
+  { name: 'one URL of slashes', make: (chars) => `https://example.com${'/'.repeat(chars)}`.slice(0, chars) },
+  { name: 'one host without end', make: (chars) => `${'a.'.repeat(Math.ceil(chars / 2))}`.slice(0, chars - 2) + '/x' },
+  { name: 'name slugs', make: repeated('https://acme.nl/medewerkers/jeroen-brouwer ') },
+  { name: 'profile URLs', make: repeated('linkedin.com/in/sanne-v ') },
+  { name: 'dates with slashes', make: repeated('5/6/1982 ') },
+  { name: 'nested tags', make: (chars) => `${'<a>'.repeat(Math.ceil(chars / 6))}x${'</a>'.repeat(Math.ceil(chars / 8))}`.slice(0, chars) },
+  { name: 'fields of a record', make: repeated('<FirstName>Dorothea</FirstName>') },
+  { name: 'fields without records', make: repeated('<naam>x</naam>\n') },
+  { name: 'start tags never closed', make: repeated('<FirstName x="1" ') },
+  { name: 'one start tag of attributes', make: (chars) => `<Person ${'firstName="a" '.repeat(Math.ceil(chars / 14))}`.slice(0, chars) },
+  { name: 'open brackets', make: (chars) => '<'.repeat(chars) },
 ];
