@@ -73,9 +73,19 @@ const ES_IT_PL_NEGATIVE = [
 const NEGATIVE_CUE = new RegExp(`${NON_PERSONAL_NUMBER_CUE.source}|${ES_IT_PL_NEGATIVE}`, 'i');
 const NEGATIVE_BEFORE = new RegExp(NEGATIVE_CUE.source, 'gi');
 
+// Someone's number told by name, the number right after the verb: "el número de Lucía es 655 123
+// 456", "il numero di Marco è 347 123 4567", "numer Ani to 501 234 567". The owner must be one or
+// two capitalised words (case-sensitive, so "el número de socio es …" is no cue) and the verb the
+// last word before the number; the verb names the country. An order's or invoice's number read the
+// same way ("numer Zamówienia to …") is left to the negative cues. Anchored at the window's end and
+// without nested quantifiers: a few steps per 'n' of the 40-character window.
+const OWNER_NUMBER_BEFORE =
+  /\b(?:[Nn][uú]mero\s+d[ei]|[Nn]umer)\s+\p{Lu}\p{Ll}+(?:[ -]\p{Lu}\p{Ll}+)?\s+(?:(es)|(è|e')|(to))\s*:?\s*$/u;
+
 // Where a cue of the three languages may begin, and so a header of a phone column (the pre-scan's
 // cue positions): a cue matches within the window, so one of these word starts lies there too.
-const CUE_WORD_BIT = registerCue(`(?:${ES_CUE}|${IT_CUE}|${PL_CUE})`);
+// "numer"/"número" too, which can begin OWNER_NUMBER_BEFORE.
+const CUE_WORD_BIT = registerCue(`(?:${ES_CUE}|${IT_CUE}|${PL_CUE}|n[uú]mer)`);
 
 // A table's header that names a phone column, normalised (columns.ts), with the country it names.
 const PHONE_HEADERS = new Map<string, CountryCode>([
@@ -173,6 +183,13 @@ function namedRegions(text: string, start: number, end: number, windows: CueWind
     named.add(regionOf(m));
     nearestBefore = before.length - REGION_CUE.lastIndex;
     nearestBeforeStart = m.index;
+  }
+  const owner = OWNER_NUMBER_BEFORE.exec(before);
+  if (owner !== null && !NEGATIVE_CUE.test(owner[0])) {
+    // The number follows the verb: nothing can stand nearer to it, and the owner's words were
+    // just checked for an order's or invoice's.
+    named.add(owner[1] !== undefined ? 'ES' : owner[2] !== undefined ? 'IT' : 'PL');
+    return [...named];
   }
   REGION_CUE.lastIndex = 0;
   const first = REGION_CUE.exec(after);
