@@ -24,4 +24,26 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       ]);
     });
   });
+  describe('Dutch streets without a street word, after a word of dwelling', () => {
+    it('masks the whole street, its number and its town', () => {
+      expectMasksAndRestores('Ik woon op de Laan van Meerdervoort 455 in Den Haag.', 'Ik woon op de [ADDRESS_1].');
+      expectMasksAndRestores('Ik woon aan het Spui 14 in Amsterdam.', 'Ik woon aan het [ADDRESS_1].');
+      expectMasksAndRestores('Ik woon op de Kastanjelaan 12 in Den Haag.', 'Ik woon op de [ADDRESS_1].');
+      expectMasksAndRestores('verhuisd naar de Burgemeester de Monchyplein 7 in Den Haag', 'verhuisd naar de [ADDRESS_1]');
+      expectMasksAndRestores('We zijn verhuisd naar de Laan van Meerdervoort 455.', 'We zijn verhuisd naar de [ADDRESS_1].');
+      expectMasksAndRestores('Wij wonen aan de Laan van Meerdervoort 455, 2563 AA Den Haag.', 'Wij wonen aan de [ADDRESS_1].');
+      expectMasksAndRestores('Adres: Laan van Meerdervoort 455', 'Adres: [ADDRESS_1]');
+    });
+
+    it('leaves capitalised words and a number that are no home: a count, a year, software, a workplace', () => {
+      expectUnchanged([
+        'De repo is verhuisd naar GitLab 16.',
+        'Het project is verhuisd naar Python 3 vorig jaar.',
+        'Ik woon op de Veluwe 20 minuten van Apeldoorn.',
+        'Ik woon op Texel sinds 2019.',
+        'Ik woon aan het Spui 14 jaar al.',
+        'Ik woon op de 3e verdieping van Blok 4.',
+      ]);
+    });
+  });
 });

@@ -402,6 +402,55 @@ function prepositionStreetBefore(text: string, at: number): number {
   return at + 1 - window.length + m.index + m[0].length - name.length - 1;
 }
 
+// Dutch streets named without a street word, after a word of dwelling: "Ik woon op de Laan van
+// Meerdervoort 455", "Ik woon aan het Spui 14", and the whole of "verhuisd naar de Burgemeester de
+// Monchyplein 7" (its last word alone was read, leaving "Burgemeester de" in clear). After "woon
+// op/aan", "wonen aan", "verhuisd naar" or "adres:" a run of capitalised words, with the particles
+// of Dutch street names between them, and a house number are a home address; without such a word
+// capitalised words and a number are as often a product, a room or a book's chapter.
+const DWELLING_STREET_PARTICLES = new Set(['van', 'de', 'der', 'den', 'het', "'t", '’t', 'ter', 'ten', 'te', 'op', 'aan', 'in']);
+const DWELLING_STREET_WORDS = 6;
+const DWELLING_WORD_MAX = 31;
+// The cue right before the street's first capitalised word, its article with it ("op de ", "aan het ").
+const DWELLING_BEFORE =
+  /(?:^|[^\p{L}])(?:(?:woon|woont|wonen|woonde|woonden|gewoond|woonachtig)[ \u00a0]+(?:op|aan)|(verhuis[dt]?[ \u00a0]+naar|verhuizen[ \u00a0]+naar)|adres[ \u00a0]*:)[ \u00a0]+(?:(?:de|het|'t|’t)[ \u00a0]+)?$/iu;
+const DWELLING_WINDOW = 40;
+
+/**
+ * Start of a street of capitalised words and particles right before `at` (the space before the
+ * number) that a word of dwelling leads (DWELLING_BEFORE), or -1. At most DWELLING_STREET_WORDS
+ * words back, read with character tests; the cue regex runs only on a capitalised run.
+ */
+function dwellingStreetBefore(text: string, at: number): number {
+  let i = at;
+  let first = -1; // the leftmost capitalised word of the run so far
+  let particle = false; // a particle read since the last capitalised word
+  let joined = false; // a particle between two capitalised words: "Laan van Meerdervoort"
+  for (let k = 0; k < DWELLING_STREET_WORDS; k++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 0xa0) break;
+    let s = i;
+    while (s > 0 && i - s <= DWELLING_WORD_MAX && (isLetter(text.charCodeAt(s - 1)) || isWordJoiner(text.charCodeAt(s - 1)))) s--;
+    if (s === i || i - s > DWELLING_WORD_MAX || (s > 0 && !isBlankCode(text.charCodeAt(s - 1)))) break;
+    const word = text.slice(s, i);
+    if (isCapitalised(word)) {
+      if (isNonNameWord(word)) break;
+      first = s;
+      joined ||= particle;
+      particle = false;
+    } else if (k === 0 || !DWELLING_STREET_PARTICLES.has(word.toLowerCase())) break;
+    else particle = true;
+    i = s - 1;
+  }
+  if (first < 0) return -1;
+  const cue = DWELLING_BEFORE.exec(text.slice(Math.max(0, first - DWELLING_WINDOW), first));
+  if (cue === null) return -1;
+  // Projects and accounts move too ("De repo is verhuisd naar GitLab 16"): after "verhuisd naar"
+  // the street needs a particle between its words, its street word or its town as well.
+  if (cue[1] !== undefined && !joined && streetWordBefore(text, at) < 0 && !townAfterNumber(text, at + 1)) return -1;
+  return first;
+}
+
 // The postcode and town after a street, in any case ("hauptstraße 5, 10115 berlin", "dorpsstraat 4,
 // 1234 ab utrecht"): address.ts reads a postcode and town only after a capitalised street and before
 // a capitalised town, so in chat the street was masked and "10115 berlin" left.
@@ -604,6 +653,11 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     if (before === 32 || before === 0xa0) {
       let start = streetWordBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
+      // After a word of dwelling the street may be longer than its street word says: "Burgemeester de Monchyplein 7".
+      if (digitsAt(text, p) <= 4) {
+        const dwelling = dwellingStreetBefore(text, p - 1);
+        if (dwelling >= 0 && (start < 0 || dwelling < start)) start = dwelling;
+      }
       if (start < 0 && digitsAt(text, p) <= 3) {
         while (cue < s.cueAt.length && (s.cueAt[cue]! < p - FR_BACK || (s.cueBits[cue]! & FR_TYPE_BIT) === 0)) cue++;
         if (cue < s.cueAt.length && s.cueAt[cue]! < p) start = frenchTypeFirstBefore(text, p - 1);
