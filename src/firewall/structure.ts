@@ -1199,13 +1199,70 @@ function sentenceAfter(value: string): number {
 }
 const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
 
+// A vCard's properties that the key-value reading cannot see ("ADR;TYPE=home:" has parameters
+// between its name and the colon) or types wrong: the birthday, also as "19790101" or "--0412", and
+// the address, whose fields are post-office box; extended address; street; locality; region; postal
+// code; country (RFC 6350 §6.3.1). Read as one value, the street lost its particle ("Van
+// Speijkstraat 22" → "Van [ADDRESS_1]") and the town and postcode went out in clear (QA
+// 2026-11-27). LABEL is vCard 3's printed address. Lines are bounded (MAX_HEADER_LINE).
+const VCARD_PROPERTY = /^[ \t]{0,8}(?:item\d{1,3}\.)?(BDAY|ADR|LABEL)(?:;[^:\n]{0,200})?:(.*)$/i;
+const VCARD_BIRTHDAY = /^(?:\d{4}-?\d{2}-?\d{2}|--\d{2}-?\d{2})(?:T[\dZ:+-]{2,20})?$/;
+// The ADR fields that point to a household: box, extended address, street, locality, postal code;
+// the region and the country are shared by millions and stay for the model to read.
+const VCARD_ADDRESS_FIELDS = new Set([0, 1, 2, 3, 5]);
+
+/** Whether the text holds a vCard (two indexOf calls: most texts do not). */
+function holdsVCard(text: string): boolean {
+  return text.indexOf('BEGIN:VCARD') >= 0 || text.indexOf('begin:vcard') >= 0;
+}
+
+/** Types a vCard's BDAY, ADR or LABEL line; false when the line is none of them. */
+function vCardProperty(text: string, line: Line, out: Collector): boolean {
+  const lineText = text.slice(line.start, line.end);
+  const m = VCARD_PROPERTY.exec(lineText);
+  if (m === null) return false;
+  const name = m[1]!.toUpperCase();
+  const valueStart = line.start + lineText.length - m[2]!.length;
+  const push = (type: EntityType, start: number, end: number) => {
+    [start, end] = trimmed(text, start, end);
+    if (end > start && end - start <= MAX_CELL) out.found.push({ type, start, end, text: text.slice(start, end), checksum: false });
+  };
+  if (name === 'BDAY') {
+    const [start, end] = trimmed(text, valueStart, line.end);
+    const value = text.slice(start, end);
+    if (VCARD_BIRTHDAY.test(value) || DATE_VALUE.test(value)) push('DATE_OF_BIRTH', start, end);
+    return true;
+  }
+  if (name === 'LABEL') {
+    push('ADDRESS', valueStart, line.end);
+    return true;
+  }
+  // ADR: the fields split at ";" that no backslash escapes.
+  let field = 0;
+  let from = valueStart;
+  for (let i = valueStart; i <= line.end; i++) {
+    const c = i < line.end ? text.charCodeAt(i) : 59;
+    if (c === 92) {
+      i++;
+      continue;
+    }
+    if (c !== 59) continue;
+    if (VCARD_ADDRESS_FIELDS.has(field)) push('ADDRESS', from, i);
+    field++;
+    from = i + 1;
+  }
+  return true;
+}
+
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
   // Most texts hold no "=": their lines are not walked once more for pairs.
   const mayHoldPairs = text.indexOf('=') >= 0;
+  const vCard = holdsVCard(text);
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
     const length = line.end - line.start;
+    if (vCard && length <= MAX_HEADER_LINE && vCardProperty(text, line, out)) continue;
     // A log line of unquoted pairs ("INFO signup first_name=Oliver last_name=Bennett"): each value
     // is its key's, up to the next blank. Read as one "key: value" line, the first value ran on over
     // the other pairs and the line's other names went out in clear.

@@ -46,4 +46,32 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       ]);
     });
   });
+  describe("a vCard's birthday and address", () => {
+    it('masks BDAY in either date form, and the box, street, town and postcode of ADR each in its field', () => {
+      expectMasksAndRestores(
+        'BEGIN:VCARD\nVERSION:3.0\nFN:Pieter de Vries\nTEL:+31 6 12345678\nBDAY:1964-03-12\nEND:VCARD',
+        'BEGIN:VCARD\nVERSION:3.0\nFN:[PERSON_1]\nTEL:[PHONE_1]\nBDAY:[DATE_OF_BIRTH_1]\nEND:VCARD',
+      );
+      expectMasksAndRestores(
+        'BEGIN:VCARD\nFN:Anna Jansen\nBDAY:19790101\nADR;TYPE=home:;;Van Speijkstraat 22;Den Haag;;2518 EZ;NL\nEND:VCARD',
+        'BEGIN:VCARD\nFN:[PERSON_1]\nBDAY:[DATE_OF_BIRTH_1]\nADR;TYPE=home:;;[ADDRESS_1];[ADDRESS_2];;[ADDRESS_3];NL\nEND:VCARD',
+      );
+      expectMasksAndRestores(
+        'BEGIN:VCARD\nFN:Anna Jansen\nADR;TYPE=HOME:;;Oudegracht 145;Utrecht;;3511 AH;Nederland\nEND:VCARD',
+        'BEGIN:VCARD\nFN:[PERSON_1]\nADR;TYPE=HOME:;;[ADDRESS_1];[ADDRESS_2];;[ADDRESS_3];Nederland\nEND:VCARD',
+      );
+      // The region and the country are shared by millions: they stay.
+      expectMasksAndRestores(
+        'BEGIN:VCARD\nitem1.ADR;TYPE=home:;;Kerkstraat 4;Zwolle;Overijssel;8011 AB;Nederland\nBDAY:--0412\nEND:VCARD',
+        'BEGIN:VCARD\nitem1.ADR;TYPE=home:;;[ADDRESS_1];[ADDRESS_2];Overijssel;[ADDRESS_3];Nederland\nBDAY:[DATE_OF_BIRTH_1]\nEND:VCARD',
+      );
+    });
+
+    it("leaves a vCard's revision date, product id and empty address, and such lines outside a vCard", () => {
+      expectUnchanged([
+        'BEGIN:VCARD\nVERSION:4.0\nPRODID:-//Apple Inc.//iOS 17.0//EN\nREV:20240101T000000Z\nADR;TYPE=work:;;;;;;\nEND:VCARD',
+        'ADR;TYPE=A:1;2;3',
+      ]);
+    });
+  });
 });
