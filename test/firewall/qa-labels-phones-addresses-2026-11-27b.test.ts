@@ -74,4 +74,18 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       ]);
     });
   });
+  describe('passport and identity card numbers under short labels', () => {
+    it('masks the number after "nr.", "-Nr.:", "n.º", "n." apart from the document\'s name', () => {
+      expectMasksAndRestores('Paspoort nr. NXC3F8K21, geldig tot 2031.', 'Paspoort nr. [ID_NUMBER_1], geldig tot 2031.');
+      expectMasksAndRestores('Ausweis-Nr.: L01X00T47', 'Ausweis-Nr.: [ID_NUMBER_1]');
+      expectMasksAndRestores('Pasaporte n.º PAA123456', 'Pasaporte n.º [ID_NUMBER_1]');
+      expectMasksAndRestores('Reisepass Nr. C01X00T47', 'Reisepass Nr. [ID_NUMBER_1]');
+      expectMasksAndRestores('Il passaporto n. YA1234567 scade nel 2030.', 'Il passaporto n. [ID_NUMBER_1] scade nel 2030.');
+      expectMasksAndRestores('Paspoort: NXC3F8K21', 'Paspoort: [ID_NUMBER_1]');
+    });
+
+    it('leaves a count or a word after such a label', () => {
+      expectUnchanged(['Paspoort nr. 2 ligt in de la.', 'Ausweis-Nr. bitte angeben', 'Pasaporte n.º 2 de la lista', 'Passport no. 3 of the form']);
+    });
+  });
 });

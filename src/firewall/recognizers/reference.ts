@@ -272,7 +272,10 @@ const QUESTION_LINE_MAX = 200;
 // "Sozialversicherungsnummer 65 170839 J 003", "paspoortnummer NX12AB345"). Those with check digits
 // (BSN, NIR, the Belgian national number …) have recognizers of their own, whose checksum wins an
 // overlap.
-const DOCUMENT_NUMBER = '(?:[ _-]?(?:nummer|nr\\.?|no\\.?|n°|nº|number|#))';
+// The number word may stand apart from the document's name, as short labels write it ("Paspoort nr.
+// NXC3F8K21", "Ausweis-Nr.: L01X00T47", "Pasaporte n.º PAA123456": QA 2026-11-27, sent in clear
+// while "paspoortnummer" and "Personalausweisnummer:" were masked).
+const DOCUMENT_NUMBER = '(?:[ _-]?(?:nummer|nr\\.?|no\\.?|n°|nº|n\\.[º°]?|n[úu]m\\.|n[úu]mero|number|#))';
 const ID_LABEL =
   '(?:' +
   [
@@ -283,16 +286,20 @@ const ID_LABEL =
     `(?:national[ _-])?id(?:entity)?[ _-]card${DOCUMENT_NUMBER}`,
     `driv(?:er'?s|ing)[ _-]licen[cs]e${DOCUMENT_NUMBER}`,
     // nl
-    'paspoort(?:nummer|nr\\.?)?',
+    `paspoort${DOCUMENT_NUMBER}?`,
     '(?:identiteitskaart|id-kaart|rijbewijs|document)(?:nummer|nr\\.?)',
     // de
     '(?:reise)?pass(?:nummer|nr\\.?)',
-    'reisepass',
-    '(?:personal)?ausweis(?:nummer|nr\\.?)',
+    `reisepass${DOCUMENT_NUMBER}?`,
+    `(?:personal)?ausweis${DOCUMENT_NUMBER}`,
     '(?:sozialversicherungs|rentenversicherungs|sv|führerschein)[ -]?(?:nummer|nr\\.?)',
     // fr
     `num[ée]ro[ ]d[e']?[ ]?(?:passeport|carte[ ]d['’]identit[ée]|permis(?:[ ]de[ ]conduire)?|s[ée]curit[ée][ ]sociale)`,
     'passeport',
+    // es, it, pl: the passport alone names its number, as in the four languages.
+    `pasaporte${DOCUMENT_NUMBER}?`,
+    `passaporto${DOCUMENT_NUMBER}?`,
+    `paszport${DOCUMENT_NUMBER}?`,
   ].join('|') +
   ')';
 
@@ -309,7 +316,7 @@ const POSTCODE: LabelledValue = {
 
 export const [findReferences, findIdNumbers, findPostcodes] = labelledValueFinders([
   { label: LABEL, type: 'CUSTOMER_REF', bare: BARE_REFERENCE, coded: CODED_REFERENCE, value: REFERENCE },
-  { label: ID_LABEL, type: 'ID_NUMBER', bare: /^(?:ssn|passport|paspoort|reisepass|passeport)$/i, value: REFERENCE },
+  { label: ID_LABEL, type: 'ID_NUMBER', bare: /^(?:ssn|passport|paspoort|reisepass|passeport|pasaporte|passaporto|paszport)$/i, value: REFERENCE },
   { label: POSTCODE_LABEL, type: 'ADDRESS', bare: /^$/, value: POSTCODE },
 ]) as [Finder, Finder, Finder];
 
