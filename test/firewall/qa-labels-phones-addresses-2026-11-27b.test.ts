@@ -88,4 +88,15 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectUnchanged(['Paspoort nr. 2 ligt in de la.', 'Ausweis-Nr. bitte angeben', 'Pasaporte n.º 2 de la lista', 'Passport no. 3 of the form']);
     });
   });
+  describe('a British bank account after its sort code', () => {
+    it('masks the account number, keeping the sort code, which names a branch', () => {
+      expectMasksAndRestores('Bank: Sort code 20-00-00  Account 55779911', 'Bank: Sort code 20-00-00  Account [IBAN_1]');
+      expectMasksAndRestores('Sort code 20-00-00, account number 55779911', 'Sort code 20-00-00, account number [IBAN_1]');
+      expectMasksAndRestores('Please pay into sort code 20-00-00 a/c no. 55779911.', 'Please pay into sort code 20-00-00 a/c no. [IBAN_1].');
+    });
+
+    it('leaves a sort code alone, an account without one, and a count after one', () => {
+      expectUnchanged(['Sort code: 20-00-00', 'Account 55779911', 'Sort code 20-00-00 account 2 of 3']);
+    });
+  });
 });

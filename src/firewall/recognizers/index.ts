@@ -21,7 +21,7 @@ import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
-import { idNumberRecognizer, postcodeRecognizer, referenceRecognizer } from './reference.js';
+import { idNumberRecognizer, postcodeRecognizer, referenceRecognizer, sortCodeAccountRecognizer } from './reference.js';
 import { steuerIdRecognizer } from './steuer-id.js';
 import { streetRecognizer } from './street.js';
 
@@ -54,6 +54,7 @@ export {
   phoneRecognizer,
   postcodeRecognizer,
   referenceRecognizer,
+  sortCodeAccountRecognizer,
   spelledEmailRecognizer,
   steuerIdRecognizer,
   streetRecognizer,
@@ -85,6 +86,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   streetRecognizer,
   postcodeRecognizer,
   // Before the phone recognizer: a labelled customer number read as a phone number too is the former.
+  // Before the reference recognizer: "sort code 20-00-00, account number 55779911" is a bank's account.
+  sortCodeAccountRecognizer,
   referenceRecognizer,
   idNumberRecognizer,
   // Identity documents with a form of their own: a British driving licence, a Dutch identity card.

@@ -314,11 +314,21 @@ const POSTCODE: LabelledValue = {
   valueOf: (raw) => raw,
 };
 
-export const [findReferences, findIdNumbers, findPostcodes] = labelledValueFinders([
+// A British bank account after its sort code: "Sort code 20-00-00  Account 55779911", "sort code
+// 20-00-00, a/c no. 55779911" (QA 2026-11-27: sent in clear, while "Account number: …" was masked).
+// "Account" alone before a number is any account's (a login's, a ledger's), so the sort code before
+// it is what makes it a bank's; the sort code itself names a branch and stays. Typed IBAN, as an
+// account number under an account key is (structure.ts).
+const SORT_CODE_ACCOUNT_LABEL =
+  '(?:sort[ _-]?code[ \\t]{0,4}:?[ \\t]{0,4}\\d{2}[- ]?\\d{2}[- ]?\\d{2}[ \\t]{0,4}[,;/|]?[ \\t]{0,4}(?:and[ ])?(?:a/c|acc(?:oun)?t\\.?)(?:[ _-]?(?:no\\.?|number|nr\\.?|#))?)';
+const ACCOUNT: LabelledValue = { src: '\\d{6,10}(?![\\p{L}\\p{N}]|[.,-]\\d)', valueOf: (raw) => raw };
+
+export const [findReferences, findIdNumbers, findPostcodes, findSortCodeAccounts] = labelledValueFinders([
   { label: LABEL, type: 'CUSTOMER_REF', bare: BARE_REFERENCE, coded: CODED_REFERENCE, value: REFERENCE },
   { label: ID_LABEL, type: 'ID_NUMBER', bare: /^(?:ssn|passport|paspoort|reisepass|passeport|pasaporte|passaporto|paszport)$/i, value: REFERENCE },
   { label: POSTCODE_LABEL, type: 'ADDRESS', bare: /^$/, value: POSTCODE },
-]) as [Finder, Finder, Finder];
+  { label: SORT_CODE_ACCOUNT_LABEL, type: 'IBAN', bare: /^$/, value: ACCOUNT },
+]) as [Finder, Finder, Finder, Finder];
 
 type Finder = (text: string, scan?: TextScan) => Detection[];
 
@@ -352,5 +362,13 @@ export const postcodeRecognizer: Recognizer = {
   needsDigit: true,
   detect(text: string, _language: Language, scan?: TextScan): Detection[] {
     return findPostcodes(text, scan);
+  },
+};
+
+export const sortCodeAccountRecognizer: Recognizer = {
+  type: 'IBAN',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findSortCodeAccounts(text, scan);
   },
 };
