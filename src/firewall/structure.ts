@@ -1254,6 +1254,42 @@ function vCardProperty(text: string, line: Line, out: Collector): boolean {
   return true;
 }
 
+// Children listed under a plural label, each with a birth date or an age in brackets: "Kinder: Leon
+// (*03.02.2005), Mia (*21.09.2008)", "kinderen: Sem (geb. 12-04-2012) en Tess (geb. 03-08-2015)",
+// "Children: Oliver (born 4 May 2012) and Isla (born 9 June 2015)". The dates were masked and the
+// names left (QA 2026-11-27); "Sohn:", "zoon", "daughter" name one child and were read already.
+// "children", "kids" are also a tree's or a component's key ("children: Button (2)"), so each item
+// must be a capitalised name and a bracket holding a birth date (a first name the lists know may
+// have an age instead: "Noah (7)"), the items joined by commas or "and", read from the label on up
+// to the first thing that is no such item.
+const CHILD_LIST_KEYS = new Set(
+  'kinder kinderen kids children enfants sohne tochter zonen dochters sons daughters fils filles hijos hijas figli figlie dzieci'.split(' '),
+);
+const MAX_CHILD_LIST = 300;
+const CHILD_ITEM = /(\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)?)[ \t]{0,4}\(([^()\n]{1,40})\)/uy;
+// A birth's sign before the date in the bracket: "*", "geb.", "born", "née", "nato", "ur.".
+const BIRTH_SIGN = /^[ \t]*(?:\*|geb\.?|geboren|born|b\.|n[ée]e?|nat[oa]|nacid[oa]|ur\.)?[ \t]*/iu;
+const CHILD_JOIN = /[ \t]{0,4}(?:[,;&+][ \t]{0,4})?(?:(?:en|und|and|et|e|y|i|sowie)[ \t]{1,4})?/iuy;
+
+/** Reads "Leon (*03.02.2005), Mia (*21.09.2008)" at `from` as children's names, up to the first thing that is no such item. */
+function childList(text: string, from: number, value: string, out: Collector): void {
+  const names: Array<[number, number]> = [];
+  let at = 0;
+  const end = value.replace(/[ \t.]+$/, '').length;
+  while (at < end) {
+    CHILD_JOIN.lastIndex = at;
+    if (names.length > 0 && CHILD_JOIN.test(value)) at = CHILD_JOIN.lastIndex;
+    CHILD_ITEM.lastIndex = at;
+    const m = CHILD_ITEM.exec(value);
+    if (m === null || !/\d/.test(m[2]!) || isNonNameWord(m[1]!)) break;
+    const inside = m[2]!.replace(BIRTH_SIGN, '').trim();
+    if (!DATE_VALUE.test(inside) && !/^(?:19|20)\d\d$/.test(inside) && !isKnownFirstName(m[1]!)) break;
+    names.push([from + at, from + at + m[1]!.length]);
+    at = CHILD_ITEM.lastIndex;
+  }
+  for (const [start, stop] of names) out.found.push({ type: 'PERSON', start, end: stop, text: text.slice(start, stop), checksum: false });
+}
+
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
   // Most texts hold no "=": their lines are not walked once more for pairs.
@@ -1322,6 +1358,10 @@ function lineStructures(text: string, out: Collector): void {
       let valueEnd = line.end;
       const kind = keyKind(key);
       const value = kv[2]!;
+      if (kind === null && value.length <= MAX_CHILD_LIST && CHILD_LIST_KEYS.has(normaliseKey(key))) {
+        childList(text, valueStart, value, out);
+        continue;
+      }
       if (kind === 'PERSON' || kind === 'NAME' || kind === 'CUSTOMER_REF') {
         const cut = NAME_END.exec(value);
         if (cut) valueEnd = valueStart + cut.index;

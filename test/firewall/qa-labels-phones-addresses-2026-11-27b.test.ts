@@ -99,4 +99,28 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectUnchanged(['Sort code: 20-00-00', 'Account 55779911', 'Sort code 20-00-00 account 2 of 3']);
     });
   });
+  describe('children listed under a plural label beside their birth dates', () => {
+    it('masks each name as well as its date', () => {
+      expectMasksAndRestores(
+        'Kinder: Leon (*03.02.2005), Mia (*21.09.2008)',
+        'Kinder: [PERSON_1] (*[DATE_OF_BIRTH_1]), [PERSON_2] (*[DATE_OF_BIRTH_2])',
+      );
+      expectMasksAndRestores(
+        'kinderen: Sem (geb. 12-04-2012) en Tess (geb. 03-08-2015)',
+        'kinderen: [PERSON_1] (geb. [DATE_OF_BIRTH_1]) en [PERSON_2] (geb. [DATE_OF_BIRTH_2])',
+      );
+      expectMasksAndRestores(
+        'Children: Oliver (born 4 May 2012) and Isla (born 9 June 2015)',
+        'Children: [PERSON_1] (born [DATE_OF_BIRTH_1]) and [PERSON_2] (born [DATE_OF_BIRTH_2])',
+      );
+      expectMasksAndRestores(
+        'Kinder: Leon (*03.02.2005), Mia (*21.09.2008), sonst niemand',
+        'Kinder: [PERSON_1] (*[DATE_OF_BIRTH_1]), [PERSON_2] (*[DATE_OF_BIRTH_2]), sonst niemand',
+      );
+    });
+
+    it("leaves a component's children with counts, and a label without names", () => {
+      expectUnchanged(['children: Button (2), Icon (3)', 'Kinder: keine', 'kinderen: geen']);
+    });
+  });
 });
