@@ -40,6 +40,8 @@ const KEYS: Array<[KeyKind, string]> = [
       'prenom prenoms nomdefamille nomdenaissance nomdusage nomcomplet ' +
       'accountholder kontoinhaber kontoinhaberin rekeninghouder titulaire tenaamstelling tnv ' +
       'contactpersoon contactperson ansprechpartner ansprechpartnerin personnecontact ' +
+      // Who reports an offence, on a police report's form.
+      'aangever aangeefster anzeigeerstatter anzeigeerstatterin ' +
       'aanvrager antragsteller antragstellerin demandeur ' +
       // Spanish, Italian and Polish: "apellidos", "cognome", "nazwisko", "imię" (before, their values
       // were sent in clear beside a masked DNI or codice fiscale).
@@ -1254,6 +1256,38 @@ function vCardProperty(text: string, line: Line, out: Collector): boolean {
   return true;
 }
 
+// "Surname, First name" under a name's label, as registers, forms and attendee lists write it, one
+// name or several joined by ";": "Aangever: Janssen, Pieter-Jan", "Attendees: Öztürk, Mehmet;
+// Yılmaz, Ayşe", "NAME: MÜLLER, KATHARINA". A name's value ends at its comma ("kontakt: ole
+// richter, tel. …"), so the first name was left to the person recognizer, and in capitals or after
+// the first ";" nothing was read (QA 2026-11-27). Here the comma is the name's when a first name the
+// lists know follows it, or a surname they know comes before it, and the name then ends its value
+// or a ";" or a bracket follows. Bounded parts, one line: linear.
+const SURNAME_FIRST_Y =
+  /((?:(?:van|de|der|den|von|ter|ten|du|le|la|di|da)[ ]){0,3}\p{Lu}[\p{L}'’-]{1,40}(?:[ ]\p{Lu}[\p{L}'’-]{1,40})?),[ ]{0,2}(\p{Lu}[\p{L}'’-]{1,40}(?:[ ]\p{Lu}[\p{L}'’-]{1,40})?)(?=[ \t]*(?:[;(]|$))/uy;
+const NAME_LIST_SEPARATOR_Y = /[ \t]*;[ \t]*/y;
+
+/** The spans of "Surname, First name" names that make up the start of `value` (see SURNAME_FIRST_Y), or none. */
+function surnameFirstNames(value: string): Array<[number, number]> {
+  if (value.indexOf(',') < 0) return [];
+  const names: Array<[number, number]> = [];
+  let at = 0;
+  while (at < value.length) {
+    SURNAME_FIRST_Y.lastIndex = at;
+    const m = SURNAME_FIRST_Y.exec(value);
+    if (m === null) break;
+    const surname = m[1]!.slice(m[1]!.lastIndexOf(' ') + 1);
+    const first = m[2]!.split(/[ -]/)[0]!;
+    if (isNonNameWord(surname) || isNonNameWord(first)) break;
+    if (!isKnownFirstName(capitalised(first)) && !isKnownLastName(capitalised(surname))) break;
+    names.push([at, SURNAME_FIRST_Y.lastIndex]);
+    NAME_LIST_SEPARATOR_Y.lastIndex = SURNAME_FIRST_Y.lastIndex;
+    if (!NAME_LIST_SEPARATOR_Y.test(value)) break;
+    at = NAME_LIST_SEPARATOR_Y.lastIndex;
+  }
+  return names;
+}
+
 // Children listed under a plural label, each with a birth date or an age in brackets: "Kinder: Leon
 // (*03.02.2005), Mia (*21.09.2008)", "kinderen: Sem (geb. 12-04-2012) en Tess (geb. 03-08-2015)",
 // "Children: Oliver (born 4 May 2012) and Isla (born 9 June 2015)". The dates were masked and the
@@ -1361,6 +1395,13 @@ function lineStructures(text: string, out: Collector): void {
       if (kind === null && value.length <= MAX_CHILD_LIST && CHILD_LIST_KEYS.has(normaliseKey(key))) {
         childList(text, valueStart, value, out);
         continue;
+      }
+      if (kind === 'PERSON' || kind === 'NAME') {
+        const inverted = surnameFirstNames(value);
+        if (inverted.length > 0) {
+          for (const [s, e] of inverted) out.value(key, valueStart + s, valueStart + e);
+          continue;
+        }
       }
       if (kind === 'PERSON' || kind === 'NAME' || kind === 'CUSTOMER_REF') {
         const cut = NAME_END.exec(value);

@@ -123,4 +123,20 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectUnchanged(['children: Button (2), Icon (3)', 'Kinder: keine', 'kinderen: geen']);
     });
   });
+  describe('"Surname, First name" after a label and in capitals', () => {
+    it('masks the whole name, each of a list joined by ";", in capitals too', () => {
+      expectMasksAndRestores('Aangever: Janssen, Pieter-Jan', 'Aangever: [PERSON_1]');
+      expectMasksAndRestores('Attendees: Öztürk, Mehmet; Yılmaz, Ayşe', 'Attendees: [PERSON_1]; [PERSON_2]');
+      expectMasksAndRestores('NAME: MÜLLER, KATHARINA', 'NAME: [PERSON_1]');
+      expectMasksAndRestores('AANGEVER: JANSSEN, PIETER-JAN', 'AANGEVER: [PERSON_1]');
+      expectMasksAndRestores('Naam: de Vries, Jan', 'Naam: [PERSON_1]');
+      expectMasksAndRestores('Aangever: Janssen, Pieter-Jan (zie bijlage)', 'Aangever: [PERSON_1] (zie bijlage)');
+      expectMasksAndRestores('From: MÜLLER, KATHARINA <k.mueller@example.de>', 'From: [PERSON_1] <[EMAIL_1]>');
+      expectMasksAndRestores('From: JANSSEN, PIETER-JAN', 'From: [PERSON_1]');
+    });
+
+    it('leaves teams, departments and organisations in the same shape', () => {
+      expectUnchanged(['Owner: Platform, Data', 'To: LEGAL, SUPPORT', 'Cc: IT, HR']);
+    });
+  });
 });

@@ -44,13 +44,14 @@ const NEXT_KEYS = '(?:Sent|Verzonden|Gesendet|Envoyé|Date|Datum|To|Aan|An|Cc|CC
 const MAILBOX = '(?:<([^<>\\s@]{1,64}@[^<>\\s]{1,255})>)?';
 // "Surname, First names": the surname with lower-case or capitalised particles before it ("de
 // Groot", "Van der Berg"), written capitalised or in capitals; the first names or initials after
-// the comma; then a bracket (a calling name, "(Anouk)", or an organisation, "(Gemeente Utrecht)"),
+// the comma (in capitals too, after a surname in capitals: "From: MÜLLER, KATHARINA <…>" was sent in
+// clear, QA 2026-11-27); then a bracket (a calling name, "(Anouk)", or an organisation, "(Gemeente Utrecht)"),
 // a closing quote and the mailbox.
 const COMMA_Y = new RegExp(
   '(["\'“]?)(' +
     "(?:\\p{L}{1,3}['’]?[ ]){0,3}\\p{Lu}(?:\\p{Ll}{1,30}|\\p{Lu}{1,30})(?:[- ]\\p{Lu}\\p{Ll}{1,30}){0,2}" +
     ',[ ]' +
-    `(\\p{Lu}\\p{Ll}{1,30}(?:[- ](?!${NEXT_KEYS}[ ]?:)\\p{Lu}\\p{Ll}{1,30}){0,2}|\\p{Lu}\\.(?:[ ]?\\p{Lu}\\.){0,3})` +
+    `(\\p{Lu}\\p{Ll}{1,30}(?:[- ](?!${NEXT_KEYS}[ ]?:)\\p{Lu}\\p{Ll}{1,30}){0,2}|\\p{Lu}{2,30}(?:-\\p{Lu}{2,30})?|\\p{Lu}\\.(?:[ ]?\\p{Lu}\\.){0,3})` +
     ')(?:[ ]\\(([^()\\n]{0,80})\\))?["\'”]?[ \\t]*' +
     MAILBOX,
   'uy',
@@ -188,7 +189,11 @@ function personal(surname: string, given: string, callingName: boolean, mailbox:
   const last = surname.slice(surname.lastIndexOf(' ') + 1);
   const capitals = last === last.toUpperCase();
   const plain = capitals ? titleCase(last) : last;
-  const firstGiven = given.split(/[ -]/)[0]!;
+  const givenWritten = given.split(/[ -]/)[0]!;
+  // A given name in capitals is read only after a surname in capitals, and as the lists know it.
+  const givenCapitals = givenWritten.length > 1 && !given.endsWith('.') && givenWritten === givenWritten.toUpperCase();
+  if (givenCapitals && !capitals) return false;
+  const firstGiven = givenCapitals ? titleCase(givenWritten) : givenWritten;
   if (commaForm && mailbox && !capitals) return !NOT_FIRST_NAMES.has(firstGiven);
   if (isNonNameWord(plain) || isRoleOrOrganisationWord(plain) || NOT_FIRST_NAMES.has(plain)) return false;
   const knownSurname = last.split(/[-'’]/).every((part) => isSurnameToken(capitals ? titleCase(part) : part));
