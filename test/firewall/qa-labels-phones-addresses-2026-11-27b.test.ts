@@ -139,4 +139,18 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectUnchanged(['Owner: Platform, Data', 'To: LEGAL, SUPPORT', 'Cc: IT, HR']);
     });
   });
+  describe('the postcode and town after a masked street', () => {
+    it('takes them in after the side of a floor and after an Italian "a"', () => {
+      expectMasksAndRestores('Lindenstraße 14, 2. OG links, 50674 Köln', '[ADDRESS_1]');
+      expectMasksAndRestores('Hauptstraße 5, 3. Stock rechts', '[ADDRESS_1]');
+      expectMasksAndRestores('abito in via Garibaldi 22 a Torino', 'abito in [ADDRESS_1]');
+      expectMasksAndRestores('abito in via Garibaldi 22 a Torino da tre anni.', 'abito in [ADDRESS_1] da tre anni.');
+    });
+
+    it('leaves what follows "a" when it is no town', () => {
+      expectMasksAndRestores('abito in via Garibaldi 22 a sinistra', 'abito in [ADDRESS_1] a sinistra');
+      expectMasksAndRestores('Kerkstraat 12 a tiny house', '[ADDRESS_1] a tiny house');
+      expectUnchanged(['Ho letto 22 a Torino libri.', 'Pagina 12 a Milano']);
+    });
+  });
 });

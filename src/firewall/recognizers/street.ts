@@ -472,7 +472,7 @@ const DIGIT_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}(?:(?:[A-Z]-)?\\d{4,5}
 // points to one household, and it was left beside the masked street (decision 0021). A town named
 // on its own ("I flew to Paris") is not read: only right after a street and its number.
 const TOWN_LINKED_Y = new RegExp(
-  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
+  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à|a)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
   'uy',
 );
 // What may follow a town whose link or case says less: the end of the text, the line or the sentence.
@@ -555,6 +555,9 @@ function townAfter(text: string, end: number): number {
   // there is capitalised and ends the sentence or the line; in lower case, after "in" or "à", it does too.
   const comma = m[1]!.startsWith(',');
   if (comma && !capitalised) return end;
+  // Italian "a" ("via Garibaldi 22 a Torino", QA 2026-11-27: the town was left) is a letter of
+  // other languages too: after it only a capitalised town that ends its sentence or line.
+  if (m[1]!.trim() === 'a' && !(capitalised && sentenceGoesOn(text, TOWN_LINKED_Y.lastIndex))) return end;
   const after = TOWN_LINKED_Y.lastIndex;
   if ((comma || !capitalised) && !TOWN_END.test(text.slice(after, after + 1))) {
     if (comma || !sentenceGoesOn(text, after)) return end;
