@@ -1300,6 +1300,7 @@ const CHILD_LIST_KEYS = new Set(
   'kinder kinderen kids children enfants sohne tochter zonen dochters sons daughters fils filles hijos hijas figli figlie dzieci'.split(' '),
 );
 const MAX_CHILD_LIST = 300;
+const MAX_CHILD_LIST_KEY = 12;
 const CHILD_ITEM = /(\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)?)[ \t]{0,4}\(([^()\n]{1,40})\)/uy;
 // A birth's sign before the date in the bracket: "*", "geb.", "born", "née", "nato", "ur.".
 const BIRTH_SIGN = /^[ \t]*(?:\*|geb\.?|geboren|born|b\.|n[ée]e?|nat[oa]|nacid[oa]|ur\.)?[ \t]*/iu;
@@ -1392,7 +1393,9 @@ function lineStructures(text: string, out: Collector): void {
       let valueEnd = line.end;
       const kind = keyKind(key);
       const value = kv[2]!;
-      if (kind === null && value.length <= MAX_CHILD_LIST && CHILD_LIST_KEYS.has(normaliseKey(key))) {
+      // (The length first: most keys of no kind are a sentence's words before a colon, and
+      // normalising one costs more than the lookup.)
+      if (kind === null && key.length <= MAX_CHILD_LIST_KEY && value.length <= MAX_CHILD_LIST && CHILD_LIST_KEYS.has(normaliseKey(key))) {
         childList(text, valueStart, value, out);
         continue;
       }

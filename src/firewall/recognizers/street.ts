@@ -415,6 +415,8 @@ const DWELLING_WORD_MAX = 31;
 const DWELLING_BEFORE =
   /(?:^|[^\p{L}])(?:(?:woon|woont|wonen|woonde|woonden|gewoond|woonachtig)[ \u00a0]+(?:op|aan)|(verhuis[dt]?[ \u00a0]+naar|verhuizen[ \u00a0]+naar)|adres[ \u00a0]*:)[ \u00a0]+(?:(?:de|het|'t|’t)[ \u00a0]+)?$/iu;
 const DWELLING_WINDOW = 40;
+// The words of DWELLING_BEFORE, any case: a text without one holds no such street.
+const DWELLING_WORD = /woon|wonen|verhui|adres/i;
 
 /**
  * Start of a street of capitalised words and particles right before `at` (the space before the
@@ -432,9 +434,10 @@ function dwellingStreetBefore(text: string, at: number): number {
     let s = i;
     while (s > 0 && i - s <= DWELLING_WORD_MAX && (isLetter(text.charCodeAt(s - 1)) || isWordJoiner(text.charCodeAt(s - 1)))) s--;
     if (s === i || i - s > DWELLING_WORD_MAX || (s > 0 && !isBlankCode(text.charCodeAt(s - 1)))) break;
+    // Most numbers follow a lower-case word: told by its first letter, before any slice.
+    if (k === 0 && !isCapitalised(text.charAt(s))) break;
     const word = text.slice(s, i);
     if (isCapitalised(word)) {
-      if (isNonNameWord(word)) break;
       first = s;
       joined ||= particle;
       particle = false;
@@ -445,6 +448,9 @@ function dwellingStreetBefore(text: string, at: number): number {
   if (first < 0) return -1;
   const cue = DWELLING_BEFORE.exec(text.slice(Math.max(0, first - DWELLING_WINDOW), first));
   if (cue === null) return -1;
+  // A word that is no name among them ("Kamer", "Blok"): checked only now, the cue found, as German
+  // capitalises every noun before its number.
+  if (text.slice(first, at).split(/[ \u00a0]/).some((w) => isCapitalised(w) && isNonNameWord(w))) return -1;
   // Projects and accounts move too ("De repo is verhuisd naar GitLab 16"): after "verhuisd naar"
   // the street needs a particle between its words, its street word or its town as well.
   if (cue[1] !== undefined && !joined && streetWordBefore(text, at) < 0 && !townAfterNumber(text, at + 1)) return -1;
@@ -620,6 +626,7 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
   let after = 0;
   let cue = 0; // the pre-scan's next street type word that may lie before a number
   let southCue = 0; // the same for the Spanish, Italian and Polish types
+  let dwellingWords: boolean | undefined; // whether the text holds a word that DWELLING_BEFORE needs
   for (let k = 0; k < s.digitRuns.length; k++) {
     const p = s.digitRuns[k]!;
     if (p < after) continue;
@@ -656,8 +663,10 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     if (before === 32 || before === 0xa0) {
       let start = streetWordBefore(text, p - 1);
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
-      // After a word of dwelling the street may be longer than its street word says: "Burgemeester de Monchyplein 7".
-      if (digitsAt(text, p) <= 4) {
+      // After a word of dwelling the street may be longer than its street word says: "Burgemeester de
+      // Monchyplein 7". Most texts hold no such word: one test a text spares the walk at every number.
+      dwellingWords ??= DWELLING_WORD.test(text);
+      if (dwellingWords && digitsAt(text, p) <= 4) {
         const dwelling = dwellingStreetBefore(text, p - 1);
         if (dwelling >= 0 && (start < 0 || dwelling < start)) start = dwelling;
       }
