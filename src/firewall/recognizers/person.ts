@@ -381,7 +381,9 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
     if (!prevIsFirst && !cued) {
       // "Javier Fernández Ruiz": Spanish names carry two surnames, and the second was left in
       // clear beside the placeholder. One more word, and only a surname the lists know.
-      if (tokens === 2) {
+      // After a middle name too: "José Luis Pérez Sánchez" (the limit of three tokens left
+      // "Sánchez" out).
+      if (tokens === 2 || tokens === 3) {
         const e = secondSurnameEnd(text, i);
         if (e > 0) {
           i = e;
@@ -410,14 +412,24 @@ function leadsAStreet(text: string, at: number, tok: string): boolean {
 function secondSurnameEnd(text: string, i: number): number {
   if (text.charCodeAt(i) !== 32 && text.charCodeAt(i) !== 0xa0) return -1;
   const tok = tokenAt(text, i + 1);
-  if (tok === null || tok === tok.toUpperCase() || isNonNameWord(tok) || AMBIGUOUS.has(tok) || ROLE_WORDS.has(tok)) return -1;
-  if (!isKnownLastName(tok)) {
+  if (tok === null || tok === tok.toUpperCase() || isNonNameWord(tok) || ROLE_WORDS.has(tok)) return -1;
+  // "Cruz" alone is a first name that is also a word; as a second surname it is the name.
+  if (AMBIGUOUS.has(tok) && !SECOND_SURNAME_WORDS.has(tok)) return -1;
+  if (!isKnownLastName(tok) && !SECOND_SURNAME_WORDS.has(tok)) {
     const plain = tok.normalize('NFD').replace(/\p{M}/gu, '');
     if (plain === tok || !isKnownLastName(plain)) return -1;
   }
   if (leadsAStreet(text, i + 1, tok)) return -1;
   return i + 1 + tok.length;
 }
+
+// Spanish and Portuguese surnames that the name lists leave out as words ("morales", "pastor",
+// "bravo", "guerra": see extra-names.txt), read only where a second surname stands, right after a
+// first name and a known surname ("Rubén Castillo Morales"): there they are the name, and alone
+// they stayed in clear beside the placeholder.
+const SECOND_SURNAME_WORDS = new Set(
+  'Morales Pastor Bravo Arias Marin Cortes Leon Pena Diez Guerra Salvador Prado Gallo Rey Mata Lima Paz Leal Franco Cruz'.split(' '),
+);
 
 // Name tokens after a cue or title, particles not counted: "Jan Peter van der Berg Hoogendoorn",
 // "Ana María Fernández García" are four.

@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { expectMasksAndRestores, expectUnchanged, maskAuto } from './qaSamples.js';
+
+// QA 2026-11-27 (second round), chat messages whose person names reached the provider in part or
+// in clear, and ordinary text that was masked as a person. The samples as QA sent them, and beside
+// them the ordinary text of the same shape that must stay as written.
+describe('firewall QA: person misses of 2026-11-27 (b)', () => {
+
+  describe('a Spanish second surname after a name', () => {
+    it('takes the second surname into the name', () => {
+      expectMasksAndRestores('Firmado: Rubén Castillo Morales', 'Firmado: [PERSON_1]');
+      expect(maskAuto('D. Rubén Castillo Morales, con DNI 12345678Z')).to.equal('D. [PERSON_1], con DNI [DNI_1]');
+      expectMasksAndRestores('El paciente Rubén Castillo Morales acude a consulta.', 'El paciente [PERSON_1] acude a consulta.');
+      expectMasksAndRestores('Sr. José Luis Pérez Sánchez', 'Sr. [PERSON_1]');
+      expectMasksAndRestores('Atentamente, María López Cruz', 'Atentamente, [PERSON_1]');
+    });
+
+    it('leaves the words those surnames are elsewhere', () => {
+      expectUnchanged(['Las personas Morales y físicas', 'Bravo! Well done.', 'Ask the Pastor about the service.']);
+      // A word after a name that is no surname stays out of it.
+      expect(maskAuto('Jan Jansen Sierra Nevada')).to.equal('[PERSON_1] Sierra Nevada');
+    });
+  });
+});
