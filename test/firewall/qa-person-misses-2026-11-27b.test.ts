@@ -21,4 +21,29 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expect(maskAuto('Jan Jansen Sierra Nevada')).to.equal('[PERSON_1] Sierra Nevada');
     });
   });
+
+  describe('initials and a surname without a cue', () => {
+    it('masks initials before a known surname, and initials after an approval', () => {
+      expectMasksAndRestores('Betaald aan J. Jansen voor de fiets.', 'Betaald aan [PERSON_1] voor de fiets.');
+      expect(maskAuto('Overboeking NL20INGB0001234567 J. Bos 250,00')).to.equal('Overboeking [IBAN_1] [PERSON_1] 250,00');
+      expectMasksAndRestores('Betaald aan A.B. de Vries', 'Betaald aan [PERSON_1]');
+      // An unknown surname: the approval says a person signed.
+      expectMasksAndRestores('Approved by K. Nakamura on 12 March.', 'Approved by [PERSON_1] on 12 March.');
+      expectMasksAndRestores('Goedgekeurd door P. Oosterwijk', 'Goedgekeurd door [PERSON_1]');
+      // As before: the French title outside the name.
+      expect(maskAuto('Tikkie van M. Koster')).to.equal('Tikkie van M. [PERSON_1]');
+    });
+
+    it('leaves a label\'s letter before a word, and approvals by no one named', () => {
+      expectUnchanged([
+        'Plan B. Young people love it.',
+        'Take vitamin D. Green tea helps too.',
+        'J. Crew sale this weekend',
+        'See Fig. 3 for the layout.',
+        'Approved by Finance on Monday.',
+        'Approved by the board.',
+        'Nakamura is a common surname in Japan.',
+      ]);
+    });
+  });
 });

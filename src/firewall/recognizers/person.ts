@@ -121,7 +121,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|(?:approved|reviewed|checked|authori[sz]ed) by|(?:goedgekeurd|gecontroleerd|geaccordeerd) door|(?:genehmigt|freigegeben|geprüft) von|(?:approuvé|validé|vérifié)e? par|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // A German doctor's faculty after "Dr.": "Dr. med. Schäfer", "Dr. med. dent. Jansen", "Dr. rer. nat.
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
@@ -463,13 +463,16 @@ function surnameContinues(text: string, at: number, tok: string, language: Langu
 
 // A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
 // "Best, A. Smith", "Groeten, J. de Vries", "Dear J. Smith"): the initials say a person follows
-// even when the surname is not on the lists. After "contact", "call", "bel", "mail" … initials
+// even when the surname is not on the lists. So does who approved or checked a document ("Approved
+// by K. Nakamura", "Goedgekeurd door P. Smit"): a sign-off in all but name. After "contact", "call", "bel", "mail" … initials
 // may be an organisation's ("contact U.S. Customs"), so there the surname must be one the lists
 // or its form know, or follow a particle ("call J. de Vries", "mail P. Janssens").
 const INITIALS_CUES = new Set(
   `groeten groet gr. mvg regards cheers best sincerely cordialement bisous bises amitiés grüße gruß grüßen lg mfg vg xoxo
   dear beste geachte lieve liebe lieber cher chère hi hoi hallo hello hey bonjour bonsoir salut moin servus
-  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet`
+  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet
+  approved reviewed checked authorised authorized goedgekeurd gecontroleerd geaccordeerd genehmigt freigegeben geprüft
+  approuvé approuvée validé validée vérifié vérifiée`
     .split(/\s+/)
     .concat(['bien à vous', 'à bientôt', 'thank you', 'de la part de']),
 );
@@ -1649,6 +1652,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     }
   }
 
+  // Before the tokens: read from its surname, "A.B. de Vries" left its initials in clear.
+  findInitialsAndKnownSurname(text, s, isCovered, takeName);
   // A token starts at an upper-case letter not preceded by a letter, number, apostrophe or hyphen.
   const tokens = new Matcher(TOKEN_G, s, s.capAt, { sparse: ALWAYS_STICKY, sticky: TOKEN_AT_CAP });
   for (let m = tokens.exec(); m; m = tokens.exec()) {
@@ -1758,6 +1763,24 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   }
   if (out.length > n) out.sort((a, b) => a.start - b.start);
   return out;
+}
+
+// Initials and a surname the lists know, without a cue: "Betaald aan J. Jansen voor de fiets",
+// "Overboeking NL20… J. Bos 250,00". A bank statement or a note writes people so, and the surname
+// went out in clear. The surname must be known or known by its form, and no word the lists also
+// hold as one ("Plan B. Young people", "vitamin D. Green tea", "Hall B. Bell": a label's letter at
+// a sentence's end, then a word); a particle alone does not do ("Vitamin D. De …"). Cost: a look at
+// the character after each capital the pre-scan lists.
+function findInitialsAndKnownSurname(text: string, scan: TextScan, isCovered: (at: number) => boolean, take: (start: number, end: number) => void): void {
+  for (const at of scan.capAt) {
+    // Not from inside others ("U.S. Post" from its "S."): the first initial reads them all.
+    if (text.charCodeAt(at + 1) !== 46 || isCovered(at) || (at > 0 && text.charCodeAt(at - 1) === 46)) continue;
+    const name = initialledName(text, at, true);
+    if (name === null) continue;
+    const surname = name.first;
+    if (!isSurname(surname) || AMBIGUOUS.has(surname) || SURNAME_ADJECTIVES.has(surname) || SURNAME_NOUNS.has(surname)) continue;
+    take(at, name.end);
+  }
 }
 
 // Dutch names write the initials of every given name and the calling name (roepnaam) in brackets:
