@@ -46,4 +46,25 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       ]);
     });
   });
+
+  describe('a known surname alone that calls, writes or says something', () => {
+    it('masks the surname before a verb of calling or saying', () => {
+      expectMasksAndRestores('Bakker belde net, hij wil morgen langskomen.', '[PERSON_1] belde net, hij wil morgen langskomen.');
+      expectMasksAndRestores('Jansen heeft gisteren gebeld over de offerte', '[PERSON_1] heeft gisteren gebeld over de offerte');
+      expectMasksAndRestores("Thompson said he'd send the figures by noon.", "[PERSON_1] said he'd send the figures by noon.");
+      expectMasksAndRestores('Schneider schreibt, dass der Termin verschoben wird.', '[PERSON_1] schreibt, dass der Termin verschoben wird.');
+      expectMasksAndRestores('Müller hat angerufen, bitte zurückrufen', '[PERSON_1] hat angerufen, bitte zurückrufen');
+      expectMasksAndRestores('Dupont a appelé ce matin', '[PERSON_1] a appelé ce matin');
+    });
+
+    it('leaves the trade and the surname before other verbs', () => {
+      expectUnchanged([
+        'Bakker zoekt personeel.',
+        'De bakker belde net.',
+        'Bakker heeft vers brood.',
+        'Der Schneider hat gesagt, es dauert noch.',
+        'Schneider gesucht, Vollzeit.',
+      ]);
+    });
+  });
 });

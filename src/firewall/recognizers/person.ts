@@ -1722,6 +1722,11 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
         continue;
       }
     }
+    // "Bakker belde net", "Thompson said", "Müller hat angerufen": a known surname alone as who calls or speaks.
+    if (surnameSpeaksHere(text, start, tok)) {
+      takeName(start, start + tok.length);
+      continue;
+    }
     // An unknown capitalised token directly followed by a known surname ("Hanneke Kramer"), or by an
     // Irish particle and a surname ("Ciarán Ó Súilleabháin").
     const end = knownSurnameAfter(text, start + tok.length);
@@ -1781,6 +1786,31 @@ function findInitialsAndKnownSurname(text: string, scan: TextScan, isCovered: (a
     if (!isSurname(surname) || AMBIGUOUS.has(surname) || SURNAME_ADJECTIVES.has(surname) || SURNAME_NOUNS.has(surname)) continue;
     take(at, name.end);
   }
+}
+
+// A known surname alone, then a verb of calling, writing or saying: "Bakker belde net", "Jansen heeft
+// gisteren gebeld", "Thompson said he'd send …", "Schneider schreibt, dass …", "Müller hat angerufen",
+// "Dupont a appelé". One speaks of a colleague or a customer so, and the surname went out in clear.
+// Only these verbs: after any other the word may be the noun it also is ("Bakker zoekt personeel",
+// a shop's sign), and German writes its nouns with a capital ("Schneider" is a tailor). An
+// auxiliary counts with such a participle within three words after it. Not after an article ("de
+// bakker belde", "der Richter sagte"): the trade then. Bounded: the words between are runs of
+// lower-case letters between spaces, at most three of at most 20.
+const SPEAKS_DIRECT =
+  'belde|belt|zei|zegt|vroeg|vraagt|mailde|mailt|appte|appt|schreef|schrijft|said|says|called|calls|rang|phoned|asked|asks|wrote|writes|emailed|texted|replied|told|sagt|sagte|schreibt|schrieb|fragt|fragte|ruft|rief|meinte|mailte|dit|appelle|appelait|écrit|demande|demandait|téléphone';
+const SPEAKS_PARTICIPLE =
+  'gebeld|gezegd|gevraagd|gemaild|geappt|geschreven|teruggebeld|called|said|asked|phoned|rung|emailed|written|texted|replied|angerufen|zurückgerufen|gesagt|gefragt|geschrieben|gemailt|appelé|rappelé|dit|demandé|écrit|téléphoné|répondu';
+const SURNAME_SPEAKS_Y = new RegExp(
+  `,?[ \\u00a0]{1,3}(?:(?:${SPEAKS_DIRECT})|(?:heeft|had|has|hat|hatte|a|avait)(?:[ \\u00a0]{1,3}\\p{Ll}{1,20}){0,3}?[ \\u00a0]{1,3}(?:${SPEAKS_PARTICIPLE}))(?![\\p{L}])`,
+  'uy',
+);
+const ARTICLES_BEFORE_NOUNS = new Set(['de', 'het', 'een', 'the', 'a', 'an', 'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'le', 'la', 'les', 'un', 'une', 'du', 'this', 'that', 'our', 'onze', 'unser', 'unsere']);
+
+/** Whether `tok` at `start` is a known surname alone that calls, writes or says something (see SURNAME_SPEAKS_Y). */
+function surnameSpeaksHere(text: string, start: number, tok: string): boolean {
+  if (!isKnownLastName(tok) || knownFirst(tok) || AMBIGUOUS.has(tok) || isNonNameWord(tok) || tok === tok.toUpperCase()) return false;
+  if (stickyAt(SURNAME_SPEAKS_Y, text, start + tok.length) < 0) return false;
+  return !ARTICLES_BEFORE_NOUNS.has(wordBefore(text, start).word);
 }
 
 // Dutch names write the initials of every given name and the calling name (roepnaam) in brackets:
