@@ -67,4 +67,22 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       ]);
     });
   });
+
+  describe('a maiden name after geb., née, geboren or born', () => {
+    it('masks the maiden name after the name', () => {
+      expectMasksAndRestores('Ehefrau: Claudia Richter, geb. Bergmann', 'Ehefrau: [PERSON_1], geb. [PERSON_2]');
+      expectMasksAndRestores('Mrs Jane Harper (née Whitmore)', 'Mrs [PERSON_1] (née [PERSON_2])');
+      expectMasksAndRestores('Mme Sylvie Martin, née Dubois', 'Mme [PERSON_1], née [PERSON_2]');
+      expectMasksAndRestores('Mevrouw A. de Groot-Hendriks, geboren Hendriks', 'Mevrouw [PERSON_1], geboren [PERSON_2]');
+      expectMasksAndRestores('Mme Sylvie Martin, née Le Goff', 'Mme [PERSON_1], née [PERSON_2]');
+    });
+
+    it('keeps a date or place of birth after the same words a birth\'s', () => {
+      expect(maskAuto('Frau Claudia Richter, geb. 12.03.1965')).to.equal('Frau [PERSON_1], geb. [DATE_OF_BIRTH_1]');
+      expect(maskAuto('Mme Sylvie Martin, née le 3 mai 1970')).to.equal('Mme [PERSON_1], née le [DATE_OF_BIRTH_1]');
+      expect(maskAuto('Mme Sylvie Martin, née à Lyon')).to.equal('Mme [PERSON_1], née à Lyon');
+      expect(maskAuto('Jan Jansen, geboren in Utrecht')).to.equal('[PERSON_1], geboren in Utrecht');
+      expectUnchanged(['Born in 1990, the format grew fast.', 'Geb. Preis: 12 Euro']);
+    });
+  });
 });

@@ -1755,6 +1755,12 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   // conjunction is a name even when it is also a common word; so are initials and a known
   // surname ("A.B. Bakker en K. Jansen").
   out.sort((a, b) => a.start - b.start);
+  // "Claudia Richter, geb. Bergmann", "Jane Harper (née Whitmore)": the maiden name after a name.
+  for (let k = 0, found = out.length; k < found; k++) {
+    const maiden = maidenNameAfter(text, out[k]!.end);
+    if (maiden !== null && !isCovered(maiden[0])) take(maiden[0], maiden[1], true);
+  }
+  out.sort((a, b) => a.start - b.start);
   const n = out.length;
   for (let k = 0; k < out.length; k++) {
     const d = out[k]!;
@@ -1786,6 +1792,29 @@ function findInitialsAndKnownSurname(text: string, scan: TextScan, isCovered: (a
     if (!isSurname(surname) || AMBIGUOUS.has(surname) || SURNAME_ADJECTIVES.has(surname) || SURNAME_NOUNS.has(surname)) continue;
     take(at, name.end);
   }
+}
+
+// A maiden name after a name: "Ehefrau: Claudia Richter, geb. Bergmann", "Mrs Jane Harper (née
+// Whitmore)", "Mme Sylvie Martin, née Dubois", "Mevrouw A. de Groot-Hendriks, geboren Hendriks". The
+// word says a surname follows, known or not, and it went out in clear beside the placeholder.
+// "geb." and "née" before a date or a place are a birth's ("geb. 12.03.1965", "née le 3 mai", "née
+// à Lyon"): only a capitalised word is read, and not one a number follows ("born London 1950").
+const MAIDEN_CUE_Y = /,?[ \u00a0]{0,3}\(?(?:geb\.|geborene?|geboren|née|born)[ \u00a0]{1,3}/uy;
+const DIGIT_AFTER_Y = /[ \u00a0,]{0,3}\d/y;
+
+/** The span of a maiden name after a name that ends at `end` (see MAIDEN_CUE_Y), or null. */
+function maidenNameAfter(text: string, end: number): [number, number] | null {
+  const c = text.charCodeAt(end);
+  if (c !== 44 && c !== 32 && c !== 0xa0 && c !== 40) return null;
+  const at = stickyAt(MAIDEN_CUE_Y, text, end);
+  if (at < 0) return null;
+  const p = particlesAt(text, at, true);
+  const i = p > 0 ? p : at;
+  const tok = tokenAt(text, i);
+  if (tok === null || !acceptableToken(tok) || AMBIGUOUS.has(tok) || tok === tok.toUpperCase()) return null;
+  DIGIT_AFTER_Y.lastIndex = i + tok.length;
+  if (DIGIT_AFTER_Y.test(text)) return null;
+  return [at, i + tok.length];
 }
 
 // A known surname alone, then a verb of calling, writing or saying: "Bakker belde net", "Jansen heeft
