@@ -85,4 +85,16 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expectUnchanged(['Born in 1990, the format grew fast.', 'Geb. Preis: 12 Euro']);
     });
   });
+
+  describe("a Dutch title before a 'Van 't' surname", () => {
+    it('masks the surname with its particles after the title', () => {
+      expectMasksAndRestores("Ik heb contact gehad met mevrouw Van 't Hof over de huur.", 'Ik heb contact gehad met mevrouw [PERSON_1] over de huur.');
+      expectMasksAndRestores("Afspraak met mw. Van 't Hek om 10 uur.", 'Afspraak met mw. [PERSON_1] om 10 uur.');
+      expectMasksAndRestores("Van 't Hof belde gisteren.", '[PERSON_1] belde gisteren.');
+    });
+
+    it("leaves 'Van 't' before an inn's name and in phrases", () => {
+      expectUnchanged(["We aten bij Van 't Spit.", "Van 't begin tot het eind ging het goed."]);
+    });
+  });
 });

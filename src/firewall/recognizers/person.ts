@@ -47,8 +47,10 @@ const TOKEN_AT_CAP = TOKEN_Y;
 const PARTICLE_Y =
   /(?:vanden|vander|vande|van der|van den|van de|van ['’]t|von der|von und zu|de la|de los|op den|op de|op ['’]t|in ['’]t|in de|in den|uit de|uit den|van|von|vom|zu|zur|de|der|den|ter|ten|te|du|des|le|la|di|da|del|dos|das|bin|al|el)[ \u00a0]/uy;
 // Irish particles: "Siobhán Ní Bhriain", "Seán Ó Súilleabháin", "Aoife Mac Giolla", "Máire Nic Gearailt".
+// "Van 't" as Dutch capitalises it after a title ("mevrouw Van 't Hof"): without it the title read
+// "Van" alone, found no surname after it, and the name went out in clear.
 const CAP_PARTICLE_Y =
-  /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó|VAN DER|VAN DEN|VAN DE|VON DER|DE LA|VAN|VON|DE|DOS|DA|DI|DEL|DU|LE|TER|TEN)[ \u00a0]/uy;
+  /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Van ['’]t|Von der|De la|Van|Von|De|Le|La|Du|Di|Da|Del|Ter|Ten|Mac|Mhic|Mc|Nic|Ní|Uí|Ua|Ó|VAN DER|VAN DEN|VAN DE|VON DER|DE LA|VAN|VON|DE|DOS|DA|DI|DEL|DU|LE|TER|TEN)[ \u00a0]/uy;
 // "Ní", "Nic", "Uí", "Ó", "Mhic" before a capitalised word are the Irish surname's particles and
 // nothing else in the four languages; "Mac"/"Mc" alone also lead products ("Mac Pro"), so they
 // count only after a known first name (CAP_PARTICLE_Y).
@@ -847,7 +849,7 @@ function isTownHere(text: string, start: number, token: string): boolean {
 // Croix a signé", "… is De Jong, maar"): a name when the surname is known, or when a verb of speech
 // or action follows it or "is" comes before it. "Zu" and the French one-word articles ("Le", "La",
 // "Du") lead too many ordinary phrases to go on a verb alone.
-const LEAD_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
+const LEAD_PARTICLE_Y = /(?:Vanden|Vander|Vande|Van der|Van den|Van de|Van ['’]t|Von der|De la|De los|Van|Von|De|Ter|Ten|Zu|Du|Le|La|Nic|Ní|Uí)[ \u00a0](?=\p{Lu})/uy;
 const IRISH_LEAD = new Set(['Nic', 'Ní', 'Uí']);
 const WEAK_PARTICLES = new Set(['Zu', 'Du', 'Le', 'La']);
 const VERB_AFTER =
@@ -895,7 +897,9 @@ function particleName(text: string, start: number): number {
   const end = at + tok.length;
   // "De la Cruz", "Van der Meulen", "Von der Leyen": a particle of two words only ever leads a name,
   // and so does its Flemish one-word spelling ("Vanden Bossche").
-  if (isKnownLastName(tok) || particle.includes(' ') || IRISH_LEAD.has(particle) || FUSED_PARTICLES.has(particle)) return end;
+  // Not "Van 't", which also leads the names of inns and farms ("bij Van 't Spit"): it asks what "Van" asks.
+  const twoWords = particle.includes(' ') && !particle.endsWith('t');
+  if (isKnownLastName(tok) || twoWords || IRISH_LEAD.has(particle) || FUSED_PARTICLES.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
