@@ -97,4 +97,16 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expectUnchanged(["We aten bij Van 't Spit.", "Van 't begin tot het eind ging het goed."]);
     });
   });
+
+  describe("a lower-case chat name with an O' surname", () => {
+    it('masks the first name and the surname together', () => {
+      expectMasksAndRestores("hi i'm ryan o'connor, my order hasnt arrived", "hi i'm [PERSON_1], my order hasnt arrived");
+      expectMasksAndRestores("hi im ryan o'connor my order hasnt arrived", 'hi im [PERSON_1] my order hasnt arrived');
+      expectMasksAndRestores('hi im ryan o’brien my order hasnt arrived', 'hi im [PERSON_1] my order hasnt arrived');
+    });
+
+    it("leaves o'clock after a name-like word", () => {
+      expectUnchanged(["ok see you at nine o'clock then", "meet at the o'neills pub at 8 ok"]);
+    });
+  });
 });
