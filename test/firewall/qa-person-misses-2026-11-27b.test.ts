@@ -109,4 +109,18 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expectUnchanged(["ok see you at nine o'clock then", "meet at the o'neills pub at 8 ok"]);
     });
   });
+
+  describe('Polish declined names after Pan/Pani, and Italian titles in lower case', () => {
+    it('masks the declined name after the title, and a declined surname after a first name', () => {
+      expectMasksAndRestores('Umowa zawarta z Panem Michałem Kowalczykiem.', 'Umowa zawarta z Panem [PERSON_1].');
+      expectMasksAndRestores('Proszę przekazać dokumenty Pani Katarzynie Wiśniewskiej.', 'Proszę przekazać dokumenty Pani [PERSON_1].');
+      expectMasksAndRestores('Spotkałem się z Anną Nowak i Tomaszem Lewandowskim wczoraj.', 'Spotkałem się z [PERSON_1] i [PERSON_2] wczoraj.');
+      expectMasksAndRestores('Pan Kowalski dzwonił.', 'Pan [PERSON_1] dzwonił.');
+      expectMasksAndRestores('ho parlato con la dott.ssa Bianchi e con il sig. Rossi', 'ho parlato con la dott.ssa [PERSON_1] e con il sig. [PERSON_2]');
+    });
+
+    it('leaves "Pan" before English words', () => {
+      expectUnchanged(['Pan Am flight 103 was a Boeing.', 'A Pan European survey of 2024.', 'Peter Pan is a film.']);
+    });
+  });
 });

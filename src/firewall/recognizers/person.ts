@@ -132,12 +132,19 @@ const DOCTOR_FACULTY = '(?:[ \\u00a0]+(?:med|dent|vet|univ|phil|nat|jur|rer|pol|
 // Italian forms of address, abbreviated with the ending after the full stop ("Gentile Sig.ra
 // Bianchi", "Dott.ssa Verdi", "Avv. Rossi"): the feminine "Sig.ra" was read as a name "Sig" and
 // ".ra", and the surname after it went out in clear.
-const ITALIAN_TITLES = '(?:Sig\\.(?:ra|na)?|Sigg\\.|Dott\\.(?:ssa)?|Avv\\.(?:ta)?|Prof\\.ssa|Geom\\.|Rag\\.|Signora|Signorina|Signor|Dottoressa|Dottor)';
+// Italian writes them in lower case mid-sentence too ("con la dott.ssa Bianchi e con il sig.
+// Rossi"); not "rag." and "geom." there, which end English and Dutch words' sentences.
+const ITALIAN_TITLES =
+  '(?:Sig\\.(?:ra|na)?|Sigg\\.|Dott\\.(?:ssa)?|Avv\\.(?:ta)?|Prof\\.ssa|Geom\\.|Rag\\.|Signora|Signorina|Signor|Dottoressa|Dottor|sig\\.(?:ra|na)?|sigg\\.|dott\\.(?:ssa)?|avv\\.(?:ta)?|prof\\.ssa)';
+// Polish "Pan"/"Pani" and their declined forms ("z Panem Michałem Kowalczykiem", "Pani Katarzynie
+// Wiśniewskiej"); the name after them is declined too, and no list knows it so. "Pan" alone leads
+// English words ("Pan Am", "Pan European"): see polishPanHere.
+const POLISH_TITLES = '(?:Pan(?:em|u|a|ie)?|Pani|Panią)';
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not — with its full
 // stop it is the Dutch lawyer's title, which Dutch writes in lower case with the other academic
 // ones: "mr. drs. E.J. van Dam", "dr. M. Kok", "ir.", "ing.", "prof.", "ds.").
 const TITLE_COMMON =
-  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?|${ITALIAN_TITLES})`;
+  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?|${ITALIAN_TITLES}|${POLISH_TITLES})`;
 // The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
@@ -238,6 +245,12 @@ function titleMHere(text: string, at: number, pos: number): boolean {
   while (b >= 0 && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9 || text.charCodeAt(b) === 0xa0)) b--;
   return b < 0 || text.charCodeAt(b) === 10;
 }
+/** Whether "Pan" before `pos` is the Polish title: a first name or a surname the lists or its form know follows ("Pan Jan Nowak", "Pan Kowalski"). */
+function polishPanHere(text: string, pos: number): boolean {
+  const tok = tokenAt(text, pos);
+  return tok !== null && !isNonNameWord(tok) && (knownFirst(tok) || isSurname(tok));
+}
+
 // Candidates are selective: even a few per word are cheaper tried one by one than a global scan.
 const ALWAYS_STICKY = Infinity;
 
@@ -576,8 +589,13 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
 // -ov/-ova/-ev/-eva, Czech and Slovak -ová. Words of the four languages rarely end so (the shortest
 // are held to a length: "Lesson" is a word, "Nilsson" a name; "Kiev" is too short to count), and
 // the few places and words that do are listed (NOT_SURNAMES_BY_FORM).
-const SURNAME_ENDING = /(?:ić|ič|wicz|czyk|czak|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze|ski|ska|cki|cka|dzki|dzka|sson|dóttir|dottir|ová|ova|eva|ov|ev)$/u;
-const LONGER_STEM = new Set(['ski', 'ska', 'cki', 'cka', 'dzki', 'dzka', 'sson', 'dóttir', 'dottir']);
+const SURNAME_ENDING = /(?:ić|ič|wicz|czyk|czak|skim|skiego|skiemu|ską|skiej|ckim|ckiego|ckiemu|cką|ckiej|czykiem|czyka|czykowi|czakiem|wiczem|wicza|escu|eanu|oğlu|opoulos|akis|idis|iadis|enko|chuk|shvili|dze|ski|ska|cki|cka|dzki|dzka|sson|dóttir|dottir|ová|ova|eva|ov|ev)$/u;
+// Polish surnames as Polish declines them ("z Tomaszem Lewandowskim", "Pani Wiśniewskiej", "z
+// Kowalczykiem") end so too: the second of two names went out in clear.
+const LONGER_STEM = new Set([
+  'ski', 'ska', 'cki', 'cka', 'dzki', 'dzka', 'sson', 'dóttir', 'dottir',
+  'skim', 'skiego', 'skiemu', 'ską', 'skiej', 'ckim', 'ckiego', 'ckiemu', 'cką', 'ckiej', 'czykiem', 'czyka', 'czykowi', 'czakiem', 'wiczem', 'wicza',
+]);
 const NOT_SURNAMES_BY_FORM = new Set(['Geneva', 'Genova', 'Moldova', 'Casanova', 'Villanova', 'Terranova', 'Supernova', 'Bossanova', 'Improv', 'Rostov', 'Kishinev', 'Kharkov', 'Lviv']);
 
 /** A surname the lists know, or one known by its form (SURNAME_ENDING). */
@@ -1625,6 +1643,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       // article is the noun (lord, mistress, wife), and what follows it no name.
       if (mode === 'title' && GERMAN_ARTICLE_Y.test(text.slice(pos, pos + 4)) && /^(?:Herrn?|Frau)[ \u00a0]+$/u.test(m[0])) continue;
       if (mode === 'title' && language !== 'fr' && text.startsWith('M.', m.index) && !titleMHere(text, m.index, pos)) continue;
+      if (mode === 'title' && text.startsWith('Pan ', m.index) && !polishPanHere(text, pos)) continue;
       // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
       if (mode === 'weak' && (isEponym(text, pos) || vehicleEnd(text, pos) > 0)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
