@@ -123,4 +123,23 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expectUnchanged(['Pan Am flight 103 was a Boeing.', 'A Pan European survey of 2024.', 'Peter Pan is a film.']);
     });
   });
+
+  describe('ordinary text that was masked as a person', () => {
+    it('leaves words that are also first names, places and shops as written', () => {
+      expectUnchanged([
+        'Bruto loon € 3.412,00',
+        'Kannst du Oma anrufen?',
+        'bis zum Frankfurter Tor',
+        'El Museo del Prado',
+        'Visit El Corte Inglés today.',
+        'groep 4 van De Regenboog',
+      ]);
+    });
+
+    it('masks the person beside them', () => {
+      // A first name that is also a word, with a surname or beside a name.
+      expectMasksAndRestores('Tor Hansen belde', '[PERSON_1] belde');
+      expectMasksAndRestores('Kannst du Oma Hildegard anrufen?', 'Kannst du Oma [PERSON_1] anrufen?');
+    });
+  });
 });

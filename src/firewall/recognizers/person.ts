@@ -61,7 +61,9 @@ const SPACE_Y = /[ \u00a0]{1,2}/y;
 
 // First names that are also common words, places or brands: never enough on their own. "Lui" is
 // the French pronoun ("pour lui", "chez lui" were masked in chat-style text); "Roma" is Rome in
-// Italian ("Roma is beautiful in spring" was masked).
+// Italian ("Roma is beautiful in spring" was masked). "Bruto" is Dutch gross ("Bruto loon"), "Oma"
+// a grandmother ("Kannst du Oma anrufen?"), "Tor" a gate or a goal ("Frankfurter Tor"), "El" the
+// Spanish article ("El Museo del Prado"): each was masked alone.
 const AMBIGUOUS = new Set(
   `Will May June April August Mark Hope Joy Grace Faith Rose Ruby Amber Crystal Dawn Summer Autumn Bill Pat Sue Art
   Baby Name King Pink Sky Ivy Holly Iris Lily Daisy Jade Angel Precious Chase Hunter Rocky Royal Major Miles Price Buck
@@ -78,7 +80,8 @@ const AMBIGUOUS = new Set(
   Luz Vitale Primo Santo Natale Fortunato Sole Luce Gloria Dolores Pilar Angelo Leone Amor Felice Nieves Clio Zoe Megane
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
   Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena
-  Lui Roma Florida Gentile`
+  Lui Roma Florida Gentile
+  Bruto Oma Tor El`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -874,8 +877,8 @@ const VERB_AFTER =
   /^,?[ \u00a0]+(?:heeft|had|zegt|zei|schrijft|schreef|belt|belde|vraagt|vroeg|stuurt|stuurde|meldt|mailt|komt|wil|says|said|writes|wrote|called|calls|asked|asks|has|sent|replied|wants|a|dit|écrit|appelle|demande|veut|souhaite|avait|schreibt|schrieb|sagt|sagte|hat|hatte|fragt|ruft|meldet|will|schickt)(?![\p{L}])/u;
 const IS_BEFORE = /(?:^|[^\p{L}])(?:is|ist|est|was|war|heet|heißt|hei[ßs]t|from|van|von|de|of)[ \u00a0]+$/u;
 
-// Dutch nouns that, capitalised after the article "de", name a place, a building, a river or a
-// shop ("De Dam ligt in het centrum", "de geschiedenis van De Kuip", "op de Dam", "De Bijenkorf
+// Dutch nouns that, capitalised after the article "de", name a place, a building, a river, a
+// shop or a primary school ("groep 4 van De Regenboog") ("De Dam ligt in het centrum", "de geschiedenis van De Kuip", "op de Dam", "De Bijenkorf
 // heeft uitverkoop"): the article is spelt as the surname particle, so "De Dam" was read as a
 // surname, by the lists (which write "Dam" for "van Dam", without its particle) or by a verb after
 // it or "van" before it, and "[PERSON_1] ligt in het centrum" was sent. Here such a word after a
@@ -888,7 +891,9 @@ const PLACE_NOUNS_AFTER_DE = new Set(
   `Dam Dijk Berg Meer Linden Heuvel Veen Broek Beek Vliet Wijk Horst Kamp Brink Hoek Akker Poel Haar Laan
   Kuip Waag Munt Pijp Wallen Jordaan Bijenkorf Efteling Brug Haven Markt Kerk Toren Molen Plein Poort Kade Gracht Sluis
   Stad Zee Burcht Hallen Schouwburg Stadion Singel Vaart Dom Rotte Maas Rijn Schelde Amstel Zaan Vecht Lek IJssel
-  Veluwe Betuwe Achterhoek Peel Kempen Uithof Nachtwacht Koepel Tuin Zaal Hal`.split(/\s+/),
+  Veluwe Betuwe Achterhoek Peel Kempen Uithof Nachtwacht Koepel Tuin Zaal Hal
+  Regenboog Vlinder Zonnebloem Klimop Fontein Kameleon Springplank Wegwijzer Zevensprong Schakel Sleutel Kompas
+  Vuurtoren Morgenster Piramide Meander Waterlelie Tamboerijn Notenkraker Bolster Wereldwijzer Boomgaard Ark Horizon`.split(/\s+/),
 );
 
 /** Whether the known surname or word `tok` at `at`, after a lone article "de"/"De", names a place (see PLACE_NOUNS_AFTER_DE). */
@@ -1692,7 +1697,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = Math.max(tokens.lastIndex, vehicle);
       continue;
     }
-    if (MAKERS.has(tok)) continue;
+    // The Spanish article leads a place's or a shop's name ("El Corte Inglés", "El Museo del Prado"),
+    // and is a first name too rarely for "El Corte" to be one.
+    if (MAKERS.has(tok) || tok === 'El') continue;
     // "Storm Ashley", "Hurricane Helene", "Tief Bernd": the event word and the storm's name.
     if ((EVENT_WORDS.has(tok.toLowerCase()) || EVENT_NOUNS.has(tok)) && text.charCodeAt(start + tok.length) === 32) {
       const next = tokenAt(text, start + tok.length + 1);
