@@ -137,6 +137,9 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
     });
 
     it('masks the person beside them', () => {
+      // The verb stays out of the name: only the surname is the person.
+      expectMasksAndRestores('Tell Hargreaves the report is late', 'Tell [PERSON_1] the report is late');
+      expectMasksAndRestores('Frag Müller nach dem Termin', 'Frag [PERSON_1] nach dem Termin');
       // A first name that is also a word, with a surname or beside a name.
       expectMasksAndRestores('Tor Hansen belde', '[PERSON_1] belde');
       expectMasksAndRestores('Kannst du Oma Hildegard anrufen?', 'Kannst du Oma [PERSON_1] anrufen?');

@@ -1765,7 +1765,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     const end = knownSurnameAfter(text, start + tok.length);
     if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase())) {
       // "Bäckerei Müller", "Klingel Möller", "Garage Bakker": a noun names the place, the surname the person.
-      const from = isNounBeforeSurname(tok) ? stickyAt(SPACE_Y, text, start + tok.length) : start;
+      const from = isNounBeforeSurname(tok) || VERBS_BEFORE_A_PERSON.has(tok) ? stickyAt(SPACE_Y, text, start + tok.length) : start;
       takeName(from, end);
       tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
@@ -1963,6 +1963,15 @@ const NOUNS_BEFORE_SURNAMES = new Set(
   Büro Werkstatt Garage Bakkerij Slagerij Kapsalon Boekhandel Fietsenmaker Schoenmaker Tandarts Huisarts Notaris Advocaat
   Makelaar Kantoor Winkel Drogisterij Apotheek Bäcker Metzger Friseur Schreiner Tischler Zahnarzt Hausarzt Notar Anwalt Makler
   Boulangerie Boucherie Pharmacie Cabinet Maison Garagiste Bakery Butcher Pharmacy Dentist Surgery Office Shop Store Morbus`.split(/\s+/),
+);
+
+// Imperatives that open a sentence before whom they are about: "Tell Hargreaves the report is
+// late", "Bel Jansen even", "Frag Müller". Read as a first name, the verb went into the placeholder
+// ("[PERSON_1] the report is late") and the model lost what to do; the surname alone is the person.
+const VERBS_BEFORE_A_PERSON = new Set(
+  `Tell Ask Call Phone Ring Text Email Mail Message Ping Remind Thank Inform Invite Meet Pay Send Cc Contact
+  Bel Vraag Stuur Mail App Laat Bedank Informeer Herinner Betaal Ruf Frag Sag Schreib Schick Informier Erinnere Bezahl
+  Appelle Appelez Demande Demandez Dis Dites Écris Écrivez Envoie Envoyez Rappelle Rappelez Préviens Prévenez`.split(/\s+/),
 );
 
 function isNounBeforeSurname(token: string): boolean {
