@@ -133,6 +133,9 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
         'El Museo del Prado',
         'Visit El Corte Inglés today.',
         'groep 4 van De Regenboog',
+        "Emily's Bakery",
+        "I bought bread at Emily's Bakery yesterday.",
+        "Luigi's Pizzeria is open on Sundays.",
       ]);
     });
 
@@ -140,8 +143,10 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       // The verb stays out of the name: only the surname is the person.
       expectMasksAndRestores('Tell Hargreaves the report is late', 'Tell [PERSON_1] the report is late');
       expectMasksAndRestores('Frag Müller nach dem Termin', 'Frag [PERSON_1] nach dem Termin');
-      // A first name that is also a word, with a surname or beside a name.
+      // A first name that is also a word, with a surname or beside a name; a possessive before no shop.
       expectMasksAndRestores('Tor Hansen belde', '[PERSON_1] belde');
+      expectMasksAndRestores("It was Emily's birthday.", "It was [PERSON_1]'s birthday.");
+      expectMasksAndRestores("I went to Emily's bakery, she bakes at home.", "I went to [PERSON_1]'s bakery, she bakes at home.");
       expectMasksAndRestores('Kannst du Oma Hildegard anrufen?', 'Kannst du Oma [PERSON_1] anrufen?');
     });
   });

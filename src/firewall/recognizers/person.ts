@@ -568,9 +568,18 @@ const TECH_AFTER = new Set(
   config configuration api sdk cli container containers pod pods replica replicas index indexes shard shards`.split(/\s+/),
 );
 
+// A first name, its possessive and a shop's noun name a business: "Emily's Bakery", "Luigi's
+// Pizzeria", "Joe's Garage". Masked, the model no longer knew where the bread came from; the name
+// is the shop's, not a person's in the message. Capitalised only: "Emily's bakery" is hers.
+const SHOP_AFTER_POSSESSIVE_Y =
+  /['’]s[ \u00a0](?:Bakery|Bakehouse|Kitchen|Caf[eé]|Coffee|Diner|Bistro|Restaurant|Pizzeria|Trattoria|Pub|Bar|Grill|Deli|Shop|Store|Boutique|Salon|Barbers?|Garage|Bakkerij|Kapsalon|Inn|Tavern|Tea[ \u00a0]?Room|Patisserie|Pâtisserie|Florist|Flowers|Books|Bookshop|Records|Hair|Nails|Beauty|Spa|Cakes|Donuts|Burgers|Pizza|Fish[ \u00a0]Bar|Market|Pantry|Creamery|Ice[ \u00a0]Cream)(?![\p{L}])/uy;
+
 /** A lone gazetteer first name: accept unless it could be an ordinary word here. */
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
+  if (text.charCodeAt(end) === 39 || text.charCodeAt(end) === 0x2019) {
+    if (stickyAt(SHOP_AFTER_POSSESSIVE_Y, text, end) > 0) return false;
+  }
   if (token.length < 3 || token === token.toUpperCase()) return false;
   const after = text.slice(end, end + 24);
   const m = NEXT_WORD.exec(after);
