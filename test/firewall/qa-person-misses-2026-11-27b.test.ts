@@ -42,6 +42,8 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
         'See Fig. 3 for the layout.',
         'Approved by Finance on Monday.',
         'Approved by the board.',
+        'Approved by U.S. Customs on Monday.',
+        'Please check the general validity of the review.',
         'Nakamura is a common surname in Japan.',
       ]);
     });

@@ -126,7 +126,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|(?:approved|reviewed|checked|authori[sz]ed) by|(?:goedgekeurd|gecontroleerd|geaccordeerd) door|(?:genehmigt|freigegeben|geprüft) von|(?:approuvé|validé|vérifié)e? par|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // A German doctor's faculty after "Dr.": "Dr. med. Schäfer", "Dr. med. dent. Jansen", "Dr. rer. nat.
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
@@ -481,16 +481,13 @@ function surnameContinues(text: string, at: number, tok: string, language: Langu
 
 // A sign-off, greeting or signature cue, then initials and a surname ("Cordialement, P. Martin",
 // "Best, A. Smith", "Groeten, J. de Vries", "Dear J. Smith"): the initials say a person follows
-// even when the surname is not on the lists. So does who approved or checked a document ("Approved
-// by K. Nakamura", "Goedgekeurd door P. Smit"): a sign-off in all but name. After "contact", "call", "bel", "mail" … initials
+// even when the surname is not on the lists. After "contact", "call", "bel", "mail" … initials
 // may be an organisation's ("contact U.S. Customs"), so there the surname must be one the lists
 // or its form know, or follow a particle ("call J. de Vries", "mail P. Janssens").
 const INITIALS_CUES = new Set(
   `groeten groet gr. mvg regards cheers best sincerely cordialement bisous bises amitiés grüße gruß grüßen lg mfg vg xoxo
   dear beste geachte lieve liebe lieber cher chère hi hoi hallo hello hey bonjour bonsoir salut moin servus
-  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet
-  approved reviewed checked authorised authorized goedgekeurd gecontroleerd geaccordeerd genehmigt freigegeben geprüft
-  approuvé approuvée validé validée vérifié vérifiée`
+  signed getekend ondertekend gez. signé gezeichnet unterschrieben unterzeichnet`
     .split(/\s+/)
     .concat(['bien à vous', 'à bientôt', 'thank you', 'de la part de']),
 );
@@ -1798,11 +1795,12 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
   // surname ("A.B. Bakker en K. Jansen").
   out.sort((a, b) => a.start - b.start);
   // "Claudia Richter, geb. Bergmann", "Jane Harper (née Whitmore)": the maiden name after a name.
-  for (let k = 0, found = out.length; k < found; k++) {
+  const named = out.length;
+  for (let k = 0; k < named; k++) {
     const maiden = maidenNameAfter(text, out[k]!.end);
     if (maiden !== null && !isCovered(maiden[0])) take(maiden[0], maiden[1], true);
   }
-  out.sort((a, b) => a.start - b.start);
+  if (out.length > named) out.sort((a, b) => a.start - b.start);
   const n = out.length;
   for (let k = 0; k < out.length; k++) {
     const d = out[k]!;
@@ -1822,16 +1820,26 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
 // "Overboeking NL20… J. Bos 250,00". A bank statement or a note writes people so, and the surname
 // went out in clear. The surname must be known or known by its form, and no word the lists also
 // hold as one ("Plan B. Young people", "vitamin D. Green tea", "Hall B. Bell": a label's letter at
-// a sentence's end, then a word); a particle alone does not do ("Vitamin D. De …"). Cost: a look at
-// the character after each capital the pre-scan lists.
+// a sentence's end, then a word); a particle alone does not do ("Vitamin D. De …"). After who
+// approved or checked a document any surname will do ("Approved by K. Nakamura", "Goedgekeurd door
+// P. Oosterwijk"): a signature in all but name. Cost: a look at the character after each capital
+// the pre-scan lists; the approval's words are read back from initials only (as weak cues, their
+// prefixes "check", "review", "valid", "gene…" sent a cue regex to many words of every prompt).
+const APPROVAL_BEFORE =
+  /(?:^|[^\p{L}])(?:(?:approved|reviewed|checked|authori[sz]ed|signed off) by|(?:goedgekeurd|gecontroleerd|geaccordeerd|akkoord) door|(?:genehmigt|freigegeben|geprüft) von|(?:approuvé|validé|vérifié)e? par):?[ \u00a0]{1,3}$/iu;
+const APPROVAL_WINDOW = 24;
+
 function findInitialsAndKnownSurname(text: string, scan: TextScan, isCovered: (at: number) => boolean, take: (start: number, end: number) => void): void {
-  for (const at of scan.capAt) {
+  const caps = scan.capAt;
+  for (let c = 0; c < caps.length; c++) {
+    const at = caps[c]!;
     // Not from inside others ("U.S. Post" from its "S."): the first initial reads them all.
     if (text.charCodeAt(at + 1) !== 46 || isCovered(at) || (at > 0 && text.charCodeAt(at - 1) === 46)) continue;
-    const name = initialledName(text, at, true);
-    if (name === null) continue;
+    const approved = APPROVAL_BEFORE.test(text.slice(Math.max(0, at - APPROVAL_WINDOW), at));
+    const name = initialledName(text, at, !approved);
+    if (name === null || NOT_PERSONAL_INITIALS.has(text.slice(at, name.end).split(/[ \u00a0]/)[0]!.replace(/\./g, ''))) continue;
     const surname = name.first;
-    if (!isSurname(surname) || AMBIGUOUS.has(surname) || SURNAME_ADJECTIVES.has(surname) || SURNAME_NOUNS.has(surname)) continue;
+    if (!approved && (!isSurname(surname) || AMBIGUOUS.has(surname) || SURNAME_ADJECTIVES.has(surname) || SURNAME_NOUNS.has(surname))) continue;
     take(at, name.end);
   }
 }
@@ -1846,8 +1854,12 @@ const DIGIT_AFTER_Y = /[ \u00a0,]{0,3}\d/y;
 
 /** The span of a maiden name after a name that ends at `end` (see MAIDEN_CUE_Y), or null. */
 function maidenNameAfter(text: string, end: number): [number, number] | null {
-  const c = text.charCodeAt(end);
-  if (c !== 44 && c !== 32 && c !== 0xa0 && c !== 40) return null;
+  // The first letter after the name must start one of the words (g, n, b): most names are
+  // followed by none, and this costs no regex call then.
+  let k = end;
+  while (k < end + 5 && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 44 || text.charCodeAt(k) === 40 || text.charCodeAt(k) === 0xa0)) k++;
+  const c = text.charCodeAt(k);
+  if (k === end || (c !== 103 && c !== 110 && c !== 98)) return null;
   const at = stickyAt(MAIDEN_CUE_Y, text, end);
   if (at < 0) return null;
   const p = particlesAt(text, at, true);
@@ -1879,6 +1891,12 @@ const ARTICLES_BEFORE_NOUNS = new Set(['de', 'het', 'een', 'the', 'a', 'an', 'de
 
 /** Whether `tok` at `start` is a known surname alone that calls, writes or says something (see SURNAME_SPEAKS_Y). */
 function surnameSpeaksHere(text: string, start: number, tok: string): boolean {
+  // Most capitalised words are followed by no space or comma at all, or a capital: no lookups then.
+  const next = text.charCodeAt(start + tok.length);
+  if (next !== 32 && next !== 44 && next !== 0xa0) return false;
+  // The verbs are written in lower case: a capital or a digit after the name ends the check here.
+  const word = text.charCodeAt(start + tok.length + (next === 44 ? 2 : 1));
+  if (!(word >= 97 && word <= 122) && word !== 0xe9) return false;
   if (!isKnownLastName(tok) || knownFirst(tok) || AMBIGUOUS.has(tok) || isNonNameWord(tok) || tok === tok.toUpperCase()) return false;
   if (stickyAt(SURNAME_SPEAKS_Y, text, start + tok.length) < 0) return false;
   return !ARTICLES_BEFORE_NOUNS.has(wordBefore(text, start).word);
