@@ -305,7 +305,8 @@ export function findRepeats(text: string, index: RepeatIndex, kept: readonly Det
         if (stop > n || (stop < n && isWordCode(text.charCodeAt(stop))) || !text.startsWith(d.text, i)) continue;
         // A part of a name that opens a longer capitalised name is a firm's, a street's or another
         // person's ("p/a Jansen Installatietechniek B.V.", "Jansen Road", "Sieb Visser"), not the person alone.
-        if (nameParts?.has(d) && capitalisedWordFollows(text, stop)) continue;
+        // So is a one-word name found alone ("Bakker belde" … "Bakker Logistiek levert morgen").
+        if ((nameParts?.has(d) || (d.type === 'PERSON' && d.text.indexOf(' ') < 0)) && capitalisedWordFollows(text, stop)) continue;
         // "Groen is ook de kleur van de hoop", "Koch und Kellner": a surname that is also a word is
         // the person alone only where the text uses it as a name.
         if (nameParts?.has(d) && !surnameAloneIsName(text, i, stop)) continue;

@@ -149,7 +149,9 @@ function isChildColumn(key: string): boolean {
 const THING_CONTEXT = new Set(
   ('sku ean gtin price prijs preis prix stock voorraad bestand quantity qty aantal menge quantite colour color kleur farbe couleur ' +
     'size maat grosse taille version versie port replicas timeout timeoutms loglevel debug enabled target module strict region ' +
-    'precio prezzo cena cantidad quantita ilosc existencias giacenza talla taglia rozmiar colore kolor marca')
+    'precio prezzo cena cantidad quantita ilosc existencias giacenza talla taglia rozmiar colore kolor marca ' +
+    // A build's coordinates (a Maven pom's <groupId>, <artifactId>, <packaging>).
+    'groupid artifactid packaging')
     .split(' ')
     .map((k) => normaliseKey(k)),
 );
@@ -335,7 +337,7 @@ function isBareNameKey(key: string): boolean {
   return key.length <= 48 && GENERIC_NAME_KEYS.has(normaliseKey(key));
 }
 
-function isThingContext(key: string): boolean {
+export function isThingContext(key: string): boolean {
   return key.length <= 48 && (THING_CONTEXT.has(normaliseKey(key)) || KEY_KIND.get(normaliseKey(key)) === 'THING');
 }
 
@@ -1279,6 +1281,8 @@ function surnameFirstNames(value: string): Array<[number, number]> {
     const surname = m[1]!.slice(m[1]!.lastIndexOf(' ') + 1);
     const first = m[2]!.split(/[ -]/)[0]!;
     if (isNonNameWord(surname) || isNonNameWord(first)) break;
+    // "Client: Dupont, Paris", "Name: Settings, General": a town or a word after the comma is no first name.
+    if (isAmbiguousFirstName(capitalised(first))) break;
     if (!isKnownFirstName(capitalised(first)) && !isKnownLastName(capitalised(surname))) break;
     names.push([at, SURNAME_FIRST_Y.lastIndex]);
     NAME_LIST_SEPARATOR_Y.lastIndex = SURNAME_FIRST_Y.lastIndex;

@@ -14,7 +14,7 @@
 // Only an element of simple text content is a value: the next tag after its start tag is its own
 // end tag. Each "<" is looked at once and each tag read within MAX_TAG characters: linear in the
 // text, and a text without "<" costs one indexOf.
-import { findStructured, keyKind } from './structure.js';
+import { findStructured, isThingContext, keyKind } from './structure.js';
 import type { Detection, Recognizer } from './types.js';
 
 /** A start tag longer than this (attributes included) is not read: real ones are far shorter. */
@@ -159,7 +159,9 @@ function elementValues(text: string): Detection[] {
       continue;
     }
     const key = name.slice(name.lastIndexOf(':') + 1);
-    const range = keyKind(key) === null ? null : valueRange(text, gt + 1, next);
+    // A thing's key ("<version>", "<SKU>", "<artifactId>") goes into the record too: beside it, a
+    // "<name>" is the thing's (a Maven pom's "<name>Billing Service</name>" was masked).
+    const range = keyKind(key) === null && !isThingContext(key) ? null : valueRange(text, gt + 1, next);
     if (range !== null) record.add(key, range[0], range[1]);
     lt = text.indexOf('<', closed);
   }

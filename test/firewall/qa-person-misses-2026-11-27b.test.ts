@@ -152,4 +152,25 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expectMasksAndRestores('Kannst du Oma Hildegard anrufen?', 'Kannst du Oma [PERSON_1] anrufen?');
     });
   });
+
+  describe('what the rules above must leave (QA over-masking round, 2026-11-27)', () => {
+    it('leaves an office addressed by its title, a firm that says something, a firm after its founder, a town after a comma, and French "marie"', () => {
+      expectUnchanged([
+        'Szanowny Panie Prezesie, dziękujemy za list.',
+        'Szanowna Pani Dyrektor, w nawiązaniu do rozmowy',
+        'Egregio sig. Direttore, le scrivo in merito alla fattura.',
+        'Mr President, thank you.',
+        'Ferrari said margins improved. I love my Ferrari.',
+        'Philips said the recall is over.',
+        'je suis marie depuis 10 ans',
+        '<project><groupId>org.acme</groupId><artifactId>billing</artifactId><name>Billing Service</name></project>',
+      ]);
+      expect(maskAuto('Bakker belde net. Bakker Logistiek levert morgen.')).to.equal('[PERSON_1] belde net. Bakker Logistiek levert morgen.');
+      expect(maskAuto('Client: Dupont, Paris')).to.equal('Client: [PERSON_1], Paris');
+      // The people around such words are still masked.
+      expect(maskAuto('Proszę przekazać dokumenty Pani Katarzynie Wiśniewskiej.')).to.equal('Proszę przekazać dokumenty Pani [PERSON_1].');
+      expect(maskAuto('ho parlato con il sig. Rossi')).to.equal('ho parlato con il sig. [PERSON_1]');
+      expect(maskAuto('Thompson said he would call.')).to.equal('[PERSON_1] said he would call.');
+    });
+  });
 });

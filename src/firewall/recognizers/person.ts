@@ -248,6 +248,18 @@ function titleMHere(text: string, at: number, pos: number): boolean {
   while (b >= 0 && (text.charCodeAt(b) === 32 || text.charCodeAt(b) === 9 || text.charCodeAt(b) === 0xa0)) b--;
   return b < 0 || text.charCodeAt(b) === 10;
 }
+// Offices a title addresses their holder by, in Polish (declined: "Panie Prezesie", "Pani
+// Dyrektor"), Italian, German, French, Dutch and English: the beginnings of their forms. Not the
+// offices that are also surnames or first names ("Richter", "Maire", "Judge", "Mayor").
+const OFFICE_AFTER_TITLE_Y =
+  /(?:Prezes|Dyrektor|Mecenas|Doktor|Minist|Profesor|Kierowni|Redaktor|Sędzi|Premier|Marszał|Domu|Dziekan|Rektor|Burmistrz|Prezydent|Komendant|Inspektor|Prokurator|Naczeln|Wójt|Staros|Kolego|Koleżank|Direttor|Direttric|Client|Responsabil|Presiden|Dottor|Sindac|Avvocat|Ministr|Presid|Rettor|Professor|Ingegner|Titolar|Amministrator|Gestor|Präsident|Bürgermeister|Minister|Vorsitzend|Président|Directeur|Directrice|Voorzitter|Burgemeester|President|Chairman|Chairwoman|Secretary|Ambassador)(?![\p{Ll}]{6})/uy;
+
+/** Whether the word at `pos`, after a title, is an office its holder is addressed by ("Panie Prezesie", "sig. Direttore"). */
+function addressedByOffice(text: string, pos: number): boolean {
+  OFFICE_AFTER_TITLE_Y.lastIndex = pos;
+  return OFFICE_AFTER_TITLE_Y.test(text);
+}
+
 /** Whether "Pan" before `pos` is the Polish title: a first name or a surname the lists or its form know follows ("Pan Jan Nowak", "Pan Kowalski"). */
 function polishPanHere(text: string, pos: number): boolean {
   const tok = tokenAt(text, pos);
@@ -1169,7 +1181,7 @@ const WORDS_NAMED_LIKE_PEOPLE: Record<Language, ReadonlySet<string>> = {
   en: new Set(['alone', 'bud', 'earnest', 'constant', 'modest', 'sincere', 'idea']),
   nl: new Set(['oma', 'oke', 'puk']),
   de: new Set(['oma', 'rein', 'allen']),
-  fr: new Set(['ravi', 'ravie', 'beau', 'belle', 'vive', 'mille', 'mamie', 'brune', 'malin', 'jolie', 'douce', 'franc', 'aimé', 'aimée', 'désiré', 'fidèle', 'constant', 'clément', 'aimable', 'parfait', 'innocent', 'innocente']),
+  fr: new Set(['marie', 'ravi', 'ravie', 'beau', 'belle', 'vive', 'mille', 'mamie', 'brune', 'malin', 'jolie', 'douce', 'franc', 'aimé', 'aimée', 'désiré', 'fidèle', 'constant', 'clément', 'aimable', 'parfait', 'innocent', 'innocente']),
 };
 const CUE_LANGUAGE = new Map<string, Language>();
 for (const [language, cues] of Object.entries(INTRODUCTION_CUES) as Array<[Language, string[]]>) {
@@ -1655,6 +1667,9 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       if (mode === 'title' && GERMAN_ARTICLE_Y.test(text.slice(pos, pos + 4)) && /^(?:Herrn?|Frau)[ \u00a0]+$/u.test(m[0])) continue;
       if (mode === 'title' && language !== 'fr' && text.startsWith('M.', m.index) && !titleMHere(text, m.index, pos)) continue;
       if (mode === 'title' && text.startsWith('Pan ', m.index) && !polishPanHere(text, pos)) continue;
+      // "Szanowny Panie Prezesie", "Pani Dyrektor", "Egregio sig. Direttore", "Herr Präsident": a
+      // title before an office addresses its holder by the office, and no name follows (QA).
+      if (mode === 'title' && addressedByOffice(text, pos)) continue;
       // "the best Ben & Jerry's flavour": "best" reads as a sign-off, but a brand follows it.
       if (mode === 'weak' && (isEponym(text, pos) || vehicleEnd(text, pos) > 0)) continue;
       // Initials after a sign-off ("Best, A. Smith"): tried only where a capital and a full stop follow.
@@ -1889,6 +1904,14 @@ const SURNAME_SPEAKS_Y = new RegExp(
 );
 const ARTICLES_BEFORE_NOUNS = new Set(['de', 'het', 'een', 'the', 'a', 'an', 'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'le', 'la', 'les', 'un', 'une', 'du', 'this', 'that', 'our', 'onze', 'unser', 'unsere']);
 
+// Firms and brands named like people, which business news has say things ("Ferrari said margins
+// improved", "Chanel a annoncé", "Philips meldde"): masked, the firm became a person, and so did every
+// other mention of it ("my [PERSON_1]") (QA).
+const FIRMS_NAMED_LIKE_PEOPLE = new Set(
+  `Chanel Dior Gucci Prada Armani Versace Cartier Hermès Fendi Fender Gibson Kraft Heinz Kellogg Boeing Dell Siemens Bosch
+  Philips Heineken Nestlé Bayer Merck Pfizer Miele Braun Dyson Disney McLaren Marriott Hilton Ikea Zara Bugatti`.split(/\s+/),
+);
+
 /** Whether `tok` at `start` is a known surname alone that calls, writes or says something (see SURNAME_SPEAKS_Y). */
 function surnameSpeaksHere(text: string, start: number, tok: string): boolean {
   // Most capitalised words are followed by no space or comma at all, or a capital: no lookups then.
@@ -1898,6 +1921,7 @@ function surnameSpeaksHere(text: string, start: number, tok: string): boolean {
   const word = text.charCodeAt(start + tok.length + (next === 44 ? 2 : 1));
   if (!(word >= 97 && word <= 122) && word !== 0xe9) return false;
   if (!isKnownLastName(tok) || knownFirst(tok) || AMBIGUOUS.has(tok) || isNonNameWord(tok) || tok === tok.toUpperCase()) return false;
+  if (VEHICLE_MAKERS.has(tok) || FIRMS_NAMED_LIKE_PEOPLE.has(tok)) return false;
   if (stickyAt(SURNAME_SPEAKS_Y, text, start + tok.length) < 0) return false;
   return !ARTICLES_BEFORE_NOUNS.has(wordBefore(text, start).word);
 }
