@@ -171,6 +171,9 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       expect(maskAuto('Proszę przekazać dokumenty Pani Katarzynie Wiśniewskiej.')).to.equal('Proszę przekazać dokumenty Pani [PERSON_1].');
       expect(maskAuto('ho parlato con il sig. Rossi')).to.equal('ho parlato con il sig. [PERSON_1]');
       expect(maskAuto('Thompson said he would call.')).to.equal('[PERSON_1] said he would call.');
+      // "De" before a body, a paper or a contract's party by its noun's ending; "De Mol belde" is someone.
+      expectUnchanged(['De Belastingdienst heeft een brief gestuurd.', 'De Opdrachtgever zegt toe binnen 30 dagen te betalen.', 'De Telegraaf schreef gisteren dat het kabinet valt.', 'De Politie zei dat het rustig was.']);
+      expect(maskAuto('De Mol belde gisteren.')).to.equal('[PERSON_1] belde gisteren.');
     });
   });
 });

@@ -927,6 +927,10 @@ function articleAndPlaceEnd(text: string, start: number): number {
   return tok !== null && placeAfterArticle(text, start + 3, tok) ? start + 3 + tok.length : -1;
 }
 
+// The endings of Dutch nouns for bodies, papers, banks, clubs and a contract's parties.
+const DUTCH_BODY_NOUN_END =
+  /(?:dienst|gever|nemer|ier|tie|ente|raaf|aard|ander|krant|dent|bank|schap|heid|ing|teit|erij|raad|huis|kamer|partij|bond|club|school|markt|winkel|groep|unie|tijd|post|rechtbank|regering|overheid)$/u;
+
 function particleName(text: string, start: number): number {
   LEAD_PARTICLE_Y.lastIndex = start;
   const m = LEAD_PARTICLE_Y.exec(text);
@@ -942,6 +946,9 @@ function particleName(text: string, start: number): number {
   const twoWords = particle.includes(' ') && !particle.endsWith('t');
   if (isKnownLastName(tok) || twoWords || IRISH_LEAD.has(particle) || FUSED_PARTICLES.has(particle)) return end;
   if (WEAK_PARTICLES.has(particle) && !particle.includes(' ')) return -1;
+  // "De Belastingdienst heeft", "De Politie zei", "De Telegraaf schreef": the article before a body, a
+  // paper or a party by the ending of its noun, not a surname the lists do not know (QA).
+  if (particle === 'De' && DUTCH_BODY_NOUN_END.test(tok)) return -1;
   if (VERB_AFTER.test(text.slice(end, end + 16))) return end;
   if (IS_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return end;
   return -1;
