@@ -258,11 +258,22 @@ const KIND_CACHE_SIZE = 4096;
 // NIR with a mistyped key went out in clear after "Mon NIR :", and was masked after "NIR :").
 const POSSESSIVE_BEFORE_KEY = /^(?:my|your|our|his|her|their|mijn|uw|je|jouw|zijn|haar|ons|onze|hun|mein|meine|dein|deine|ihr|ihre|unser|unsere|sein|seine|mon|ma|mes|ton|ta|votre|notre|son|sa|mi|su|tu|il mio|la mia|mio|mia|moj|moja|moje|mój)[ \u00a0]+(?=\S)/iu;
 
+const MACHINE_ADDRESS_KEYS = new Set(
+  ('ipaddress ipadres ipadresse adresseip ipv4address ipv6address ipv4adres ipv6adres macaddress macadres macadresse ' +
+    'webaddress webadres webadresse serveraddress serveradres serveradresse hostaddress hostadres mailserveradres ' +
+    'gatewayaddress gatewayadres proxyaddress proxyadres remoteaddress localaddress bindaddress listenaddress')
+    .split(' '),
+);
+
 function lookUpKey(key: string): KeyKind | null {
   const k = normaliseKey(key);
   if (k.length === 0) return null;
   const exact = KEY_KIND.get(k);
   if (exact !== undefined) return exact;
+  // A machine's address ("IP-adres: 10.0.0.1", "Webadres:", "Serveradres:") is no home's: the
+  // "adres" ending made it one, and the rest of the line went with it (QA). The IP recognizer still
+  // masks an IP address under it.
+  for (const machine of MACHINE_ADDRESS_KEYS) if (k.endsWith(machine)) return null;
   const possessive = POSSESSIVE_BEFORE_KEY.exec(key);
   if (possessive !== null) {
     const owned = KEY_KIND.get(normaliseKey(key.slice(possessive[0].length)));
@@ -530,6 +541,9 @@ function namesAPerson(key: string): boolean {
   return key.length <= 48 && PERSON_NAME_KEY.test(normaliseKey(key));
 }
 
+// The words a form's field holds when it holds nothing, in the four languages and English shorthand.
+const NO_VALUE = /^(?:onbekend|unknown|unbekannt|inconnue?|n\.?v\.?t\.?|n\/?a|k\.?\s?a\.?|none|null|geen|keine?|aucune?|nvt|tbd|tba|-+|–|—|\?+|zie (?:boven|hierboven|onder)|see (?:above|below)|siehe oben|voir ci-dessus)$/iu;
+
 /** How far around a value its JSON object's keys are read (Collector.objectAboutThings). */
 const OBJECT_WINDOW = 400;
 
@@ -586,6 +600,8 @@ class Collector {
     const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.objectAboutThings(start, end) ?? this.thingContext));
     [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
+    // "Adres: onbekend", "Name: n/a", "Telefon: -": a form's field that says it holds nothing.
+    if (end - start <= 16 && NO_VALUE.test(this.text.slice(start, end))) return true;
     // "Salarié : M. Julien Lefèvre", "Ansprechpartner: Herr Jonas Becker": the title stays outside
     // the placeholder, as in prose, so the name shares its placeholder with the same name elsewhere.
     if (kind === 'PERSON' || kind === 'NAME' || kind === 'CHILD') {

@@ -1,4 +1,5 @@
-import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
+import { expect } from 'chai';
+import { expectMasksAndRestores, expectUnchanged, maskAuto } from './qaSamples.js';
 
 // QA 2026-11-27, second batch: Spanish, Italian and Polish mobiles told as someone's number, Dutch
 // streets without a street word, vCard birthdays and addresses, identity documents under short
@@ -151,6 +152,16 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectMasksAndRestores('abito in via Garibaldi 22 a sinistra', 'abito in [ADDRESS_1] a sinistra');
       expectMasksAndRestores('Kerkstraat 12 a tiny house', '[ADDRESS_1] a tiny house');
       expectUnchanged(['Ho letto 22 a Torino libri.', 'Pagina 12 a Milano']);
+    });
+  });
+
+  describe('what labels must leave (QA over-masking round, 2026-11-27)', () => {
+    it("reads a machine's address as no home's, and a field that says it holds nothing as empty", () => {
+      expect(maskAuto('Het IP-adres: 10.0.0.1 is bezet, kies een ander.')).to.equal('Het IP-adres: [IP_1] is bezet, kies een ander.');
+      expect(maskAuto('IP address: 10.0.0.1 is taken')).to.equal('IP address: [IP_1] is taken');
+      expectUnchanged(['Webadres: www.example.nl', 'Serveradres: db01.intern.local', 'Adres: onbekend', 'Adres: n.v.t.', 'Name: n/a', 'Telefoon: -']);
+      expect(maskAuto('Naam: Jan Jansen\nAdres: zie hierboven')).to.equal('Naam: [PERSON_1]\nAdres: zie hierboven');
+      expect(maskAuto('Adres: Kerkstraat 12, 1234 AB Utrecht')).to.equal('Adres: [ADDRESS_1]');
     });
   });
 });
