@@ -2024,12 +2024,14 @@ const NOUNS_BEFORE_SURNAMES = new Set(
 );
 
 // Imperatives that open a sentence before whom they are about: "Tell Hargreaves the report is
-// late", "Bel Jansen even", "Frag Müller". Read as a first name, the verb went into the placeholder
+// late", "Bel Jansen even", "Frag Müller"; and the words a citation opens with ("See Smith et al.
+// (2018)", "Unlike Smith (2018), we find", "Zie Bakker (2019)", "Siehe Müller (2018)"). Read as a first name, the verb went into the placeholder
 // ("[PERSON_1] the report is late") and the model lost what to do; the surname alone is the person.
 const VERBS_BEFORE_A_PERSON = new Set(
   `Tell Ask Call Phone Ring Text Email Mail Message Ping Remind Thank Inform Invite Meet Pay Send Cc Contact
   Bel Vraag Stuur Mail App Laat Bedank Informeer Herinner Betaal Ruf Frag Sag Schreib Schick Informier Erinnere Bezahl
-  Appelle Appelez Demande Demandez Dis Dites Écris Écrivez Envoie Envoyez Rappelle Rappelez Préviens Prévenez`.split(/\s+/),
+  Appelle Appelez Demande Demandez Dis Dites Écris Écrivez Envoie Envoyez Rappelle Rappelez Préviens Prévenez
+  See Cf Compare Unlike Following Cite Read Check Zie Vergelijk Siehe Vgl Voir`.split(/\s+/),
 );
 
 function isNounBeforeSurname(token: string): boolean {
