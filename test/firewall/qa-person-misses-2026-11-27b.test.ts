@@ -174,6 +174,9 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       // "De" before a body, a paper or a contract's party by its noun's ending; "De Mol belde" is someone.
       expectUnchanged(['De Belastingdienst heeft een brief gestuurd.', 'De Opdrachtgever zegt toe binnen 30 dagen te betalen.', 'De Telegraaf schreef gisteren dat het kabinet valt.', 'De Politie zei dat het rustig was.']);
       expect(maskAuto('De Mol belde gisteren.')).to.equal('[PERSON_1] belde gisteren.');
+      // A department signing under a closing is no person; a first name there is.
+      expectUnchanged(['Thanks,\nMarketing', 'Best,\nSales Ops', 'Met vriendelijke groet,\nAfdeling Inkoop']);
+      expect(maskAuto('Thanks,\nAnna')).to.equal('Thanks,\n[PERSON_1]');
       // A citation's opening word stays outside the author's placeholder.
       expect(maskAuto('See Smith et al. (2018).')).to.equal('See [PERSON_1] et al. (2018).');
       expect(maskAuto('Unlike Smith (2018), we find no effect.')).to.equal('Unlike [PERSON_1] (2018), we find no effect.');

@@ -1470,7 +1470,9 @@ const ORGANISATION_WORDS = new Set(
   holdings group gruppe groep bank agency studio studios media digital capital ventures network networks logistics industries
   enterprises associates corporation company support team teams web cloud data insurance versicherung versicherungen
   verzekeringen assurances office department administration club association society union council stadtwerke gemeente
-  gemeinde stadt stadtverwaltung klantenservice kundenservice kundendienst helpdesk servicedesk redaktion redactie`.split(/\s+/),
+  gemeinde stadt stadtverwaltung klantenservice kundenservice kundendienst helpdesk servicedesk redaktion redactie
+  marketing sales ops operations finance legal hr recruitment communications communicatie marketingteam sales-team
+  inkoop verkoop afdeling abteilung vertrieb einkauf buchhaltung personalabteilung ventes achats comptabilité`.split(/\s+/),
 );
 // A possessive or an article opening the line: "Ihre Stadtwerke München", "Your Acme team", "Het
 // team van …" ("De" leads Dutch surnames and is left out).
