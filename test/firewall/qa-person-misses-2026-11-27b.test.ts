@@ -174,6 +174,7 @@ describe('firewall QA: person misses of 2026-11-27 (b)', () => {
       // "De" before a body, a paper or a contract's party by its noun's ending; "De Mol belde" is someone.
       expectUnchanged(['De Belastingdienst heeft een brief gestuurd.', 'De Opdrachtgever zegt toe binnen 30 dagen te betalen.', 'De Telegraaf schreef gisteren dat het kabinet valt.', 'De Politie zei dat het rustig was.']);
       expect(maskAuto('De Mol belde gisteren.')).to.equal('[PERSON_1] belde gisteren.');
+      expectUnchanged(['We shipped 40 pallets to Puerto Rico last week.', 'Vivo en Puerto Rico.', 'Costa Rica is mooi in maart.']);
       // A department signing under a closing is no person; a first name there is.
       expectUnchanged(['Thanks,\nMarketing', 'Best,\nSales Ops', 'Met vriendelijke groet,\nAfdeling Inkoop']);
       expect(maskAuto('Thanks,\nAnna')).to.equal('Thanks,\n[PERSON_1]');

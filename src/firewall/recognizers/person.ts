@@ -1440,11 +1440,12 @@ const PLACE_PREPOSITIONS_NL = new Set(['in', 'naar', 'bij', 'uit', 'vanuit', 'op
 
 // A saint's word before a first name makes it a place's, a church's or a feast's name ("San
 // Francisco", "San Diego and Santa Monica", "São Paulo", "Sint Maarten", "Sankt Peter", "St. John's",
-// "Saint Denis"): read as a lone first name mid-sentence, "San [PERSON_1]" was sent and the model
+// "Saint Denis"), and so do a port's, a coast's and a mountain's ("Puerto Rico", "Costa Rica",
+// "Monte Carlo"): read as a lone first name mid-sentence, "San [PERSON_1]" was sent and the model
 // no longer knew the town. A title or a strong cue still reads a person ("Mr. San Juan").
 // The window is the longest saint's word, its space, and the character before it.
-const SAINT_BEFORE = /(?:^|[^\p{L}\p{N}])(?:San|Santa|Santo|Santi|São|Sao|Saint|Sainte|Saints|St\.?|Ste\.?|Sankt|Sint|Szent)[ \u00a0]$/u;
-const SAINT_WINDOW = 8;
+const SAINT_BEFORE = /(?:^|[^\p{L}\p{N}])(?:San|Santa|Santo|Santi|São|Sao|Saint|Sainte|Saints|St\.?|Ste\.?|Sankt|Sint|Szent|Puerto|Porto|Costa|Monte)[ \u00a0]$/u;
+const SAINT_WINDOW = 9;
 
 function afterSaintWord(text: string, start: number): boolean {
   return start >= 3 && SAINT_BEFORE.test(text.slice(Math.max(0, start - SAINT_WINDOW), start));
