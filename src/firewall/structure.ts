@@ -58,6 +58,8 @@ const KEYS: Array<[KeyKind, string]> = [
       'tenant huurder mieter mieterin locataire resident bewoner bewohner bewohnerin habitant occupant ' +
       'parent ouder elternteil pupil leerling schuler schulerin eleve student studentin etudiant etudiante ' +
       'driver chauffeur fahrer fahrerin applicant sollicitant bewerber bewerberin candidat candidate beneficiary begunstigde beneficiaire ' +
+      // Who approved, reviewed or signed, as a review's or a form's line writes it ("Approved by: Jansen, Pieter").
+      'approvedby signedby reviewedby checkedby goedgekeurddoor ondertekenddoor gecontroleerddoor genehmigtvon unterschriebenvon gepruftvon approuvepar validepar signepar ' +
       // Insurance roles: the people on a policy or a claim, and who handles it.
       'verzekeringnemer polishouder verzekerde begunstigden schadebehandelaar behandelaar tussenpersoon ' +
       'policyholder insured insuredperson beneficiaries claimant handler claimhandler claimshandler ' +

@@ -162,6 +162,10 @@ describe('firewall QA: labels, phones and addresses of 2026-11-27 (b)', () => {
       expectUnchanged(['Webadres: www.example.nl', 'Serveradres: db01.intern.local', 'Adres: onbekend', 'Adres: n.v.t.', 'Name: n/a', 'Telefoon: -']);
       expect(maskAuto('Naam: Jan Jansen\nAdres: zie hierboven')).to.equal('Naam: [PERSON_1]\nAdres: zie hierboven');
       expect(maskAuto('Adres: Kerkstraat 12, 1234 AB Utrecht')).to.equal('Adres: [ADDRESS_1]');
+      // Who approved or signed is a name's label: the surname before the comma went out in clear.
+      expect(maskAuto('Approved by: Jansen, Pieter')).to.equal('Approved by: [PERSON_1]');
+      expect(maskAuto('Goedgekeurd door: Bakker, Marieke')).to.equal('Goedgekeurd door: [PERSON_1]');
+      expectUnchanged(['Approved by: QA team']);
     });
   });
 });
