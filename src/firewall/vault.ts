@@ -93,6 +93,11 @@ export class Vault {
       entry.value = plain;
       entry.fromLabel = false;
     }
+    // A name first typed in lower case ("ik ben sanne"), then with its capital ("Sanne komt morgen"):
+    // a reply names the person as a name is written (QA: "Sanne" came back as "sanne").
+    if (entry?.type === 'PERSON' && entry.textValue === undefined && !encoded && plain !== entry.value && entry.value === entry.value.toLowerCase() && plain.toLowerCase() === entry.value) {
+      entry.value = plain;
+    }
     if (!entry) {
       let n = (this.#next.get(d.type) ?? 0) + 1;
       while (this.#written.has(placeholderKey(d.type, n))) n++;

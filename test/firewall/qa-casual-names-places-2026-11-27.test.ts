@@ -1,3 +1,5 @@
+import { expect } from 'chai';
+import { createFirewall } from '../../src/firewall/index.js';
 import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
 
 // QA 2026-11-27 on a running instance, each text sent as a user message: first names typed in lower
@@ -12,6 +14,12 @@ describe('firewall QA: casual lower-case names, saints’ places and "De" places
       expectMasksAndRestores('hoi! ik ben sanne en ik woon in utrecht', 'hoi! ik ben [PERSON_1] en ik woon in utrecht');
       expectMasksAndRestores('groetjes, sanne', 'groetjes, [PERSON_1]');
       expectMasksAndRestores("hey, it's mike here", "hey, it's [PERSON_1] here");
+    });
+
+    it('gives a reply the name with its capital once the text wrote it so (QA: "Sanne komt morgen" came back as "sanne komt morgen")', () => {
+      const fw = createFirewall({ language: 'auto' });
+      expect(fw.mask('Ik ben sanne. Sanne komt morgen.')).to.equal('Ik ben [PERSON_1]. [PERSON_1] komt morgen.');
+      expect(fw.restore('Hoi [PERSON_1], tot morgen!')).to.equal('Hoi Sanne, tot morgen!');
     });
 
     it('masks them as their capitalised forms already were', () => {
