@@ -131,6 +131,15 @@ describe('scale-out: two web and two worker processes on one database', function
       doomed.child.kill('SIGKILL');
       await gone;
       expect(await lost).to.be.instanceOf(Error);
+      // Postgres ends the killed process's sessions, and with them its presence, once it reads their
+      // closed sockets: a moment after the exit, not at it (a retry sent in that moment is a 409).
+      await waitFor(
+        async () =>
+          (
+            await db.pool.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 72011007 and objid = $1::int::oid`, [holder])
+          ).rows[0].n === 0 || undefined,
+        { what: "the killed web's presence to end" },
+      );
 
       const retry = await send(webs[1]!);
       expect(retry.status, retry.text).to.equal(200);
