@@ -252,7 +252,7 @@ function titleMHere(text: string, at: number, pos: number): boolean {
 // Dyrektor"), Italian, German, French, Dutch and English: the beginnings of their forms. Not the
 // offices that are also surnames or first names ("Richter", "Maire", "Judge", "Mayor").
 const OFFICE_AFTER_TITLE_Y =
-  /(?:Prezes|Dyrektor|Mecenas|Doktor|Minist|Profesor|Kierowni|Redaktor|Sędzi|Premier|Marszał|Domu|Dziekan|Rektor|Burmistrz|Prezydent|Komendant|Inspektor|Prokurator|Naczeln|Wójt|Staros|Kolego|Koleżank|Direttor|Direttric|Client|Responsabil|Presiden|Dottor|Sindac|Avvocat|Ministr|Presid|Rettor|Professor|Ingegner|Titolar|Amministrator|Gestor|Präsident|Bürgermeister|Minister|Vorsitzend|Président|Directeur|Directrice|Voorzitter|Burgemeester|President|Chairman|Chairwoman|Secretary|Ambassador)(?![\p{Ll}]{6})/uy;
+  /(?:Prezes|Dyrektor|Mecenas|Doktor|Minist|Profesor|Kierowni|Redaktor|Sędzi|Premier|Marszał|Domu|Dziekan|Rektor|Burmistrz|Prezydent|Komendant|Inspektor|Prokurator|Naczeln|Wójt|Staros|Kolego|Koleżank|Direttor|Direttric|Client|Responsabil|Dottor|Sindac|Avvocat|Presid|Rettor|Professor|Ingegner|Titolar|Amministrator|Gestor|Präsident|Bürgermeister|Vorsitzend|Président|Directeur|Directrice|Voorzitter|Burgemeester|Chairman|Chairwoman|Secretary|Ambassador)(?![\p{Ll}]{6})/uy;
 
 /** Whether the word at `pos`, after a title, is an office its holder is addressed by ("Panie Prezesie", "sig. Direttore"). */
 function addressedByOffice(text: string, pos: number): boolean {
