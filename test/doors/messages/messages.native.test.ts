@@ -264,7 +264,11 @@ ${FREE_SERVICES}
       expect(sent.max_tokens).to.equal(32000);
     }
     expect((await ask({ thinking: { type: 'adaptive' } })).thinking).to.deep.equal({ type: 'adaptive' });
+    // Anthropic refuses `enabled` without a budget; the door serves it at the medium level's budget.
+    expect((await ask({ thinking: { type: 'enabled' } })).thinking).to.deep.equal({ type: 'enabled', budget_tokens: 8192 });
     expect((await ask({ thinking: { type: 'adaptive', display: 'omitted' } })).thinking).to.deep.equal({ type: 'adaptive', display: 'omitted' });
+    // Anthropic refuses a client tool without input_schema; the door offers it as one taking an empty object.
+    expect((await ask({ tools: [{ name: 'ping', description: 'Ping' }] })).tools).to.deep.equal([{ name: 'ping', description: 'Ping', input_schema: { type: 'object', properties: {} } }]);
     expect((await ask({ thinking: { type: 'disabled' }, temperature: 0.2 }))).to.deep.include({ thinking: { type: 'disabled' }, temperature: 0.2 });
 
     const effortAlone = await ask({ output_config: { effort: 'max' } });
