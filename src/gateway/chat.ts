@@ -456,7 +456,7 @@ export class ChatService {
         ...(body.provider ? { provider: body.provider } : {}),
         parameters,
         reasoningEffort: body.reasoning_effort ?? null,
-        thinking: asksForThinking(body.reasoning_effort, ctx.anthropic),
+        thinking: thinkingAsked(body, ctx.anthropic),
         ...(Array.isArray(body.stop) ? { stopSequences: body.stop.length } : {}),
         ...(imageField !== undefined ? { imageField: ctx.fieldOf ? ctx.fieldOf(imageField) : imageField } : {}),
         nonEuAccepted: principal.nonEuAccepted,
@@ -897,10 +897,17 @@ function answerSubjects(prepared: Prepared): AnswerSubjects {
 
 const NO_RETRIEVAL: Retrieval = { sources: [], message: null, searched: false };
 
-/** Whether a request asks a provider to think: the Messages door's own `thinking` decides, else a reasoning level does. */
-function asksForThinking(effort: string | null | undefined, anthropic: AnthropicSettings | undefined): boolean {
-  if (anthropic?.thinking !== undefined) return anthropic.thinking.type !== 'disabled';
-  return anthropic?.output_config === undefined && effort != null && effort !== 'none';
+/**
+ * How a request asks a provider to think: the Messages door's own `thinking` decides, else a
+ * reasoning level does. A tool_choice that forces a tool asks for none: Anthropic refuses thinking
+ * with it, and its adapter leaves thinking out.
+ */
+function thinkingAsked(body: ChatCompletionRequest, anthropic: AnthropicSettings | undefined): 'settings' | 'level' | undefined {
+  const choice = body.tool_choice;
+  if (choice === 'required' || (typeof choice === 'object' && choice !== null)) return undefined;
+  if (anthropic?.thinking !== undefined) return anthropic.thinking.type !== 'disabled' ? 'settings' : undefined;
+  const effort = body.reasoning_effort;
+  return anthropic?.output_config === undefined && effort != null && effort !== 'none' ? 'level' : undefined;
 }
 
 /** The parameters every candidate of the chain drops. */

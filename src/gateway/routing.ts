@@ -52,8 +52,11 @@ export interface RoutingInput {
   reasoningEffort?: string | null;
   /** How many stop sequences the request gives: a provider may take fewer. */
   stopSequences?: number;
-  /** Whether the request asks a provider to think (a reasoning level, or the Messages door's `thinking`). */
-  thinking?: boolean;
+  /**
+   * How the request asks a provider to think, when it does: by the Messages door's own `thinking`
+   * (`settings`), or by a reasoning level (`level`: only for a model that takes that level).
+   */
+  thinking?: 'settings' | 'level';
   /** The field of the request's first image, when it has one: models without `vision` are passed over. */
   imageField?: string;
   /** Whether the organization recorded its non-EU acceptance. */
@@ -78,14 +81,20 @@ function parameterNeedsCapability(model: ChatModel | EmbeddingModel, parameter: 
 }
 
 /** Why a provider cannot take as much of a parameter as the request gives, when it cannot. */
-function parameterPastLimit(providerId: string, limits: ParameterLimits | undefined, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
+function parameterPastLimit(model: ChatModel | EmbeddingModel, providerId: string, limits: ParameterLimits | undefined, parameter: UpstreamParameter, input: RoutingInput): string | undefined {
   if (parameter === 'stop' && limits?.stop !== undefined && input.stopSequences !== undefined && input.stopSequences > limits.stop) {
     return `${providerId} takes at most ${limits.stop} stop sequences, not ${input.stopSequences}`;
   }
-  if (input.thinking && limits?.notWithThinking?.includes(parameter)) {
+  if (thinksOn(model, input) && limits?.notWithThinking?.includes(parameter)) {
     return `${providerId} takes no ${parameter} with thinking`;
   }
   return undefined;
+}
+
+/** Whether the model is asked to think: a reasoning level it does not take is dropped, and asks for nothing. */
+function thinksOn(model: ChatModel | EmbeddingModel, input: RoutingInput): boolean {
+  if (input.thinking !== 'level') return input.thinking === 'settings';
+  return model.type === 'chat' && model.reasoningEffort.includes(input.reasoningEffort as never);
 }
 
 type ChainInput = Pick<RoutingInput, 'chain' | 'chainField' | 'type' | 'settings'>;
@@ -207,7 +216,7 @@ export function planRoute<M extends CatalogModel>(catalog: Catalog, adapters: Ad
       const limits = adapter.parameterLimits?.(target);
       const refused = input.parameters.flatMap((parameter) => {
         if (!supported.has(parameter)) return [{ parameter, why: `${provider.id} does not take ${parameter}` }];
-        const why = parameterNeedsCapability(model, parameter, input) ?? parameterPastLimit(provider.id, limits, parameter, input);
+        const why = parameterNeedsCapability(model, parameter, input) ?? parameterPastLimit(model, provider.id, limits, parameter, input);
         return why ? [{ parameter, why }] : [];
       });
       if (refused.length > 0 && strict) {

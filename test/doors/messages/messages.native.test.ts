@@ -733,6 +733,18 @@ ${FREE_SERVICES}
     // Thinking switched off leaves both as the caller set them.
     expect((await ask('test/claude', { thinking: { type: 'disabled' }, temperature: 0.5, provider: { require_parameters: true } })).status).to.equal(200);
     expect(native.requests.at(-1)!.body).to.deep.include({ top_k: 5, temperature: 0.5 });
+    // So does thinking that is never sent: a forced tool (Anthropic refuses thinking with it), or a
+    // reasoning level the model does not take.
+    const forcedTool = { ...thinkingOn, tools: [{ name: 'pick', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } };
+    expect((await ask('test/claude', forcedTool)).status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ top_k: 5, temperature: 0.5 }).and.not.have.property('thinking');
+    const levelNotTaken = await api(app.baseUrl, '/v1/chat/completions', {
+      method: 'POST',
+      key,
+      body: { model: 'test/claude', reasoning_effort: 'xhigh', temperature: 0.2, cache: false, messages: [{ role: 'user', content: 'Kies een woord' }] },
+    });
+    expect(levelNotTaken.status).to.equal(200);
+    expect(native.requests.at(-1)!.body).to.deep.include({ temperature: 0.2 }).and.not.have.property('thinking');
   });
 
   it('sends a chat’s temperature above 1 to a native provider as 1, and temperature without top_p, each noted on the trace', async () => {
