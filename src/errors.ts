@@ -117,7 +117,9 @@ export function isRecordedRefusal(err: unknown): err is ApiError {
   return err instanceof ApiError && (err.code === 'egress_refused' || err.code === 'budget_exhausted');
 }
 
-export const notFound = (message: string) => new ApiError({ status: 404, message, type: 'not_found_error' });
+/** `field`: the body field that named what is not there (a 404 on a path names none). */
+export const notFound = (message: string, field?: { name: string; code: string }) =>
+  new ApiError({ status: 404, message, type: 'not_found_error', ...(field ? { code: field.code, errors: { [field.name]: [message] } } : {}) });
 
 export const conflict = (message: string) => new ApiError({ status: 409, message, type: 'conflict_error' });
 

@@ -66,6 +66,9 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
   if (named !== undefined && !(body.tools ?? []).some((tool) => tool.function.name === named)) {
     add('tool_choice', `names "${named}", which is not one of tools`);
   }
+  for (const [t, first] of repeatedNames((body.tools ?? []).map((tool) => tool.function.name))) {
+    add(`tools.${t}.function.name`, repeatsToolName(first));
+  }
   if (body.top_logprobs != null && body.logprobs !== true) add('top_logprobs', 'needs logprobs: true');
   checkToolTurns(body.messages, add);
   body.messages.forEach((message, m) => {
@@ -105,6 +108,21 @@ export function checkChatRules(body: ChatCompletionRequest, fieldOf: (chatField:
   });
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
+
+/**
+ * Each name that an earlier one repeats, as [its index, the earlier one's index]. Providers refuse
+ * tools of one name (the model could not tell which it calls), after the firewall and routing ran.
+ */
+export function repeatedNames(names: readonly string[]): [index: number, first: number][] {
+  const firsts = new Map<string, number>();
+  return names.flatMap((name, index) => {
+    const first = firsts.get(name);
+    if (first === undefined) firsts.set(name, index);
+    return first === undefined ? [] : [[index, first] as [number, number]];
+  });
+}
+
+export const repeatsToolName = (first: number): string => `repeats the name of tool ${first}: tool names must be unique`;
 
 /**
  * The first image of the messages, as its field (`messages.2.content.1`), or undefined: routing

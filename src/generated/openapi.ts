@@ -1580,6 +1580,7 @@ export interface components {
             max_tokens: number;
             /** @description Any number, as Anthropic takes. A provider that takes fewer (OpenAI: 4) is treated as one that does not take them: dropped with a trace note, or not chosen in strict mode (422 when no provider is left). With the firewall on, each counts against FIREWALL_MAX_CHARS. */
             stop_sequences?: string[];
+            /** @description Anthropic's range. */
             temperature?: number;
             top_p?: number;
             /** @description Chat's `top_k`: a native Anthropic provider takes it; for any other it is dropped and noted (422 in strict mode). */

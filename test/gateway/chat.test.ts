@@ -151,6 +151,15 @@ describe('POST /v1/chat/completions', () => {
     for (const choice of ['auto', 'none']) expect((await postChat(gw, chatBody({ tool_choice: choice }))).status, choice).to.equal(200);
   });
 
+  it('refuses two tools of one name, which providers refuse after the firewall and routing ran (QA)', async () => {
+    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } };
+    const before = gw.euA.requests.length;
+    const twice = await postChat(gw, chatBody({ tools: [tool, tool] }));
+    expect(twice.status).to.equal(422);
+    expect(((await twice.json()) as any).errors).to.deep.equal({ 'tools.1.function.name': ['repeats the name of tool 0: tool names must be unique'] });
+    expect(gw.euA.requests).to.have.length(before);
+  });
+
   describe('idempotent retries', () => {
     it('a retry that succeeds after a failed first attempt: the trace is the billed answer', async () => {
       gw.euA.script({ type: 'status', status: 503 });

@@ -6,6 +6,7 @@ import { anthropicPartText, citationsOf, documentSettingsOf } from '../../gatewa
 import type { AnthropicSettings, ChatMessage } from '../../gateway/providers/types.js';
 import { capWithinContext } from '../../gateway/answerRoom.js';
 import { MessageOrigins, type MessageOrigin } from '../fieldOrigins.js';
+import { repeatedNames, repeatsToolName } from '../../gateway/chatRequest.js';
 
 // Messages request → chat request. Everything the chat service does (routing, firewall, memory,
 // cache, limits, metering) then applies unchanged; this file only moves fields. docs/messages-door.md
@@ -292,6 +293,8 @@ function toolsOf(tools: MessagesRequest['tools'], notes: string[], add: (field: 
       ...markOf(tool),
     });
   });
+  const clientTools = tools.flatMap((tool, t) => (tool.type === undefined || tool.type === 'custom' ? [{ name: tool.name, t }] : []));
+  for (const [i, first] of repeatedNames(clientTools.map((tool) => tool.name))) add(`tools.${clientTools[i]!.t}.name`, repeatsToolName(clientTools[first]!.t));
   if (left.length > 0) notes.push(`server tools the door does not serve were left out: ${left.join(', ')}`);
   return served.length > 0 ? served : undefined;
 }
@@ -321,6 +324,12 @@ function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reason
   return thinking.budget_tokens < MEDIUM_BUDGET_BELOW ? 'medium' : 'high';
 }
 
+function lastTextOf(blocks: Exclude<Schemas['MessagesMessage']['content'], string>, m: number): { text: string; at: string } | undefined {
+  const b = blocks.length - 1;
+  const block = blocks[b];
+  return block?.type === 'text' && typeof block.text === 'string' ? { text: block.text, at: `messages.${m}.content.${b}.text` } : undefined;
+}
+
 /** The chat messages of a Messages request; with `origins`, where each came from. */
 function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new Set<string>(), origins?: MessageOrigins): ChatMessage[] {
   const last = body.messages.length - 1;
@@ -329,7 +338,18 @@ function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new
     if (message.content.length === 0 && !(m === last && message.role === 'assistant')) {
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
+    if (typeof message.content !== 'string') {
+      message.content.forEach((block, b) => {
+        if (block.type === 'text' && typeof block.text === 'string' && isBlank(block.text)) add(`messages.${m}.content.${b}.text`, 'must hold text: Anthropic refuses blank text blocks');
+      });
+    }
   });
+  // The model continues a prefill word by word: Anthropic refuses one that ends in whitespace.
+  const prefill = body.messages[last];
+  if (prefill?.role === 'assistant') {
+    const end = typeof prefill.content === 'string' ? { text: prefill.content, at: `messages.${last}.content` } : lastTextOf(prefill.content, last);
+    if (end && /\s$/u.test(end.text) && !isBlank(end.text)) add(end.at, 'the final assistant message (a prefill) must not end with whitespace');
+  }
   return [...systemOf(body.system, origins), ...body.messages.flatMap((message, m) => chatMessagesOf(message, m, add, leftOut, origins))];
 }
 

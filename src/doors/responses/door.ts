@@ -73,7 +73,9 @@ export class ResponsesDoor {
     const workspaceId = ctx.principal.workspaceId;
     const previous = body.previous_response_id ?? undefined;
     const chain = previous !== undefined ? await chainOf(this.deps.pool, workspaceId, previous) : [];
-    if (previous !== undefined && chain.length === 0) throw notFound(`no response ${previous} (previous_response_id)`);
+    if (previous !== undefined && chain.length === 0) {
+      throw notFound(`no response ${previous} (previous_response_id)`, { name: 'previous_response_id', code: 'previous_response_not_found' });
+    }
     if (!ctx.principal.scopes.includes('memory.read') && chain.some((turn) => heldMemory(turn.response))) {
       throw memoryReadNeeded('continuing a response that memory was retrieved into (previous_response_id)');
     }

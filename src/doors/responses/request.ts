@@ -1,6 +1,6 @@
 import { validationFailed, noFieldErrors, type FieldErrors } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../generated/openapi.js';
-import { IMAGE_URL_SCHEME } from '../../gateway/chatRequest.js';
+import { IMAGE_URL_SCHEME, repeatedNames, repeatsToolName } from '../../gateway/chatRequest.js';
 import type { ChatMessage, ThinkingBlock } from '../../gateway/providers/types.js';
 import { MessageOrigins } from '../fieldOrigins.js';
 import { unsealThinking } from './answer.js';
@@ -57,7 +57,7 @@ export function chatRequestOf(body: ResponsesRequest, chain: readonly StoredTurn
   if (input.length === 0 && chain.length === 0) refusals.add('input', 'is required (a string or at least one item), unless previous_response_id leads to earlier turns');
   else if (messages.length === 0 && Object.keys(refusals.errors).length === 0) refusals.add('input', 'holds nothing to answer: send at least one message, function_call or function_call_output item');
 
-  const { tools, offeredOnly } = toolsOf(body.tools ?? []);
+  const { tools, offeredOnly } = toolsOf(body.tools ?? [], refusals);
   for (const type of offeredOnly) notes.add(`tool type ${type} offered and left out: the door serves function tools only`);
   const toolChoice = toolChoiceOf(body.tool_choice, tools.length, offeredOnly, refusals);
   refusals.throwAny();
@@ -358,9 +358,11 @@ function textOfParts(parts: ChatContent): string {
   return parts.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n');
 }
 
-function toolsOf(tools: NonNullable<ResponsesRequest['tools']>): { tools: ChatTool[]; offeredOnly: string[] } {
+function toolsOf(tools: NonNullable<ResponsesRequest['tools']>, refusals: Refusals): { tools: ChatTool[]; offeredOnly: string[] } {
   const served: ChatTool[] = [];
   const offeredOnly = new Set<string>();
+  const functions = tools.flatMap((tool, t) => (tool.type === 'function' ? [{ name: tool.name!, t }] : []));
+  for (const [i, first] of repeatedNames(functions.map((tool) => tool.name))) refusals.add(`tools.${functions[i]!.t}.name`, repeatsToolName(functions[first]!.t));
   for (const tool of tools) {
     if (tool.type !== 'function') {
       offeredOnly.add(tool.type);
@@ -388,8 +390,13 @@ function toolChoiceOf(
 ): ChatCompletionRequest['tool_choice'] | undefined {
   if (choice === undefined) return undefined;
   if (typeof choice === 'string') {
-    if (choice === 'required' && servedTools === 0 && offeredOnly.length > 0) {
-      refusals.add('tool_choice', `requires a tool, but the only tools offered (${offeredOnly.join(', ')}) are built-in tools the door does not serve`);
+    if (choice === 'required' && servedTools === 0) {
+      refusals.add(
+        'tool_choice',
+        offeredOnly.length > 0
+          ? `requires a tool, but the only tools offered (${offeredOnly.join(', ')}) are built-in tools the door does not serve`
+          : '"required" needs tools',
+      );
       return undefined;
     }
     // Without tools a provider has nothing to choose from, and some refuse a choice alone.

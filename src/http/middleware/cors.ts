@@ -11,6 +11,7 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 // What a client reads from an answer besides the CORS-safelisted headers.
 const EXPOSED_HEADERS = [
   'x-request-id',
+  'request-id',
   'x-replay',
   'x-model',
   'x-provider',

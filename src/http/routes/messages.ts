@@ -12,9 +12,15 @@ import { principalOf, reply, type AppContext } from '../state.js';
 
 const DOOR_PATH = /^\/v1\/messages(\/|$)/;
 
-/** Every answer under /v1/messages, errors included (401s too), is in Anthropic's shape. */
+/**
+ * Every answer under /v1/messages, errors included (401s too), is in Anthropic's shape, and carries
+ * the request id as Anthropic's `request-id` too (its SDK's `requestID`, what Claude Code logs).
+ */
 export async function anthropicErrorShape(ctx: AppContext, next: Next): Promise<void> {
-  if (DOOR_PATH.test(ctx.path)) ctx.state.errorShape = 'anthropic';
+  if (DOOR_PATH.test(ctx.path)) {
+    ctx.state.errorShape = 'anthropic';
+    ctx.set('request-id', ctx.response.get('X-Request-Id'));
+  }
   await next();
 }
 

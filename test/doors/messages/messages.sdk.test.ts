@@ -388,6 +388,37 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     }
   });
 
+  it('refuses before any provider what Anthropic refuses: two tools of one name, a blank text block or stop sequence, a prefill ending in whitespace, temperature above 1 (QA)', async () => {
+    const hallo = [{ role: 'user', content: 'Hallo' }];
+    const tool = { name: 'lookup', input_schema: { type: 'object', properties: {} } };
+    for (const [extra, field] of [
+      [{ tools: [tool, { type: 'web_search_20250305', name: 'web_search' }, tool] }, 'tools.2.name'],
+      [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hallo' }, { type: 'text', text: ' ' }] }] }, 'messages.0.content.1.text'],
+      [{ stop_sequences: ['END', ' '] }, 'stop_sequences.1'],
+      [{ messages: [...hallo, { role: 'assistant', content: 'Zeker, ' }] }, 'messages.1.content'],
+      [{ messages: [...hallo, { role: 'assistant', content: [{ type: 'text', text: '{"a": ' }] }] }, 'messages.1.content.0.text'],
+      [{ temperature: 1.5 }, 'temperature'],
+    ] as const) {
+      const res = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages: hallo, ...extra } });
+      expect(res.status, field).to.equal(422);
+      expect(res.body.error.type).to.equal('invalid_request_error');
+      expect(Object.keys(res.body.errors), field).to.deep.equal([field]);
+    }
+    expect(gw.euA.requests).to.have.length(0);
+    // A prefill that ends in a word is continued.
+    const prefilled = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages: [...hallo, { role: 'assistant', content: 'Zeker' }] } });
+    expect(prefilled.status).to.equal(200);
+  });
+
+  it('gives the request id as Anthropic’s request-id header too, which the SDK reports as requestID (QA)', async () => {
+    const res = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 0, messages: [{ role: 'user', content: 'Hallo' }] } });
+    expect(res.status).to.equal(422);
+    expect(res.headers.get('request-id')).to.be.a('string').and.equal(res.headers.get('x-request-id'));
+    const client = new Anthropic({ baseURL: gw.app.baseUrl, apiKey: gw.key, maxRetries: 0 });
+    const error = await client.messages.create({ model: 'test/chat-a', max_tokens: 0, messages: [{ role: 'user', content: 'Hallo' }] }).catch((e: unknown) => e);
+    expect((error as { requestID?: string }).requestID).to.be.a('string').and.not.equal('');
+  });
+
   it('answers with the model asked for (an alias too), and says which served in X-Model', async () => {
     const res = await api(gw.app.baseUrl, '/v1/messages', {
       method: 'POST',

@@ -284,6 +284,22 @@ describe('the official openai SDK against /v1/responses', () => {
     expect(image.body.error.type).to.equal('invalid_request_error');
   });
 
+  it('refuses two function tools of one name, and tool_choice "required" without tools, as OpenAI does (QA)', async () => {
+    const tool = { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } };
+    const twice = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', input: 'x', tools: [tool, { type: 'web_search' }, tool] } });
+    expect(twice.status).to.equal(422);
+    expect(Object.keys(twice.body.errors)).to.deep.equal(['tools.2.name']);
+    const required = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', input: 'x', tool_choice: 'required' } });
+    expect(required.status).to.equal(422);
+    expect(required.body.errors.tool_choice).to.deep.equal(['"required" needs tools']);
+  });
+
+  it('names previous_response_id in the 404 of a response it does not find', async () => {
+    const missing = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', input: 'x', previous_response_id: 'resp_doesnotexist' } });
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error).to.include({ param: 'previous_response_id', code: 'previous_response_not_found' });
+  });
+
   it('refuses what would serve server state it does not keep: a conversation id, and streaming a stored response again', async () => {
     const conversation = await api(app.baseUrl, '/v1/responses', { key, method: 'POST', body: { model: 'local/echo', input: 'x', conversation: 'conv_abc' } });
     expect(conversation.status).to.equal(422);
