@@ -551,7 +551,8 @@ export class ChatService {
 
   /**
    * The most a request may use: its prompt's tokens plus the answer's cap (`max_completion_tokens`
-   * or `max_tokens`) for each of its `n` choices, and that at the dearest model of the chain, with
+   * or `max_tokens`, within what the model's context leaves) for each of its `n` choices, and that
+   * at the dearest model of the chain, with
    * the service fees. Without a cap, rate limits count the model's default cap (catalogue
    * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
    * choice, each token at the dearer of the model's two prices.
@@ -589,13 +590,15 @@ export class ChatService {
           retrievalFee,
       };
     }
+    // A model answers no more than its context leaves after the prompt, whatever the cap asks.
+    const answerWithin = (model: ChatModel) => Math.min(answerCap, Math.max(0, model.contextLength - promptTokens()));
     return {
       ready,
       reckoning,
-      tokens: () => promptTokens() + choices * answerCap,
+      tokens: () => promptTokens() + choices * Math.max(0, ...plan.candidates.map((c) => answerWithin(c.model))),
       credits: () => {
         const services = this.serviceFee(promptTokens(), firewallOn, retrieval);
-        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: choices * answerCap }, { services }).total));
+        return Math.max(0, ...plan.candidates.map((c) => creditsFor(c.model.pricing, { prompt: promptTokens(), completion: choices * answerWithin(c.model) }, { services }).total));
       },
     };
   }

@@ -294,6 +294,9 @@ describe('limits and budgets', () => {
     const uncapped = await chat(key, 'zonder plafond', {}, { max_tokens: undefined });
     expect(uncapped.status, uncapped.text).to.equal(200);
     expect((await chat(key, 'nog eens zonder plafond', {}, { max_tokens: undefined })).status).to.equal(200);
+    // A cap beyond the context reserves what the context leaves, no more than no cap does (QA: it was reserved at face value, a 402).
+    const beyondContext = await chat(key, 'een plafond voorbij de context', {}, { max_tokens: 100_000_000 });
+    expect(beyondContext.status, beyondContext.text).to.equal(200);
   });
 
   it('applies a lowered budget to the next request, not once the blocks leased under the old one run out', async () => {
