@@ -2871,7 +2871,8 @@ export interface components {
         };
         /** @description Only the fields given change; `limits` replaces all four. */
         KeyUpdateRequest: {
-            name?: string;
+            /** @description null clears it. */
+            name?: string | null;
             /** @description The new scopes of a restricted key (an organization key holds every scope). */
             scopes?: components["schemas"]["Scope"][];
             limits?: components["schemas"]["Limits"];

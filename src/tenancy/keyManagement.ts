@@ -122,7 +122,7 @@ export async function updateKeyFor(
 
     const limitsBefore = limitsFromColumns(before);
     const after = {
-      name: update.name ?? before.name,
+      name: update.name === undefined ? before.name : update.name,
       scopes: update.scopes !== undefined ? scopesOfKind(before.kind, update.scopes) : before.scopes,
       limits: limits ?? limitsBefore,
       expiresAt: expiresAt !== undefined ? expiresAt : before.expires_at,

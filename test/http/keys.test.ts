@@ -387,4 +387,13 @@ describe('/v1/keys', () => {
     const { rows } = await app.db.pool.query(`select details::text from audit_log where details::text like '%' || $1 || '%'`, [data.key.slice(4, 20)]);
     expect(rows).to.deep.equal([]);
   });
+
+  it('clears a key’s name with null, as the CLI makes keys without one (QA)', async () => {
+    const data = expectCreated(await create({ workspace: 'main', name: 'named once', kind: 'restricted', scopes: ['chat.create'] }));
+    const cleared = await keysApi(`/${data.id}`, { method: 'PATCH', body: { name: null } });
+    expect(cleared.status, cleared.text).to.equal(200);
+    expect(cleared.body.data.name).to.equal(null);
+    expect((await keysApi(`/${data.id}`)).body.data.name).to.equal(null);
+    expect((await keysApi(`/${data.id}`, { method: 'PATCH', body: { name: ' ' } })).status).to.equal(422);
+  });
 });
