@@ -29,6 +29,7 @@ import { call } from './call.js';
 import { type CallContext, errorFromBody, isRecord } from './errors.js';
 import { type CompiledProfile, ProfileRegistry, type ProviderProfile } from './parameters.js';
 import { CONNECTIONS_PER_PROVIDER, PoolRegistry } from './pool.js';
+import { chunksAfterPrefill, completionAfterPrefill, prefillOf } from './prefill.js';
 import { buildChatBody, buildEmbeddingBody } from './request.js';
 import { completionAsChunk, toCompletion, toEmbeddings } from './response.js';
 import { chunksOf } from './stream.js';
@@ -60,6 +61,11 @@ interface Endpoint {
   readonly streamHeaders: Readonly<Record<string, string>>;
   readonly profile: CompiledProfile;
   readonly apiKey: string | undefined;
+}
+
+/** The prefill a provider that continues one was asked to continue (its answer may write it again). */
+function continuedPrefill(profile: CompiledProfile, request: UpstreamChatRequest): string | undefined {
+  return profile.prefill === undefined ? undefined : prefillOf(request);
 }
 
 export function createOpenAiAdapter(options: OpenAiAdapterOptions = {}): ProviderAdapter {
@@ -99,7 +105,8 @@ class OpenAiAdapter implements ProviderAdapter {
     const body = buildChatBody(ep.profile, target.upstreamModel, request, false);
     const raw = await this.post(ep, ep.chatPath, body, ep.jsonHeaders, ctx);
     if (isErrorBody(raw)) throw errorFromBody(raw, ctx);
-    return toCompletion(raw, ep.providerId);
+    const prefill = continuedPrefill(ep.profile, request);
+    return prefill === undefined ? toCompletion(raw, ep.providerId) : completionAfterPrefill(toCompletion(raw, ep.providerId), prefill);
   }
 
   async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
@@ -114,12 +121,14 @@ class OpenAiAdapter implements ProviderAdapter {
       ctx,
       sse: true,
     });
+    const prefill = continuedPrefill(ep.profile, request);
     // Resolves only once the first chunk is in, so an early failure rejects here.
-    if ('stream' in result) return { chunks: result.stream };
+    if ('stream' in result) return { chunks: prefill === undefined ? result.stream : chunksAfterPrefill(result.stream, prefill) };
     // A server that ignored `stream: true` and answered with one JSON completion.
     const raw = result.json;
     if (isErrorBody(raw)) throw errorFromBody(raw, ctx);
-    return { chunks: chunksOf([completionAsChunk(toCompletion(raw, ep.providerId))]) };
+    const completion = toCompletion(raw, ep.providerId);
+    return { chunks: chunksOf([completionAsChunk(prefill === undefined ? completion : completionAfterPrefill(completion, prefill))]) };
   }
 
   async embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput> {

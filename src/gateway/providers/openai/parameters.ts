@@ -29,6 +29,11 @@ export interface ProviderProfile {
    * provider that rejects the field and reports usage on its last chunk unasked.
    */
   readonly streamOptions: boolean;
+  /**
+   * How it is asked to continue a final assistant message (a prefill): `prefix` marks that message
+   * `prefix: true` (Mistral refuses one unmarked). Absent: it is sent as a finished turn.
+   */
+  readonly prefill?: 'prefix';
   readonly embeddings: {
     /** The wire name of `dimensions`. */
     readonly dimensions: string;
@@ -92,6 +97,7 @@ export const PROVIDER_PROFILES: Readonly<Record<ProviderProfileName, ProviderPro
     developerRole: 'system',
     messageNames: false,
     streamOptions: false,
+    prefill: 'prefix',
     embeddings: { dimensions: 'output_dimension', user: false },
   },
 
@@ -142,6 +148,7 @@ export interface CompiledProfile {
   readonly developerRole: 'developer' | 'system';
   readonly messageNames: boolean;
   readonly streamOptions: boolean;
+  readonly prefill: ProviderProfile['prefill'];
   readonly embeddings: ProviderProfile['embeddings'];
 }
 
@@ -168,6 +175,7 @@ export function compileProfile(id: string, profile: ProviderProfile): CompiledPr
     developerRole: profile.developerRole,
     messageNames: profile.messageNames,
     streamOptions: profile.streamOptions,
+    prefill: profile.prefill,
     embeddings: profile.embeddings,
   };
 }

@@ -3,12 +3,15 @@
 // can reach a provider.
 import { isRetrievedKnowledge, type ChatMessage, type EmbeddingInput, type UpstreamChatRequest } from '../types.js';
 import type { CompiledProfile } from './parameters.js';
+import { prefillOf } from './prefill.js';
 import { anthropicPartText, isAnthropicPart } from '../parts.js';
 
 const STREAM_OPTIONS = Object.freeze({ include_usage: true });
 
 export function buildChatBody(profile: CompiledProfile, model: string, request: UpstreamChatRequest, stream: boolean): string {
-  const body: Record<string, unknown> = { model, messages: wireMessages(withToolAttachmentsAfter(withKnowledgeInQuestion(request.messages)), profile) };
+  const messages = wireMessages(withToolAttachmentsAfter(withKnowledgeInQuestion(request.messages)), profile);
+  if (profile.prefill === 'prefix' && prefillOf(request) !== undefined) messages[messages.length - 1]!.prefix = true;
+  const body: Record<string, unknown> = { model, messages };
   const fields = profile.fields;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;

@@ -321,6 +321,25 @@ describe('openai adapter', function () {
       expect(all.at(-1)!.usage).to.deep.equal({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
     });
 
+    it('asks Mistral to continue a prefill (prefix: true), and answers only the continuation when it writes the prefill again, streamed or not', async () => {
+      const mistral = provider(stub.url, { id: 'mistral', profile: 'mistral' });
+      const prefilled: UpstreamChatRequest = { messages: [{ role: 'user', content: 'Geef JSON' }, { role: 'assistant', content: '{"stad": "' }] };
+      stub.script(
+        { type: 'answer', content: '{"stad": "Utrecht"}', chunks: ['{"st', 'ad": ', '"Utr', 'echt"}'] },
+        { type: 'answer', content: '{"stad": "Utrecht"}' },
+        { type: 'answer', content: 'Utrecht"}', chunks: ['Utr', 'echt"}'] },
+      );
+      expect(contentOf(await collect((await adapter.stream(target(mistral), prefilled, never)).chunks))).to.equal('Utrecht"}');
+      expect(stub.requests[0]!.body.messages[1]).to.deep.equal({ role: 'assistant', content: '{"stad": "', prefix: true });
+      expect((await adapter.complete(target(mistral), prefilled, never)).choices[0]!.message.content).to.equal('Utrecht"}');
+      // A continuation that does not write it again goes as it came.
+      expect(contentOf(await collect((await adapter.stream(target(mistral), prefilled, never)).chunks))).to.equal('Utrecht"}');
+      // Another profile gets no such mark (OpenAI refuses unknown fields on messages).
+      stub.script({ type: 'answer', content: 'Utrecht"}' });
+      await adapter.complete(target(p), prefilled, never);
+      expect(stub.requests.at(-1)!.body.messages[1]).not.to.have.property('prefix');
+    });
+
     it('reassembles events split at awkward byte boundaries (UTF-8, \\r\\n, comments, data: without space)', async () => {
       const events =
         ': keep-alive\r\n\r\n' +
