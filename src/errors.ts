@@ -330,7 +330,9 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
     const apiError = answerableError(err);
     if (apiError && !(err instanceof ApiError) && isDatabaseUnavailable(err)) ctx.state.log?.warn({ err }, 'database unreachable; answered 503');
     if (apiError) {
-      ctx.status = apiError.status;
+      // A vendor's door answers a prompt beyond the context as the vendor does (decision 0037): Claude
+      // Code then compacts the conversation, and Codex stops retrying what no retry can change.
+      ctx.status = apiError.code === 'context_length_exceeded' && ctx.state.door !== undefined ? 400 : apiError.status;
       ctx.set(apiError.headers);
       ctx.body = errorBodyOf(apiError, ctx.state.errorShape);
       return;

@@ -48,7 +48,8 @@ async function promptBeyondRoom(model: ChatModel, chat: ChatCompletionRequest, c
     // the messages looked for the tokens in the wrong place.
     if (parts.tools >= parts.messages) errors.tools = [`hold about ${parts.tools} of the prompt's ${prompt} tokens, ${beyond}`];
     errors[promptField] = [`holds about ${prompt} tokens${parts.tools > 0 ? ` (the tools ${parts.tools} of them)` : ''}, ${beyond}`];
-    throw validationFailed(errors, undefined, 'context_length_exceeded');
+    // Anthropic's words for it, which Claude Code reads to compact the conversation.
+    throw validationFailed(errors, `prompt is too long: ${prompt} tokens > ${context - 1} maximum (${model.id})`, 'context_length_exceeded');
   }
   return prompt;
 }

@@ -22,6 +22,11 @@ export interface AppState {
   query?: Record<string, unknown>;
   /** Set by a door whose clients read errors in another shape (see errors.ts). */
   errorShape?: ErrorShape;
+  /**
+   * Set by a vendor's door: its coding agents act on a prompt too long for the context only when it
+   * is answered as their vendor answers it, a 400 (decision 0037).
+   */
+  door?: 'messages' | 'responses';
   /** How an event stream ended when not as its 200 header said (sse.ts streamEndedAs): 499 or 502. */
   streamStatus?: number;
 }

@@ -423,6 +423,7 @@ describe('POST /v1/chat/completions', () => {
       const refused = await postChat(gw, chatBody({ messages: [{ role: 'user', content: prompt }] }));
       const body = (await refused.json()) as any;
       expect(refused.status).to.equal(422);
+      expect(body.message).to.match(/^prompt is too long: \d+ tokens > 31999 maximum/);
       expect(body.errors.messages.join(' ')).to.match(/holds about \d+ tokens, more than the 32000-token context of test\/chat-a/);
       // OpenAI's code, on which clients trim their history.
       expect(body.error).to.include({ code: 'context_length_exceeded', param: 'messages' });

@@ -19,6 +19,7 @@ const DOOR_PATH = /^\/v1\/messages(\/|$)/;
 export async function anthropicErrorShape(ctx: AppContext, next: Next): Promise<void> {
   if (DOOR_PATH.test(ctx.path)) {
     ctx.state.errorShape = 'anthropic';
+    ctx.state.door = 'messages';
     ctx.set('request-id', ctx.response.get('X-Request-Id'));
   }
   await next();

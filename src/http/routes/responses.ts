@@ -11,6 +11,7 @@ import { principalOf, reply, type AppContext } from '../state.js';
 // error body already carries the OpenAI-style `error` object that the SDKs and agents read.
 export function responsesRoutes(api: Operations, { door }: { door: ResponsesDoor }): void {
   api.add('createResponse', async (ctx: AppContext) => {
+    ctx.state.door = 'responses';
     const body = ctx.state.body as ResponsesRequest;
     const context = gatewayContext(ctx);
     if (body.stream) {

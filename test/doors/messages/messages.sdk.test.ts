@@ -463,18 +463,21 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     expect(prefilled.status).to.equal(200);
   });
 
-  it("refuses a prompt the model's context leaves no room to answer, instead of sending it with max_tokens 1", async () => {
+  it("refuses a prompt the model's context leaves no room to answer, instead of sending it with max_tokens 1, as Anthropic does: a 400 Claude Code compacts on", async () => {
     const sentBefore = gw.euA.requests.length;
-    const res = await api(gw.app.baseUrl, '/v1/messages', {
-      method: 'POST',
-      headers: { 'anthropic-version': '2023-06-01', 'x-api-key': gw.key },
-      body: { model: 'test/chat-a', max_tokens: 32000, messages: [{ role: 'user', content: 'woord '.repeat(40_000) }] },
-    });
-    expect(res.status).to.equal(422);
-    expect(res.body.type).to.equal('error');
-    expect(res.body.error.type).to.equal('invalid_request_error');
-    expect(res.body.error.message).to.contain('test/chat-a');
-    expect(res.body.code).to.equal('context_length_exceeded');
+    for (const stream of [false, true]) {
+      const res = await api(gw.app.baseUrl, '/v1/messages', {
+        method: 'POST',
+        headers: { 'anthropic-version': '2023-06-01', 'x-api-key': gw.key },
+        body: { model: 'test/chat-a', max_tokens: 32000, stream, messages: [{ role: 'user', content: 'woord '.repeat(40_000) }] },
+      });
+      // QA with Claude Code 2.1.197: a 422 was shown as "API Error: 422", and the conversation never compacted.
+      expect(res.status).to.equal(400);
+      expect(res.body.type).to.equal('error');
+      expect(res.body.error.type).to.equal('invalid_request_error');
+      expect(res.body.error.message).to.match(/^prompt is too long: \d+ tokens > 31999 maximum \(test\/chat-a\)$/);
+      expect(res.body.code).to.equal('context_length_exceeded');
+    }
     expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
   });
 

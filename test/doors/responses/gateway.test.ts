@@ -459,10 +459,12 @@ describe('the Responses door over the gateway', () => {
 
     const sentBefore = gw.euA.requests.length;
     // With a cap, and without one (Codex sends none: QA found it sent and billed).
-    for (const cap of [{ max_output_tokens: 1000 }, {}]) {
+    for (const cap of [{ max_output_tokens: 1000 }, {}, { stream: true }]) {
       const tooLong = await post({ model: 'test/chat-a', cache: false, input: 'woord '.repeat(40_000), ...cap });
-      expect(tooLong.status, JSON.stringify(cap)).to.equal(422);
-      const body = (await tooLong.json()) as { errors: Record<string, string[]> };
+      // As OpenAI answers it: Codex retried a 422 five times, and tells its user the context ran out on this 400 (QA).
+      expect(tooLong.status, JSON.stringify(cap)).to.equal(400);
+      const body = (await tooLong.json()) as { errors: Record<string, string[]>; error: { code: string; param: string } };
+      expect(body.error).to.include({ code: 'context_length_exceeded', param: 'input' });
       expect(body.errors.input![0]).to.contain('test/chat-a');
     }
     expect(gw.euA.requests.length, 'nothing sent upstream').to.equal(sentBefore);
