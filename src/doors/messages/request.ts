@@ -181,6 +181,7 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
     const callPaths: string[] | undefined = origins ? [] : undefined;
     const thinking: NonNullable<ChatMessage['thinking_blocks']> = [];
     content.forEach((block, b) => {
+      if (isBlankText(block)) return;
       if (block.type === 'text') {
         texts.push(block);
         textPaths?.push(`${at}.content.${b}`);
@@ -212,6 +213,7 @@ function chatMessagesOf(message: Schemas['MessagesMessage'], m: number, add: Ref
     const at = `messages.${m}.content.${b}`;
     switch (block.type) {
       case 'text':
+        if (isBlankText(block)) break;
         parts.push({ type: 'text', text: block.text ?? '', ...markOf(block) });
         partPaths?.push(at);
         break;
@@ -324,6 +326,10 @@ function reasoningEffortOf(body: MessagesRequest): ChatCompletionRequest['reason
   return thinking.budget_tokens < MEDIUM_BUDGET_BELOW ? 'medium' : 'high';
 }
 
+function isBlankText(block: Block): boolean {
+  return block.type === 'text' && isBlank(block.text ?? '');
+}
+
 function lastTextOf(blocks: Exclude<Schemas['MessagesMessage']['content'], string>, m: number): { text: string; at: string } | undefined {
   const b = blocks.length - 1;
   const block = blocks[b];
@@ -338,10 +344,10 @@ function messagesOf(body: MessagesCountTokensRequest, add: Refuse, leftOut = new
     if (message.content.length === 0 && !(m === last && message.role === 'assistant')) {
       add(`messages.${m}.content`, 'must not be empty: only the final assistant message may have empty content');
     }
-    if (typeof message.content !== 'string') {
-      message.content.forEach((block, b) => {
-        if (block.type === 'text' && typeof block.text === 'string' && isBlank(block.text)) add(`messages.${m}.content.${b}.text`, 'must hold text: Anthropic refuses blank text blocks');
-      });
+    // Blank text blocks beside others are left out (a model's "\n\n" before a tool_use, sent back
+    // as the door streamed it); a message of nothing else would be sent empty.
+    if (typeof message.content !== 'string' && message.content.length > 0 && message.content.every(isBlankText) && !(m === last && message.role === 'assistant')) {
+      add(`messages.${m}.content`, 'holds only blank text: Anthropic refuses blank text blocks');
     }
   });
   // The model continues a prefill word by word: Anthropic refuses one that ends in whitespace.

@@ -388,12 +388,12 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     }
   });
 
-  it('refuses before any provider what Anthropic refuses: two tools of one name, a blank text block or stop sequence, a prefill ending in whitespace, temperature above 1 (QA)', async () => {
+  it('refuses before any provider what Anthropic refuses: two tools of one name, a message of blank text only, a blank stop sequence, a prefill ending in whitespace, temperature above 1 (QA)', async () => {
     const hallo = [{ role: 'user', content: 'Hallo' }];
     const tool = { name: 'lookup', input_schema: { type: 'object', properties: {} } };
     for (const [extra, field] of [
       [{ tools: [tool, { type: 'web_search_20250305', name: 'web_search' }, tool] }, 'tools.2.name'],
-      [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hallo' }, { type: 'text', text: ' ' }] }] }, 'messages.0.content.1.text'],
+      [{ messages: [{ role: 'user', content: [{ type: 'text', text: ' ' }, { type: 'text', text: '\u200b' }] }] }, 'messages.0.content'],
       [{ stop_sequences: ['END', ' '] }, 'stop_sequences.1'],
       [{ messages: [...hallo, { role: 'assistant', content: 'Zeker, ' }] }, 'messages.1.content'],
       [{ messages: [...hallo, { role: 'assistant', content: [{ type: 'text', text: '{"a": ' }] }] }, 'messages.1.content.0.text'],
@@ -408,6 +408,28 @@ describe('/v1/messages over plain HTTP: shapes the SDK does not show', () => {
     // A prefill that ends in a word is continued.
     const prefilled = await api(gw.app.baseUrl, '/v1/messages', { method: 'POST', key: gw.key, body: { model: 'test/chat-a', max_tokens: 32, messages: [...hallo, { role: 'assistant', content: 'Zeker' }] } });
     expect(prefilled.status).to.equal(200);
+    // A blank text block beside others, as the door streams a model's "\n\n" before a tool_use and a
+    // client sends it back, is left out (QA with the real agents).
+    const tool_use = { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} };
+    const sentBack = await api(gw.app.baseUrl, '/v1/messages', {
+      method: 'POST',
+      key: gw.key,
+      body: {
+        model: 'test/chat-a',
+        max_tokens: 32,
+        tools: [tool],
+        messages: [
+          ...hallo,
+          { role: 'assistant', content: [{ type: 'text', text: '\n\n' }, tool_use] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }, { type: 'text', text: ' ' }] },
+        ],
+      },
+    });
+    expect(sentBack.status, sentBack.text).to.equal(200);
+    expect(gw.euA.requests.at(-1)!.body.messages.slice(1)).to.deep.equal([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+    ]);
   });
 
   it('gives the request id as Anthropic’s request-id header too, which the SDK reports as requestID (QA)', async () => {
