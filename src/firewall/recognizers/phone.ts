@@ -35,6 +35,22 @@ const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}
 // With a phone cue nearby ("API call at 20241126 093015") libphonenumber accepted some as numbers.
 const TIMESTAMP =
   /^(?:(?:19|20)\d{2}([-./]?)(?:0[1-9]|1[0-2])\1(?:0[1-9]|[12]\d|3[01])|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|[12]\d|3[01])\2(?:19|20)\d{2})(?:[ T_-]?(?:[01]\d|2[0-3])(?:[0-5]\d){0,2}(?:[.,]\d{1,6})?)?$/;
+// A date with a two-digit year, then an hour whose minutes follow a colon, as chat logs and exports
+// stamp their lines ("[26-11-24 09:14:22] Fenna: …", "26.11.24 09:14"): the run ends at the colon,
+// and "26-11-24 09" fits some national plans (QA 2026-11-27c: every line's stamp was one
+// [PHONE_1]). Day and month either way round. A date followed by a time is never a phone number.
+const SHORT_DATE_HOUR = /^(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|[12]\d|3[01])\1\d{2}[ T](?:[01]?\d|2[0-3])$/;
+
+/** Whether the run at `index` is a short date and an hour with ":MM" right after it in the text. */
+function dateThenClock(text: string, run: string, index: number): boolean {
+  if (!SHORT_DATE_HOUR.test(run)) return false;
+  const e = index + run.length;
+  return text.charCodeAt(e) === 58 && isDigitCode(text.charCodeAt(e + 1)) && isDigitCode(text.charCodeAt(e + 2));
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
 // "0.8472…": a fraction, not a trunk prefix (a national number's 0 is followed by its area code).
 const DECIMAL_FRACTION = /^0[.,]\d/;
 const TIME_OR_VERSION = /^\d{1,2}[:.]\d{2}(?:[:.]\d{2})?$|^\d+\.\d+\.\d+/;
@@ -275,7 +291,7 @@ function runsWorthParsing(s: TextScan): Run[] {
     const run = m[0];
     const index = m.index;
     const digits = digitCount(run);
-    if (digits < 6 || DATE_LIKE.test(run) || DECIMAL_FRACTION.test(run) || TIMESTAMP.test(run)) continue;
+    if (digits < 6 || DATE_LIKE.test(run) || DECIMAL_FRACTION.test(run) || TIMESTAMP.test(run) || dateThenClock(s.text, run, index)) continue;
     let cued: boolean | undefined;
     const phoneCued = () => (cued ??= nearestCueIsPositive(s, index, index + run.length));
     const worth = digits >= 7 && !timeOrVersion(run) && (/^\(?(?:\+|0)/.test(run) || ANOTHER_NUMBER_INSIDE.test(run) || phoneCued());
