@@ -41,21 +41,34 @@ const IT_CUE = [
   '\\brecapito',
 ].join('|');
 const PL_CUE = [
-  // "telefon", "telefonu", "telefonem", "telefoniczny"; not the Italian or Spanish word.
-  '\\btelefon(?![oó])',
+  // "telefon", "telefonu", "telefonem", "telefoniczny"; not the Portuguese "telefone(s)".
+  '\\btelefon(?![oó]|es?\\b)',
   'kom[oó]rk',
   '\\b(?:za)?dzwo[nń]',
   '\\b(?:m[oó]j|tw[oó]j|jego|jej|nasz|wasz|ich)\\s+numer\\b',
   '\\bnr\\.?\\s*tel',
   '\\btel\\.?\\s*kom',
 ].join('|');
+// Portuguese and Brazilian ("meu número é 912 345 678", "Tlm: 912 345 678", "meu zap é (11)
+// 91234-5678"): Portugal's nine digits from 2 or 9, Brazil's area code and eight or nine digits.
+const PT_CUE = [
+  'telefone',
+  'telem[oó]vel',
+  '\\b(?:tlm|tlf|tel\\.?\\s*m[oó]vel)\\b',
+  '\\bzap\\b',
+  '\\bwhats\\b',
+  '\\b(?:liga|ligue|telefona)-me\\b',
+  '\\bme\\s+liga\\b',
+  '\\b(?:meu|teu|seu|nosso|vosso)\\s+n[uú]mero\\b',
+  '\\b(?:minha|tua|sua)\\s+linha\\b',
+].join('|');
 
 // One regex for the three, a group each, read over the short windows around a number: "telefono"
 // is Italian here, and Spanish written without its accent; the shapes tell the two apart.
-const REGION_CUE = new RegExp(`(${ES_CUE})|(${IT_CUE})|(${PL_CUE})`, 'gi');
+const REGION_CUE = new RegExp(`(${ES_CUE})|(${IT_CUE})|(${PL_CUE})|(${PT_CUE})`, 'gi');
 /** The Italian phone words alone ("cellulare", "cell.", "chiamami"): nhs-number.ts defers to them. */
 export const IT_PHONE_CUE = new RegExp(IT_CUE, 'i');
-const GROUP_REGION: readonly CountryCode[] = ['ES', 'IT', 'PL'];
+const GROUP_REGION: readonly CountryCode[] = ['ES', 'IT', 'PL', 'PT'];
 
 // Words before a number that make it another thing's in the three languages: orders, invoices,
 // amounts, shipments, serial, account, customer and case numbers, company tax ids. A customer's
@@ -68,6 +81,7 @@ const ES_IT_PL_NEGATIVE = [
   '\\biva\\b', 'matricola',
   'zam[oó]wieni', 'faktur', '\\bkwot', '\\bcen[aey]\\b', 'przesy[lł]k', 'paczk', 'seryjn', '\\bkont[oa]\\b', 'rachun',
   '\\b(?:nip|regon|krs)\\b', 'sprawy',
+  'encomenda', 'fatura', '\\bnota\\s+fiscal', '\\bvalor\\b', 'pre[cç]o', 'refer[eê]ncia', '\\bconta\\b', '\\bprotocolo', '\\brastreio',
 ].join('|');
 
 const NEGATIVE_CUE = new RegExp(`${NON_PERSONAL_NUMBER_CUE.source}|${ES_IT_PL_NEGATIVE}`, 'i');
@@ -85,7 +99,7 @@ const OWNER_NUMBER_BEFORE =
 // Where a cue of the three languages may begin, and so a header of a phone column (the pre-scan's
 // cue positions): a cue matches within the window, so one of these word starts lies there too.
 // "numer"/"número" too, which can begin OWNER_NUMBER_BEFORE.
-const CUE_WORD_BIT = registerCue(`(?:${ES_CUE}|${IT_CUE}|${PL_CUE}|n[uú]mer)`);
+const CUE_WORD_BIT = registerCue(`(?:${ES_CUE}|${IT_CUE}|${PL_CUE}|${PT_CUE}|n[uú]mer)`);
 
 // A table's header that names a phone column, normalised (columns.ts), with the country it names.
 const PHONE_HEADERS = new Map<string, CountryCode>([
@@ -93,6 +107,7 @@ const PHONE_HEADERS = new Map<string, CountryCode>([
   // "Teléfono" too, accents off: nine digits from 6 are read as Spain's first all the same.
   ...['telefono', 'cellulare', 'fisso', 'numeroditelefono', 'numerotelefono', 'telefonocellulare', 'recapito', 'recapitotelefonico', 'cell'].map((h) => [h, 'IT'] as const),
   ...['telefon', 'komorka', 'telkom', 'nrtel', 'numertelefonu', 'nrtelefonu', 'telefonkomorkowy'].map((h) => [h, 'PL'] as const),
+  ...['telefone', 'telemovel', 'tlm', 'numerodetelefone'].map((h) => [h, 'PT'] as const),
 ]);
 
 export interface EsItPlReading {
@@ -119,18 +134,29 @@ function cuesOf(s: TextScan): ScanCues {
   return c;
 }
 
-/** The plans whose national shape the digits have, in the order Spain, Italy, Poland. */
-function shapeRegions(digits: string, italianLandline: boolean): CountryCode[] {
+/**
+ * The plans whose national shape the digits have, in the order Spain, Italy, Poland, Portugal,
+ * Brazil. `bracketedArea`: the run opens with an area code in brackets ("(11) 91234-5678"), as
+ * Brazil writes it.
+ */
+function shapeRegions(digits: string, italianLandline: boolean, bracketedArea = false): CountryCode[] {
   const n = digits.length;
   const first = digits.charCodeAt(0) - 48;
   const out: CountryCode[] = [];
+  if (bracketedArea) {
+    if ((n === 10 || n === 11) && first >= 1) out.push('BR');
+    return out;
+  }
   if (n === 9 && first >= 6) out.push('ES');
   if ((first === 3 && (n === 9 || n === 10)) || (italianLandline && first === 0 && n >= 6 && n <= 11)) out.push('IT');
   if (n === 9 && first >= 1) out.push('PL');
+  if (n === 9 && (first === 2 || first === 9)) out.push('PT');
+  // Brazil's area code (11–99) and a mobile's nine digits from 9: "11 91234-5678".
+  if (n === 11 && first >= 1 && digits.charCodeAt(2) === 57) out.push('BR');
   return out;
 }
 
-const GROUPED = /^\d+(?:[ .\u00a0-]\d+)*$/;
+const GROUPED = /^(?:\(\d{2}\) ?)?\d+(?:[ .\u00a0-]\d+)*$/;
 
 /**
  * How to read the run at `start` as a Spanish, Italian or Polish number, or null when it has none
@@ -141,7 +167,8 @@ const GROUPED = /^\d+(?:[ .\u00a0-]\d+)*$/;
 export function esItPlReading(s: TextScan, run: string, start: number, phoneCued: () => boolean, windows: CueWindows): EsItPlReading | null {
   if (!GROUPED.test(run)) return null;
   const digits = digitsOnly(run);
-  if (shapeRegions(digits, true).length === 0) return null;
+  const bracketed = run.charCodeAt(0) === 40;
+  if (shapeRegions(digits, true, bracketed).length === 0) return null;
   const end = start + run.length;
   const sc = cuesOf(s);
   const { words } = sc;
@@ -149,18 +176,18 @@ export function esItPlReading(s: TextScan, run: string, start: number, phoneCued
   if (sc.next < words.length && words[sc.next]! <= end + windows.after) {
     const named = namedRegions(s.text, start, end, windows);
     if (named === 'negative') return null;
-    if (named !== null) return ordered(shapeRegions(digits, named.includes('IT')), named);
+    if (named !== null) return ordered(shapeRegions(digits, named.includes('IT'), bracketed), named);
   }
   if (digits.charCodeAt(0) !== 48 && phoneCued()) {
     // "tel", "phone": no country named, so after the language's own plans (phone.ts).
-    const regions = shapeRegions(digits, false);
+    const regions = shapeRegions(digits, false, bracketed);
     return regions.length > 0 ? { regions, named: false } : null;
   }
   if (words.length === 0) return null;
   // Under a phone column: the header says what the cell holds.
   sc.cells ??= cellsUnderHeaders(s.text, words, (header) => PHONE_HEADERS.get(header) ?? null);
   const cell = cellHolding(sc.cells, start, end);
-  return cell === undefined ? null : ordered(shapeRegions(digits, cell.kind === 'IT'), [cell.kind]);
+  return cell === undefined ? null : ordered(shapeRegions(digits, cell.kind === 'IT', bracketed), cell.kind === 'PT' ? ['PT', 'BR'] : [cell.kind]);
 }
 
 /**
@@ -180,7 +207,7 @@ function namedRegions(text: string, start: number, end: number, windows: CueWind
   let nearestAfter = Infinity;
   REGION_CUE.lastIndex = 0;
   for (let m = REGION_CUE.exec(before); m !== null; m = REGION_CUE.exec(before)) {
-    named.add(regionOf(m));
+    addRegion(named, regionOf(m));
     nearestBefore = before.length - REGION_CUE.lastIndex;
     nearestBeforeStart = m.index;
   }
@@ -194,7 +221,7 @@ function namedRegions(text: string, start: number, end: number, windows: CueWind
   REGION_CUE.lastIndex = 0;
   const first = REGION_CUE.exec(after);
   if (first !== null) {
-    named.add(regionOf(first));
+    addRegion(named, regionOf(first));
     nearestAfter = first.index;
   }
   if (named.size === 0) return null;
@@ -213,7 +240,13 @@ function namedRegions(text: string, start: number, end: number, windows: CueWind
 }
 
 function regionOf(m: RegExpExecArray): CountryCode {
-  return GROUP_REGION[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2]!;
+  return GROUP_REGION[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : m[3] !== undefined ? 2 : 3]!;
+}
+
+/** A Portuguese word names Brazil's plan too: the digits' shape tells the two apart. */
+function addRegion(named: Set<CountryCode>, region: CountryCode): void {
+  named.add(region);
+  if (region === 'PT') named.add('BR');
 }
 
 // A full stop (or ! or ?), then blanks and a capital: a sentence ends there ("tel. 06…" does not).
