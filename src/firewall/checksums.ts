@@ -232,3 +232,18 @@ export function peselValid(digits: string): boolean {
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCDate() === day && date.getTime() <= Date.now();
 }
+
+/**
+ * Portuguese NIF (número de identificação fiscal) of a person: nine digits, the first 1, 2 or 3, or
+ * 45 (a non-resident); check digit = 11 − (Σ dᵢ·(9−i) over the first eight mod 11), 0 when that is
+ * 10 or 11. Companies' NIFs (from 5) are not a person's, and are refused.
+ */
+export function nifValid(digits: string): boolean {
+  if (digits.length !== 9 || !isDigits(digits)) return false;
+  const first = digits.charCodeAt(0) - ZERO;
+  if (!(first >= 1 && first <= 3) && !digits.startsWith('45')) return false;
+  let sum = 0;
+  for (let i = 0; i < 8; i++) sum += (digits.charCodeAt(i) - ZERO) * (9 - i);
+  const r = sum % 11;
+  return (r < 2 ? 0 : 11 - r) === digits.charCodeAt(8) - ZERO;
+}

@@ -17,3 +17,71 @@ describe('QA 2026-11-27c: a date followed by a time is no phone number', () => {
     expectMasksAndRestores('call 020 123 4567 at 09:30', 'call [PHONE_1] at 09:30');
   });
 });
+
+describe('QA 2026-11-27c: Portuguese and Brazilian phone numbers', () => {
+  it('reads them after a Portuguese phone word', () => {
+    expectMasksAndRestores('meu número é 912 345 678', 'meu número é [PHONE_1]');
+    expectMasksAndRestores('Tlm: 912 345 678', 'Tlm: [PHONE_1]');
+    expectMasksAndRestores('meu zap é (11) 91234-5678', 'meu zap é [PHONE_1]');
+    expectMasksAndRestores('o meu telefone é 213 456 789', 'o meu telefone é [PHONE_1]');
+    expectMasksAndRestores('liga-me para o 936 123 456', 'liga-me para o [PHONE_1]');
+  });
+
+  it('leaves nine digits alone after an order, invoice or amount word, or without a phone word', () => {
+    expectUnchanged([
+      'a encomenda 912 345 678 chegou',
+      'o valor é 912 345 678',
+      'fatura 912345678',
+      'meu número de cliente é 912 345 678',
+      '(11) 91234-5678',
+      'versão 912.345.678',
+    ]);
+  });
+});
+
+describe('QA 2026-11-27c: Portuguese NIF and Cartão de Cidadão', () => {
+  it('masks a NIF that passes its check digit after its label', () => {
+    expectMasksAndRestores('o meu NIF é 232013969', 'o meu NIF é [ID_NUMBER_1]');
+    expectMasksAndRestores('NIF: 232 013 969', 'NIF: [ID_NUMBER_1]');
+    expectMasksAndRestores('número de contribuinte 232013969', 'número de contribuinte [ID_NUMBER_1]');
+  });
+
+  it("leaves a failing check digit, a company's NIF and a number an invoice word is nearer to", () => {
+    expectUnchanged([
+      'o meu NIF é 232013968',
+      'fatura 232013969',
+      'encomenda n.º 232013969',
+      'NIF da empresa 501234567 fatura n.º 232013969',
+      'invoice 232013969',
+    ]);
+  });
+
+  it('masks the Cartão de Cidadão number after its name', () => {
+    expectMasksAndRestores('Cartão de Cidadão 12345678 9 ZZ1', 'Cartão de Cidadão [ID_NUMBER_1]');
+    expectMasksAndRestores('Cartão de Cidadão n.º 12345678 9 ZZ1', 'Cartão de Cidadão n.º [ID_NUMBER_1]');
+  });
+});
+
+describe('QA 2026-11-27c: identity documents after their name', () => {
+  it('masks the number after a Polish, Italian, Dutch or German label', () => {
+    expectMasksAndRestores('dowód osobisty ABA300000', 'dowód osobisty [ID_NUMBER_1]');
+    expectMasksAndRestores("carta d'identità CA00000AA", "carta d'identità [ID_NUMBER_1]");
+    expectMasksAndRestores('ID-kaart nummer SPECI2014', 'ID-kaart nummer [ID_NUMBER_1]');
+    expectMasksAndRestores('Führerschein B072RRE2I55', 'Führerschein [ID_NUMBER_1]');
+    expectMasksAndRestores('Führerschein-Nr. B072RRE2I55', 'Führerschein-Nr. [ID_NUMBER_1]');
+    expectMasksAndRestores('numer dowodu osobistego ABA300000', 'numer dowodu osobistego [ID_NUMBER_1]');
+    expectMasksAndRestores('Rijbewijs nummer 5123456789', 'Rijbewijs nummer [ID_NUMBER_1]');
+  });
+
+  it('leaves a word, a year or a count after the label', () => {
+    expectUnchanged([
+      'Führerschein Klasse B seit 2019',
+      'dowód osobisty 2020',
+      "carta d'identità scaduta nel 2021",
+      'Führerschein 2019 gemacht',
+      'Ausweis ist abgelaufen',
+      'ID-kaart nummer kwijt',
+      'Ausweis 123456',
+    ]);
+  });
+});

@@ -39,7 +39,9 @@ export const ukDrivingLicenceRecognizer = numericIdRecognizer({
   cue: /driv(?:ing|er'?s)|licen[cs]e|dvla|rijbewijs|führerschein|permis/i,
 });
 
-const DOCUMENT_LABEL = '(?:id[ -]?kaart|identiteitskaart|identiteitsbewijs|legitimatiebewijs|paspoort|reisdocument)(?:nummer|nr\\.?)?';
+// The number word glued to the name or apart from it ("ID-kaart nummer SPECI2014": QA 2026-11-27c,
+// sent in clear while "ID-kaart: …" was masked).
+const DOCUMENT_LABEL = '(?:id[ -]?kaart|identiteitskaart|identiteitsbewijs|legitimatiebewijs|paspoort|reisdocument)(?:[ -]?(?:nummer|nr\\.?))?';
 const DOCUMENT_BIT = registerCue(DOCUMENT_LABEL);
 // The label, a colon or "is", then the number; not glued to more letters or digits.
 const DOCUMENT_AFTER = `${DOCUMENT_LABEL}(?![\\p{L}])[ \\t\\u00a0]{0,4}(?::[ \\t\\u00a0]{0,4}|is[ \\t\\u00a0]{1,4}|#[ \\t\\u00a0]{0,2})?([A-NP-Z]{2}[A-NP-Z0-9]{6}[0-9])(?![\\p{L}\\p{N}])`;
@@ -68,5 +70,49 @@ export const dutchDocumentNumberRecognizer: Recognizer = {
   needsDigit: true,
   detect(text: string, _language: Language, scan?: TextScan): Detection[] {
     return findDutchDocumentNumbers(text, scan);
+  },
+};
+
+// An identity card's or a driving licence's number after the document's name in Dutch, German, Spanish,
+// Italian, Polish or Portuguese ("dowód osobisty ABA300000", "carta d'identità CA00000AA",
+// "Führerschein B072RRE2I55", "Cartão de Cidadão 12345678 9 ZZ1"): QA 2026-11-27c, sent in clear,
+// while "Personalausweisnummer L01X00T47" was masked (reference.ts reads the labels that end in a
+// number word). The document's name alone labels the number, maybe followed by its number word, a
+// colon or a verb; the value is six to twelve capitals and digits with a digit among them, or a
+// Cartão de Cidadão's 8 + 1 digits, two letters and a digit in its groups. A word, a year or a count
+// after the name is no number ("Führerschein Klasse B", "dowód osobisty 2020", "carta d'identità
+// scaduta").
+const FOREIGN_DOCUMENT_LABEL =
+  "(?:f(?:ü|ue)hrerschein|rijbewijs|(?:personal)?ausweis|dow[oó]d(?:[ ]osobisty)?|dowodu(?:[ ]osobistego)?|prawo[ ]jazdy|prawa[ ]jazdy|carta[ ]d(?:['’]|i[ ])identit[àa]|patente[ ]di[ ]guida|documento[ ]d[ei][ ]identi(?:dad|t[àa])|permiso[ ]de[ ]conducir|carn[eé][ ]de[ ]conducir|cart[ãa]o[ ]de[ ]cidad[ãa]o|carta[ ]de[ ]condu[çc][ãa]o|bilhete[ ]de[ ]identidade)";
+const FOREIGN_DOCUMENT_BIT = registerCue(FOREIGN_DOCUMENT_LABEL);
+const FOREIGN_NUMBER_WORD = '(?:[ -]?(?:nr\\.?|numer|nummer|n\\.?[º°]|n[uú]mero|no\\.?|number|#))?';
+const FOREIGN_CONNECTOR = '[ \\t\\u00a0]{0,4}(?::[ \\t\\u00a0]{0,4}|(?:is|ist|lautet|to|es|è|é)[ \\t\\u00a0]{1,4})?';
+const FOREIGN_VALUE = '(\\d{8}[ ]?\\d[ ]?[A-Z]{2}\\d|[A-Z0-9]{6,12})(?![\\p{L}\\p{N}])';
+const FOREIGN_AFTER = `${FOREIGN_DOCUMENT_LABEL}(?![\\p{L}])${FOREIGN_NUMBER_WORD}${FOREIGN_CONNECTOR}${FOREIGN_VALUE}`;
+const FOREIGN_G = new RegExp(`(?<![\\p{L}])${FOREIGN_AFTER}`, 'giu');
+const FOREIGN_Y = new RegExp(FOREIGN_AFTER, 'iuy');
+
+export function findForeignDocumentNumbers(text: string, scan?: TextScan): Detection[] {
+  const s = scanOf(text, scan);
+  if (s.digitRuns.length === 0) return [];
+  const [labels] = cuePositions(s, [FOREIGN_DOCUMENT_BIT]);
+  if (labels!.length === 0) return [];
+  const out: Detection[] = [];
+  const matches = new Matcher(FOREIGN_G, s, labels!, { sparse: Infinity, sticky: FOREIGN_Y });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const value = m[1]!;
+    // Written in capitals, with a digit, and not a year or a count alone.
+    if (value !== value.toUpperCase() || !/\d/.test(value) || /^\d{1,6}$/.test(value)) continue;
+    const start = m.index + m[0].length - value.length;
+    out.push({ type: 'ID_NUMBER', start, end: start + value.length, text: value, checksum: false, normalized: value.replace(/ /g, '') });
+  }
+  return out;
+}
+
+export const foreignDocumentNumberRecognizer: Recognizer = {
+  type: 'ID_NUMBER',
+  needsDigit: true,
+  detect(text: string, _language: Language, scan?: TextScan): Detection[] {
+    return findForeignDocumentNumbers(text, scan);
   },
 };

@@ -9,7 +9,7 @@ import { dateOfBirthRecognizer } from './date-of-birth.js';
 import { emailRecognizer } from './email.js';
 import { spelledEmailRecognizer } from './email-spelled.js';
 import { headerNameRecognizer } from './header-name.js';
-import { dutchDocumentNumberRecognizer, ukDrivingLicenceRecognizer } from './identity-document.js';
+import { dutchDocumentNumberRecognizer, foreignDocumentNumberRecognizer, ukDrivingLicenceRecognizer } from './identity-document.js';
 import { ibanRecognizer } from './iban.js';
 import { ipRecognizer } from './ip.js';
 import { nhsNumberCompactRecognizer, nhsNumberRecognizer } from './nhs-number.js';
@@ -21,6 +21,7 @@ import { nirRecognizer } from './nir.js';
 import { codiceFiscaleRecognizer, dniRecognizer, peselRecognizer } from './national-ids-es-it-pl.js';
 import { personRecognizer } from './person.js';
 import { phoneRecognizer } from './phone.js';
+import { nifRecognizer } from './pt.js';
 import { idNumberRecognizer, postcodeRecognizer, referenceRecognizer, sortCodeAccountRecognizer } from './reference.js';
 import { steuerIdRecognizer } from './steuer-id.js';
 import { streetRecognizer } from './street.js';
@@ -37,6 +38,7 @@ export {
   dniRecognizer,
   dutchDocumentNumberRecognizer,
   emailRecognizer,
+  foreignDocumentNumberRecognizer,
   headerNameRecognizer,
   ibanRecognizer,
   idNumberRecognizer,
@@ -45,6 +47,7 @@ export {
   mentionRecognizer,
   nhsNumberCompactRecognizer,
   nhsNumberRecognizer,
+  nifRecognizer,
   ninoLowerCaseRecognizer,
   ninoRecognizer,
   nirRecognizer,
@@ -65,6 +68,8 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   emailRecognizer,
   ibanRecognizer,
   cardRecognizer,
+  // Before the BSN: nine digits after "NIF" that pass both checks are the NIF they are labelled.
+  nifRecognizer,
   bsnRecognizer,
   bsnHyphenatedRecognizer,
   bsnEightDigitRecognizer,
@@ -93,6 +98,7 @@ export const RECOGNIZERS: readonly Recognizer[] = [
   // Identity documents with a form of their own: a British driving licence, a Dutch identity card.
   ukDrivingLicenceRecognizer,
   dutchDocumentNumberRecognizer,
+  foreignDocumentNumberRecognizer,
   // After its label, the plate: an exact tie with another reading of the same characters goes to it.
   licencePlateRecognizer,
   phoneRecognizer,
