@@ -37,6 +37,20 @@ const MONTHS_ES_IT_PL: Array<[number, string[]]> = [
   [12, ['diciembre', 'dicembre', 'grudnia', 'grudzień', 'grudzien']],
 ];
 for (const [n, names] of MONTHS_ES_IT_PL) MONTHS[n - 1]![1].push(...names);
+// Portuguese ones not already among them ("nascido em 12 de março de 1985": QA 2026-11-27c).
+const MONTHS_PT: Array<[number, string[]]> = [
+  [1, ['janeiro']],
+  [2, ['fevereiro']],
+  [3, ['março']],
+  [5, ['maio']],
+  [6, ['junho']],
+  [7, ['julho']],
+  [9, ['setembro']],
+  [10, ['outubro']],
+  [11, ['novembro']],
+  [12, ['dezembro']],
+];
+for (const [n, names] of MONTHS_PT) MONTHS[n - 1]![1].push(...names);
 const MONTH_OF = new Map<string, number>();
 for (const [n, names] of MONTHS) for (const name of names) MONTH_OF.set(name, n);
 // Longest names first so that "juillet" is not read as "jul".
@@ -46,13 +60,14 @@ const MONTH_ALT = [...MONTH_OF.keys()].sort((a, b) => b.length - a.length).join(
 // writes the month out. With a birth cue before the date, "set" or "ago" there are months.
 const ABBREVIATIONS_ES_IT: Array<[number, string[]]> = [
   [1, ['ene', 'gen']],
+  [2, ['fev']],
   [4, ['abr']],
   [5, ['mag']],
   [6, ['giu']],
   [7, ['lug']],
   [8, ['ago']],
   [9, ['set']],
-  [10, ['ott']],
+  [10, ['ott', 'out']],
   [12, ['dic']],
 ];
 const ABBREVIATED_MONTH_OF = new Map(MONTH_OF);
@@ -77,13 +92,14 @@ const DATE = new RegExp(
   'giu',
 );
 
+// Portuguese ones too ("data de nascimento:", "nascido em", "nasci a", "nasceu em").
 // Spanish, Italian and Polish cues too ("Fecha de nacimiento:", "nacida el", "Data di nascita:",
 // "nata il", "Data urodzenia:", "ur."). Italian "nato"/"nata" only before "il", "a" or "l'", as a
 // birth is written ("nato a Roma il …"): "NATO" is an alliance with a founding date. The first
 // person and the Italian past are told as often as the third ("Nací el 5/6/1982 en Sevilla", "nacqui
 // il 3 maggio 1950"; QA 2026-11-27 sent the first in clear).
 const CUE_BEFORE =
-  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|(?<!\p{L})nac[ií](?!\p{L})|(?<!\p{L})nacqu[ei](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\./iu;
+  /geboren|\bgeb\.|geboorte|verjaardag|jarig|\bborn\b|birth|\bdob\b|d\.o\.b|(?<!\p{L})née?(?!\p{L})|naissance|anniversaire|geburt|nacimiento|nacid[oa]s?(?!\p{L})|naci[óo](?!\p{L})|(?<!\p{L})nac[ií](?!\p{L})|(?<!\p{L})nacqu[ei](?!\p{L})|cumpleaños|nascita|(?<!\p{L})nat[oa][ \u00a0](?:il|a|l['’])(?!\p{L})|compleanno|urodz|(?<!\p{L})ur\.|nascimento|(?<!\p{L})nascid[oa]s?(?!\p{L})|(?<!\p{L})nasc(?:i|eu|eram)(?!\p{L})|anivers[áa]rio/iu;
 // What joins the dates of one list: a comma or semicolon, a conjunction of the four languages (and
 // of Spanish, Italian, Polish), or both; nothing else, so a date after other words is not listed.
 const LIST_GAP = /^[ \u00a0]*(?:[,;&][ \u00a0]*)?(?:(?:and|en|und|et|y|e|i|oraz)[ \u00a0]+)?$/u;
