@@ -85,3 +85,35 @@ describe('QA 2026-11-27c: identity documents after their name', () => {
     ]);
   });
 });
+
+describe('QA 2026-11-27c: Portuguese dates of birth', () => {
+  it('masks a date after a Portuguese birth cue, with a Portuguese month', () => {
+    expectMasksAndRestores('data de nascimento: 12/03/1985', 'data de nascimento: [DATE_OF_BIRTH_1]');
+    expectMasksAndRestores('nascido em 12 de março de 1985', 'nascido em [DATE_OF_BIRTH_1]');
+    expectMasksAndRestores('data de nascimento: 12-fev-1985', 'data de nascimento: [DATE_OF_BIRTH_1]');
+  });
+
+  it('leaves other dates', () => {
+    expectUnchanged(['data da fatura: 12/03/1985', 'reunião em 12 de março de 2024', 'a empresa nasceu em 1985', 'marco 12 1985']);
+  });
+});
+
+describe('QA 2026-11-27c: Portuguese addresses and lower-case Spanish, Italian and Polish ones', () => {
+  it('masks a Portuguese street with its postcode and town, in any case', () => {
+    expectMasksAndRestores('moro na Rua Augusta 100, 1100-053 Lisboa', 'moro na [ADDRESS_1]');
+    expectMasksAndRestores('Moro na Rua Augusta 100, 1100-053 Lisboa', 'Moro na [ADDRESS_1]');
+    expectMasksAndRestores('moro na rua augusta 100, 1100-053 lisboa', 'moro na [ADDRESS_1]');
+    expectMasksAndRestores('Travessa do Carmo 12, 1200-095 Lisboa', '[ADDRESS_1]');
+    expectMasksAndRestores('Praça do Comércio 5 em Lisboa', '[ADDRESS_1]');
+  });
+
+  it('masks a lower-case street with its postcode and town', () => {
+    expectMasksAndRestores('vivo en calle mayor 5, 28013 madrid', 'vivo en [ADDRESS_1]');
+    expectMasksAndRestores('abito in via roma 12, 00184 roma', 'abito in [ADDRESS_1]');
+    expectMasksAndRestores('mieszkam na ul. długa 5 m. 3, 00-238 warszawa', 'mieszkam na [ADDRESS_1]');
+  });
+
+  it('leaves "rua" and "via" as words, and lower-case streets without a postcode', () => {
+    expectUnchanged(['a rua tem 3 casas', 'sent via email 2 times', 'il corso python 3', 'the rua 5 of them', 'vivo en calle mayor 5', 'via email 2, 3 times']);
+  });
+});

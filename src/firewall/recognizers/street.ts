@@ -160,14 +160,15 @@ const FR_BACK = 5 * (FR_WORD_MAX + 2);
 const SOUTH_TYPES = new Set(
   `calle c/ avenida avda. av. paseo pº plaza pza. camino carretera ronda travesía glorieta
   via viale piazza piazzale corso largo vicolo strada contrada lungomare
-  ul. ulica al. aleja aleje pl. plac os. osiedle`.split(/\s+/),
+  ul. ulica al. aleja aleje pl. plac os. osiedle
+  rua travessa praça estrada alameda calçada beco`.split(/\s+/),
 );
 const SOUTH_ABBREVIATIONS = new Set(['c/', 'avda.', 'av.', 'pº', 'pza.', 'ul.', 'al.', 'pl.', 'os.']);
-const SOUTH_PARTICLES = new Set(['de', 'del', 'la', 'las', 'los', 'el', 'di', 'della', 'delle', 'dei', 'degli', 'dello', 'da', 'san', 'santa']);
+const SOUTH_PARTICLES = new Set(['de', 'del', 'la', 'las', 'los', 'el', 'di', 'della', 'delle', 'dei', 'degli', 'dello', 'da', 'san', 'santa', 'do', 'dos', 'das']);
 const SOUTH_TYPE_BIT = registerCue(
-  '(?:calle|c/|avenida|avda\\.|av\\.|paseo|pº|plaza|pza\\.|camino|carretera|ronda|travesía|glorieta|via|viale|piazza|piazzale|corso|largo|vicolo|strada|contrada|lungomare|ul\\.|ulica|al\\.|aleja|aleje|pl\\.|plac|os\\.|osiedle)',
+  '(?:calle|c/|avenida|avda\\.|av\\.|paseo|pº|plaza|pza\\.|camino|carretera|ronda|travesía|glorieta|via|viale|piazza|piazzale|corso|largo|vicolo|strada|contrada|lungomare|ul\\.|ulica|al\\.|aleja|aleje|pl\\.|plac|os\\.|osiedle|rua|travessa|praça|estrada|alameda|calçada|beco)',
 );
-const SOUTH_LEAD_BEFORE = /(?:^|[^\p{L}])(?:in|en|a|al|w|na|przy|vivo|abito|mieszkam|residente|domicilio|indirizzo|dirección|direccion|adres|adresse)[ \u00a0:]*$|[:\n][ \u00a0]*$/iu;
+const SOUTH_LEAD_BEFORE = /(?:^|[^\p{L}])(?:in|en|a|al|w|na|no|em|przy|vivo|abito|mieszkam|moro|resido|morada|residente|domicilio|indirizzo|dirección|direccion|adres|adresse)[ \u00a0:]*$|[:\n][ \u00a0]*$/iu;
 const SOUTH_WORD_MAX = 31;
 const SOUTH_BACK = 5 * (SOUTH_WORD_MAX + 2);
 
@@ -175,6 +176,9 @@ const SOUTH_BACK = 5 * (SOUTH_WORD_MAX + 2);
 function southTypeFirstBefore(text: string, at: number): number {
   let i = at;
   let names = 0;
+  // Names in lower case, as chat writes them ("vivo en calle mayor 5, 28013 madrid"): a street only
+  // with its postcode and town after the number (QA 2026-11-27c).
+  let lowerNames = 0;
   // "C/ Mayor, 5", as Spanish often writes it: a comma before the number, after an abbreviated type only.
   let comma = false;
   for (let k = 0; k < 5; k++) {
@@ -204,6 +208,7 @@ function southTypeFirstBefore(text: string, at: number): number {
     }
     const lower = word.toLowerCase();
     if (names > 0 && SOUTH_TYPES.has(lower)) {
+      if (lowerNames > 0) return !comma && postcodeAfterNumber(text, at + 1) ? s : -1;
       if (lower === 'al.' && /(?:^|[^\p{L}])et[ \u00a0]$/u.test(text.slice(Math.max(0, s - 4), s))) return -1; // "et al."
       // "Piazza San Marco 1 day", "Piazza del Campo 11 am", "Calle Larga 22 Marzo": a count, a time
       // or a date, not a house number.
@@ -227,7 +232,11 @@ function southTypeFirstBefore(text: string, at: number): number {
       if (names === 0) return -1;
     } else {
       word = word.replace(/[,;:]$/, '');
-      if (word.length !== i - s || !isCapitalised(word) || /[^\p{L}'’-]/u.test(word) || isNonNameWord(word)) return -1;
+      if (word.length !== i - s || /[^\p{L}'’-]/u.test(word)) return -1;
+      if (!isCapitalised(word)) {
+        if (isFunctionWord(word)) return -1;
+        lowerNames++;
+      } else if (isNonNameWord(word)) return -1;
       names++;
     }
     i = s - 1;
@@ -239,7 +248,7 @@ function southTypeFirstBefore(text: string, at: number): number {
 // colon (a label's: "Carrier:", "Room:"), and the prepositions of the four languages ("at", "op",
 // "nach", "chez") — "meet me at Piazza del Campo 11 am" keeps its time by NOT_A_HOUSE_SOUTH.
 const SOUTH_LEAD_WORD_BEFORE =
-  /(?:^|[^\p{L}])(?:in|en|a|al|w|na|przy|vivo|abito|mieszkam|residente|domicilio|indirizzo|dirección|direccion|adres|adresse|address|at|on|to|from|near|op|aan|naar|bij|te|nach|bei|an|auf|à|au|chez)[ \u00a0:]*$/iu;
+  /(?:^|[^\p{L}])(?:in|en|a|al|w|na|no|em|przy|vivo|abito|mieszkam|moro|resido|morada|residente|domicilio|indirizzo|dirección|direccion|adres|adresse|address|at|on|to|from|near|op|aan|naar|bij|te|nach|bei|an|auf|à|au|chez)[ \u00a0:]*$/iu;
 // After a southern street's number: a count, a time or a date, in the languages a traveller writes.
 const NOT_A_HOUSE_SOUTH =
   /^[ \u00a0]*(?:days?|nights?|weeks?|months?|years?|hours?|hrs?|h|mins?|minutes?|stops?|times|x|am|pm|a\.m\.|p\.m\.|o['’]clock|builds?|modules?|giorn[oi]|nott[ei]|settiman[ae]|or[ae]|volte|fermat[ae]|d[ií]as?|noches?|semanas?|horas?|veces|paradas?|dni|dzień|godz(?:in[ay]?)?|razy|przystan[ek]+|january|february|march|april|june|july|august|september|october|november|december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|listopada|grudnia)(?![\p{L}])/iu;
@@ -370,6 +379,13 @@ function streetWordBefore(text: string, at: number): number {
   return -1;
 }
 
+/** Whether a postcode and its town follow the house number at `p` (and the flat's part). */
+function postcodeAfterNumber(text: string, p: number): boolean {
+  const number = sticky(HOUSE_Y, text, p);
+  if (number < 0) return false;
+  return postcodeTownAfter(text, houseTailEnd(text, number)) > 0;
+}
+
 /** Whether a postcode and town, or a town, follow the house number at `p`. */
 function townAfterNumber(text: string, p: number): boolean {
   const number = sticky(HOUSE_Y, text, p);
@@ -471,14 +487,14 @@ const LABELLED_TOWN_Y = new RegExp(`[ \u00a0]+${TOWN}`, 'uy');
 const POSTCODE_LINK = `(?:([ \u00a0]*[·•|/–—-][ \u00a0]*|[ \u00a0]+(?:in|te|à)[ \u00a0]+)|,?[ \u00a0]*)`;
 const YEAR_LIKE = /^[ \u00a0]*(?:19|20)\d\d(?!\d)/;
 const NL_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}[1-9]\\d{3}[ \u00a0]?[A-Za-z]{2}[ \u00a0]+${TOWN}`, 'uy');
-// (and the Polish "31-019 Kraków")
-const DIGIT_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}(?:(?:[A-Z]-)?\\d{4,5}|\\d{2}-\\d{3})[ \u00a0]+${TOWN}`, 'uy');
+// (and the Polish "31-019 Kraków", the Portuguese "1100-053 Lisboa")
+const DIGIT_POSTCODE_TOWN_Y = new RegExp(`${POSTCODE_LINK}(?:(?:[A-Z]-)?\\d{4,5}|\\d{2}-\\d{3}|\\d{4}-\\d{3})[ \u00a0]+${TOWN}`, 'uy');
 // The town of a home address without a postcode ("Dorpsstraat 12 in Hoogeveen", "14 Mill Lane,
 // Thornbury", "3 rue des lilas à Villeurbanne", "Kerkstraat 12 te Zwolle"): with the street it
 // points to one household, and it was left beside the masked street (decision 0021). A town named
 // on its own ("I flew to Paris") is not read: only right after a street and its number.
 const TOWN_LINKED_Y = new RegExp(
-  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à|a)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
+  `(,[ \u00a0]{0,2}|[ \u00a0](?:in|te|à|a|em)[ \u00a0])${TOWN}(?:[ \u00a0](?:am|an der|aan den|aan de|aan|op|upon|sur)[ \u00a0]\\p{Lu}[\\p{L}'’-]{1,30}(?![\\p{L}\\p{N}]))?`,
   'uy',
 );
 // What may follow a town whose link or case says less: the end of the text, the line or the sentence.
