@@ -117,3 +117,21 @@ describe('QA 2026-11-27c: Portuguese addresses and lower-case Spanish, Italian a
     expectUnchanged(['a rua tem 3 casas', 'sent via email 2 times', 'il corso python 3', 'the rua 5 of them', 'vivo en calle mayor 5', 'via email 2, 3 times']);
   });
 });
+
+describe('QA 2026-11-27c: streets without a postcode as chat writes them', () => {
+  it('masks a lower-case English street after a word of dwelling or a flat, with its town', () => {
+    expectMasksAndRestores('she lives at 22 baker street', 'she lives at [ADDRESS_1]');
+    expectMasksAndRestores('I live at 14 elm grove road, bristol', 'I live at [ADDRESS_1]');
+    expectMasksAndRestores('flat 3, 14 elm grove road, bristol', '[ADDRESS_1]');
+    expectMasksAndRestores('Apt 4B, 221 West 57th Street, New York, NY 10019', '[ADDRESS_1]');
+  });
+
+  it('masks a Dutch street with the number word between street and number', () => {
+    expectMasksAndRestores('ik woon in de Kerkstraat, nummer 12', 'ik woon in de [ADDRESS_1]');
+    expectMasksAndRestores('Ik woon in de Kerkstraat op nummer 12 in Utrecht', 'Ik woon in de [ADDRESS_1]');
+  });
+
+  it('leaves lower-case streets without a word of dwelling, and numbers that are no house', () => {
+    expectUnchanged(['we went to 22 baker street', 'order 22 baker street', 'the 2 way street', 'she lives at 22 and works at 3 main street', 'version 22 main street build']);
+  });
+});

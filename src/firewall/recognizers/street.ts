@@ -37,8 +37,9 @@ const HOUSE_Y = /\d{1,4}(?:[a-zA-Z](?![\p{L}\p{N}])|[-/]\d{1,4}|[ ](?:bis|ter|qu
 const FR_STREET_Y =
   /,?[ \u00a0]+(?:rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|place|quai|route|cours|square|passage|promenade|sentier)(?:[ \u00a0]+(?:de la|de l['’]|du|des|de|d['’]|la|le|les|l['’]|aux|au)(?=[ \u00a0\p{Lu}]))?[ \u00a0]*(?:\p{Lu}[\p{L}'’-]*)(?:[ \u00a0]+(?:(?:de la|du|des|de|d['’]|la|le|les|l['’]|aux|au)[ \u00a0]+)?\p{Lu}[\p{L}'’-]*){0,3}/uy;
 // After the number: an English street ("Elm Grove Road", "Station Lane", "Kings Street").
+// An ordinal among the words, as American streets are numbered ("221 West 57th Street").
 const EN_STREET_Y =
-  /,?[ \u00a0]+(?:\p{Lu}[\p{L}'’-]*[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
+  /,?[ \u00a0]+(?:(?:\p{Lu}[\p{L}'’-]*|\d{1,3}(?:st|nd|rd|th))[ \u00a0]+){1,3}(?:Street|St\.?|Road|Rd\.?|Lane|Ln|Avenue|Ave|Drive|Close|Way|Grove|Crescent|Place|Square|Terrace|Gardens|Court|Row|Mews|Walk|Hill|Parade|Rise)(?![\p{L}\p{N}])/uy;
 const EN_STREET_ANY_CASE_Y =
   /,?[ \u00a0]+(?:\p{L}[\p{L}'’-]{0,30}[ \u00a0]+){1,3}(?:street|st|road|rd|lane|ln|avenue|ave|drive|close|way|grove|crescent|place|square|terrace|gardens|court|row|mews|walk|hill|parade|rise)\.?(?![\p{L}\p{N}])/iuy;
 // After an English street, its town (maybe) and a UK postcode, in any case: ", bristol bs6 7ht".
@@ -46,6 +47,39 @@ const EN_STREET_ANY_CASE_Y =
 const UK_TAIL_MAX = 240;
 const UK_TOWN_POSTCODE_Y =
   /,?[ \u00a0]*(?:\p{L}[\p{L}'’-]{1,30}(?:[ \u00a0]\p{L}[\p{L}'’-]{1,30}){0,2},?[ \u00a0]+)?(?:[a-z]{1,2}\d[a-z\d]?[ \u00a0]?\d[a-z]{2}|gir[ \u00a0]?0aa)(?![\p{L}\p{N}])/iuy;
+// A home's address told in chat, in lower case: "she lives at 22 baker street", "I live at 14 elm
+// grove road, bristol", "flat 3, 14 elm grove road" (QA 2026-11-27c: sent in clear, while "22 Baker
+// Street" was masked). Lower case is no evidence of a street, so only after a word of dwelling, or
+// after a flat's or apartment's number, which an address alone has ("Apt 4B, 221 West 57th
+// Street"); the flat's part is the address's. Read over the EN_DWELLING_WINDOW characters before the
+// number.
+const EN_DWELLING_BEFORE =
+  /(?:(?:^|[^\p{L}])(?:lives?|living|lived|resides?|residing|stay(?:s|ing)?)[ \u00a0]+(?:at|on)|(?:^|[^\p{L}])(?:my|our|her|his|their)[ \u00a0]+(?:home[ \u00a0]+)?address[ \u00a0]+is|((?:^|[^\p{L}])(?:flat|apt\.?|apartment|unit|suite)[ \u00a0]+\d{1,4}[a-z]?,?))[ \u00a0]*:?[ \u00a0]*$/iu;
+const EN_DWELLING_WINDOW = 40;
+// After such a street, its town in any case when it ends the text, the line or the sentence
+// (", bristol"); an American town, state and ZIP code (", New York, NY 10019").
+const EN_TOWN_END_Y = /,[ \u00a0]{0,2}(\p{L}[\p{L}'’-]{1,30}(?:[ \u00a0]\p{L}[\p{L}'’-]{1,30}){0,2})(?=$|[\n.!?;)])/uy;
+const US_TOWN_STATE_ZIP_Y = /,[ \u00a0]{0,2}\p{Lu}[\p{L}'’.-]{1,30}(?:[ \u00a0]\p{Lu}[\p{L}'’.-]{1,30}){0,2},[ \u00a0]{0,2}[A-Z]{2}[ \u00a0]+\d{5}(?:-\d{4})?(?![\p{L}\p{N}])/uy;
+
+/** Where a word of dwelling or a flat's number before the house number at `p` lets its street begin, or -1. */
+function englishDwellingStart(text: string, p: number): number {
+  const from = Math.max(0, p - EN_DWELLING_WINDOW);
+  const m = EN_DWELLING_BEFORE.exec(text.slice(from, p));
+  if (m === null) return -1;
+  if (m[1] === undefined) return p;
+  const flat = from + m.index + m[1].search(/\p{L}/u);
+  return flat;
+}
+
+/** The end of the town (and state and ZIP code) after a street told in chat that ends at `end`, or `end`. */
+function englishTownAfter(text: string, end: number): number {
+  const us = sticky(US_TOWN_STATE_ZIP_Y, text, end);
+  if (us > 0) return us;
+  EN_TOWN_END_Y.lastIndex = end;
+  const m = EN_TOWN_END_Y.exec(text);
+  return m !== null && townWord(firstTownWord(m[1]!)) ? EN_TOWN_END_Y.lastIndex : townAfter(text, end);
+}
+
 // French streets in lower case, as chat writes them ("12 rue de la paix", "5 avenue jean jaurès",
 // "bd voltaire 23"), and in the Belgian order, type first ("Rue de la Loi 16"). In lower case the
 // words of the name are read one by one up to a function word ("… depuis 2019", "… à lyon"), since
@@ -394,6 +428,9 @@ function townAfterNumber(text: string, p: number): boolean {
   return townAfter(text, end) > end;
 }
 
+const NUMBER_WORD_BEFORE = /(?:,[ \u00a0]?|[ \u00a0]+(?:op|auf|am)[ \u00a0]+)(?:huisnummer|hausnummer|nummer|nr\.?|no\.?)[ \u00a0]$/iu;
+const NUMBER_WORD_WINDOW = 20;
+
 const LOWER_CASE_LEAD = /(?:^|[^\p{L}])(?:op|aan|in|de|het|an|auf|am|im|in der|at|on)[ \u00a0]+$/iu;
 
 // German and Dutch streets named without a street word: "Am Rosenhang 4a", "Auf der Heide 12",
@@ -678,6 +715,11 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
     // Street word, then number: "Kastanjelaan 31", "Goethestr. 18".
     if (before === 32 || before === 0xa0) {
       let start = streetWordBefore(text, p - 1);
+      // "in de Kerkstraat, nummer 12", "de Kerkstraat op nummer 12": the number's word between.
+      if (start < 0 && digitsAt(text, p) <= 4) {
+        const word = NUMBER_WORD_BEFORE.exec(text.slice(Math.max(0, p - NUMBER_WORD_WINDOW), p));
+        if (word !== null) start = streetWordBefore(text, p - word[0].length);
+      }
       if (start < 0 && digitsAt(text, p) <= 3) start = prepositionStreetBefore(text, p - 1);
       // After a word of dwelling the street may be longer than its street word says: "Burgemeester de
       // Monchyplein 7". Most texts hold no such word: one test a text spares the walk at every number.
@@ -729,6 +771,17 @@ export function findStreets(text: string, scan?: TextScan): Detection[] {
         push(out, text, p, ukEnd);
         after = ukEnd;
         continue;
+      }
+      // After a word of dwelling or a flat's number, an English street in any case.
+      const dwelling = englishDwellingStart(text, p);
+      if (dwelling >= 0) {
+        const chat = Math.max(end, english > 0 ? english : sticky(EN_STREET_ANY_CASE_Y, text, num));
+        if (chat > 0) {
+          end = englishTownAfter(text, chat);
+          push(out, text, dwelling, end);
+          after = end;
+          continue;
+        }
       }
       if (end > 0) {
         end = townAfter(text, end);
