@@ -135,3 +135,13 @@ describe('QA 2026-11-27c: streets without a postcode as chat writes them', () =>
     expectUnchanged(['we went to 22 baker street', 'order 22 baker street', 'the 2 way street', 'she lives at 22 and works at 3 main street', 'version 22 main street build']);
   });
 });
+
+describe('QA 2026-11-27c: a phone number written with an en dash', () => {
+  it('masks it whole', () => {
+    expectMasksAndRestores('tel 06–12345678', 'tel [PHONE_1]');
+  });
+
+  it('leaves ranges of years and pages', () => {
+    expectUnchanged(['2019–2024', 'pages 120–130 and 140–150', 'van 1998–2004 in Utrecht']);
+  });
+});

@@ -28,7 +28,9 @@ const FALLBACK_REGIONS: CountryCode[] = ['NL', 'BE', 'DE', 'FR', 'GB'];
 // digit. Bounded quantifiers and a single character class: linear time.
 // A comma before the run is a CSV separator ("…@gmail.com,07500 151849"), unless a digit precedes it
 // ("1,234,567").
-const RUN = /(?<![\p{L}\p{N}@_+\-/.])(?<!\d,)(?:\+\s?)?\(?\d[\d ()./-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
+// An en dash is a hyphen as word processors and phones write it ("tel 06–12345678": QA 2026-11-27c,
+// only "12345678" was masked).
+const RUN = /(?<![\p{L}\p{N}@_+\-\u2013/.])(?<!\d,)(?:\+\s?)?\(?\d[\d ()./\u2013-]{5,24}\d(?![\p{L}\p{N}@_]|[.,]\d)/gu;
 const DATE_LIKE = /^(?:\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2})|\d{4}[-./]\d{1,2}[-./]\d{1,2})$/;
 // A date with the time after it, as logs write them: "20241126 093015", "20241126093015",
 // "2024-11-26 09" (the run ends at the time's colon: "2024-11-26 09:30:15.123"), "26/11/2024 0930".
