@@ -126,7 +126,7 @@ const SIGNOFF_LINE =
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
-  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
+  /(?<![\p{L}])(?:ik ben|hier is|dit is|met|i['’]m|i am|this is|it['’]s|je suis|c['’]est|ich bin|hier ist|soy|sono|jestem|(?:hej|cześć|witam)[,!]?[ \u00a0]tu|aqui (?:é|fala)(?:[ \u00a0][ao])?|sou[ \u00a0][ao]|hi|hoi|hallo|hey|dear|beste|lieve|geachte|hello|bonjour|bonsoir|salut|coucou|cher|chère|liebe|lieber|moin|servus|guten tag|groeten|groet|gr\.|mvg|regards|cheers|thanks|thank you|best|sincerely|cordialement|bisous|bises|amitiés|bien à vous|à bientôt|grüßen|grüße|gruß|lg|mfg|vg|bedankt|merci|danke|xoxo|de la part de|signed(?: by)?|getekend(?: door)?|ondertekend door|gez\.|signé(?: par)?|gezeichnet|unterschrieben von|unterzeichnet von|collega|kollege|kollegin|collègue|colleague|contact|contacteer|kontaktieren sie|contactez|call|bel|ruf|appelez|ask|vraag|frag|demandez|e-?mail|mail)[,!:]?[ \u00a0\t]*(?:\n[ \u00a0\t]*)?/giu;
 
 // A German doctor's faculty after "Dr.": "Dr. med. Schäfer", "Dr. med. dent. Jansen", "Dr. rer. nat.
 // Weber". Left out, the title ended at "Dr." and the lower-case "med." stopped the name, which was
@@ -143,11 +143,17 @@ const ITALIAN_TITLES =
 // Wiśniewskiej"); the name after them is declined too, and no list knows it so. "Pan" alone leads
 // English words ("Pan Am", "Pan European"): see polishPanHere.
 const POLISH_TITLES = '(?:Pan(?:em|u|a|ie)?|Pani|Panią)';
+// Spanish and Portuguese forms of address ("El Sr. Martínez llamó", "La Sra. Gutiérrez", "Prezado Sr.
+// Almeida", "doña Pilar", "la Dra. Ruiz", "a Dr.ª Sousa"): none was a title, and the surname went out in
+// clear. "Sr." is also English "senior" ("Sr. Engineer", "John Smith Sr."), and lower-case "don" an
+// English verb: see iberianTitleHere. Capitalised "Don" is an English first name and stays one
+// ("Don Ramírez" is masked whole).
+const IBERIAN_TITLES = '(?:Sr\\.|Sra\\.|Srta\\.|Dra\\.|Dr\\.ª|Dña\\.|Doña|doña|don|sr\\.|sra\\.|srta\\.)';
 // Titles and forms of address (case-sensitive: "Mr" is a title, "mr" is usually not — with its full
 // stop it is the Dutch lawyer's title, which Dutch writes in lower case with the other academic
 // ones: "mr. drs. E.J. van Dam", "dr. M. Kok", "ir.", "ing.", "prof.", "ds.").
 const TITLE_COMMON =
-  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?|${ITALIAN_TITLES}|${POLISH_TITLES})`;
+  `(?:Dhr\\.?|dhr\\.|Mevr\\.?|mevr\\.|Mw\\.|mw\\.|Mevrouw|mevrouw|Meneer|meneer|[Dd]e heer|[Gg]eachte heer|Mejuffrouw|Drs\\.|Ir\\.|Ing\\.|mr\\.|drs\\.|dr\\.|ir\\.|ing\\.|prof\\.|ds\\.|Ds\\.|Mr\\.?|Mrs\\.?|Ms\\.?|Miss|Mx\\.?|Dr\\.?${DOCTOR_FACULTY}|Prof\\.?${DOCTOR_FACULTY}|Sir|Dame|Herrn?|Frau|Hr\\.|Fr\\.|Fräulein|Mme\\.?|Mlle\\.?|Monsieur|monsieur|Madame|madame|Mademoiselle|Ma[iî]tre|Pr\\.?|${ITALIAN_TITLES}|${POLISH_TITLES}|${IBERIAN_TITLES})`;
 // The French "M." (monsieur) is read in every language: a short French message ("Rappeler M.
 // Lefebvre svp") is too short for its language to be told, and was read as English. Outside French
 // text it is checked for what else "M." is (see titleMHere).
@@ -259,6 +265,30 @@ function addressedByOffice(text: string, pos: number): boolean {
   OFFICE_AFTER_TITLE_Y.lastIndex = pos;
   return OFFICE_AFTER_TITLE_Y.test(text);
 }
+
+// The words before a Spanish or Portuguese title: an article, a preposition, a salutation.
+const IBERIAN_BEFORE_TITLE = new Set(
+  'el la los las al del o os ao à do da dos das estimado estimada estimados querido querida prezado prezada prezados distinguido distinguida con com y'.split(' '),
+);
+
+/**
+ * Whether "Sr."/"Sra."/"Srta." or lower-case "don" at `at` is the Spanish or Portuguese title before
+ * the word at `pos`: a name the lists know follows (also without its accents), or an article, a
+ * preposition or a salutation comes before the title ("El Sr. Ruiz", "Estimado Sr. Ibarra"). Not a
+ * role after English "Sr." ("Sr. Engineer", "Sr. Product Manager").
+ */
+function iberianTitleHere(text: string, at: number, pos: number): boolean {
+  const tok = tokenAt(text, pos);
+  if (tok === null || ROLE_WORDS.has(tok) || isNonNameWord(tok)) return false;
+  WORD_AFTER_Y.lastIndex = pos + tok.length;
+  const next = WORD_AFTER_Y.exec(text);
+  if (next !== null && ROLE_WORDS.has(next[1]!)) return false; // "Sr. Software Engineer"
+  if (isSurname(tok) || knownFirst(tok)) return true;
+  const plain = tok.normalize('NFD').replace(/\p{M}/gu, '');
+  if (plain !== tok && (isKnownLastName(plain) || knownFirst(plain))) return true;
+  return text.charCodeAt(at) !== 100 && IBERIAN_BEFORE_TITLE.has(wordBefore(text, at).word);
+}
+const IBERIAN_CHECKED_Y = /(?:Sr|Sra|Srta|sr|sra|srta)\.|don[ \u00a0]/y;
 
 /** Whether "Pan" before `pos` is the Polish title: a first name or a surname the lists or its form know follows ("Pan Jan Nowak", "Pan Kowalski"). */
 function polishPanHere(text: string, pos: number): boolean {
@@ -541,6 +571,8 @@ function initialledName(text: string, pos: number, knownSurname = false): { end:
 // or origin German writes with a capital ("Ich bin Koch", "Ich bin Schweizer").
 // Spanish, Italian and Polish ones too ("soy", "sono", "jestem"): as common before what one is, so
 // they ask the same evidence ("Sono Felice" is how one is, not who).
+// Where one works, after a name one introduces oneself with: "from accounting", "de contabilidad", "vom Vertrieb".
+const AFFILIATION_AFTER_Y = /[ \u00a0](?:from|de|del|da|do|van|von|vom|aus|z|ze)[ \u00a0]\p{L}/uy;
 const SELF_INTRODUCTION = new Set(['ik ben', "i'm", 'i am', 'je suis', 'ich bin', 'soy', 'sono', 'jestem']);
 const WHAT_ONE_IS = new Set(
   'Koch Bauer Schneider Fischer Richter Meister Schüler Schreiber Kaufmann Zimmermann Förster Schäfer Krämer Bürger Schweizer Student Lehrer'.split(' '),
@@ -601,7 +633,14 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
     // Sentence-initial capitals say nothing; accept only when a verb-like lower-case word follows.
     return m[1] !== undefined && /^\p{Ll}/u.test(m[1]);
   }
-  return !DETERMINERS.has(wordBefore(text, start).word);
+  const determiner = wordBefore(text, start).word;
+  if (!DETERMINERS.has(determiner)) return true;
+  // German "an", Spanish and Italian "a" take people ("Schick es an Sabine.", "Mándaselo a Lucía.",
+  // "Mandalo a Giulia."): English writes "an" only before a vowel, and "a" before a name only as an
+  // article of the noun after it ("a Claude session") (QA).
+  if (determiner === 'an') return !/^[AEIOUÄÖÜ]/u.test(token);
+  if (determiner === 'a') return !(m[1] !== undefined && /^\p{Ll}/u.test(m[1]));
+  return false;
 }
 
 // Surnames known by their form where the name lists have none: Slavic -ović/-ević/-ić, Polish
@@ -661,7 +700,9 @@ function knownSurnameAfter(text: string, i: number): number {
 // A lone first name right after a travel word is a town ("naar Florence", "fly into Charlotte",
 // "nach Jena", "via Darwin"): not a person.
 // French "visiter" takes places only (a person is "rendu visite"): "visiter Nancy et Metz".
-const TRAVEL_WORDS = new Set(['naar', 'via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward', 'visiter', 'visite', 'visité', 'visitée', 'visitez', 'visitons']);
+// Not Dutch "naar", which takes people as often ("Stuur het door naar Femke", "De klant vraagt naar
+// Hanneke"): after it only a town of TOWN_NAMES is one (QA).
+const TRAVEL_WORDS = new Set(['via', 'richting', 'into', 'nach', 'richtung', 'vers', 'towards', 'toward', 'visiter', 'visite', 'visité', 'visitée', 'visitez', 'visitons']);
 // After a preposition that also takes people ("to", "à", "in"), only towns that are also first
 // names, and only when a word of travel or dwelling comes shortly before: "fly to Charlotte",
 // "j'habite à Nancy", but "give it to Charlotte".
@@ -879,6 +920,7 @@ function wordBefore(text: string, start: number): { word: string; at: number } {
 function isTownHere(text: string, start: number, token: string): boolean {
   const before = wordBefore(text, start);
   if (TRAVEL_WORDS.has(before.word)) return true;
+  if (before.word === 'naar') return TOWN_NAMES.has(token);
   if (!TOWN_NAMES.has(token) || !PLACE_WORDS.has(before.word)) return false;
   const window = text.slice(Math.max(0, before.at - 40), before.at);
   return TRAVEL_CONTEXT.test(window) && !SPEECH_BEFORE.test(window);
@@ -1084,7 +1126,7 @@ function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, 
 // line of a long one that does). In other text a capitalised title before a lower-case word is a
 // noun and a verb ("Meine Frau hat gestern angerufen", "Mevrouw heeft gebeld", "Monsieur est
 // parti"). The surname may carry particles; a word that is no name ("mr and mrs") is not taken.
-const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur'];
+const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur', 'sr', 'sra', 'srta', 'dña', 'doña'];
 const TITLED_LOWER = new RegExp(
   `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)[ \u00a0]{1,3}` +
     `((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0]){0,3}(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`,
@@ -1101,9 +1143,10 @@ function findTitledLowerCase(text: string, take: (start: number, end: number) =>
   let lineInLowerCase = false;
   TITLED_LOWER.lastIndex = 0;
   for (let m = TITLED_LOWER.exec(text); m; m = TITLED_LOWER.exec(text)) {
+    let chat: boolean;
     if (short) {
       chatStyle ??= aSentenceStartsInLowerCase(text);
-      if (!chatStyle) return;
+      chat = chatStyle;
     } else {
       if (m.index >= lineEnd) {
         lineStart = text.lastIndexOf('\n', m.index) + 1;
@@ -1111,15 +1154,43 @@ function findTitledLowerCase(text: string, take: (start: number, end: number) =>
         if (lineEnd < 0) lineEnd = text.length;
         lineInLowerCase = startsInLowerCase(text, lineStart, lineEnd);
       }
-      if (!lineInLowerCase) continue;
+      chat = lineInLowerCase;
     }
     const name = m[1]!;
     const words = name.split(/[ \u00a0]/);
     const surname = words.at(-1)!.replace(/^(?:o|d)['’]/, '');
     // Particles lead the surname ("de jong"); any other word that is no name ends the reading ("mr and").
     if (isNonNameWord(surname) || (words.length === 1 && isNonNameWord(words[0]!))) continue;
+    // In capitalised text only a surname the lists know, after Dutch or German particles, and not
+    // after an article or a possessive ("Herr mueller hat angerufen", "Mevrouw de vries belde";
+    // but "Meine Frau weiss es", "Monsieur le maire", "Der Herr hat Recht") (QA).
+    // "Sr." is English "senior" too ("John Smith Sr. called"): the strict reading everywhere.
+    if ((!chat || SR_Y.test(m[0])) && !titledSurnameInCapitalisedText(text, m.index, words, surname)) continue;
     take(m.index + m[0].length - name.length, m.index + m[0].length);
   }
+}
+
+const ARTICLE_OR_POSSESSIVE_BEFORE_TITLE = new Set(
+  `meine mein seine sein ihre ihr eure unsere die der eine ein diese dieser jede mijn zijn haar onze uw je jouw de het een die deze elke
+  ma mon sa son ta ton votre notre la le une cette chaque my his her your our their the a an this that every`.split(/\s+/),
+);
+const SR_Y = /^(?:sr|sra|srta)\./iu;
+const STRICT_PARTICLES = new Set(['van', 'de', 'den', 'der', 'ter', 'te', 'von', 'zu']);
+
+/** Whether a lower-case word is a surname the lists know, also as German writes umlauts without them ("mueller"). */
+function knownLowerSurname(word: string): boolean {
+  if (isKnownLastNameLower(word)) return true;
+  if (!/[aou]e/.test(word)) return false;
+  return isKnownLastNameLower(word.replace(/ae/g, 'ä').replace(/oe/g, 'ö').replace(/ue/g, 'ü'));
+}
+
+/** Whether a title at `at` and the lower-case words after it name someone in capitalised text (see findTitledLowerCase). */
+function titledSurnameInCapitalisedText(text: string, at: number, words: string[], surname: string): boolean {
+  for (let k = 0; k < words.length - 1; k++) if (!STRICT_PARTICLES.has(words[k]!)) return false;
+  if (!knownLowerSurname(surname) || isFunctionWord(surname) || SPEECH_VERBS.has(surname) || AMBIGUOUS_LOWER.has(surname)) return false;
+  const cap = surname[0]!.toUpperCase() + surname.slice(1);
+  if (SURNAME_NOUNS.has(cap) || SURNAME_ADJECTIVES.has(cap)) return false;
+  return !ARTICLE_OR_POSSESSIVE_BEFORE_TITLE.has(wordBefore(text, at).word);
 }
 
 // A sentence that gives someone's name, then the name in lower case ("his name is graham
@@ -1134,9 +1205,16 @@ const NAME_GIVING = [
   ...['mon', 'son'].map((p) => `${p} nom est`),
   'ik heet', 'hij heet', 'zij heet', 'ze heet', 'ich heiße', 'ich heisse', 'er heißt', 'sie heißt', 'er heisst', 'sie heisst',
   "je m'appelle", "il s'appelle", "elle s'appelle", 'je m’appelle', 'il s’appelle', 'elle s’appelle',
+  // Spanish, Italian, Polish and Portuguese: "se llama lucía martín", "ma na imię katarzyna" (QA).
+  'me llamo', 'se llama', 'mi nombre es', 'su nombre es', 'mi chiamo', 'si chiama', 'il mio nome è', 'nazywam się', 'nazywa się',
+  'mam na imię', 'ma na imię', 'me chamo', 'se chama', 'chamo-me', 'meu nome é',
 ];
+// "The customer's name is jessica thompson", "the patient's name is …", "your name is …": the
+// name-giving sentence with any possessive before "name is" (QA: only my/his/her/their were read,
+// and a lower-case name in capitalised text went out in clear). The lookbehind is bounded.
+const POSSESSIVE_NAME_IS = "(?<=(?:['’]s|[Tt]he|[Yy]our|[Oo]ur|[Ww]hose)[ \\u00a0])name is";
 const NAMED_LOWER = new RegExp(
-  `(?<![\\p{L}])(?:${NAME_GIVING.flatMap((c) => [c, c[0]!.toUpperCase() + c.slice(1)]).join('|')})[ \\u00a0]{1,3}` +
+  `(?<![\\p{L}])(?:${NAME_GIVING.flatMap((c) => [c, c[0]!.toUpperCase() + c.slice(1)]).join('|')}|${POSSESSIVE_NAME_IS})[ \\u00a0]{1,3}` +
     `(\\p{Ll}[\\p{Ll}'’-]{1,30})(?:[ \\u00a0]{1,3}((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \\u00a0]){0,3}\\p{Ll}[\\p{Ll}'’-]{1,30}))?(?![\\p{L}\\p{N}])`,
   'dgu',
 );
@@ -1288,7 +1366,10 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
   LOWER_PAIR.lastIndex = 0;
   for (let m = LOWER_PAIR.exec(line); m; m = LOWER_PAIR.exec(line)) {
     if (isLowerCaseFirstName(m[1]!) && isLowerCaseSurname(m[3]!)) {
-      take(from + m.index, from + m.index + m[0].length);
+      // "maría garcía lópez": a second surname the lists know (QA: "lópez" was left in clear).
+      const end = lowerSecondSurnameEnd(line, m.index + m[0].length);
+      take(from + m.index, from + end);
+      LOWER_PAIR.lastIndex = end;
       continue;
     }
     // Try again from the second word: it may start the name ("met ruben mulder").
@@ -1317,6 +1398,15 @@ function findLowerCasePairs(text: string, from: number, to: number, take: (start
     if (isLowerCaseFirstName(m[0].slice(0, dash)) && isLowerCaseFirstName(m[0].slice(dash + 1))) take(from + m.index, from + m.index + m[0].length);
   }
 }
+const LOWER_WORD_AFTER_Y = /[ \u00a0](\p{Ll}{2,20})(?![\p{L}\p{N}'’@_-])/uy;
+
+/** End of a lower-case second surname the lists know right after `end` ("garcía| lópez"), or `end`. */
+function lowerSecondSurnameEnd(text: string, end: number): number {
+  LOWER_WORD_AFTER_Y.lastIndex = end;
+  const m = LOWER_WORD_AFTER_Y.exec(text);
+  return m !== null && isLowerCaseSurname(m[1]!) && !isFunctionWord(m[1]!) && !SPEECH_VERBS.has(m[1]!) ? LOWER_WORD_AFTER_Y.lastIndex : end;
+}
+
 const LOWER_CUE =
   "voor|met|namens|aan|bij|tegen|en|hoi|hey|hi|hallo|dag|to|with|for|from|and|cc|ping|dear|hello|tell|ask|so|maybe|pour|avec|chez|à|et|salut|coucou|an|mit|für|bei|von|und|frag|sag|moin|" +
   "man|vrouw|zoon|dochter|broer|zus|moeder|vader|schoonmoeder|schoonvader|buurman|buurvrouw|collega|oma|opa|tante|oom|vriend|vriendin|" +
@@ -1677,6 +1767,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       if (mode === 'title' && GERMAN_ARTICLE_Y.test(text.slice(pos, pos + 4)) && /^(?:Herrn?|Frau)[ \u00a0]+$/u.test(m[0])) continue;
       if (mode === 'title' && language !== 'fr' && text.startsWith('M.', m.index) && !titleMHere(text, m.index, pos)) continue;
       if (mode === 'title' && text.startsWith('Pan ', m.index) && !polishPanHere(text, pos)) continue;
+      if (mode === 'title' && stickyAt(IBERIAN_CHECKED_Y, text, m.index) > 0 && !iberianTitleHere(text, m.index, pos)) continue;
       // "Szanowny Panie Prezesie", "Pani Dyrektor", "Egregio sig. Direttore", "Herr Präsident": a
       // title before an office addresses its holder by the office, and no name follows (QA).
       if (mode === 'title' && addressedByOffice(text, pos)) continue;
@@ -1686,7 +1777,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       let name = parseName(text, pos, mode, language);
       const introduction = mode === 'weak' && isSelfIntroduction(m[0]);
       // "I'm Fine": after a self-introduction a lone first name that is also a word is how one is.
-      if (name !== null && introduction && name.tokens === 1 && AMBIGUOUS.has(name.first)) name = null;
+      // But "soy Alba de contabilidad", "I'm Grace from accounting": where one works says who (QA).
+      if (name !== null && introduction && name.tokens === 1 && AMBIGUOUS.has(name.first) && stickyAt(AFFILIATION_AFTER_Y, text, name.end) < 0) name = null;
       // Initials after a sign-off or a contact cue ("Best, A. Smith", "call J. de Vries"): tried
       // only where a capital and a full stop follow.
       if (!name && mode === 'weak' && text.charCodeAt(pos + 1) === 46) {
@@ -1794,7 +1886,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     // An unknown capitalised token directly followed by a known surname ("Hanneke Kramer"), or by an
     // Irish particle and a surname ("Ciarán Ó Súilleabháin").
     const end = knownSurnameAfter(text, start + tok.length);
-    if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase())) {
+    if (end > 0 && acceptableToken(tok) && tok.length >= 2 && tok !== tok.toUpperCase() && !TRAVEL_WORDS.has(tok.toLowerCase()) && tok !== 'Naar') {
       // "Bäckerei Müller", "Klingel Möller", "Garage Bakker": a noun names the place, the surname the person.
       const from = isNounBeforeSurname(tok) || VERBS_BEFORE_A_PERSON.has(tok) ? stickyAt(SPACE_Y, text, start + tok.length) : start;
       takeName(from, end);

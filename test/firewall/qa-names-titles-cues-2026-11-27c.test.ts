@@ -1,0 +1,66 @@
+import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
+
+// QA round 2026-11-27c: names after cues, titles and prepositions, in the case they were written.
+
+describe('firewall QA 2026-11-27c: names after cues, titles and prepositions', () => {
+  it('reads a lower-case name after any possessive "name is" in capitalised text', () => {
+    expectMasksAndRestores("The customer's name is jessica thompson.", "The customer's name is [PERSON_1].");
+    expectMasksAndRestores('Your name is sarah, right?', 'Your name is [PERSON_1], right?');
+    expectUnchanged(['The file name is config.', 'Your name is not important.', "The project's name is phoenix rising."]);
+  });
+
+  it('reads a lower-case surname the lists know after a title in capitalised text', () => {
+    expectMasksAndRestores('Herr mueller hat angerufen', 'Herr [PERSON_1] hat angerufen');
+    expectMasksAndRestores('Frau schmidt hat angerufen', 'Frau [PERSON_1] hat angerufen');
+    expectMasksAndRestores('Mevrouw de vries belde', 'Mevrouw [PERSON_1] belde');
+    expectMasksAndRestores('Mme lefebvre a appelé', 'Mme [PERSON_1] a appelé');
+    expectUnchanged([
+      'Meine Frau hat gestern angerufen',
+      'Meine Frau weiss es.',
+      'Der Herr hat Recht.',
+      'Mevrouw heeft gebeld.',
+      'Monsieur le maire a dit non.',
+      'Madame est servie.',
+    ]);
+  });
+
+  it('reads Spanish and Portuguese titles: Sr., Sra., Dra., Dr.ª, doña, don', () => {
+    expectMasksAndRestores('El Sr. Martínez llamó ayer.', 'El Sr. [PERSON_1] llamó ayer.');
+    expectMasksAndRestores('La Sra. Gutiérrez pidió el reembolso.', 'La Sra. [PERSON_1] pidió el reembolso.');
+    expectMasksAndRestores('Estimado Sr. Domínguez:', 'Estimado Sr. [PERSON_1]:');
+    expectMasksAndRestores('Estimada Sra. Ibarrondo:', 'Estimada Sra. [PERSON_1]:');
+    expectMasksAndRestores('Sr. garcía llamó', 'Sr. [PERSON_1] llamó');
+    expectMasksAndRestores('O Sr. Almeida ligou ontem.', 'O Sr. [PERSON_1] ligou ontem.');
+    expectMasksAndRestores('Prezado Sr. Almeida,', 'Prezado Sr. [PERSON_1],');
+    expectMasksAndRestores('Don Ramírez y doña Pilar vinieron.', '[PERSON_1] y doña [PERSON_2] vinieron.');
+    expectMasksAndRestores('Habló con don Ramírez.', 'Habló con don [PERSON_1].');
+    expectUnchanged([
+      "Don't go.",
+      'They don Kevlar vests.',
+      'We hired a Sr. Engineer and a Sr. Software Engineer.',
+      'Position: Sr. Data Scientist',
+    ]);
+    expectMasksAndRestores('John Smith Sr. called.', '[PERSON_1] Sr. called.');
+  });
+
+  it('reads a first name after Dutch "naar", German "an", Spanish and Italian "a"', () => {
+    expectMasksAndRestores('Stuur het door naar Femke.', 'Stuur het door naar [PERSON_1].');
+    expectMasksAndRestores('De klant vraagt naar Hanneke.', 'De klant vraagt naar [PERSON_1].');
+    expectMasksAndRestores('Schick es an Sabine.', 'Schick es an [PERSON_1].');
+    expectMasksAndRestores('Mándaselo a Lucía.', 'Mándaselo a [PERSON_1].');
+    expectMasksAndRestores('Mandalo a Giulia.', 'Mandalo a [PERSON_1].');
+    expectUnchanged(['ik ging naar Utrecht', 'Ik ga naar Florence.', 'Schick es an Amazon.', 'Vamos a Madrid.', 'It runs a Claude session.']);
+  });
+
+  it('reads name cues in chat case and in Spanish, Polish and Portuguese introductions', () => {
+    expectMasksAndRestores('se llama lucía martín', 'se llama [PERSON_1]');
+    expectMasksAndRestores('hola soy maría garcía lópez de barcelona', 'hola soy [PERSON_1] de barcelona');
+    expectMasksAndRestores('ma na imię katarzyna', 'ma na imię [PERSON_1]');
+    expectMasksAndRestores('Hej, tu Kasia z księgowości.', 'Hej, tu [PERSON_1] z księgowości.');
+    expectMasksAndRestores('Kasia is ziek vandaag.', '[PERSON_1] is ziek vandaag.');
+    expectMasksAndRestores('Oi, aqui é a Inês do RH.', 'Oi, aqui é a [PERSON_1] do RH.');
+    expectMasksAndRestores('Hola, soy Alba de contabilidad.', 'Hola, soy [PERSON_1] de contabilidad.');
+    expectMasksAndRestores("I'm Grace from accounting.", "I'm [PERSON_1] from accounting.");
+    expectUnchanged(["I'm Fine at home.", 'Sono Felice di conoscerti.', 'se llama como el río', 'ma na imię po babci']);
+  });
+});
