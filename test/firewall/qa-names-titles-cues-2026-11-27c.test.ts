@@ -63,4 +63,46 @@ describe('firewall QA 2026-11-27c: names after cues, titles and prepositions', (
     expectMasksAndRestores("I'm Grace from accounting.", "I'm [PERSON_1] from accounting.");
     expectUnchanged(["I'm Fine at home.", 'Sono Felice di conoscerti.', 'se llama como el río', 'ma na imię po babci']);
   });
+
+  it('leaves a team or department signing under a closing, and reads a first name under "Gr,"', () => {
+    expectUnchanged([
+      'Saludos,\nEquipo de soporte',
+      'Cordiali saluti,\nUfficio Acquisti',
+      'Pozdrawiam,\nDział Obsługi Klienta',
+      'Best,\nEngineering',
+      'Mehl 500 gr,\nZucker 200 gr',
+    ]);
+    expectMasksAndRestores('Saludos,\nLucía', 'Saludos,\n[PERSON_1]');
+    expectMasksAndRestores('Gr,\nHans', 'Gr,\n[PERSON_1]');
+    expectMasksAndRestores(
+      'Hi, ich bin der Tobias vom Vertrieb, kannst du mir helfen?',
+      'Hi, ich bin der [PERSON_1] vom Vertrieb, kannst du mir helfen?',
+    );
+  });
+
+  it('leaves developer tools, brands, places and ideas named like people', () => {
+    expectUnchanged([
+      'Hugo for the static site',
+      'Setup: Kafka, Cassandra, Hadoop',
+      'Use Jackson for JSON and Lombok',
+      'Hudson is deprecated. Also Travis CI.',
+      "Dr. Martens boots, Levi's jeans",
+      'La tienda de Zara y Mango',
+      'the Monroe Doctrine',
+      "Newton's third law",
+      'the Marie Kondo method',
+      'Check out the Mona Lisa',
+      'Lake Louise',
+      'Zwarte Piet',
+      'Rob the bank scenario in our game design doc',
+      'Die Lilie ist weiß',
+      'I bought a mango and a banana.',
+    ]);
+    expectMasksAndRestores('Hugo called about the invoice.', '[PERSON_1] called about the invoice.');
+    expectMasksAndRestores('Travis has two jobs and runs tests.', '[PERSON_1] has two jobs and runs tests.');
+    expectMasksAndRestores('Zara is ill today.', '[PERSON_1] is ill today.');
+    expectMasksAndRestores('Rob called the bank.', '[PERSON_1] called the bank.');
+    expectMasksAndRestores('Louise lives by the lake.', '[PERSON_1] lives by the lake.');
+    expectMasksAndRestores('Marie Kondo visited us.', '[PERSON_1] visited us.');
+  });
 });

@@ -81,7 +81,7 @@ const AMBIGUOUS = new Set(
   Bas Dean Page Rich Hardy Noble Tom Mercy Rain Geneva Siena Verona Odessa Milano London Santiago
   Joke Harm Ton Rien Dick Ferry Riet Elke Toon Leen Lies Lode Mien Reiner Rosette Wolfram Églantine Koos Jena
   Lui Roma Florida Gentile
-  Bruto Oma Tor El`
+  Bruto Oma Tor El Lilie`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -122,7 +122,7 @@ const STRONG_CUE = new RegExp(
 // messages ("Thanks in advance,", "Dank je wel,", "Vielen Dank!", "Merci d'avance,", "Merci !", and
 // the Spanish, Italian and Polish closings): a first name under them was sent in clear.
 const SIGNOFF_LINE =
-  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again| in advance)?|thank you(?: (?:so|very) much| in advance)?|dank (?:je|u) ?wel|(?:alvast )?bedankt|vielen dank(?: im voraus)?|danke(?: schön| sehr)?|merci(?: d['’]avance| beaucoup| bien)?|grazie(?: mille| in anticipo)?|(?:cordiali |distinti )?saluti|(?:un )?saludos?|(?:muchas )?gracias(?: de antemano| por adelantado)?|atentamente|pozdrawiam|dzi[ęe]kuj[ęe](?: bardzo)?|dzi[ęe]ki|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße)[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
+  /(?<![\p{L}])(?:(?:met )?vriendelijke groet(?:en)?|(?:hartelijke |veel |lieve )?groet(?:en|jes)?|liefs|mvg|(?:kind |best |warm )?regards|best wishes|all the best|take care|best|cheers|(?:many )?thanks(?: (?:so|very) much| a lot| again| in advance)?|thank you(?: (?:so|very) much| in advance)?|dank (?:je|u) ?wel|(?:alvast )?bedankt|vielen dank(?: im voraus)?|danke(?: schön| sehr)?|merci(?: d['’]avance| beaucoup| bien)?|grazie(?: mille| in anticipo)?|(?:cordiali |distinti )?saluti|(?:un )?saludos?|(?:muchas )?gracias(?: de antemano| por adelantado)?|atentamente|pozdrawiam|dzi[ęe]kuj[ęe](?: bardzo)?|dzi[ęe]ki|(?:yours )?sincerely|(?:bien )?cordialement|bien à vous|salutations(?: distinguées)?|bisous|bises|amitiés|(?:bonne|belle) (?:journée|soirée)|mit freundlichen grüßen|(?:viele|beste|liebe|herzliche) grüße|lg|mfg|vg|gruß|grüße|(?<!\d[ \u00a0]?)gr(?=[ \t]*,))[ \t]*(?:[,!.][ \t]*)?\n[ \t]*/giu;
 
 // Weak cues: a following name must be in the gazetteer (ambiguous names are then accepted).
 const WEAK_CUE =
@@ -177,7 +177,7 @@ export function leadingTitleLength(value: string): number {
 // fictional characters and titles too ("Harry Potter en de Steen der Wijzen", "Romeo en Julia",
 // "Sherlock Holmes"): a book or film spoken of names no one.
 const EPONYM =
-  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]?s|Johnnie Walker|Jim Beam|Tony['’]?s? Chocolonely|Galeries Lafayette|Marie Claire|Brandenburger Tor|Elizabeth [Ll]ine|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Max Mara|Jan Linders|Henri Willig|Ho Chi Minh|Louis Pion|Harry Potter|Sherlock Holmes|Peter Pan|Mary Poppins|Steen der Wijzen|Stein der Weisen|Rom[eé]o (?:en|and|und|et|e|y) Juli(?:a|et|ette|e)|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
+  /(?:Albert Heijn|Tommy Hilfiger|Hugo Boss|Louis Vuitton|Calvin Klein|Ralph Lauren|Christian Dior|Yves Saint Laurent|Giorgio Armani|Karl Lagerfeld|Jean Paul Gaultier|Marc O['’]Polo|Michael Kors|Ted Baker|Tom Tailor|Jack Wolfskin|Tim Hortons|Mercedes[- ]Benz|Walt Disney|Anne Frank (?:Huis|House|Haus|Stichting)|Johan Cruijff (?:ArenA|Arena)|Philips Stadion|Jeroen Bosch Ziekenhuis|Max Planck|Fraunhofer|Robert Koch|Charles de Gaulle|Georges Pompidou|Ben & Jerry['’]s|Marks & Spencer|Track (?:&|and|en) Trace|Johnson & Johnson|Fortnum & Mason|Dolce & Gabbana|Procter & Gamble|Abercrombie & Fitch|Barnes & Noble|Ernst & Young|Crabtree & Evelyn|Tate & Lyle|Lea & Perrins|Moët & Chandon|Victoria['’]s Secret|Simon Lévelt|Jacques Vabre|Douwe Egberts|Van Haren|Bonne Maman|Ben Sherman|Jack Daniel['’]?s|Johnnie Walker|Jim Beam|Tony['’]?s? Chocolonely|Galeries Lafayette|Marie Claire|Brandenburger Tor|Elizabeth [Ll]ine|Dr\. Oetker|Ritter Sport|Hugo Boss|Marc Jacobs|Paul Smith|Jean Louis David|Leroy Merlin|Franck Provost|Camille Albane|Jacques Dessange|Yves Rocher|Guy Degrenne|Claude Bernard|Anne Fontaine|Louis Delhaize|Otto Kern|Hans Anders|Max Mara|Jan Linders|Henri Willig|Ho Chi Minh|Louis Pion|Harry Potter|Sherlock Holmes|Peter Pan|Mary Poppins|Steen der Wijzen|Stein der Weisen|Rom[eé]o (?:en|and|und|et|e|y) Juli(?:a|et|ette|e)|Dr\. Martens|Levi['’]s(?=[ \u00a0](?:[Jj]eans|[Dd]enim|501|[Ss]tores?|[Ss]hops?|[Jj]ackets?))|Levi Strauss|Mona Lisa|Zwarte Piet|Claude (?:Code|Opus|Sonnet|Haiku|Agent|Desktop|Instant|Pro|Max|Team|Enterprise|API|SDK|\d))(?![\p{L}])/uy;
 
 const EPONYM_KEYS = wordPrefixFilter(EPONYM.source).keys;
 
@@ -421,6 +421,8 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
     if (viaParticle) j = p;
     const tok = tokenAt(text, j);
     if (!tok || !acceptableToken(tok) || (tokens >= 2 && ROLE_WORDS.has(tok))) break;
+    // "der Tobias vom Vertrieb", "Anna von Marketing": where one works, not a surname's particle (QA).
+    if (viaParticle && (ORGANISATION_WORDS.has(tok.toLowerCase()) || ROLE_WORDS.has(tok) || (VOM_Y.test(text.slice(j - 4, j)) && !isSurname(tok)))) break;
     // "mevrouw Hendriks op de Dorpsstraat 12": a particle after a surname leads the street the
     // address takes, not the rest of the name; read as the name, the longer address won the
     // overlap and the name was sent in clear.
@@ -456,6 +458,7 @@ function parseName(text: string, pos: number, mode: Mode, language: Language): {
   return { end: i, tokens, first };
 }
 
+const VOM_Y = /^(?:vom|zum|zur)[ \u00a0]$/u;
 const STREET_ENDING = /(?:straat|laan|weg|plein|gracht|kade|singel|dijk|straße|strasse|platz|allee|gasse)$/iu;
 
 /** Whether the word at `at` names a street: a house number after it, or a street word ending it. */
@@ -615,6 +618,65 @@ const TECH_AFTER = new Set(
 const SHOP_AFTER_POSSESSIVE_Y =
   /['’]s[ \u00a0](?:Bakery|Bakehouse|Kitchen|Caf[eé]|Coffee|Diner|Bistro|Restaurant|Pizzeria|Trattoria|Pub|Bar|Grill|Deli|Shop|Store|Boutique|Salon|Barbers?|Garage|Bakkerij|Kapsalon|Inn|Tavern|Tea[ \u00a0]?Room|Patisserie|Pâtisserie|Florist|Flowers|Books|Bookshop|Records|Hair|Nails|Beauty|Spa|Cakes|Donuts|Burgers|Pizza|Fish[ \u00a0]Bar|Market|Pantry|Creamery|Ice[ \u00a0]Cream)(?![\p{L}])/uy;
 
+// First names that are also English verbs, and the words that follow such a verb as its object.
+const VERB_NAMES = new Set(['Rob', 'Grant', 'Jimmy', 'Josh', 'Nick', 'Jack', 'Con', 'Hector', 'Badger']);
+const OBJECT_WORDS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'his', 'her', 'their', 'its', 'this', 'that', 'these', 'those', 'them', 'him', 'me', 'us', 'it', 'everyone', 'all']);
+
+// Developer tools named like people ("Hugo for the static site", "Setup: Kafka, Cassandra, Hadoop",
+// "Use Jackson for JSON", "Hudson is deprecated", "Travis CI"): alone, with software spoken of
+// within reach, the tool (QA). As with programming languages, words that speak of people too
+// ("package", "team", "project") do not count.
+const TOOLS_NAMED_LIKE_PEOPLE = new Set(['hugo', 'jackson', 'hudson', 'travis', 'cassandra', 'jenkins', 'jasmine', 'karma', 'ember', 'aurora', 'jasper', 'gatsby', 'sentry', 'nomad', 'consul', 'quarkus', 'celery']);
+const TECH_TALK =
+  /(?<![\p{L}])(?:json|yaml|xml|api|sdk|ci\/cd|pipelines?|deploy\w*|deprecated|framework|librar(?:y|ies)|plugins?|servers?|databases?|clusters?|docker|kubernetes|k8s|kafka|hadoop|lombok|maven|gradle|npm|github|gitlab|static site|site generator|config\w*|jvm|hibernate|aws|gcp|azure|redis|postgres\w*|mysql|mongodb|elasticsearch|nginx|serializ\w*|deserializ\w*|markdown|repos?|open[ -]source)(?![\p{L}])/iu;
+const TECH_ACRONYMS = /(?<![\p{L}])(?:CI|CD)(?![\p{L}])/u;
+const TECH_TALK_WINDOW = 80;
+
+/** Whether the lone name at [start, end) is a developer tool, by the software spoken of around it. */
+function toolHere(text: string, start: number, end: number, name: string): boolean {
+  if (!TOOLS_NAMED_LIKE_PEOPLE.has(name.toLowerCase())) return false;
+  const before = text.slice(Math.max(0, start - TECH_TALK_WINDOW), start);
+  const after = text.slice(end, end + TECH_TALK_WINDOW);
+  return TECH_TALK.test(before) || TECH_TALK.test(after) || TECH_ACRONYMS.test(before) || TECH_ACRONYMS.test(after) || CODE_TALK.test(after);
+}
+
+// Shops' brands beside which a firm named like a person is the brand too ("La tienda de Zara y
+// Mango", "Zara, H&M en Primark"), and the shop's words before one ("tienda de Zara") (QA).
+const SHOP_BRANDS = new Set('mango primark bershka uniqlo stradivarius oysho lefties zalando shein asos h&m c&a hema action ikea lidl aldi nike adidas puma'.split(' '));
+const BRAND_LIST_NEXT_Y = /(?:,|[ \u00a0]*\/|[ \u00a0]+(?:and|or|en|of|und|oder|et|ou|y|e|i|o))[ \u00a0]+([\p{L}&]{2,20})/uy;
+const BRAND_LIST_BEFORE = /([\p{L}&]{2,20})(?:,|[ \u00a0]*\/|[ \u00a0]+(?:and|or|en|of|und|oder|et|ou|y|e|i|o))[ \u00a0]+$/u;
+const SHOP_BEFORE = /(?:^|[^\p{L}])(?:tiendas?|winkels?|shops?|stores?|boutiques?|magasins?|negozio|negozi|sklep|lojas?|laden|filiale)[ \u00a0]+(?:(?:de|del|van|bij|of|at|di|du|von|bei|da|do)[ \u00a0]+)?(?:(?:la|the|de|der)[ \u00a0]+)?$/iu;
+
+/** Whether the lone name at [start, end) is a firm's brand: one of those named like people, by a shop's word or a brand beside it. */
+function brandHere(text: string, start: number, end: number, name: string): boolean {
+  if (!FIRMS_NAMED_LIKE_PEOPLE.has(name)) return false;
+  if (SHOP_BEFORE.test(text.slice(Math.max(0, start - 24), start))) return true;
+  BRAND_LIST_NEXT_Y.lastIndex = end;
+  const next = BRAND_LIST_NEXT_Y.exec(text);
+  if (next !== null && SHOP_BRANDS.has(next[1]!.toLowerCase())) return true;
+  const previous = BRAND_LIST_BEFORE.exec(text.slice(Math.max(0, start - 28), start));
+  return previous !== null && SHOP_BRANDS.has(previous[1]!.toLowerCase());
+}
+
+// "the Monroe Doctrine", "the Marie Kondo method", "the Heimlich manoeuvre": after "the", a name
+// before (or ending in) one of these words names an idea, not a person (QA).
+const THING_WORDS = new Set(
+  `doctrine method methods principle principles effect theorem paradox law laws rule equation conjecture hypothesis technique
+  approach test scale index diet formula constant curve distribution manoeuvre maneuver protocol procedure criteria
+  criterion syndrome era administration plan treaty`.split(/\s+/),
+);
+const WORD_RIGHT_AFTER_Y = /[ \u00a0](\p{L}{2,16})(?![\p{L}])/uy;
+
+/** Whether the name at [start, end), after "the", names an idea, a method or a law (see THING_WORDS). */
+function namesAThing(text: string, start: number, end: number): boolean {
+  if (wordBefore(text, start).word !== 'the') return false;
+  const last = text.slice(text.lastIndexOf(' ', end - 1) + 1, end);
+  if (last !== text.slice(start, end) && THING_WORDS.has(last.toLowerCase())) return true;
+  WORD_RIGHT_AFTER_Y.lastIndex = end;
+  const next = WORD_RIGHT_AFTER_Y.exec(text);
+  return next !== null && THING_WORDS.has(next[1]!.toLowerCase());
+}
+
 /** A lone gazetteer first name: accept unless it could be an ordinary word here. */
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
@@ -631,6 +693,8 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
   const before = text.slice(Math.max(0, start - 4), start);
   if (SENTENCE_START.test(before) || start === 0) {
     // Sentence-initial capitals say nothing; accept only when a verb-like lower-case word follows.
+    // "Rob the bank", "Grant them access": a first name that is also a verb, before its object (QA).
+    if (m[1] !== undefined && VERB_NAMES.has(token) && OBJECT_WORDS.has(m[1])) return false;
     return m[1] !== undefined && /^\p{Ll}/u.test(m[1]);
   }
   const determiner = wordBefore(text, start).word;
@@ -1534,7 +1598,8 @@ const PLACE_PREPOSITIONS_NL = new Set(['in', 'naar', 'bij', 'uit', 'vanuit', 'op
 // "Monte Carlo"): read as a lone first name mid-sentence, "San [PERSON_1]" was sent and the model
 // no longer knew the town. A title or a strong cue still reads a person ("Mr. San Juan").
 // The window is the longest saint's word, its space, and the character before it.
-const SAINT_BEFORE = /(?:^|[^\p{L}\p{N}])(?:San|Santa|Santo|Santi|São|Sao|Saint|Sainte|Saints|St\.?|Ste\.?|Sankt|Sint|Szent|Puerto|Porto|Costa|Monte)[ \u00a0]$/u;
+// "Lake Louise", "Mount Hope", "Cape Ann", "Fort William", "Port Elizabeth", "Loch Katrine" (QA).
+const SAINT_BEFORE = /(?:^|[^\p{L}\p{N}])(?:San|Santa|Santo|Santi|São|Sao|Saint|Sainte|Saints|St\.?|Ste\.?|Sankt|Sint|Szent|Puerto|Porto|Costa|Monte|Lake|Mount|Mt\.?|Cape|Fort|Port|Loch|Lac)[ \u00a0]$/u;
 const SAINT_WINDOW = 9;
 
 function afterSaintWord(text: string, start: number): boolean {
@@ -1545,6 +1610,7 @@ function afterSaintWord(text: string, start: number): boolean {
 function namesAPlaceOrHonour(text: string, start: number, end: number): boolean {
   HONOUR_AFTER_Y.lastIndex = end;
   if (HONOUR_AFTER_Y.test(text) || namesAStreet(text, start, end) || afterSouthernStreetType(text, start) || afterSaintWord(text, start)) return true;
+  if (namesAThing(text, start, end)) return true;
   const before = wordBefore(text, start);
   if (ROOM_BEFORE.has(before.word)) return true;
   // "in het Antoni van Leeuwenhoek", "naar het Erasmus": Dutch puts the neuter article before a
@@ -1563,7 +1629,10 @@ const ORGANISATION_WORDS = new Set(
   verzekeringen assurances office department administration club association society union council stadtwerke gemeente
   gemeinde stadt stadtverwaltung klantenservice kundenservice kundendienst helpdesk servicedesk redaktion redactie
   marketing sales ops operations finance legal hr recruitment communications communicatie marketingteam sales-team
-  inkoop verkoop afdeling abteilung vertrieb einkauf buchhaltung personalabteilung ventes achats comptabilité`.split(/\s+/),
+  inkoop verkoop afdeling abteilung vertrieb einkauf buchhaltung personalabteilung ventes achats comptabilité
+  engineering accounting purchasing procurement billing payroll compliance facilities security research devops infrastructure
+  equipo equipa departamento soporte suporte atención atendimento servicio serviço ventas compras contabilidad administración
+  ufficio reparto servizio assistenza amministrazione acquisti vendite contabilità dział zespół biuro obsługi obsługa`.split(/\s+/),
 );
 // A possessive or an article opening the line: "Ihre Stadtwerke München", "Your Acme team", "Het
 // team van …" ("De" leads Dutch surnames and is left out).
@@ -1863,7 +1932,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       const name = parseName(text, start, 'gazetteer', language);
       if (!name) continue;
       const afterKin = KINSHIP_BEFORE.has(wordBefore(text, start).word.toLowerCase());
-      if (name.tokens === 1 && ((!afterKin && !loneNameOk(text, start, name.end, tok)) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok))) continue;
+      if (name.tokens === 1 && ((!afterKin && !loneNameOk(text, start, name.end, tok)) || isTownHere(text, start, tok) || programmingLanguageHere(text, start, name.end, tok) || toolHere(text, start, name.end, tok) || brandHere(text, start, name.end, tok))) continue;
       takeName(start, name.end);
       tokens.lastIndex = Math.max(tokens.lastIndex, name.end);
       continue;
