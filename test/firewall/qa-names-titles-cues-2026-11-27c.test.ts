@@ -105,4 +105,19 @@ describe('firewall QA 2026-11-27c: names after cues, titles and prepositions', (
     expectMasksAndRestores('Louise lives by the lake.', '[PERSON_1] lives by the lake.');
     expectMasksAndRestores('Marie Kondo visited us.', '[PERSON_1] visited us.');
   });
+
+  it('reads a first name before a bracketed note, a count of days, or first in a list of first names', () => {
+    expectMasksAndRestores('Jennifer (flu) and Michael (back pain) are off today.', '[PERSON_1] (flu) and [PERSON_2] (back pain) are off today.');
+    expectMasksAndRestores(
+      'Sick: Jennifer (flu), Michael (back pain), Stephanie (burnout)',
+      'Sick: [PERSON_1] (flu), [PERSON_2] (back pain), [PERSON_3] (burnout)',
+    );
+    expectMasksAndRestores(
+      'Sick leave overview: Daan 3 days, Noor 5 days, Sem 1 day, Lotte 2 days, Finn 4 days',
+      'Sick leave overview: [PERSON_1] 3 days, [PERSON_2] 5 days, [PERSON_3] 1 day, [PERSON_4] 2 days, [PERSON_5] 4 days',
+    );
+    expectMasksAndRestores('Sick: Jennifer, Michael, Stephanie', 'Sick: [PERSON_1], [PERSON_2], [PERSON_3]');
+    expectMasksAndRestores('Daan, Noor en Sem zijn ziek', '[PERSON_1], [PERSON_2] en [PERSON_3] zijn ziek');
+    expectUnchanged(['Max 5 items', 'Paris, London and Berlin', 'Florence, Italy', 'Hugo (static site generator)', 'See Victoria (Australia).']);
+  });
 });

@@ -677,6 +677,11 @@ function namesAThing(text: string, start: number, end: number): boolean {
   return next !== null && THING_WORDS.has(next[1]!.toLowerCase());
 }
 
+const BRACKET_NOTE_AFTER = /^[ \u00a0]\((?=\p{Ll})/u;
+const DURATION_AFTER = /^[ \u00a0]+\d{1,3}(?:[.,]\d)?[ \u00a0]?(?:days?|dagen|dag|Tage?n?|jours?|weeks?|weken|Wochen?|semaines?|hours?|uur|Stunden?|heures?)(?![\p{L}])/u;
+// A list of three at least: "Anna, Pieter" alone is as often a surname and a first name (header-name.ts).
+const LIST_FIRST_NAME_AFTER = /^,[ \u00a0]+(\p{Lu}\p{Ll}+)(?:,|[ \u00a0]+(?:and|en|und|et|y|e|i))[ \u00a0]+\p{Lu}/u;
+
 /** A lone gazetteer first name: accept unless it could be an ordinary word here. */
 function loneNameOk(text: string, start: number, end: number, token: string): boolean {
   if (AMBIGUOUS.has(token) || isNonNameWord(token)) return false;
@@ -685,13 +690,23 @@ function loneNameOk(text: string, start: number, end: number, token: string): bo
   }
   if (token.length < 3 || token === token.toUpperCase()) return false;
   const after = text.slice(end, end + 24);
+  // "Jennifer (flu) and Michael (back pain) are off": a bracket of lower-case words after the name
+  // says what about the person (QA: the names were left in clear beside health data).
+  if (BRACKET_NOTE_AFTER.test(after)) return !DETERMINERS.has(wordBefore(text, start).word);
   const m = NEXT_WORD.exec(after);
   if (!m) return false;
-  if (m[1] !== undefined && /\d/.test(m[1])) return false; // "Max 5 items", "Jan 12"
+  // "Daan 3 days, Noor 5 days": a count of days or hours after the name (QA).
+  if (m[1] !== undefined && /\d/.test(m[1])) return DURATION_AFTER.test(after); // not "Max 5 items", "Jan 12"
   // "Jackson deserialization", "Cassandra cluster": a library or a database named like a person.
   if (m[1] !== undefined && TECH_AFTER.has(m[1])) return false;
   const before = text.slice(Math.max(0, start - 4), start);
   if (SENTENCE_START.test(before) || start === 0) {
+    // "Sick: Jennifer, Michael, Stephanie", "Daan, Noor en Sem zijn ziek": the first of a list of first names (QA).
+    // The window after the name is 24 characters: enough for a first name, its joint and the next capital.
+    if (m[2] === ',') {
+      const next = LIST_FIRST_NAME_AFTER.exec(after)?.[1];
+      return next !== undefined && knownFirst(next) && !AMBIGUOUS.has(next) && !isNonNameWord(next);
+    }
     // Sentence-initial capitals say nothing; accept only when a verb-like lower-case word follows.
     // "Rob the bank", "Grant them access": a first name that is also a verb, before its object (QA).
     if (m[1] !== undefined && VERB_NAMES.has(token) && OBJECT_WORDS.has(m[1])) return false;
