@@ -397,6 +397,83 @@ function isPlaceholderName(value: string): boolean {
   return !value.split(/[ \u00a0]+/).some((w) => w.length > 1 && !isNonNameWord(w) && isKnownFirstName(w.charAt(0).toUpperCase() + w.slice(1)));
 }
 
+// What a generic "name" key ("name", "naam", "nom") names when it is no person's (QA 2026-11-27c):
+// a CI step, an Ansible task, a report, an office. `- name: Install dependencies`, `name: Deploy to
+// production`, `Name: Quarterly Sales Report`, `Naam: Kantoor Utrecht` were read as a name after the
+// cue "name:", often only their first word ("[PERSON_1] dependencies"). Such a value is a thing's
+// name unless it is shaped as a person's (a first name the lists know, then a surname): when it
+// opens with a verb of a step, holds lower-case words that are no particles, holds a word of a
+// thing, or stands beside keys that say what kind of thing it is.
+const STEP_VERBS = new Set(
+  ('install run deploy build ensure create setup set configure check lint test tests test-run publish upload download cache restore ' +
+    'start stop restart update upgrade add remove delete copy move login logout push pull checkout clone fetch generate compile ' +
+    'package release notify send validate verify wait apply format migrate seed clean prepare get use print show enable disable ' +
+    'make bump tag sign scan archive extract unzip zip mount install-deps import export sync backup provision bootstrap init ' +
+    'initialize initialise trigger schedule cleanup teardown lint-check audit analyze analyse report collect compress render ' +
+    'installeer installeren draai bouw maak controleer kopieer verwijder start herstart installiere baue erstelle prüfe ' +
+    'installer construire lancer vérifier créer copier supprimer déployer').split(/\s+/),
+);
+const THING_WORDS = new Set(
+  ('report rapport bericht overview overzicht dashboard summary samenvatting übersicht office kantoor büro buro bureau vestiging filiaal ' +
+    'branch hq headquarters hoofdkantoor campus building gebouw room zaal vergaderzaal meetingroom warehouse magazijn depot store shop ' +
+    'winkel project projekt projet plan budget forecast meeting vergadering sprint release roadmap pipeline workflow job task step ' +
+    'service server cluster database api app bot script module package library template form formulier page site website portal ' +
+    'list lijst board agenda calendar kalender folder map document sheet spreadsheet file bestand account group channel kanaal ' +
+    'quarterly annual monthly weekly daily jaarlijks maandelijks wekelijks dagelijks sales verkoop omzet revenue invoice factuur ' +
+    'production staging development test tests build deploy deployment nightly backup policy beleid rule regel config settings').split(/\s+/),
+);
+// Keys beside a "name" that say what kind of thing it names (a record of people has a type too:
+// "Name: Lisa" beside "Type: employee" is a person, so only a name that is also a word or a place,
+// "Victoria", "Florence", or no first name at all, is a thing's beside them).
+const KIND_SIBLINGS = new Set('type kind category categorie typ tipo soort art genre class klasse'.split(' '));
+// Keys beside a "name" that say it names a thing: a place's facts, a CI step's or a playbook's
+// fields, a manifest's.
+const THING_SIBLINGS = new Set(
+  ('population inwoners einwohner country land pays state province ' +
+    'provincie region regio lat lon lng latitude longitude coordinates capital hoofdstad timezone area ' +
+    'steps uses run runs-on with script shell command commands cmd hosts tasks roles handlers become when register loop notify ' +
+    'image container ports volumes services stage stages needs jobs apiversion metadata spec replicas selector schedule cron ' +
+    'trigger triggers action actions args arguments entrypoint working-directory if continue-on-error timeout-minutes strategy ' +
+    'matrix version dest src apt yum pip npm ansible.builtin.apt ansible.builtin.service ansible.builtin.copy ansible.builtin.template ' +
+    'ansible.builtin.shell ansible.builtin.command')
+    .split(/\s+/)
+    .map((k) => normaliseKey(k)),
+);
+
+function isThingSibling(key: string): boolean {
+  return key.length <= 48 && THING_SIBLINGS.has(normaliseKey(key));
+}
+
+const LOWER_WORD = /^\p{Ll}[\p{Ll}'’-]+$/u;
+
+/** Whether `value` under a generic "name" key is shaped as a person's: a first name the lists know, then a surname ("Jan de Vries", "John Smith"). */
+function fullNameShaped(words: readonly string[]): boolean {
+  if (words.length < 2 || words.length > 5) return false;
+  const first = words[0]!;
+  if (!CAPITALISED_WORD.test(first) || isNonNameWord(first) || !isKnownFirstName(capitalised(first))) return false;
+  const last = words[words.length - 1]!;
+  return CAPITALISED_WORD.test(last) && !isNonNameWord(last) && !THING_WORDS.has(last.toLowerCase()) && words.slice(1, -1).every((w) => NAME_PARTICLES.has(w.toLowerCase()) || CAPITALISED_WORD.test(w));
+}
+
+/**
+ * Whether a value under a generic "name" key names a thing (see STEP_VERBS): `siblings`, the keys
+ * beside it (its object's, its YAML block's), when known.
+ */
+function namesAThing(value: string, siblingsOf: () => readonly string[] | undefined): boolean {
+  const words = value.split(/[ \u00a0]+/).filter((w) => w !== '');
+  if (words.length === 0 || fullNameShaped(words)) return false;
+  const first = words[0]!;
+  if (STEP_VERBS.has(first.toLowerCase())) return true;
+  const firstIsName = !isNonNameWord(first) && isKnownFirstName(capitalised(first));
+  const siblings = siblingsOf();
+  if (siblings !== undefined && !siblings.some((k) => isPersonalKey(k) && !isBareNameKey(k))) {
+    if (siblings.some(isThingSibling)) return true;
+    if ((!firstIsName || isAmbiguousFirstName(capitalised(first))) && siblings.some((k) => k.length <= 48 && KIND_SIBLINGS.has(normaliseKey(k)))) return true;
+  }
+  if (!firstIsName && CAPITALISED_WORD.test(first) && words.slice(1).some((w) => LOWER_WORD.test(w) && !NAME_PARTICLES.has(w))) return true;
+  return words.some((w) => THING_WORDS.has(w.toLowerCase())) && !words.some((w) => !isAmbiguousFirstName(capitalised(w)) && isKnownFirstName(capitalised(w)) && !isNonNameWord(w));
+}
+
 // A cell of a name column that holds no one: left empty in words, or a dash.
 const NO_ONE = /^(?:n\/?a|n\.?v\.?t\.?|none|null|nil|unknown|onbekend|inconnu|unbekannt|tbd|tba|leeg|empty|vide|leer|[-–—?.*\s]+)$/iu;
 const A_LETTER = /\p{L}/u;
@@ -596,10 +673,17 @@ class Collector {
    * Types the value at [start, end) by `key`; false when the key names nothing we know. `column`:
    * the key is a table's column header, where a child's column is known too.
    */
-  value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false): boolean {
+  value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false, siblings?: readonly string[]): boolean {
     const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
     if (kind === null) return false;
-    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && (this.objectAboutThings(start, end) ?? this.thingContext));
+    // The keys of the object around the value, read once (a name's value asks twice).
+    let around: string[] | undefined | null = null;
+    const keysAround = (): string[] | undefined => (around === null ? (around = this.objectKeys(start, end)) : around);
+    const objectThings = (): boolean => {
+      const keys = keysAround();
+      return keys === undefined ? this.thingContext : aboutThings(keys);
+    };
+    const thingContext = tableOfThings ?? (kind === 'NAME' && !namesAPerson(key) && objectThings());
     [start, end] = withoutFinalStop(this.text, ...trimmed(this.text, start, end));
     if (end <= start || end - start > MAX_CELL) return true;
     // "Adres: onbekend", "Name: n/a", "Telefon: -": a form's field that says it holds nothing.
@@ -615,6 +699,12 @@ class Collector {
       return true;
     }
     const value = this.text.slice(start, end);
+    // `- name: Install dependencies`, `Name: Quarterly Sales Report`, {"name":"Florence","type":"city"}:
+    // a thing's name, kept from the cue "name:" too.
+    if (kind === 'NAME' && !column && isBareNameKey(key) && namesAThing(value, () => siblings ?? keysAround())) {
+      this.quiet.push(start, end);
+      return true;
+    }
     // A body under a name key ("Naam: Stichting De Regenboog", a "klant" column of companies) is no
     // person, as in prose (person.ts): its name is public and the model needs it.
     if ((kind === 'PERSON' || kind === 'NAME') && (isOrganisationName(value) || isPlaceholderName(value))) return true;
@@ -1201,7 +1291,7 @@ function headerKeys(text: string, cells: Cell[]): string[] | null {
 }
 
 // "Naam: …", "name=…", "Date de naissance : …", "- E-mail: …": a label, then ':' or '=', then the value.
-const KEY_VALUE_LINE = /^[ \t]{0,8}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]{0,8}(?::|=)(?:\*\*)?[ \t]{0,8}(.*)$/u;
+const KEY_VALUE_LINE = /^[ \t]{0,32}(?:[-*•>][ \t]{1,4})?(?:\*\*)?([\p{L}][\p{L}\p{N} _./°#()'-]{0,47}?)(?:\*\*)?[ \t]{0,8}(?::|=)(?:\*\*)?[ \t]{0,8}(.*)$/u;
 // A value under a "name" key on a line ends at a comma or semicolon: "kontakt: ole richter, tel. …".
 const NAME_END = /[,;|]/;
 // Any other value ends where a sentence follows it on the line ("Address: 1 Baker Street, London.
@@ -1352,6 +1442,7 @@ function lineStructures(text: string, out: Collector): void {
   // Most texts hold no "=": their lines are not walked once more for pairs.
   const mayHoldPairs = text.indexOf('=') >= 0;
   const vCard = holdsVCard(text);
+  const blockCache: Array<BlockLine | undefined> = [];
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
     const length = line.end - line.start;
@@ -1440,10 +1531,60 @@ function lineStructures(text: string, out: Collector): void {
         const cut = sentenceAfter(value);
         if (cut >= 0) valueEnd = valueStart + cut;
       }
-      out.value(key, valueStart, valueEnd);
+      out.value(key, valueStart, valueEnd, undefined, false, false, isBareNameKey(key) ? blockKeys(text, lines, k, line.start + lineText.indexOf(key), blockCache) : undefined);
       continue;
     }
   }
+}
+
+// A YAML block's key: its indent, an item's dash, the key, a colon.
+const BLOCK_KEY = /^[ \t]*(-[ \t]+)?([\p{L}_][\p{L}\p{N}_.-]{0,47})[ \t]*:/u;
+const BLOCK_LINES = 20;
+const BLOCK_KEY_READ = 80;
+
+/**
+ * The keys beside the key at `at` on line k, in its YAML block or key-value block: the lines around
+ * it whose key stands in the same column, up to a line indented less (an item that opens with "- "
+ * starts at its dash's line). At most BLOCK_LINES lines each way, each read over BLOCK_KEY_READ
+ * characters: the cost per name line is bounded.
+ */
+function blockKeys(text: string, lines: readonly Line[], k: number, at: number, cache: Array<BlockLine | undefined>): string[] {
+  const column = at - lines[k]!.start;
+  const keys: string[] = [];
+  // Down, an item's dash ends the item (the next one's key is not this one's); up, it opens it.
+  const read = (j: number, up: boolean): boolean => {
+    const line = (cache[j] ??= blockLine(text, lines[j]!));
+    if (line.blank) return true;
+    if (line.key !== null && line.keyAt === column) {
+      if (line.dash && !up) return false;
+      keys.push(line.key);
+      return !line.dash;
+    }
+    return line.indent > column || (line.indent === column && line.key === null);
+  };
+  const dashed = /^[ \t]*-[ \t]/.test(text.slice(lines[k]!.start, at));
+  for (let j = k + 1; j < lines.length && j <= k + BLOCK_LINES; j++) if (!read(j, false)) break;
+  if (!dashed) for (let j = k - 1; j >= 0 && j >= k - BLOCK_LINES; j--) if (!read(j, true)) break;
+  return keys;
+}
+
+interface BlockLine {
+  blank: boolean;
+  indent: number;
+  dash: boolean;
+  key: string | null;
+  keyAt: number;
+}
+
+/** A line's indent and key as blockKeys reads them, over its first BLOCK_KEY_READ characters. */
+function blockLine(text: string, line: Line): BlockLine {
+  const lineText = text.slice(line.start, Math.min(line.end, line.start + BLOCK_KEY_READ));
+  let indent = 0;
+  while (indent < lineText.length && (lineText.charCodeAt(indent) === 32 || lineText.charCodeAt(indent) === 9)) indent++;
+  if (indent === lineText.length) return { blank: true, indent, dash: false, key: null, keyAt: -1 };
+  const m = BLOCK_KEY.exec(lineText);
+  const dash = m !== null && m[1] !== undefined;
+  return { blank: false, indent, dash, key: m === null ? null : m[2]!, keyAt: m === null ? -1 : indent + (dash ? m[1]!.length : 0) };
 }
 
 /**
