@@ -46,7 +46,9 @@ const KEYS: Array<[KeyKind, string]> = [
       // Spanish, Italian and Polish: "apellidos", "cognome", "nazwisko", "imię" (before, their values
       // were sent in clear beside a masked DNI or codice fiscale).
       'apellido apellidos primerapellido segundoapellido nombrecompleto nombreyapellidos nombreyapellido ' +
-      'cognome nomecompleto nomeecognome cognomeenome imie imiona imieinazwisko nazwisko nazwiskoiimie titular intestatario',
+      'cognome nomecompleto nomeecognome cognomeenome imie imiona imieinazwisko nazwisko nazwiskoiimie titular intestatario ' +
+      // Portuguese: "sobrenome", "apelido" (a surname in Portugal), "primeiro nome" (QA 2026-11-27c: sent in clear beside a masked "nome").
+      'sobrenome sobrenomes apelido apelidos primeironome ultimonome nomeproprio nomesproprios',
   ],
   [
     'NAME',
@@ -68,13 +70,14 @@ const KEYS: Array<[KeyKind, string]> = [
       // "nombre", "nome" alone are "name" (French "nombre" is a count: a value must look like a name).
       'nombre nome cliente klient paciente paziente pacjent empleado dipendente pracownik',
   ],
-  ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse correo correoelectronico postaelettronica pocztaelektroniczna'],
+  ['EMAIL', 'email emails emailaddress emailadres mail mailadres mailadresse courriel adressemail adresseemail emailadresse correo correoelectronico postaelettronica pocztaelektroniczna enderecoeletronico enderecodeemail correioeletronico'],
   [
     'PHONE',
     'phone phonenumber telephone telephonenumber tel telnr tel1 tel2 mobile mobilephone mobilenumber cell cellphone ' +
       'telefoon telefoonnummer mobiel mobielnummer gsm telefon telefonnummer mobil mobilnummer handy handynummer ' +
       'telephoneportable portable numerodetelephone fixe fax ' +
-      'telefono telefonomovil movil celular cellulare numerodetelefono numeroditelefono numerotelefono numertelefonu komorka telefonkomorkowy',
+      'telefono telefonomovil movil celular cellulare numerodetelefono numeroditelefono numerotelefono numertelefonu komorka telefonkomorkowy ' +
+      'telemovel telefone numerodetelemovel numerodetelefone telefonecelular',
   ],
   ['IBAN', 'iban ibannumber bankaccount accountnumber account rekeningnummer rekening bankrekening bankrekeningnummer kontonummer bankverbindung konto rib comptebancaire sortcodeaccount'],
   [
@@ -87,13 +90,16 @@ const KEYS: Array<[KeyKind, string]> = [
       // as often a carrier or a channel, "via": "email").
       'direccion domicilio calle indirizzo residenza ulica codigopostal kodpocztowy ciudad localidad poblacion citta localita comune miasto miejscowosc ' +
       // A place of birth is a town as personal as a home's ("luogo_di_nascita": "Roma" was sent).
+      // Portuguese: "morada", "endereço", "código postal" (above), "localidade", "cidade".
+      'morada endereco enderecocompleto moradacompleta localidade cidade concelho freguesia ' +
+      'naturalidade localdenascimento ' +
       'placeofbirth birthplace cityofbirth geboorteplaats geburtsort lieudenaissance lugardenacimiento luogodinascita comunedinascita miejsceurodzenia',
   ],
   ['POSTCODE', 'cap'],
   [
     'DATE_OF_BIRTH',
     'dob dateofbirth birthdate birthday born geboortedatum geboren geb gebdatum geburtsdatum geburtstag gebdat datedenaissance datenaissance naissance nele ' +
-      'fechadenacimiento fechanacimiento fechanac datadinascita datanascita dataurodzenia',
+      'fechadenacimiento fechanacimiento fechanac datadinascita datanascita dataurodzenia datadenascimento datanascimento datanasc',
   ],
   ['BSN', 'bsn burgerservicenummer sofinummer'],
   ['STEUER_ID', 'steuerid steueridentifikationsnummer idnr steuerliche taxid'],
@@ -210,6 +216,11 @@ const SUFFIXES: Array<[string, KeyKind]> = [
   ['cellulare', 'PHONE'],
   ['direccion', 'ADDRESS'],
   ['indirizzo', 'ADDRESS'],
+  ['sobrenome', 'PERSON'],
+  ['telemovel', 'PHONE'],
+  ['telefone', 'PHONE'],
+  ['morada', 'ADDRESS'],
+  ['endereco', 'ADDRESS'],
 ];
 
 // "naam" / "name" / "nom" and a connecting word before a role ("naamverzekerde", "namedesversicherungsnehmers").
@@ -341,6 +352,26 @@ function isPersonalKey(key: string): boolean {
   // alone, nor "product_name".
   const k = normaliseKey(key);
   return (KEY_KIND.get(k) === 'NAME' && !GENERIC_NAME_KEYS.has(k)) || namesAPerson(key);
+}
+
+// "first" and "last" alone are a list's or a page's ("?first=10", "last": "2024-11-01"); side by side
+// in one object or query they are a person's first name and surname
+// ({"customer":{"first":"Eva","last":"Dekker"}}, "?first=Lieke&last=Mulder"; QA 2026-11-27c: sent in
+// clear). Typed as a name the lists know ("NAMED").
+const PAIRED_NAME_KEYS = new Map([
+  ['first', 'last'],
+  ['last', 'first'],
+  ['given', 'family'],
+  ['family', 'given'],
+]);
+
+/** 'NAMED' when `key` is "first" or "last" and `keys` (its object's or query's) hold its partner, else null. */
+function pairedKind(key: string, keys: Iterable<string> | undefined): KeyKind | null {
+  if (key.length > 8 || keys === undefined) return null;
+  const partner = PAIRED_NAME_KEYS.get(normaliseKey(key));
+  if (partner === undefined) return null;
+  for (const k of keys) if (k.length <= 8 && normaliseKey(k) === partner) return 'NAMED';
+  return null;
 }
 
 const GENERIC_NAME_KEYS = new Set(['name', 'naam', 'nom', 'nombre', 'nome']);
@@ -621,7 +652,7 @@ function namesAPerson(key: string): boolean {
 }
 
 // The words a form's field holds when it holds nothing, in the four languages and English shorthand.
-const NO_VALUE = /^(?:onbekend|unknown|unbekannt|inconnue?|n\.?v\.?t\.?|n\/?a|k\.?\s?a\.?|none|null|geen|keine?|aucune?|nvt|tbd|tba|-+|–|—|\?+|zie (?:boven|hierboven|onder)|see (?:above|below)|siehe oben|voir ci-dessus)$/iu;
+const NO_VALUE = /^(?:onbekend|unknown|unbekannt|inconnue?|desconhecid[oa]|desconocid[oa]|sconosciut[oa]|nieznany|n\.?v\.?t\.?|n\/?a|k\.?\s?a\.?|none|null|geen|keine?|aucune?|nvt|tbd|tba|-+|–|—|\?+|zie (?:boven|hierboven|onder)|see (?:above|below)|siehe oben|voir ci-dessus)$/iu;
 
 /** How far around a value its JSON object's keys are read (Collector.objectAboutThings). */
 const OBJECT_WINDOW = 400;
@@ -674,11 +705,11 @@ class Collector {
    * the key is a table's column header, where a child's column is known too.
    */
   value(key: string, start: number, end: number, tableOfThings?: boolean, column = false, tableOfPeople = false, siblings?: readonly string[]): boolean {
-    const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null);
-    if (kind === null) return false;
     // The keys of the object around the value, read once (a name's value asks twice).
     let around: string[] | undefined | null = null;
     const keysAround = (): string[] | undefined => (around === null ? (around = this.objectKeys(start, end)) : around);
+    const kind = keyKind(key) ?? (column && isChildColumn(key) ? 'CHILD' : null) ?? (!column && key.length <= 8 && PAIRED_NAME_KEYS.has(key.toLowerCase()) ? pairedKind(key, keysAround()) : null);
+    if (kind === null) return false;
     const objectThings = (): boolean => {
       const keys = keysAround();
       return keys === undefined ? this.thingContext : aboutThings(keys);
@@ -699,6 +730,8 @@ class Collector {
       return true;
     }
     const value = this.text.slice(start, end);
+    // {"city": "Amsterdam", "population": 921402}: a town among its own facts is no one's address.
+    if (kind === 'ADDRESS' && !column && isTownKey(key) && townAmongItsFacts(siblings ?? keysAround())) return true;
     // `- name: Install dependencies`, `Name: Quarterly Sales Report`, {"name":"Florence","type":"city"}:
     // a thing's name, kept from the cue "name:" too.
     if (kind === 'NAME' && !column && isBareNameKey(key) && namesAThing(value, () => siblings ?? keysAround())) {
@@ -735,8 +768,8 @@ class Collector {
    * ("Jan+de+Vries" is "Jan de Vries"), and when written otherwise than it reads, reported with
    * its decoded form, so that its placeholder is percent-encoded and the URL stays one.
    */
-  queryValue(key: string, start: number, end: number, addresses: boolean): 'typed' | 'address' | 'none' {
-    const kind = keyKind(key);
+  queryValue(key: string, start: number, end: number, addresses: boolean, queryKeys?: readonly string[]): 'typed' | 'address' | 'none' {
+    const kind = keyKind(key) ?? pairedKind(key, queryKeys);
     if (kind === null || kind === 'CHILD') return 'none';
     const thingContext = kind === 'NAME' && !namesAPerson(key) && this.thingContext;
     if (kind === 'THING' || (kind === 'NAME' && thingContext)) {
@@ -1065,8 +1098,23 @@ function keyedLiterals(text: string, out: Collector): void {
       name = field ?? name;
     }
     else if (name === 'name' && FORM_TAG.test(tagBefore(text, open) ?? '')) continue;
+    // "WHERE city = 'Rotterdam' GROUP BY city", "SELECT count(*) … WHERE stad = 'Utrecht'": a
+    // query's aggregate by town names no one's address.
+    if (isTownKey(name) && sqlAggregateAround(text, open, close)) continue;
     out.value(name, start, end);
   }
+}
+
+const SQL_AGGREGATE_BEFORE = /\b(?:count|sum|avg|min|max)[ \t]*\(/i;
+const SQL_AGGREGATE_AFTER = /^[^;]*?\bgroup[ \t\n]+by\b/i;
+const SQL_AROUND = 200;
+
+/** Whether the SQL statement around the literal at [open, close] aggregates (COUNT(…), GROUP BY), read within SQL_AROUND characters. */
+function sqlAggregateAround(text: string, open: number, close: number): boolean {
+  const before = text.slice(Math.max(0, open - SQL_AROUND), open);
+  const statement = before.slice(before.lastIndexOf(';') + 1);
+  if (!/\bwhere\b/i.test(statement)) return false;
+  return SQL_AGGREGATE_BEFORE.test(statement) || SQL_AGGREGATE_AFTER.test(text.slice(close + 1, close + 1 + SQL_AROUND));
 }
 
 // An HTML form's field (<input name="nom" value="Lambert">, <meta name="author" content="…">): its
@@ -1133,12 +1181,20 @@ const QUERY_TRAILING_PUNCTUATION = /[.,;:!?)\]}]+$/;
 function queryPairs(text: string, out: Collector): void {
   if (text.indexOf('?') < 0 && text.indexOf('&') < 0) return;
   let queryEnd = -1;
-  let personal = false;
-  let addresses: Array<[string, number, number]> = [];
+  // The pairs of one query, typed together: a key may need its partner ("first" beside "last").
+  let pairs: Array<[string, number, number]> = [];
   const flush = () => {
+    if (pairs.length === 0) return;
+    const keys = pairs.length > 1 ? pairs.map(([key]) => key) : undefined;
+    let personal = false;
+    const addresses: Array<[string, number, number]> = [];
+    for (const [key, start, end] of pairs) {
+      const verdict = out.queryValue(key, start, end, false, keys);
+      if (verdict === 'typed') personal = true;
+      else if (verdict === 'address') addresses.push([key, start, end]);
+    }
     if (personal) for (const [key, start, end] of addresses) out.queryValue(key, start, end, true);
-    addresses = [];
-    personal = false;
+    pairs = [];
   };
   for (const m of text.matchAll(QUERY_PAIR)) {
     // The pairs of one query follow each other without a gap.
@@ -1152,9 +1208,9 @@ function queryPairs(text: string, out: Collector): void {
     const path = m[1]!.replace(/\]$/, '');
     const key = path.slice(Math.max(path.lastIndexOf('.'), path.lastIndexOf('[')) + 1);
     const start = end - m[2]!.length;
-    const verdict = out.queryValue(key, start, start + written.length, false);
-    if (verdict === 'typed') personal = true;
-    else if (verdict === 'address') addresses.push([key, start, start + written.length]);
+    // A query of many pairs is typed in bounded groups.
+    if (pairs.length >= 64) flush();
+    pairs.push([key, start, start + written.length]);
   }
   flush();
 }
@@ -1247,7 +1303,37 @@ const LABEL = /^(?:[#№]|[\p{L}][\p{L}\p{N} _./°#()'’-]{0,47})$/u;
 const MARKDOWN_RULE = /^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$/;
 
 // Keys of a town alone, without its street: "stad", "city", "Ort".
-const TOWN_KEYS = new Set('city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente ciudad localidad poblacion citta localita comune miasto miejscowosc'.split(' '));
+const TOWN_KEYS = new Set('city town woonplaats plaats stad ort wohnort stadt ville localite commune gemeente ciudad localidad poblacion citta localita comune miasto miejscowosc localidade cidade concelho'.split(' '));
+
+function isTownKey(key: string): boolean {
+  return key.length <= 24 && TOWN_KEYS.has(normaliseKey(key));
+}
+
+// Keys of a town's own facts: beside them a town under its key ("city") is the subject of the
+// record, not where someone lives (QA 2026-11-27c: {"city": "Amsterdam", "population": 921402} was
+// masked as an address; a town alone is no personal data, decision 0021). A place's coordinates
+// count only without a name or a person's key beside them (a person's location has them too).
+const TOWN_FACTS = new Set(
+  'population inwoners einwohner habitants populacao poblacion popolazione populacja area oppervlakte flache superficie elevation altitude hoogte timezone capital hoofdstad mayor burgemeester burgermeister maire'.split(' '),
+);
+const PLACE_COORDINATES = new Set('lat lon lng latitude longitude coordinates coords geo'.split(' '));
+
+/** Whether `keys` (the town's object's or block's) are a town's facts and name no person (see TOWN_FACTS). */
+function townAmongItsFacts(keys: readonly string[] | undefined): boolean {
+  if (keys === undefined) return false;
+  let facts = false;
+  let coordinates = false;
+  let named = false;
+  for (const key of keys) {
+    if (key.length > 48) continue;
+    const k = normaliseKey(key);
+    if (TOWN_FACTS.has(k)) facts = true;
+    else if (PLACE_COORDINATES.has(k)) coordinates = true;
+    else if (GENERIC_NAME_KEYS.has(k)) named = true;
+    else if (!isTownKey(key) && isPersonalKey(key)) return false;
+  }
+  return facts || (coordinates && !named);
+}
 
 /**
  * Which columns of a header hold towns, when the header's other keys name nothing we know (counts,
@@ -1531,7 +1617,7 @@ function lineStructures(text: string, out: Collector): void {
         const cut = sentenceAfter(value);
         if (cut >= 0) valueEnd = valueStart + cut;
       }
-      out.value(key, valueStart, valueEnd, undefined, false, false, isBareNameKey(key) ? blockKeys(text, lines, k, line.start + lineText.indexOf(key), blockCache) : undefined);
+      out.value(key, valueStart, valueEnd, undefined, false, false, isBareNameKey(key) || isTownKey(key) ? blockKeys(text, lines, k, line.start + lineText.indexOf(key), blockCache) : undefined);
       continue;
     }
   }

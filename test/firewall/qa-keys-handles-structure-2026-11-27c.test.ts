@@ -41,4 +41,58 @@ describe('firewall QA: keys, handles and structure of 2026-11-27 (c)', () => {
       expectMasksAndRestores('Name: Victoria Beckham', 'Name: [PERSON_1]');
     });
   });
+
+  describe('name keys read side by side, and Portuguese keys', () => {
+    it('masks "first" and "last" beside each other in an object or a query', () => {
+      expectMasksAndRestores('{"customer":{"first":"Eva","last":"Dekker"},"iban":"NL20INGB0001234567"}', '{"customer":{"first":"[PERSON_1]","last":"[PERSON_2]"},"iban":"[IBAN_1]"}');
+      expectMasksAndRestores('https://crm.acme.com/contacts/view?first=Lieke&last=Mulder&phone=0612345678', 'https://crm.acme.com/contacts/view?first=[PERSON_1]&last=[PERSON_2]&phone=[PHONE_1]');
+      expectMasksAndRestores('{"First": "Eva", "Last": "Dekker"}', '{"First": "[PERSON_1]", "Last": "[PERSON_2]"}');
+    });
+
+    it('keeps "first" and "last" of a page, a range or alone', () => {
+      expectUnchanged([
+        'query { users(first: 10, last: 5) }',
+        'https://api.example.com/items?first=10&last=20',
+        '{"first": "2024-01-01", "last": "2024-12-31"}',
+        '{"first": "Eva"}',
+        'https://example.com/list?first=Next&last=Prev',
+      ]);
+    });
+
+    it('reads Portuguese keys as the Spanish and Italian ones', () => {
+      expectMasksAndRestores(
+        '{"nome": "Mariana", "sobrenome": "Ferreira", "telemovel": "912345678", "morada": "Rua Augusta 100, Lisboa"}',
+        '{"nome": "[PERSON_1]", "sobrenome": "[PERSON_2]", "telemovel": "[PHONE_1]", "morada": "[ADDRESS_1]"}',
+      );
+      expectMasksAndRestores(
+        '{"nome": "Mariana", "apelido": "Ferreira", "telefone": "912345678", "endereço": "Rua Augusta 100", "data de nascimento": "12/03/1985", "código postal": "1100-048", "localidade": "Lisboa"}',
+        '{"nome": "[PERSON_1]", "apelido": "[PERSON_2]", "telefone": "[PHONE_1]", "endereço": "[ADDRESS_1]", "data de nascimento": "[DATE_OF_BIRTH_1]", "código postal": "[ADDRESS_2]", "localidade": "[ADDRESS_3]"}',
+      );
+      expectMasksAndRestores('nome,sobrenome,telemovel,data_nascimento\nMariana,Ferreira,912345678,12/03/1985', 'nome,sobrenome,telemovel,data_nascimento\n[PERSON_1],[PERSON_2],[PHONE_1],[DATE_OF_BIRTH_1]');
+    });
+
+    it('keeps Portuguese data that names no one', () => {
+      expectUnchanged(['{"morada": "desconhecida"}', '{"telefone": "n/a"}']);
+    });
+  });
+
+  describe('a town among its own facts or in an aggregate is no address', () => {
+    it('keeps a town under a city key beside its population, or counted by a query', () => {
+      expectUnchanged([
+        '{"city": "Amsterdam", "population": 921402}',
+        'WHERE city = \'Rotterdam\' GROUP BY city',
+        'SELECT count(*) FROM customers WHERE city = \'Rotterdam\'',
+        '{"cidade": "Lisboa", "populacao": 545000}',
+        'city: Amsterdam\npopulation: 921402\ncountry: NL',
+        '{"name": "Utrecht", "lat": 52.09, "lon": 5.12}',
+      ]);
+    });
+
+    it("still masks a town in a person's record or beside a person's value", () => {
+      expectMasksAndRestores('{"name": "Jan de Vries", "city": "Amsterdam", "lat": 52.3, "lon": 4.9}', '{"name": "[PERSON_1]", "city": "[ADDRESS_1]", "lat": 52.3, "lon": 4.9}');
+      expectMasksAndRestores('{"email": "jan@example.nl", "city": "Amsterdam", "population": 5}', '{"email": "[EMAIL_1]", "city": "[ADDRESS_1]", "population": 5}');
+      expectMasksAndRestores("SELECT * FROM klanten WHERE achternaam = 'Smit' AND stad = 'Rotterdam'", "SELECT * FROM klanten WHERE achternaam = '[PERSON_1]' AND stad = '[ADDRESS_1]'");
+      expectMasksAndRestores('name: Jan de Vries\ncity: Amsterdam', 'name: [PERSON_1]\ncity: [ADDRESS_1]');
+    });
+  });
 });
