@@ -95,4 +95,31 @@ describe('firewall QA: keys, handles and structure of 2026-11-27 (c)', () => {
       expectMasksAndRestores('name: Jan de Vries\ncity: Amsterdam', 'name: [PERSON_1]\ncity: [ADDRESS_1]');
     });
   });
+
+  describe('firstname.lastname handles and home directories', () => {
+    it('masks a dotted handle whole when it spells a first name and a surname', () => {
+      expectMasksAndRestores('ping kevin.de.boer about it', 'ping [PERSON_1] about it');
+      expectMasksAndRestores('cc: lisa.van.dam, tom.peeters', 'cc: [PERSON_1], [PERSON_2]');
+      expectMasksAndRestores('"username=bas.vermeer"', '"username=[PERSON_1]"');
+      expectMasksAndRestores('"GET /login?username=bas.vermeer HTTP/1.1" 200', '"GET /login?username=[PERSON_1] HTTP/1.1" 200');
+      expectMasksAndRestores('@wouter.kramer kun je kijken?', '@[PERSON_1] kun je kijken?');
+    });
+
+    it("masks a home directory's user written as a first name and a surname", () => {
+      expectMasksAndRestores('see C:\\Users\\Marieke.Jansen\\Desktop', 'see C:\\Users\\[PERSON_1]\\Desktop');
+      expectMasksAndRestores('at Object.<anonymous> (/home/pieter.bakker/app/index.js:12:5)', 'at Object.<anonymous> (/home/[PERSON_1]/app/index.js:12:5)');
+      expectMasksAndRestores('cd /Users/lisa_van_dam/code', 'cd /Users/[PERSON_1]/code');
+    });
+
+    it('keeps dotted names of code, files and accounts', () => {
+      expectUnchanged([
+        "user.name = 'x'; self.config; os.path.join(a); console.log(x); package.json; lodash.merge(a, b)",
+        'mark.price and ray.init() and max.length and grace.period',
+        'pytest.mark.parametrize and np.array and df.groupby',
+        '/home/ubuntu/app /home/runner/work /Users/admin/x /Users/Shared/y',
+        'ls /home/pieter/projects',
+      ]);
+      expectMasksAndRestores('mail jane.doe@example.com', 'mail [EMAIL_1]');
+    });
+  });
 });

@@ -5,7 +5,7 @@
 // so the text still reads as a mention. Cost: one pass over the text's "@" signs.
 import { isKnownFirstNameLower, isKnownLastNameLower } from '../gazetteer/index.js';
 import type { Detection, Language, Recognizer } from '../types.js';
-import { isFirstNameHandle } from './person.js';
+import { isAmbiguousFirstName, isFirstNameHandle, nameIsAlsoAWord } from './person.js';
 
 // Not a scoped package's ("@mark.down/parser"): a "/" after it.
 const HANDLE_Y = /([a-z]+)((?:[._-][a-z]+){1,3})(?![\p{L}\p{N}@/]|[._-][\p{L}\p{N}])/iuy;
@@ -51,10 +51,75 @@ function endsLine(text: string, at: number): boolean {
   return at >= text.length || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13;
 }
 
+// A handle without its "@" (QA 2026-11-27c): "ping kevin.de.boer about it", "cc: lisa.van.dam,
+// tom.peeters", a Windows or Unix home directory ("C:\\Users\\Marieke.Jansen\\Desktop",
+// "/home/pieter.bakker/app") — a first name the lists know, dots between its parts, and a surname
+// the lists know after it (or particles between: "lisa.van.dam"). Code has dotted names too
+// ("user.name", "os.path", "console.log", "lodash.merge", "mark.price", "ray.init()"): the first
+// part must be a first name, the last a surname that is no word when the first name is one too,
+// the handle not one link of a longer chain, not a call, not an e-mail's local part nor a host.
+const DOTTED_Y = /([a-z]{2,20})((?:\.[a-z]{1,20}){1,3})(?![\p{L}\p{N}@(_-]|\.[\p{L}\p{N}])/iuy;
+const BEFORE_HANDLE = /[\p{L}\p{N}._@$#%+-]/u;
+const HANDLE_PARTICLES = new Set('van de der den von ter ten te da di du le la del dos'.split(' '));
+
+export function findDottedHandles(text: string): Detection[] {
+  const out: Detection[] = [];
+  let readTo = 0;
+  for (let dot = text.indexOf('.'); dot >= 0; dot = text.indexOf('.', dot + 1)) {
+    if (dot < readTo) continue;
+    let start = dot;
+    while (start > 0 && dot - start < 21 && isAsciiLetter(text.charCodeAt(start - 1))) start--;
+    if (start === dot || (start > 0 && BEFORE_HANDLE.test(text[start - 1]!))) continue;
+    // A URL's path segment is url-paths.ts's (its placeholder percent-encoded), a home directory's below.
+    if (start > 0 && text.charCodeAt(start - 1) === 47) continue;
+    DOTTED_Y.lastIndex = start;
+    const m = DOTTED_Y.exec(text);
+    if (m === null) continue;
+    readTo = start + m[0].length;
+    if (isDottedName(m[1]!.toLowerCase(), m[2]!.slice(1).toLowerCase().split('.'))) {
+      out.push({ type: 'PERSON', start, end: readTo, text: m[0], checksum: false });
+    }
+  }
+  return out;
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+function isDottedName(first: string, rest: readonly string[]): boolean {
+  const last = rest[rest.length - 1]!;
+  if (last.length < 2 || !isKnownFirstNameLower(first)) return false;
+  const between = rest.slice(0, -1);
+  if (between.length > 0) return between.every((w) => HANDLE_PARTICLES.has(w)) && (between.length > 0 || isKnownLastNameLower(last));
+  const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  return isKnownLastNameLower(last) && !(isAmbiguousFirstName(capital(first)) && nameIsAlsoAWord(capital(last)));
+}
+
+// A home directory's user written as a first name and a surname: "/home/pieter.bakker/",
+// "C:\\Users\\Marieke.Jansen\\", "/Users/lisa_van_dam/" (as the dotted handles above, with "_" or "-"
+// too). A single word ("C:\\Users\\thomas\\", "/home/ubuntu") stays: an account's name, not a person's.
+const HOME_DIR = /(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2})([A-Za-z][A-Za-z._-]{1,40})(?=[\/\\]|$|[\s'"`:)])/g;
+
+export function findHomeDirectories(text: string): Detection[] {
+  const out: Detection[] = [];
+  for (const m of text.matchAll(HOME_DIR)) {
+    const user = m[1]!;
+    const parts = user.toLowerCase().split(/[._-]/);
+    if (parts.length < 2 || parts.length > 4 || !parts.every((p) => p.length > 0) || !isDottedName(parts[0]!, parts.slice(1))) continue;
+    const start = m.index + m[0].length - user.length;
+    out.push({ type: 'PERSON', start, end: start + user.length, text: user, checksum: false });
+  }
+  return out;
+}
+
 export const mentionRecognizer: Recognizer = {
   type: 'PERSON',
   needsDigit: false,
   detect(text: string, _language: Language): Detection[] {
-    return text.indexOf('@') < 0 ? [] : findMentions(text);
+    const found = text.indexOf('@') < 0 ? [] : findMentions(text);
+    if (text.indexOf('.') >= 0) for (const d of findDottedHandles(text)) found.push(d);
+    if (text.indexOf('home/') >= 0 || text.indexOf('Users') >= 0) for (const d of findHomeDirectories(text)) found.push(d);
+    return found;
   },
 };
