@@ -921,7 +921,10 @@ function* literals(text: string): Generator<[number, number]> {
         continue;
       }
       yield [i, j];
-      i = j + 1;
+      // A shell's double-quoted argument holding SQL ("mysql -e \"… where achternaam='Smit'\""):
+      // its single-quoted literals are read too (QA 2026-11-27c: sent in clear). Each such literal is
+      // read once more at most: linear.
+      i = c === 34 && holdsSqlLiteral(text, i + 1, j) ? i + 1 : j + 1;
     } else {
       // No closing quote on this line: not a literal; go on after the quote.
       i++;
@@ -929,6 +932,12 @@ function* literals(text: string): Generator<[number, number]> {
   }
 }
 const QUOTES = ['"', "'", '`'];
+
+/** Whether [from, to) holds a single-quoted value after "=" or LIKE ("achternaam='Smit'", "= 'Smit'"). */
+function holdsSqlLiteral(text: string, from: number, to: number): boolean {
+  const inner = text.slice(from, to);
+  return /=[ \t]{0,4}'|\blike[ \t]{1,4}'/i.test(inner);
+}
 
 const SQL_VALUES = /\)[ \t\n]{0,8}values[ \t\n]{0,8}\(/giu;
 

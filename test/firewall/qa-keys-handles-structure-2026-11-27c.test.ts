@@ -122,4 +122,11 @@ describe('firewall QA: keys, handles and structure of 2026-11-27 (c)', () => {
       expectMasksAndRestores('mail jane.doe@example.com', 'mail [EMAIL_1]');
     });
   });
+
+  describe('SQL inside a shell command', () => {
+    it("reads a shell argument's SQL literals as the same SQL on its own line", () => {
+      expectMasksAndRestores('mysql -u root -e "select * from klanten where achternaam=\'Smit\'"', 'mysql -u root -e "select * from klanten where achternaam=\'[PERSON_1]\'"');
+      expectUnchanged(['psql -c "SELECT count(*) FROM orders WHERE status=\'open\'"', 'echo "a=\'b\'" "c"']);
+    });
+  });
 });
