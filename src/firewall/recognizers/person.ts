@@ -1205,12 +1205,21 @@ function findLowerCaseNames(text: string, scan: TextScan, take: (start: number, 
 // line of a long one that does). In other text a capitalised title before a lower-case word is a
 // noun and a verb ("Meine Frau hat gestern angerufen", "Mevrouw heeft gebeld", "Monsieur est
 // parti"). The surname may carry particles; a word that is no name ("mr and mrs") is not taken.
-const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur', 'sr', 'sra', 'srta', 'dña', 'doña'];
+const TITLES = ['mr', 'mrs', 'ms', 'mx', 'dhr', 'mevr', 'mevrouw', 'meneer', 'mijnheer', 'frau', 'herr', 'herrn', 'mme', 'mlle', 'madame', 'monsieur', 'dña', 'doña'];
+const TITLED_SURNAME = `[ \u00a0]{1,3}((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0]){0,3}(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`;
 const TITLED_LOWER = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)[ \u00a0]{1,3}` +
-    `((?:(?:van|de|den|der|ter|te|von|zu|du|le|la)[ \u00a0]){0,3}(?:o['’]|d['’])?\\p{Ll}[\\p{Ll}'’-]{1,30})(?![\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}])(?:(?:${TITLES.flatMap((t) => [t, t[0]!.toUpperCase() + t.slice(1)]).join('|')})\\.?|(?<!\\d[ \u00a0]?)[mM]\\.)${TITLED_SURNAME}`,
   'gu',
 );
+// Spanish "Sr."/"Sra."/"Srta." apart: in the one alternation, every "s" of a text (a common letter in
+// every language read) started a try of the whole, which made it three to eight times slower.
+function execAll(pattern: RegExp, text: string): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m);
+  return found;
+}
+const TITLED_LOWER_SR = new RegExp(`(?<![\\p{L}\\p{N}])[sS]r(?:ta?|a)?\\.?${TITLED_SURNAME}`, 'gu');
 
 function findTitledLowerCase(text: string, take: (start: number, end: number) => void): void {
   const short = text.length <= SHORT_TEXT;
@@ -1220,8 +1229,11 @@ function findTitledLowerCase(text: string, take: (start: number, end: number) =>
   let lineStart = 0;
   let lineEnd = -1;
   let lineInLowerCase = false;
-  TITLED_LOWER.lastIndex = 0;
-  for (let m = TITLED_LOWER.exec(text); m; m = TITLED_LOWER.exec(text)) {
+  const found = execAll(TITLED_LOWER, text);
+  // Most texts hold no "sr" at all: a plain search says so faster than the pattern.
+  if (text.includes('sr') || text.includes('Sr')) found.push(...execAll(TITLED_LOWER_SR, text));
+  found.sort((a, b) => a.index - b.index);
+  for (const m of found) {
     let chat: boolean;
     if (short) {
       chatStyle ??= aSentenceStartsInLowerCase(text);

@@ -56,6 +56,7 @@ const UK_TOWN_POSTCODE_Y =
 const EN_DWELLING_BEFORE =
   /(?:(?:^|[^\p{L}])(?:lives?|living|lived|resides?|residing|stay(?:s|ing)?)[ \u00a0]+(?:at|on)|(?:^|[^\p{L}])(?:my|our|her|his|their)[ \u00a0]+(?:home[ \u00a0]+)?address[ \u00a0]+is|((?:^|[^\p{L}])(?:flat|apt\.?|apartment|unit|suite)[ \u00a0]+\d{1,4}[a-z]?,?))[ \u00a0]*:?[ \u00a0]*$/iu;
 const EN_DWELLING_WINDOW = 40;
+const EN_DWELLING_WORD = /liv|resid|stay|address|flat|apt|apartment|unit|suite/i;
 // After such a street, its town in any case when it ends the text, the line or the sentence
 // (", bristol"); an American town, state and ZIP code (", New York, NY 10019").
 const EN_TOWN_END_Y = /,[ \u00a0]{0,2}(\p{L}[\p{L}'’-]{1,30}(?:[ \u00a0]\p{L}[\p{L}'’-]{1,30}){0,2})(?=$|[\n.!?;)])/uy;
@@ -64,7 +65,10 @@ const US_TOWN_STATE_ZIP_Y = /,[ \u00a0]{0,2}\p{Lu}[\p{L}'’.-]{1,30}(?:[ \u00a0
 /** Where a word of dwelling or a flat's number before the house number at `p` lets its street begin, or -1. */
 function englishDwellingStart(text: string, p: number): number {
   const from = Math.max(0, p - EN_DWELLING_WINDOW);
-  const m = EN_DWELLING_BEFORE.exec(text.slice(from, p));
+  const before = text.slice(from, p);
+  // Most numbers in chat count things ("3 days"): a plain search for the words rules them out first.
+  if (!EN_DWELLING_WORD.test(before)) return -1;
+  const m = EN_DWELLING_BEFORE.exec(before);
   if (m === null) return -1;
   if (m[1] === undefined) return p;
   const flat = from + m.index + m[1].search(/\p{L}/u);
