@@ -49,18 +49,28 @@ const DOCUMENT_G = new RegExp(`(?<![\\p{L}])${DOCUMENT_AFTER}`, 'giu');
 const DOCUMENT_Y = new RegExp(DOCUMENT_AFTER, 'iuy');
 
 export function findDutchDocumentNumbers(text: string, scan?: TextScan): Detection[] {
+  // The label is read without regard to case, the number is written in capitals.
+  return documentNumbersAfter(text, scan, { cue: DOCUMENT_BIT, global: DOCUMENT_G, sticky: DOCUMENT_Y }, (value) => value === value.toUpperCase() && /\d/.test(value));
+}
+
+/** The numbers a document's label leads to (group 1 of its patterns) that `accept` takes, as ID_NUMBERs. */
+function documentNumbersAfter(
+  text: string,
+  scan: TextScan | undefined,
+  label: { cue: number; global: RegExp; sticky: RegExp },
+  accept: (value: string) => boolean,
+): Detection[] {
   const s = scanOf(text, scan);
   if (s.digitRuns.length === 0) return [];
-  const [labels] = cuePositions(s, [DOCUMENT_BIT]);
+  const [labels] = cuePositions(s, [label.cue]);
   if (labels!.length === 0) return [];
   const out: Detection[] = [];
-  const matches = new Matcher(DOCUMENT_G, s, labels!, { sparse: Infinity, sticky: DOCUMENT_Y });
+  const matches = new Matcher(label.global, s, labels!, { sparse: Infinity, sticky: label.sticky });
   for (let m = matches.exec(); m; m = matches.exec()) {
     const value = m[1]!;
-    // The label is read without regard to case, the number is written in capitals.
-    if (value !== value.toUpperCase() || !/\d/.test(value)) continue;
+    if (!accept(value)) continue;
     const start = m.index + m[0].length - value.length;
-    out.push({ type: 'ID_NUMBER', start, end: start + value.length, text: value, checksum: false, normalized: value });
+    out.push({ type: 'ID_NUMBER', start, end: start + value.length, text: value, checksum: false, normalized: value.replace(/ /g, '') });
   }
   return out;
 }
@@ -93,20 +103,13 @@ const FOREIGN_G = new RegExp(`(?<![\\p{L}])${FOREIGN_AFTER}`, 'giu');
 const FOREIGN_Y = new RegExp(FOREIGN_AFTER, 'iuy');
 
 export function findForeignDocumentNumbers(text: string, scan?: TextScan): Detection[] {
-  const s = scanOf(text, scan);
-  if (s.digitRuns.length === 0) return [];
-  const [labels] = cuePositions(s, [FOREIGN_DOCUMENT_BIT]);
-  if (labels!.length === 0) return [];
-  const out: Detection[] = [];
-  const matches = new Matcher(FOREIGN_G, s, labels!, { sparse: Infinity, sticky: FOREIGN_Y });
-  for (let m = matches.exec(); m; m = matches.exec()) {
-    const value = m[1]!;
-    // Written in capitals, with a digit, and not a year or a count alone.
-    if (value !== value.toUpperCase() || !/\d/.test(value) || /^\d{1,6}$/.test(value)) continue;
-    const start = m.index + m[0].length - value.length;
-    out.push({ type: 'ID_NUMBER', start, end: start + value.length, text: value, checksum: false, normalized: value.replace(/ /g, '') });
-  }
-  return out;
+  // Written in capitals, with a digit, and not a year or a count alone.
+  return documentNumbersAfter(
+    text,
+    scan,
+    { cue: FOREIGN_DOCUMENT_BIT, global: FOREIGN_G, sticky: FOREIGN_Y },
+    (value) => value === value.toUpperCase() && /\d/.test(value) && !/^\d{1,6}$/.test(value),
+  );
 }
 
 export const foreignDocumentNumberRecognizer: Recognizer = {
