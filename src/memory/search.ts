@@ -176,21 +176,36 @@ async function textHits(db: Queryable, search: ChunkSearch): Promise<ChunkHit[]>
   const anyWord = anyWordQuery(search.query);
   if (anyWord === '') return every;
   const seen = new Set(every.map((hit) => hit.id));
-  // Not 'simple' chunks (a language none of the four: tables, lists of names): without stop words,
-  // "is" or "de" in a question would match nearly all of them. Those are matched by the question's
-  // distinctive words instead, the names and codes in it, which memory's masked embeddings cannot
-  // match ("… van Sanne Visser?" finds her row in a CSV).
+  // Not 'simple' chunks (a language none of the four: tables, lists of names, a sentence too short
+  // to tell): without stop words, "is" or "de" in a question would match nearly all of them. Those
+  // are matched by the question's words that no language of the four drops as a stop word, and by
+  // its names and codes, which memory's masked embeddings cannot match ("… van Sanne Visser?" finds
+  // her row in a CSV; "What is the kumquat policy?" the one-line document that states it).
   const some = (await matchingChunks(db, { ...search, query: anyWord }, STEMMED_TS_CONFIGS)).filter((hit) => !seen.has(hit.id));
   for (const hit of some) seen.add(hit.id);
-  const distinctive = distinctiveWordQuery(search.query);
-  const named = distinctive === '' ? [] : (await matchingChunks(db, { ...search, query: distinctive }, ['simple'])).filter((hit) => !seen.has(hit.id));
-  return [...every, ...some, ...named].slice(0, search.limit);
+  const words = [...new Set([...distinctiveWords(search.query), ...(await contentWords(db, search.query))])].join(' or ');
+  const plain = words === '' ? [] : (await matchingChunks(db, { ...search, query: words }, ['simple'])).filter((hit) => !seen.has(hit.id));
+  return [...every, ...some, ...plain].slice(0, search.limit);
 }
 
-/** The question's names and codes (a capital or a digit, and no function word), as an any-word query. */
-export function distinctiveWordQuery(query: string): string {
-  const words = query.match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.filter((word) => /^\p{Lu}|\p{N}/u.test(word) && word.length > 1 && !isNonNameWord(word) && word.toLowerCase() !== 'or').join(' or ');
+const wordsOf = (query: string): string[] => (query.match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && word.toLowerCase() !== 'or');
+
+/** The question's names and codes: a capital or a digit, and no function word. */
+export function distinctiveWords(query: string): string[] {
+  return wordsOf(query).filter((word) => /^\p{Lu}|\p{N}/u.test(word) && !isNonNameWord(word));
+}
+
+/** The question's words (lower case) that none of the four languages' configurations drops as a stop word. */
+async function contentWords(db: Queryable, query: string): Promise<string[]> {
+  const words = [...new Set(wordsOf(query).map((word) => word.toLowerCase()))];
+  if (words.length === 0) return [];
+  const { rows } = await db.query<{ word: string }>(
+    `select word from unnest($1::text[]) as word
+      where numnode(plainto_tsquery('dutch', word)) > 0 and numnode(plainto_tsquery('english', word)) > 0
+        and numnode(plainto_tsquery('french', word)) > 0 and numnode(plainto_tsquery('german', word)) > 0`,
+    [words],
+  );
+  return rows.map((row) => row.word);
 }
 
 /**

@@ -187,6 +187,22 @@ describe('memory chunk search', () => {
     expect((await search('Wat is het e-mailadres van de klant?', null)).byText.map((hit) => hit.documentId)).not.to.include(table);
   });
 
+  it('finds a one-sentence document too short to tell its language by the question’s words that are no stop word in any of the four (QA)', async () => {
+    // QA: "What is the kumquat policy?" found "The kumquat policy covers …" last of six, and "Wat is
+    // het eigen risico per schade?" not at all: indexed as 'simple', they were matched only by every
+    // word of the question ("what", "is", "the" included) or by its names and codes.
+    const { key } = await app.key({ org: 'acme', workspace: 'main' });
+    const kumquat = await ingest(app, key, { title: 'k', collection: 'eerste', text: 'The kumquat policy covers citrus trees in gardens and greenhouses.' });
+    const risico = await ingest(app, key, { title: 'r', collection: 'eerste', text: 'Het eigen risico is 250 euro per schade.' });
+    for (const id of [kumquat, risico]) expect((await settled(app, key, id)).status).to.equal('ready');
+    const { rows } = await app.db.pool.query('select ts_config::text as config from chunks where document_id = any($1::uuid[])', [[kumquat, risico]]);
+    expect(rows.map((row) => row.config)).to.deep.equal(['simple', 'simple']);
+    expect((await search('What is the kumquat policy?', null)).byText[0]?.documentId).to.equal(kumquat);
+    expect((await search('Wat is het eigen risico per schade?', null)).byText[0]?.documentId).to.equal(risico);
+    // Stop words alone still find nothing.
+    expect((await search('what is the', null)).byText.map((hit) => hit.documentId)).not.to.include(kumquat);
+  });
+
   describe('resolveCollectionSlugs', () => {
     it('answers the ids in order, once each', async () => {
       const resolved = await resolveCollectionSlugs(app.db.pool, workspaceId, ['tweede', 'eerste', 'tweede'], 'collection');
