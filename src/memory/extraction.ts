@@ -15,6 +15,7 @@ import { forgetAnswersHoldingFact } from './erasure.js';
 import { extractWithModel, reconcileWithModel, type Decision, type ExtractionModel } from './factModel.js';
 import { extractByRules, submissionLanguage, TS_CONFIG_OF, tsConfigFor, withdrawnStatement, withdraws } from './factRules.js';
 import {
+  awaitRetry,
   claimSubmission,
   cutsShort,
   writtenNoBetter,
@@ -27,6 +28,7 @@ import {
   nearestFacts,
   normalizeFact,
   numbersOf,
+  pendingSubmissionsBefore,
   personalValuesOf,
   rewriteFact,
   deleteFactInScope,
@@ -92,6 +94,22 @@ function scopeOf(submission: ClaimedSubmission): FactScope {
 export async function extractSubmission(
   services: ExtractionServices,
   submissionId: string,
+  attempts: { attempt: number; maxAttempts: number },
+): Promise<ExtractionResult> {
+  // An end-user's submissions run one after another in their queue (decision 0027), but a failed
+  // attempt waits for its retry while the queue goes on: the earlier ones still waiting are
+  // extracted first, in the order they came, so that a later one never plans from facts an earlier
+  // one has yet to write (QA: "I live in Haarlem", retried after "I no longer live in Haarlem", came
+  // back). One that fails again fails this job too, which is retried; its own job then finds it done.
+  for (const earlier of await pendingSubmissionsBefore(services.db, submissionId)) {
+    await extractOne(services, earlier, { attempt: 0, maxAttempts: Infinity });
+  }
+  return extractOne(services, submissionId, attempts);
+}
+
+async function extractOne(
+  services: ExtractionServices,
+  submissionId: string,
   { attempt, maxAttempts }: { attempt: number; maxAttempts: number },
 ): Promise<ExtractionResult> {
   const submission = await claimSubmission(services.db, submissionId);
@@ -106,7 +124,11 @@ export async function extractSubmission(
     return await store(services.db, submission, plan, { meter, startedAt });
   } catch (err) {
     const permanent = permanentFailure(err);
-    if (!permanent && attempt < maxAttempts) throw err;
+    if (!permanent && attempt < maxAttempts) {
+      // Shown while it waits for its retry, as a document's is.
+      if (Number.isFinite(maxAttempts)) await awaitRetry(services.db, submission.id, `attempt ${attempt} of ${maxAttempts} failed, retrying: ${(err as Error).message}`);
+      throw err;
+    }
     const outcome: SubmissionOutcome = {
       status: 'failed',
       extractor,

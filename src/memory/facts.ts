@@ -233,6 +233,30 @@ export async function claimSubmission(db: Queryable, id: string): Promise<Claime
 }
 
 /**
+ * The submissions of the same end-user (or the shared knowledge) of the workspace that came before
+ * `id` and still wait for their facts, oldest first.
+ */
+export async function pendingSubmissionsBefore(db: Queryable, id: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select e.id
+       from fact_submissions s
+       join fact_submissions e
+         on e.workspace_id = s.workspace_id and e.user_ref is not distinct from s.user_ref
+        and (e.created_at, e.id) < (s.created_at, s.id)
+        and e.status in ('queued', 'processing') and e.content is not null
+      where s.id = $1
+      order by e.created_at, e.id`,
+    [id],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** A failed attempt: the submission waits for its retry, with why (cleared when it ends). */
+export async function awaitRetry(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query(`update fact_submissions set status = 'queued', error = $2 where id = $1 and status = 'processing'`, [id, error]);
+}
+
+/**
  * Under the end-user lock: whether the submission is still waiting for its facts, locking its
  * row. False means an erasure (or a finished duplicate run) got there first: store nothing.
  */

@@ -3,6 +3,7 @@ import { addJob } from '../../src/jobs/registry.js';
 import { submitFact as submitFactInDb } from '../../src/memory/facts.js';
 import type { Principal } from '../../src/tenancy/store.js';
 import { api } from '../helpers/app.js';
+import { waitFor } from '../helpers/db.js';
 import { changeNonEuAcceptance } from '../../src/tenancy/keys.js';
 import {
   factContents,
@@ -209,6 +210,45 @@ describe('facts (extraction model)', () => {
     const contents = await waitForFacts(fx.app, fx.key, { user_ref: 'llm-retry' }, (c) => c.length === 1);
     expect(contents).to.deep.equal(['I speak Frisian']);
     expect(fx.eu.requests).to.have.length(2);
+  });
+
+  it('extracts an earlier submission waiting for its retry before a later one of the same end-user, and shows why it waits (QA)', async function () {
+    this.timeout(20_000);
+    // QA: "I live in Haarlem" failed its first attempt, "I no longer live in Haarlem" ran meanwhile,
+    // and the retry then stored Haarlem again.
+    fx.eu.script({ type: 'status', status: 503 }, jsonAnswer({ facts: ['I live in Haarlem'] }), jsonAnswer({ facts: [] }));
+    const first = (await submitFact(fx.app, fx.key, { content: 'I live in Haarlem.', user_ref: 'llm-order' })).body.submission_id as string;
+    // As a document waiting for its retry shows it (it showed "processing" with no error).
+    const waiting = await waitFor(
+      async () => {
+        const shown = await api(fx.app.baseUrl, `/v1/recall/submissions/${first}`, { key: fx.key });
+        return shown.body.error ? shown.body : undefined;
+      },
+      { what: 'the failed attempt shown' },
+    );
+    expect(waiting.status).to.equal('queued');
+    expect(waiting.error).to.match(/^attempt 1 of \d+ failed, retrying: /);
+    await submitFact(fx.app, fx.key, { content: 'Something unrelated about the weather.', user_ref: 'llm-order' });
+    await waitFor(
+      async () => {
+        const { rows } = await fx.app.db.pool.query(`select status from fact_submissions where user_ref = 'llm-order' and status in ('queued', 'processing')`);
+        return rows.length === 0 ? true : undefined;
+      },
+      { what: 'both submissions extracted' },
+    );
+    const asked = fx.eu.requests.map((request) => JSON.stringify(request.body));
+    expect(asked).to.have.length(3);
+    expect(asked[1]).to.contain('I live in Haarlem.');
+    expect(asked[2]).to.contain('unrelated about the weather');
+    // The first submission's own retry finds it done: no fourth question, no second Haarlem.
+    await waitForNoExtractionJobs(fx.app);
+    expect(fx.eu.requests).to.have.length(3);
+    expect(await factContents(fx.app, fx.key, { user_ref: 'llm-order' })).to.deep.equal(['I live in Haarlem']);
+    const { rows } = await fx.app.db.pool.query(`select status, error from fact_submissions where user_ref = 'llm-order' order by created_at`);
+    expect(rows).to.deep.equal([
+      { status: 'done', error: null },
+      { status: 'empty', error: null },
+    ]);
   });
 
   it('reads an answer with a long run of whitespace in linear time', async () => {
