@@ -2408,12 +2408,12 @@ export interface components {
             /** @description Null until `ready`. */
             token_count: number | null;
             /** @description The collection slug. */
-            collection?: string;
-            source?: string | null;
+            collection: string;
+            source: string | null;
             /** @description Why ingest failed, when `failed`; while `queued` for a retry, what the last attempt met. */
             error?: string | null;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
         };
         DocumentListItem: {
             id: string;

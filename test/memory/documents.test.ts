@@ -27,8 +27,16 @@ describe('memory documents: ingest, fetch, delete', () => {
       body: { title: 'Polisvoorwaarden inboedel', text, source: 'https://example.nl/voorwaarden.pdf', collection: slug },
     });
     expect(response.status).to.equal(201);
-    expect(response.body.data).to.have.all.keys('id', 'title', 'status', 'chunk_count', 'token_count');
-    expect(response.body.data).to.include({ title: 'Polisvoorwaarden inboedel', status: 'queued', chunk_count: null, token_count: null });
+    // Every field GET shows, as OpenAI's creates answer the whole object (QA: created_at, source and collection were missing).
+    expect(response.body.data).to.have.all.keys('id', 'title', 'status', 'chunk_count', 'token_count', 'created_at', 'source', 'collection');
+    expect(response.body.data).to.include({
+      title: 'Polisvoorwaarden inboedel',
+      status: 'queued',
+      chunk_count: null,
+      token_count: null,
+      source: 'https://example.nl/voorwaarden.pdf',
+      collection: slug,
+    });
 
     const document = await settled(app, key, response.body.data.id);
     const expected = chunkText(text, { maxTokens: 512, overlapTokens: 64 });
@@ -43,6 +51,7 @@ describe('memory documents: ingest, fetch, delete', () => {
     });
     expect(document).not.to.have.property('error');
     expect(Date.parse(document.created_at)).to.be.closeTo(Date.now(), 60_000);
+    expect(document.created_at).to.equal(response.body.data.created_at);
     expect(expected.length).to.be.greaterThan(1);
     const { rows } = await app.db.pool.query(
       'select position, text, token_count from chunks where document_id = $1 order by position',

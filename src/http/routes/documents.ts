@@ -7,7 +7,7 @@ import { refuseIfMemoryCannotBeEmbedded } from '../../memory/embedder.js';
 import { deleteDocumentEverywhere } from '../../memory/erasure.js';
 import { isMicrosecondPosition, keysetPage } from '../cursor.js';
 import type { Operations } from '../operations.js';
-import { presentCreatedDocument, presentDocument } from '../presenters/document.js';
+import { presentDocument } from '../presenters/document.js';
 import type { Principal } from '../../tenancy/store.js';
 import { createOnce, principalOf } from '../state.js';
 
@@ -19,7 +19,7 @@ export function documentRoutes(api: Operations, { pool, catalog, gate }: { pool:
       await gate.refuseIfBudgetSpent(principal);
     };
     await createOnce(ctx, pool, { kind: 'documents', status: 201, admit }, async (db, principal) => ({
-      data: presentCreatedDocument(await createDocument(db, principal, body)),
+      data: presentDocument(await createDocument(db, principal, body)),
     }));
   });
 
