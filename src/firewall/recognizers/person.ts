@@ -1373,7 +1373,6 @@ const INTRODUCED_LOWER = new RegExp(
 );
 const INTRODUCED_LOWER_BIT = registerCue(body(INTRODUCED_LOWER));
 const INTRODUCED_LOWER_STICKY = new RegExp(body(INTRODUCED_LOWER), 'iuy');
-const ALL_CUE_BITS = [...BITS_WITH_NAMED_LOWER, INTRODUCED_LOWER_BIT];
 
 /** Whether a lower-case word after an introduction or sign-off of `language` is a first name (see INTRODUCED_LOWER). */
 function introducedFirstName(word: string, language: Language): boolean {
@@ -1513,6 +1512,76 @@ const LOWER_CUED = new RegExp(
   'gu',
 );
 const LOWER_COMPOUND = /(?<![\p{L}\p{N}'’@._-])\p{Ll}{2,20}-\p{Ll}{2,20}(?![\p{L}\p{N}'’@_-])/gu;
+
+// A role word or a verb of contact, then a first name and a surname in lower case, in any text
+// ("employee tom baker was late", "Mitarbeiter lukas hoffmann krankgemeldet", "please add sarah
+// connor to the channel", "can u call mark de jong back?", "medewerker kees van dijk"): what comes
+// before says a person follows, so the pair is read outside chat-style text too, and a first name
+// that is also a word ("tom", "mark") is read before a surname the lists know or one led by a
+// particle. Without such a surname the words stay: "call mark as done", "add will power", "ask tom
+// about it", "employee of the month" (a lone first name there is the chat rules' business). The
+// surname may be a first name the lists know after a first name that is no word ("sarah connor").
+// A word of politeness may stand between ("ruf bitte lukas hoffmann an", "bel even kees van dijk").
+// Tried only at the word starts the pre-scan marks for it (a bit of its own): no whole-text search.
+const ROLE_WORDS_LOWER = (
+  'employee|colleague|coworker|co-worker|customer|client|patient|tenant|student|manager|intern|trainee|candidate|applicant|' +
+  'medewerker|medewerkster|werknemer|collega|klant|cliënt|patiënt|huurder|leerling|stagiair|stagiaire|sollicitant|' +
+  'mitarbeiter|mitarbeiterin|kollege|kollegin|kunde|kundin|patientin|mieter|mieterin|schüler|schülerin|studentin|bewerber|bewerberin|azubi|' +
+  'employé|employée|salarié|salariée|collègue|cliente|patiente|locataire|élève|étudiant|étudiante|candidat'
+).split('|');
+const CONTACT_VERBS_LOWER = (
+  'call|ring|phone|email|e-mail|mail|text|message|add|invite|ask|tell|ping|contact|cc|' +
+  'bel|app|vraag|mail|contacteer|' +
+  'ruf|schreib|frag|kontaktiere|' +
+  'appelle|appelez|contacte|contactez'
+).split('|');
+const PAIR_PARTICLES = "(?:van der|van den|van de|van ['’]t|von der|de la|van|von|de|der|den|ter|ten|zu|le|la|du|da|di|del)";
+const CUED_PAIR = new RegExp(
+  `(?<![\\p{L}])(${[...new Set([...ROLE_WORDS_LOWER, ...CONTACT_VERBS_LOWER])].flatMap((w) => [w, w[0]!.toUpperCase() + w.slice(1)]).join('|')}):?[ \\u00a0]{1,3}(?:(?:bitte|mal|doch|even|eens|ff|nog|please|pls|svp|stp)[ \\u00a0]{1,3})?` +
+    `(${LOWER_WORD})[ \\u00a0]{1,3}(${PAIR_PARTICLES}[ \\u00a0]{1,3})?((?:o['’])?${LOWER_WORD})(?![\\p{L}\\p{N}'’@_-])`,
+  'dgu',
+);
+const CUED_PAIR_BIT = registerCue(body(CUED_PAIR));
+const CUED_PAIR_STICKY = new RegExp(body(CUED_PAIR), 'duy');
+const ALL_CUE_BITS = [...BITS_WITH_NAMED_LOWER, INTRODUCED_LOWER_BIT, CUED_PAIR_BIT];
+
+/** Whether a lower-case word after a role or contact cue may be a first name (see CUED_PAIR). */
+function cuedFirstName(word: string): boolean {
+  const dash = word.indexOf('-');
+  const known = isKnownFirstNameLower(word) || (dash > 0 && isKnownFirstNameLower(word.slice(0, dash)) && isKnownFirstNameLower(word.slice(dash + 1)));
+  if (!known || isNonNameWord(word) || isFunctionWord(word) || CHAT_TAIL.has(word) || SPEECH_VERBS.has(word)) return false;
+  return !LANGUAGES_NAMED_LIKE_PEOPLE.has(word) && !ASSISTANT_NAMES.has(word);
+}
+
+/** Whether a lower-case word is a surname the lists know and no word of the text's grammar. */
+function cuedKnownSurname(word: string): boolean {
+  if (word.charCodeAt(1) === 0x2019) word = `${word[0]}'${word.slice(2)}`;
+  const dash = word.indexOf('-');
+  const known = knownLowerSurname(word) || (dash > 0 && knownLowerSurname(word.slice(0, dash)) && knownLowerSurname(word.slice(dash + 1)));
+  return known && !isNonNameWord(word) && !isFunctionWord(word) && !CHAT_TAIL.has(word) && !SPEECH_VERBS.has(word);
+}
+
+/** `positions`: the word starts the pre-scan marked for CUED_PAIR. */
+function findCuedLowerCasePairs(text: string, scan: TextScan, positions: number[], take: (start: number, end: number) => void): void {
+  if (positions.length === 0) return;
+  const matches = new Matcher(CUED_PAIR, scan, positions, { sparse: ALWAYS_STICKY, sticky: CUED_PAIR_STICKY });
+  for (let m = matches.exec(); m; m = matches.exec()) {
+    const [firstStart] = m.indices![2]!;
+    // The word after the cue may be a cue itself ("call customer tom baker"): read on from it.
+    matches.lastIndex = firstStart;
+    const first = m[2]!;
+    const surname = m[4]!;
+    if (!cuedFirstName(first)) continue;
+    const particled = m[3] !== undefined;
+    let named = cuedKnownSurname(surname);
+    // "sarah connor": a first name that is no word, and a first name the lists know as its surname.
+    if (!named && !particled && !AMBIGUOUS_LOWER_ALONE.has(first) && isLowerCaseFirstName(surname, true) && !isFunctionWord(surname)) named = true;
+    if (!named) continue;
+    const end = lowerSecondSurnameEnd(text, m.index + m[0].length);
+    take(firstStart, end);
+    matches.lastIndex = end;
+  }
+}
 
 // AI assistants and models named like people ("Claude", "Devin", "Jules", "Cody", and the names
 // a user may write alone: "Gemini", "Mistral", "Copilot" …). Coding agents' system prompts speak of
@@ -1990,6 +2059,8 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
   }
+  // Before the chat-style readings: "call tom baker" is one name, not a lone first name after "call".
+  findCuedLowerCasePairs(text, s, positions[BITS.length + 2]!, take);
   findLowerCaseNames(text, s, take);
   const takeStrong = (start: number, end: number) => take(start, end, true);
   findTitledLowerCase(text, takeStrong);

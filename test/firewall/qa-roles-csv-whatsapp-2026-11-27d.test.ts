@@ -1,0 +1,50 @@
+import { expectMasksAndRestores, expectUnchanged } from './qaSamples.js';
+
+// QA 2026-11-27 (fourth round): lower-case names after a role word or a verb of contact, surnames in
+// headerless CSV rows, a one-line WhatsApp export, identifiers after their label without a colon,
+// a plate after whose car it is. The inputs as QA sent them.
+
+describe('QA 2026-11-27d: a lower-case name after a role word or a verb of contact', () => {
+  it('masks a first name and a surname after a role word, in any text', () => {
+    expectMasksAndRestores('employee tom baker was late 3 times this month', 'employee [PERSON_1] was late 3 times this month');
+    expectMasksAndRestores('Mitarbeiter lukas hoffmann krankgemeldet', 'Mitarbeiter [PERSON_1] krankgemeldet');
+    expectMasksAndRestores('Medewerker kees van dijk is vandaag ziek.', 'Medewerker [PERSON_1] is vandaag ziek.');
+    expectMasksAndRestores('Kollegin anna schmidt ist im Urlaub.', 'Kollegin [PERSON_1] ist im Urlaub.');
+    expectMasksAndRestores("Le client julien moreau a rappelé.", 'Le client [PERSON_1] a rappelé.');
+    // As before, in chat-style text.
+    expectMasksAndRestores('medewerker kees van dijk', 'medewerker [PERSON_1]');
+    expectMasksAndRestores("l'employé julien moreau", "l'employé [PERSON_1]");
+  });
+
+  it('masks a first name and a surname after a verb of contact, a first name that is a word before a known or particle-led surname', () => {
+    expectMasksAndRestores('Hi team, please add sarah connor to the Slack channel.', 'Hi team, please add [PERSON_1] to the Slack channel.');
+    expectMasksAndRestores('hey can u call mark de jong back? his nr is 06 12345678', 'hey can u call [PERSON_1] back? his nr is [PHONE_1]');
+    expectMasksAndRestores('Could you email emma visser the minutes?', 'Could you email [PERSON_1] the minutes?');
+    expectMasksAndRestores('Ruf bitte lukas hoffmann an.', 'Ruf bitte [PERSON_1] an.');
+    expectMasksAndRestores('Bel even kees van dijk, hij wacht.', 'Bel even [PERSON_1], hij wacht.');
+    expectMasksAndRestores('Ruf lukas hoffmann an.', 'Ruf [PERSON_1] an.');
+    expectMasksAndRestores('Please call customer tom baker today.', 'Please call customer [PERSON_1] today.');
+  });
+
+  it('leaves ordinary words after these cues alone', () => {
+    expectUnchanged([
+      'Please call mark as done.',
+      'call mark as done',
+      'Add will power to the list.',
+      'add will power',
+      'Please add sugar.',
+      'please add sugar',
+      'Employee of the month is here.',
+      'employee of the month',
+      'Ask tom about it.',
+      'ask tom about it',
+      'Call back later.',
+      'call back later',
+      'Bel kees de volgende keer.',
+      'The customer will call back tomorrow.',
+      'Add rose petals to the cake.',
+      'The patient was seen today.',
+      'Text mark down in the doc.',
+    ]);
+  });
+});
