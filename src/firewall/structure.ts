@@ -1532,6 +1532,52 @@ function childList(text: string, from: number, value: string, out: Collector): v
   for (const [start, stop] of names) out.found.push({ type: 'PERSON', start, end: stop, text: text.slice(start, stop), checksum: false });
 }
 
+// A row of a CSV without a header ("Jansen,Pieter,06-11223344,p.jansen@gmail.com"), as an export
+// or a register's rows pasted alone write it: a cell that is a surname the lists know beside a cell
+// that is a first name they know, in either order, are a person's surname and first name (QA
+// 2026-11-27: the first name was masked and the surname beside it sent in clear). Each is masked as
+// a cell of its own, as under "achternaam" and "voornaam" columns. A row has three cells at least,
+// each a short one (a line of prose is cut into long ones); a first name that is also a word, town
+// or brand ("Paris", "Mark") does not count, nor a surname that is a word.
+const FIRST_NAME_CELL = /^\p{Lu}\p{Ll}{1,30}(?:-\p{Lu}\p{Ll}{1,30})?$/u;
+
+function surnameCell(value: string): boolean {
+  if (!SURNAME_CELL.test(value)) return false;
+  const last = value.slice(value.lastIndexOf(' ') + 1);
+  return isKnownLastName(last) && !isNonNameWord(last) && !isAmbiguousFirstName(last);
+}
+
+function firstNameCell(value: string): boolean {
+  if (!FIRST_NAME_CELL.test(value) || isNonNameWord(value)) return false;
+  const first = value.split('-')[0]!;
+  return isKnownFirstName(first) && !isAmbiguousFirstName(first);
+}
+
+/** Masks a surname cell and a first-name cell side by side in a row without a header (see FIRST_NAME_CELL). */
+function headerlessNames(text: string, cells: readonly Cell[], out: Collector): void {
+  if (cells.length < 3) return;
+  for (let c = 0; c + 1 < cells.length; c++) {
+    const [as, ae] = trimmed(text, cells[c]![0], cells[c]![1]);
+    const [bs, be] = trimmed(text, cells[c + 1]![0], cells[c + 1]![1]);
+    if (ae - as < 2 || be - bs < 2) continue;
+    const a = text.slice(as, ae);
+    const b = text.slice(bs, be);
+    if (!((surnameCell(a) && firstNameCell(b)) || (firstNameCell(a) && surnameCell(b)))) continue;
+    out.found.push({ type: 'PERSON', start: as, end: ae, text: a, checksum: false });
+    out.found.push({ type: 'PERSON', start: bs, end: be, text: b, checksum: false });
+    c++;
+  }
+}
+
+/** A text of one short line without any other sign of structure, read as a CSV row without a header. */
+function headerlessRow(text: string, out: Collector): void {
+  if (text.length > MAX_HEADER_LINE / 2 || text.indexOf('\n') >= 0) return;
+  const { sep } = signsOf(text, { start: 0, end: text.length });
+  if (sep < 0 || sep === 124) return;
+  const cells = cellsOf(text, { start: 0, end: text.length }, sep, 52);
+  if (cells !== null) headerlessNames(text, cells, out);
+}
+
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
   // Most texts hold no "=": their lines are not walked once more for pairs.
@@ -1585,6 +1631,7 @@ function lineStructures(text: string, out: Collector): void {
           continue;
         }
       }
+      if (!keys && cells !== null && sep !== 124) headerlessNames(text, cells, out);
     }
     if (!keySign) continue;
     const lineText = text.slice(line.start, line.end);
@@ -1879,7 +1926,13 @@ export function tableSpans(text: string): TableSpan[] {
 
 /** `queries`: whether to read URL query strings (a URL token read decoded has had its own read as written). */
 export function findStructured(text: string, queries = true): StructureFindings {
-  if (!mayHoldStructure(text)) return { found: [], quiet: [] };
+  if (!mayHoldStructure(text)) {
+    // "Jansen,Pieter,06-11223344,p.jansen@gmail.com" alone: a CSV row holds none of the signs above.
+    if (text.length > MAX_HEADER_LINE / 2 || (text.indexOf(',') < 0 && text.indexOf(';') < 0 && text.indexOf('\t') < 0)) return { found: [], quiet: [] };
+    const row = new Collector(text);
+    headerlessRow(text, row);
+    return { found: row.found, quiet: row.quiet };
+  }
   const out = new Collector(text);
   keyedLiterals(text, out);
   sqlInserts(text, out);

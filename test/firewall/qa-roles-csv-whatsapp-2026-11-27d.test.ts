@@ -48,3 +48,27 @@ describe('QA 2026-11-27d: a lower-case name after a role word or a verb of conta
     ]);
   });
 });
+
+describe('QA 2026-11-27d: a surname in a CSV row without a header', () => {
+  it('masks a known surname cell beside a first-name cell, either order, one row or several', () => {
+    expectMasksAndRestores('Jansen,Pieter,06-11223344,p.jansen@gmail.com', '[PERSON_1],[PERSON_2],[PHONE_1],[EMAIL_1]');
+    expectMasksAndRestores('Pieter,Jansen,06-11223344,p.jansen@gmail.com', '[PERSON_1],[PERSON_2],[PHONE_1],[EMAIL_1]');
+    expectMasksAndRestores(
+      'Jansen,Pieter,06-11223344,p.jansen@gmail.com\nde Vries,Anna,06-22334455,anna@example.nl\nBakker,Sanne,06-33445566,s.bakker@example.nl',
+      '[PERSON_1],[PERSON_2],[PHONE_1],[EMAIL_1]\n[PERSON_3],[PERSON_4],[PHONE_2],[EMAIL_2]\n[PERSON_5],[PERSON_6],[PHONE_3],[EMAIL_3]',
+    );
+    expectMasksAndRestores('Jansen;Pieter;06-11223344', '[PERSON_1];[PERSON_2];[PHONE_1]');
+    expectMasksAndRestores('Jansen\tPieter\t06-11223344', '[PERSON_1]\t[PERSON_2]\t[PHONE_1]');
+  });
+
+  it('leaves rows of towns, things and words alone', () => {
+    expectUnchanged([
+      'Paris,Lyon,Nice',
+      'Amsterdam,Rotterdam,Utrecht,Den Haag',
+      'Mark,Will,Grace',
+      'apples,pears,plums',
+      'Red,Green,Blue,Black',
+      'id,name,price\n1,Lamp,20',
+    ]);
+  });
+});
