@@ -72,3 +72,25 @@ describe('QA 2026-11-27d: a surname in a CSV row without a header', () => {
     ]);
   });
 });
+
+describe('QA 2026-11-27d: the contact of a WhatsApp export line', () => {
+  it('masks the name on one line of the export, and on many', () => {
+    expectMasksAndRestores('26/11/2024, 21:04 - Sophie: ja net', '26/11/2024, 21:04 - [PERSON_1]: ja net');
+    expectMasksAndRestores(
+      '26/11/2024, 21:04 - Sophie: ja net\n26/11/2024, 21:05 - Bram: oke\n26/11/2024, 21:06 - Sophie: top',
+      '26/11/2024, 21:04 - [PERSON_1]: ja net\n26/11/2024, 21:05 - [PERSON_2]: oke\n26/11/2024, 21:06 - [PERSON_1]: top',
+    );
+    expectMasksAndRestores('11/26/24, 9:04 PM - Mark de Vries: ok', '11/26/24, 9:04 PM - [PERSON_1]: ok');
+    expectMasksAndRestores('26.11.24, 21:04 - Lena: bis gleich', '26.11.24, 21:04 - [PERSON_1]: bis gleich');
+  });
+
+  it('leaves lines of other shapes alone: logs, agendas, the export’s own notices', () => {
+    expectUnchanged([
+      '2024-11-26 10:00 - Deploy: ok',
+      '2024-11-26, 10:00 - INFO: started',
+      'Sprint 12, 10:00 - Agenda: review',
+      '26/11/2024, 21:04 - Messages and calls are end-to-end encrypted.',
+      '10:00 - Agenda: review',
+    ]);
+  });
+});

@@ -1561,6 +1561,38 @@ function cuedKnownSurname(word: string): boolean {
   return known && !isNonNameWord(word) && !isFunctionWord(word) && !CHAT_TAIL.has(word) && !SPEECH_VERBS.has(word);
 }
 
+// A line of a WhatsApp export, Android's shape: a date, a comma, a time, " - ", the contact's name
+// and ": " ("26/11/2024, 21:04 - Sophie: ja net", "11/26/24, 9:04 PM - Mark de Vries: ok"). The
+// name at a sentence's start before a colon was no name to the lone-name rule, so a first name
+// alone went out in clear, on one line or many; the shape says it is the contact's name, which
+// the phone's owner saved, so it is masked whatever its words (not a number: the phone recognizer's;
+// not a word in capitals, a log's level). The comma after the date is WhatsApp's: logs write none.
+// Found from each " - " whose line starts at most WHATSAPP_PREFIX characters before it, read sticky
+// from the line's start with bounded runs only: linear in the text.
+const WHATSAPP_LINE_Y =
+  /[\u200e\u200f]?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},[ \u00a0]\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[ \u00a0\u202f]?[AaPp]\.?[Mm]\.?)?\]?[ \u00a0]-[ \u00a0]([\p{L}][\p{L}\p{M}.'’ -]{0,39}?):[ \u00a0]/uy;
+const WHATSAPP_PREFIX = 32;
+
+function findWhatsAppSpeakers(text: string, take: (start: number, end: number) => void): void {
+  for (let at = text.indexOf(' - '); at >= 0; at = text.indexOf(' - ', at + 3)) {
+    const c = text.charCodeAt(at - 1);
+    // The time's last digit, or its "PM"/"p.m.".
+    if (!((c >= 48 && c <= 57) || c === 77 || c === 109 || c === 46)) continue;
+    let lineStart = at;
+    const stop = Math.max(0, at - WHATSAPP_PREFIX);
+    while (lineStart > stop && text.charCodeAt(lineStart - 1) !== 10) lineStart--;
+    if (lineStart > 0 && text.charCodeAt(lineStart - 1) !== 10) continue;
+    WHATSAPP_LINE_Y.lastIndex = lineStart;
+    const m = WHATSAPP_LINE_Y.exec(text);
+    if (m === null) continue;
+    const name = m[1]!.trimEnd();
+    // "2024-11-26, 10:00 - INFO: started": a log's level, not a contact.
+    if (name.split(' ').length > 5 || name === name.toUpperCase()) continue;
+    const start = WHATSAPP_LINE_Y.lastIndex - 2 - m[1]!.length;
+    take(start, start + name.length);
+  }
+}
+
 /** `positions`: the word starts the pre-scan marked for CUED_PAIR. */
 function findCuedLowerCasePairs(text: string, scan: TextScan, positions: number[], take: (start: number, end: number) => void): void {
   if (positions.length === 0) return;
@@ -1911,6 +1943,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
     push(out, text, start, end);
   };
 
+  const takeStrongFirst = (start: number, end: number) => take(start, end, true);
   // A name found without a cue, unless code names a type or component with it ("class Victor").
   const takeName = (start: number, end: number) => {
     if (!isCodeIdentifier(text, start, end)) take(start, end);
@@ -2059,6 +2092,7 @@ export function findPersons(text: string, language: Language, scan?: TextScan): 
       tokens.lastIndex = Math.max(tokens.lastIndex, end);
     }
   }
+  if (text.indexOf(' - ') >= 0) findWhatsAppSpeakers(text, takeStrongFirst);
   // Before the chat-style readings: "call tom baker" is one name, not a lone first name after "call".
   findCuedLowerCasePairs(text, s, positions[BITS.length + 2]!, take);
   findLowerCaseNames(text, s, take);
