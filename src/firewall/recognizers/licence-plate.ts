@@ -44,8 +44,10 @@ const PLATE_BIT = registerCue(`(?:${PLATE_LABEL}|${UK_ONLY_LABEL})`);
 // A key's quote, a sign or a verb (of the seven languages) between the label and the plate. Before
 // the colon, whose plate it is may stand ("Kenteken van de tegenpartij: 52-XLP-7", "Kennzeichen des
 // Unfallgegners: …", "het kenteken van de tegenpartij is …"): one preposition and up to three
-// words, then the colon or the verb.
-const QUALIFIER = "(?:[ \\t\\u00a0]{1,4}(?:van|of|de|du|des|der|vom|von|del|della)(?:[ \\t\\u00a0]{1,4}\\p{L}{1,24}){1,3}(?=[ \\t\\u00a0]{0,4}(?::|(?:is|ist|est|lautet|luidt)[ \\t\\u00a0])))?";
+// words, twice at most ("kenteken van de auto van mijn vrouw is 12-ABC-3"), then the colon or the
+// verb. Bounded: at most eight words are read between the label and the plate.
+const QUALIFIER =
+  "(?:(?:[ \\t\\u00a0]{1,4}(?:van|of|de|du|des|der|vom|von|del|della)(?:[ \\t\\u00a0]{1,4}\\p{L}{1,24}){1,3}){1,2}(?=[ \\t\\u00a0]{0,4}(?::|(?:is|ist|est|lautet|luidt)[ \\t\\u00a0])))?";
 const CONNECTOR =
   QUALIFIER + "[\"']?[ \\t\\u00a0]{0,4}(?:[:=#][ \\t\\u00a0]{0,4})?[\"']?(?:(?:is|ist|est|es|è|to|jest|lautet|lautete|luidt|luidde|was|war|était|era)[ \\t\\u00a0]{1,4})?";
 // Letters, digits, single spaces and hyphens, at most twelve: trimmed to a plate in code.
