@@ -1578,6 +1578,31 @@ function headerlessRow(text: string, out: Collector): void {
   if (cells !== null) headerlessNames(text, cells, out);
 }
 
+// An identifier right after its label, without the colon of a key-value line: "Steuer-ID 12 345 678
+// 903", "NIR 1 85 05 78 006 084 36", "meine IdNr lautet …", "mon n° de sécu est …". After "NIR :"
+// the value is its key's whatever its check digits (a mistyped number is still the person's); without
+// the colon it went out in clear when its check digits failed (QA 2026-11-27). The value is a number
+// written in groups, read where a line of at most MAX_HEADER_LINE characters holds a digit; its label
+// is looked for in the LABEL_BEFORE characters before it on the same line.
+const GROUPED_ID = /(?<![\p{L}\p{N}.,/+-])\d{1,2}[ .]\d[\dAaBb .]{6,22}\d(?![\p{L}\p{N}])/gu;
+const ID_LABEL_BEFORE =
+  /(?<![\p{L}])(?:(steuer[- ]?id|steuer[- ]?identifikationsnummer|steuerliche[ ]identifikationsnummer|idnr\.?|id-nr\.?)|nir|n°[ ]?(?:de[ ])?s[ée]cu(?:rit[ée][ ]sociale)?|num[ée]ro[ ]de[ ]s[ée]curit[ée][ ]sociale)(?:[ \u00a0](?:ist|lautet|est))?[ \u00a0]{1,3}$/iu;
+const LABEL_BEFORE = 40;
+
+function identifiersAfterLabel(text: string, line: Line, out: Collector): void {
+  const lineText = text.slice(line.start, line.end);
+  GROUPED_ID.lastIndex = 0;
+  for (let m = GROUPED_ID.exec(lineText); m; m = GROUPED_ID.exec(lineText)) {
+    const label = ID_LABEL_BEFORE.exec(lineText.slice(Math.max(0, m.index - LABEL_BEFORE), m.index));
+    if (label === null) continue;
+    const compact = m[0].replace(/[ .]/g, '');
+    // A Steuer-ID has 11 digits; a NIR 15 characters, its département maybe 2A or 2B.
+    const steuer = label[1] !== undefined;
+    if (steuer ? !/^\d{11}$/.test(compact) : !/^\d{5}(?:\d\d|2[AaBb])\d{8}$/.test(compact)) continue;
+    out.value(steuer ? 'Steuer-ID' : 'NIR', line.start + m.index, line.start + m.index + m[0].length);
+  }
+}
+
 function lineStructures(text: string, out: Collector): void {
   const lines = linesOf(text);
   // Most texts hold no "=": their lines are not walked once more for pairs.
@@ -1595,7 +1620,8 @@ function lineStructures(text: string, out: Collector): void {
     if (mayHoldPairs && length <= MAX_LOG_LINE && formPairs(text, line, out)) continue;
     // Headers and key-value lines are short; a paragraph of prose is not read further.
     if (length > MAX_HEADER_LINE) continue;
-    const { keySign, sep } = signsOf(text, line);
+    const { keySign, sep, digit } = signsOf(text, line);
+    if (digit) identifiersAfterLabel(text, line, out);
     if (!keySign && sep < 0) {
       // Only a label alone on its line over a value can be here.
       if (length <= 48) loneLabel(text, lines, k, out);
@@ -1733,8 +1759,9 @@ function blockLine(text: string, line: Line): BlockLine {
  * One pass over a line: whether it holds a key sign (':' or '='), and the separator its cells would
  * be split at (a Markdown row's '|', else a tab, ';' or ','), or -1.
  */
-function signsOf(text: string, line: Line): { keySign: boolean; sep: number } {
+function signsOf(text: string, line: Line): { keySign: boolean; sep: number; digit: boolean } {
   let keySign = false;
+  let digit = false;
   let pipe = false;
   let tab = false;
   let semicolon = false;
@@ -1746,9 +1773,10 @@ function signsOf(text: string, line: Line): { keySign: boolean; sep: number } {
     else if (c === 9) tab = true;
     else if (c === 59) semicolon = true;
     else if (c === 44) comma = true;
+    else if (c >= 48 && c <= 57) digit = true;
   }
   const first = text.charCodeAt(trimmed(text, line.start, line.end)[0]);
-  return { keySign, sep: first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1 };
+  return { keySign, sep: first === 124 && pipe ? 124 : tab ? 9 : semicolon ? 59 : comma ? 44 : -1, digit };
 }
 
 /** A label alone on its line, without a colon ("Date of birth"), over a short value line. */
@@ -1928,9 +1956,12 @@ export function tableSpans(text: string): TableSpan[] {
 export function findStructured(text: string, queries = true): StructureFindings {
   if (!mayHoldStructure(text)) {
     // "Jansen,Pieter,06-11223344,p.jansen@gmail.com" alone: a CSV row holds none of the signs above.
-    if (text.length > MAX_HEADER_LINE / 2 || (text.indexOf(',') < 0 && text.indexOf(';') < 0 && text.indexOf('\t') < 0)) return { found: [], quiet: [] };
+    // "Steuer-ID 12 345 678 903" alone, too.
+    if (text.length > MAX_HEADER_LINE) return { found: [], quiet: [] };
     const row = new Collector(text);
-    headerlessRow(text, row);
+    const { sep, digit } = signsOf(text, { start: 0, end: text.length });
+    if (digit) identifiersAfterLabel(text, { start: 0, end: text.length }, row);
+    if (sep >= 0) headerlessRow(text, row);
     return { found: row.found, quiet: row.quiet };
   }
   const out = new Collector(text);

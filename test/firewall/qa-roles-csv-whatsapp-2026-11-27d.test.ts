@@ -94,3 +94,31 @@ describe('QA 2026-11-27d: the contact of a WhatsApp export line', () => {
     ]);
   });
 });
+
+describe('QA 2026-11-27d: identifiers right after their label, a plate after whose car it is', () => {
+  it('masks a Steuer-ID or a NIR right after its label without a colon, as with one, a mistyped one too', () => {
+    expectMasksAndRestores('Steuer-ID 12 345 678 903', 'Steuer-ID [STEUER_ID_1]');
+    expectMasksAndRestores('meine IdNr lautet 12 345 678 903', 'meine IdNr lautet [STEUER_ID_1]');
+    expectMasksAndRestores('NIR 1 85 05 78 006 084 36', 'NIR [NIR_1]');
+    expectMasksAndRestores('mon n° de sécu est 1 85 05 78 006 084 36', 'mon n° de sécu est [NIR_1]');
+    expectMasksAndRestores('NIR : 1 85 05 78 006 084 36', 'NIR : [NIR_1]');
+  });
+
+  it('leaves a mistyped number alone without its label right before it', () => {
+    expectUnchanged([
+      'Rechnung 12 345 678 903',
+      'Steuer-ID folgt, Auftrag 12 345 678 903',
+      'commande 1 85 05 78 006 084 36',
+      'NIR demandé pour le dossier, référence 1 85 05 78 006 084 36',
+    ]);
+  });
+
+  it('masks a Dutch plate after "kenteken van … van … is"', () => {
+    expectMasksAndRestores('kenteken van de auto van mijn vrouw is 12-ABC-3', 'kenteken van de auto van mijn vrouw is [LICENCE_PLATE_1]');
+    expectMasksAndRestores('Kennzeichen des Autos von meiner Frau ist M-AB 1234', 'Kennzeichen des Autos von meiner Frau ist [LICENCE_PLATE_1]');
+  });
+
+  it('leaves what is no plate after such words alone', () => {
+    expectUnchanged(['het kenteken van de auto van mijn vrouw is onbekend', 'kenteken van de auto van mijn vrouw is 2024 gekocht']);
+  });
+});
