@@ -1570,10 +1570,8 @@ function headerlessNames(text: string, cells: readonly Cell[], out: Collector): 
 }
 
 /** A text of one short line without any other sign of structure, read as a CSV row without a header. */
-function headerlessRow(text: string, out: Collector): void {
-  if (text.length > MAX_HEADER_LINE / 2 || text.indexOf('\n') >= 0) return;
-  const { sep } = signsOf(text, { start: 0, end: text.length });
-  if (sep < 0 || sep === 124) return;
+function headerlessRow(text: string, sep: number, out: Collector): void {
+  if (text.length > MAX_HEADER_LINE / 2 || sep < 0 || sep === 124 || text.indexOf('\n') >= 0) return;
   const cells = cellsOf(text, { start: 0, end: text.length }, sep, 52);
   if (cells !== null) headerlessNames(text, cells, out);
 }
@@ -1588,9 +1586,12 @@ const GROUPED_ID = /(?<![\p{L}\p{N}.,/+-])\d{1,2}[ .]\d[\dAaBb .]{6,22}\d(?![\p{
 const ID_LABEL_BEFORE =
   /(?<![\p{L}])(?:(steuer[- ]?id|steuer[- ]?identifikationsnummer|steuerliche[ ]identifikationsnummer|idnr\.?|id-nr\.?)|nir|n°[ ]?(?:de[ ])?s[ée]cu(?:rit[ée][ ]sociale)?|num[ée]ro[ ]de[ ]s[ée]curit[ée][ ]sociale)(?:[ \u00a0](?:ist|lautet|est))?[ \u00a0]{1,3}$/iu;
 const LABEL_BEFORE = 40;
+const ID_LABEL_WORD = /steuer|idnr|id-nr|nir|s[ée]cu/i;
 
 function identifiersAfterLabel(text: string, line: Line, out: Collector): void {
   const lineText = text.slice(line.start, line.end);
+  // Most lines with a digit have no such label: a search for its words rules them out first.
+  if (!ID_LABEL_WORD.test(lineText)) return;
   GROUPED_ID.lastIndex = 0;
   for (let m = GROUPED_ID.exec(lineText); m; m = GROUPED_ID.exec(lineText)) {
     const label = ID_LABEL_BEFORE.exec(lineText.slice(Math.max(0, m.index - LABEL_BEFORE), m.index));
@@ -1958,10 +1959,11 @@ export function findStructured(text: string, queries = true): StructureFindings 
     // "Jansen,Pieter,06-11223344,p.jansen@gmail.com" alone: a CSV row holds none of the signs above.
     // "Steuer-ID 12 345 678 903" alone, too.
     if (text.length > MAX_HEADER_LINE) return { found: [], quiet: [] };
-    const row = new Collector(text);
     const { sep, digit } = signsOf(text, { start: 0, end: text.length });
+    if (!digit && sep < 0) return { found: [], quiet: [] };
+    const row = new Collector(text);
     if (digit) identifiersAfterLabel(text, { start: 0, end: text.length }, row);
-    if (sep >= 0) headerlessRow(text, row);
+    headerlessRow(text, sep, row);
     return { found: row.found, quiet: row.quiet };
   }
   const out = new Collector(text);
