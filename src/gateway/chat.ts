@@ -28,6 +28,7 @@ import {
   type AnthropicSettings,
   UpstreamError,
   type AnswerRun,
+  type StreamSeen,
   type UpstreamChatRequest,
   type UpstreamChunk,
   type UpstreamCompletion,
@@ -148,6 +149,8 @@ type TracedRequest = Pick<Prepared, 'body' | 'started' | 'cacheStatus' | 'retrie
 interface Asked {
   candidate: Candidate<ChatModel>;
   request: UpstreamChatRequest;
+  /** What its stream showed before its first chunk. */
+  seen?: StreamSeen;
 }
 
 interface Answer {
@@ -242,7 +245,12 @@ export class ChatService {
     if (ctx.signal.aborted && asked && err instanceof ChainFailed) {
       const { candidate, request } = asked;
       const unanswered: Answer = {
-        completion: { id: ctx.requestId, created: Math.floor(Date.now() / 1000), choices: [] },
+        completion: {
+          id: ctx.requestId,
+          created: Math.floor(Date.now() / 1000),
+          choices: [],
+          ...(asked.seen?.promptUsage ? { promptUsage: asked.seen.promptUsage } : {}),
+        },
         model: candidate.model,
         provider: candidate.target.provider.id,
         attempts: err.attempts,
@@ -274,7 +282,7 @@ export class ChatService {
     let served;
     let asked: Asked | undefined;
     try {
-      served = await this.callChainStreaming(prepared, ctx.signal, (candidate, request) => (asked = { candidate, request }));
+      served = await this.callChainStreaming(prepared, ctx.signal, (candidate, request, seen) => (asked = { candidate, request, seen }));
     } catch (caught) {
       return this.failUnanswered(ctx, prepared, caught, asked);
     }
@@ -635,11 +643,16 @@ export class ChatService {
     };
   }
 
-  private async callChainStreaming(prepared: Prepared, signal: AbortSignal, onAsk: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest) => void) {
+  private async callChainStreaming(
+    prepared: Prepared,
+    signal: AbortSignal,
+    onAsk: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest, seen: StreamSeen) => void,
+  ) {
     const served = await firstThatAnswers(prepared.plan, (candidate) => {
       const request = withoutParameters(prepared.request, candidate.dropped);
-      onAsk(candidate, request);
-      return candidate.adapter.stream(candidate.target, request, signal);
+      const seen: StreamSeen = {};
+      onAsk(candidate, request, seen);
+      return candidate.adapter.stream(candidate.target, request, signal, seen);
     });
     const { candidate, attempts } = served;
     const adapterNotes = served.result.notes;

@@ -310,12 +310,15 @@ export interface CompletionMessageLike {
   content?: string | null;
   refusal?: string | null;
   reasoning_content?: string;
+  /** A native provider's thinking, which it bills as output. */
+  thinking_blocks?: readonly { thinking?: string }[];
   tool_calls?: readonly { function: { name: string; arguments: string } }[];
 }
 
-/** Completion tokens of one choice: its reasoning, its content (or refusal) + each tool call's name and arguments. */
+/** Completion tokens of one choice: its reasoning or thinking, its content (or refusal) + each tool call's name and arguments. */
 export function countCompletionTokens(message: CompletionMessageLike): number {
   let n = countTokens(message.content ?? '') + countTokens(message.refusal ?? '') + countTokens(message.reasoning_content ?? '');
+  for (const block of message.thinking_blocks ?? []) n += countTokens(block.thinking ?? '');
   for (const call of message.tool_calls ?? []) {
     n += countTokens(call.function.name) + countTokens(call.function.arguments);
   }

@@ -29,6 +29,8 @@ export interface MessagesStubAnswer {
   jsonPiece?: number;
   /** Streams: nothing more after the first text delta, until the gateway goes away (a client that closes mid-answer). */
   stallAfterFirstDelta?: boolean;
+  /** Streams: a thinking block begins and its first delta comes, then nothing more until the gateway goes away (a client that closes while the model thinks). */
+  stallInThinking?: boolean;
 }
 
 export interface MessagesStubStatus {
@@ -54,6 +56,8 @@ export interface MessagesStub {
   /** Base URL for a catalogue provider of kind anthropic, e.g. `http://127.0.0.1:41234/v1`. */
   readonly url: string;
   readonly requests: MessagesStubRequest[];
+  /** How many streams stalled as scripted (stallAfterFirstDelta, stallInThinking) so far. */
+  readonly stalls: number;
   script(...behaviours: MessagesStubBehaviour[]): MessagesStub;
   reset(): void;
   close(): Promise<void>;
@@ -93,6 +97,7 @@ function thinkingRefusal(body: any): string | undefined {
 
 export async function startMessagesStub(): Promise<MessagesStub> {
   const requests: MessagesStubRequest[] = [];
+  let stalls = 0;
   const queue: MessagesStubBehaviour[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
@@ -143,7 +148,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
           send('content_block_start', { index, content_block: { type: 'text', text: '' } });
           for (const word of block.text.split(/(?<= )/)) {
             send('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
-            if (behaviour.stallAfterFirstDelta) return;
+            if (behaviour.stallAfterFirstDelta) return void stalls++;
           }
         } else if (block.type === 'tool_use') {
           send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
@@ -153,6 +158,7 @@ export async function startMessagesStub(): Promise<MessagesStub> {
         } else {
           send('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
           send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+          if (behaviour.stallInThinking) return void stalls++;
           send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
         }
         send('content_block_stop', { index });
@@ -171,6 +177,9 @@ export async function startMessagesStub(): Promise<MessagesStub> {
   const stub: MessagesStub = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get stalls() {
+      return stalls;
+    },
     script(...behaviours) {
       queue.push(...behaviours);
       return stub;

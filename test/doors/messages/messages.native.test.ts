@@ -816,6 +816,59 @@ ${FREE_SERVICES}
     expect(trace).to.deep.equal({ status: 499, prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000 });
   });
 
+  it('bills a stream closed while the model thinks for the prompt Anthropic counted, and thinking delivered before a close as output (QA)', async () => {
+    // QA: closed during thinking, the prompt was counted by the tokenizer without the cache's
+    // prices (77.83 credits for 24.09); closed after a whole thinking block, the thinking was not billed.
+    native.script({
+      type: 'answer',
+      blocks: [{ type: 'thinking', thinking: 'Eens kijken wat de klant bedoelt.', signature: 'sig-t' }],
+      usage: { input_tokens: 50, output_tokens: 400, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 },
+      stallInThinking: true,
+    });
+    const controller = new AbortController();
+    const pending = fetch(`${app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'closed-thinking-1' },
+      body: JSON.stringify({ model: 'test/claude', max_tokens: 2000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk er goed over na' }] }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    const stallsBefore = native.stalls;
+    // message_start and the first thinking delta are out when the stub stalls (the poll's pauses let the gateway read them).
+    await waitFor(async () => (native.stalls > stallsBefore ? true : undefined), { what: 'the model thinking' });
+    controller.abort();
+    await pending;
+    const row = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'closed-thinking-1'")).rows[0], {
+      what: 'the usage row of the stream closed while thinking',
+    });
+    expect(row).to.include({ prompt_tokens: 3_050, cached_tokens: 2_000, cache_write_tokens: 1_000, completion_tokens: 0, partial: true });
+
+    native.script({
+      type: 'answer',
+      blocks: [
+        { type: 'thinking', thinking: 'De klant vraagt naar de dekking van zijn inboedel bij waterschade.', signature: 'sig-u' },
+        { type: 'text', text: 'Een lang antwoord dat de klant niet afwacht.' },
+      ],
+      usage: { input_tokens: 50, output_tokens: 400 },
+      stallAfterFirstDelta: true,
+    });
+    const closing = new AbortController();
+    const response = await fetch(`${app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'closed-thinking-2' },
+      body: JSON.stringify({ model: 'test/claude', max_tokens: 2000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk er nog eens over na' }] }),
+      signal: closing.signal,
+    });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('text_delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    closing.abort();
+    const delivered = await waitFor(async () => (await app.db.pool.query("select * from usage where request_id = 'closed-thinking-2'")).rows[0], {
+      what: 'the usage row of the stream closed after its thinking',
+    });
+    // The thinking's tokens (a dozen or more) and the first words of the text.
+    expect(delivered.completion_tokens).to.be.above(12);
+  });
+
   it('translates /v1/chat/completions to the Messages API too, with cached tokens in prompt_tokens_details', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 200 } });
     const res = await api(app.baseUrl, '/v1/chat/completions', {
