@@ -28,6 +28,7 @@ import {
   type AnthropicSettings,
   UpstreamError,
   type AnswerRun,
+  type PromptUsage,
   type StreamSeen,
   type UpstreamChatRequest,
   type UpstreamChunk,
@@ -110,11 +111,12 @@ export interface ChatReply {
 /** Where a streamed answer goes: Server-Sent Events on the client's response. */
 export interface SseSink {
   /**
-   * `promptTokens` counts the prompt as it left (masked, with what memory added), or tells what the
-   * answer a replay repeats reported: for a door that shows it before the answer (Messages'
-   * `message_start`). It is counted only when called.
+   * `promptTokens` tells the prompt's count for a door that shows it before the answer (Messages'
+   * `message_start`): the provider's own when it gave one before its first output (Anthropic's,
+   * with its cache reads and writes), what the answer a replay or a cache hit repeats reported, or
+   * else the prompt as it left (masked, with what memory added), counted only when called.
    */
-  open(headers: Record<string, string>, promptTokens: () => Promise<number>): void;
+  open(headers: Record<string, string>, promptTokens: () => Promise<PromptUsage>): void;
   send(data: unknown): Promise<void>;
   /** `done` ends it as answered ([DONE]); `failed` after an error frame; `closed` when the client left. */
   end(outcome: StreamEnd): void;
@@ -287,8 +289,11 @@ export class ChatService {
       return this.failUnanswered(ctx, prepared, caught, asked);
     }
     const { answerOf, chunks, candidate } = served;
-    sink.open({ ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers }, () =>
-      countPromptTokensPaced(prepared.request),
+    const accumulator = new CompletionAccumulator();
+    // Asked once the first chunk is in the accumulator: a provider's count came before it or with it.
+    sink.open(
+      { ...replyHeaders(candidate.model.id, candidate.target.provider.id, prepared.cacheStatus), ...prepared.admission.headers },
+      async () => accumulator.promptCount ?? { prompt_tokens: await countPromptTokensPaced(prepared.request) },
     );
     const created = Math.floor(Date.now() / 1000);
     const frame = (choices: UpstreamChunk['choices']) => ({
@@ -298,7 +303,6 @@ export class ChatService {
       model: candidate.model.id,
       choices,
     });
-    const accumulator = new CompletionAccumulator();
     const unmasker = prepared.firewall
       ? new StreamUnmasker(prepared.firewall, contentKindOf(withoutParameters(prepared.request, candidate.dropped)))
       : undefined;
@@ -998,7 +1002,8 @@ function ordersOf(completion: UpstreamCompletion): { orders?: Record<number, Ans
 /** A stored or cached JSON answer, sent in the stream form the request asked for, in the order it first streamed. */
 async function replayAsStream(sink: SseSink, reply: ChatReply, includeUsage: boolean): Promise<void> {
   const body = reply.body as { id: string; created: number; model: string; choices: UpstreamCompletion['choices']; usage: Usage; sources: unknown[] };
-  sink.open(reply.headers, () => Promise.resolve(body.usage.prompt_tokens));
+  // A cache hit's prompt was all read from the cache: as its answer's usage says.
+  sink.open(reply.headers, () => Promise.resolve({ prompt_tokens: body.usage.prompt_tokens, prompt_tokens_details: body.usage.prompt_tokens_details }));
   const frame = (choices: UpstreamChunk['choices']) => ({ id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, choices });
   const choices = body.choices.map((choice) => {
     const order = reply.orders?.[choice.index];

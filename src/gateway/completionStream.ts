@@ -10,6 +10,12 @@ export class CompletionAccumulator {
   usage: UpstreamUsage | undefined;
   private promptUsage: PromptUsage | undefined;
 
+  /** The provider's count of the prompt so far: its usage's, or what it gave before the answer. */
+  get promptCount(): PromptUsage | undefined {
+    const usage = this.usage ?? this.promptUsage;
+    return usage ? { prompt_tokens: usage.prompt_tokens, ...(usage.prompt_tokens_details ? { prompt_tokens_details: usage.prompt_tokens_details } : {}) } : undefined;
+  }
+
   add(chunk: UpstreamChunk): void {
     if (chunk.usage) this.usage = chunk.usage;
     if (chunk.promptUsage) this.promptUsage = chunk.promptUsage;

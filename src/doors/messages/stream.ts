@@ -1,5 +1,5 @@
 import type { SseSink } from '../../gateway/chat.js';
-import type { ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
+import type { PromptUsage, ThinkingBlock, UpstreamChunk } from '../../gateway/providers/types.js';
 import { eventFrame, openEventStream, streamEndedAs, writeFrame } from '../../http/sse.js';
 import type { AppContext } from '../../http/state.js';
 import { messageIdOf, stopReasonOf, toolInputOf, usageOf, type ChatUsage } from './answer.js';
@@ -51,7 +51,7 @@ class EventWriter {
 export function messagesEventSink(ctx: AppContext, askedModel: string | undefined): SseSink {
   const writer = new EventWriter(ctx);
   let started = false;
-  let promptTokens: () => Promise<number> = () => Promise.resolve(0);
+  let promptTokens: () => Promise<PromptUsage> = () => Promise.resolve({ prompt_tokens: 0 });
   let failed = false;
   let nextBlock = 0;
   let open: OpenBlock | undefined;
@@ -73,7 +73,9 @@ export function messagesEventSink(ctx: AppContext, askedModel: string | undefine
         model: askedModel ?? frame.model,
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: await promptTokens(), output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        // Split as message_delta splits it: a client that keeps each field's largest value (Claude
+        // Code) counted a cache hit's whole prompt twice, as input here and as a cache read there.
+        usage: usageOf({ ...(await promptTokens()), completion_tokens: 0 }),
       },
     });
     await writer.event('ping', {});

@@ -869,6 +869,29 @@ ${FREE_SERVICES}
     expect(delivered.completion_tokens).to.be.above(12);
   });
 
+  it('gives message_start the prompt as message_delta splits it: Anthropic’s own count, and a cache hit’s all read from the cache (QA)', async () => {
+    const startAndDelta = async (requestId: string) => {
+      const response = await fetch(`${app.baseUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ model: 'test/claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'Wat dekt de polis bij storm?' }] }),
+      });
+      const events = (await response.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+      return { cache: response.headers.get('x-cache'), start: events.find((e) => e.type === 'message_start').message.usage, delta: events.find((e) => e.type === 'message_delta').usage };
+    };
+    native.script({ type: 'answer', usage: { input_tokens: 50, output_tokens: 5, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 } });
+    const live = await startAndDelta('start-usage-1');
+    expect(live.cache).to.equal('MISS');
+    expect(live.start).to.deep.equal({ input_tokens: 50, output_tokens: 0, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 });
+    expect(live.delta).to.include({ input_tokens: 50, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 2_000 });
+    // The same request again is a hit of the response cache: its whole prompt read from the cache, in
+    // message_start as in message_delta (Claude Code added the two: the prompt counted twice).
+    const hit = await startAndDelta('start-usage-2');
+    expect(hit.cache).to.equal('HIT');
+    expect(hit.start).to.deep.equal({ input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 3_050 });
+    expect(hit.delta).to.include({ input_tokens: 0, cache_read_input_tokens: 3_050 });
+  });
+
   it('translates /v1/chat/completions to the Messages API too, with cached tokens in prompt_tokens_details', async () => {
     native.script({ type: 'answer', usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 200 } });
     const res = await api(app.baseUrl, '/v1/chat/completions', {
