@@ -118,6 +118,8 @@ export interface SseSink {
    */
   open(headers: Record<string, string>, promptTokens: () => Promise<PromptUsage>): void;
   send(data: unknown): Promise<void>;
+  /** The model is at work with nothing to send yet (a chunk's `progress`): `data` is a frame without choices. */
+  progress?(data: unknown): Promise<void>;
   /** `done` ends it as answered ([DONE]); `failed` after an error frame; `closed` when the client left. */
   end(outcome: StreamEnd): void;
 }
@@ -328,6 +330,7 @@ export class ChatService {
           return empty ? [] : [{ index: choice.index, delta, finish_reason: null, ...(choice.logprobs ? { logprobs: choice.logprobs } : {}) }];
         });
         if (choices.length > 0) await sink.send(frame(choices));
+        else if (chunk.progress && sink.progress) await sink.progress(frame([]));
         if (ctx.signal.aborted) break;
       }
     } catch (err) {

@@ -9,6 +9,8 @@ import { messageIdOf, stopReasonOf, toolInputOf, usageOf, type ChatUsage } from 
 // the first block go out with real output. A chat error frame becomes an `error` event and the
 // stream ends without `message_stop`.
 
+const PING_EVERY_MS = 5_000;
+
 interface ChunkFrame {
   id: string;
   model: string;
@@ -166,10 +168,24 @@ export function messagesEventSink(ctx: AppContext, askedModel: string | undefine
     await writer.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
   };
 
+  let pingedAt = 0;
   return {
     open(headers, countPrompt) {
       promptTokens = countPrompt;
       writer.open(headers);
+    },
+    // A native provider's thinking goes out whole once signed: meanwhile the message has begun, and
+    // a ping now and then shows the client (and any proxy between) that it is at work, as Anthropic's
+    // own thinking deltas would.
+    async progress(data) {
+      if (failed) return;
+      if (!started) {
+        await start(data as ChunkFrame);
+        pingedAt = Date.now();
+      } else if (Date.now() - pingedAt >= PING_EVERY_MS) {
+        pingedAt = Date.now();
+        await writer.event('ping', {});
+      }
     },
     async send(data) {
       const record = data as { error?: { message?: string; code?: string | null } } & ChunkFrame;

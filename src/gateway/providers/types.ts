@@ -178,6 +178,11 @@ export interface UpstreamChunk {
   usage?: UpstreamUsage | null;
   /** The prompt as the provider counted it before the answer, on the first chunk after it came. */
   promptUsage?: PromptUsage;
+  /**
+   * No output, but the model is at work on some (a native provider's thinking, which goes out whole
+   * once signed): the stream has begun, and a door may tell its client so (Messages' pings).
+   */
+  progress?: true;
 }
 
 export interface EmbeddingInput {

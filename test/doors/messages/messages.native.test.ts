@@ -869,6 +869,33 @@ ${FREE_SERVICES}
     expect(delivered.completion_tokens).to.be.above(12);
   });
 
+  it('begins the message as soon as the model thinks, before its thinking goes out whole (QA: nothing, not even the status, for a long think)', async () => {
+    native.script({
+      type: 'answer',
+      blocks: [{ type: 'thinking', thinking: 'Eerst de polis lezen.', signature: 'sig-p' }],
+      usage: { input_tokens: 40, output_tokens: 300, cache_read_input_tokens: 100 },
+      stallInThinking: true,
+    });
+    const controller = new AbortController();
+    const response = await fetch(`${app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'thinking-progress-1' },
+      body: JSON.stringify({ model: 'test/claude', max_tokens: 2000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'Denk lang na' }] }),
+      signal: controller.signal,
+    });
+    // The stub stalls inside the thinking block: the status, message_start and a ping came anyway.
+    expect(response.status).to.equal(200);
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('event: ping')) seen += new TextDecoder().decode((await reader.read()).value);
+    const start = JSON.parse(seen.split('\n').find((line) => line.startsWith('data: {"type":"message_start"'))!.slice(6));
+    expect(start.message.usage).to.deep.equal({ input_tokens: 40, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 100 });
+    expect(seen).not.to.contain('content_block_start');
+    controller.abort();
+    const trace = await waitFor(async () => (await app.db.pool.query("select status from traces where id = 'thinking-progress-1'")).rows[0], { what: 'the trace' });
+    expect(trace.status).to.equal(499);
+  });
+
   it('gives message_start the prompt as message_delta splits it: Anthropic’s own count, and a cache hit’s all read from the cache (QA)', async () => {
     const startAndDelta = async (requestId: string) => {
       const response = await fetch(`${app.baseUrl}/v1/messages`, {

@@ -96,7 +96,7 @@ export class MessagesStreamTranslator {
         }
         if (block.type === 'thinking' || block.type === 'redacted_thinking') {
           this.thinkingOfBlock.set(index, thinkingBlockOf(block));
-          return undefined;
+          return thinkingProgress();
         }
         if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return delta({ content: block.text });
         return undefined;
@@ -116,7 +116,10 @@ export class MessagesStreamTranslator {
           return delta({ tool_calls: [{ index: tool, function: { arguments: change.partial_json } }] });
         }
         const thinking = this.thinkingOfBlock.get(Number(data.index));
-        if (thinking && change.type === 'thinking_delta' && typeof change.thinking === 'string') thinking.thinking = (thinking.thinking ?? '') + change.thinking;
+        if (thinking && change.type === 'thinking_delta' && typeof change.thinking === 'string') {
+          thinking.thinking = (thinking.thinking ?? '') + change.thinking;
+          return thinkingProgress();
+        }
         if (thinking && change.type === 'signature_delta' && typeof change.signature === 'string') thinking.signature = change.signature;
         return undefined; // citations_delta
       }
@@ -140,6 +143,15 @@ export class MessagesStreamTranslator {
         return undefined;
     }
   }
+}
+
+/**
+ * A thinking block begun or grown: no output yet (it goes out whole, signed), but the stream has
+ * begun. The gateway commits to this provider then, as Anthropic's own clients see thinking from its
+ * start: a long think sent nothing for minutes, not even the status, and idle proxies cut it (QA).
+ */
+function thinkingProgress(): UpstreamChunk {
+  return { choices: [], progress: true };
 }
 
 function delta(change: UpstreamChunk['choices'][number]['delta']): UpstreamChunk {
