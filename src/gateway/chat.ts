@@ -29,7 +29,6 @@ import {
   UpstreamError,
   type AnswerRun,
   type PromptUsage,
-  type StreamSeen,
   type UpstreamChatRequest,
   type UpstreamChunk,
   type UpstreamCompletion,
@@ -153,8 +152,6 @@ type TracedRequest = Pick<Prepared, 'body' | 'started' | 'cacheStatus' | 'retrie
 interface Asked {
   candidate: Candidate<ChatModel>;
   request: UpstreamChatRequest;
-  /** What its stream showed before its first chunk. */
-  seen?: StreamSeen;
 }
 
 interface Answer {
@@ -249,12 +246,7 @@ export class ChatService {
     if (ctx.signal.aborted && asked && err instanceof ChainFailed) {
       const { candidate, request } = asked;
       const unanswered: Answer = {
-        completion: {
-          id: ctx.requestId,
-          created: Math.floor(Date.now() / 1000),
-          choices: [],
-          ...(asked.seen?.promptUsage ? { promptUsage: asked.seen.promptUsage } : {}),
-        },
+        completion: { id: ctx.requestId, created: Math.floor(Date.now() / 1000), choices: [] },
         model: candidate.model,
         provider: candidate.target.provider.id,
         attempts: err.attempts,
@@ -286,7 +278,7 @@ export class ChatService {
     let served;
     let asked: Asked | undefined;
     try {
-      served = await this.callChainStreaming(prepared, ctx.signal, (candidate, request, seen) => (asked = { candidate, request, seen }));
+      served = await this.callChainStreaming(prepared, ctx.signal, (candidate, request) => (asked = { candidate, request }));
     } catch (caught) {
       return this.failUnanswered(ctx, prepared, caught, asked);
     }
@@ -650,16 +642,11 @@ export class ChatService {
     };
   }
 
-  private async callChainStreaming(
-    prepared: Prepared,
-    signal: AbortSignal,
-    onAsk: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest, seen: StreamSeen) => void,
-  ) {
+  private async callChainStreaming(prepared: Prepared, signal: AbortSignal, onAsk: (candidate: Candidate<ChatModel>, request: UpstreamChatRequest) => void) {
     const served = await firstThatAnswers(prepared.plan, (candidate) => {
       const request = withoutParameters(prepared.request, candidate.dropped);
-      const seen: StreamSeen = {};
-      onAsk(candidate, request, seen);
-      return candidate.adapter.stream(candidate.target, request, signal, seen);
+      onAsk(candidate, request);
+      return candidate.adapter.stream(candidate.target, request, signal);
     });
     const { candidate, attempts } = served;
     const adapterNotes = served.result.notes;

@@ -260,15 +260,6 @@ export class UpstreamError extends Error {
   }
 }
 
-/**
- * What an adapter saw of a stream before its first chunk, kept where the gateway can read it when
- * the client leaves before that chunk (a native provider thinking): the provider's own count of the
- * prompt, with its cache reads and writes, is then the bill's.
- */
-export interface StreamSeen {
-  promptUsage?: PromptUsage;
-}
-
 export interface ChatStream {
   /** The chunks, starting with the first one, which the adapter has already received. */
   chunks: AsyncIterable<UpstreamChunk>;
@@ -295,7 +286,7 @@ export interface ProviderAdapter {
    * before its first byte rejects here (with an UpstreamError) and the gateway can fall back.
    * Failures after that are thrown by the iterator as UpstreamError.
    */
-  stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal, seen?: StreamSeen): Promise<ChatStream>;
+  stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream>;
   embed(target: UpstreamTarget, request: EmbeddingInput, signal: AbortSignal): Promise<EmbeddingOutput>;
   /** Closes pools and sockets (graceful shutdown, tests). */
   close(): Promise<void>;

@@ -11,7 +11,6 @@ import {
   type EmbeddingOutput,
   type ParameterLimits,
   type ProviderAdapter,
-  type StreamSeen,
   type UpstreamChatRequest,
   type UpstreamChunk,
   type UpstreamCompletion,
@@ -65,7 +64,7 @@ class AnthropicAdapter implements ProviderAdapter {
     return notes.length > 0 ? { ...completion, notes } : completion;
   }
 
-  async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal, seen?: StreamSeen): Promise<ChatStream> {
+  async stream(target: UpstreamTarget, request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatStream> {
     const ep = this.endpoint(target.provider);
     const ctx = contextOf(target.provider, ep, signal);
     const { body, notes } = messagesRequestOf(target, request, true);
@@ -76,7 +75,7 @@ class AnthropicAdapter implements ProviderAdapter {
       body,
       ctx,
     });
-    const chunks = translated(response.body, new MessagesStreamTranslator(ep.providerId, seen), ctx);
+    const chunks = translated(response.body, new MessagesStreamTranslator(ep.providerId), ctx);
     // Resolves once the first real output is in (not at message_start), so that a provider failing
     // before it lets the gateway fall back unseen.
     const first = await chunks.next();

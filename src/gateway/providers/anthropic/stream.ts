@@ -1,4 +1,4 @@
-import type { PromptUsage, StreamSeen, ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
+import type { PromptUsage, ThinkingBlock, UpstreamChunk, UpstreamUsage } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { isRecord, MAX_UPSTREAM_MESSAGE } from '../openai/errors.js';
 import { finishReasonOf, stopSequenceOf, thinkingBlockOf, usageOf } from './response.js';
@@ -52,10 +52,7 @@ export class MessagesStreamTranslator {
   private promptUsage: PromptUsage | undefined;
   ended = false;
 
-  constructor(
-    private readonly providerId: string,
-    private readonly seen: StreamSeen = {},
-  ) {}
+  constructor(private readonly providerId: string) {}
 
   translate(event: SseEvent): UpstreamChunk | undefined {
     const chunk = this.chunkOf(event);
@@ -83,7 +80,6 @@ export class MessagesStreamTranslator {
         this.startUsage = isRecord(message.usage) ? message.usage : {};
         const prompt = typeof this.startUsage.input_tokens === 'number' ? usageOf(this.startUsage, 0) : undefined;
         if (prompt) this.promptUsage = { prompt_tokens: prompt.prompt_tokens, ...(prompt.prompt_tokens_details ? { prompt_tokens_details: prompt.prompt_tokens_details } : {}) };
-        if (this.promptUsage) this.seen.promptUsage = this.promptUsage;
         return undefined;
       }
       case 'content_block_start': {
