@@ -66,7 +66,8 @@ export function findDottedHandles(text: string): Detection[] {
   const out: Detection[] = [];
   let readTo = 0;
   for (let dot = text.indexOf('.'); dot >= 0; dot = text.indexOf('.', dot + 1)) {
-    if (dot < readTo) continue;
+    // A sentence's full stop, before a space or the end (most dots of prose), joins nothing.
+    if (dot < readTo || !isAsciiLetter(text.charCodeAt(dot + 1))) continue;
     let start = dot;
     while (start > 0 && dot - start < 21 && isAsciiLetter(text.charCodeAt(start - 1))) start--;
     if (start === dot || (start > 0 && BEFORE_HANDLE.test(text[start - 1]!))) continue;
