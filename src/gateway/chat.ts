@@ -559,10 +559,9 @@ export class ChatService {
   /**
    * The most a request may use: its prompt's tokens plus the answer's cap (`max_completion_tokens`
    * or `max_tokens`, within what the model's context leaves) for each of its `n` choices, and that
-   * at the dearest model of the chain, with
-   * the service fees. Without a cap, rate limits count the model's default cap (catalogue
-   * `max_output_tokens`) as CONTRACT.md says, and budgets the worst case: the whole context per
-   * choice, each token at the dearer of the model's two prices.
+   * at the dearest model of the chain, with the service fees. Without a cap, rate limits count the
+   * model's default cap (catalogue `max_output_tokens`) as CONTRACT.md says, and budgets the worst
+   * case: the whole context per choice, each token at the dearer of the model's two prices.
    */
   private demandOf(
     plan: RoutingPlan<ChatModel>,
