@@ -451,6 +451,11 @@ export function isLetterCode(c: number): boolean {
   return ((c < 128 ? ASCII_CLASS[c]! : bmpClass(c)) & LETTER) !== 0;
 }
 
+/** Whether the UTF-16 code unit is an ASCII digit. */
+export function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
 /** Whether the code unit is one `\s` matches. */
 export function isSpaceCode(c: number): boolean {
   return (

@@ -17,7 +17,7 @@ import { findNumbers, parsePhoneNumberFromString, type CountryCode } from 'libph
 import { NON_PERSONAL_NUMBER_CUE, cueDistance, nearestCue } from '../context.js';
 import { COST, type WorkBudget } from '../budget.js';
 import { digitCount, digitsOnly } from '../checksums.js';
-import { Matcher, isClaimed, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
+import { Matcher, isClaimed, isDigitCode, isLetterCode, runLength, scanOf, type TextScan } from '../scan.js';
 import type { Detection, Language, Recognizer } from '../types.js';
 import { esItPlReading, type EsItPlReading } from './phone-es-it-pl.js';
 
@@ -48,10 +48,6 @@ function dateThenClock(text: string, run: string, index: number): boolean {
   if (!SHORT_DATE_HOUR.test(run)) return false;
   const e = index + run.length;
   return text.charCodeAt(e) === 58 && isDigitCode(text.charCodeAt(e + 1)) && isDigitCode(text.charCodeAt(e + 2));
-}
-
-function isDigitCode(c: number): boolean {
-  return c >= 48 && c <= 57;
 }
 // "0.8472…": a fraction, not a trunk prefix (a national number's 0 is followed by its area code).
 const DECIMAL_FRACTION = /^0[.,]\d/;

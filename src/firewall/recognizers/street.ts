@@ -11,7 +11,7 @@
 // words for a French type first), or the French/English street forwards from it with sticky
 // regexes of bounded repetition; the label of a postcode in a window of LABEL_WINDOW characters
 // before it. Linear in the text.
-import { isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
+import { isDigitCode, isLetterCode, registerCue, scanOf, type TextScan } from '../scan.js';
 import { isFunctionWord } from '../language-words.js';
 import { isNonNameWord } from '../words.js';
 import { houseTailEnd } from './house-number.js';
@@ -369,10 +369,6 @@ const LABEL_WINDOW = 32;
 const HOUSE_NUMBER_AFTER = /^[ ,\u00a0]*(?:huisnummer|hausnummer|house number|house no\.?|numéro|no\.|nr\.?)[ :\u00a0]*\d/iu;
 
 const isLetter = isLetterCode;
-
-function isDigitCode(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
 
 function digitsAt(text: string, p: number): number {
   let n = 0;
